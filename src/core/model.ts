@@ -1,0 +1,255 @@
+/**
+ * The one data model every command works on, whatever the storage era. The store layers
+ * (src/store/files, src/store/sqlite) fill it; commands and core logic only read it.
+ */
+
+export type Era = "files" | "sqlite";
+
+/** Where a store was found and how: printed by every command (text header and JSON). */
+export interface StoreLocation {
+  agentId: string;
+  era: Era;
+  /** null when the user pointed at a bare sessions dir or a sessions.json. */
+  stateDir: string | null;
+  sessionsDir: string;
+  /** sessions.json (files era) or agents/<id>/agent/openclaw-agent.sqlite (SQLite era). */
+  storePath: string;
+  /** Which rule picked the state dir, e.g. "--state-dir", "OPENCLAW_STATE_DIR", "~/.openclaw". */
+  resolvedBy: string;
+  /** `$HOME` OpenClaw would use: its last transcript candidate is `<home>/.openclaw/sessions/<id>.jsonl`. */
+  homeDir: string;
+}
+
+export type StoreFileState = "ok" | "missing" | "empty" | "invalid-json" | "not-object" | "unreadable";
+
+export interface StoreFileStatus {
+  state: StoreFileState;
+  bytes: number | null;
+  /** Parser or OS message when state is not ok. */
+  message?: string;
+}
+
+/** A `sessions.json` value (or a SQLite `entry_json`). Only the fields the tool reads are named. */
+export interface SessionEntry {
+  sessionId?: unknown;
+  updatedAt?: unknown;
+  sessionFile?: unknown;
+  sessionStartedAt?: unknown;
+  lastInteractionAt?: unknown;
+  compactionCount?: unknown;
+  usageFamilySessionIds?: unknown;
+  compactionCheckpoints?: unknown;
+  previousSessionId?: unknown;
+  parentSessionId?: unknown;
+  [field: string]: unknown;
+}
+
+/** Something OpenClaw's loader would do to a raw entry; reported, never applied. */
+export interface LoadNote {
+  code:
+    | "non-object-entry"
+    | "unsafe-session-id"
+    | "invalid-session-id"
+    | "non-string-session-file"
+    | "invalid-updated-at"
+    | "legacy-field"
+    | "duplicate-alias";
+  field?: string;
+  message: string;
+}
+
+export interface StoreEntry {
+  sessionKey: string;
+  /** The value exactly as stored. */
+  raw: unknown;
+  /** `raw` when it is an object, else null. */
+  entry: SessionEntry | null;
+  /** OpenClaw's loader drops this entry (non-object, unsafe sessionId). */
+  dropped: boolean;
+  notes: LoadNote[];
+}
+
+export type ArchiveReason = "reset" | "deleted" | "bak";
+
+export type FileKind =
+  | "store" // sessions.json
+  | "store-backup" // sessions.json.bak.<epochMs>
+  | "store-temp" // sessions.json.<pid>.<uuid>.tmp
+  | "store-lock" // sessions.json.lock (pre-2026-02)
+  | "primary" // <uuid>.jsonl
+  | "topic" // <uuid>-topic-<n>.jsonl
+  | "fork" // <ts>_<uuid>.jsonl
+  | "custom" // any other name OpenClaw counts as a primary transcript
+  | "archive" // .reset / .deleted / .bak archives (see `archive.reason`)
+  | "lock" // <transcript>.jsonl.lock
+  | "temp" // manual-compact / repair temp files
+  | "checkpoint" // <id>.checkpoint.<uuid>.jsonl
+  | "trajectory" // <id>.trajectory.jsonl, <id>.trajectory-path.json
+  | "repair-backup" // <t>.jsonl.bak-<pid>-<ms>, pre-doctor-*.bak
+  | "migrated" // *.migrated[.<n>]
+  | "prompt-blob" // skills-prompts/sha256/<2>/<64>.txt
+  | "cold-archive" // cold/<sha256>.jsonl.zst
+  | "import-archive" // session-sqlite-import-archive/…
+  | "sqlite" // agent database files
+  | "other";
+
+/** Transcript-bearing kinds: the files a reader may open as JSONL. */
+export const TRANSCRIPT_KINDS: ReadonlySet<FileKind> = new Set<FileKind>([
+  "primary",
+  "topic",
+  "fork",
+  "custom",
+  "archive",
+  "checkpoint",
+  "repair-backup",
+  "import-archive",
+  "cold-archive",
+]);
+
+export interface ArchiveInfo {
+  reason: ArchiveReason;
+  /** ms since epoch, as OpenClaw's parseSessionArchiveTimestamp gives it; null when it does not parse. */
+  timestampMs: number | null;
+  /** The raw stamp from the name, e.g. 2026-07-01T09-05-10.500Z. */
+  stamp: string;
+  /** 9.6 generation suffix (32 hex) if present. */
+  generation: string | null;
+  compressed: boolean;
+  /** The transcript name the archive was made from, e.g. `<id>.jsonl` or `<id>-topic-7.jsonl`. */
+  sourceName: string;
+}
+
+export interface ClassifiedFile {
+  /** Absolute path. */
+  path: string;
+  /** Path relative to the sessions dir (or to the agent dir for import archives). */
+  relPath: string;
+  name: string;
+  kind: FileKind;
+  bytes: number;
+  mtimeMs: number;
+  symlink: boolean;
+  /** The sessionId the name carries, when it carries one. */
+  sessionId: string | null;
+  archive?: ArchiveInfo;
+}
+
+/** How a transcript's bytes are reached. */
+export type TranscriptRef =
+  | { kind: "file"; path: string; compression: "none" | "zstd" }
+  | { kind: "sqlite"; dbPath: string; sessionId: string; label: string }
+  | { kind: "sqlite-archive"; dbPath: string; archiveName: string; label: string };
+
+/** The first line of a transcript, read within a bounded window. */
+export interface TranscriptHeader {
+  id: string | null;
+  timestamp: string | null;
+  version: number | null;
+  parentSession: string | null;
+  cwd: string | null;
+}
+
+/** A bounded look at a transcript: header, first/last timestamps, first user text. */
+export interface TranscriptPeek {
+  header: TranscriptHeader | null;
+  firstTimestamp: string | null;
+  lastTimestamp: string | null;
+  preview: string | null;
+}
+
+export type Confidence = "certain" | "strong" | "weak";
+
+export interface Evidence {
+  kind:
+    | "current-session-id"
+    | "usage-family"
+    | "compaction-checkpoint"
+    | "previous-session-id"
+    | "parent-session-id"
+    | "header-parent-session"
+    | "header-id"
+    | "session-file-name"
+    | "reset-successor"
+    | "sqlite-window"
+    | "sqlite-archive-row";
+  confidence: Confidence;
+  detail: string;
+}
+
+export interface AttributedArchive {
+  path: string;
+  reason: ArchiveReason;
+  sessionId: string | null;
+  /** ms; null when the stamp does not parse. */
+  timestamp: number | null;
+  iso: string | null;
+  bytes: number;
+  evidence: Evidence[];
+  ref: TranscriptRef;
+}
+
+export interface TranscriptCandidate {
+  path: string;
+  exists: boolean;
+  classification: "current" | "stale" | "custom";
+}
+
+export interface ActiveTranscript {
+  /** The first existing candidate, or the primary candidate when none exists. */
+  path: string;
+  exists: boolean;
+  bytes: number | null;
+  candidates: TranscriptCandidate[];
+  /** Why OpenClaw will not find a file that is nevertheless present here (moved store…). */
+  note?: string;
+  ref: TranscriptRef | null;
+}
+
+/** A key of the store with everything attributed to it. */
+export interface SessionRecord {
+  agentId: string;
+  sessionKey: string;
+  sessionId: string | null;
+  compactionCount: number | null;
+  updatedAt: number | null;
+  entry: SessionEntry | null;
+  active: ActiveTranscript;
+  archives: AttributedArchive[];
+  /** Other sessionIds known to belong to the key (lineage), oldest first where known. */
+  lineage: string[];
+  /** Extra era-specific segments (SQLite windows) in order, oldest first. */
+  windows?: SessionWindow[];
+}
+
+export interface SessionWindow {
+  sessionId: string;
+  previousSessionId: string | null;
+  reason: string | null;
+  createdAt: number | null;
+  updatedAt: number | null;
+  ref: TranscriptRef;
+  current: boolean;
+}
+
+export interface UnattributedFile {
+  path: string;
+  kind: FileKind;
+  sessionId: string | null;
+  bytes: number;
+  archive?: ArchiveInfo;
+  peek: TranscriptPeek | null;
+  /** Why it belongs to no key, e.g. "no key references this sessionId". */
+  reason: string;
+  /** Machine keys (cron, heartbeat, subagent) vs likely human conversations, when guessable. */
+  ref: TranscriptRef;
+}
+
+/** Everything `ls` shows for one agent store. Built without reading transcript bodies. */
+export interface StoreIndex {
+  location: StoreLocation;
+  storeFile: StoreFileStatus;
+  entries: StoreEntry[];
+  files: ClassifiedFile[];
+  sessions: SessionRecord[];
+  unattributed: UnattributedFile[];
+}

@@ -1,0 +1,148 @@
+/**
+ * Streaming line splitter shared by both store layers. Memory stays bounded by `maxLineBytes`
+ * however large the file: a longer line is reported (`tooLong`) and skipped, never buffered.
+ */
+import fs from "node:fs";
+import zlib from "node:zlib";
+import { Decompress } from "fzstd";
+
+export interface RawLine {
+  /** 1-based line number in the file. */
+  lineNo: number;
+  /** Decoded text without the line end; null when the line was too long to keep. */
+  text: string | null;
+  /** Byte length of the line (without the line end). */
+  bytes: number;
+  /** Byte offset of the line's first byte. */
+  offset: number;
+  invalidUtf8?: boolean;
+  tooLong?: boolean;
+  /** The last line had no final newline (often a cut write). */
+  unterminated?: boolean;
+  /** The line ended in \r\n. */
+  crlf?: boolean;
+}
+
+/** 32 MiB: far above any real message line, far below a memory problem. */
+export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
+
+const strictDecoder = new TextDecoder("utf-8", { fatal: true });
+
+function decode(buf: Buffer): { text: string; invalidUtf8: boolean } {
+  try {
+    return { text: strictDecoder.decode(buf), invalidUtf8: false };
+  } catch {
+    return { text: buf.toString("utf8"), invalidUtf8: true };
+  }
+}
+
+/** Splits a byte stream into lines. */
+export async function* splitLines(
+  chunks: AsyncIterable<Buffer | Uint8Array>,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+): AsyncGenerator<RawLine> {
+  let parts: Buffer[] = [];
+  let lineBytes = 0;
+  let overflow = false;
+  let lineNo = 0;
+  let lineStart = 0;
+  let consumed = 0; // bytes of the stream before the current chunk
+
+  const finish = (unterminated: boolean): RawLine => {
+    lineNo += 1;
+    const line: RawLine = { lineNo, text: null, bytes: lineBytes, offset: lineStart };
+    if (overflow) {
+      line.tooLong = true;
+    } else {
+      let buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+      if (buf.length > 0 && buf[buf.length - 1] === 0x0d) {
+        buf = buf.subarray(0, buf.length - 1);
+        line.bytes -= 1;
+        line.crlf = true;
+      }
+      const d = decode(buf);
+      line.text = d.text;
+      if (d.invalidUtf8) line.invalidUtf8 = true;
+    }
+    if (unterminated) line.unterminated = true;
+    parts = [];
+    lineBytes = 0;
+    overflow = false;
+    return line;
+  };
+
+  for await (const raw of chunks) {
+    const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(0x0a, start);
+      const end = nl === -1 ? chunk.length : nl;
+      lineBytes += end - start;
+      if (!overflow) {
+        if (lineBytes > maxLineBytes) {
+          overflow = true;
+          parts = [];
+        } else if (end > start) {
+          parts.push(chunk.subarray(start, end));
+        }
+      }
+      if (nl === -1) break;
+      yield finish(false);
+      start = nl + 1;
+      lineStart = consumed + start;
+    }
+    consumed += chunk.length;
+  }
+  if (lineBytes > 0 || overflow) yield finish(true);
+}
+
+/** True when this runtime's zlib has zstd (Node ≥ 22.15 / 23.8). */
+export const hasNativeZstd = typeof (zlib as unknown as { createZstdDecompress?: unknown }).createZstdDecompress === "function";
+
+/** Decompresses a zstd byte stream: node:zlib where it exists, fzstd (pure JS) elsewhere. */
+export async function* zstdChunks(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  if (hasNativeZstd) {
+    const z = (zlib as unknown as { createZstdDecompress: () => NodeJS.ReadWriteStream }).createZstdDecompress();
+    const { Readable } = await import("node:stream");
+    const out = Readable.from(source).pipe(z);
+    for await (const c of out as AsyncIterable<Buffer>) yield c;
+    return;
+  }
+  const queue: Uint8Array[] = [];
+  const d = new Decompress((data) => {
+    queue.push(data);
+  });
+  for await (const c of source) {
+    d.push(c);
+    while (queue.length > 0) yield Buffer.from(queue.shift()!);
+  }
+  d.push(new Uint8Array(0), true);
+  while (queue.length > 0) yield Buffer.from(queue.shift()!);
+}
+
+/** Decompresses one whole zstd buffer (SQLite `event_zstd`, archive blobs). */
+export function zstdDecompressSync(buf: Uint8Array): Buffer {
+  const native = (zlib as unknown as { zstdDecompressSync?: (b: Uint8Array) => Buffer }).zstdDecompressSync;
+  if (native) return native(buf);
+  const out: Uint8Array[] = [];
+  const d = new Decompress((data) => out.push(data));
+  d.push(buf, true);
+  return Buffer.concat(out);
+}
+
+const CHUNK = 1024 * 1024;
+
+/** Lines of a transcript file, plain or `.zst`. */
+export function fileLines(path: string, opts: { compression?: "none" | "zstd"; maxLineBytes?: number } = {}) {
+  const stream = fs.createReadStream(path, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>;
+  const bytes = opts.compression === "zstd" ? zstdChunks(stream) : stream;
+  return splitLines(bytes, opts.maxLineBytes);
+}
+
+/** Lines of an in-memory document (a decompressed SQLite archive blob). */
+export function bufferLines(buf: Buffer, maxLineBytes?: number) {
+  async function* one() {
+    yield buf;
+  }
+  return splitLines(one(), maxLineBytes);
+}

@@ -215,10 +215,30 @@ export interface SessionRecord {
   entry: SessionEntry | null;
   active: ActiveTranscript;
   archives: AttributedArchive[];
+  /** Other files of the key's sessionIds: old transcripts, checkpoints, locks, trajectories. */
+  related: RelatedFile[];
+  /** What OpenClaw's history reader opens for this key (active file, else the reset-archive fallback). */
+  historySource: HistorySource;
   /** Other sessionIds known to belong to the key (lineage), oldest first where known. */
   lineage: string[];
   /** Extra era-specific segments (SQLite windows) in order, oldest first. */
   windows?: SessionWindow[];
+}
+
+export interface RelatedFile {
+  path: string;
+  kind: FileKind;
+  sessionId: string | null;
+  bytes: number;
+  evidence: Evidence[];
+}
+
+export interface HistorySource {
+  path: string | null;
+  via: "active" | "reset-archive" | "none";
+  /** The archives the fallback looked at, newest first (empty when the active file exists). */
+  considered: string[];
+  ref: TranscriptRef | null;
 }
 
 export interface SessionWindow {

@@ -1,0 +1,44 @@
+import { Command } from "commander";
+import type { App } from "../app.js";
+import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+import { runLs } from "../../commands/ls.js";
+import { renderJson } from "../../render/json.js";
+import { renderLsKeyText, renderLsText } from "../../render/ls-text.js";
+import { ExitCode } from "../../core/errors.js";
+
+interface LsFlags extends CommonOptions {
+  stats?: boolean;
+}
+
+export function registerLs(program: Command, app: App): void {
+  const cmd = program
+    .command("ls")
+    .argument("[key]", "show one sessionKey in detail")
+    .description("index a store: every key, its active transcript and archives, and the files no key owns")
+    .option("--stats", "count messages in every transcript (streams each file)");
+  addStoreOptions(cmd);
+  addOutputOptions(cmd);
+  cmd.addHelpText(
+    "after",
+    `
+Examples:
+  $ openclaw-sessions ls
+  $ openclaw-sessions ls agent:main:telegram:direct:42
+  $ openclaw-sessions ls --all-agents --json | jq '.unattributed[].path'
+  $ openclaw-sessions ls --state-dir ./backup/.openclaw --stats`,
+  );
+  cmd.action(async (key: string | undefined, opts: LsFlags) => {
+    await app.guard(opts, async () => {
+      const result = await runLs({ ...selectionOf(opts), key, stats: opts.stats }, { env: app.io.env, cwd: app.io.cwd });
+      if (opts.json) app.io.stdout.write(renderJson(result));
+      else {
+        const style = app.styleFor("stdout", opts);
+        app.io.stdout.write(key ? renderLsKeyText(result, style, Date.now()) : renderLsText(result, style, Date.now()));
+      }
+      if (result.storeProblems.length > 0) {
+        for (const p of result.storeProblems) app.io.stderr.write(`openclaw-sessions: ${p.message}\n`);
+        app.raise(ExitCode.environment);
+      }
+    });
+  });
+}

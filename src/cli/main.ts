@@ -1,0 +1,12 @@
+/** Process entry: real streams in, exit code out. */
+import { run } from "./program.js";
+
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  process.exitCode = await run(argv, {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    env: process.env,
+    cwd: process.cwd(),
+  });
+}

@@ -1,0 +1,56 @@
+/** commander wiring: the command list, help, and usage errors mapped to exit 2. */
+import { Command, CommanderError } from "commander";
+import { createRequire } from "node:module";
+import { createApp, type App } from "./app.js";
+import type { IO } from "./output.js";
+import { registerLs } from "./commands/ls.js";
+import { ExitCode } from "../core/errors.js";
+
+const require = createRequire(import.meta.url);
+export const VERSION: string = (require("../../package.json") as { version: string }).version;
+
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  ran, no problems found
+  1  ran, problems found (check), or an unexpected internal error
+  2  usage error (unknown flag, bad argument, unknown key)
+  3  environment error (state dir missing, sessions.json 0-byte/invalid/unreadable)
+  4  unsupported layout (e.g. a write against a SQLite-era store)
+  5  mutation refused (live lock, store changed since the plan, target exists)
+
+Text output may change between releases; --json output is versioned (schemaVersion).`;
+
+export function buildProgram(io: IO): { program: Command; app: App } {
+  const app = createApp(io);
+  const program = new Command("openclaw-sessions")
+    .description("Forensics and recovery for OpenClaw session stores: what is on disk, why the agent forgot, and how to get it back.")
+    .version(VERSION, "-V, --version")
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .addHelpText("after", EXIT_CODES_HELP);
+  registerLs(program, app);
+  for (const cmd of program.commands) cmd.exitOverride();
+  return { program, app };
+}
+
+export async function run(argv: string[], io: IO): Promise<number> {
+  const { program, app } = buildProgram(io);
+  if (argv.length === 0) {
+    io.stderr.write(program.helpInformation());
+    return ExitCode.usage;
+  }
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
+      return ExitCode.usage;
+    }
+    throw err;
+  }
+  return app.exitCode;
+}

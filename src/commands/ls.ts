@@ -1,0 +1,203 @@
+/**
+ * `ls`: every key with its active transcript and archives, and every file no key owns.
+ * Returns data; rendering and exit codes are the CLI's business.
+ */
+import path from "node:path";
+import type { ClassifiedFile, Evidence, StoreIndex } from "../core/model.js";
+import { usageError } from "../core/errors.js";
+import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import { storeHeader, type StoreHeader } from "./store-header.js";
+
+export const LS_SCHEMA_VERSION = 1;
+
+export interface LsOptions extends StoreSelection {
+  key?: string;
+  stats?: boolean;
+}
+
+export interface LsArchive {
+  path: string;
+  reason: "reset" | "deleted" | "bak";
+  sessionId: string | null;
+  timestamp: number | null;
+  iso: string | null;
+  bytes: number;
+  evidence: Evidence[];
+  messages?: number;
+}
+
+export interface LsSession {
+  agentId: string;
+  sessionKey: string;
+  sessionId: string | null;
+  compactionCount: number | null;
+  updatedAt: number | null;
+  lastActivityAt: number | null;
+  active: {
+    path: string;
+    exists: boolean;
+    bytes: number | null;
+    note?: string;
+    candidates: Array<{ path: string; exists: boolean; classification: string }>;
+    messages?: number;
+  };
+  history: { path: string | null; via: "active" | "reset-archive" | "none" };
+  archives: LsArchive[];
+  related: Array<{ path: string; kind: string; sessionId: string | null; bytes: number; evidence: Evidence[] }>;
+  lineage: string[];
+  windows?: Array<{ sessionId: string; previousSessionId: string | null; reason: string | null; createdAt: number | null; current: boolean }>;
+  loadNotes: Array<{ code: string; field?: string; message: string }>;
+}
+
+export interface LsResult {
+  schemaVersion: number;
+  stores: StoreHeader[];
+  sessions: LsSession[];
+  /** Entries OpenClaw's loader drops: they own nothing, but the user should know. */
+  droppedEntries: Array<{ agentId: string; sessionKey: string; notes: Array<{ code: string; message: string }> }>;
+  unattributed: Array<{
+    agentId: string;
+    path: string;
+    kind: string;
+    sessionId: string | null;
+    bytes: number;
+    reason: string;
+    archive?: { reason: string; timestamp: number | null; iso: string | null };
+    headerId: string | null;
+    firstTimestamp: string | null;
+    lastTimestamp: string | null;
+    preview: string | null;
+    messages?: number;
+  }>;
+  files: Array<{ agentId: string; path: string; kind: string; bytes: number; sessionId: string | null; reason?: string }>;
+  /** Store-level problems that decide the exit code (0-byte or invalid sessions.json). */
+  storeProblems: Array<{ agentId: string; storePath: string; state: string; message: string }>;
+}
+
+function num(v: unknown): number | null {
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+}
+
+/** Streamed count of message lines (only with --stats: ls otherwise reads headers only). */
+async function countMessages(ref: Parameters<typeof transcriptLines>[0]): Promise<number> {
+  let n = 0;
+  for await (const line of transcriptLines(ref)) {
+    if (line.text?.includes('"message"')) {
+      try {
+        if ((JSON.parse(line.text) as { type?: unknown }).type === "message") n += 1;
+      } catch {
+        // corrupt line: not a message OpenClaw would show
+      }
+    }
+  }
+  return n;
+}
+
+function fileRow(agentId: string, f: ClassifiedFile): LsResult["files"][number] {
+  return { agentId, path: f.path, kind: f.kind, bytes: f.bytes, sessionId: f.sessionId, ...(f.archive ? { reason: f.archive.reason } : {}) };
+}
+
+async function sessionsOf(index: StoreIndex, stats: boolean): Promise<LsSession[]> {
+  const out: LsSession[] = [];
+  const notes = new Map(index.entries.map((e) => [e.sessionKey, e.notes]));
+  for (const s of index.sessions) {
+    const e = s.entry ?? {};
+    const row: LsSession = {
+      agentId: s.agentId,
+      sessionKey: s.sessionKey,
+      sessionId: s.sessionId,
+      compactionCount: s.compactionCount,
+      updatedAt: s.updatedAt,
+      lastActivityAt: num(e.lastActivityAt) ?? num(e.lastInteractionAt) ?? s.updatedAt,
+      active: {
+        path: s.active.path,
+        exists: s.active.exists,
+        bytes: s.active.bytes,
+        ...(s.active.note ? { note: s.active.note } : {}),
+        candidates: s.active.candidates,
+      },
+      history: { path: s.historySource.path, via: s.historySource.via },
+      archives: s.archives.map((a) => ({
+        path: a.path,
+        reason: a.reason,
+        sessionId: a.sessionId,
+        timestamp: a.timestamp,
+        iso: a.iso,
+        bytes: a.bytes,
+        evidence: a.evidence,
+      })),
+      related: s.related,
+      lineage: s.lineage,
+      ...(s.windows
+        ? { windows: s.windows.map((w) => ({ sessionId: w.sessionId, previousSessionId: w.previousSessionId, reason: w.reason, createdAt: w.createdAt, current: w.current })) }
+        : {}),
+      loadNotes: notes.get(s.sessionKey) ?? [],
+    };
+    if (stats) {
+      if (s.active.ref && s.active.exists) row.active.messages = await countMessages(s.active.ref);
+      for (let i = 0; i < s.archives.length; i++) row.archives[i]!.messages = await countMessages(s.archives[i]!.ref);
+    }
+    out.push(row);
+  }
+  return out;
+}
+
+export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResult> {
+  const indexes = await openStores(opts, ctx);
+  const result: LsResult = {
+    schemaVersion: LS_SCHEMA_VERSION,
+    stores: indexes.map(storeHeader),
+    sessions: [],
+    droppedEntries: [],
+    unattributed: [],
+    files: [],
+    storeProblems: [],
+  };
+  for (const index of indexes) {
+    const agentId = index.location.agentId;
+    result.sessions.push(...(await sessionsOf(index, opts.stats === true)));
+    for (const e of index.entries) if (e.dropped) result.droppedEntries.push({ agentId, sessionKey: e.sessionKey, notes: e.notes });
+    for (const u of index.unattributed) {
+      result.unattributed.push({
+        agentId,
+        path: u.path,
+        kind: u.kind,
+        sessionId: u.sessionId,
+        bytes: u.bytes,
+        reason: u.reason,
+        ...(u.archive ? { archive: { reason: u.archive.reason, timestamp: u.archive.timestampMs, iso: u.archive.timestampMs === null ? null : new Date(u.archive.timestampMs).toISOString() } } : {}),
+        headerId: u.peek?.header?.id ?? null,
+        firstTimestamp: u.peek?.firstTimestamp ?? null,
+        lastTimestamp: u.peek?.lastTimestamp ?? null,
+        preview: u.peek?.preview ?? null,
+        ...(opts.stats ? { messages: await countMessages(u.ref) } : {}),
+      });
+    }
+    result.files.push(...index.files.map((f) => fileRow(agentId, f)));
+    const st = index.storeFile;
+    const hasTranscripts = index.files.some((f) => f.kind !== "store" && f.kind !== "other");
+    if (st.state !== "ok" && (st.state !== "missing" || hasTranscripts)) {
+      result.storeProblems.push({
+        agentId,
+        storePath: index.location.storePath,
+        state: st.state,
+        message: `${path.basename(index.location.storePath)} is ${st.state}${st.message ? ` (${st.message})` : ""}; OpenClaw loads it as an empty store, so every transcript below is unattributed`,
+      });
+    }
+  }
+  if (opts.key !== undefined) {
+    const matches = result.sessions.filter((s) => s.sessionKey === opts.key);
+    if (matches.length === 0) {
+      const lower = opts.key.trim().toLowerCase();
+      const near = result.sessions.filter((s) => s.sessionKey.toLowerCase().includes(lower)).map((s) => s.sessionKey);
+      throw usageError(
+        "SESSION_NOT_FOUND",
+        `no key "${opts.key}" in ${result.stores.map((s) => s.storePath).join(", ")}`,
+        near.length ? `did you mean: ${near.slice(0, 5).join(", ")}?` : "run `openclaw-sessions ls` to list the keys",
+        { candidates: near },
+      );
+    }
+    result.sessions = matches;
+  }
+  return result;
+}

@@ -1,0 +1,114 @@
+/**
+ * Reads the raw text of a `sessions.json` the way OpenClaw's loader would, but reports what the
+ * loader would drop or rewrite (openclaw-storage.md §4.3) instead of applying it.
+ */
+import type { LoadNote, SessionEntry, StoreEntry, StoreFileStatus } from "./model.js";
+import { parseCheckpointName } from "./names.js";
+
+const SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
+const VALID_SESSION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
+const LEGACY_FIELDS: Record<string, string> = { provider: "channel", lastProvider: "lastChannel", room: "groupChannel" };
+
+/** isSafeSessionId: what the loader keeps at all. */
+export function isSafeSessionId(id: unknown): id is string {
+  return typeof id === "string" && id.length <= 255 && SAFE_SESSION_ID.test(id) && !id.includes("/");
+}
+
+/** validateSessionId: what may name a transcript file. */
+export function isValidSessionId(id: unknown): id is string {
+  if (typeof id !== "string") return false;
+  const trimmed = id.trim();
+  return VALID_SESSION_ID.test(trimmed) && !parseCheckpointName(`${trimmed}.jsonl`);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function entryNotes(entry: SessionEntry): { dropped: boolean; notes: LoadNote[] } {
+  const notes: LoadNote[] = [];
+  let dropped = false;
+  if (!isSafeSessionId(entry.sessionId)) {
+    dropped = true;
+    notes.push({
+      code: "unsafe-session-id",
+      field: "sessionId",
+      message: `sessionId ${JSON.stringify(entry.sessionId ?? null)} is not a safe id; OpenClaw's loader drops this entry`,
+    });
+  } else if (!isValidSessionId(entry.sessionId)) {
+    const kept = typeof entry.sessionFile === "string" && entry.sessionFile.trim() !== "";
+    notes.push({
+      code: "invalid-session-id",
+      field: "sessionId",
+      message: kept
+        ? `sessionId ${JSON.stringify(entry.sessionId)} fails validateSessionId; kept because sessionFile is set`
+        : `sessionId ${JSON.stringify(entry.sessionId)} fails validateSessionId; OpenClaw's loader removes it`,
+    });
+  }
+  if (entry.sessionFile !== undefined && typeof entry.sessionFile !== "string") {
+    notes.push({ code: "non-string-session-file", field: "sessionFile", message: "sessionFile is not a string; the loader removes it" });
+  }
+  if (typeof entry.updatedAt !== "number" || !Number.isFinite(entry.updatedAt)) {
+    notes.push({
+      code: "invalid-updated-at",
+      field: "updatedAt",
+      message: `updatedAt ${JSON.stringify(entry.updatedAt ?? null)} is not a number; the loader sets it to 0`,
+    });
+  }
+  for (const [legacy, current] of Object.entries(LEGACY_FIELDS)) {
+    if (legacy in entry) {
+      notes.push({ code: "legacy-field", field: legacy, message: `legacy field "${legacy}" is renamed to "${current}" on load` });
+    }
+  }
+  return { dropped, notes };
+}
+
+/** Keys that differ only by case or surrounding space: OpenClaw keeps the freshest and deletes the rest on its next write. */
+function markAliases(entries: StoreEntry[]): void {
+  const byCanonical = new Map<string, StoreEntry[]>();
+  for (const e of entries) {
+    const canonical = e.sessionKey.trim().toLowerCase();
+    byCanonical.set(canonical, [...(byCanonical.get(canonical) ?? []), e]);
+  }
+  for (const group of byCanonical.values()) {
+    if (group.length < 2) continue;
+    for (const e of group) {
+      const others = group.filter((o) => o !== e).map((o) => JSON.stringify(o.sessionKey));
+      e.notes.push({ code: "duplicate-alias", message: `same key as ${others.join(", ")} once trimmed and lower-cased` });
+    }
+  }
+}
+
+export interface InterpretedStore {
+  status: StoreFileStatus;
+  entries: StoreEntry[];
+}
+
+/** `text` is the whole sessions.json (a store, not a transcript: bounded by OpenClaw's own cache cap). */
+export function interpretStoreText(text: string, bytes: number): InterpretedStore {
+  if (text.trim() === "") return { status: { state: "empty", bytes, message: "sessions.json is empty" }, entries: [] };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return { status: { state: "invalid-json", bytes, message: (err as Error).message }, entries: [] };
+  }
+  if (!isObject(parsed)) {
+    const shape = Array.isArray(parsed) ? "an array" : parsed === null ? "null" : typeof parsed;
+    return { status: { state: "not-object", bytes, message: `top level is ${shape}, not an object` }, entries: [] };
+  }
+  const entries: StoreEntry[] = Object.entries(parsed).map(([sessionKey, raw]) => {
+    if (!isObject(raw)) {
+      return {
+        sessionKey,
+        raw,
+        entry: null,
+        dropped: true,
+        notes: [{ code: "non-object-entry", message: "entry is not an object; OpenClaw's loader drops it" }],
+      };
+    }
+    return { sessionKey, raw, entry: raw as SessionEntry, ...entryNotes(raw as SessionEntry) };
+  });
+  markAliases(entries);
+  return { status: { state: "ok", bytes }, entries };
+}

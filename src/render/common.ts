@@ -1,0 +1,50 @@
+/** Small text helpers shared by the text reporters. */
+import path from "node:path";
+import { formatDistanceStrict } from "date-fns";
+import type { StoreHeader } from "../commands/store-header.js";
+import type { Style } from "../cli/output.js";
+
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return "-";
+  if (n < 1024) return `${n} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
+/** "3 hours ago" (relative to `now`), or "-" when unknown. */
+export function relativeTime(ms: number | null | undefined, now: number): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return "-";
+  return formatDistanceStrict(ms, now, { addSuffix: true });
+}
+
+export function shortId(id: string | null | undefined): string {
+  if (!id) return "-";
+  return /^[0-9a-f]{8}-/i.test(id) ? id.slice(0, 8) : id.length > 24 ? `${id.slice(0, 23)}…` : id;
+}
+
+/** A path shown relative to the sessions dir when it lies inside it. */
+export function displayPath(p: string, base: string): string {
+  const rel = path.relative(base, p);
+  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : p;
+}
+
+export function storeLine(stores: StoreHeader[], style: Style): string {
+  return (
+    stores
+      .map((s) => {
+        const what = `${s.era === "sqlite" ? "SQLite" : "file-backed"} store of agent "${s.agentId}"`;
+        return style.c.dim(`${what}: ${s.storePath} (found by ${s.resolvedBy})`);
+      })
+      .join("\n") + "\n"
+  );
+}
+
+export function truncate(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}

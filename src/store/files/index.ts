@@ -1,0 +1,246 @@
+/**
+ * The files-era store layer: sessions.json + the sessions dir → the shared StoreIndex.
+ * Reads no transcript bodies: headers only where attribution needs them, bounded peeks for
+ * files no key owns.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type {
+  ActiveTranscript,
+  AttributedArchive,
+  ClassifiedFile,
+  HistorySource,
+  RelatedFile,
+  SessionRecord,
+  StoreEntry,
+  StoreFileStatus,
+  StoreIndex,
+  TranscriptHeader,
+  TranscriptRef,
+  UnattributedFile,
+} from "../../core/model.js";
+import { ATTRIBUTABLE_KINDS, attribute, type KeyInput } from "../../core/attribution.js";
+import { interpretStoreText } from "../../core/store-load.js";
+import {
+  orderResetArchives,
+  readTargetSessionFile,
+  transcriptCandidatePaths,
+  type PathContext,
+} from "../../core/transcript-path.js";
+import { parseGeneratedTranscriptName } from "../../core/names.js";
+import { configPathFor, configuredChannels, readConfig } from "../config.js";
+import type { AgentTarget } from "../locate.js";
+import { peekTranscript, readHeader } from "./peek.js";
+import { scanDir } from "./scan.js";
+
+export function fileRef(p: string): TranscriptRef & { kind: "file" } {
+  return { kind: "file", path: p, compression: p.endsWith(".zst") ? "zstd" : "none" };
+}
+
+export function readStoreFile(storePath: string): { status: StoreFileStatus; entries: StoreEntry[] } {
+  let buf: Buffer;
+  try {
+    buf = fs.readFileSync(storePath);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return {
+      status: { state: code === "ENOENT" ? "missing" : "unreadable", bytes: null, message: (err as Error).message },
+      entries: [],
+    };
+  }
+  return interpretStoreText(buf.toString("utf8"), buf.length);
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function listDir(dir: string, cache: Map<string, string[]>): string[] {
+  let names = cache.get(dir);
+  if (!names) {
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      names = [];
+    }
+    cache.set(dir, names);
+  }
+  return names;
+}
+
+/** OpenClaw's reset-archive fallback (openclaw-storage.md §6.3), used only when no candidate exists. */
+async function resolveHistorySource(sessionId: string, active: ActiveTranscript, listings: Map<string, string[]>): Promise<HistorySource> {
+  if (active.exists) return { path: active.path, via: "active", considered: [], ref: active.ref };
+  const considered: string[] = [];
+  for (const c of active.candidates) {
+    const dir = path.dirname(c.path);
+    for (const name of orderResetArchives(path.basename(c.path), listDir(dir, listings))) {
+      const archive = path.join(dir, name);
+      considered.push(archive);
+      if (!isFile(archive)) continue;
+      if (c.classification !== "current") {
+        const header = await readHeader(fileRef(archive));
+        if (header?.id !== sessionId) continue;
+      }
+      return { path: archive, via: "reset-archive", considered, ref: fileRef(archive) };
+    }
+  }
+  return { path: null, via: "none", considered, ref: null };
+}
+
+function resolveActive(sessionKey: string, e: StoreEntry, ctx: PathContext, present: Map<string, ClassifiedFile>): ActiveTranscript | null {
+  const entry = e.entry!;
+  if (typeof entry.sessionId !== "string") return null;
+  const target = readTargetSessionFile(sessionKey, entry, ctx);
+  const candidates = transcriptCandidatePaths(entry.sessionId, target, ctx).map((c) => ({
+    ...c,
+    exists: present.has(c.path) ? present.get(c.path)!.symlink ? isFile(c.path) : true : isFile(c.path),
+  }));
+  if (candidates.length === 0) return null;
+  const found = candidates.find((c) => c.exists);
+  const chosen = found ?? candidates[0]!;
+  const active: ActiveTranscript = {
+    path: chosen.path,
+    exists: found !== undefined,
+    bytes: found ? present.get(found.path)?.bytes ?? fs.statSync(found.path).size : null,
+    candidates,
+    ref: found ? fileRef(found.path) : null,
+  };
+  // A stored absolute sessionFile from another root: OpenClaw will not find it, but it may be here.
+  const stored = typeof entry.sessionFile === "string" ? entry.sessionFile : null;
+  if (!found && stored && path.isAbsolute(stored) && !stored.startsWith(ctx.sessionsDir + path.sep)) {
+    const local = path.join(ctx.sessionsDir, path.basename(stored));
+    if (present.has(local)) {
+      active.note = `sessionFile ${stored} points outside this state dir; OpenClaw will not find it, but ${path.basename(stored)} is present here`;
+    }
+  }
+  return active;
+}
+
+export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEnv): Promise<StoreIndex> {
+  const { status, entries } = readStoreFile(target.storePath);
+  const files = scanDir(target.sessionsDir);
+  const present = new Map(files.map((f) => [f.path, f]));
+  const listings = new Map<string, string[]>();
+  const config = readConfig(configPathFor(target.stateDir, env));
+  const ctx: PathContext = {
+    sessionsDir: target.sessionsDir,
+    stateDir: target.stateDir,
+    agentId: target.agentId,
+    homeDir: target.homeDir,
+    configuredChannels: configuredChannels(config),
+  };
+
+  const loaded = entries.filter((e) => !e.dropped && e.entry);
+  const actives = new Map<string, ActiveTranscript | null>();
+  for (const e of loaded) actives.set(e.sessionKey, resolveActive(e.sessionKey, e, ctx, present));
+
+  const keyInputs: KeyInput[] = loaded.map((e) => {
+    const sessionId = typeof e.entry!.sessionId === "string" ? e.entry!.sessionId : null;
+    const stored = typeof e.entry!.sessionFile === "string" ? path.basename(e.entry!.sessionFile) : null;
+    const custom = stored && !parseGeneratedTranscriptName(stored) ? stored : null;
+    const active = actives.get(e.sessionKey);
+    return { sessionKey: e.sessionKey, sessionId, entry: e.entry!, sessionFileBasename: custom, activePaths: active?.exists ? [active.path] : [] };
+  });
+
+  // Headers for every transcript-bearing file: attribution by header id, parent and timing.
+  const headers = new Map<string, TranscriptHeader | null>();
+  for (const f of files) {
+    if (ATTRIBUTABLE_KINDS.has(f.kind) && !f.symlink) headers.set(f.path, await readHeader(fileRef(f.path)));
+  }
+  const { byFile, lineage } = attribute(keyInputs, files, headers);
+
+  const sessions: SessionRecord[] = [];
+  for (const e of loaded) {
+    const entry = e.entry!;
+    const sessionId = typeof entry.sessionId === "string" ? entry.sessionId : null;
+    const active = actives.get(e.sessionKey) ?? {
+      path: "",
+      exists: false,
+      bytes: null,
+      candidates: [],
+      note: "the entry has no usable sessionId",
+      ref: null,
+    };
+    const archives: AttributedArchive[] = [];
+    const related: RelatedFile[] = [];
+    for (const [p, owners] of byFile) {
+      const evidence = owners.get(e.sessionKey);
+      if (!evidence) continue;
+      const f = present.get(p)!;
+      if (f.archive) {
+        archives.push({
+          path: p,
+          reason: f.archive.reason,
+          sessionId: headers.get(p)?.id ?? f.sessionId,
+          timestamp: f.archive.timestampMs,
+          iso: f.archive.timestampMs === null ? null : new Date(f.archive.timestampMs).toISOString(),
+          bytes: f.bytes,
+          evidence,
+          ref: fileRef(p),
+        });
+      } else {
+        related.push({ path: p, kind: f.kind, sessionId: f.sessionId, bytes: f.bytes, evidence });
+      }
+    }
+    // Locks and trajectories of the key's ids are its files too.
+    const ids = new Set(lineage.get(e.sessionKey));
+    for (const f of files) {
+      if ((f.kind === "lock" || f.kind === "trajectory") && f.sessionId && ids.has(f.sessionId)) {
+        related.push({ path: f.path, kind: f.kind, sessionId: f.sessionId, bytes: f.bytes, evidence: [] });
+      }
+    }
+    archives.sort((a, b) => (a.timestamp ?? 0) - (b.timestamp ?? 0) || a.path.localeCompare(b.path));
+    sessions.push({
+      agentId: target.agentId,
+      sessionKey: e.sessionKey,
+      sessionId,
+      compactionCount: typeof entry.compactionCount === "number" ? entry.compactionCount : null,
+      updatedAt: typeof entry.updatedAt === "number" ? entry.updatedAt : null,
+      entry,
+      active,
+      archives,
+      related,
+      historySource: sessionId ? await resolveHistorySource(sessionId, active, listings) : { path: null, via: "none", considered: [], ref: null },
+      lineage: lineage.get(e.sessionKey) ?? [],
+    });
+  }
+
+  const activePaths = new Set(sessions.filter((s) => s.active.exists).map((s) => s.active.path));
+  const unattributed: UnattributedFile[] = [];
+  for (const f of files) {
+    if (!ATTRIBUTABLE_KINDS.has(f.kind) || activePaths.has(f.path) || byFile.has(f.path)) continue;
+    const ref = fileRef(f.path);
+    unattributed.push({
+      path: f.path,
+      kind: f.kind,
+      sessionId: headers.get(f.path)?.id ?? f.sessionId,
+      bytes: f.bytes,
+      ...(f.archive ? { archive: f.archive } : {}),
+      peek: f.symlink ? null : await peekTranscript(ref),
+      reason: entries.length === 0 && status.state !== "ok" ? `sessions.json is ${status.state}: no key can own it` : "no key references this file's sessionId",
+      ref,
+    });
+  }
+
+  return {
+    location: {
+      agentId: target.agentId,
+      era: "files",
+      stateDir: target.stateDir,
+      sessionsDir: target.sessionsDir,
+      storePath: target.storePath,
+      resolvedBy: target.resolvedBy,
+      homeDir: target.homeDir,
+    },
+    storeFile: status,
+    entries,
+    files,
+    sessions,
+    unattributed,
+  };
+}

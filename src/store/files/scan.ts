@@ -1,0 +1,59 @@
+/** One pass over a sessions dir: every file, classified once, with size and mtime. */
+import fs from "node:fs";
+import path from "node:path";
+import type { ClassifiedFile } from "../../core/model.js";
+import { classifyName } from "../../core/names.js";
+
+/** Subfolders whose files are not classified by name. */
+const FOLDER_KINDS: Record<string, ClassifiedFile["kind"]> = {
+  "skills-prompts": "prompt-blob",
+  cold: "cold-archive",
+  // sessions/archive/ is made by no known OpenClaw code: listed, not interpreted.
+  archive: "other",
+  "session-sqlite-import-archive": "import-archive",
+};
+
+const MAX_DEPTH = 6;
+
+export function scanDir(root: string, relBase = ""): ClassifiedFile[] {
+  const out: ClassifiedFile[] = [];
+  const walk = (dir: string, rel: string, depth: number, forcedKind: ClassifiedFile["kind"] | null) => {
+    let names: fs.Dirent[];
+    try {
+      names = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const d of names) {
+      const full = path.join(dir, d.name);
+      const relPath = rel ? `${rel}/${d.name}` : d.name;
+      if (d.isDirectory()) {
+        if (depth < MAX_DEPTH) walk(full, relPath, depth + 1, forcedKind ?? (depth === 0 ? FOLDER_KINDS[d.name] ?? null : null));
+        continue;
+      }
+      let st: fs.Stats;
+      try {
+        st = fs.lstatSync(full);
+      } catch {
+        continue;
+      }
+      const cls = classifyName(d.name);
+      const kind = forcedKind ?? cls.kind;
+      const file: ClassifiedFile = {
+        path: full,
+        relPath: relBase ? `${relBase}/${relPath}` : relPath,
+        name: d.name,
+        kind,
+        bytes: st.size,
+        mtimeMs: st.mtimeMs,
+        symlink: st.isSymbolicLink(),
+        sessionId: forcedKind && forcedKind !== "import-archive" ? null : cls.sessionId,
+      };
+      if (cls.archive && !forcedKind) file.archive = cls.archive;
+      out.push(file);
+    }
+  };
+  walk(root, "", 0, null);
+  return out;
+}

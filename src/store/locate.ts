@@ -1,0 +1,148 @@
+/**
+ * Finding the store exactly as OpenClaw does (openclaw-storage.md §1): --state-dir, then
+ * OPENCLAW_STATE_DIR, then ~/.openclaw if it exists, then legacy ~/.clawdbot, then ~/.openclaw.
+ * `<home>` is OPENCLAW_HOME, HOME, USERPROFILE, os.homedir() in that order.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Era } from "../core/model.js";
+import { environmentError, usageError } from "../core/errors.js";
+
+export interface StoreSelection {
+  stateDir?: string;
+  agent?: string;
+  allAgents?: boolean;
+  sessionsDir?: string;
+  store?: string;
+}
+
+export interface AgentTarget {
+  agentId: string;
+  era: Era;
+  stateDir: string | null;
+  sessionsDir: string;
+  /** sessions.json for the files era, the agent database for the SQLite era. */
+  storePath: string;
+  sqlitePath: string | null;
+  resolvedBy: string;
+  homeDir: string;
+}
+
+export const LEGACY_STATE_DIRNAMES = [".clawdbot"];
+
+function expandHome(p: string, home: string): string {
+  return p === "~" ? home : p.startsWith("~/") ? path.join(home, p.slice(2)) : p;
+}
+
+/** resolveRequiredHomeDir: the home OpenClaw uses for ~/.openclaw and its legacy transcript dir. */
+export function resolveHomeDir(env: NodeJS.ProcessEnv): string {
+  const fromEnv = [env.OPENCLAW_HOME, env.HOME, env.USERPROFILE].map((v) => v?.trim()).find((v) => v);
+  const home = fromEnv ?? os.homedir();
+  return path.resolve(expandHome(home, env.HOME?.trim() || os.homedir()));
+}
+
+/** normalizeAgentId: lower case, invalid characters to "-", at most 64 characters, "main" when empty. */
+export function normalizeAgentId(id: string | undefined): string {
+  const normalized = (id ?? "").trim().toLowerCase().replace(/[^a-z0-9_-]/g, "-").slice(0, 64);
+  return normalized || "main";
+}
+
+export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): { dir: string; resolvedBy: string } {
+  const home = resolveHomeDir(env);
+  if (flag?.trim()) return { dir: path.resolve(cwd, expandHome(flag.trim(), home)), resolvedBy: "--state-dir" };
+  const fromEnv = env.OPENCLAW_STATE_DIR?.trim();
+  if (fromEnv) return { dir: path.resolve(cwd, expandHome(fromEnv, home)), resolvedBy: "OPENCLAW_STATE_DIR" };
+  const how = env.OPENCLAW_HOME?.trim() ? "OPENCLAW_HOME" : "home";
+  const preferred = path.join(home, ".openclaw");
+  if (fs.existsSync(preferred)) return { dir: preferred, resolvedBy: `${how}: ~/.openclaw` };
+  for (const legacy of LEGACY_STATE_DIRNAMES) {
+    const dir = path.join(home, legacy);
+    if (fs.existsSync(dir)) return { dir, resolvedBy: `${how}: legacy ~/${legacy}` };
+  }
+  return { dir: preferred, resolvedBy: `${how}: ~/.openclaw (default)` };
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function agentTarget(stateDir: string, agentId: string, resolvedBy: string, homeDir: string): AgentTarget {
+  const agentRoot = path.join(stateDir, "agents", agentId);
+  const sqlitePath = path.join(agentRoot, "agent", "openclaw-agent.sqlite");
+  const sqlite = fs.existsSync(sqlitePath);
+  const sessionsDir = path.join(agentRoot, "sessions");
+  return {
+    agentId,
+    era: sqlite ? "sqlite" : "files",
+    stateDir,
+    sessionsDir,
+    storePath: sqlite ? sqlitePath : path.join(sessionsDir, "sessions.json"),
+    sqlitePath: sqlite ? sqlitePath : null,
+    resolvedBy,
+    homeDir,
+  };
+}
+
+/** A bare sessions dir: recognise `<state>/agents/<id>/sessions` so candidates and era still work. */
+function targetForSessionsDir(sessionsDir: string, storePath: string, resolvedBy: string, homeDir: string): AgentTarget {
+  const agentRoot = path.dirname(sessionsDir);
+  const agentsDir = path.dirname(agentRoot);
+  if (path.basename(sessionsDir) === "sessions" && path.basename(agentsDir) === "agents") {
+    const target = agentTarget(path.dirname(agentsDir), path.basename(agentRoot), resolvedBy, homeDir);
+    return target.era === "files" ? { ...target, storePath } : target;
+  }
+  return { agentId: "main", era: "files", stateDir: null, sessionsDir, storePath, sqlitePath: null, resolvedBy, homeDir };
+}
+
+/** Every agent store the selection names. Throws environment errors for what does not exist. */
+export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: string): AgentTarget[] {
+  const homeDir = resolveHomeDir(env);
+  const given = [sel.sessionsDir, sel.store, sel.stateDir].filter((v) => v !== undefined).length;
+  if (given > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of --state-dir, --sessions-dir and --store");
+  if (sel.store !== undefined) {
+    const storePath = path.resolve(cwd, expandHome(sel.store, homeDir));
+    if (!fs.existsSync(storePath)) {
+      throw environmentError("STORE_NOT_FOUND", `no sessions.json at ${storePath}`, "check the --store path");
+    }
+    return [targetForSessionsDir(path.dirname(storePath), storePath, "--store", homeDir)];
+  }
+  if (sel.sessionsDir !== undefined) {
+    const dir = path.resolve(cwd, expandHome(sel.sessionsDir, homeDir));
+    if (!isDir(dir)) throw environmentError("SESSIONS_DIR_NOT_FOUND", `sessions dir ${dir} does not exist`, "check the --sessions-dir path");
+    return [targetForSessionsDir(dir, path.join(dir, "sessions.json"), "--sessions-dir", homeDir)];
+  }
+  const { dir, resolvedBy } = resolveStateDir(sel.stateDir, env, cwd);
+  if (!isDir(dir)) {
+    throw environmentError(
+      "STATE_DIR_NOT_FOUND",
+      `OpenClaw state dir ${dir} does not exist (found by ${resolvedBy})`,
+      "pass --state-dir <dir>, set OPENCLAW_STATE_DIR, or point at a sessions dir with --sessions-dir",
+      { stateDir: dir },
+    );
+  }
+  const agentsDir = path.join(dir, "agents");
+  const available = isDir(agentsDir)
+    ? fs.readdirSync(agentsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    : [];
+  if (sel.allAgents) {
+    if (available.length === 0) {
+      throw environmentError("NO_AGENTS", `no agents under ${agentsDir}`, "is this an OpenClaw state dir?", { stateDir: dir });
+    }
+    return available.map((id) => agentTarget(dir, id, resolvedBy, homeDir));
+  }
+  const agentId = normalizeAgentId(sel.agent);
+  if (!available.includes(agentId)) {
+    throw environmentError(
+      "AGENT_NOT_FOUND",
+      `no agent "${agentId}" in ${dir}` + (available.length ? ` (agents: ${available.join(", ")})` : " (no agents/ dir)"),
+      available.length ? `pass --agent ${available[0]} or --all-agents` : "is this an OpenClaw state dir?",
+      { stateDir: dir, agents: available },
+    );
+  }
+  return [agentTarget(dir, agentId, resolvedBy, homeDir)];
+}

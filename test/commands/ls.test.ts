@@ -1,0 +1,133 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runLs } from "../../src/commands/ls.js";
+import { CORPUS, copyState, expectedOf, fileScenarios, hashTree, scenarioDir, sub } from "../helpers/corpus.js";
+
+async function lsOf(stateDir: string, home: string) {
+  return runLs({ stateDir }, { env: { HOME: home }, cwd: "/" });
+}
+
+describe("ls resolves each key's transcript exactly as OpenClaw 7.1 does", () => {
+  for (const scenario of fileScenarios()) {
+    it(scenario, async () => {
+      const home = "/nonexistent-home";
+      const stateDir = path.join(scenarioDir("files", scenario), "state");
+      const oracle = expectedOf("files", scenario).oracle.main;
+      const r = await lsOf(stateDir, home);
+      const loaded: string[] = oracle.store["loadSessionStore.keys"];
+      expect(r.sessions.map((s) => s.sessionKey).sort()).toEqual([...loaded].sort());
+      for (const key of loaded) {
+        const want = oracle.keys[key];
+        const got = r.sessions.find((s) => s.sessionKey === key)!;
+        const active = sub(want.findExistingTranscriptPath, stateDir, home);
+        expect(got.active.exists, key).toBe(active !== null);
+        if (active) expect(got.active.path, key).toBe(active);
+        else expect(got.active.path, key).toBe(sub(want.candidates.readTarget[0].path, stateDir, home));
+        expect(got.history.path, key).toBe(sub(want.findExistingTranscriptHistoryPathAsync, stateDir, home));
+        expect(got.history.via, key).toBe(want.derivedHistorySource);
+        expect(got.active.candidates.map((c) => c.path), key).toEqual(want.candidates.readTarget.map((c: { path: string }) => sub(c.path, stateDir, home)));
+      }
+      // Every file in the dir is listed exactly once.
+      const onDisk = oracle.dir.files.filter((f: { type: string }) => f.type === "file").map((f: { name: string }) => path.join(stateDir, "agents/main/sessions", f.name));
+      const listed = r.files.map((f) => f.path);
+      expect(new Set(listed).size).toBe(listed.length);
+      for (const p of onDisk) expect(listed).toContain(p);
+    });
+  }
+});
+
+/** Archive attribution as each manifest describes it: file name → owning key (null = unattributed). */
+const ATTRIBUTION: Record<string, Record<string, string | null>> = {
+  "reset-chain": {
+    "0342c95c-d172-4bd1-ab96-c248789bc645.jsonl.reset.2026-07-01T09-05-10.500Z": "agent:main:telegram:direct:424242",
+    "998635a2-5338-4ec7-bf4f-ba73a726d208.jsonl.reset.2026-07-01T09-10-16.000Z": "agent:main:telegram:direct:424242",
+    "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z": "agent:main:telegram:direct:424242",
+  },
+  "fallback-active-missing": {
+    "cda622b0-9443-4aae-a288-df334d442ee0.jsonl.reset.2026-07-01T09-10-10.500Z": "agent:main:main",
+  },
+  "topic-reset": {
+    "b8a9d511-9362-4dca-acec-42fa71d6fa3a-topic-42.jsonl.reset.2026-07-01T09-05-04.500Z": "agent:main:telegram:group:-1001234567890:topic:42",
+    "bb78a1c3-3cab-423d-ba04-a6ef92a1fb10-topic-43.jsonl.reset.2026-07-01T09-10-16.000Z": "agent:main:telegram:group:-1001234567890:topic:43",
+  },
+  "custom-session-file": {
+    "ops-notes.jsonl.reset.2026-07-01T09-10-09.000Z": "agent:main:main",
+    "ops-notes.jsonl.reset.2026-07-01T09-20-14.500Z": "agent:main:main",
+  },
+  "manual-compact-bak": {
+    "af00fd2c-9ee4-4ae1-be8a-85e21eccabc5.jsonl.bak.2026-07-01T09-05-24.000Z": "agent:main:main",
+    "af00fd2c-9ee4-4ae1-be8a-85e21eccabc5.jsonl.bak.2026-07-01T09-10-29.500Z": "agent:main:main",
+  },
+  "deleted-keys": {
+    "34071c90-44f6-448e-a7e8-82167f2d1319.jsonl.deleted.2026-07-01T09-10-15.000Z": null,
+    "e0d4be1b-717b-4a3f-9bdd-2b5a0bae5ec0.jsonl": null,
+  },
+  orphans: {
+    "2026-07-01T09-00-16-000Z_019f1ce8-5500-74b0-b917-c0eb1d8118b8.jsonl": null,
+    "c822c754-948f-4e45-b54f-3b2dd1c378ad.jsonl": null,
+    "e58e5339-fbda-4c03-af68-3c4edc902143.jsonl.reset.2026-07-01T09-00-10.500Z": null,
+  },
+};
+
+describe("ls attributes archives as the manifests describe", () => {
+  for (const [scenario, files] of Object.entries(ATTRIBUTION)) {
+    it(scenario, async () => {
+      const stateDir = path.join(scenarioDir("files", scenario), "state");
+      const r = await lsOf(stateDir, "/nonexistent-home");
+      const owner = (name: string) => {
+        const keys = r.sessions.filter((s) => s.archives.some((a) => path.basename(a.path) === name) || s.related.some((f) => path.basename(f.path) === name)).map((s) => s.sessionKey);
+        return keys.length === 0 ? null : keys.join(",");
+      };
+      for (const [name, key] of Object.entries(files)) {
+        expect(owner(name), name).toBe(key);
+        if (key === null) expect(r.unattributed.map((u) => path.basename(u.path))).toContain(name);
+      }
+      for (const s of r.sessions) for (const a of s.archives) expect(a.evidence.length, a.path).toBeGreaterThan(0);
+    });
+  }
+
+  it("gives unattributed files a header id, timestamps and a preview", async () => {
+    const r = await lsOf(path.join(scenarioDir("files", "orphans"), "state"), "/nonexistent-home");
+    const lost = r.unattributed.find((u) => u.path.endsWith("c822c754-948f-4e45-b54f-3b2dd1c378ad.jsonl"))!;
+    expect(lost.headerId).toBe("c822c754-948f-4e45-b54f-3b2dd1c378ad");
+    expect(lost.firstTimestamp).toMatch(/^2026-07-01T/);
+    expect(lost.lastTimestamp).toMatch(/^2026-07-01T/);
+    expect(lost.preview).toBeTruthy();
+  });
+});
+
+describe("ls on broken stores", () => {
+  it("lists every transcript of a 0-byte sessions.json as unattributed and reports the store", async () => {
+    const r = await lsOf(path.join(scenarioDir("files", "store-empty"), "state"), "/nonexistent-home");
+    expect(r.sessions).toEqual([]);
+    expect(r.storeProblems[0]!.state).toBe("empty");
+    expect(r.unattributed.length).toBeGreaterThanOrEqual(2);
+  });
+  it("reports invalid JSON and keeps listing", async () => {
+    const r = await lsOf(path.join(scenarioDir("files", "store-invalid"), "state"), "/nonexistent-home");
+    expect(r.storeProblems[0]!.state).toBe("invalid-json");
+    expect(r.unattributed.length).toBeGreaterThan(0);
+    expect(r.files.map((f) => f.kind)).toEqual(expect.arrayContaining(["store-temp", "store-backup"]));
+  });
+  it("reports what OpenClaw's loader would drop, without applying it", async () => {
+    const { stateDir, home } = copyState("files", "single-active");
+    const store = path.join(stateDir, "agents/main/sessions/sessions.json");
+    const data = JSON.parse(fs.readFileSync(store, "utf8"));
+    data["agent:main:bad"] = "not an object";
+    data["agent:main:unsafe"] = { sessionId: "../../etc/passwd", updatedAt: 1 };
+    data["agent:main:legacy"] = { sessionId: "abc", updatedAt: "yesterday", provider: "telegram" };
+    fs.writeFileSync(store, JSON.stringify(data, null, 2));
+    const r = await lsOf(stateDir, home);
+    expect(r.droppedEntries.map((d) => d.sessionKey).sort()).toEqual(["agent:main:bad", "agent:main:unsafe"]);
+    const legacy = r.sessions.find((s) => s.sessionKey === "agent:main:legacy")!;
+    expect(legacy.loadNotes.map((n) => n.code).sort()).toEqual(["invalid-updated-at", "legacy-field"]);
+  });
+  it("never writes to the store", async () => {
+    const dir = path.join(CORPUS, "files", "artifact-zoo", "state");
+    const before = hashTree(dir);
+    await lsOf(dir, "/nonexistent-home");
+    await runLs({ stateDir: dir, stats: true }, { env: { HOME: "/nonexistent-home" }, cwd: "/" });
+    expect(hashTree(dir)).toEqual(before);
+  });
+});

@@ -1,0 +1,23 @@
+/** Runs the CLI in-process with captured streams, NO_COLOR and a private HOME. */
+import { run } from "../../src/cli/program.js";
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: () => any;
+}
+
+export async function cli(argv: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  const code = await run(argv, {
+    stdout: { write: (s: string) => ((stdout += s), true), isTTY: false },
+    stderr: { write: (s: string) => ((stderr += s), true), isTTY: false },
+    stdinIsTTY: false,
+    env: { NO_COLOR: "1", HOME: "/nonexistent-home", ...opts.env },
+    cwd: opts.cwd ?? process.cwd(),
+  });
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}

@@ -32,46 +32,46 @@ const strictDecoder = new TextDecoder("utf-8", { fatal: true });
 
 function decode(buf: Buffer): { text: string; invalidUtf8: boolean } {
   try {
-      return { text: strictDecoder.decode(buf), invalidUtf8: false };
-    } catch {
-      return { text: buf.toString("utf8"), invalidUtf8: true };
-    }
+    return { text: strictDecoder.decode(buf), invalidUtf8: false };
+  } catch {
+    return { text: buf.toString("utf8"), invalidUtf8: true };
   }
+}
 
-  /** Splits a byte stream into lines. */
-  export async function* splitLines(
-    chunks: AsyncIterable<Buffer | Uint8Array>,
-    maxLineBytes = DEFAULT_MAX_LINE_BYTES,
-  ): AsyncGenerator<RawLine> {
-    let parts: Buffer[] = [];
-    let lineBytes = 0;
-    let overflow = false;
-    let lineNo = 0;
-    let lineStart = 0;
-    let consumed = 0; // bytes of the stream before the current chunk
+/** Splits a byte stream into lines. */
+export async function* splitLines(
+  chunks: AsyncIterable<Buffer | Uint8Array>,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+): AsyncGenerator<RawLine> {
+  let parts: Buffer[] = [];
+  let lineBytes = 0;
+  let overflow = false;
+  let lineNo = 0;
+  let lineStart = 0;
+  let consumed = 0; // bytes of the stream before the current chunk
 
-    const finish = (unterminated: boolean): RawLine => {
-      lineNo += 1;
-      const line: RawLine = { lineNo, text: null, bytes: lineBytes, offset: lineStart };
-      if (overflow) {
-        line.tooLong = true;
-      } else {
-        let buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-        if (buf.length > 0 && buf[buf.length - 1] === 0x0d) {
-          buf = buf.subarray(0, buf.length - 1);
-          line.bytes -= 1;
-          line.crlf = true;
-        }
-        const d = decode(buf);
-        line.text = d.text;
-        if (d.invalidUtf8) line.invalidUtf8 = true;
+  const finish = (unterminated: boolean): RawLine => {
+    lineNo += 1;
+    const line: RawLine = { lineNo, text: null, bytes: lineBytes, offset: lineStart };
+    if (overflow) {
+      line.tooLong = true;
+    } else {
+      let buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+      if (buf.length > 0 && buf[buf.length - 1] === 0x0d) {
+        buf = buf.subarray(0, buf.length - 1);
+        line.bytes -= 1;
+        line.crlf = true;
       }
-      if (unterminated) line.unterminated = true;
-      parts = [];
-      lineBytes = 0;
-      overflow = false;
-      return line;
-    };
+      const d = decode(buf);
+      line.text = d.text;
+      if (d.invalidUtf8) line.invalidUtf8 = true;
+    }
+    if (unterminated) line.unterminated = true;
+    parts = [];
+    lineBytes = 0;
+    overflow = false;
+    return line;
+  };
 
   try {
     for await (const raw of chunks) {

@@ -43,6 +43,8 @@ export interface SqliteDb {
   readonly dbPath: string;
   /** Which side files were copied along (e.g. ["-wal"]). */
   readonly copied: string[];
+  /** The private temp dir holding the copy; removed by close(). */
+  readonly snapshotDir: string;
   all(sql: string, ...params: unknown[]): SqliteRow[];
   get(sql: string, ...params: unknown[]): SqliteRow | undefined;
   /** Row-by-row iteration, so a long transcript is never held in memory at once. */
@@ -160,6 +162,7 @@ export function openSqliteReadOnly(dbPath: string, opts: OpenSqliteOptions = {})
     driver,
     dbPath,
     copied,
+    snapshotDir: dir,
     all: (sql, ...params) => stmt(sql).all(...params) as SqliteRow[],
     get: (sql, ...params) => stmt(sql).get(...params) as SqliteRow | undefined,
     iterate: (sql, ...params) => {

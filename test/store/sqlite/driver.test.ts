@@ -1,13 +1,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 import { chooseSqliteDriver, loadNodeSqlite, openSqliteReadOnly } from "../../../src/store/sqlite/driver.js";
-import { AVAILABLE_DRIVERS } from "./helpers.js";
-
-const require = createRequire(import.meta.url);
-const Better = require("better-sqlite3") as typeof import("better-sqlite3");
+import { AVAILABLE_DRIVERS, openWriter } from "./helpers.js";
 
 describe("chooseSqliteDriver", () => {
   it("prefers node:sqlite when the runtime has it", () => {
@@ -36,17 +32,16 @@ afterEach(() => {
  * A WAL database whose last rows exist only in `-wal`: the writer stays open (SQLite checkpoints
  * and deletes the WAL when the last connection closes), like a Gateway that never checkpointed.
  */
-function makeWalDb(): { dir: string; file: string; writer: import("better-sqlite3").Database } {
+function makeWalDb(): { dir: string; file: string; writer: { exec(sql: string): void; close(): void } } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-wal-test-"));
   tmpDirs.push(dir);
   const file = path.join(dir, "openclaw-agent.sqlite");
-  const writer = new Better(file);
-  writer.pragma("journal_mode = WAL");
-  writer.pragma("wal_autocheckpoint = 0");
+  const writer = openWriter(file);
+  writer.exec("PRAGMA journal_mode = WAL");
+  writer.exec("PRAGMA wal_autocheckpoint = 0");
   writer.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT) STRICT");
   writer.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  const ins = writer.prepare("INSERT INTO t (v) VALUES (?)");
-  for (let i = 0; i < 50; i++) ins.run(`row ${i}`);
+  for (let i = 0; i < 50; i++) writer.exec(`INSERT INTO t (v) VALUES ('row ${i}')`);
   return { dir, file, writer };
 }
 

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { chooseSqliteDriver, loadNodeSqlite, openSqliteReadOnly } from "../../../src/store/sqlite/driver.js";
-import { AVAILABLE_DRIVERS, openWriter } from "./helpers.js";
+import { AVAILABLE_DRIVERS, SQLITE_CORPUS, openWriter } from "./helpers.js";
 
 describe("chooseSqliteDriver", () => {
   it("prefers node:sqlite when the runtime has it", () => {
@@ -97,5 +97,24 @@ describe.each(AVAILABLE_DRIVERS)("openSqliteReadOnly (%s)", (driver) => {
     expect(() => db.all("INSERT INTO t (v) VALUES ('x')")).toThrow();
     db.close();
     expect(fs.existsSync(snap)).toBe(false);
+  });
+});
+
+describe.each(AVAILABLE_DRIVERS)("corpus shared state DB (%s)", (driver) => {
+  it("holds its whole schema only in the WAL: read with it, everything; main file alone, nothing", () => {
+    const src = path.join(SQLITE_CORPUS, "sqlite-basic", "state", "state", "openclaw.sqlite");
+    const tables = (p: string) => {
+      const db = openSqliteReadOnly(p, { prefer: driver });
+      try {
+        return Number(db.get("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'")!.n);
+      } finally {
+        db.close();
+      }
+    };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-alone-"));
+    tmpDirs.push(dir);
+    fs.copyFileSync(src, path.join(dir, "x.sqlite"));
+    expect(tables(src)).toBeGreaterThan(50);
+    expect(tables(path.join(dir, "x.sqlite"))).toBe(0);
   });
 });

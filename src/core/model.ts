@@ -53,7 +53,12 @@ export interface LoadNote {
     | "non-string-session-file"
     | "invalid-updated-at"
     | "legacy-field"
-    | "duplicate-alias";
+    | "duplicate-alias"
+    // SQLite era (session_nodes rows)
+    | "sqlite-placeholder"
+    | "sqlite-unparsable-entry"
+    | "sqlite-row-mismatch"
+    | "sqlite-entry-not-validated";
   field?: string;
   message: string;
 }
@@ -262,6 +267,20 @@ export interface UnattributedFile {
   reason: string;
   /** Machine keys (cron, heartbeat, subagent) vs likely human conversations, when guessable. */
   ref: TranscriptRef;
+  /** A key the data names although no live entry has it (SQLite archive row, placeholder node). */
+  sessionKey?: string | null;
+  evidence?: Evidence[];
+}
+
+/** SQLite-era facts about the database behind a StoreIndex. */
+export interface SqliteStoreInfo {
+  driver: "node:sqlite" | "better-sqlite3";
+  userVersion: number | null;
+  journalMode: string | null;
+  /** Row counts of the session tables (as seen with the WAL applied). */
+  counts: Record<string, number>;
+  /** Side files read along with the main file, e.g. ["-wal"]. */
+  sideFiles: string[];
 }
 
 /** Everything `ls` shows for one agent store. Built without reading transcript bodies. */
@@ -272,4 +291,6 @@ export interface StoreIndex {
   files: ClassifiedFile[];
   sessions: SessionRecord[];
   unattributed: UnattributedFile[];
+  /** Present for era "sqlite". */
+  sqlite?: SqliteStoreInfo;
 }

@@ -1,0 +1,336 @@
+/**
+ * Plain readers for the tables of an OpenClaw 9.6 agent database (agent schema 23). They return
+ * rows as stored, decoded (JSON parsed, zstd inflated) but never normalised: judging a row is the
+ * index's job. Tables that an older schema lacks read as empty.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { RawLine } from "../lines.js";
+import { bufferLines, zstdDecompressSync } from "../lines.js";
+import type { SqliteDb, SqliteRow } from "./driver.js";
+
+const strictDecoder = new TextDecoder("utf-8", { fatal: true });
+
+function decodeUtf8(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
+  try {
+    return { text: strictDecoder.decode(bytes), invalidUtf8: false };
+  } catch {
+    return { text: Buffer.from(bytes).toString("utf8"), invalidUtf8: true };
+  }
+}
+
+const num = (v: unknown): number | null => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : null);
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+export function hasTable(db: SqliteDb, name: string): boolean {
+  return db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?", name) !== undefined;
+}
+
+export interface DbFacts {
+  userVersion: number | null;
+  journalMode: string | null;
+  counts: Record<string, number>;
+}
+
+export const COUNTED_TABLES = [
+  "session_nodes",
+  "session_windows",
+  "transcript_events",
+  "session_transcript_archives",
+  "session_transcript_cold_archives",
+] as const;
+
+export function readDbFacts(db: SqliteDb): DbFacts {
+  const counts: Record<string, number> = {};
+  for (const t of COUNTED_TABLES) {
+    if (hasTable(db, t)) counts[t] = num(db.get(`SELECT count(*) AS n FROM ${t}`)!.n) ?? 0;
+  }
+  return {
+    userVersion: num(db.get("PRAGMA user_version")?.user_version),
+    journalMode: str(db.get("PRAGMA journal_mode")?.journal_mode),
+    counts,
+  };
+}
+
+// ---- session_nodes -------------------------------------------------------------------------
+
+export interface SessionNodeRow {
+  sessionKey: string;
+  currentSessionId: string;
+  /** entry_json as stored. */
+  entryJson: string;
+  /** entry_json parsed; undefined when it does not parse. */
+  entry: unknown;
+  parseError?: string;
+  /** 1 valid, 0 not validated, -1 placeholder. */
+  entryValid: number | null;
+  updatedAt: number | null;
+  /**
+   * A row every OpenClaw loader reports as "no session": `sessions.delete {deleteTranscript:false}`
+   * leaves `entry_json = '{}'`, `entry_valid = -1` while keeping the window and its events.
+   */
+  placeholder: boolean;
+  row: SqliteRow;
+}
+
+export function readSessionNodes(db: SqliteDb): SessionNodeRow[] {
+  if (!hasTable(db, "session_nodes")) return [];
+  return db.all("SELECT * FROM session_nodes ORDER BY session_key").map((row) => {
+    const entryJson = str(row.entry_json) ?? "";
+    let entry: unknown;
+    let parseError: string | undefined;
+    try {
+      entry = JSON.parse(entryJson);
+    } catch (err) {
+      parseError = (err as Error).message;
+    }
+    const entryValid = num(row.entry_valid);
+    const emptyObject = typeof entry === "object" && entry !== null && !Array.isArray(entry) && Object.keys(entry).length === 0;
+    const node: SessionNodeRow = {
+      sessionKey: String(row.session_key),
+      currentSessionId: String(row.current_session_id),
+      entryJson,
+      entry,
+      entryValid,
+      updatedAt: num(row.updated_at),
+      placeholder: entryValid === -1 || emptyObject,
+      row,
+    };
+    if (parseError !== undefined) node.parseError = parseError;
+    return node;
+  });
+}
+
+// ---- session_windows -----------------------------------------------------------------------
+
+export interface SessionWindowRow {
+  sessionId: string;
+  sessionKey: string;
+  previousSessionId: string | null;
+  reason: string | null;
+  createdAt: number | null;
+  updatedAt: number | null;
+  transcriptUpdatedAt: number | null;
+  row: SqliteRow;
+}
+
+/** All windows, in OpenClaw's own order: `created_at, rowid`. */
+export function readSessionWindows(db: SqliteDb): SessionWindowRow[] {
+  if (!hasTable(db, "session_windows")) return [];
+  return db.all("SELECT * FROM session_windows ORDER BY created_at ASC, rowid ASC").map((row) => ({
+    sessionId: String(row.session_id),
+    sessionKey: String(row.session_key),
+    previousSessionId: str(row.previous_session_id),
+    reason: str(row.reason),
+    createdAt: num(row.created_at),
+    updatedAt: num(row.updated_at),
+    transcriptUpdatedAt: num(row.transcript_updated_at),
+    row,
+  }));
+}
+
+// ---- transcript_events ---------------------------------------------------------------------
+
+export interface TranscriptEventStats {
+  events: number;
+  /** Bytes of the decoded lines plus one newline each: the size the window would have as JSONL. */
+  bytes: number;
+}
+
+/** Event count and decoded size per session id, without decoding any payload. */
+export function readEventStats(db: SqliteDb): Map<string, TranscriptEventStats> {
+  const out = new Map<string, TranscriptEventStats>();
+  if (!hasTable(db, "transcript_events")) return out;
+  const rows = db.all(
+    `SELECT session_id, count(*) AS n,
+            sum(coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB)), 0)) AS b
+       FROM transcript_events GROUP BY session_id`,
+  );
+  for (const r of rows) {
+    const n = num(r.n) ?? 0;
+    out.set(String(r.session_id), { events: n, bytes: (num(r.b) ?? 0) + n });
+  }
+  return out;
+}
+
+/** One transcript line as the shared transcript core sees it, plus where it came from. */
+export interface SqliteRawLine extends RawLine {
+  /** transcript_events.seq (storage order, unrelated to `__openclaw.seq`); null for cold/archive lines. */
+  seq: number | null;
+  storage: "json" | "zstd" | "cold" | "archive";
+  createdAt: number | null;
+}
+
+function eventText(row: SqliteRow): { text: string; invalidUtf8: boolean; storage: "json" | "zstd" } {
+  // Exactly one payload column is set; selecting only event_json would silently drop every
+  // compressed (1 KiB–4 MiB) event.
+  if (row.event_json != null) return { text: String(row.event_json), invalidUtf8: false, storage: "json" };
+  const blob = row.event_zstd as Uint8Array | null;
+  if (!blob) return { text: "", invalidUtf8: false, storage: "json" };
+  return { ...decodeUtf8(zstdDecompressSync(blob)), storage: "zstd" };
+}
+
+/**
+ * The events of one window ordered by `seq` (never by created_at: the header can be stamped after
+ * the first message), as lines. `afterSeq` skips events already delivered from a cold archive.
+ * The database must stay open until the iteration ends.
+ */
+export function* windowEventLines(db: SqliteDb, sessionId: string, opts: { afterSeq?: number; lineNoStart?: number; offsetStart?: number } = {}): Generator<SqliteRawLine> {
+  let lineNo = opts.lineNoStart ?? 0;
+  let offset = opts.offsetStart ?? 0;
+  const rows = db.iterate(
+    "SELECT seq, event_json, event_zstd, created_at FROM transcript_events WHERE session_id = ? AND seq > ? ORDER BY seq ASC",
+    sessionId,
+    opts.afterSeq ?? -1,
+  );
+  for (const row of rows) {
+    const { text, invalidUtf8, storage } = eventText(row);
+    const bytes = Buffer.byteLength(text, "utf8");
+    lineNo += 1;
+    const line: SqliteRawLine = { lineNo, text, bytes, offset, seq: num(row.seq), storage, createdAt: num(row.created_at) };
+    if (invalidUtf8) line.invalidUtf8 = true;
+    offset += bytes + 1;
+    yield line;
+  }
+}
+
+// ---- session_transcript_archives -----------------------------------------------------------
+
+export interface TranscriptArchiveRow {
+  sessionId: string;
+  generation: string;
+  sessionKey: string | null;
+  reason: string;
+  encoding: string;
+  archiveName: string;
+  archiveSha256: string;
+  blobBytes: number;
+  createdAt: number | null;
+  publishedAt: number | null;
+  row: SqliteRow;
+}
+
+/** Archive rows without their blobs (read one with `readArchiveDocument`). */
+export function readTranscriptArchives(db: SqliteDb): TranscriptArchiveRow[] {
+  if (!hasTable(db, "session_transcript_archives")) return [];
+  return db
+    .all(
+      `SELECT session_id, generation, session_key, reason, encoding, archive_name, archive_sha256,
+              length(archive_blob) AS blob_bytes, created_at, published_at, publish_attempts,
+              last_publish_attempt_at, last_publish_error
+         FROM session_transcript_archives ORDER BY created_at ASC, rowid ASC`,
+    )
+    .map((row) => ({
+      sessionId: String(row.session_id),
+      generation: String(row.generation),
+      sessionKey: str(row.session_key),
+      reason: String(row.reason),
+      encoding: String(row.encoding),
+      archiveName: String(row.archive_name),
+      archiveSha256: String(row.archive_sha256),
+      blobBytes: num(row.blob_bytes) ?? 0,
+      createdAt: num(row.created_at),
+      publishedAt: num(row.published_at),
+      row,
+    }));
+}
+
+function decodeBlob(blob: Uint8Array, encoding: string): Buffer {
+  if (encoding === "zstd") return zstdDecompressSync(blob);
+  if (encoding === "identity") return Buffer.from(blob);
+  throw new Error(`unknown archive encoding ${JSON.stringify(encoding)}`);
+}
+
+/** The raw (still encoded) blob of an archive row, e.g. to compare with the published file. */
+export function readArchiveBlob(db: SqliteDb, archiveName: string): { blob: Buffer; encoding: string } | null {
+  const row = db.get("SELECT encoding, archive_blob FROM session_transcript_archives WHERE archive_name = ?", archiveName);
+  if (!row) return null;
+  return { blob: Buffer.from(row.archive_blob as Uint8Array), encoding: String(row.encoding) };
+}
+
+/** The whole JSONL document of an archive row, decoded per its `encoding`. */
+export function readArchiveDocument(db: SqliteDb, archiveName: string): Buffer | null {
+  const b = readArchiveBlob(db, archiveName);
+  return b ? decodeBlob(b.blob, b.encoding) : null;
+}
+
+// ---- session_transcript_cold_archives ------------------------------------------------------
+
+export interface ColdArchiveRow {
+  sessionId: string;
+  generation: string;
+  archiveName: string;
+  archiveSha256: string;
+  eventCount: number | null;
+  lastSeq: number | null;
+  storage: string;
+  row: SqliteRow;
+}
+
+export function readColdArchives(db: SqliteDb): ColdArchiveRow[] {
+  if (!hasTable(db, "session_transcript_cold_archives")) return [];
+  return db
+    .all(
+      `SELECT session_id, generation, archive_name, archive_sha256, event_count, raw_bytes, archive_bytes,
+              last_seq, archived_at, storage FROM session_transcript_cold_archives ORDER BY archived_at ASC, rowid ASC`,
+    )
+    .map((row) => ({
+      sessionId: String(row.session_id),
+      generation: String(row.generation),
+      archiveName: String(row.archive_name),
+      archiveSha256: String(row.archive_sha256),
+      eventCount: num(row.event_count),
+      lastSeq: num(row.last_seq),
+      storage: String(row.storage),
+      row,
+    }));
+}
+
+/**
+ * The decoded JSONL of a cold archive: the blob when `storage = 'sqlite'`, else
+ * `<sessionsDir>/cold/<archive_name>` (always zstd). Null when the file is gone.
+ */
+export function readColdDocument(db: SqliteDb, cold: ColdArchiveRow, sessionsDir: string): Buffer | null {
+  if (cold.storage === "sqlite") {
+    const row = db.get("SELECT archive_blob FROM session_transcript_cold_archives WHERE session_id = ?", cold.sessionId);
+    return row?.archive_blob ? zstdDecompressSync(row.archive_blob as Uint8Array) : null;
+  }
+  const file = path.join(sessionsDir, "cold", cold.archiveName);
+  return fs.existsSync(file) ? zstdDecompressSync(fs.readFileSync(file)) : null;
+}
+
+// ---- lines for the transcript core ---------------------------------------------------------
+
+async function* relabel(lines: AsyncIterable<RawLine>, storage: SqliteRawLine["storage"]): AsyncGenerator<SqliteRawLine> {
+  for await (const l of lines) yield { ...l, seq: null, storage, createdAt: null };
+}
+
+/**
+ * Every line of a window, like reading its JSONL file: the cold archive first when one holds the
+ * window's early events (⚠ cold storage is absent from the corpus; we assume it holds seq ≤
+ * last_seq and skip those seqs if they are still in transcript_events), then transcript_events.
+ */
+export async function* windowLines(db: SqliteDb, sessionId: string, opts: { sessionsDir?: string } = {}): AsyncGenerator<SqliteRawLine> {
+  let afterSeq = -1;
+  let lineNo = 0;
+  let offset = 0;
+  const cold = opts.sessionsDir ? readColdArchives(db).find((c) => c.sessionId === sessionId) : undefined;
+  if (cold && opts.sessionsDir) {
+    const doc = readColdDocument(db, cold, opts.sessionsDir);
+    if (doc) {
+      for await (const l of relabel(bufferLines(doc), "cold")) {
+        lineNo = l.lineNo;
+        offset = l.offset + l.bytes + 1;
+        yield l;
+      }
+      afterSeq = cold.lastSeq ?? -1;
+    }
+  }
+  yield* windowEventLines(db, sessionId, { afterSeq, lineNoStart: lineNo, offsetStart: offset });
+}
+
+/** Lines of an archive row's document (identity or zstd), like reading the published file. */
+export function archiveLines(db: SqliteDb, archiveName: string): AsyncGenerator<SqliteRawLine> {
+  const doc = readArchiveDocument(db, archiveName);
+  return relabel(bufferLines(doc ?? Buffer.alloc(0)), "archive");
+}

@@ -1,0 +1,120 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { chooseSqliteDriver, loadNodeSqlite, openSqliteReadOnly } from "../../../src/store/sqlite/driver.js";
+import { AVAILABLE_DRIVERS, SQLITE_CORPUS, openWriter } from "./helpers.js";
+
+describe("chooseSqliteDriver", () => {
+  it("prefers node:sqlite when the runtime has it", () => {
+    expect(chooseSqliteDriver({ hasNodeSqlite: true })).toBe("node:sqlite");
+  });
+  it("falls back to better-sqlite3 (Node 20, or 22.5–22.12 without the flag)", () => {
+    expect(chooseSqliteDriver({ hasNodeSqlite: false })).toBe("better-sqlite3");
+  });
+  it("honours an explicit preference and refuses an impossible one", () => {
+    expect(chooseSqliteDriver({ hasNodeSqlite: true, prefer: "better-sqlite3" })).toBe("better-sqlite3");
+    expect(() => chooseSqliteDriver({ hasNodeSqlite: false, prefer: "node:sqlite" })).toThrow(/node:sqlite/);
+  });
+  it("detects node:sqlite the way the runtime reports it", () => {
+    const major = Number(process.versions.node.split(".")[0]);
+    if (major <= 20) expect(loadNodeSqlite()).toBeNull();
+    if (major >= 24) expect(loadNodeSqlite()).not.toBeNull();
+  });
+});
+
+const tmpDirs: string[] = [];
+afterEach(() => {
+  for (const d of tmpDirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/**
+ * A WAL database whose last rows exist only in `-wal`: the writer stays open (SQLite checkpoints
+ * and deletes the WAL when the last connection closes), like a Gateway that never checkpointed.
+ */
+function makeWalDb(): { dir: string; file: string; writer: { exec(sql: string): void; close(): void } } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-wal-test-"));
+  tmpDirs.push(dir);
+  const file = path.join(dir, "openclaw-agent.sqlite");
+  const writer = openWriter(file);
+  writer.exec("PRAGMA journal_mode = WAL");
+  writer.exec("PRAGMA wal_autocheckpoint = 0");
+  writer.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT) STRICT");
+  writer.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  for (let i = 0; i < 50; i++) writer.exec(`INSERT INTO t (v) VALUES ('row ${i}')`);
+  return { dir, file, writer };
+}
+
+function listing(dir: string): Record<string, number> {
+  return Object.fromEntries(fs.readdirSync(dir).map((n) => [n, fs.statSync(path.join(dir, n)).size]));
+}
+
+describe.each(AVAILABLE_DRIVERS)("openSqliteReadOnly (%s)", (driver) => {
+  it("recovers rows that exist only in the WAL, without touching the directory", () => {
+    const { dir, file, writer } = makeWalDb();
+    try {
+      expect(fs.statSync(file + "-wal").size).toBeGreaterThan(0);
+      const before = listing(dir);
+      const db = openSqliteReadOnly(file, { prefer: driver });
+      try {
+        expect(db.driver).toBe(driver);
+        expect(db.copied).toEqual(["-wal"]);
+        // -shm was not copied; SQLite rebuilt the wal-index from the WAL.
+        expect(db.get("SELECT count(*) AS n FROM t")!.n).toBe(50);
+      } finally {
+        db.close();
+      }
+      expect(listing(dir)).toEqual(before);
+    } finally {
+      writer.close();
+    }
+  });
+
+  it("misses those rows when the main file is read alone (why the WAL is copied)", () => {
+    const { dir, file, writer } = makeWalDb();
+    try {
+      const alone = path.join(dir, "alone");
+      fs.mkdirSync(alone);
+      fs.copyFileSync(file, path.join(alone, "x.sqlite"));
+      const db = openSqliteReadOnly(path.join(alone, "x.sqlite"), { prefer: driver });
+      try {
+        expect(db.copied).toEqual([]);
+        expect(db.get("SELECT count(*) AS n FROM t")!.n).toBe(0);
+      } finally {
+        db.close();
+      }
+    } finally {
+      writer.close();
+    }
+  });
+
+  it("refuses writes and removes its snapshot on close", () => {
+    const { file, writer } = makeWalDb();
+    writer.close();
+    const db = openSqliteReadOnly(file, { prefer: driver });
+    const snap = db.snapshotDir;
+    expect(fs.existsSync(snap)).toBe(true);
+    expect(() => db.all("INSERT INTO t (v) VALUES ('x')")).toThrow();
+    db.close();
+    expect(fs.existsSync(snap)).toBe(false);
+  });
+});
+
+describe.each(AVAILABLE_DRIVERS)("corpus shared state DB (%s)", (driver) => {
+  it("holds its whole schema only in the WAL: read with it, everything; main file alone, nothing", () => {
+    const src = path.join(SQLITE_CORPUS, "sqlite-basic", "state", "state", "openclaw.sqlite");
+    const tables = (p: string) => {
+      const db = openSqliteReadOnly(p, { prefer: driver });
+      try {
+        return Number(db.get("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'")!.n);
+      } finally {
+        db.close();
+      }
+    };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-alone-"));
+    tmpDirs.push(dir);
+    fs.copyFileSync(src, path.join(dir, "x.sqlite"));
+    expect(tables(src)).toBeGreaterThan(50);
+    expect(tables(path.join(dir, "x.sqlite"))).toBe(0);
+  });
+});

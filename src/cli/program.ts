@@ -5,6 +5,7 @@ import { createApp, type App } from "./app.js";
 import type { IO } from "./output.js";
 import { registerLs } from "./commands/ls.js";
 import { ExitCode } from "../core/errors.js";
+import { closeStores } from "../store/index.js";
 
 const require = createRequire(import.meta.url);
 export const VERSION: string = (require("../../package.json") as { version: string }).version;
@@ -46,11 +47,13 @@ export async function run(argv: string[], io: IO): Promise<number> {
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (err) {
+    closeStores();
     if (err instanceof CommanderError) {
       if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
       return ExitCode.usage;
     }
     throw err;
   }
+  closeStores();
   return app.exitCode;
 }

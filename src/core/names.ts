@@ -178,3 +178,10 @@ export function classifyName(name: string): NameClass {
   }
   return { kind: "other", sessionId: null };
 }
+
+const IMPORT_ARCHIVE = /\.([^.]+)\.jsonl\.imported-\d+(?:\.\d+)?$/;
+
+/** `<keySlug>.<sessionId>.jsonl.imported-<ms>[.<n>]` (9.6 Doctor import) → the sessionId. */
+export function parseImportArchiveName(name: string): string | null {
+  return IMPORT_ARCHIVE.exec(name)?.[1] ?? null;
+}

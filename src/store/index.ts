@@ -1,11 +1,15 @@
 /**
  * The one entry point commands use to reach a store, whatever its era: locate, index, read lines.
+ * Commands never ask which era they are on; they get a StoreIndex and read through TranscriptRefs.
  */
+import path from "node:path";
 import type { StoreIndex, TranscriptRef } from "../core/model.js";
-import { unsupportedError } from "../core/errors.js";
 import { fileLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
 import { buildFilesIndex } from "./files/index.js";
+import { indexSqliteAgent } from "./sqlite/index.js";
+import { openSqliteReadOnly, type SqliteDb } from "./sqlite/driver.js";
+import { archiveLines, windowLines } from "./sqlite/read.js";
 
 export type { AgentTarget, StoreSelection };
 
@@ -16,12 +20,14 @@ export interface StoreContext {
 
 export async function indexStore(target: AgentTarget, ctx: StoreContext): Promise<StoreIndex> {
   if (target.era === "sqlite") {
-    throw unsupportedError(
-      "SQLITE_ERA_UNSUPPORTED",
-      `agent "${target.agentId}" uses OpenClaw's SQLite store (${target.storePath}); this build reads file-backed stores only`,
-      "SQLite-era support (OpenClaw ≥ 2026.7.2) is tracked in issue 7",
-      { storePath: target.storePath },
-    );
+    return indexSqliteAgent({
+      stateDir: target.stateDir,
+      agentId: target.agentId,
+      sessionsDir: target.sessionsDir,
+      dbPath: target.sqlitePath!,
+      homeDir: target.homeDir,
+      resolvedBy: target.resolvedBy,
+    });
   }
   return buildFilesIndex(target, ctx.env);
 }
@@ -34,8 +40,32 @@ export async function openStores(sel: StoreSelection, ctx: StoreContext): Promis
   return out;
 }
 
+// One private read-only copy per database for the whole run (copying per read would be slow).
+const openDbs = new Map<string, SqliteDb>();
+
+function dbFor(dbPath: string): SqliteDb {
+  let db = openDbs.get(dbPath);
+  if (!db) {
+    db = openSqliteReadOnly(dbPath);
+    openDbs.set(dbPath, db);
+  }
+  return db;
+}
+
+/** Close every database copy this run opened (the CLI calls it once at the end). */
+export function closeStores(): void {
+  for (const db of openDbs.values()) db.close();
+  openDbs.clear();
+}
+
 /** Stream the raw lines of any transcript the model refers to. */
 export function transcriptLines(ref: TranscriptRef): AsyncIterable<RawLine> {
   if (ref.kind === "file") return fileLines(ref.path, { compression: ref.compression });
-  throw unsupportedError("SQLITE_ERA_UNSUPPORTED", `cannot read ${ref.label}: SQLite-era transcripts are not supported by this build`);
+  const db = dbFor(ref.dbPath);
+  if (ref.kind === "sqlite") {
+    // agents/<id>/agent/openclaw-agent.sqlite → agents/<id>/sessions for cold archives
+    const sessionsDir = path.join(path.dirname(path.dirname(ref.dbPath)), "sessions");
+    return windowLines(db, ref.sessionId, { sessionsDir });
+  }
+  return archiveLines(db, ref.archiveName);
 }

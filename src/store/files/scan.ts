@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ClassifiedFile } from "../../core/model.js";
-import { classifyName } from "../../core/names.js";
+import { classifyName, parseImportArchiveName } from "../../core/names.js";
 
 /** Subfolders whose files are not classified by name. */
 const FOLDER_KINDS: Record<string, ClassifiedFile["kind"]> = {
@@ -15,7 +15,8 @@ const FOLDER_KINDS: Record<string, ClassifiedFile["kind"]> = {
 
 const MAX_DEPTH = 6;
 
-export function scanDir(root: string, relBase = ""): ClassifiedFile[] {
+export function scanDir(root: string, opts: { relBase?: string; kind?: ClassifiedFile["kind"] } = {}): ClassifiedFile[] {
+  const relBase = opts.relBase ?? "";
   const out: ClassifiedFile[] = [];
   const walk = (dir: string, rel: string, depth: number, forcedKind: ClassifiedFile["kind"] | null) => {
     let names: fs.Dirent[];
@@ -48,12 +49,12 @@ export function scanDir(root: string, relBase = ""): ClassifiedFile[] {
         bytes: st.size,
         mtimeMs: st.mtimeMs,
         symlink: st.isSymbolicLink(),
-        sessionId: forcedKind && forcedKind !== "import-archive" ? null : cls.sessionId,
+        sessionId: forcedKind === "import-archive" ? parseImportArchiveName(d.name) : forcedKind ? null : cls.sessionId,
       };
       if (cls.archive && !forcedKind) file.archive = cls.archive;
       out.push(file);
     }
   };
-  walk(root, "", 0, null);
+  walk(root, "", 0, opts.kind ?? null);
   return out;
 }

@@ -23,7 +23,8 @@ import type {
 } from "../../core/model.js";
 import { TRANSCRIPT_KINDS } from "../../core/model.js";
 import { openSqliteReadOnly, type SqliteDriverName } from "./driver.js";
-import { listSqliteAgentFiles, parseArchiveName } from "./files.js";
+import { listSqliteAgentFiles } from "./files.js";
+import { parseArchiveName } from "../../core/names.js";
 import {
   readColdArchives,
   readDbFacts,
@@ -255,6 +256,9 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
         ref: windowRef(sessionId),
       },
       archives,
+      related: [],
+      // 9.6's history reader reads the current window; there is no file fallback.
+      historySource: { path: activePath, via: "active", considered: [], ref: windowRef(sessionId) },
       lineage,
       windows: windowList,
     });

@@ -3,7 +3,7 @@
  * SQLite-era variant (latest reset window, error-turn text).
  */
 import { Diagnostics } from "./diagnostics.js";
-import type { EntryRecord, TranscriptLine } from "./parse.js";
+import type { EntryRecord } from "./parse.js";
 import { allIndices, pathPosition, scanTranscript, walkEntries, type OpenLines, type ScanResult, type WalkedEntry } from "./scan.js";
 import { contentText, contentTypes, llmErrorText, resultCallId, TEXT_71, TEXT_96, toolCallIds, toolCallNames } from "./text.js";
 
@@ -68,10 +68,7 @@ type Msg = Record<string, unknown>;
 const num = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
 const strOr = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
-function messageOf(rec: EntryRecord): Msg | null {
-  const m = rec.raw.message;
-  return typeof m === "object" && m !== null && !Array.isArray(m) ? (m as Msg) : null;
-}
+const messageOf = (rec: EntryRecord): Msg | null => rec.message;
 
 function base(w: WalkedEntry, seq: number): Pick<HistoryItem, "seq" | "id" | "timestamp" | "lineNo"> {
   return { seq, id: w.node.id, timestamp: w.rec.timestamp, lineNo: w.node.lineNo };
@@ -243,5 +240,3 @@ export async function projectHistory96(open: OpenLines, opts: HistoryOptions = {
   }
   return { items: sink.items, total: sink.seq, scan };
 }
-
-export type { TranscriptLine };

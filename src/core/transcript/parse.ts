@@ -44,6 +44,8 @@ export interface EntryRecord extends Located {
   /** string, null (a root), or undefined when the key is missing or not a string/null. */
   parentId: string | null | undefined;
   timestamp: string | null;
+  /** `raw.message` when it is an object (same reference, not a copy). */
+  message: Record<string, unknown> | null;
   raw: Record<string, unknown>;
 }
 
@@ -86,6 +88,7 @@ function flagsOf(line: TranscriptLine): LineFlags {
   return f;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
 function malformedHint(text: string, unterminated: boolean): string | undefined {
@@ -141,6 +144,7 @@ export function parseLine(line: TranscriptLine): ParsedRecord {
     hasParentKey: "parentId" in raw,
     parentId: parentOf(raw),
     timestamp: str(raw.timestamp),
+    message: isObject(raw.message) ? raw.message : null,
     raw,
   };
 }

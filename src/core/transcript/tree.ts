@@ -64,7 +64,10 @@ export class TreeBuilder {
 
   add(rec: EntryRecord): void {
     this.diag.entries += 1;
-    if (rec.type !== "" && !isKnownEntryType(rec.type)) this.diag.unknownTypes.add(rec.type);
+    if (!isKnownEntryType(rec.type) && !this.diag.unknownTypes.has(rec.type)) {
+      this.diag.unknownTypes.add(rec.type);
+      this.diag.add({ code: "unknown-type", lineNo: rec.lineNo, message: `unknown entry type ${JSON.stringify(rec.type)}; kept as an opaque row` });
+    }
     if (rec.type === "leaf") this.addLeafRow(rec);
     else this.addCanonical(rec);
   }

@@ -161,3 +161,12 @@ describe("llmErrorText", () => {
     expect(llmErrorText(undefined)).toBe("⚠️ LLM request failed (unknown error).");
   });
 });
+
+describe("all branches on the corpus", () => {
+  it("leaf-rewind: the rewound turn is off the active branch", async () => {
+    const file = statePath("leaf-rewind", "$STATE/agents/main/sessions/c5bd40d1-e145-40fb-8df8-8519bad0bd7d.jsonl");
+    const { items, scan } = await projectAllBranches(openFile(file));
+    expect(items.map((i) => i.onActiveBranch)).toEqual([true, true, false, false, false, false]);
+    expect(scan.tree.leafRule).toBe("leaf-rows");
+  });
+});

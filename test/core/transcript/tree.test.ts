@@ -106,3 +106,13 @@ describe("childrenOf", () => {
     expect(ids(t, children[0]!)).toEqual(["early", "late"]);
   });
 });
+
+describe("unknown types", () => {
+  it("keeps unknown rows linked and lists their type once", () => {
+    const d = new Diagnostics();
+    const t = buildTree(records([msg("a", null, "user", "q"), row("plugin_thing", "p", "a"), row("plugin_thing", "p2", "p"), msg("b", "p2", "user", "x")]), d);
+    expect(pathIds(t)).toEqual(["a", "p", "p2", "b"]);
+    expect([...d.unknownTypes]).toEqual(["plugin_thing"]);
+    expect(d.count("unknown-type")).toBe(1);
+  });
+});

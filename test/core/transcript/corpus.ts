@@ -16,12 +16,3 @@ export const statePath = (scenario: string, p: string): string =>
   p.replace("$STATE", path.join(CORPUS, "files", scenario, "state"));
 
 export const openFile = (file: string): OpenLines => () => fileLines(file);
-
-/** An in-memory JSONL document as lines (for unit tests). */
-export function openText(text: string): OpenLines {
-  return () => {
-    const { bufferLines } = lines;
-    return bufferLines(Buffer.from(text, "utf8"));
-  };
-}
-import * as lines from "../../../src/store/lines.js";

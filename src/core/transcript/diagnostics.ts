@@ -1,0 +1,85 @@
+/** Counts and line numbers of everything a transcript reader skipped, repaired or doubted. */
+
+export type IssueCode =
+  // line level
+  | "blank"
+  | "malformed"
+  | "too-long"
+  | "not-object"
+  | "invalid-utf8"
+  | "unterminated"
+  | "missing-header"
+  | "extra-header"
+  | "bad-message"
+  // tree level
+  | "missing-id"
+  | "duplicate-id"
+  | "self-parent"
+  | "broken-chain"
+  | "parentless"
+  | "reset-reparent"
+  | "cycle"
+  | "leaf-unknown-target"
+  | "unknown-type"
+  // second pass
+  | "changed-between-passes";
+
+export interface Issue {
+  code: IssueCode;
+  /** null when the issue is not tied to one line. */
+  lineNo: number | null;
+  id?: string;
+  message: string;
+  hint?: string;
+}
+
+/** Lines that carry no usable record: OpenClaw skips these. */
+const SKIPPED: ReadonlySet<IssueCode> = new Set<IssueCode>(["blank", "malformed", "too-long", "not-object"]);
+
+export class Diagnostics {
+  readonly counts: Partial<Record<IssueCode, number>> = {};
+  /** The first `maxIssues` issues; later ones are only counted (memory stays flat). */
+  readonly issues: Issue[] = [];
+  droppedIssues = 0;
+  linesRead = 0;
+  entries = 0;
+  readonly unknownTypes = new Set<string>();
+
+  constructor(readonly maxIssues = 1000) {}
+
+  add(issue: Issue): void {
+    this.counts[issue.code] = (this.counts[issue.code] ?? 0) + 1;
+    if (this.issues.length < this.maxIssues) this.issues.push(issue);
+    else this.droppedIssues += 1;
+  }
+
+  count(code: IssueCode): number {
+    return this.counts[code] ?? 0;
+  }
+
+  /** Lines skipped as unreadable (blank, malformed, too long, not an object). */
+  get skipped(): number {
+    let n = 0;
+    for (const code of SKIPPED) n += this.count(code);
+    return n;
+  }
+
+  /** Line numbers recorded for a code (bounded by maxIssues). */
+  lineNumbers(code: IssueCode): number[] {
+    const out: number[] = [];
+    for (const i of this.issues) if (i.code === code && i.lineNo !== null) out.push(i.lineNo);
+    return out;
+  }
+
+  toJSON() {
+    return {
+      linesRead: this.linesRead,
+      entries: this.entries,
+      skipped: this.skipped,
+      counts: this.counts,
+      unknownTypes: [...this.unknownTypes],
+      issues: this.issues,
+      droppedIssues: this.droppedIssues,
+    };
+  }
+}

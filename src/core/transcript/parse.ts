@@ -1,0 +1,181 @@
+/**
+ * One transcript line → one record. Pure and total: never throws, whatever the bytes.
+ */
+import type { TranscriptHeader } from "../model.js";
+
+/** The shape of a line as the store layer yields it (structurally `RawLine` of src/store/lines). */
+export interface TranscriptLine {
+  lineNo: number;
+  text: string | null;
+  bytes: number;
+  offset: number;
+  invalidUtf8?: boolean;
+  tooLong?: boolean;
+  unterminated?: boolean;
+  crlf?: boolean;
+}
+
+export interface LineFlags {
+  invalidUtf8?: true;
+  unterminated?: true;
+  crlf?: true;
+}
+
+interface Located {
+  lineNo: number;
+  offset: number;
+  bytes: number;
+  flags: LineFlags;
+}
+
+export interface HeaderRecord extends Located {
+  kind: "header";
+  header: TranscriptHeader;
+  raw: Record<string, unknown>;
+}
+
+export interface EntryRecord extends Located {
+  kind: "entry";
+  type: string;
+  /** null when the row has no string id (v1 rows, damage). */
+  id: string | null;
+  /** false when the row has no `parentId` key at all (legacy flat rows). */
+  hasParentKey: boolean;
+  /** string, null (a root), or undefined when the key is missing or not a string/null. */
+  parentId: string | null | undefined;
+  timestamp: string | null;
+  /** `raw.message` when it is an object (same reference, not a copy). */
+  message: Record<string, unknown> | null;
+  raw: Record<string, unknown>;
+}
+
+export type ProblemCode = "blank" | "malformed" | "too-long" | "not-object";
+
+export interface ProblemRecord extends Located {
+  kind: "problem";
+  code: ProblemCode;
+  message: string;
+  hint?: string;
+}
+
+export type ParsedRecord = HeaderRecord | EntryRecord | ProblemRecord;
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set([
+  "message",
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info",
+  "reset",
+  "leaf",
+]);
+
+export const isKnownEntryType = (type: string): boolean => KNOWN_TYPES.has(type);
+
+// JSON allows tab/LF/CR only as whitespace between tokens; any raw C0 char is suspicious.
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+
+function flagsOf(line: TranscriptLine): LineFlags {
+  const f: LineFlags = {};
+  if (line.invalidUtf8) f.invalidUtf8 = true;
+  if (line.unterminated) f.unterminated = true;
+  if (line.crlf) f.crlf = true;
+  return f;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+function malformedHint(text: string, unterminated: boolean): string | undefined {
+  if (text.includes('"partialJson"') || RAW_CONTROL.test(text)) {
+    return "raw control character in a string, typically an interrupted tool call's partialJson (#69846)";
+  }
+  if (unterminated) return "the last line has no newline: probably a write cut off mid-line";
+  return undefined;
+}
+
+function headerOf(raw: Record<string, unknown>): TranscriptHeader {
+  return {
+    id: str(raw.id),
+    timestamp: str(raw.timestamp),
+    version: typeof raw.version === "number" ? raw.version : null,
+    parentSession: str(raw.parentSession),
+    cwd: str(raw.cwd),
+  };
+}
+
+function parentOf(raw: Record<string, unknown>): string | null | undefined {
+  const p = raw.parentId;
+  if (typeof p === "string" || p === null) return p;
+  return undefined;
+}
+
+/** Parses one line. Invalid UTF-8 is parsed as decoded (replacement chars) and flagged. */
+export function parseLine(line: TranscriptLine): ParsedRecord {
+  const base: Located = { lineNo: line.lineNo, offset: line.offset, bytes: line.bytes, flags: flagsOf(line) };
+  if (line.tooLong || line.text === null) {
+    return { ...base, kind: "problem", code: "too-long", message: `line of ${line.bytes} bytes was not kept in memory` };
+  }
+  const text = line.text;
+  if (text.trim() === "") return { ...base, kind: "problem", code: "blank", message: "blank line" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const hint = malformedHint(text, line.unterminated === true);
+    return { ...base, kind: "problem", code: "malformed", message, ...(hint ? { hint } : {}) };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ...base, kind: "problem", code: "not-object", message: "valid JSON but not an object" };
+  }
+  const raw = value as Record<string, unknown>;
+  if (raw.type === "session") return { ...base, kind: "header", header: headerOf(raw), raw };
+  return {
+    ...base,
+    kind: "entry",
+    type: typeof raw.type === "string" ? raw.type : "",
+    id: str(raw.id),
+    hasParentKey: "parentId" in raw,
+    parentId: parentOf(raw),
+    timestamp: str(raw.timestamp),
+    message: isObject(raw.message) ? raw.message : null,
+    raw,
+  };
+}
+
+/** UTF-8 byte length without allocating. */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i += 1;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * Lines from already-decoded events (SQLite `transcript_events`, test fixtures), so every
+ * projection runs on them unchanged. Offsets are cumulative as if the events were a JSONL file.
+ */
+export function linesFromEvents(events: readonly unknown[]): () => AsyncIterable<TranscriptLine> {
+  return async function* () {
+    let offset = 0;
+    for (let i = 0; i < events.length; i++) {
+      const text = typeof events[i] === "string" ? (events[i] as string) : JSON.stringify(events[i]);
+      const bytes = utf8Length(text);
+      yield { lineNo: i + 1, text, bytes, offset };
+      offset += bytes + 1;
+    }
+  };
+}

@@ -1,0 +1,28 @@
+/** Every line as written, parsed, with its place in the tree. */
+import { parseLine, type ParsedRecord } from "./parse.js";
+import { scanTranscript, type OpenLines, type ScanResult } from "./scan.js";
+
+export interface RawViewLine {
+  record: ParsedRecord;
+  /** Tree node index of a canonical entry; absent for the header, leaf rows and problems. */
+  node?: number;
+  /** null when the line is not a tree entry. */
+  onActiveBranch: boolean | null;
+}
+
+/** Streams every line (two passes: the first builds the tree). Holds one line at a time. */
+export async function* rawView(open: OpenLines, opts: { scan?: ScanResult } = {}): AsyncGenerator<RawViewLine> {
+  const scan = opts.scan ?? (await scanTranscript(open));
+  const { nodes, onPath } = scan.tree;
+  let k = 0;
+  for await (const line of open()) {
+    const record = parseLine(line);
+    while (k < nodes.length && nodes[k]!.lineNo < line.lineNo) k++;
+    const n = nodes[k];
+    if (n && n.lineNo === line.lineNo && record.kind === "entry") {
+      yield { record, node: n.index, onActiveBranch: onPath[n.index] === 1 };
+    } else {
+      yield { record, onActiveBranch: null };
+    }
+  }
+}

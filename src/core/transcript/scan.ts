@@ -1,0 +1,96 @@
+/**
+ * The two passes every view is built from. Pass 1 (`scanTranscript`) reads every line once and
+ * keeps only tree metadata. Pass 2 (`walkEntries`) re-reads the lines and parses only the
+ * entries a view asked for, so bodies of other lines are never held.
+ */
+import { Diagnostics } from "./diagnostics.js";
+import { parseLine, type EntryRecord, type HeaderRecord, type ParsedRecord, type TranscriptLine } from "./parse.js";
+import { TreeBuilder, type EntryTree, type TreeNode } from "./tree.js";
+
+/** Opens the transcript from its first line. Views may call it twice (two passes). */
+export type OpenLines = () => AsyncIterable<TranscriptLine>;
+
+export interface ScanResult {
+  /** The header, when the first readable record is one. */
+  header: HeaderRecord | null;
+  tree: EntryTree;
+  diagnostics: Diagnostics;
+}
+
+/** Records line-level problems and flags in the diagnostics. */
+export function noteLine(rec: ParsedRecord, diag: Diagnostics): void {
+  if (rec.kind === "problem") {
+    diag.add({ code: rec.code, lineNo: rec.lineNo, message: rec.message, ...(rec.hint ? { hint: rec.hint } : {}) });
+  }
+  if (rec.flags.invalidUtf8) {
+    diag.add({ code: "invalid-utf8", lineNo: rec.lineNo, message: "invalid UTF-8; read with replacement characters" });
+  }
+  if (rec.flags.unterminated && rec.kind !== "problem") {
+    diag.add({ code: "unterminated", lineNo: rec.lineNo, message: "last line has no final newline" });
+  }
+}
+
+/** Pass 1: header, tree and diagnostics; memory proportional to the number of entries. */
+export async function scanTranscript(open: OpenLines, diag: Diagnostics = new Diagnostics()): Promise<ScanResult> {
+  const builder = new TreeBuilder(diag);
+  let header: HeaderRecord | null = null;
+  let sawRecord = false;
+  for await (const line of open()) {
+    diag.linesRead += 1;
+    const rec = parseLine(line);
+    noteLine(rec, diag);
+    if (rec.kind === "problem") continue;
+    if (rec.kind === "header") {
+      if (sawRecord) diag.add({ code: "extra-header", lineNo: rec.lineNo, message: "session header after the first record; ignored" });
+      else header = rec;
+      sawRecord = true;
+      continue;
+    }
+    if (!sawRecord) diag.add({ code: "missing-header", lineNo: rec.lineNo, message: "first record is not a session header" });
+    sawRecord = true;
+    builder.add(rec);
+  }
+  return { header, tree: builder.finish(), diagnostics: diag };
+}
+
+export interface WalkedEntry {
+  node: TreeNode;
+  rec: EntryRecord;
+  line: TranscriptLine;
+}
+
+/**
+ * Pass 2: yields the wanted nodes (ascending indices) with their re-parsed line. A line that no
+ * longer matches pass 1 (file changed in between) is reported and skipped.
+ */
+export async function* walkEntries(
+  open: OpenLines,
+  tree: EntryTree,
+  indices: readonly number[],
+  diag: Diagnostics,
+): AsyncGenerator<WalkedEntry> {
+  let k = 0;
+  if (indices.length === 0) return;
+  for await (const line of open()) {
+    let node = tree.nodes[indices[k]!]!;
+    while (node.lineNo < line.lineNo) {
+      if (++k >= indices.length) return;
+      node = tree.nodes[indices[k]!]!;
+    }
+    if (node.lineNo !== line.lineNo) continue;
+    const rec = parseLine(line);
+    if (rec.kind === "entry" && (rec.id ?? `#L${rec.lineNo}`) === node.id) yield { node, rec, line };
+    else diag.add({ code: "changed-between-passes", lineNo: line.lineNo, message: "line differs from the first pass; skipped" });
+    if (++k >= indices.length) return;
+  }
+}
+
+export const allIndices = (tree: EntryTree): number[] => tree.nodes.map((n) => n.index);
+
+/** Position of an id on the active path, or -1. */
+export function pathPosition(tree: EntryTree, id: string | undefined): number {
+  if (id === undefined) return -1;
+  const i = tree.byId.get(id);
+  if (i === undefined || !tree.onPath[i]) return -1;
+  return tree.path.indexOf(i);
+}

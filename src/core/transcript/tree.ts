@@ -1,0 +1,243 @@
+/**
+ * Entry tree and active leaf, following OpenClaw's navigation scan (transcript-format.md §6.1–6.2).
+ * Only metadata is kept per entry, so a multi-GB transcript costs memory per entry, not per byte.
+ */
+import { Diagnostics } from "./diagnostics.js";
+import { isKnownEntryType, type EntryRecord } from "./parse.js";
+
+export type Reparent = "parentless" | "stale" | "self" | "reset";
+
+export interface TreeNode {
+  /** Position among canonical entries, in file order. */
+  index: number;
+  id: string;
+  /** The id was made up (`#L<lineNo>`) because the row had none. */
+  syntheticId?: true;
+  type: string;
+  lineNo: number;
+  offset: number;
+  timestamp: string | null;
+  /** Index of the effective parent, -1 for a root. Always < index, so no cycle can form. */
+  parent: number;
+  /** parentId as written; undefined when the key was missing. */
+  rawParentId: string | null | undefined;
+  /** Why the effective parent differs from the written one. */
+  reparented?: Reparent;
+  side?: true;
+  /** compaction / reset: the written firstKeptEntryId. */
+  firstKeptEntryId?: string;
+  /** Index of the latest reset this entry descends from, -1 if none. */
+  resetAncestor: number;
+}
+
+export type LeafRule = "last-entry" | "leaf-rows";
+
+export interface EntryTree {
+  nodes: TreeNode[];
+  /** id → index (the last entry wins on duplicates, as in Pi's index). */
+  byId: Map<string, number>;
+  /** Index of the active leaf; -1 = empty (no entries, or a leaf row with targetId null). */
+  leaf: number;
+  leafRule: LeafRule;
+  leafRows: number;
+  /** Node indices root → leaf. Ascending, hence also in file order. */
+  path: number[];
+  /** 1 when the node is on the active path. */
+  onPath: Uint8Array;
+}
+
+interface LeafRowLink {
+  /** Resolved parent of the leaf row itself (leaf rows are transparent). */
+  parent: number;
+}
+
+export class TreeBuilder {
+  private readonly nodes: TreeNode[] = [];
+  private readonly byId = new Map<string, number>();
+  private readonly leafRowsById = new Map<string, LeafRowLink>();
+  private leaf = -1;
+  private appendParent = -1;
+  private lastReset = -1;
+  private leafRows = 0;
+
+  constructor(private readonly diag: Diagnostics = new Diagnostics()) {}
+
+  add(rec: EntryRecord): void {
+    this.diag.entries += 1;
+    if (!isKnownEntryType(rec.type) && !this.diag.unknownTypes.has(rec.type)) {
+      this.diag.unknownTypes.add(rec.type);
+      this.diag.add({ code: "unknown-type", lineNo: rec.lineNo, message: `unknown entry type ${JSON.stringify(rec.type)}; kept as an opaque row` });
+    }
+    if (rec.type === "leaf") this.addLeafRow(rec);
+    else this.addCanonical(rec);
+  }
+
+  /** A known id (entry or leaf row) → node index; undefined when unknown. */
+  private resolve(id: string): number | undefined {
+    const n = this.byId.get(id);
+    if (n !== undefined) return n;
+    return this.leafRowsById.get(id)?.parent;
+  }
+
+  private addLeafRow(rec: EntryRecord): void {
+    this.leafRows += 1;
+    const own = rec.parentId == null ? -1 : (this.resolve(rec.parentId) ?? -1);
+    if (rec.id !== null) this.leafRowsById.set(rec.id, { parent: own });
+    const target = rec.raw.targetId;
+    if (target === null) {
+      this.leaf = -1;
+      const ap = rec.raw.appendParentId;
+      this.appendParent = typeof ap === "string" ? (this.resolve(ap) ?? -1) : -1;
+      return;
+    }
+    const t = typeof target === "string" ? this.resolve(target) : undefined;
+    if (t === undefined) {
+      this.diag.add({
+        code: "leaf-unknown-target",
+        lineNo: rec.lineNo,
+        ...(rec.id ? { id: rec.id } : {}),
+        message: `leaf row targets unknown id ${JSON.stringify(target)}; ignored`,
+      });
+      return;
+    }
+    const ap = rec.raw.appendParentId;
+    this.leaf = t;
+    this.appendParent = typeof ap === "string" ? (this.resolve(ap) ?? t) : t;
+  }
+
+  private effectiveParent(rec: EntryRecord, id: string): { parent: number; why?: Reparent } {
+    const p = rec.parentId;
+    if (p === undefined) {
+      this.issue("parentless", rec, id, "row has no parentId; attached to the current leaf");
+      return { parent: this.leaf, why: "parentless" };
+    }
+    if (p === null) return { parent: -1 };
+    if (p === id && !this.byId.has(id)) {
+      this.issue("self-parent", rec, id, "parentId equals the row's own id; attached to the current leaf");
+      return { parent: this.leaf, why: "self" };
+    }
+    const n = this.resolve(p);
+    if (n === undefined) {
+      this.issue("broken-chain", rec, id, `parent ${p} is not in the file; attached to the current leaf`);
+      return { parent: this.leaf, why: "stale" };
+    }
+    return { parent: n };
+  }
+
+  private addCanonical(rec: EntryRecord): void {
+    const index = this.nodes.length;
+    let id = rec.id;
+    if (id === null) {
+      id = `#L${rec.lineNo}`;
+      this.issue("missing-id", rec, id, "row has no id (v1 row or damage); a line-based id is used");
+    }
+    let { parent, why } = this.effectiveParent(rec, id);
+    // After a reset, appends whose parent lies outside the reset's subtree must not revive old history.
+    if (this.lastReset >= 0 && !this.descendsFromLastReset(parent) && parent !== this.leaf) {
+      this.issue("reset-reparent", rec, id, "parent predates the latest reset; attached to the current leaf");
+      parent = this.leaf;
+      why = "reset";
+    }
+    const node: TreeNode = {
+      index,
+      id,
+      type: rec.type,
+      lineNo: rec.lineNo,
+      offset: rec.offset,
+      timestamp: rec.timestamp,
+      parent,
+      rawParentId: rec.parentId,
+      resetAncestor: parent >= 0 ? this.nodes[parent]!.resetAncestor : -1,
+    };
+    if (rec.id === null) node.syntheticId = true;
+    if (why) node.reparented = why;
+    const fk = rec.raw.firstKeptEntryId;
+    if ((rec.type === "compaction" || rec.type === "reset") && typeof fk === "string") node.firstKeptEntryId = fk;
+    if (rec.type === "reset") {
+      node.resetAncestor = index;
+      this.lastReset = index;
+    }
+    if (this.byId.has(id)) this.issue("duplicate-id", rec, id, `id ${id} was already used; the later row wins lookups`);
+    this.nodes.push(node);
+    this.byId.set(id, index);
+    if (rec.raw.appendMode === "side") {
+      node.side = true;
+      this.appendParent = index;
+    } else {
+      this.leaf = index;
+      this.appendParent = index;
+    }
+  }
+
+  private descendsFromLastReset(parent: number): boolean {
+    return parent >= 0 && this.nodes[parent]!.resetAncestor === this.lastReset;
+  }
+
+  private issue(code: "parentless" | "self-parent" | "broken-chain" | "reset-reparent" | "missing-id" | "duplicate-id", rec: EntryRecord, id: string, message: string): void {
+    this.diag.add({ code, lineNo: rec.lineNo, id, message });
+  }
+
+  finish(): EntryTree {
+    const path = pathTo(this.nodes, this.leaf, this.diag);
+    const onPath = new Uint8Array(this.nodes.length);
+    for (const i of path) onPath[i] = 1;
+    return {
+      nodes: this.nodes,
+      byId: this.byId,
+      leaf: this.leaf,
+      leafRule: this.leafRows > 0 ? "leaf-rows" : "last-entry",
+      leafRows: this.leafRows,
+      path,
+      onPath,
+    };
+  }
+}
+
+/** Root → node indices. Guarded even though parents always precede children. */
+export function pathTo(nodes: readonly TreeNode[], leaf: number, diag?: Diagnostics): number[] {
+  const out: number[] = [];
+  let i = leaf;
+  while (i >= 0) {
+    if (out.length > nodes.length) {
+      diag?.add({ code: "cycle", lineNo: nodes[i]?.lineNo ?? null, message: "parent chain loops; path cut" });
+      break;
+    }
+    out.push(i);
+    const p = nodes[i]!.parent;
+    if (p >= i) {
+      diag?.add({ code: "cycle", lineNo: nodes[i]!.lineNo, message: "parent does not precede child; path cut" });
+      break;
+    }
+    i = p;
+  }
+  return out.reverse();
+}
+
+/** Builds the tree from records already in memory (tests, small inputs). */
+export function buildTree(records: Iterable<EntryRecord>, diag?: Diagnostics): EntryTree {
+  const b = new TreeBuilder(diag);
+  for (const r of records) b.add(r);
+  return b.finish();
+}
+
+/** Children per node (index -1 = roots under key "root"), ordered by timestamp as in Pi's getTree. */
+export function childrenOf(tree: EntryTree): { roots: number[]; children: number[][] } {
+  const roots: number[] = [];
+  const children: number[][] = tree.nodes.map(() => []);
+  for (const n of tree.nodes) (n.parent < 0 ? roots : children[n.parent]!).push(n.index);
+  const byTime = (a: number, b: number) => {
+    const ta = tree.nodes[a]!.timestamp ?? "";
+    const tb = tree.nodes[b]!.timestamp ?? "";
+    return ta < tb ? -1 : ta > tb ? 1 : a - b;
+  };
+  roots.sort(byTime);
+  for (const c of children) c.sort(byTime);
+  return { roots, children };
+}
+
+/** Indices of entries off the active branch, in file order. */
+export function offBranch(tree: EntryTree): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < tree.nodes.length; i++) if (!tree.onPath[i]) out.push(i);
+  return out;
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it, vi } from "vitest";
+import { projectHistory } from "../../../src/core/transcript/history.js";
+import { linesFromEvents, utf8Length, type TranscriptLine } from "../../../src/core/transcript/parse.js";
+import { scanTranscript, walkEntries } from "../../../src/core/transcript/scan.js";
+import { header, msg } from "./helpers.js";
+
+/** A synthetic transcript generated lazily: `n` lines of `size` bytes, nothing held. */
+function bigTranscript(n: number, size: number, onLine?: () => void) {
+  const filler = "z".repeat(size);
+  return async function* (): AsyncGenerator<TranscriptLine> {
+    let offset = 0;
+    const first = JSON.stringify(header);
+    yield { lineNo: 1, text: first, bytes: first.length, offset };
+    for (let i = 0; i < n; i++) {
+      const parent = i === 0 ? "null" : `"m${i - 1}"`;
+      const text = `{"type":"message","id":"m${i}","parentId":${parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"${filler}"}}`;
+      offset += text.length + 1;
+      onLine?.();
+      yield { lineNo: i + 2, text, bytes: text.length, offset };
+    }
+  };
+}
+
+describe("streaming", () => {
+  it("keeps memory flat over ~256 MB per pass", async () => {
+    const base = process.memoryUsage().heapUsed;
+    let peak = 0;
+    let k = 0;
+    const sample = () => {
+      if (++k % 100 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed - base);
+    };
+    const { items, total } = await projectHistory(bigTranscript(4000, 64 * 1024, sample), { tail: 3 });
+    expect(total).toBe(4000);
+    expect(items.map((i) => i.seq)).toEqual([3998, 3999, 4000]);
+    expect(peak).toBeLessThan(160 * 1024 * 1024);
+    if (process.env.SHOW_PEAK) console.log("peak heap delta MB", (peak / 1048576).toFixed(1));
+  });
+
+  it("pass 2 parses only the requested lines", async () => {
+    const rows = [msg("a", null, "user", "q")];
+    for (let i = 0; i < 50; i++) rows.push(msg(`x${i}`, i === 0 ? "a" : `x${i - 1}`, "user", "abandoned"));
+    rows.push(msg("b", "a", "user", "active"));
+    const open = linesFromEvents([header, ...rows]);
+    const scan = await scanTranscript(open);
+    const spy = vi.spyOn(JSON, "parse");
+    const seen: string[] = [];
+    for await (const w of walkEntries(open, scan.tree, scan.tree.path, scan.diagnostics)) seen.push(w.node.id);
+    expect(seen).toEqual(["a", "b"]);
+    expect(spy.mock.calls.length).toBe(2);
+    spy.mockRestore();
+  });
+
+  it("reports lines that changed between passes", async () => {
+    let pass = 0;
+    const lines = () => {
+      pass += 1;
+      const rows = [header, msg("a", null, "user", "q"), msg(pass === 1 ? "b" : "CHANGED", "a", "user", "x")];
+      return linesFromEvents(rows)();
+    };
+    const { items, scan } = await projectHistory(lines);
+    expect(items.map((i) => i.id)).toEqual(["a"]);
+    expect(scan.diagnostics.count("changed-between-passes")).toBe(1);
+  });
+
+  it("counts an unterminated last line and a missing header", async () => {
+    const text = JSON.stringify(msg("a", null, "user", "q"));
+    const open = async function* (): AsyncGenerator<TranscriptLine> {
+      yield { lineNo: 1, text, bytes: utf8Length(text), offset: 0, unterminated: true };
+    };
+    const scan = await scanTranscript(open);
+    expect(scan.header).toBeNull();
+    expect(scan.diagnostics.count("missing-header")).toBe(1);
+    expect(scan.diagnostics.count("unterminated")).toBe(1);
+  });
+});

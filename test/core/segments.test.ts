@@ -1,0 +1,28 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { segmentsOf } from "../../src/core/segments.js";
+import { openStores } from "../../src/store/index.js";
+import { scenarioDir } from "../helpers/corpus.js";
+
+async function record(scenario: string, key: string) {
+  const [index] = await openStores({ stateDir: path.join(scenarioDir("files", scenario), "state") }, { env: { HOME: "/nonexistent-home" }, cwd: "/" });
+  return index!.sessions.find((s) => s.sessionKey === key)!;
+}
+
+describe("segmentsOf", () => {
+  it("chains a key's reset archives oldest first, then the active transcript", async () => {
+    const segs = segmentsOf(await record("reset-chain", "agent:main:telegram:direct:424242"));
+    expect(segs.map((s) => s.sessionId)).toEqual([
+      "0342c95c-d172-4bd1-ab96-c248789bc645",
+      "998635a2-5338-4ec7-bf4f-ba73a726d208",
+      "9648af9a-0de1-40ec-bd5a-136426cbdd39",
+      "f1091dc4-aaaf-4980-b920-36af23252a48",
+    ]);
+    expect(segs.map((s) => s.source)).toEqual(["archive", "archive", "archive", "active"]);
+  });
+  it("leaves .bak copies out unless asked", async () => {
+    const s = await record("manual-compact-bak", "agent:main:main");
+    expect(segmentsOf(s).map((x) => x.source)).toEqual(["active"]);
+    expect(segmentsOf(s, { includeBak: true }).map((x) => x.archive?.reason ?? x.source)).toEqual(["bak", "bak", "active"]);
+  });
+});

@@ -69,7 +69,10 @@ function headerMs(header: TranscriptHeader | null | undefined): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-export function attribute(keys: KeyInput[], files: ClassifiedFile[], headers: ReadonlyMap<string, TranscriptHeader | null>): Attribution {
+/** Reads a file's header on demand (bounded); attribution asks only where names do not decide. */
+export type HeaderLookup = (path: string) => TranscriptHeader | null;
+
+export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: HeaderLookup): Attribution {
   const byFile = new Map<string, Map<string, Evidence[]>>();
   const idsOfKey = new Map<string, Set<string>>();
   const idOwners = new Map<string, Array<{ key: string; evidence: Evidence }>>();
@@ -98,20 +101,26 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headers: Re
     }
   }
 
+  const keysByFileName = new Map<string, KeyInput[]>();
+  for (const k of keys) {
+    if (k.sessionFileBasename) keysByFileName.set(k.sessionFileBasename, [...(keysByFileName.get(k.sessionFileBasename) ?? []), k]);
+  }
   const candidates = files.filter((f) => ATTRIBUTABLE_KINDS.has(f.kind) && !active.has(f.path));
 
-  // Direct links: the id in the name, the header id, a custom sessionFile name.
+  // Direct links: the id in the name, a custom sessionFile name, and the header id when those
+  // do not decide.
   for (const f of candidates) {
     for (const owner of idOwners.get(f.sessionId ?? "") ?? []) link(f.path, owner.key, owner.evidence);
-    const headerId = headers.get(f.path)?.id;
+    const named = f.archive ? keysByFileName.get(f.archive.sourceName) ?? [] : [];
+    const headerId = byFile.has(f.path) && named.length === 0 ? undefined : headerOf(f.path)?.id;
     if (headerId && headerId !== f.sessionId) {
       for (const owner of idOwners.get(headerId) ?? []) {
         link(f.path, owner.key, { kind: "header-id", confidence: "strong", detail: `header id ${headerId} is a sessionId of ${owner.key}` });
       }
     }
-    if (f.archive) {
-      for (const k of keys) {
-        if (k.sessionFileBasename && f.archive.sourceName === k.sessionFileBasename) {
+    {
+      for (const k of named) {
+        {
           const matches = headerId !== undefined && headerId === k.sessionId;
           link(f.path, k.sessionKey, {
             kind: "session-file-name",
@@ -123,35 +132,33 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headers: Re
     }
   }
 
-  // Header and timing links, until nothing new attaches. Indexes keep this linear in files.
+  // Header and timing links, until nothing new attaches. Indexed so it stays linear in files.
   const filesOfKey = new Map(keys.map((k) => [k.sessionKey, [...k.activePaths]]));
   for (const [file, owners] of byFile) for (const key of owners.keys()) filesOfKey.get(key)!.push(file);
-  const keysOfId = (id: string) => keys.filter((k) => idsOfKey.get(k.sessionKey)!.has(id)).map((k) => k.sessionKey);
   for (let changed = true; changed; ) {
     changed = false;
-    const known = [...filesOfKey].flatMap(([key, paths]) => paths.map((p) => ({ key, p, header: headers.get(p) })));
+    if (!candidates.some((f) => !byFile.has(f.path))) break;
+    const known = indexKnownFiles(filesOfKey, headerOf);
     for (const f of candidates) {
       if (byFile.has(f.path)) continue;
-      const header = headers.get(f.path);
+      const header = headerOf(f.path);
       const ownId = header?.id ?? f.sessionId;
       const found: Array<{ key: string; evidence: Evidence }> = [];
       const parent = parentIdOf(header);
       if (parent) {
-        for (const key of keysOfId(parent)) {
-          found.push({ key, evidence: { kind: "header-parent-session", confidence: "strong", detail: `header parentSession ${parent} is a sessionId of ${key}` } });
+        for (const o of idOwners.get(parent) ?? []) {
+          found.push({ key: o.key, evidence: { kind: "header-parent-session", confidence: "strong", detail: `header parentSession ${parent} is a sessionId of ${o.key}` } });
         }
       }
-      for (const k of known) {
-        if (ownId && parentIdOf(k.header) === ownId) {
-          found.push({ key: k.key, evidence: { kind: "header-parent-session", confidence: "strong", detail: `${path.basename(k.p)} names ${ownId} as its parentSession` } });
-        }
-        const successor = resetSuccessor(f, k.p, k.header);
-        if (successor) found.push({ key: k.key, evidence: successor });
+      for (const k of ownId ? known.byParent.get(ownId) ?? [] : []) {
+        found.push({ key: k.key, evidence: { kind: "header-parent-session", confidence: "strong", detail: `${path.basename(k.path)} names ${ownId} as its parentSession` } });
       }
+      const successor = resetSuccessor(f, known.byStart);
+      if (successor) found.push(successor);
       for (const { key, evidence } of found) {
         link(f.path, key, evidence);
         filesOfKey.get(key)!.push(f.path);
-        if (ownId) idsOfKey.get(key)!.add(ownId);
+        if (ownId && !idsOfKey.get(key)!.has(ownId)) addId(key, ownId, evidence);
         changed = true;
       }
     }
@@ -165,17 +172,51 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headers: Re
   return { byFile, lineage };
 }
 
+interface KnownFile {
+  key: string;
+  path: string;
+  startMs: number;
+}
+
+/** Files already owned by a key, indexed by their header's start time and parentSession. */
+function indexKnownFiles(filesOfKey: Map<string, string[]>, headerOf: HeaderLookup) {
+  const byStart: KnownFile[] = [];
+  const byParent = new Map<string, Array<{ key: string; path: string }>>();
+  for (const [key, paths] of filesOfKey) {
+    for (const p of paths) {
+      const header = headerOf(p);
+      const startMs = headerMs(header);
+      if (startMs !== null) byStart.push({ key, path: p, startMs });
+      const parent = parentIdOf(header);
+      if (parent) byParent.set(parent, [...(byParent.get(parent) ?? []), { key, path: p }]);
+    }
+  }
+  byStart.sort((a, b) => a.startMs - b.startMs);
+  return { byStart, byParent };
+}
+
 /** A gateway reset stamps the archive and writes the successor's header at the same instant. */
-function resetSuccessor(f: ClassifiedFile, successorPath: string, successorHeader: TranscriptHeader | null | undefined): Evidence | null {
+function resetSuccessor(f: ClassifiedFile, byStart: KnownFile[]): { key: string; evidence: Evidence } | null {
   const archivedAt = f.archive?.reason === "reset" ? f.archive.timestampMs : null;
-  const started = headerMs(successorHeader);
-  if (archivedAt === null || started === null) return null;
-  const gap = started - archivedAt;
-  if (gap < 0 || gap > RESET_SUCCESSOR_WINDOW_MS) return null;
+  if (archivedAt === null) return null;
+  // first known file that started at or after the archive instant
+  let lo = 0;
+  let hi = byStart.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (byStart[mid]!.startMs < archivedAt) lo = mid + 1;
+    else hi = mid;
+  }
+  const next = byStart[lo];
+  if (!next || next.startMs - archivedAt > RESET_SUCCESSOR_WINDOW_MS) return null;
+  const gap = next.startMs - archivedAt;
   const confidence: Confidence = gap === 0 ? "strong" : "weak";
   return {
-    kind: "reset-successor",
-    confidence,
-    detail: `archived at ${new Date(archivedAt).toISOString()}; ${path.basename(successorPath)} started ${gap === 0 ? "at the same instant" : `${gap} ms later`}`,
+    key: next.key,
+    evidence: {
+      kind: "reset-successor",
+      confidence,
+      detail: `archived at ${new Date(archivedAt).toISOString()}; ${path.basename(next.path)} started ${gap === 0 ? "at the same instant" : `${gap} ms later`}`,
+    },
   };
 }

@@ -1,6 +1,6 @@
 /** Small text helpers shared by the text reporters. */
 import path from "node:path";
-import { formatDistanceStrict } from "date-fns";
+import { formatDistanceStrict } from "date-fns/formatDistanceStrict";
 import type { StoreHeader } from "../commands/store-header.js";
 import type { Style } from "../cli/output.js";
 

@@ -7,9 +7,7 @@ import type { StoreIndex, TranscriptRef } from "../core/model.js";
 import { fileLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
 import { buildFilesIndex } from "./files/index.js";
-import { indexSqliteAgent } from "./sqlite/index.js";
-import { openSqliteReadOnly, type SqliteDb } from "./sqlite/driver.js";
-import { archiveLines, windowLines } from "./sqlite/read.js";
+import type { SqliteDb } from "./sqlite/driver.js";
 
 export type { AgentTarget, StoreSelection };
 
@@ -20,6 +18,11 @@ export interface StoreContext {
 
 export async function indexStore(target: AgentTarget, ctx: StoreContext): Promise<StoreIndex> {
   if (target.era === "sqlite") {
+    // Loaded on demand: file-backed runs never pay for the SQLite driver.
+    const { indexSqliteAgent } = await import("./sqlite/index.js");
+    const driver = await import("./sqlite/driver.js");
+    const read = await import("./sqlite/read.js");
+    sqlite = { open: driver.openSqliteReadOnly, windowLines: read.windowLines, archiveLines: read.archiveLines };
     return indexSqliteAgent({
       stateDir: target.stateDir,
       agentId: target.agentId,
@@ -40,13 +43,21 @@ export async function openStores(sel: StoreSelection, ctx: StoreContext): Promis
   return out;
 }
 
+// Set once a SQLite store was indexed (the only way to hold a SQLite ref).
+let sqlite: {
+  open: typeof import("./sqlite/driver.js").openSqliteReadOnly;
+  windowLines: typeof import("./sqlite/read.js").windowLines;
+  archiveLines: typeof import("./sqlite/read.js").archiveLines;
+} | null = null;
+
 // One private read-only copy per database for the whole run (copying per read would be slow).
 const openDbs = new Map<string, SqliteDb>();
 
 function dbFor(dbPath: string): SqliteDb {
   let db = openDbs.get(dbPath);
   if (!db) {
-    db = openSqliteReadOnly(dbPath);
+    if (!sqlite) throw new Error("internal: a SQLite transcript was read before its store was indexed");
+    db = sqlite.open(dbPath);
     openDbs.set(dbPath, db);
   }
   return db;
@@ -65,7 +76,7 @@ export function transcriptLines(ref: TranscriptRef): AsyncIterable<RawLine> {
   if (ref.kind === "sqlite") {
     // agents/<id>/agent/openclaw-agent.sqlite → agents/<id>/sessions for cold archives
     const sessionsDir = path.join(path.dirname(path.dirname(ref.dbPath)), "sessions");
-    return windowLines(db, ref.sessionId, { sessionsDir });
+    return sqlite!.windowLines(db, ref.sessionId, { sessionsDir });
   }
-  return archiveLines(db, ref.archiveName);
+  return sqlite!.archiveLines(db, ref.archiveName);
 }

@@ -1,9 +1,6 @@
 import { Command } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
-import { runLs } from "../../commands/ls.js";
-import { renderJson } from "../../render/json.js";
-import { renderLsKeyText, renderLsText } from "../../render/ls-text.js";
 import { ExitCode } from "../../core/errors.js";
 
 interface LsFlags extends CommonOptions {
@@ -29,9 +26,12 @@ Examples:
   );
   cmd.action(async (key: string | undefined, opts: LsFlags) => {
     await app.guard(opts, async () => {
+      // Loaded when the command runs: start-up only pays for what this invocation uses.
+      const { runLs } = await import("../../commands/ls.js");
       const result = await runLs({ ...selectionOf(opts), key, stats: opts.stats }, { env: app.io.env, cwd: app.io.cwd });
-      if (opts.json) app.io.stdout.write(renderJson(result));
+      if (opts.json) app.io.stdout.write((await import("../../render/json.js")).renderJson(result));
       else {
+        const { renderLsKeyText, renderLsText } = await import("../../render/ls-text.js");
         const style = app.styleFor("stdout", opts);
         app.io.stdout.write(key ? renderLsKeyText(result, style, Date.now()) : renderLsText(result, style, Date.now()));
       }

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type {
   ActiveTranscript,
+  Evidence,
   AttributedArchive,
   ClassifiedFile,
   HistorySource,
@@ -53,7 +54,7 @@ export function readStoreFile(storePath: string): { status: StoreFileStatus; ent
 
 function isFile(p: string): boolean {
   try {
-    return fs.statSync(p).isFile();
+    return fs.statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -83,7 +84,7 @@ async function resolveHistorySource(sessionId: string, active: ActiveTranscript,
       considered.push(archive);
       if (!isFile(archive)) continue;
       if (c.classification !== "current") {
-        const header = await readHeader(fileRef(archive));
+        const header = readHeader(fileRef(archive));
         if (header?.id !== sessionId) continue;
       }
       return { path: archive, via: "reset-archive", considered, ref: fileRef(archive) };
@@ -149,10 +150,20 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
 
   // Headers for every transcript-bearing file: attribution by header id, parent and timing.
   const headers = new Map<string, TranscriptHeader | null>();
-  for (const f of files) {
-    if (ATTRIBUTABLE_KINDS.has(f.kind) && !f.symlink) headers.set(f.path, await readHeader(fileRef(f.path)));
+  const headerOf = (p: string): TranscriptHeader | null => {
+    if (!headers.has(p)) headers.set(p, present.get(p)?.symlink ? null : readHeader(fileRef(p)));
+    return headers.get(p)!;
+  };
+  const { byFile, lineage } = attribute(keyInputs, files, headerOf);
+
+  const ownedBy = new Map<string, Array<{ path: string; evidence: Evidence[] }>>();
+  for (const [p, owners] of byFile) {
+    for (const [key, evidence] of owners) ownedBy.set(key, [...(ownedBy.get(key) ?? []), { path: p, evidence }]);
   }
-  const { byFile, lineage } = attribute(keyInputs, files, headers);
+  const sideFilesById = new Map<string, ClassifiedFile[]>();
+  for (const f of files) {
+    if ((f.kind === "lock" || f.kind === "trajectory") && f.sessionId) sideFilesById.set(f.sessionId, [...(sideFilesById.get(f.sessionId) ?? []), f]);
+  }
 
   const sessions: SessionRecord[] = [];
   for (const e of loaded) {
@@ -168,9 +179,7 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     };
     const archives: AttributedArchive[] = [];
     const related: RelatedFile[] = [];
-    for (const [p, owners] of byFile) {
-      const evidence = owners.get(e.sessionKey);
-      if (!evidence) continue;
+    for (const { path: p, evidence } of ownedBy.get(e.sessionKey) ?? []) {
       const f = present.get(p)!;
       if (f.archive) {
         archives.push({
@@ -188,9 +197,8 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
       }
     }
     // Locks and trajectories of the key's ids are its files too.
-    const ids = new Set(lineage.get(e.sessionKey));
-    for (const f of files) {
-      if ((f.kind === "lock" || f.kind === "trajectory") && f.sessionId && ids.has(f.sessionId)) {
+    for (const id of new Set(lineage.get(e.sessionKey))) {
+      for (const f of sideFilesById.get(id) ?? []) {
         related.push({ path: f.path, kind: f.kind, sessionId: f.sessionId, bytes: f.bytes, evidence: [] });
       }
     }
@@ -215,13 +223,14 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   for (const f of files) {
     if (!ATTRIBUTABLE_KINDS.has(f.kind) || activePaths.has(f.path) || byFile.has(f.path)) continue;
     const ref = fileRef(f.path);
+    const peek = f.symlink ? null : peekTranscript(ref);
     unattributed.push({
       path: f.path,
       kind: f.kind,
-      sessionId: headers.get(f.path)?.id ?? f.sessionId,
+      sessionId: peek?.header?.id ?? f.sessionId,
       bytes: f.bytes,
       ...(f.archive ? { archive: f.archive } : {}),
-      peek: f.symlink ? null : await peekTranscript(ref),
+      peek,
       reason: entries.length === 0 && status.state !== "ok" ? `sessions.json is ${status.state}: no key can own it` : "no key references this file's sessionId",
       ref,
     });

@@ -1,24 +1,50 @@
 /**
  * Bounded looks into transcripts for `ls`: the header line within 64 KiB, the first user text
  * within the first 64 KiB, the last timestamp within the last 64 KiB. Never the whole body.
+ * Synchronous on purpose: thousands of tiny reads cost less without promise churn.
  */
 import fs from "node:fs";
+import { Decompress } from "fzstd";
 import type { TranscriptHeader, TranscriptPeek, TranscriptRef } from "../../core/model.js";
-import { fileLines } from "../lines.js";
 
 const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 64 * 1024;
+/** Most header lines fit here; a longer one triggers the full head read. */
+const FIRST_READ_BYTES = 2048;
 const PREVIEW_CHARS = 120;
 
+// One scratch buffer for every bounded read: thousands of headers without allocation churn.
+const scratch = Buffer.allocUnsafe(Math.max(HEAD_BYTES, TAIL_BYTES));
+
+/** Bytes [start, start+length) of a file; the result is only valid until the next call. */
 function readRange(file: string, start: number, length: number): Buffer {
   const fd = fs.openSync(file, "r");
   try {
-    const buf = Buffer.alloc(length);
-    const n = fs.readSync(fd, buf, 0, length, start);
-    return buf.subarray(0, n);
+    const n = fs.readSync(fd, scratch, 0, Math.min(length, scratch.length), start);
+    return scratch.subarray(0, n);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The first `limit` decompressed bytes of a zstd file, from its first compressed bytes. */
+function zstdHead(file: string, limit: number): Buffer {
+  const out: Uint8Array[] = [];
+  const d = new Decompress((chunk) => out.push(chunk));
+  try {
+    d.push(new Uint8Array(readRange(file, 0, HEAD_BYTES)));
+  } catch {
+    // a cut or non-zstd file: whatever decoded so far
+  }
+  return Buffer.concat(out).subarray(0, limit);
+}
+
+/** The head window of a transcript as text lines; a cut last piece is dropped. */
+function headLines(ref: TranscriptRef & { kind: "file" }, limit = HEAD_BYTES): string[] {
+  const buf = ref.compression === "zstd" ? zstdHead(ref.path, limit) : readRange(ref.path, 0, limit);
+  const lines = buf.toString("utf8").split("\n");
+  if (buf.length === limit) lines.pop();
+  return lines.map((l) => l.replace(/\r$/, ""));
 }
 
 export function parseHeaderLine(text: string): TranscriptHeader | null {
@@ -40,29 +66,12 @@ export function parseHeaderLine(text: string): TranscriptHeader | null {
   };
 }
 
-/** The first lines of a transcript within the head window (decompressed for .zst). */
-async function headLines(ref: TranscriptRef & { kind: "file" }): Promise<string[]> {
-  if (ref.compression === "none") {
-    const buf = readRange(ref.path, 0, HEAD_BYTES);
-    const text = buf.toString("utf8");
-    const lines = text.split("\n");
-    if (buf.length === HEAD_BYTES) lines.pop(); // the last piece may be cut
-    return lines.map((l) => l.replace(/\r$/, ""));
-  }
-  const out: string[] = [];
-  let bytes = 0;
-  for await (const line of fileLines(ref.path, { compression: "zstd", maxLineBytes: HEAD_BYTES })) {
-    if (line.text !== null) out.push(line.text);
-    bytes += line.bytes + 1;
-    if (bytes >= HEAD_BYTES) break;
-  }
-  return out;
-}
-
-/** OpenClaw's header probe: the first non-empty line, if it is a session header. */
-export async function readHeader(ref: TranscriptRef & { kind: "file" }): Promise<TranscriptHeader | null> {
+/** OpenClaw's header probe: the first non-empty line within 64 KiB, if it is a session header. */
+export function readHeader(ref: TranscriptRef & { kind: "file" }): TranscriptHeader | null {
   try {
-    const first = (await headLines(ref)).find((l) => l.trim() !== "");
+    let lines = headLines(ref, FIRST_READ_BYTES);
+    if (lines.every((l) => l.trim() === "")) lines = headLines(ref);
+    const first = lines.find((l) => l.trim() !== "");
     return first === undefined ? null : parseHeaderLine(first);
   } catch {
     return null;
@@ -83,10 +92,10 @@ function timestampOf(line: string): string | null {
   return m ? m[1]! : null;
 }
 
-export async function peekTranscript(ref: TranscriptRef & { kind: "file" }): Promise<TranscriptPeek> {
+export function peekTranscript(ref: TranscriptRef & { kind: "file" }): TranscriptPeek {
   const peek: TranscriptPeek = { header: null, firstTimestamp: null, lastTimestamp: null, preview: null };
   try {
-    const lines = (await headLines(ref)).filter((l) => l.trim() !== "");
+    const lines = headLines(ref).filter((l) => l.trim() !== "");
     peek.header = lines[0] ? parseHeaderLine(lines[0]) : null;
     for (const line of lines) {
       peek.firstTimestamp ??= timestampOf(line);
@@ -104,14 +113,7 @@ export async function peekTranscript(ref: TranscriptRef & { kind: "file" }): Pro
     if (ref.compression === "none") {
       const size = fs.statSync(ref.path).size;
       const tail = readRange(ref.path, Math.max(0, size - TAIL_BYTES), Math.min(size, TAIL_BYTES)).toString("utf8");
-      const tailLines = tail.split("\n").reverse();
-      for (const l of tailLines) {
-        const ts = timestampOf(l);
-        if (ts) {
-          peek.lastTimestamp = ts;
-          break;
-        }
-      }
+      peek.lastTimestamp = tail.split("\n").reverse().map(timestampOf).find((t) => t) ?? null;
     } else {
       peek.lastTimestamp = [...lines].reverse().map(timestampOf).find((t) => t) ?? null;
     }

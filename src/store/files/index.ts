@@ -203,6 +203,14 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
       }
     }
     archives.sort((a, b) => (a.timestamp ?? 0) - (b.timestamp ?? 0) || a.path.localeCompare(b.path));
+    // Lineage oldest first: a generation ends when its archive is stamped; the current one has not.
+    const endedAt = new Map<string, number>();
+    for (const a of archives) if (a.sessionId && a.timestamp !== null) endedAt.set(a.sessionId, Math.min(endedAt.get(a.sessionId) ?? Infinity, a.timestamp));
+    const ids = lineage.get(e.sessionKey) ?? [];
+    const ordered = ids
+      .map((id, i) => ({ id, i, t: id === sessionId ? Infinity : endedAt.get(id) ?? -Infinity }))
+      .sort((a, b) => a.t - b.t || a.i - b.i)
+      .map((x) => x.id);
     sessions.push({
       agentId: target.agentId,
       sessionKey: e.sessionKey,
@@ -214,7 +222,7 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
       archives,
       related,
       historySource: sessionId ? await resolveHistorySource(sessionId, active, listings) : { path: null, via: "none", considered: [], ref: null },
-      lineage: lineage.get(e.sessionKey) ?? [],
+      lineage: ordered,
     });
   }
 

@@ -1,0 +1,130 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+import { ROOT, copyState, scenarioDir } from "../helpers/corpus.js";
+
+const state = (s: string) => path.join(scenarioDir("files", s), "state");
+
+/** Replace machine-specific paths so the document can be compared with a committed golden file. */
+function normalise(doc: unknown, stateDir: string): unknown {
+  return JSON.parse(JSON.stringify(doc).split(stateDir).join("$STATE").split("/nonexistent-home").join("$HOME"));
+}
+
+describe("ls (CLI)", () => {
+  it("matches the golden JSON document for reset-chain", async () => {
+    const r = await cli(["ls", "--json", "--state-dir", state("reset-chain")]);
+    expect(r.code).toBe(0);
+    const golden = JSON.parse(fs.readFileSync(path.join(ROOT, "test/golden/ls-reset-chain.json"), "utf8"));
+    expect(normalise(r.json(), state("reset-chain"))).toEqual(golden);
+  });
+
+  it("has the fixed contract fields", async () => {
+    const doc = (await cli(["ls", "--json", "--state-dir", state("reset-chain")])).json();
+    expect(doc.schemaVersion).toBe(1);
+    expect(Object.keys(doc.stores[0])).toEqual(expect.arrayContaining(["agentId", "era", "sessionsDir", "storePath"]));
+    const s = doc.sessions[0];
+    expect(Object.keys(s)).toEqual(expect.arrayContaining(["agentId", "sessionKey", "sessionId", "compactionCount", "active", "archives"]));
+    expect(Object.keys(s.active)).toEqual(expect.arrayContaining(["path", "exists"]));
+    expect(Object.keys(s.archives[0])).toEqual(expect.arrayContaining(["path", "reason", "sessionId", "timestamp", "evidence"]));
+    expect(Object.keys(doc)).toEqual(expect.arrayContaining(["unattributed", "files"]));
+    for (const f of doc.files) expect(path.isAbsolute(f.path)).toBe(true);
+  });
+
+  it("prints a table that names the store", async () => {
+    const r = await cli(["ls", "--state-dir", state("reset-chain")]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("sessions.json (found by --state-dir)");
+    expect(r.stdout).toContain("agent:main:telegram:direct:424242");
+    expect(r.stdout).toContain("3 reset");
+    expect(r.stdout).not.toMatch(/\u001b\[/); // no ANSI when piped / NO_COLOR
+  });
+
+  it("exits 3 on a 0-byte sessions.json, still listing the transcripts", async () => {
+    const r = await cli(["ls", "--state-dir", state("store-empty")]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("sessions.json is empty");
+    expect(r.stdout).toContain("Belonging to no key");
+    const j = await cli(["ls", "--json", "--state-dir", state("store-empty")]);
+    expect(j.code).toBe(3);
+    expect(j.json().storeProblems[0].state).toBe("empty");
+    expect(j.json().unattributed.length).toBeGreaterThan(0);
+  });
+
+  it("exits 3 on an invalid sessions.json", async () => {
+    const r = await cli(["ls", "--state-dir", state("store-invalid")]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/sessions\.json is invalid-json/);
+  });
+
+  it("exits 3 with a hint when the state dir does not exist", async () => {
+    const r = await cli(["ls", "--json"], { env: { OPENCLAW_STATE_DIR: "/nonexistent/openclaw" } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("/nonexistent/openclaw does not exist (found by OPENCLAW_STATE_DIR)");
+    expect(r.json()).toMatchObject({ ok: false, error: { code: "STATE_DIR_NOT_FOUND", kind: "environment" } });
+  });
+
+  it("finds ~/.openclaw, then the legacy ~/.clawdbot, through HOME and OPENCLAW_HOME", async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-home-"));
+    fs.cpSync(state("single-active"), path.join(home, ".clawdbot"), { recursive: true });
+    let doc = (await cli(["ls", "--json"], { env: { HOME: home } })).json();
+    expect(doc.stores[0].stateDir).toBe(path.join(home, ".clawdbot"));
+    fs.cpSync(state("reset-chain"), path.join(home, ".openclaw"), { recursive: true });
+    doc = (await cli(["ls", "--json"], { env: { HOME: "/elsewhere", OPENCLAW_HOME: home } })).json();
+    expect(doc.stores[0].stateDir).toBe(path.join(home, ".openclaw"));
+    expect(doc.stores[0].resolvedBy).toContain("OPENCLAW_HOME");
+  });
+
+  it("reads a bare sessions dir and an explicit store file", async () => {
+    const dir = path.join(state("reset-chain"), "agents/main/sessions");
+    const a = (await cli(["ls", "--json", "--sessions-dir", dir])).json();
+    const b = (await cli(["ls", "--json", "--store", path.join(dir, "sessions.json")])).json();
+    expect(a.sessions.length).toBe(2);
+    expect(b.sessions.length).toBe(2);
+  });
+
+  it("lists SQLite-era agents with era sqlite", async () => {
+    const r = await cli(["ls", "--json", "--all-agents", "--state-dir", path.join(scenarioDir("sqlite", "sqlite-basic"), "state")]);
+    expect(r.code).toBe(0);
+    const doc = r.json();
+    expect(doc.stores.map((s: { era: string }) => s.era)).toEqual(["sqlite", "sqlite"]);
+    expect(doc.sessions.map((s: { sessionKey: string }) => s.sessionKey).sort()).toEqual(["agent:main:main", "agent:main:telegram:direct:5550001", "agent:work:main"]);
+  });
+
+  it("exits 2 for an unknown key, suggesting close ones", async () => {
+    const r = await cli(["ls", "agent:main:telegram", "--state-dir", state("reset-chain")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("agent:main:telegram:direct:424242");
+  });
+
+  it("exits 3 for an unknown agent and 2 for unknown flags or commands", async () => {
+    expect((await cli(["ls", "--state-dir", state("reset-chain"), "--agent", "nope"])).code).toBe(3);
+    expect((await cli(["ls", "--bogus"])).code).toBe(2);
+    const typo = await cli(["lss"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("ls");
+  });
+
+  it("prints the package version", async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
+    const r = await cli(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+
+  it("prints short help and exits 2 with no arguments", async () => {
+    const r = await cli([]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("Usage: openclaw-sessions");
+  });
+
+  it("tolerates a sessions dir full of look-alikes and a symlink escaping the store", async () => {
+    const { stateDir } = copyState("files", "artifact-zoo");
+    fs.symlinkSync("/etc/passwd", path.join(stateDir, "agents/main/sessions/escape.jsonl"));
+    const r = await cli(["ls", "--json", "--stats", "--state-dir", stateDir]);
+    expect(r.code).toBe(0);
+    const esc = r.json().files.find((f: { path: string }) => f.path.endsWith("escape.jsonl"));
+    expect(esc).toBeTruthy();
+  });
+});

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import type { App } from "../app.js";
+import { withSpinner } from "../spinner.js";
 import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
 import { ExitCode } from "../../core/errors.js";
 
@@ -28,7 +29,9 @@ Examples:
     await app.guard(opts, async () => {
       // Loaded when the command runs: start-up only pays for what this invocation uses.
       const { runLs } = await import("../../commands/ls.js");
-      const result = await runLs({ ...selectionOf(opts), key, stats: opts.stats }, { env: app.io.env, cwd: app.io.cwd });
+      const result = await withSpinner(app, opts, "Scanning the store…", () =>
+        runLs({ ...selectionOf(opts), key, stats: opts.stats }, { env: app.io.env, cwd: app.io.cwd }),
+      );
       if (opts.json) app.io.stdout.write((await import("../../render/json.js")).renderJson(result));
       else {
         const { renderLsKeyText, renderLsText } = await import("../../render/ls-text.js");

@@ -28,6 +28,8 @@ export interface LsArchive {
 
 export interface LsSession {
   agentId: string;
+  /** The store the key was read from (an agent may have a SQLite store and a legacy one). */
+  storePath: string;
   sessionKey: string;
   sessionId: string | null;
   compactionCount: number | null;
@@ -104,6 +106,7 @@ async function sessionsOf(index: StoreIndex, stats: boolean): Promise<LsSession[
     const e = s.entry ?? {};
     const row: LsSession = {
       agentId: s.agentId,
+      storePath: index.location.storePath,
       sessionKey: s.sessionKey,
       sessionId: s.sessionId,
       compactionCount: s.compactionCount,

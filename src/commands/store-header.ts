@@ -8,6 +8,8 @@ export interface StoreHeader {
   sessionsDir: string;
   storePath: string;
   resolvedBy: string;
+  /** A file-backed store left beside a SQLite database (mixed state). */
+  legacy: boolean;
   storeFile: { state: string; bytes: number | null; message?: string };
 }
 
@@ -20,6 +22,7 @@ export function storeHeader(index: StoreIndex): StoreHeader {
     sessionsDir: l.sessionsDir,
     storePath: l.storePath,
     resolvedBy: l.resolvedBy,
+    legacy: l.legacy === true,
     storeFile: { ...index.storeFile },
   };
 }

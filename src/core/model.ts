@@ -16,6 +16,8 @@ export interface StoreLocation {
   storePath: string;
   /** Which rule picked the state dir, e.g. "--state-dir", "OPENCLAW_STATE_DIR", "~/.openclaw". */
   resolvedBy: string;
+  /** A file-backed store left beside a SQLite database (a half-done or pending Doctor import). */
+  legacy?: boolean;
   /** `$HOME` OpenClaw would use: its last transcript candidate is `<home>/.openclaw/sessions/<id>.jsonl`. */
   homeDir: string;
 }

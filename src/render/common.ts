@@ -38,7 +38,7 @@ export function storeLine(stores: StoreHeader[], style: Style): string {
   return (
     stores
       .map((s) => {
-        const what = `${s.era === "sqlite" ? "SQLite" : "file-backed"} store of agent "${s.agentId}"`;
+        const what = `${s.era === "sqlite" ? "SQLite" : s.legacy ? "legacy file-backed (beside the SQLite database)" : "file-backed"} store of agent "${s.agentId}"`;
         return style.c.dim(`${what}: ${s.storePath} (found by ${s.resolvedBy})`);
       })
       .join("\n") + "\n"

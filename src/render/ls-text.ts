@@ -30,9 +30,16 @@ export function renderLsText(r: LsResult, style: Style, now: number): string {
   const base = r.stores[0]?.sessionsDir ?? "";
   for (const p of r.storeProblems) out.push(style.c.red(`! ${p.message}\n`));
   if (r.sessions.length > 0) {
-    const t = table(["KEY", "SESSION", "ACTIVE", "ARCHIVES", "COMPACTIONS", "LAST ACTIVITY"], style);
+    // With several stores (agents, or a legacy store beside a database) each row names its own.
+    const many = r.stores.length > 1;
+    const storeOf = (s: LsSession) => {
+      const st = r.stores.find((x) => x.storePath === s.storePath);
+      return `${s.agentId}/${st?.era === "sqlite" ? "sqlite" : st?.legacy ? "legacy" : "files"}`;
+    };
+    const t = table([...(many ? ["STORE"] : []), "KEY", "SESSION", "ACTIVE", "ARCHIVES", "COMPACTIONS", "LAST ACTIVITY"], style);
     for (const s of r.sessions) {
-      t.push([s.sessionKey, shortId(s.sessionId), activeCell(s, style), archivesCell(s), s.compactionCount ?? "-", relativeTime(s.lastActivityAt, now)]);
+      const cells = [s.sessionKey, shortId(s.sessionId), activeCell(s, style), archivesCell(s), s.compactionCount ?? "-", relativeTime(s.lastActivityAt, now)];
+      t.push(many ? [storeOf(s), ...cells] : cells);
     }
     out.push(`${t.toString()}\n`);
   } else {

@@ -3,7 +3,7 @@
  * Commands never ask which era they are on; they get a StoreIndex and read through TranscriptRefs.
  */
 import path from "node:path";
-import type { StoreIndex, TranscriptRef } from "../core/model.js";
+import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
 import { fileLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
 import { buildFilesIndex } from "./files/index.js";
@@ -16,7 +16,25 @@ export interface StoreContext {
   cwd: string;
 }
 
-export async function indexStore(target: AgentTarget, ctx: StoreContext): Promise<StoreIndex> {
+/** Files a SQLite-era agent owns even in a mixed state: 9.6-published archives, cold and import archives. */
+export function isSqliteLayerFile(f: ClassifiedFile): boolean {
+  if (f.kind === "sqlite" || f.kind === "cold-archive" || f.kind === "import-archive") return true;
+  return f.kind === "archive" && (f.archive?.generation !== null || f.archive?.compressed === true);
+}
+
+/** One agent's store(s): the SQLite store, plus a legacy file-backed store still beside it. */
+export async function indexTarget(target: AgentTarget, ctx: StoreContext): Promise<StoreIndex[]> {
+  if (target.era === "sqlite" && target.legacyStorePath) {
+    const legacy = { ...target, era: "files" as const, storePath: target.legacyStorePath, sqlitePath: null, legacyStorePath: null };
+    return [
+      await indexStore(target, ctx, isSqliteLayerFile),
+      await buildFilesIndex(legacy, ctx.env, { skipFile: isSqliteLayerFile, legacy: true }),
+    ];
+  }
+  return [await indexStore(target, ctx)];
+}
+
+export async function indexStore(target: AgentTarget, ctx: StoreContext, keepFile?: (f: ClassifiedFile) => boolean): Promise<StoreIndex> {
   if (target.era === "sqlite") {
     // Loaded on demand: file-backed runs never pay for the SQLite driver.
     const { indexSqliteAgent } = await import("./sqlite/index.js");
@@ -30,6 +48,7 @@ export async function indexStore(target: AgentTarget, ctx: StoreContext): Promis
       dbPath: target.sqlitePath!,
       homeDir: target.homeDir,
       resolvedBy: target.resolvedBy,
+      ...(keepFile ? { keepFile } : {}),
     });
   }
   return buildFilesIndex(target, ctx.env);
@@ -39,7 +58,7 @@ export async function indexStore(target: AgentTarget, ctx: StoreContext): Promis
 export async function openStores(sel: StoreSelection, ctx: StoreContext): Promise<StoreIndex[]> {
   const targets = locateStores(sel, ctx.env, ctx.cwd);
   const out: StoreIndex[] = [];
-  for (const t of targets) out.push(await indexStore(t, ctx));
+  for (const t of targets) out.push(...(await indexTarget(t, ctx)));
   return out;
 }
 

@@ -25,6 +25,8 @@ export interface AgentTarget {
   /** sessions.json for the files era, the agent database for the SQLite era. */
   storePath: string;
   sqlitePath: string | null;
+  /** SQLite era only: a legacy sessions.json still beside the database (mixed state). */
+  legacyStorePath: string | null;
   resolvedBy: string;
   homeDir: string;
 }
@@ -83,6 +85,7 @@ function agentTarget(stateDir: string, agentId: string, resolvedBy: string, home
     sessionsDir,
     storePath: sqlite ? sqlitePath : path.join(sessionsDir, "sessions.json"),
     sqlitePath: sqlite ? sqlitePath : null,
+    legacyStorePath: sqlite && fs.existsSync(path.join(sessionsDir, "sessions.json")) ? path.join(sessionsDir, "sessions.json") : null,
     resolvedBy,
     homeDir,
   };
@@ -96,7 +99,7 @@ function targetForSessionsDir(sessionsDir: string, storePath: string, resolvedBy
     const target = agentTarget(path.dirname(agentsDir), path.basename(agentRoot), resolvedBy, homeDir);
     return target.era === "files" ? { ...target, storePath } : target;
   }
-  return { agentId: "main", era: "files", stateDir: null, sessionsDir, storePath, sqlitePath: null, resolvedBy, homeDir };
+  return { agentId: "main", era: "files", stateDir: null, sessionsDir, storePath, sqlitePath: null, legacyStorePath: null, resolvedBy, homeDir };
 }
 
 /** Every agent store the selection names. Throws environment errors for what does not exist. */

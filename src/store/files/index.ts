@@ -122,9 +122,16 @@ function resolveActive(sessionKey: string, e: StoreEntry, ctx: PathContext, pres
   return active;
 }
 
-export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEnv): Promise<StoreIndex> {
+export interface FilesIndexOptions {
+  /** Leave out files another layer owns (mixed state: the SQLite layer's archives). */
+  skipFile?: (f: ClassifiedFile) => boolean;
+  /** This store sits beside a SQLite database. */
+  legacy?: boolean;
+}
+
+export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEnv, opts: FilesIndexOptions = {}): Promise<StoreIndex> {
   const { status, entries } = readStoreFile(target.storePath);
-  const files = scanDir(target.sessionsDir);
+  const files = scanDir(target.sessionsDir).filter((f) => !opts.skipFile?.(f));
   const present = new Map(files.map((f) => [f.path, f]));
   const listings = new Map<string, string[]>();
   const config = readConfig(configPathFor(target.stateDir, env));
@@ -253,6 +260,7 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
       storePath: target.storePath,
       resolvedBy: target.resolvedBy,
       homeDir: target.homeDir,
+      ...(opts.legacy ? { legacy: true } : {}),
     },
     storeFile: status,
     entries,

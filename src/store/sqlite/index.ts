@@ -44,6 +44,8 @@ export interface IndexSqliteAgentOptions {
   dbPath: string;
   homeDir: string;
   resolvedBy: string;
+  /** Keep only the sessions-dir files this layer owns (mixed state: legacy JSONL is indexed apart). */
+  keepFile?: (f: ClassifiedFile) => boolean;
   /** Force a driver (tests); default: node:sqlite when available, else better-sqlite3. */
   driver?: SqliteDriverName;
 }
@@ -128,7 +130,7 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
     db.close();
   }
   const driver = db.driver;
-  const files = listSqliteAgentFiles({ sessionsDir, agentDir, dbPath });
+  const files = listSqliteAgentFiles({ sessionsDir, agentDir, dbPath }).filter((f) => opts.keepFile?.(f) ?? true);
   const filesByName = new Map<string, ClassifiedFile>();
   for (const f of files) if (f.kind === "archive" && path.dirname(f.relPath) === ".") filesByName.set(f.name, f);
 

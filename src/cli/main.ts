@@ -1,7 +1,17 @@
 /** Process entry: real streams in, exit code out. */
-import { run } from "./program.js";
+import fs from "node:fs";
+
+/** `--version` answers before commander and the commands load: cold start stays near `node -e 0`. */
+function fastVersion(argv: string[]): boolean {
+  if (argv.length !== 1 || (argv[0] !== "--version" && argv[0] !== "-V")) return false;
+  const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  process.stdout.write(`${pkg.version}\n`);
+  return true;
+}
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  if (fastVersion(argv)) return;
+  const { run } = await import("./program.js");
   process.exitCode = await run(argv, {
     stdout: process.stdout,
     stderr: process.stderr,

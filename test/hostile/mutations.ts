@@ -1,0 +1,209 @@
+/**
+ * Seeded ways to damage a copy of a store: truncations, byte flips, invalid UTF-8, huge lines,
+ * duplicate ids, parent cycles, 0-byte files, symlinks out of the store, `..` sessionFiles,
+ * unreadable modes, broken sessions.json. Each mutation works on real files in a temp dir.
+ */
+import fs from "node:fs";
+import path from "node:path";
+
+export type Rand = () => number;
+
+export function seeded(seed: number): Rand {
+  let s = seed >>> 0 || 1;
+  return () => {
+    // xorshift32
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 2 ** 32;
+  };
+}
+
+const pick = <T>(rand: Rand, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+export interface MutationContext {
+  rand: Rand;
+  sessionsDir: string;
+  /** A file outside the store that must never change. */
+  sentinel: string;
+}
+
+type Mutation = { name: string; apply: (ctx: MutationContext) => void };
+
+const transcriptsOf = (dir: string) => filesUnder(dir).filter((f) => /\.jsonl/.test(path.basename(f)));
+const storeOf = (dir: string) => path.join(dir, "sessions.json");
+
+function rewriteLines(file: string, f: (lines: string[], rand: Rand) => string[], rand: Rand): void {
+  const lines = fs.readFileSync(file, "utf8").split("\n");
+  fs.writeFileSync(file, f(lines, rand).join("\n"));
+}
+
+function editStore(ctx: MutationContext, f: (store: Record<string, unknown>) => void): void {
+  const p = storeOf(ctx.sessionsDir);
+  let store: Record<string, unknown>;
+  try {
+    store = JSON.parse(fs.readFileSync(p, "utf8"));
+    if (typeof store !== "object" || store === null || Array.isArray(store)) return;
+  } catch {
+    return;
+  }
+  f(store);
+  fs.writeFileSync(p, JSON.stringify(store, null, 2));
+}
+
+export const MUTATIONS: Mutation[] = [
+  {
+    name: "truncate",
+    apply: ({ rand, sessionsDir }) => {
+      const f = pick(rand, filesUnder(sessionsDir));
+      const size = fs.statSync(f).size;
+      fs.truncateSync(f, Math.floor(rand() * size));
+    },
+  },
+  {
+    name: "flip-bytes",
+    apply: ({ rand, sessionsDir }) => {
+      const f = pick(rand, filesUnder(sessionsDir));
+      const buf = fs.readFileSync(f);
+      for (let i = 0; i < 1 + Math.floor(rand() * 8) && buf.length > 0; i++) buf[Math.floor(rand() * buf.length)] = Math.floor(rand() * 256);
+      fs.writeFileSync(f, buf);
+    },
+  },
+  {
+    name: "invalid-utf8",
+    apply: ({ rand, sessionsDir }) => {
+      const files = transcriptsOf(sessionsDir);
+      if (!files.length) return;
+      const f = pick(rand, files);
+      const buf = fs.readFileSync(f);
+      const at = Math.floor(rand() * (buf.length + 1));
+      fs.writeFileSync(f, Buffer.concat([buf.subarray(0, at), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), buf.subarray(at)]));
+    },
+  },
+  {
+    name: "huge-line",
+    apply: ({ rand, sessionsDir }) => {
+      const files = transcriptsOf(sessionsDir);
+      if (!files.length) return;
+      const text = "x".repeat(256 * 1024 + Math.floor(rand() * 1024 * 1024));
+      const line = JSON.stringify({ type: "message", id: "huge", parentId: null, timestamp: "2026-07-01T00:00:00Z", message: { role: "user", content: text } });
+      fs.appendFileSync(pick(rand, files), `${line}\n`);
+    },
+  },
+  {
+    name: "duplicate-ids",
+    apply: ({ rand, sessionsDir }) => {
+      const files = transcriptsOf(sessionsDir);
+      if (!files.length) return;
+      rewriteLines(pick(rand, files), (lines, r) => {
+        const i = Math.floor(r() * lines.length);
+        return [...lines.slice(0, i + 1), lines[i] ?? "", ...lines.slice(i + 1)];
+      }, rand);
+    },
+  },
+  {
+    name: "parent-cycle",
+    apply: ({ rand, sessionsDir }) => {
+      const files = transcriptsOf(sessionsDir);
+      if (!files.length) return;
+      rewriteLines(pick(rand, files), (lines, r) => {
+        const parsed = lines.map((l) => {
+          try {
+            return JSON.parse(l) as Record<string, unknown>;
+          } catch {
+            return null;
+          }
+        });
+        const ids = parsed.filter((p) => p && typeof p.id === "string").map((p) => p!.id as string);
+        return parsed.map((p, i) => {
+          if (!p || typeof p.id !== "string" || r() > 0.5) return lines[i]!;
+          return JSON.stringify({ ...p, parentId: r() < 0.3 ? p.id : pick(r, ids) });
+        });
+      }, rand);
+    },
+  },
+  {
+    name: "zero-bytes",
+    apply: ({ rand, sessionsDir }) => fs.writeFileSync(pick(rand, filesUnder(sessionsDir)), ""),
+  },
+  {
+    name: "symlink-out",
+    apply: ({ rand, sessionsDir, sentinel }) => {
+      const name = pick(rand, ["escape.jsonl", "0b9c3f1e-5d2a-4c7b-9e8f-1a2b3c4d5e6f.jsonl.reset.2026-06-30T10-00-00.000Z", "loop.jsonl"]);
+      const target = name === "loop.jsonl" ? path.join(sessionsDir, "loop.jsonl") : sentinel;
+      try {
+        fs.symlinkSync(target, path.join(sessionsDir, name));
+      } catch {
+        // already there
+      }
+    },
+  },
+  {
+    name: "session-file-escape",
+    apply: (ctx) =>
+      editStore(ctx, (store) => {
+        const key = pick(ctx.rand, Object.keys(store).concat(["agent:main:new"]));
+        const entry = (typeof store[key] === "object" && store[key] !== null ? store[key] : { sessionId: "x", updatedAt: 1 }) as Record<string, unknown>;
+        entry.sessionFile = pick(ctx.rand, ["../../../../etc/passwd", path.relative(ctx.sessionsDir, ctx.sentinel), ctx.sentinel, "sqlite:main:x:/tmp/db", ""]);
+        store[key] = entry;
+      }),
+  },
+  {
+    name: "store-garbage",
+    apply: (ctx) => {
+      const p = storeOf(ctx.sessionsDir);
+      const choice = pick(ctx.rand, ["[]", "null", '"text"', "{", '{"a": 1, "b": null, "c": []}', '{"agent:main:main": {"sessionId": 42}}']);
+      fs.writeFileSync(p, choice);
+    },
+  },
+  {
+    name: "entry-fields",
+    apply: (ctx) =>
+      editStore(ctx, (store) => {
+        for (const k of Object.keys(store)) {
+          if (ctx.rand() < 0.5) continue;
+          const e = store[k] as Record<string, unknown>;
+          if (typeof e !== "object" || e === null) continue;
+          e[pick(ctx.rand, ["usageFamilySessionIds", "compactionCheckpoints", "updatedAt", "sessionId", "previousSessionId"])] = pick(ctx.rand, [
+            null,
+            "str",
+            42,
+            [null, 1, {}],
+            { preCompaction: null },
+            "../x",
+          ]);
+        }
+      }),
+  },
+  {
+    name: "unreadable",
+    apply: ({ rand, sessionsDir }) => fs.chmodSync(pick(rand, filesUnder(sessionsDir)), 0),
+  },
+];
+
+export function mutate(ctx: MutationContext, count: number): string[] {
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const m = pick(ctx.rand, MUTATIONS);
+    try {
+      m.apply(ctx);
+      names.push(m.name);
+    } catch {
+      names.push(`${m.name}(skipped)`);
+    }
+  }
+  return names;
+}

@@ -170,3 +170,12 @@ describe("timeline CLI", () => {
     for (const f of files) expect(fs.readFileSync(f, "utf8"), f).not.toMatch(/readFile|readFileSync/);
   });
 });
+
+describe("timeline on a broken store", () => {
+  it("exits 3 when sessions.json is 0 bytes", async () => {
+    const { stateDir } = copyState("files", "store-empty");
+    const res = await cli(["timeline", "--state-dir", stateDir, "--json"]);
+    expect(res.code).toBe(3);
+    expect(res.json().keys).toEqual([]);
+  });
+});

@@ -3,7 +3,10 @@ import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
 import { runTimeline, type TimelineResult, type TimelineSort } from "../../commands/timeline.js";
 import { renderJson } from "../../render/json.js";
+import { ExitCode } from "../../core/errors.js";
 import { renderTimelineSummaryText, renderTimelineText } from "../../render/timeline-text.js";
+
+const BROKEN_STORE = new Set(["empty", "invalid-json", "not-object", "unreadable"]);
 
 interface TimelineFlags extends CommonOptions {
   config?: string;
@@ -40,6 +43,13 @@ Examples:
       else {
         const style = app.styleFor("stdout", opts);
         app.io.stdout.write("segments" in result ? renderTimelineText(result as TimelineResult, style, Date.now()) : renderTimelineSummaryText(result, style, Date.now()));
+      }
+      // A 0-byte or invalid sessions.json loads as no keys at all: an environment problem, as in `ls`.
+      for (const st of result.stores) {
+        if (BROKEN_STORE.has(st.storeFile.state)) {
+          app.io.stderr.write(`openclaw-sessions: ${st.storePath} is ${st.storeFile.state}; OpenClaw loads it as an empty store\n`);
+          app.raise(ExitCode.environment);
+        }
       }
     });
   });

@@ -5,6 +5,7 @@ import { createApp, type App } from "./app.js";
 import type { IO } from "./output.js";
 import { registerLs } from "./commands/ls.js";
 import { registerCompletion } from "./commands/completion.js";
+import { registerTimeline } from "./commands/timeline.js";
 import { ExitCode } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
 
@@ -36,6 +37,7 @@ export function buildProgram(io: IO): { program: Command; app: App } {
     .addHelpText("after", EXIT_CODES_HELP);
   registerLs(program, app);
   registerCompletion(program, app);
+  registerTimeline(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };
 }

@@ -1,0 +1,56 @@
+import { Command, Option } from "commander";
+import type { App } from "../app.js";
+import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+import { runTimeline, type TimelineResult, type TimelineSort } from "../../commands/timeline.js";
+import { renderJson } from "../../render/json.js";
+import { ExitCode } from "../../core/errors.js";
+import { renderTimelineSummaryText, renderTimelineText } from "../../render/timeline-text.js";
+
+const BROKEN_STORE = new Set(["empty", "invalid-json", "not-object", "unreadable"]);
+
+interface TimelineFlags extends CommonOptions {
+  config?: string;
+  tz?: string;
+  sort?: TimelineSort;
+}
+
+export function registerTimeline(program: Command, app: App): void {
+  const cmd = program
+    .command("timeline")
+    .argument("[key]", "one sessionKey; without it, a summary of every key")
+    .description("the resets and compactions of a key, oldest first, with the likely reason for each reset")
+    .option("--config <file>", "openclaw.json (JSON5) to read the reset policy from (default: <stateDir>/openclaw.json)")
+    .option("--tz <zone>", "IANA time zone of the gateway host, for daily boundaries and times (default: this machine's)")
+    .addOption(new Option("--sort <order>", "summary order").choices(["recent-reset", "key"]).default("recent-reset"));
+  addStoreOptions(cmd);
+  addOutputOptions(cmd);
+  cmd.addHelpText(
+    "after",
+    `
+Examples:
+  $ openclaw-sessions timeline
+  $ openclaw-sessions timeline agent:main:telegram:direct:42
+  $ openclaw-sessions timeline agent:main:main --tz Europe/Berlin --config ./openclaw.json
+  $ openclaw-sessions timeline agent:main:main --json | jq '.segments[].endReason'`,
+  );
+  cmd.action(async (key: string | undefined, opts: TimelineFlags) => {
+    await app.guard(opts, async () => {
+      const result = await runTimeline(
+        { ...selectionOf(opts), key, config: opts.config, tz: opts.tz, sort: opts.sort },
+        { env: app.io.env, cwd: app.io.cwd },
+      );
+      if (opts.json) app.io.stdout.write(renderJson(result));
+      else {
+        const style = app.styleFor("stdout", opts);
+        app.io.stdout.write("segments" in result ? renderTimelineText(result as TimelineResult, style, Date.now()) : renderTimelineSummaryText(result, style, Date.now()));
+      }
+      // A 0-byte or invalid sessions.json loads as no keys at all: an environment problem, as in `ls`.
+      for (const st of result.stores) {
+        if (BROKEN_STORE.has(st.storeFile.state)) {
+          app.io.stderr.write(`openclaw-sessions: ${st.storePath} is ${st.storeFile.state}; OpenClaw loads it as an empty store\n`);
+          app.raise(ExitCode.environment);
+        }
+      }
+    });
+  });
+}

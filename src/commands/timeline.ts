@@ -1,0 +1,273 @@
+/**
+ * `timeline`: the segments of a key across resets, what happened in each (compactions, branch
+ * summaries, failed runs) and why each one ended. Streams every transcript once.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { format } from "date-fns/format";
+import type { SessionRecord, StoreIndex } from "../core/model.js";
+import { usageError } from "../core/errors.js";
+import { segmentsOf, type Segment } from "../core/segments.js";
+import { parseLine } from "../core/transcript/parse.js";
+import {
+  buildTimeline,
+  describePolicy,
+  isValidTimeZone,
+  localTimeZone,
+  resolveResetPolicy,
+  TranscriptFacts,
+  zonedDate,
+  type BakFile,
+  type CompactionCountReport,
+  type ResetPolicy,
+  type SegmentSource,
+  type TimelineEvent,
+  type TimelineSegment,
+} from "../core/timeline/index.js";
+import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import { configPathFor, readConfig, type OpenClawConfig } from "../store/config.js";
+import { storeHeader, type StoreHeader } from "./store-header.js";
+
+export const TIMELINE_SCHEMA_VERSION = 1;
+
+export type TimelineSort = "recent-reset" | "key";
+
+export interface TimelineOptions extends StoreSelection {
+  key?: string;
+  /** An openclaw.json to read the reset policy from instead of `<stateDir>/openclaw.json`. */
+  config?: string;
+  /** IANA zone of the gateway host (daily boundaries); default: this machine's zone. */
+  tz?: string;
+  sort?: TimelineSort;
+}
+
+export interface PolicyReport extends ResetPolicy {
+  description: string;
+}
+
+export interface TimelineResult {
+  schemaVersion: number;
+  store: StoreHeader;
+  stores: StoreHeader[];
+  agentId: string;
+  sessionKey: string;
+  sessionId: string | null;
+  /** The store's value, as OpenClaw keeps it. */
+  compactionCount: number | null;
+  /** compactionCount beside the compaction entries found, with an explanation of a difference. */
+  compactionCountCheck: CompactionCountReport;
+  policy: PolicyReport;
+  timeZone: string;
+  resets: number;
+  segments: TimelineSegment[];
+  events: TimelineEvent[];
+  notes: string[];
+}
+
+export interface TimelineSummaryRow {
+  agentId: string;
+  sessionKey: string;
+  sessionId: string | null;
+  segments: number;
+  resets: number;
+  compactions: number;
+  compactionCount: number | null;
+  lastReset: { time: number | null; iso: string | null; kind: string; confidence: string; fromSessionId: string | null; toSessionId: string | null } | null;
+  policy: { mode: string; atHour: number | null; idleMinutes: number | null; source: string; description: string };
+}
+
+export interface TimelineSummaryResult {
+  schemaVersion: number;
+  stores: StoreHeader[];
+  timeZone: string;
+  sort: TimelineSort;
+  configPaths: Array<string | null>;
+  keys: TimelineSummaryRow[];
+}
+
+interface Env {
+  timeZone: string;
+  config: (index: StoreIndex) => OpenClawConfig;
+  fmt: (ms: number) => string;
+}
+
+function num(v: unknown): number | null {
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+}
+
+function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
+  const timeZone = opts.tz ?? (ctx.env.TZ && isValidTimeZone(ctx.env.TZ) ? ctx.env.TZ : localTimeZone());
+  if (!isValidTimeZone(timeZone)) throw usageError("BAD_TIME_ZONE", `unknown time zone "${timeZone}"`, "pass an IANA name such as Europe/Berlin or UTC");
+  let explicit: OpenClawConfig | null = null;
+  if (opts.config !== undefined) {
+    const file = path.resolve(ctx.cwd, opts.config);
+    if (!fs.existsSync(file)) throw usageError("CONFIG_NOT_FOUND", `no config file at ${file}`, "pass the path of an openclaw.json (JSON5)");
+    explicit = readConfig(file);
+  }
+  const cache = new Map<string, OpenClawConfig>();
+  return {
+    timeZone,
+    config: (index) => {
+      if (explicit) return explicit;
+      const file = configPathFor(index.location.stateDir, ctx.env);
+      const k = file ?? "";
+      if (!cache.has(k)) cache.set(k, readConfig(file));
+      return cache.get(k)!;
+    },
+    fmt: (ms) => format(zonedDate(ms, timeZone), "yyyy-MM-dd HH:mm:ss"),
+  };
+}
+
+/** Stream one transcript through the parser into the timeline's facts. */
+async function factsOf(seg: Segment): Promise<{ facts: TranscriptFacts; readError: string | null }> {
+  const facts = new TranscriptFacts();
+  let readError: string | null = null;
+  for await (const line of transcriptLines(seg.ref)) {
+    if (line.readError) {
+      readError = line.readError;
+      if (line.text === null) continue;
+    }
+    facts.add(parseLine(line));
+  }
+  return { facts, readError };
+}
+
+function isCurrent(s: SessionRecord, seg: Segment, last: boolean): boolean {
+  if (seg.source === "active") return true;
+  if (seg.source === "window") return s.windows?.find((w) => w.sessionId === seg.sessionId)?.current ?? last;
+  // History falls back to the archive of the current id when its file is gone.
+  return last && seg.sessionId !== null && seg.sessionId === s.sessionId && seg.archive?.reason === "reset";
+}
+
+function policyFor(index: StoreIndex, s: SessionRecord, env: Env): PolicyReport {
+  const cfg = env.config(index);
+  const policy = resolveResetPolicy({
+    config: cfg.raw,
+    configPath: cfg.path,
+    ...(cfg.problem ? { configProblem: cfg.problem } : {}),
+    era: index.location.era,
+    sessionKey: s.sessionKey,
+    entry: s.entry,
+    timeZone: env.timeZone,
+  });
+  return { ...policy, description: describePolicy(policy) };
+}
+
+async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores: StoreHeader[]): Promise<TimelineResult> {
+  const policy = policyFor(index, s, env);
+  const segs = segmentsOf(s);
+  const sources: SegmentSource[] = [];
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i]!;
+    const { facts, readError } = await factsOf(seg);
+    sources.push({
+      sessionId: seg.sessionId,
+      path: seg.path,
+      source: seg.source,
+      archive: seg.archive,
+      current: isCurrent(s, seg, i === segs.length - 1),
+      stretches: facts.finish(),
+      problems: facts.problems,
+      readError,
+    });
+  }
+  const baks: BakFile[] = s.archives.filter((a) => a.reason === "bak").map((a) => ({ path: a.path, sessionId: a.sessionId, timestamp: a.timestamp, bytes: a.bytes }));
+  const family = Array.isArray(s.entry?.usageFamilySessionIds) ? (s.entry!.usageFamilySessionIds as unknown[]).filter((x): x is string => typeof x === "string") : null;
+  const core = buildTimeline({
+    era: index.location.era,
+    sessionKey: s.sessionKey,
+    sessionId: s.sessionId,
+    storedCompactionCount: s.compactionCount,
+    sessionStartedAt: num(s.entry?.sessionStartedAt),
+    usageFamilySessionIds: family,
+    sources,
+    baks,
+    policy,
+    fmt: env.fmt,
+  });
+  const notes: string[] = [];
+  if (policy.configProblem) notes.push(`${policy.configProblem}; using the era's default policy`);
+  if (segs.length === 0) notes.push("no transcript of this key is on disk");
+  else if (!core.segments.some((x) => x.current)) notes.push(`the current sessionId ${s.sessionId ?? "(none)"} has no transcript on disk`);
+  for (const x of core.segments) if (x.readError) notes.push(`${x.path}: read stopped early (${x.readError})`);
+  return {
+    schemaVersion: TIMELINE_SCHEMA_VERSION,
+    store: storeHeader(index),
+    stores,
+    agentId: s.agentId,
+    sessionKey: s.sessionKey,
+    sessionId: s.sessionId,
+    compactionCount: s.compactionCount,
+    compactionCountCheck: core.compactionCount,
+    policy,
+    timeZone: env.timeZone,
+    resets: core.resets,
+    segments: core.segments,
+    events: core.events,
+    notes,
+  };
+}
+
+function notFound(key: string, indexes: StoreIndex[]): never {
+  const lower = key.trim().toLowerCase();
+  const near = indexes.flatMap((i) => i.sessions.map((s) => s.sessionKey)).filter((k) => k.toLowerCase().includes(lower));
+  throw usageError(
+    "SESSION_NOT_FOUND",
+    `no key "${key}" in ${indexes.map((i) => i.location.storePath).join(", ")}`,
+    near.length ? `did you mean: ${near.slice(0, 5).join(", ")}?` : "run `openclaw-sessions timeline` to list the keys",
+    { candidates: near },
+  );
+}
+
+export async function runTimeline(opts: TimelineOptions & { key: string }, ctx: StoreContext): Promise<TimelineResult>;
+export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Promise<TimelineResult | TimelineSummaryResult>;
+export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Promise<TimelineResult | TimelineSummaryResult> {
+  const env = envOf(opts, ctx);
+  const indexes = await openStores(opts, ctx);
+  const stores = indexes.map(storeHeader);
+  if (opts.key !== undefined) {
+    for (const index of indexes) {
+      const s = index.sessions.find((r) => r.sessionKey === opts.key);
+      if (s) return timelineOf(index, s, env, stores);
+    }
+    notFound(opts.key, indexes);
+  }
+  const rows: TimelineSummaryRow[] = [];
+  for (const index of indexes) {
+    for (const s of index.sessions) {
+      const t = await timelineOf(index, s, env, stores);
+      const last = [...t.events].reverse().find((e) => e.type === "reset" || e.type === "reset-row" || e.type === "window");
+      const reason = last?.reason as { kind: string; confidence: string } | undefined;
+      rows.push({
+        agentId: s.agentId,
+        sessionKey: s.sessionKey,
+        sessionId: s.sessionId,
+        segments: t.segments.length,
+        resets: t.resets,
+        compactions: t.compactionCountCheck.inAllSegments,
+        compactionCount: s.compactionCount,
+        lastReset: last
+          ? { time: last.time, iso: last.iso, kind: reason?.kind ?? "unknown", confidence: reason?.confidence ?? "low", fromSessionId: (last.fromSessionId as string | null) ?? null, toSessionId: (last.toSessionId as string | null) ?? null }
+          : null,
+        policy: { mode: t.policy.mode, atHour: t.policy.atHour, idleMinutes: t.policy.idleMinutes, source: t.policy.source, description: t.policy.description },
+      });
+    }
+  }
+  const sort = opts.sort ?? "recent-reset";
+  rows.sort((a, b) => {
+    if (sort === "recent-reset") {
+      const ta = a.lastReset?.time ?? -Infinity;
+      const tb = b.lastReset?.time ?? -Infinity;
+      if (ta !== tb) return tb - ta;
+    }
+    return a.sessionKey.localeCompare(b.sessionKey) || a.agentId.localeCompare(b.agentId);
+  });
+  return {
+    schemaVersion: TIMELINE_SCHEMA_VERSION,
+    stores,
+    timeZone: env.timeZone,
+    sort,
+    configPaths: indexes.map((i) => env.config(i).path),
+    keys: rows,
+  };
+}

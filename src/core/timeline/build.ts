@@ -1,0 +1,284 @@
+/**
+ * Segments, boundaries and events of one key, from facts gathered per transcript. Pure: the
+ * command streams the files and hands the facts over.
+ */
+import type { Era } from "../model.js";
+import type { StretchFacts } from "./facts.js";
+import { inferEndReason, type Boundary, type EndReason } from "./infer.js";
+import type { ResetPolicy } from "./policy.js";
+import { explainCompactionCount, type CompactionCountReport } from "./compaction-count.js";
+
+export interface SegmentSource {
+  sessionId: string | null;
+  path: string;
+  source: "archive" | "active" | "window";
+  archive: { reason: "reset" | "deleted" | "bak"; timestamp: number | null } | null;
+  /** The key's current transcript (its active file, current window, or the archive history falls back to). */
+  current: boolean;
+  stretches: StretchFacts[];
+  /** Unparsable lines seen while streaming. */
+  problems: number;
+  readError?: string | null;
+}
+
+export interface BakFile {
+  path: string;
+  sessionId: string | null;
+  timestamp: number | null;
+  bytes: number;
+}
+
+export interface TimelineInput {
+  era: Era;
+  sessionKey: string;
+  sessionId: string | null;
+  storedCompactionCount: number | null;
+  sessionStartedAt: number | null;
+  usageFamilySessionIds: string[] | null;
+  sources: SegmentSource[];
+  baks: BakFile[];
+  policy: ResetPolicy;
+  /** Formats an instant for evidence strings (the renderer's zone). */
+  fmt: (ms: number) => string;
+}
+
+export interface TimelineSegment {
+  index: number;
+  sessionId: string | null;
+  path: string;
+  source: "archive" | "active" | "window";
+  /** Position of this stretch inside its transcript (SQLite windows split at reset rows), 0 otherwise. */
+  stretch: number;
+  current: boolean;
+  startedAt: number | null;
+  startedAtIso: string | null;
+  endedAt: number | null;
+  endedAtIso: string | null;
+  lastActivityAt: number | null;
+  headerTimestamp: number | null;
+  messages: number;
+  compactions: number;
+  endReason: EndReason | null;
+  problems: number;
+  readError?: string;
+}
+
+export type TimelineEventType = "segment-start" | "compaction" | "branch-summary" | "error" | "reset" | "reset-row" | "window" | "deleted" | "manual-compact";
+
+export interface TimelineEvent {
+  type: TimelineEventType;
+  time: number | null;
+  iso: string | null;
+  sessionId: string | null;
+  /** The file (or `<db>#<sessionId>`) the event was read from. */
+  path: string;
+  segment: number;
+  [field: string]: unknown;
+}
+
+export interface TimelineCore {
+  segments: TimelineSegment[];
+  events: TimelineEvent[];
+  compactionCount: CompactionCountReport;
+  resets: number;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+interface Flat {
+  src: SegmentSource;
+  facts: StretchFacts;
+  stretch: number;
+  lastOfSource: boolean;
+}
+
+function flatten(sources: SegmentSource[]): Flat[] {
+  const out: Flat[] = [];
+  for (const src of sources) {
+    src.stretches.forEach((facts, i) => out.push({ src, facts, stretch: i, lastOfSource: i === src.stretches.length - 1 }));
+  }
+  return out;
+}
+
+function startOf(f: Flat, input: TimelineInput, isCurrent: boolean): number | null {
+  if (isCurrent && input.sessionStartedAt !== null) return input.sessionStartedAt;
+  if (f.stretch > 0) return f.facts.startReset?.time ?? f.facts.firstEntryTime;
+  return f.facts.headerTime ?? f.facts.firstEntryTime;
+}
+
+function boundaryOf(prev: Flat, next: Flat | null, input: TimelineInput): Boundary {
+  const kind: Boundary["kind"] = next && next.src === prev.src ? "row" : next && prev.src.source === "window" && next.src.source === "window" ? "window" : "file";
+  const fromId = prev.src.sessionId;
+  const at =
+    kind === "row"
+      ? (prev.facts.endReset?.time ?? null)
+      : kind === "file" && prev.src.archive && prev.src.archive.reason !== "bak"
+        ? prev.src.archive.timestamp
+        : null;
+  return {
+    kind,
+    fromSessionId: fromId,
+    toSessionId: next?.src.sessionId ?? null,
+    at,
+    archiveReason: kind === "file" ? (prev.src.archive?.reason ?? null) : null,
+    prev: prev.facts,
+    next: next?.facts ?? null,
+    inUsageFamily: input.usageFamilySessionIds && fromId ? input.usageFamilySessionIds.includes(fromId) : null,
+    policy: input.policy,
+    fmt: input.fmt,
+  };
+}
+
+/** A segment with no successor on disk that is not the current one (its key moved on, the file is gone). */
+function orphanEnd(b: Boundary): EndReason {
+  if (b.archiveReason === "deleted") return inferEndReason(b);
+  const tail = b.prev.tailError;
+  if (tail && tail.length > 0) {
+    return { kind: "error", confidence: "low", evidence: [...tail.map((e) => `ends with ${e.detail}`), "no later transcript of this key is on disk"], via: null };
+  }
+  return { kind: "unknown", confidence: "low", evidence: [`${b.fromSessionId} was archived${b.at !== null ? ` at ${b.fmt(b.at)}` : ""} and no later transcript of this key is on disk`], via: null };
+}
+
+function segmentEvents(f: Flat, seg: TimelineSegment): TimelineEvent[] {
+  const base = { sessionId: seg.sessionId, path: seg.path, segment: seg.index };
+  const out: TimelineEvent[] = [];
+  out.push({
+    type: "segment-start",
+    time: seg.startedAt,
+    iso: iso(seg.startedAt),
+    ...base,
+    source: seg.source,
+    stretch: seg.stretch,
+    headerTimestamp: seg.headerTimestamp,
+    firstUserMessage: f.facts.firstUser ? f.facts.firstUser.text.slice(0, 120) : null,
+  });
+  type Timed = { line: number; ev: TimelineEvent };
+  const inner: Timed[] = [];
+  for (const c of f.facts.compactions) {
+    inner.push({
+      line: c.lineNo,
+      ev: {
+        type: "compaction",
+        time: c.time,
+        iso: iso(c.time),
+        ...base,
+        entryId: c.entryId,
+        lineNo: c.lineNo,
+        tokensBefore: c.tokensBefore,
+        tokensAfter: c.tokensAfter,
+        firstKeptEntryId: c.firstKeptEntryId,
+        summaryPreview: c.summaryPreview,
+        summaryChars: c.summaryChars,
+        summaryFlag: c.summaryFlag,
+        fromHook: c.fromHook,
+      },
+    });
+  }
+  for (const b of f.facts.branchSummaries) {
+    inner.push({ line: b.lineNo, ev: { type: "branch-summary", time: b.time, iso: iso(b.time), ...base, entryId: b.entryId, lineNo: b.lineNo, fromId: b.fromId, summaryPreview: b.summaryPreview } });
+  }
+  for (const e of f.facts.errors) {
+    inner.push({ line: e.lineNo, ev: { type: "error", time: e.time, iso: iso(e.time), ...base, entryId: e.entryId, lineNo: e.lineNo, kind: e.kind, detail: e.detail } });
+  }
+  inner.sort((a, b) => a.line - b.line);
+  out.push(...inner.map((t) => t.ev));
+  return out;
+}
+
+function boundaryEvent(b: Boundary, prevSeg: TimelineSegment, reason: EndReason, nextSeg: TimelineSegment | null, prevSrc: SegmentSource): TimelineEvent {
+  const time = b.at ?? nextSeg?.startedAt ?? null;
+  const common = {
+    time,
+    iso: iso(time),
+    sessionId: prevSeg.sessionId,
+    path: prevSeg.path,
+    segment: prevSeg.index,
+    fromSessionId: b.fromSessionId,
+    toSessionId: b.toSessionId,
+    reason: { kind: reason.kind, confidence: reason.confidence },
+  };
+  if (b.kind === "row") {
+    const row = b.prev.endReset!;
+    return { type: "reset-row", ...common, entryId: row.entryId, lineNo: row.lineNo, openclawReason: row.reason, firstKeptEntryId: row.firstKeptEntryId };
+  }
+  if (b.kind === "window") return { type: "window", ...common };
+  if (b.archiveReason === "deleted") return { type: "deleted", ...common, archivePath: prevSrc.path };
+  return { type: "reset", ...common, archivePath: prevSrc.archive ? prevSrc.path : null, archiveTimestamp: prevSrc.archive?.timestamp ?? null };
+}
+
+/** Put the `.bak` events in time order among the others (they carry no line of their own). */
+function insertByTime(events: TimelineEvent[], extra: TimelineEvent[]): TimelineEvent[] {
+  const out = [...events];
+  for (const e of extra) {
+    const at = e.time === null ? -1 : out.findIndex((x) => x.time !== null && x.time > e.time!);
+    if (at < 0) out.push(e);
+    else out.splice(at, 0, e);
+  }
+  return out;
+}
+
+export function buildTimeline(input: TimelineInput): TimelineCore {
+  const flat = flatten(input.sources);
+  const segments: TimelineSegment[] = [];
+  const events: TimelineEvent[] = [];
+  const boundaries: Array<{ b: Boundary; reason: EndReason } | null> = [];
+  flat.forEach((f, i) => {
+    const isCurrent = f.src.current && f.lastOfSource && i === flat.length - 1;
+    const next = flat[i + 1] ?? null;
+    const b = boundaryOf(f, next, input);
+    const reason = isCurrent ? null : next ? inferEndReason(b) : orphanEnd(b);
+    const startedAt = startOf(f, input, isCurrent);
+    const endedAt = isCurrent ? null : (b.at ?? (next ? startOf(next, input, false) : null) ?? f.facts.lastEntryTime);
+    segments.push({
+      index: i,
+      sessionId: f.src.sessionId,
+      path: f.src.path,
+      source: f.src.source,
+      stretch: f.stretch,
+      current: isCurrent,
+      startedAt,
+      startedAtIso: iso(startedAt),
+      endedAt,
+      endedAtIso: iso(endedAt),
+      lastActivityAt: f.facts.lastActivityTime ?? f.facts.lastEntryTime,
+      headerTimestamp: f.stretch === 0 ? f.facts.headerTime : null,
+      messages: f.facts.messages,
+      compactions: f.facts.compactions.length,
+      endReason: reason,
+      problems: f.lastOfSource ? f.src.problems : 0,
+      ...(f.src.readError && f.lastOfSource ? { readError: f.src.readError } : {}),
+    });
+    boundaries.push(reason ? { b, reason } : null);
+  });
+  segments.forEach((seg, i) => {
+    events.push(...segmentEvents(flat[i]!, seg));
+    const bd = boundaries[i];
+    if (bd && (segments[i + 1] || bd.b.archiveReason === "deleted" || bd.b.at !== null)) {
+      events.push(boundaryEvent(bd.b, seg, bd.reason, segments[i + 1] ?? null, flat[i]!.src));
+    }
+  });
+  const bakEvents: TimelineEvent[] = input.baks.map((k) => ({
+    type: "manual-compact",
+    time: k.timestamp,
+    iso: iso(k.timestamp),
+    sessionId: k.sessionId,
+    path: k.path,
+    segment: segments.findIndex((s) => s.sessionId === k.sessionId && s.current),
+    bytes: k.bytes,
+    detail: "gateway sessions.compact {maxLines}: the transcript before the trim was kept as this .bak",
+  }));
+  const lastVia = [...boundaries].reverse().find((x) => x !== null)?.reason.via ?? null;
+  const currentSessionTrims = input.baks.filter((k) => k.sessionId === input.sessionId).length;
+  return {
+    segments,
+    events: insertByTime(events, bakEvents),
+    compactionCount: explainCompactionCount({
+      era: input.era,
+      stored: input.storedCompactionCount,
+      perSegment: segments.map((s) => s.compactions),
+      lastBoundaryVia: lastVia,
+      manualTrims: currentSessionTrims,
+    }),
+    resets: boundaries.filter((x) => x !== null && x.reason.kind !== "deleted" && segments[boundaries.indexOf(x) + 1]).length,
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * What the timeline needs from one transcript, gathered in a single streamed pass over its parsed
+ * records. A SQLite window is split at its `reset` rows into stretches (transcript-format.md §10);
+ * a 7.1 file has no reset rows and gives one stretch.
+ */
+import type { ParsedRecord } from "../transcript/parse.js";
+import { contentText, TEXT_96 } from "../transcript/text.js";
+
+export interface CompactionFact {
+  entryId: string | null;
+  time: number | null;
+  lineNo: number;
+  tokensBefore: number | null;
+  tokensAfter: number | null;
+  firstKeptEntryId: string | null;
+  summaryPreview: string;
+  summaryChars: number;
+  /** "empty" for a blank summary, "fallback" for OpenClaw's placeholder texts. */
+  summaryFlag: "empty" | "fallback" | null;
+  fromHook: boolean;
+}
+
+export interface BranchSummaryFact {
+  entryId: string | null;
+  time: number | null;
+  lineNo: number;
+  fromId: string | null;
+  summaryPreview: string;
+}
+
+export interface ErrorFact {
+  kind: "prompt-error" | "error-turn" | "aborted-turn";
+  entryId: string | null;
+  time: number | null;
+  lineNo: number;
+  detail: string;
+}
+
+export interface ResetRowFact {
+  entryId: string | null;
+  time: number | null;
+  lineNo: number;
+  reason: string | null;
+  firstKeptEntryId: string | null;
+}
+
+export interface StretchFacts {
+  /** Header timestamp (first stretch only). */
+  headerTime: number | null;
+  headerId: string | null;
+  /** The reset row that opened this stretch (SQLite era), null for the first. */
+  startReset: ResetRowFact | null;
+  /** The reset row that closed it. */
+  endReset: ResetRowFact | null;
+  firstEntryTime: number | null;
+  lastEntryTime: number | null;
+  firstMessageTime: number | null;
+  /** Last user or assistant message. */
+  lastActivityTime: number | null;
+  lastUserTime: number | null;
+  firstUser: { text: string; time: number | null; entryId: string | null } | null;
+  messages: number;
+  compactions: CompactionFact[];
+  branchSummaries: BranchSummaryFact[];
+  errors: ErrorFact[];
+  /** The error the stretch ends on: nothing but more errors after it. */
+  tailError: ErrorFact[] | null;
+}
+
+const PREVIEW = 120;
+const FALLBACK_SUMMARY = [/^no prior history\.?$/i, /summary unavailable/i, /^\(?no summary\)?\.?$/i, /^nothing to summari[sz]e/i];
+
+export function summaryFlagOf(summary: unknown): "empty" | "fallback" | null {
+  const s = typeof summary === "string" ? summary.trim() : "";
+  if (s === "") return "empty";
+  return FALLBACK_SUMMARY.some((re) => re.test(s)) ? "fallback" : null;
+}
+
+function timeOf(iso: string | null, message: Record<string, unknown> | null): number | null {
+  const t = iso ? Date.parse(iso) : NaN;
+  if (Number.isFinite(t)) return t;
+  const m = message?.timestamp;
+  return typeof m === "number" && Number.isFinite(m) ? m : null;
+}
+
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+function preview(s: string): string {
+  const one = s.replace(/\s+/g, " ").trim();
+  return one.length > PREVIEW ? `${one.slice(0, PREVIEW - 1)}…` : one;
+}
+
+function emptyStretch(startReset: ResetRowFact | null): StretchFacts {
+  return {
+    headerTime: null,
+    headerId: null,
+    startReset,
+    endReset: null,
+    firstEntryTime: null,
+    lastEntryTime: null,
+    firstMessageTime: null,
+    lastActivityTime: null,
+    lastUserTime: null,
+    firstUser: null,
+    messages: 0,
+    compactions: [],
+    branchSummaries: [],
+    errors: [],
+    tailError: null,
+  };
+}
+
+/** Feed it every parsed record of one transcript in order; `finish()` gives the stretches. */
+export class TranscriptFacts {
+  private stretches: StretchFacts[] = [emptyStretch(null)];
+  problems = 0;
+
+  private get cur(): StretchFacts {
+    return this.stretches[this.stretches.length - 1]!;
+  }
+
+  add(rec: ParsedRecord): void {
+    if (rec.kind === "problem") {
+      if (rec.code !== "blank") this.problems += 1;
+      return;
+    }
+    if (rec.kind === "header") {
+      const s = this.stretches[0]!;
+      if (s.headerTime === null) {
+        s.headerTime = timeOf(rec.header.timestamp, null);
+        s.headerId = rec.header.id;
+      }
+      return;
+    }
+    const time = timeOf(rec.timestamp, rec.message);
+    if (rec.type === "reset") {
+      const row: ResetRowFact = { entryId: rec.id, time, lineNo: rec.lineNo, reason: str(rec.raw.reason), firstKeptEntryId: str(rec.raw.firstKeptEntryId) };
+      this.cur.endReset = row;
+      this.stretches.push(emptyStretch(row));
+      return;
+    }
+    const s = this.cur;
+    if (time !== null) {
+      if (s.firstEntryTime === null) s.firstEntryTime = time;
+      s.lastEntryTime = time;
+    }
+    if (rec.type === "message" && rec.message) this.message(s, rec.message, rec.id, time, rec.lineNo);
+    else if (rec.type === "compaction") {
+      const summary = typeof rec.raw.summary === "string" ? rec.raw.summary : "";
+      s.compactions.push({
+        entryId: rec.id,
+        time,
+        lineNo: rec.lineNo,
+        tokensBefore: num(rec.raw.tokensBefore),
+        tokensAfter: num(rec.raw.tokensAfter),
+        firstKeptEntryId: str(rec.raw.firstKeptEntryId),
+        summaryPreview: preview(summary),
+        summaryChars: summary.length,
+        summaryFlag: summaryFlagOf(rec.raw.summary),
+        fromHook: rec.raw.fromHook === true,
+      });
+    } else if (rec.type === "branch_summary") {
+      s.branchSummaries.push({ entryId: rec.id, time, lineNo: rec.lineNo, fromId: str(rec.raw.fromId), summaryPreview: preview(str(rec.raw.summary) ?? "") });
+    } else if (rec.type === "custom" && rec.raw.customType === "openclaw:prompt-error") {
+      const data = typeof rec.raw.data === "object" && rec.raw.data !== null ? (rec.raw.data as Record<string, unknown>) : {};
+      const err: ErrorFact = { kind: "prompt-error", entryId: rec.id, time: time ?? num(data.timestamp), lineNo: rec.lineNo, detail: `openclaw:prompt-error (${str(data.error) ?? "no error text"})` };
+      s.errors.push(err);
+      s.tailError = [...(s.tailError ?? []), err];
+    }
+  }
+
+  private message(s: StretchFacts, m: Record<string, unknown>, id: string | null, time: number | null, lineNo: number): void {
+    s.messages += 1;
+    if (time !== null && s.firstMessageTime === null) s.firstMessageTime = time;
+    const role = m.role;
+    if (role === "user") {
+      if (time !== null) s.lastUserTime = time;
+      if (s.firstUser === null) s.firstUser = { text: contentText(m.content, TEXT_96), time, entryId: id };
+      s.tailError = null;
+    }
+    if (role === "user" || role === "assistant") {
+      if (time !== null) s.lastActivityTime = time;
+    }
+    if (role === "assistant") {
+      const stop = m.stopReason;
+      if (stop === "error" || stop === "aborted") {
+        const msg = str(m.errorMessage);
+        const err: ErrorFact = {
+          kind: stop === "error" ? "error-turn" : "aborted-turn",
+          entryId: id,
+          time,
+          lineNo,
+          detail: `assistant turn stopReason "${stop}"${msg ? `: ${preview(msg)}` : ""}`,
+        };
+        s.errors.push(err);
+        s.tailError = [...(s.tailError ?? []), err];
+      } else s.tailError = null;
+    }
+  }
+
+  finish(): StretchFacts[] {
+    return this.stretches;
+  }
+}

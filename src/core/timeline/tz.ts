@@ -1,0 +1,84 @@
+/**
+ * Wall-clock arithmetic in an IANA time zone with Intl only (OpenClaw's daily reset is "atHour in
+ * the gateway host's local time", and the host may not be the machine reading the store).
+ */
+
+export interface WallTime {
+  year: number;
+  month: number; // 1-12
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function formatFor(tz: string): Intl.DateTimeFormat {
+  let f = formats.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone: tz,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    formats.set(tz, f);
+  }
+  return f;
+}
+
+/** True when Intl knows the zone name. */
+export function isValidTimeZone(tz: string): boolean {
+  try {
+    formatFor(tz);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The process's own zone (TZ env or the system setting). */
+export function localTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+}
+
+export function wallTime(ms: number, tz: string): WallTime {
+  const parts: Record<string, number> = {};
+  for (const p of formatFor(tz).formatToParts(new Date(ms))) if (p.type !== "literal") parts[p.type] = Number(p.value);
+  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
+}
+
+/** Offset of the zone from UTC at an instant, in ms (positive east of Greenwich). */
+function offsetAt(ms: number, tz: string): number {
+  const w = wallTime(ms, tz);
+  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
+  return asUtc - (ms - (((ms % 1000) + 1000) % 1000));
+}
+
+/** The instant a wall-clock time names in the zone (the later offset wins across a DST gap). */
+export function instantOf(year: number, month: number, day: number, hour: number, tz: string): number {
+  const guess = Date.UTC(year, month - 1, day, hour);
+  const first = guess - offsetAt(guess, tz);
+  const second = guess - offsetAt(first, tz);
+  return second;
+}
+
+/** The latest `atHour:00` local boundary at or before `ms`. */
+export function latestBoundary(ms: number, atHour: number, tz: string): number {
+  const w = wallTime(ms, tz);
+  const today = instantOf(w.year, w.month, w.day, atHour, tz);
+  if (today <= ms) return today;
+  const prev = new Date(Date.UTC(w.year, w.month - 1, w.day - 1));
+  return instantOf(prev.getUTCFullYear(), prev.getUTCMonth() + 1, prev.getUTCDate(), atHour, tz);
+}
+
+/** A Date whose *local* fields show the zone's wall time, for date-fns `format`. */
+export function zonedDate(ms: number, tz: string): Date {
+  const w = wallTime(ms, tz);
+  return new Date(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, ((ms % 1000) + 1000) % 1000);
+}

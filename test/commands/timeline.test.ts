@@ -1,0 +1,181 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runTimeline, type TimelineResult, type TimelineSummaryResult } from "../../src/commands/timeline.js";
+import { copyState, expectedOf, hashTree, ROOT } from "../helpers/corpus.js";
+import { cli } from "../helpers/cli.js";
+
+const ctx = (home: string) => ({ env: { HOME: home }, cwd: "/" });
+const RESET_CHAIN_KEY = "agent:main:telegram:direct:424242";
+
+async function timeline(stateDir: string, key: string, home = "/nonexistent-home", extra: { config?: string } = {}): Promise<TimelineResult> {
+  return runTimeline({ stateDir, key, tz: "UTC", ...extra }, ctx(home));
+}
+
+/** A copy of fixtures/timeline/<reason>/state in a temp dir. */
+function copyReasonFixture(reason: string): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `ocs-timeline-${reason}-`));
+  fs.cpSync(path.join(ROOT, "fixtures/timeline", reason, "state"), path.join(root, "state"), { recursive: true });
+  return path.join(root, "state");
+}
+
+describe("timeline on the corpus", () => {
+  it("reset-chain: 4 segments in manifest order, 3 resets, compactionCount per expected.json", async () => {
+    const { stateDir, home } = copyState("files", "reset-chain");
+    const before = hashTree(stateDir);
+    const r = await timeline(stateDir, RESET_CHAIN_KEY, home);
+    expect(r.segments.map((s) => s.sessionId)).toEqual([
+      "0342c95c-d172-4bd1-ab96-c248789bc645",
+      "998635a2-5338-4ec7-bf4f-ba73a726d208",
+      "9648af9a-0de1-40ec-bd5a-136426cbdd39",
+      "f1091dc4-aaaf-4980-b920-36af23252a48",
+    ]);
+    expect(r.resets).toBe(3);
+    expect(r.events.filter((e) => e.type === "reset")).toHaveLength(3);
+    const want = expectedOf("files", "reset-chain").cli.main.output.sessions.find((s: { key: string }) => s.key === RESET_CHAIN_KEY);
+    expect(r.sessionId).toBe(want.sessionId);
+    expect(r.compactionCount).toBe(0);
+    expect(r.compactionCountCheck).toMatchObject({ stored: 0, inCurrentSegment: 0, matches: true });
+    // gen1 → gen2 is the gateway sessions.reset: no /new anywhere, new header at the archive instant.
+    const [gw, viaNew, viaReset, current] = r.segments;
+    expect(gw!.endReason).toMatchObject({ kind: "manual", confidence: "medium", via: "gateway-reset" });
+    expect(gw!.endReason!.evidence.join(" ")).toMatch(/gateway sessions\.reset/);
+    for (const s of [viaNew!, viaReset!]) {
+      expect(s.endReason).toMatchObject({ kind: "manual", confidence: "medium", via: "auto-reply-rollover" });
+      expect(s.endReason!.evidence.join(" ")).toMatch(/usageFamilySessionIds/);
+    }
+    expect(current!.current).toBe(true);
+    expect(current!.endReason).toBeNull();
+    expect(current!.startedAt).toBe(1782897321500); // sessionStartedAt of the entry
+    expect(r.policy).toMatchObject({ mode: "daily", atHour: 4, source: "default" });
+    expect(hashTree(stateDir)).toEqual(before);
+  });
+
+  it("single-active: the compaction entry, its tokens and the matching compactionCount", async () => {
+    const { stateDir, home } = copyState("files", "single-active");
+    const r = await timeline(stateDir, "agent:main:main", home);
+    const comps = r.events.filter((e) => e.type === "compaction");
+    expect(comps).toHaveLength(1);
+    expect(comps[0]).toMatchObject({ tokensBefore: 48231, firstKeptEntryId: "66d62eb3-cee3-47f8-a478-749e5d5c3628", summaryFlag: null });
+    expect(r.compactionCountCheck).toMatchObject({ stored: 1, inCurrentSegment: 1, matches: true });
+    expect(r.segments).toHaveLength(1);
+  });
+
+  it("manual-compact-bak: one segment and a manual-compact event per .bak, in time order", async () => {
+    const { stateDir, home } = copyState("files", "manual-compact-bak");
+    const r = await timeline(stateDir, "agent:main:main", home);
+    expect(r.segments).toHaveLength(1);
+    const baks = r.events.filter((e) => e.type === "manual-compact");
+    expect(baks.map((e) => e.iso)).toEqual(["2026-07-01T09:05:24.000Z", "2026-07-01T09:10:29.500Z"]);
+    const times = r.events.map((e) => e.time).filter((t): t is number => t !== null);
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    expect(r.compactionCountCheck).toMatchObject({ stored: 0, inCurrentSegment: 0 });
+  });
+
+  it("sqlite-reset: the window split at its reset rows, each with the row's reason", async () => {
+    const { stateDir, home } = copyState("sqlite", "sqlite-reset");
+    const r = await timeline(stateDir, "agent:main:main", home);
+    const sid = "de266e05-d988-44b0-af66-9bf5707e7848";
+    expect(r.segments.map((s) => [s.sessionId, s.stretch])).toEqual([[sid, 0], [sid, 1], [sid, 2], [sid, 3]]);
+    expect(r.events.filter((e) => e.type === "reset-row").map((e) => e.openclawReason)).toEqual(["reset", "new", "new"]);
+    expect(r.segments.slice(0, 3).map((s) => s.endReason?.kind)).toEqual(["manual", "manual", "manual"]);
+    // The in-chat /new is stored after the third row; the gateway resets leave no message.
+    expect(r.segments[2]!.endReason!.evidence.join(" ")).toMatch(/"\/new"/);
+    expect(r.segments[0]!.endReason!.evidence.join(" ")).toMatch(/gateway sessions\.reset/);
+    expect(r.segments[3]!.endReason).toBeNull();
+    expect(r.policy).toMatchObject({ mode: "none", source: "default" });
+    const tg = await timeline(stateDir, "agent:main:telegram:direct:5550002", home);
+    expect(tg.segments).toHaveLength(2);
+    expect(tg.segments[0]!.endReason).toMatchObject({ kind: "manual", openclawReason: "reset" });
+    const windows = expectedOf("sqlite", "sqlite-reset").keys["main/agent:main:main"].windows.rows;
+    expect(new Set(r.segments.map((s) => s.sessionId))).toEqual(new Set(windows.map((w: { session_id: string }) => w.session_id)));
+  });
+});
+
+describe("reason fixtures (fixtures/timeline/<reason>)", () => {
+  const key = "agent:main:telegram:direct:1001";
+  const cases: Array<[string, string, string, RegExp]> = [
+    ["daily", "daily", "high", /04:00 boundary .* lies between the last activity/],
+    ["idle", "idle", "high", /more than idleMinutes 30/],
+    ["manual", "manual", "high", /reset trigger \/fresh/],
+    ["error", "error", "high", /openclaw:prompt-error/],
+    ["unknown", "unknown", "low", /no gateway or rollover signature/],
+  ];
+  for (const [fixture, kind, confidence, evidence] of cases) {
+    it(`${fixture}: infers ${kind} with its evidence`, async () => {
+      const stateDir = copyReasonFixture(fixture);
+      const r = await timeline(stateDir, key);
+      expect(r.segments).toHaveLength(2);
+      expect(r.segments[0]!.endReason).toMatchObject({ kind, confidence });
+      expect(r.segments[0]!.endReason!.evidence.join("\n")).toMatch(evidence);
+      expect(r.segments[1]!.endReason).toBeNull();
+      expect(r.policy.configPath).toBe(fs.existsSync(path.join(stateDir, "openclaw.json")) ? path.join(stateDir, "openclaw.json") : null);
+    });
+  }
+  it("--config overrides <stateDir>/openclaw.json and says so", async () => {
+    const stateDir = copyReasonFixture("unknown");
+    const cfg = path.join(path.dirname(stateDir), "other.json5");
+    fs.writeFileSync(cfg, "{ session: { reset: { mode: 'idle', idleMinutes: 10 } } }\n");
+    const r = await timeline(stateDir, key, "/nonexistent-home", { config: cfg });
+    expect(r.policy).toMatchObject({ source: "config", configPath: cfg, mode: "idle", from: ["session.reset"] });
+    expect(r.segments[0]!.endReason!.kind).toBe("idle");
+  });
+});
+
+describe("timeline CLI", () => {
+  it("--json keeps the contract field names", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const res = await cli(["timeline", RESET_CHAIN_KEY, "--state-dir", stateDir, "--tz", "UTC", "--json"]);
+    expect(res.code).toBe(0);
+    const doc = res.json();
+    for (const f of ["schemaVersion", "sessionKey", "compactionCount", "segments", "events", "policy", "store"]) expect(doc).toHaveProperty(f);
+    expect(doc.schemaVersion).toBe(1);
+    for (const s of doc.segments) for (const f of ["sessionId", "path", "startedAt", "endedAt", "endReason"]) expect(s).toHaveProperty(f);
+    expect(doc.segments.at(-1).endReason).toBeNull();
+    for (const s of doc.segments.slice(0, -1)) expect(Object.keys(s.endReason)).toEqual(expect.arrayContaining(["kind", "confidence", "evidence"]));
+    for (const e of doc.events) for (const f of ["type", "time", "sessionId"]) expect(e).toHaveProperty(f);
+    expect(path.isAbsolute(doc.segments[0].path)).toBe(true);
+  });
+
+  it("text: a vertical timeline with gaps, no colour when piped", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const res = await cli(["timeline", RESET_CHAIN_KEY, "--state-dir", stateDir, "--tz", "UTC"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("2026-07-01 09:05:10");
+    expect(res.stdout).toContain("5 minutes later");
+    expect(res.stdout).toMatch(/reset 0342c95c → 998635a2: manual/);
+    expect(res.stdout).not.toMatch(/\u001b\[/);
+  });
+
+  it("no key: a per-key summary, sortable", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const res = await cli(["timeline", "--state-dir", stateDir, "--tz", "UTC", "--json"]);
+    const doc = res.json() as TimelineSummaryResult;
+    expect(doc.keys.map((k) => k.sessionKey)).toEqual([RESET_CHAIN_KEY, "agent:main:main"]);
+    expect(doc.keys[0]).toMatchObject({ segments: 4, resets: 3, compactions: 0, lastReset: { iso: "2026-07-01T09:15:21.500Z", kind: "manual" } });
+    const byKey = (await cli(["timeline", "--state-dir", stateDir, "--sort", "key", "--json"])).json() as TimelineSummaryResult;
+    expect(byKey.keys.map((k) => k.sessionKey)).toEqual(["agent:main:main", RESET_CHAIN_KEY]);
+  });
+
+  it("usage errors: unknown key, bad zone, missing --config", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    expect((await cli(["timeline", "agent:main:nope", "--state-dir", stateDir])).code).toBe(2);
+    expect((await cli(["timeline", "--state-dir", stateDir, "--tz", "Mars/Olympus"])).code).toBe(2);
+    expect((await cli(["timeline", "--state-dir", stateDir, "--config", "/nonexistent/openclaw.json"])).code).toBe(2);
+  });
+
+  it("streams transcripts: no whole-file reads in the timeline code", () => {
+    const files = [path.join(ROOT, "src/commands/timeline.ts"), ...fs.readdirSync(path.join(ROOT, "src/core/timeline")).map((f) => path.join(ROOT, "src/core/timeline", f))];
+    for (const f of files) expect(fs.readFileSync(f, "utf8"), f).not.toMatch(/readFile|readFileSync/);
+  });
+});
+
+describe("timeline on a broken store", () => {
+  it("exits 3 when sessions.json is 0 bytes", async () => {
+    const { stateDir } = copyState("files", "store-empty");
+    const res = await cli(["timeline", "--state-dir", stateDir, "--json"]);
+    expect(res.code).toBe(3);
+    expect(res.json().keys).toEqual([]);
+  });
+});

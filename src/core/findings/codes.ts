@@ -44,7 +44,7 @@ export const FINDING_CODES = {
   },
   STORE_MOVED: {
     severity: "info",
-    message: "{count} entr(y/ies) store an absolute sessionFile under another root ({root}); OpenClaw still finds <sessionId>.jsonl files here",
+    message: "{count} entries store an absolute sessionFile under another root ({root}); OpenClaw still finds <sessionId>.jsonl files here",
     hint: "harmless for <sessionId>.jsonl names; topic, custom and subfolder transcripts are reported separately (SESSION_FILE_OUTSIDE)",
   },
   CONFIG_INVALID: {

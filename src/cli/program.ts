@@ -6,6 +6,7 @@ import type { IO } from "./output.js";
 import { registerLs } from "./commands/ls.js";
 import { registerCompletion } from "./commands/completion.js";
 import { registerTimeline } from "./commands/timeline.js";
+import { registerCheck } from "./commands/check.js";
 import { ExitCode } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
 
@@ -38,6 +39,7 @@ export function buildProgram(io: IO): { program: Command; app: App } {
   registerLs(program, app);
   registerCompletion(program, app);
   registerTimeline(program, app);
+  registerCheck(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };
 }

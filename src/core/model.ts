@@ -296,3 +296,20 @@ export interface StoreIndex {
   /** Present for era "sqlite". */
   sqlite?: SqliteStoreInfo;
 }
+
+/** A transcript lock file as inspected (never removed): see openclaw-storage.md §4.5. */
+export interface LockInfo {
+  path: string;
+  /** The transcript the lock guards (name without `.lock`). */
+  transcriptPath: string;
+  transcriptExists: boolean;
+  pid: number | null;
+  createdAt: string | null;
+  /** now − createdAt, ms; null when createdAt is missing or invalid. */
+  ageMs: number | null;
+  /** null when there is no pid to check. */
+  pidAlive: boolean | null;
+  state: "live" | "stale" | "unreadable";
+  /** dead-pid, recycled-pid, too-old, missing-pid, invalid-createdAt, empty, invalid-json. */
+  reasons: string[];
+}

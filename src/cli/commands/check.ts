@@ -1,0 +1,56 @@
+import { Command, Option } from "commander";
+import type { App } from "../app.js";
+import { addOutputOptions, addStoreOptions, parsePositiveInt, selectionOf, type CommonOptions } from "../options.js";
+import { fails, runCheck, type FailOn } from "../../commands/check.js";
+import { renderJson } from "../../render/json.js";
+import { renderCheckText } from "../../render/check-text.js";
+import { ExitCode, usageError } from "../../core/errors.js";
+
+interface CheckFlags extends CommonOptions {
+  failOn: FailOn;
+  fast?: boolean;
+  now?: string;
+  pruneWithin?: number;
+}
+
+function parseNow(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) throw usageError("BAD_NOW", `--now must be an ISO date/time, got "${v}"`, "e.g. --now 2026-07-01T09:00:00Z");
+  return ms;
+}
+
+export function registerCheck(program: Command, app: App): void {
+  const cmd = program
+    .command("check")
+    .description("integrity diagnostics (for cron): store, entries, orphans, retention, locks, temp files, transcript bodies; never writes")
+    .addOption(new Option("--fail-on <level>", "exit 1 when a finding of this severity or worse exists").choices(["error", "warn", "never"]).default("error"))
+    .option("--fast", "store-level checks only: no transcript body is read")
+    .option("--now <iso>", "measure ages (retention, locks, temp files) against this instant instead of the clock")
+    .option("--prune-within <days>", "report archives of live keys pruned within this many days (default 7)", parsePositiveInt("--prune-within"));
+  addStoreOptions(cmd);
+  addOutputOptions(cmd);
+  cmd.addHelpText(
+    "after",
+    `
+Examples:
+  $ openclaw-sessions check
+  $ openclaw-sessions check --json | jq '.findings[] | select(.severity=="error") | .code'
+  $ openclaw-sessions check --all-agents --fast --fail-on warn --quiet
+  $ 17 3 * * *  openclaw-sessions check --all-agents --json > /var/log/openclaw-check.json || mail -s "openclaw check" me < /var/log/openclaw-check.json
+
+Exit: 0 nothing at or above --fail-on, 1 findings at or above it; 2 usage, 3 environment (state dir missing).
+Finding codes: see docs/cron.md.`,
+  );
+  cmd.action(async (opts: CheckFlags) => {
+    await app.guard(opts, async () => {
+      const result = await runCheck(
+        { ...selectionOf(opts), fast: opts.fast, now: parseNow(opts.now), failOn: opts.failOn, pruneWithinDays: opts.pruneWithin },
+        { env: app.io.env, cwd: app.io.cwd },
+      );
+      if (opts.json) app.io.stdout.write(renderJson(result));
+      else app.io.stdout.write(renderCheckText(result, app.styleFor("stdout", opts), { quiet: opts.quiet }));
+      if (fails(result.summary, opts.failOn)) app.raise(ExitCode.problems);
+    });
+  });
+}

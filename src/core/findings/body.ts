@@ -1,0 +1,226 @@
+/**
+ * Body rules. `BodyScanner` takes a transcript's lines one by one (a single pass) and keeps only
+ * what the rules need: header, line problems, tree metadata, tool-call ids per message line and
+ * compaction summaries. `bodyFindings` turns that into findings. Pure, no fs.
+ */
+import { Diagnostics, type Issue } from "../transcript/diagnostics.js";
+import { parseLine, type HeaderRecord, type TranscriptLine } from "../transcript/parse.js";
+import { noteLine } from "../transcript/scan.js";
+import { TreeBuilder, type EntryTree } from "../transcript/tree.js";
+import { resultCallId, toolCallIds, toolCallNames } from "../transcript/text.js";
+import { finding, type Finding } from "./finding.js";
+
+/** Lines above this are reported: OpenClaw builds replace such messages in chat.history (128 KiB is the lower documented threshold). */
+export const DEFAULT_OVERSIZE_BYTES = 128 * 1024;
+/** At most this many findings per code and file; the rest are counted on the last one. */
+export const MAX_PER_CODE = 20;
+
+const FALLBACK_SUMMARY = /^\s*(No prior history|Summary unavailable)/i;
+
+interface ToolInfo {
+  role: "assistant" | "toolResult";
+  calls?: Array<{ id: string; name: string }>;
+  resultId?: string | null;
+}
+
+export interface BodyFacts {
+  linesRead: number;
+  bytesRead: number;
+  header: HeaderRecord | null;
+  /** Line of the first record when it is not a header. */
+  missingHeaderLine: number | null;
+  problems: Issue[];
+  blankLines: number;
+  firstBlankLine: number | null;
+  oversized: Array<{ line: number; bytes: number; kept: boolean }>;
+  tree: EntryTree;
+  treeIssues: Issue[];
+  unanswered: Array<{ line: number; callId: string; tool: string }>;
+  orphanResults: Array<{ line: number; callId: string }>;
+  emptySummaries: Array<{ line: number; what: "an empty" | "the fallback"; sample: string | null }>;
+  readError: { line: number; message: string } | null;
+}
+
+export class BodyScanner {
+  private readonly diag = new Diagnostics(5000);
+  private readonly builder = new TreeBuilder(this.diag);
+  private header: HeaderRecord | null = null;
+  private sawRecord = false;
+  private missingHeaderLine: number | null = null;
+  private linesRead = 0;
+  private bytesRead = 0;
+  private blankLines = 0;
+  private firstBlankLine: number | null = null;
+  private readonly oversized: BodyFacts["oversized"] = [];
+  private readonly tools = new Map<number, ToolInfo>();
+  private readonly emptySummaries: BodyFacts["emptySummaries"] = [];
+  private readError: BodyFacts["readError"] = null;
+
+  constructor(private readonly oversizeBytes = DEFAULT_OVERSIZE_BYTES) {}
+
+  /** Feed one raw line (a `RawLine` with `readError` ends the file). */
+  line(line: TranscriptLine & { readError?: string }): void {
+    if (line.readError !== undefined) {
+      this.readError = { line: line.lineNo, message: line.readError };
+      return;
+    }
+    this.linesRead += 1;
+    this.bytesRead += line.bytes;
+    if (line.bytes > this.oversizeBytes) this.oversized.push({ line: line.lineNo, bytes: line.bytes, kept: !line.tooLong && line.text !== null });
+    const rec = parseLine(line);
+    if (rec.kind === "problem" && rec.code === "blank") {
+      this.blankLines += 1;
+      this.firstBlankLine ??= rec.lineNo;
+      return;
+    }
+    noteLine(rec, this.diag);
+    if (rec.kind === "problem") return;
+    if (rec.kind === "header") {
+      if (this.sawRecord) this.diag.add({ code: "extra-header", lineNo: rec.lineNo, message: "extra header" });
+      else this.header = rec;
+      this.sawRecord = true;
+      return;
+    }
+    if (!this.sawRecord) this.missingHeaderLine = rec.lineNo;
+    this.sawRecord = true;
+    this.builder.add(rec);
+    const m = rec.message;
+    if (rec.type === "message" && m) {
+      if (m.role === "assistant") {
+        const ids = toolCallIds(m.content);
+        if (ids.length > 0) {
+          const names = toolCallNames(m.content);
+          this.tools.set(rec.lineNo, { role: "assistant", calls: ids.map((id, i) => ({ id, name: names[i] ?? "?" })) });
+        } else this.tools.set(rec.lineNo, { role: "assistant" });
+      } else if (m.role === "toolResult") {
+        this.tools.set(rec.lineNo, { role: "toolResult", resultId: resultCallId(m) });
+      }
+    }
+    if (rec.type === "compaction") {
+      const s = rec.raw.summary;
+      if (typeof s !== "string" || s.trim() === "") this.emptySummaries.push({ line: rec.lineNo, what: "an empty", sample: null });
+      else if (FALLBACK_SUMMARY.test(s)) this.emptySummaries.push({ line: rec.lineNo, what: "the fallback", sample: s.slice(0, 60) });
+    }
+  }
+
+  finish(): BodyFacts {
+    const tree = this.builder.finish();
+    const { unanswered, orphanResults } = pairTools(tree, this.tools);
+    const lineCodes = new Set(["malformed", "not-object", "too-long", "invalid-utf8", "extra-header"]);
+    const treeCodes = new Set(["broken-chain", "self-parent", "cycle", "leaf-unknown-target"]);
+    return {
+      linesRead: this.linesRead,
+      bytesRead: this.bytesRead,
+      header: this.header,
+      missingHeaderLine: this.missingHeaderLine,
+      problems: this.diag.issues.filter((i) => lineCodes.has(i.code)),
+      blankLines: this.blankLines,
+      firstBlankLine: this.firstBlankLine,
+      oversized: this.oversized,
+      tree,
+      treeIssues: this.diag.issues.filter((i) => treeCodes.has(i.code)),
+      unanswered,
+      orphanResults,
+      emptySummaries: this.emptySummaries,
+      readError: this.readError,
+    };
+  }
+}
+
+/** Tool pairing per assistant turn along the active branch (transcript-format.md §7.4). */
+function pairTools(tree: EntryTree, tools: Map<number, ToolInfo>) {
+  const unanswered: BodyFacts["unanswered"] = [];
+  const orphanResults: BodyFacts["orphanResults"] = [];
+  let open: Array<{ id: string; name: string; line: number }> = [];
+  const flush = () => {
+    for (const c of open) unanswered.push({ line: c.line, callId: c.id, tool: c.name });
+    open = [];
+  };
+  for (const i of tree.path) {
+    const node = tree.nodes[i]!;
+    const t = tools.get(node.lineNo);
+    if (!t) continue;
+    if (t.role === "assistant") {
+      flush();
+      open = (t.calls ?? []).map((c) => ({ ...c, line: node.lineNo }));
+    } else {
+      const k = t.resultId === null || t.resultId === undefined ? -1 : open.findIndex((c) => c.id === t.resultId);
+      if (k >= 0) open.splice(k, 1);
+      else orphanResults.push({ line: node.lineNo, callId: t.resultId ?? "(no id)" });
+    }
+  }
+  flush();
+  return { unanswered, orphanResults };
+}
+
+export interface BodyTarget {
+  agentId: string | null;
+  sessionKey: string | null;
+  path: string;
+  /** The sessionId the header should carry (from the name, entry or window); null = unknown. */
+  expectedId: string | null;
+  /** File size when known (0-byte detection without a read). */
+  bytes: number | null;
+}
+
+function kib(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.round(n / 1024)} KiB`;
+}
+
+/** Keeps the first MAX_PER_CODE findings of each code; the last kept one counts the rest. */
+function capPerCode(list: Finding[]): Finding[] {
+  const byCode = new Map<string, Finding[]>();
+  for (const f of list) byCode.set(f.code, [...(byCode.get(f.code) ?? []), f]);
+  const out: Finding[] = [];
+  for (const group of byCode.values()) {
+    if (group.length <= MAX_PER_CODE) {
+      out.push(...group);
+      continue;
+    }
+    const kept = group.slice(0, MAX_PER_CODE);
+    const more = group.length - MAX_PER_CODE;
+    const last = kept[kept.length - 1]!;
+    kept[kept.length - 1] = { ...last, message: `${last.message} (+${more} more like this in the file)`, data: { ...(last.data ?? {}), more } };
+    out.push(...kept);
+  }
+  return out;
+}
+
+export function bodyFindings(facts: BodyFacts, target: BodyTarget, oversizeBytes = DEFAULT_OVERSIZE_BYTES): Finding[] {
+  const at = (line: number | null) => ({ agentId: target.agentId, sessionKey: target.sessionKey, path: target.path, line });
+  const out: Finding[] = [];
+  if (facts.readError) out.push(finding("TRANSCRIPT_UNREADABLE", at(facts.readError.line), { reason: facts.readError.message }));
+  if (facts.linesRead === 0 && !facts.readError && (target.bytes === 0 || target.bytes === null)) {
+    out.push(finding("TRANSCRIPT_EMPTY", at(null)));
+    return out;
+  }
+  for (const p of facts.problems) {
+    if (p.code === "malformed" || p.code === "not-object") {
+      out.push({ ...finding("LINE_MALFORMED", at(p.lineNo), { reason: p.message }), ...(p.hint ? { hint: p.hint } : {}) });
+    } else if (p.code === "invalid-utf8") out.push(finding("LINE_INVALID_UTF8", at(p.lineNo)));
+    else if (p.code === "extra-header") out.push(finding("HEADER_DUPLICATE", at(p.lineNo)));
+    // too-long is reported with the oversized lines below
+  }
+  if (facts.blankLines > 0) out.push(finding("LINE_BLANK", at(facts.firstBlankLine), { count: facts.blankLines }, { count: facts.blankLines }));
+  for (const o of facts.oversized) {
+    const f = finding("LINE_OVERSIZED", at(o.line), { size: kib(o.bytes), limit: kib(oversizeBytes) }, { bytes: o.bytes });
+    out.push(o.kept ? f : { ...f, message: `${f.message}; too long for this tool to parse` });
+  }
+  if (facts.missingHeaderLine !== null) out.push(finding("HEADER_MISSING", at(facts.missingHeaderLine)));
+  const headerId = facts.header?.header.id ?? null;
+  if (facts.header && target.expectedId && headerId !== target.expectedId) {
+    out.push(finding("HEADER_ID_MISMATCH", at(facts.header.lineNo), { headerId: headerId ?? "(none)", expected: target.expectedId }, { headerId, expected: target.expectedId }));
+  }
+  for (const i of facts.treeIssues) {
+    if (i.code === "leaf-unknown-target") {
+      const target = /targets unknown id (.*); ignored/.exec(i.message)?.[1] ?? "?";
+      out.push(finding("LEAF_TARGET_MISSING", at(i.lineNo), { target }));
+    } else out.push(finding("CHAIN_BROKEN", at(i.lineNo), { reason: i.message }));
+  }
+  for (const u of facts.unanswered) out.push(finding("TOOL_CALL_UNANSWERED", at(u.line), { callId: u.callId, tool: u.tool }));
+  for (const r of facts.orphanResults) out.push(finding("TOOL_RESULT_ORPHAN", at(r.line), { callId: r.callId }));
+  for (const c of facts.emptySummaries) {
+    out.push(finding("COMPACTION_SUMMARY_EMPTY", at(c.line), { what: c.what, sample: c.sample ? ` (${JSON.stringify(c.sample)})` : "" }));
+  }
+  return capPerCode(out);
+}

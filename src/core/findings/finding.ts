@@ -1,0 +1,60 @@
+/** A finding: one problem or risk, with a stable code from the table in codes.ts. */
+import { FINDING_CODES, fill, type FindingCode, type Severity, type Vars } from "./codes.js";
+
+export interface Finding {
+  code: FindingCode;
+  severity: Severity;
+  agentId: string | null;
+  sessionKey: string | null;
+  /** Absolute path of the file concerned (null for store-wide findings without one). */
+  path: string | null;
+  /** 1-based line number inside `path`, when the finding is about one line. */
+  line: number | null;
+  message: string;
+  hint: string;
+  /** Machine-readable facts behind the message (days left, pid…). */
+  data?: Record<string, unknown>;
+}
+
+export interface Where {
+  agentId?: string | null;
+  sessionKey?: string | null;
+  path?: string | null;
+  line?: number | null;
+}
+
+export function finding(code: FindingCode, where: Where, vars: Vars = {}, data?: Record<string, unknown>): Finding {
+  const spec = FINDING_CODES[code];
+  const all: Vars = { key: where.sessionKey ?? undefined, line: where.line ?? undefined, ...vars };
+  return {
+    code,
+    severity: spec.severity,
+    agentId: where.agentId ?? null,
+    sessionKey: where.sessionKey ?? null,
+    path: where.path ?? null,
+    line: where.line ?? null,
+    message: fill(spec.message, all),
+    hint: fill(spec.hint, all),
+    ...(data ? { data } : {}),
+  };
+}
+
+const RANK: Record<Severity, number> = { error: 0, warn: 1, info: 2 };
+
+/** Stable order: severity, then agent, path, line, code. */
+export function sortFindings(list: Finding[]): Finding[] {
+  return [...list].sort(
+    (a, b) =>
+      RANK[a.severity] - RANK[b.severity] ||
+      (a.agentId ?? "").localeCompare(b.agentId ?? "") ||
+      (a.path ?? "").localeCompare(b.path ?? "") ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      a.code.localeCompare(b.code),
+  );
+}
+
+export function summarize(list: readonly Finding[]): Record<Severity, number> {
+  const s: Record<Severity, number> = { error: 0, warn: 0, info: 0 };
+  for (const f of list) s[f.severity] += 1;
+  return s;
+}

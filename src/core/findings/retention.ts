@@ -1,0 +1,109 @@
+/**
+ * OpenClaw's archive retention and disk budget (openclaw-storage.md §3.3), from
+ * `session.maintenance` in openclaw.json or the era's defaults. Pure.
+ */
+import type { Era } from "../model.js";
+
+const DAY = 86_400_000;
+const GIB = 1024 ** 3;
+
+export interface RetentionPolicy {
+  /** Only "enforce" prunes anything. */
+  mode: string;
+  /** `.deleted` archives: ms, or null = kept. */
+  deletedMs: number | null;
+  /** `.reset` archives: ms, or null = kept. */
+  resetMs: number | null;
+  maxDiskBytes: number | null;
+  highWaterBytes: number | null;
+  /** Where each value came from, for messages. */
+  source: { deleted: string; reset: string; disk: string };
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY, w: 7 * DAY };
+const BYTE_UNITS: Record<string, number> = { b: 1, kb: 1024, k: 1024, mb: 1024 ** 2, m: 1024 ** 2, gb: GIB, g: GIB, tb: 1024 ** 4, t: 1024 ** 4 };
+
+/** "30d", "12h", "90m" → ms; a bare number is taken as ms. */
+export function parseDuration(v: unknown): number | null {
+  if (typeof v === "number" && Number.isFinite(v) && v >= 0) return v;
+  if (typeof v !== "string") return null;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/i.exec(v);
+  if (!m) return null;
+  return Number(m[1]) * UNITS[(m[2] ?? "ms").toLowerCase()]!;
+}
+
+/** "10gb", "500 MiB", 1048576 → bytes. */
+export function parseBytes(v: unknown): number | null {
+  if (typeof v === "number" && Number.isFinite(v) && v >= 0) return v;
+  if (typeof v !== "string") return null;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?i?b?)?\s*$/i.exec(v);
+  if (!m) return null;
+  const unit = (m[2] ?? "b").toLowerCase().replace("i", "") || "b";
+  const mult = BYTE_UNITS[unit];
+  return mult === undefined ? null : Math.round(Number(m[1]) * mult);
+}
+
+function maintenanceOf(config: Record<string, unknown>): Record<string, unknown> {
+  const session = config.session;
+  if (typeof session !== "object" || session === null) return {};
+  const m = (session as Record<string, unknown>).maintenance;
+  return typeof m === "object" && m !== null ? (m as Record<string, unknown>) : {};
+}
+
+export function retentionPolicy(config: Record<string, unknown>, era: Era): RetentionPolicy {
+  const m = maintenanceOf(config);
+  const pruneAfter = parseDuration(m.pruneAfter) ?? (typeof m.pruneDays === "number" ? m.pruneDays * DAY : null);
+  const deletedMs = pruneAfter ?? 30 * DAY;
+  const deletedSrc = pruneAfter !== null ? "openclaw.json" : `${era === "files" ? "7.1" : "9.6"} default`;
+
+  let resetMs: number | null;
+  let resetSrc: string;
+  if (m.resetArchiveRetention === false) {
+    resetMs = null;
+    resetSrc = "openclaw.json (false: kept)";
+  } else if (parseDuration(m.resetArchiveRetention) !== null) {
+    resetMs = parseDuration(m.resetArchiveRetention);
+    resetSrc = "openclaw.json";
+  } else if (era === "files") {
+    resetMs = deletedMs; // 7.1: same as pruneAfter
+    resetSrc = "7.1 default (= pruneAfter)";
+  } else {
+    resetMs = null; // 9.6: unset means keep
+    resetSrc = "9.6 default (unset: kept)";
+  }
+
+  const maxDiskBytes = parseBytes(m.maxDiskBytes) ?? (era === "sqlite" ? 10 * GIB : null);
+  const highWaterBytes = parseBytes(m.highWaterBytes) ?? (maxDiskBytes !== null ? Math.floor(maxDiskBytes * 0.8) : null);
+  return {
+    mode: typeof m.mode === "string" ? m.mode : "enforce",
+    deletedMs,
+    resetMs,
+    maxDiskBytes,
+    highWaterBytes,
+    source: { deleted: deletedSrc, reset: resetSrc, disk: parseBytes(m.maxDiskBytes) !== null ? "openclaw.json" : `${era} default` },
+  };
+}
+
+export interface PruneSchedule {
+  setting: "pruneAfter" | "resetArchiveRetention";
+  retentionMs: number;
+  /** When the file becomes eligible (file-name timestamp + retention). */
+  dueAt: number;
+  /** Whole days left, negative when already overdue. */
+  daysLeft: number;
+}
+
+/** When maintenance will remove an archive, or null if never (bak, retention off, mode warn, bad stamp). */
+export function pruneSchedule(reason: "reset" | "deleted" | "bak", archivedAt: number | null, policy: RetentionPolicy, now: number): PruneSchedule | null {
+  if (policy.mode !== "enforce" || archivedAt === null || reason === "bak") return null;
+  const retentionMs = reason === "deleted" ? policy.deletedMs : policy.resetMs;
+  if (retentionMs === null) return null;
+  const dueAt = archivedAt + retentionMs;
+  return { setting: reason === "deleted" ? "pruneAfter" : "resetArchiveRetention", retentionMs, dueAt, daysLeft: Math.floor((dueAt - now) / DAY) };
+}
+
+export function formatDuration(ms: number): string {
+  if (ms % DAY === 0) return `${ms / DAY}d`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  return `${Math.round(ms / 60_000)}m`;
+}

@@ -1,0 +1,224 @@
+/**
+ * Store-level rules: pure functions over a StoreIndex plus the facts the command gathered
+ * (locks, retention policy, clock). No transcript body is read here.
+ */
+import path from "node:path";
+import type { LockInfo, StoreIndex, UnattributedFile } from "../model.js";
+import { TRANSCRIPT_KINDS } from "../model.js";
+import { finding, type Finding } from "./finding.js";
+import { machineKindOf } from "./machine.js";
+import { formatDuration, pruneSchedule, type PruneSchedule, type RetentionPolicy } from "./retention.js";
+
+const DAY = 86_400_000;
+/** OpenClaw's own threshold for a stale store temp file. */
+export const STALE_TEMP_MS = 5 * 60_000;
+export const DEFAULT_PRUNE_WITHIN_MS = 7 * DAY;
+
+export interface StoreFacts {
+  index: StoreIndex;
+  now: number;
+  policy: RetentionPolicy;
+  /** openclaw.json exists but does not parse. */
+  configProblem?: string;
+  locks: LockInfo[];
+  /** Attributed archives are reported when their pruning is at most this far away. */
+  pruneWithinMs?: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const day = (ms: number) => iso(ms).slice(0, 10);
+
+function bytesText(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const u = ["KiB", "MiB", "GiB", "TiB"];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < u.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return `${v.toFixed(1)} ${u[i]}`;
+}
+
+export function storeFileRules({ index }: StoreFacts): Finding[] {
+  const st = index.storeFile;
+  const where = { agentId: index.location.agentId, path: index.location.storePath };
+  const reason = st.message ?? st.state;
+  switch (st.state) {
+    case "unreadable":
+      return [finding("STORE_UNREADABLE", where, { reason })];
+    case "empty":
+      return [finding("STORE_EMPTY", where)];
+    case "invalid-json":
+      return [finding("STORE_INVALID_JSON", where, { reason })];
+    case "not-object":
+      return [finding("STORE_NOT_OBJECT", where)];
+    case "missing": {
+      const count = index.files.filter((f) => TRANSCRIPT_KINDS.has(f.kind)).length;
+      return count > 0 ? [finding("STORE_MISSING", where, { count })] : [];
+    }
+    default:
+      return [];
+  }
+}
+
+export function configRules({ index, configProblem }: StoreFacts): Finding[] {
+  return configProblem ? [finding("CONFIG_INVALID", { agentId: index.location.agentId }, { reason: configProblem })] : [];
+}
+
+export function entryRules({ index }: StoreFacts): Finding[] {
+  const out: Finding[] = [];
+  for (const e of index.entries) {
+    if (e.notes.length === 0 && !e.dropped) continue;
+    const where = { agentId: index.location.agentId, sessionKey: e.sessionKey, path: index.location.storePath };
+    const reason = e.notes.map((n) => n.message).join("; ") || "rejected by the loader";
+    out.push(finding(e.dropped ? "ENTRY_DROPPED" : "ENTRY_NORMALIZED", where, { reason }, { notes: e.notes.map((n) => n.code) }));
+  }
+  return out;
+}
+
+/** A stored absolute sessionFile from another root whose `…/agents/<id>/sessions/<rel>` tail exists here. */
+function presentHere(index: StoreIndex, stored: string): string | null {
+  if (!path.isAbsolute(stored) || stored.startsWith(index.location.sessionsDir + path.sep)) return null;
+  const marker = `${path.sep}agents${path.sep}${index.location.agentId}${path.sep}sessions${path.sep}`;
+  const at = stored.lastIndexOf(marker);
+  const rel = at >= 0 ? stored.slice(at + marker.length).split(path.sep).join("/") : path.basename(stored);
+  return index.files.some((f) => f.relPath === rel) ? rel : null;
+}
+
+export function activeRules({ index }: StoreFacts): Finding[] {
+  const out: Finding[] = [];
+  const { agentId, sessionsDir, stateDir } = index.location;
+  const moved: string[] = [];
+  for (const s of index.sessions) {
+    const where = { agentId, sessionKey: s.sessionKey, path: s.active.path || null };
+    if (!s.active.exists && s.sessionId !== null) {
+      const file = s.active.path || "(no candidate)";
+      if (s.historySource.via === "reset-archive") {
+        out.push(finding("ACTIVE_MISSING_FALLBACK", where, { file, archive: s.historySource.path }, { archive: s.historySource.path }));
+      } else {
+        out.push(finding("ACTIVE_MISSING", where, { file }));
+      }
+    }
+    const stored = typeof s.entry?.sessionFile === "string" ? s.entry.sessionFile : null;
+    const here = !s.active.exists && stored ? presentHere(index, stored) : null;
+    if (here && stored) {
+      out.push(finding("SESSION_FILE_OUTSIDE", where, { stored, name: here }, { storedSessionFile: stored, presentAt: path.join(sessionsDir, here) }));
+    } else if (stored && path.isAbsolute(stored) && s.active.exists) {
+      const home = stateDir ?? path.dirname(path.dirname(sessionsDir));
+      if (!stored.startsWith(home + path.sep)) moved.push(stored);
+    }
+  }
+  if (moved.length > 0) {
+    const first = moved[0]!;
+    const at = first.lastIndexOf(`${path.sep}agents${path.sep}`);
+    const root = at > 0 ? first.slice(0, at) : path.dirname(first);
+    out.push(finding("STORE_MOVED", { agentId, path: index.location.storePath }, { count: moved.length, root }, { storedRoot: root }));
+  }
+  return out;
+}
+
+function whenText(p: PruneSchedule, now: number): string {
+  if (p.dueAt <= now) return `at its next run (due since ${day(p.dueAt)})`;
+  return `in ${p.daysLeft} day(s) (on ${day(p.dueAt)})`;
+}
+
+function pruneVars(reason: string, archivedAt: number, p: PruneSchedule, now: number) {
+  return { reason, when: whenText(p, now), setting: p.setting, retention: formatDuration(p.retentionMs), archivedAt: iso(archivedAt) };
+}
+
+function pruneData(p: PruneSchedule, now: number) {
+  return { daysLeft: p.daysLeft, dueAt: p.dueAt, dueAtIso: iso(p.dueAt), overdue: p.dueAt <= now, setting: p.setting, retentionMs: p.retentionMs };
+}
+
+export function retentionRules({ index, now, policy, pruneWithinMs = DEFAULT_PRUNE_WITHIN_MS }: StoreFacts): Finding[] {
+  const out: Finding[] = [];
+  const agentId = index.location.agentId;
+  for (const s of index.sessions) {
+    for (const a of s.archives) {
+      if (a.ref.kind !== "file") continue; // SQLite archive rows are not swept by file maintenance
+      const p = pruneSchedule(a.reason, a.timestamp, policy, now);
+      if (!p || p.dueAt - now > pruneWithinMs) continue;
+      out.push(finding("ARCHIVE_PRUNE_SOON", { agentId, sessionKey: s.sessionKey, path: a.path }, pruneVars(a.reason, a.timestamp!, p, now), pruneData(p, now)));
+    }
+  }
+  return out;
+}
+
+const CONVERSATION_KINDS = new Set(["primary", "topic", "fork", "custom", "sqlite"]);
+
+function orphanFinding(agentId: string, u: UnattributedFile, sessionsDir: string, now: number, policy: RetentionPolicy): Finding | null {
+  const where = { agentId, sessionKey: u.sessionKey ?? null, path: u.path };
+  if (u.archive) {
+    const p = u.ref.kind === "file" ? pruneSchedule(u.archive.reason, u.archive.timestampMs, policy, now) : null;
+    if (p) return finding("UNATTRIBUTED_ARCHIVE_PRUNE", where, pruneVars(u.archive.reason, u.archive.timestampMs!, p, now), pruneData(p, now));
+    return finding("UNATTRIBUTED_ARCHIVE", where, { reason: u.archive.reason });
+  }
+  if (!CONVERSATION_KINDS.has(u.kind)) return null;
+  const relPath = u.ref.kind === "file" ? path.relative(sessionsDir, u.path) : null;
+  const machine = machineKindOf({ sessionKey: u.sessionKey, relPath, cwd: u.peek?.header?.cwd, preview: u.peek?.preview });
+  if (machine) return finding("ORPHAN_TRANSCRIPT_MACHINE", where, { machine: machine.kind, via: machine.via, reason: u.reason }, { machine: machine.kind });
+  const preview = u.peek?.preview ? JSON.stringify(u.peek.preview.slice(0, 60)) : "no user message in its first lines";
+  return finding("ORPHAN_TRANSCRIPT", where, { reason: u.reason, preview });
+}
+
+export function orphanRules({ index, now, policy }: StoreFacts): Finding[] {
+  const out: Finding[] = [];
+  for (const u of index.unattributed) {
+    const f = orphanFinding(index.location.agentId, u, index.location.sessionsDir, now, policy);
+    if (f) out.push(f);
+  }
+  return out;
+}
+
+/** Which key owns a file (active transcript or related file), for lock findings. */
+function ownerOf(index: StoreIndex): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const s of index.sessions) {
+    if (s.active.exists) m.set(s.active.path, s.sessionKey);
+    for (const r of s.related) m.set(r.path, s.sessionKey);
+  }
+  return m;
+}
+
+export function lockRules({ index, locks }: StoreFacts): Finding[] {
+  const owners = ownerOf(index);
+  return locks.map((l) => {
+    const where = { agentId: index.location.agentId, sessionKey: owners.get(l.path) ?? owners.get(l.transcriptPath) ?? null, path: l.path };
+    const data = { pid: l.pid, pidAlive: l.pidAlive, createdAt: l.createdAt, ageMs: l.ageMs, reasons: l.reasons, transcriptExists: l.transcriptExists };
+    if (l.state === "live") return finding("LOCK_LIVE", where, { pid: l.pid, createdAt: l.createdAt ?? "?" }, data);
+    if (l.state === "unreadable") return finding("LOCK_UNREADABLE", where, { reason: l.reasons.join(", ") }, data);
+    const reasons = l.reasons.join(", ") + (l.transcriptExists ? "" : ", no transcript");
+    return finding("LOCK_STALE", where, { reasons, pid: l.pid, createdAt: l.createdAt ?? "?" }, data);
+  });
+}
+
+export function tempRules({ index, now }: StoreFacts): Finding[] {
+  const out: Finding[] = [];
+  for (const f of index.files) {
+    if (f.kind !== "store-temp" && f.kind !== "temp") continue;
+    const age = now - f.mtimeMs;
+    if (age <= STALE_TEMP_MS) continue;
+    let what = f.kind === "store-temp" ? "atomic-write temp of sessions.json" : f.name.includes(".compact.") ? "manual-compact temp" : "repair temp";
+    if (f.kind === "store-temp" && index.storeFile.state !== "ok") what += `; sessions.json is ${index.storeFile.state}, this copy may be the last good store`;
+    out.push(finding("TEMP_STALE", { agentId: index.location.agentId, path: f.path }, { what, age: formatDuration(Math.max(60_000, Math.round(age / 60_000) * 60_000)) }, { ageMs: age, bytes: f.bytes }));
+  }
+  return out;
+}
+
+export function diskRules({ index, policy }: StoreFacts): Finding[] {
+  const used = index.files.reduce((n, f) => n + (f.symlink ? 0 : f.bytes), 0);
+  const { maxDiskBytes: max, highWaterBytes: high } = policy;
+  const where = { agentId: index.location.agentId, path: index.location.sessionsDir };
+  const vars = { used: bytesText(used), max: max === null ? "unset" : bytesText(max), highWater: high === null ? "unset" : bytesText(high) };
+  const data = { usedBytes: used, maxDiskBytes: max, highWaterBytes: high };
+  if (max !== null && used > max) return [finding("DISK_OVER_BUDGET", where, vars, data)];
+  if (high !== null && used > high) return [finding("DISK_NEAR_BUDGET", where, vars, data)];
+  return [];
+}
+
+export const STORE_RULES = [storeFileRules, configRules, entryRules, activeRules, retentionRules, orphanRules, lockRules, tempRules, diskRules];
+
+export function storeFindings(facts: StoreFacts): Finding[] {
+  return STORE_RULES.flatMap((rule) => rule(facts));
+}

@@ -1,0 +1,291 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCheck, type CheckResult } from "../../src/commands/check.js";
+import { ALL_CODES } from "../../src/core/findings/codes.js";
+import type { TranscriptRef } from "../../src/core/model.js";
+import { closeStores, transcriptLines } from "../../src/store/index.js";
+import { cli } from "../helpers/cli.js";
+import { copyState, expectedOf, hashTree } from "../helpers/corpus.js";
+
+/** Codes seen across this file: every code in the table must be triggered by some fixture. */
+const seen = new Set<string>();
+const ORACLE_NOW = "2026-07-01T09:01:09.000Z";
+
+function codes(r: CheckResult): string[] {
+  for (const f of r.findings) seen.add(f.code);
+  return [...new Set(r.findings.map((f) => f.code))].sort();
+}
+
+async function check(stateDir: string, home: string, extra: Record<string, unknown> = {}) {
+  const r = await runCheck({ stateDir, allAgents: true, now: Date.parse(ORACLE_NOW), ...extra }, { env: { HOME: home }, cwd: stateDir });
+  closeStores();
+  return r;
+}
+
+function sessionsDir(stateDir: string, agent = "main") {
+  return path.join(stateDir, "agents", agent, "sessions");
+}
+
+afterAll(() => closeStores());
+
+describe("check on clean corpus scenarios", () => {
+  const clean: Array<["files" | "sqlite", string]> = [
+    ["files", "single-active"],
+    ["files", "reset-chain"],
+    ["files", "leaf-rewind"],
+    ["files", "manual-compact-bak"],
+    ["sqlite", "sqlite-basic"],
+    ["sqlite", "sqlite-reset"],
+  ];
+  for (const [era, name] of clean) {
+    it(`${era}/${name}: no error or warning, exit 0 with --fail-on error, store untouched`, async () => {
+      const { stateDir, home } = copyState(era, name);
+      const before = hashTree(stateDir);
+      const r = await check(stateDir, home);
+      // A files-era corpus store is a moved store: that is the one (info) fact a clean store reports.
+      expect(r.findings.filter((f) => f.code !== "STORE_MOVED")).toEqual([]);
+      expect(r.status).toBe("ok");
+      const res = await cli(["check", "--state-dir", stateDir, "--all-agents", "--fail-on", "error", "--now", ORACLE_NOW], { env: { HOME: home } });
+      expect(res.code).toBe(0);
+      expect(hashTree(stateDir)).toEqual(before);
+    });
+  }
+});
+
+describe("check on broken corpus scenarios", () => {
+  const broken: Array<["files" | "sqlite", string, string[], number]> = [
+    ["files", "store-empty", ["ORPHAN_TRANSCRIPT", "STORE_EMPTY"], 1],
+    ["files", "store-invalid", ["ORPHAN_TRANSCRIPT", "STORE_INVALID_JSON"], 1],
+    ["files", "corrupt-transcripts", ["HEADER_MISSING", "LINE_BLANK", "LINE_MALFORMED", "STORE_MOVED", "TRANSCRIPT_EMPTY"], 1],
+    ["files", "stale-locks", ["LOCK_STALE", "LOCK_UNREADABLE", "STORE_MOVED"], 1],
+    ["files", "orphans", ["ORPHAN_TRANSCRIPT", "STORE_MOVED", "UNATTRIBUTED_ARCHIVE_PRUNE"], 1],
+    ["files", "deleted-keys", ["ORPHAN_TRANSCRIPT_MACHINE", "STORE_MOVED", "UNATTRIBUTED_ARCHIVE_PRUNE"], 1],
+    ["files", "fallback-active-missing", ["ACTIVE_MISSING", "ACTIVE_MISSING_FALLBACK"], 1],
+    ["files", "topic-reset", ["ACTIVE_MISSING", "SESSION_FILE_OUTSIDE"], 1],
+    ["files", "oversized-message", ["LINE_OVERSIZED", "STORE_MOVED"], 0],
+    ["sqlite", "sqlite-deleted", ["ENTRY_DROPPED", "ORPHAN_TRANSCRIPT", "UNATTRIBUTED_ARCHIVE"], 1],
+  ];
+  for (const [era, name, expected, exit] of broken) {
+    it(`${era}/${name}: ${expected.join(", ")}; exit ${exit}`, async () => {
+      const { stateDir, home } = copyState(era, name);
+      const before = hashTree(stateDir);
+      const r = await check(stateDir, home);
+      expect(codes(r)).toEqual(expected);
+      const res = await cli(["check", "--state-dir", stateDir, "--all-agents", "--now", ORACLE_NOW, "--json"], { env: { HOME: home } });
+      expect(res.code).toBe(exit);
+      expect(res.json().findings.map((f: { code: string }) => f.code).sort()).toEqual(r.findings.map((f) => f.code).sort());
+      expect(hashTree(stateDir)).toEqual(before);
+    });
+  }
+
+  it("corrupt-transcripts: line numbers and hints", async () => {
+    const { stateDir, home } = copyState("files", "corrupt-transcripts");
+    const r = await check(stateDir, home);
+    const malformed = r.findings.filter((f) => f.code === "LINE_MALFORMED").map((f) => [f.sessionKey, f.line]);
+    expect(malformed).toEqual(expect.arrayContaining([["agent:main:webchat:direct:truncated", 7], ["agent:main:webchat:direct:garbage", 5]]));
+    expect(r.findings.find((f) => f.sessionKey?.endsWith("truncated") && f.code === "LINE_MALFORMED")!.hint).toMatch(/no newline/);
+  });
+
+  it("stale-locks: every lock stale or unreadable, pid 2147483647 dead; nothing removed", async () => {
+    const { stateDir, home } = copyState("files", "stale-locks");
+    const r = await check(stateDir, home);
+    const dead = r.findings.find((f) => f.data?.pid === 2147483647)!;
+    expect(dead.code).toBe("LOCK_STALE");
+    expect(dead.data!.pidAlive).toBe(false);
+    expect(dead.data!.reasons).toEqual(["dead-pid", "too-old"]);
+    expect(fs.readdirSync(sessionsDir(stateDir)).filter((n) => n.endsWith(".lock"))).toHaveLength(4);
+  });
+
+  it("deleted-keys: days left before the .deleted archive is pruned (7.1 pruneAfter 30d)", async () => {
+    const { stateDir, home } = copyState("files", "deleted-keys");
+    const r = await check(stateDir, home);
+    const f = r.findings.find((x) => x.code === "UNATTRIBUTED_ARCHIVE_PRUNE")!;
+    expect(f.data).toMatchObject({ setting: "pruneAfter", retentionMs: 30 * 86_400_000, overdue: false });
+    expect(f.data!.daysLeft).toBe(30);
+    expect(f.message).toMatch(/in 30 day\(s\)/);
+  });
+});
+
+describe("check on crafted fixtures", () => {
+  it("store file states: unreadable, not an object, missing; config invalid", async () => {
+    for (const [mutate, code] of [
+      [(p: string) => (fs.rmSync(p), fs.mkdirSync(p)), "STORE_UNREADABLE"],
+      [(p: string) => fs.writeFileSync(p, "[]"), "STORE_NOT_OBJECT"],
+      [(p: string) => fs.rmSync(p), "STORE_MISSING"],
+    ] as const) {
+      const { stateDir, home } = copyState("files", "single-active");
+      mutate(path.join(sessionsDir(stateDir), "sessions.json"));
+      const r = await check(stateDir, home);
+      expect(codes(r)).toContain(code);
+      expect(r.summary.error).toBeGreaterThan(0);
+    }
+    const { stateDir, home } = copyState("files", "single-active");
+    fs.writeFileSync(path.join(stateDir, "openclaw.json"), "{ nope");
+    expect(codes(await check(stateDir, home))).toContain("CONFIG_INVALID");
+  });
+
+  it("entries the loader drops or changes", async () => {
+    const { stateDir, home } = copyState("files", "single-active");
+    const store = path.join(sessionsDir(stateDir), "sessions.json");
+    const raw = JSON.parse(fs.readFileSync(store, "utf8"));
+    raw["agent:main:bad"] = { sessionId: "../escape", updatedAt: 1 };
+    raw["agent:main:odd"] = { ...raw["agent:main:main"], updatedAt: "yesterday" };
+    fs.writeFileSync(store, JSON.stringify(raw, null, 2));
+    const r = await check(stateDir, home);
+    expect(r.findings.find((f) => f.sessionKey === "agent:main:bad")?.code).toBe("ENTRY_DROPPED");
+    expect(r.findings.find((f) => f.sessionKey === "agent:main:odd" && f.code === "ENTRY_NORMALIZED")).toBeDefined();
+    codes(r);
+  });
+
+  it("a lock held by this test runner is live; fresh temp files are not stale, old ones are", async () => {
+    const { stateDir, home } = copyState("files", "single-active");
+    const dir = sessionsDir(stateDir);
+    const transcript = fs.readdirSync(dir).find((n) => n.endsWith(".jsonl"))!;
+    const now = Date.parse(ORACLE_NOW);
+    fs.writeFileSync(path.join(dir, `${transcript}.lock`), JSON.stringify({ pid: process.pid, createdAt: new Date(now - 1000).toISOString(), maxHoldMs: 300000 }));
+    const tmp = path.join(dir, "sessions.json.4242.f5073781-7d56-4090-993e-ff9e9e93bd6e.tmp");
+    fs.writeFileSync(tmp, "{}");
+    fs.utimesSync(tmp, new Date(now - 60_000), new Date(now - 60_000));
+    let r = await check(stateDir, home);
+    expect(r.findings.find((f) => f.code === "LOCK_LIVE")?.sessionKey).toBe("agent:main:main");
+    expect(codes(r)).not.toContain("TEMP_STALE");
+    fs.utimesSync(tmp, new Date(now - 600_000), new Date(now - 600_000));
+    r = await check(stateDir, home);
+    expect(codes(r)).toContain("TEMP_STALE");
+    expect(r.summary.error).toBe(0);
+  });
+
+  it("store-invalid: the stale atomic-write temp is reported as maybe the last good store", async () => {
+    const { stateDir, home } = copyState("files", "store-invalid");
+    const dir = sessionsDir(stateDir);
+    const old = new Date(Date.parse(ORACLE_NOW) - 3_600_000);
+    for (const n of fs.readdirSync(dir)) fs.utimesSync(path.join(dir, n), old, old);
+    const r = await check(stateDir, home);
+    expect(r.findings.find((f) => f.code === "TEMP_STALE")?.message).toMatch(/last good store/);
+  });
+
+  it("archives pruned soon (days left from the file name), and config overrides", async () => {
+    const { stateDir, home } = copyState("files", "reset-chain");
+    const soon = await check(stateDir, home, { now: Date.parse("2026-07-27T09:00:00Z") });
+    const f = soon.findings.filter((x) => x.code === "ARCHIVE_PRUNE_SOON");
+    expect(f).toHaveLength(3);
+    expect(f[0]!.data!.daysLeft).toBe(4);
+    codes(soon);
+    fs.writeFileSync(path.join(stateDir, "openclaw.json"), JSON.stringify({ session: { maintenance: { resetArchiveRetention: false } } }));
+    expect((await check(stateDir, home, { now: Date.parse("2026-07-27T09:00:00Z") })).findings).toHaveLength(1); // STORE_MOVED only
+  });
+
+  it("disk budget from openclaw.json", async () => {
+    const { stateDir, home } = copyState("files", "single-active");
+    fs.writeFileSync(path.join(stateDir, "openclaw.json"), JSON.stringify({ session: { maintenance: { maxDiskBytes: 1000 } } }));
+    expect(codes(await check(stateDir, home))).toContain("DISK_OVER_BUDGET");
+    fs.writeFileSync(path.join(stateDir, "openclaw.json"), JSON.stringify({ session: { maintenance: { maxDiskBytes: "1mb", highWaterBytes: 1000 } } }));
+    expect(codes(await check(stateDir, home))).toContain("DISK_NEAR_BUDGET");
+  });
+
+  it("body rules on a crafted transcript, and each body streamed exactly once", async () => {
+    const { stateDir, home } = copyState("files", "single-active");
+    const dir = sessionsDir(stateDir);
+    const id = "0b9c3f1e-5d2a-4c7b-9e8f-1a2b3c4d5e6f";
+    const ts = "2026-07-01T09:00:00.000Z";
+    const row = (o: object) => JSON.stringify({ timestamp: ts, ...o });
+    const lines = [
+      row({ type: "session", version: 3, id: "another-id", cwd: "/home/ana/.openclaw/workspace" }),
+      row({ type: "message", id: "a1", parentId: null, message: { role: "user", content: "hello there" } }),
+      row({ type: "message", id: "a2", parentId: "a1", message: { role: "assistant", content: [{ type: "toolCall", id: "call_1", name: "read", arguments: {} }] } }),
+      row({ type: "message", id: "a3", parentId: "a2", message: { role: "toolResult", toolCallId: "call_X", toolName: "read", content: [] } }),
+      row({ type: "message", id: "a4", parentId: "gone", message: { role: "assistant", content: [{ type: "text", text: "ok" }] } }),
+      row({ type: "compaction", id: "c1", parentId: "a4", summary: "No prior history.", firstKeptEntryId: "a4", tokensBefore: 10 }),
+      row({ type: "leaf", id: "l1", parentId: "c1", targetId: "nowhere" }),
+      row({ type: "session", version: 3, id }),
+      `{"type":"message","id":"a5","parentId":"c1","message":{"role":"assistant","content":[{"type":"toolCall","id":"c2","partialJson":"{\u0001"}]}}`,
+      row({ type: "message", id: "a6", parentId: "c1", message: { role: "user", content: "x".repeat(500) } }),
+      "",
+    ];
+    const bad = Buffer.concat([Buffer.from(lines.join("\n") + "\n"), Buffer.from(row({ type: "custom", id: "u1", parentId: "c1", data: "x" }).replace("x", "\xff"), "latin1"), Buffer.from("\n")]);
+    fs.writeFileSync(path.join(dir, `${id}.jsonl`), bad);
+    fs.writeFileSync(path.join(dir, `${id}.jsonl.reset.2026-07-01T08-00-00.000Z.zst`), "not zstd at all");
+    fs.writeFileSync(path.join(dir, `ffffffff-5d2a-4c7b-9e8f-1a2b3c4d5e6f.jsonl.bak.2026-07-01T08-00-00.000Z`), "");
+
+    const opens = new Map<string, number>();
+    const open = (ref: TranscriptRef) => {
+      const k = ref.kind === "file" ? ref.path : JSON.stringify(ref);
+      opens.set(k, (opens.get(k) ?? 0) + 1);
+      return transcriptLines(ref);
+    };
+    const r = await runCheck({ stateDir, now: Date.parse(ORACLE_NOW), oversizeBytes: 200 }, { env: { HOME: home }, cwd: stateDir }, { open });
+    const mine = r.findings.filter((f) => f.path === path.join(dir, `${id}.jsonl`));
+    expect([...new Set(mine.map((f) => f.code))].sort()).toEqual(
+      [
+        "CHAIN_BROKEN",
+        "COMPACTION_SUMMARY_EMPTY",
+        "HEADER_DUPLICATE",
+        "HEADER_ID_MISMATCH",
+        "LEAF_TARGET_MISSING",
+        "LINE_BLANK",
+        "LINE_INVALID_UTF8",
+        "LINE_MALFORMED",
+        "LINE_OVERSIZED",
+        "ORPHAN_TRANSCRIPT",
+        "TOOL_CALL_UNANSWERED",
+        "TOOL_RESULT_ORPHAN",
+      ].sort(),
+    );
+    expect(mine.find((f) => f.code === "LINE_MALFORMED")).toMatchObject({ line: 9, hint: expect.stringMatching(/partialJson/) });
+    expect(mine.find((f) => f.code === "TOOL_CALL_UNANSWERED")).toMatchObject({ line: 3 });
+    expect(mine.find((f) => f.code === "TOOL_RESULT_ORPHAN")).toMatchObject({ line: 4 });
+    expect(codes(r)).toEqual(expect.arrayContaining(["TRANSCRIPT_UNREADABLE", "UNATTRIBUTED_ARCHIVE", "ORPHAN_TRANSCRIPT"]));
+    // One open per transcript, and as many as were scanned.
+    expect([...opens.values()].every((n) => n === 1)).toBe(true);
+    expect(opens.size).toBe(r.scanned.transcripts);
+    expect(opens.size).toBeGreaterThanOrEqual(4);
+
+    opens.clear();
+    const fast = await runCheck({ stateDir, now: Date.parse(ORACLE_NOW), fast: true }, { env: { HOME: home }, cwd: stateDir }, { open });
+    expect(opens.size).toBe(0);
+    expect(fast.findings.some((f) => f.code === "LINE_MALFORMED")).toBe(false);
+    closeStores();
+  });
+});
+
+describe("check CLI and JSON contract", () => {
+  it("JSON shape: schemaVersion, status, findings[{code, severity, sessionKey, path, line, message, hint}], summary, stores", async () => {
+    const { stateDir, home } = copyState("files", "corrupt-transcripts");
+    const res = await cli(["check", "--state-dir", stateDir, "--json", "--now", ORACLE_NOW], { env: { HOME: home } });
+    const doc = res.json();
+    expect(doc).toMatchObject({ schemaVersion: 1, status: "problems", summary: { error: 3, warn: 1, info: 2 } });
+    expect(doc.stores[0]).toMatchObject({ agentId: "main", era: "files", storePath: path.join(sessionsDir(stateDir), "sessions.json") });
+    for (const f of doc.findings) {
+      expect(Object.keys(f)).toEqual(expect.arrayContaining(["code", "severity", "sessionKey", "path", "line", "message", "hint"]));
+      expect(f.code).toMatch(/^[A-Z][A-Z0-9_]+$/);
+      expect(["error", "warn", "info"]).toContain(f.severity);
+    }
+  });
+
+  it("--fail-on warn|never, --quiet, --fast and text grouping", async () => {
+    const { stateDir, home } = copyState("files", "oversized-message");
+    const args = ["check", "--state-dir", stateDir, "--now", ORACLE_NOW];
+    expect((await cli(args, { env: { HOME: home } })).code).toBe(0);
+    expect((await cli([...args, "--fail-on", "warn"], { env: { HOME: home } })).code).toBe(1);
+    const text = await cli(args, { env: { HOME: home } });
+    expect(text.stdout).toMatch(/Warnings \(1\)\n  LINE_OVERSIZED/);
+    expect(text.stdout).toMatch(/Info \(1\)/);
+    const quiet = await cli([...args, "--quiet"], { env: { HOME: home } });
+    expect(quiet.stdout).not.toMatch(/Info/);
+    expect((await cli([...args, "--fast", "--fail-on", "warn"], { env: { HOME: home } })).code).toBe(0);
+    const broken = copyState("files", "store-empty");
+    expect((await cli(["check", "--state-dir", broken.stateDir, "--fail-on", "never"], { env: { HOME: broken.home } })).code).toBe(0);
+    expect((await cli([...args, "--fail-on", "sometimes"], { env: { HOME: home } })).code).toBe(2);
+    expect((await cli([...args, "--now", "yesterday"], { env: { HOME: home } })).code).toBe(2);
+  });
+
+  it("expected.json's oracle lock facts agree (stale-locks)", () => {
+    const locks = expectedOf("files", "stale-locks").oracle.main.locks.locks as Array<{ pid: number | null; stale: boolean }>;
+    expect(locks.every((l) => l.stale)).toBe(true);
+  });
+
+  it("every finding code in the table is triggered by some fixture above", () => {
+    expect(ALL_CODES.filter((c) => !seen.has(c))).toEqual([]);
+  });
+});

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { parseBytes, parseDuration, pruneSchedule, retentionPolicy } from "../../../src/core/findings/retention.js";
+
+const DAY = 86_400_000;
+
+describe("retention policy", () => {
+  it("era defaults: 7.1 reset = pruneAfter 30d; 9.6 reset kept, 10 GiB budget", () => {
+    expect(retentionPolicy({}, "files")).toMatchObject({ deletedMs: 30 * DAY, resetMs: 30 * DAY, maxDiskBytes: null, highWaterBytes: null });
+    expect(retentionPolicy({}, "sqlite")).toMatchObject({ deletedMs: 30 * DAY, resetMs: null, maxDiskBytes: 10 * 1024 ** 3 });
+  });
+
+  it("openclaw.json overrides, pruneDays alias, resetArchiveRetention false", () => {
+    expect(retentionPolicy({ session: { maintenance: { pruneAfter: "14d" } } }, "files")).toMatchObject({ deletedMs: 14 * DAY, resetMs: 14 * DAY });
+    expect(retentionPolicy({ session: { maintenance: { pruneDays: 3, resetArchiveRetention: false } } }, "files")).toMatchObject({ deletedMs: 3 * DAY, resetMs: null });
+    expect(retentionPolicy({ session: { maintenance: { maxDiskBytes: "1gb" } } }, "files")).toMatchObject({ maxDiskBytes: 1024 ** 3, highWaterBytes: Math.floor(0.8 * 1024 ** 3) });
+    expect(parseDuration("12h")).toBe(12 * 3_600_000);
+    expect(parseBytes("500 MiB")).toBe(500 * 1024 ** 2);
+  });
+
+  it("bak is never pruned; mode warn prunes nothing; days left from the name's stamp", () => {
+    const p = retentionPolicy({}, "files");
+    const t = Date.parse("2026-07-01T00:00:00Z");
+    expect(pruneSchedule("bak", t, p, t)).toBeNull();
+    expect(pruneSchedule("reset", t, { ...p, mode: "warn" }, t)).toBeNull();
+    expect(pruneSchedule("reset", t, p, t + 10 * DAY)).toMatchObject({ setting: "resetArchiveRetention", daysLeft: 20 });
+    expect(pruneSchedule("deleted", t, p, t + 31 * DAY)!.daysLeft).toBe(-1);
+  });
+});

@@ -347,11 +347,11 @@ function resultOf(plan: RestorePlan, index: StoreIndex, dryRun: boolean, manifes
 }
 
 /** Apply a plan without refusals. Returns the result with `manifest` set. */
-export async function applyRestore(planned: PlannedRestore, ctx: StoreContext, nowMs = Date.now()): Promise<RestoreResult> {
+export async function applyRestore(planned: PlannedRestore, ctx: StoreContext & { onStep?: (point: string) => void }, nowMs = Date.now()): Promise<RestoreResult> {
   const { plan, index } = planned;
   if (plan.refusals.length > 0) throw refusedError(plan.refusals[0]!.code, plan.refusals[0]!.message, plan.refusals[0]!.hint);
   if (plan.steps.length === 0) return { ...resultOf(plan, index, false, null) };
-  await applyPlan(plan, { env: ctx.env, agentId: index.location.agentId, storePath: index.location.storePath, sessionsDir: index.location.sessionsDir }, nowMs);
+  await applyPlan(plan, { env: ctx.env, agentId: index.location.agentId, storePath: index.location.storePath, sessionsDir: index.location.sessionsDir, onStep: ctx.onStep }, nowMs);
   return { ...resultOf(plan, index, false, plan.manifestPath), applied: true };
 }
 

@@ -179,6 +179,8 @@ export interface ApplyContext {
   agentId: string;
   storePath: string;
   sessionsDir: string;
+  /** Test seam: called after each step (and sub-step) by name, like the crash hook. */
+  onStep?: (point: string) => void;
 }
 
 export function manifestOf(plan: RestorePlan, ctx: ApplyContext, nowMs: number): RestoreManifest {
@@ -213,7 +215,11 @@ export function manifestOf(plan: RestorePlan, ctx: ApplyContext, nowMs: number):
  * Any failure after the first store write rolls the completed steps back, then rethrows.
  */
 export async function applyPlan(plan: RestorePlan, ctx: ApplyContext, nowMs: number): Promise<RestoreManifest> {
-  const crash = crashHook(ctx.env);
+  const envCrash = crashHook(ctx.env);
+  const crash = (point: string) => {
+    ctx.onStep?.(point);
+    envCrash(point);
+  };
   const runDir = path.dirname(plan.manifestPath);
   const manifest = manifestOf(plan, ctx, nowMs);
   // Re-check everything the plan assumed, just before the first write.
@@ -223,8 +229,11 @@ export async function applyPlan(plan: RestorePlan, ctx: ApplyContext, nowMs: num
     throw refusedError("ARCHIVE_CHANGED", `${plan.archive.path} changed since the plan was made; nothing was written`, "plan again");
   }
   let storeTouched = false;
+  const started: RestoreStep[] = [];
   try {
     for (const step of plan.steps) {
+      // A failing step leaves its files in their before state (temps aside), so it counts as started.
+      started.push(step);
       await runStep(step, plan, manifest, runDir, crash, () => (storeTouched = true));
       crash(step.step);
     }
@@ -234,7 +243,10 @@ export async function applyPlan(plan: RestorePlan, ctx: ApplyContext, nowMs: num
   } catch (err) {
     if (storeTouched) {
       try {
-        await undoSteps(manifest);
+        // Only the steps that ran: a store file changed by someone else is in neither state.
+        // A step that refused because its file changed leaves that file in neither state: skip it.
+        const done = err instanceof ToolError && err.code === "STORE_CHANGED" ? started.slice(0, -1) : started;
+        await undoSteps({ ...manifest, steps: done });
       } catch (rollbackErr) {
         throw refusedError(
           "ROLLBACK_FAILED",

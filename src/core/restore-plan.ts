@@ -209,11 +209,6 @@ function insideDir(dir: string, p: string): boolean {
   return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
 }
 
-function octal(mode: number): string {
-  return `0${(mode & 0o777).toString(8)}`;
-}
-export const MODE_0600 = octal(0o600);
-
 /**
  * The plan. Refusals are collected, not thrown, so a dry run can show the whole plan and every
  * reason it would be refused.
@@ -387,5 +382,3 @@ export function parseFromTime(s: string): number | null {
   const ms = Date.parse(s);
   return Number.isNaN(ms) ? null : ms;
 }
-
-export { parseArchiveStamp, octal };

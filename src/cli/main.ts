@@ -1,5 +1,6 @@
 /** Process entry: real streams in, exit code out. */
 import fs from "node:fs";
+import readline from "node:readline/promises";
 
 /** `--version` answers before commander and the commands load: cold start stays near `node -e 0`. */
 function fastVersion(argv: string[]): boolean {
@@ -7,6 +8,16 @@ function fastVersion(argv: string[]): boolean {
   const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   process.stdout.write(`${pkg.version}\n`);
   return true;
+}
+
+/** One line from the terminal; the question goes to stderr so stdout stays data only. */
+async function ask(question: string): Promise<string> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
 }
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
@@ -18,5 +29,6 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     stdinIsTTY: Boolean(process.stdin.isTTY),
     env: process.env,
     cwd: process.cwd(),
+    ask,
   });
 }

@@ -10,6 +10,8 @@ export interface IO {
   stdinIsTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Reads one answer from the terminal (prompt on stderr); absent when no terminal can answer. */
+  ask?: (question: string) => Promise<string>;
 }
 
 export type ColorLevel = 0 | 1 | 2 | 3;

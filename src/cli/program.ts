@@ -7,6 +7,7 @@ import { registerLs } from "./commands/ls.js";
 import { registerCompletion } from "./commands/completion.js";
 import { registerTimeline } from "./commands/timeline.js";
 import { registerCheck } from "./commands/check.js";
+import { registerRestore } from "./commands/restore.js";
 import { ExitCode } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
 
@@ -40,6 +41,7 @@ export function buildProgram(io: IO): { program: Command; app: App } {
   registerCompletion(program, app);
   registerTimeline(program, app);
   registerCheck(program, app);
+  registerRestore(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };
 }

@@ -1,0 +1,104 @@
+import { Command } from "commander";
+import type { App } from "../app.js";
+import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+import { applyRestore, planRestore, runUndo, type RestoreResult } from "../../commands/restore.js";
+import { renderJson } from "../../render/json.js";
+import { renderRestoreText, renderUndoText } from "../../render/restore-text.js";
+import { ExitCode, usageError } from "../../core/errors.js";
+
+interface RestoreFlags extends CommonOptions {
+  key?: string;
+  from?: string;
+  yes?: boolean;
+  dryRun?: boolean;
+  move?: boolean;
+  undo?: string;
+  manifestDir?: string;
+  input?: boolean;
+}
+
+export function registerRestore(program: Command, app: App): void {
+  const cmd = program
+    .command("restore")
+    .argument("[archive]", "archive to restore: a file name in the sessions dir, or a path inside it")
+    .description("make an archive the active transcript of its key again (dry run unless --yes; undoable)")
+    .option("--key <sessionKey>", "the key to restore into (default: the key attribution gives the archive)")
+    .option("--from <sessionId|timestamp>", "with --key: pick the key's archive by sessionId (or its first 8+ chars) or archive time")
+    .option("-y, --yes", "apply the plan (without it, only the plan is printed)")
+    .option("--dry-run", "print the plan and write nothing (wins over --yes)")
+    .option("--move", "remove the archive after restoring it (a copy is kept next to the manifest)")
+    .option("--undo <manifest>", "reverse a restore from its manifest (with --yes)")
+    .option("--manifest-dir <dir>", "where run manifests and backups go (default $XDG_STATE_HOME/openclaw-sessions/restores)")
+    .option("--no-input", "never prompt");
+  addStoreOptions(cmd);
+  addOutputOptions(cmd);
+  cmd.addHelpText(
+    "after",
+    `
+Examples:
+  $ openclaw-sessions restore 9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z
+  $ openclaw-sessions restore --key agent:main:telegram:direct:42 --from 9648af9a --yes
+  $ openclaw-sessions restore <archive> --json --yes | jq -r .manifest
+  $ openclaw-sessions restore --undo ~/.local/state/openclaw-sessions/restores/<runId>/manifest.json --yes
+
+Refused (exit 5, nothing written): a live .jsonl.lock on the key's transcripts, sessions.json changed
+since the plan, a destination that exists and is not the key's current transcript, a path outside
+the store or a symlink. SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`).`,
+  );
+  cmd.action(async (archive: string | undefined, opts: RestoreFlags) => {
+    await app.guard(opts, async () => {
+      const ctx = { env: app.io.env, cwd: app.io.cwd };
+      const style = app.styleFor("stdout", opts);
+      const canPrompt = Boolean(app.io.ask && app.io.stdinIsTTY && app.io.stderr.isTTY && opts.input !== false && !opts.json);
+      const confirm = async (question: string) => /^y(es)?$/i.test(((await app.io.ask!(question)) ?? "").trim());
+      const emit = (r: Parameters<typeof renderRestoreText>[0]) => app.io.stdout.write(opts.json ? renderJson(r) : renderRestoreText(r, style));
+      const note = (s: string) => {
+        if (!opts.quiet) app.io.stderr.write(`openclaw-sessions: ${s}\n`);
+      };
+
+      if (opts.undo !== undefined) {
+        if (archive !== undefined || opts.key !== undefined || opts.from !== undefined || opts.move) {
+          throw usageError("CONFLICTING_OPTIONS", "--undo takes only the manifest (and --yes/--dry-run)");
+        }
+        const plan = await runUndo(opts.undo, false, ctx.cwd);
+        let apply = opts.yes === true && !opts.dryRun;
+        if (!apply && !opts.dryRun && !opts.yes && canPrompt) {
+          app.io.stdout.write(renderUndoText(plan, style));
+          apply = await confirm("Undo this restore? [y/N] ");
+        }
+        const result = apply ? await runUndo(opts.undo, true, ctx.cwd) : plan;
+        app.io.stdout.write(opts.json ? renderJson(result) : renderUndoText(result, style));
+        note(result.applied ? `undone; the store is back to its state before restore ${result.runId}` : "dry run: nothing written; rerun with --yes to undo");
+        return;
+      }
+
+      const planned = await planRestore({ ...selectionOf(opts), archive, key: opts.key, from: opts.from, move: opts.move, manifestDir: opts.manifestDir }, ctx);
+      const refused = planned.result.refusals;
+      if (refused.length > 0) {
+        emit(planned.result);
+        for (const r of refused) app.io.stderr.write(`openclaw-sessions: refused: ${r.message}\n`);
+        app.raise(Math.max(...refused.map((r) => r.exitCode)));
+        return;
+      }
+      let apply = opts.yes === true && !opts.dryRun;
+      if (!apply && !opts.dryRun && !opts.yes && canPrompt && planned.plan.steps.length > 0) {
+        app.io.stdout.write(renderRestoreText(planned.result, style));
+        apply = await confirm("Apply this plan? [y/N] ");
+        if (!apply) {
+          note("nothing written");
+          return;
+        }
+      }
+      if (!apply) {
+        emit(planned.result);
+        note(planned.plan.steps.length === 0 ? "nothing to do" : "dry run: nothing written; rerun with --yes to apply");
+        return;
+      }
+      const result: RestoreResult = await applyRestore(planned, ctx);
+      emit(result);
+      if (result.applied) note(`restored ${result.sessionKey} → ${result.sessionId}; undo manifest: ${result.manifest}`);
+      else note("nothing to do: already restored");
+      app.raise(ExitCode.ok);
+    });
+  });
+}

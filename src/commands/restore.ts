@@ -1,0 +1,395 @@
+/**
+ * `restore`: make an archive the active transcript of its key again (docs/restore.md).
+ * planRestore gathers the facts and builds the plan (writes nothing); applyRestore runs it;
+ * runUndo reverses a manifest. Rendering, prompting and exit codes are the CLI's business.
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ClassifiedFile, SessionRecord, StoreIndex } from "../core/model.js";
+import { environmentError, refusedError, unsupportedError, usageError } from "../core/errors.js";
+import {
+  RESTORE_SCHEMA_VERSION,
+  archiveStamp,
+  archivesMatching,
+  buildRestorePlan,
+  destinationPath,
+  restoredSessionId,
+  type ArchiveFacts,
+  type FieldChange,
+  type FileFact,
+  type LockFact,
+  type Refusal,
+  type RestorePlan,
+  type RestoreStep,
+} from "../core/restore-plan.js";
+import { openStores, type StoreContext, type StoreSelection } from "../store/index.js";
+import { fileRef } from "../store/files/index.js";
+import { readHeader } from "../store/files/peek.js";
+import {
+  applyPlan,
+  hashFile,
+  hashOrNull,
+  markManifest,
+  modeOf,
+  planUndo,
+  readManifest,
+  sha256Text,
+  undoSteps,
+  type UndoAction,
+} from "../store/files/restore-apply.js";
+import { storeHeader, type StoreHeader } from "./store-header.js";
+
+export { RESTORE_SCHEMA_VERSION };
+
+export interface RestoreOptions extends StoreSelection {
+  archive?: string;
+  key?: string;
+  from?: string;
+  move?: boolean;
+  manifestDir?: string;
+}
+
+export interface RestoreResult {
+  schemaVersion: number;
+  dryRun: boolean;
+  sessionKey: string;
+  /** Absolute path of the archive being restored. */
+  archive: string;
+  steps: RestoreStep[];
+  /** The undo manifest once applied, else null. */
+  manifest: string | null;
+  store: StoreHeader;
+  runId: string;
+  archiveInfo: { reason: string; compressed: boolean; sha256: string; bytes: number; contentSha256: string; contentBytes: number; headerId: string | null; headerTimestamp: string | null };
+  sessionId: string | null;
+  previousSessionId: string | null;
+  destination: string | null;
+  entry: { before: unknown; after: unknown; changes: FieldChange[] };
+  refusals: Array<Omit<Refusal, "exitCode"> & { exitCode: number }>;
+  warnings: string[];
+  alreadyRestored: boolean;
+  applied: boolean;
+  /** Where the manifest will be written when the plan is applied. */
+  plannedManifest: string;
+}
+
+export interface PlannedRestore {
+  result: RestoreResult;
+  plan: RestorePlan;
+  index: StoreIndex;
+}
+
+/** `$XDG_STATE_HOME/openclaw-sessions/restores` (default `~/.local/state/…`): outside every store. */
+export function defaultManifestDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_STATE_HOME?.trim();
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME?.trim() || os.homedir(), ".local", "state");
+  return path.join(base, "openclaw-sessions", "restores");
+}
+
+function inside(dir: string, p: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+}
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+function escapes(arg: string, dir: string): never {
+  throw refusedError(
+    "PATH_ESCAPES_STORE",
+    `${arg} is not inside the sessions dir ${dir}; restore only reads archives of the store it writes`,
+    "pass --state-dir/--sessions-dir of the store that holds the archive, or give its file name",
+    { path: arg, sessionsDir: dir },
+  );
+}
+
+/** The archive a path or file name names, inside the store and never through a symlink. */
+function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { index: StoreIndex; file: ClassifiedFile } {
+  const hasDir = arg.includes("/") || arg.includes(path.sep) || arg === "." || arg === "..";
+  let index: StoreIndex | undefined;
+  let abs: string;
+  if (hasDir) {
+    abs = path.resolve(cwd, arg);
+    index = indexes.find((i) => inside(i.location.sessionsDir, abs) || inside(realOr(i.location.sessionsDir), abs));
+    if (!index) escapes(arg, indexes.map((i) => i.location.sessionsDir).join(", "));
+    if (!inside(index.location.sessionsDir, abs)) abs = path.join(index.location.sessionsDir, path.relative(realOr(index.location.sessionsDir), abs));
+  } else {
+    const hits = indexes.filter((i) => fs.existsSync(path.join(i.location.sessionsDir, arg)));
+    if (hits.length > 1) {
+      throw usageError("AMBIGUOUS_ARCHIVE", `${arg} exists in ${hits.length} stores`, "pass its full path or --agent", {
+        candidates: hits.map((i) => path.join(i.location.sessionsDir, arg)),
+      });
+    }
+    index = hits[0] ?? indexes[0]!;
+    abs = path.join(index.location.sessionsDir, arg);
+  }
+  const dir = index.location.sessionsDir;
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(abs);
+  } catch {
+    throw usageError("ARCHIVE_NOT_FOUND", `no file ${abs}`, "run `openclaw-sessions ls <key>` to list a key's archives", { path: abs });
+  }
+  if (st.isSymbolicLink()) {
+    throw refusedError("SYMLINK_REFUSED", `${abs} is a symbolic link; restore reads only regular files inside the store`, "copy the real file into the sessions dir if it belongs there", { path: abs });
+  }
+  // A symlinked folder on the way would lead outside the store although the path looks inside.
+  if (!inside(realOr(dir), fs.realpathSync(abs))) escapes(arg, dir);
+  const file = index.files.find((f) => f.path === abs);
+  if (!file || file.kind !== "archive" || !file.archive) {
+    throw usageError("NOT_AN_ARCHIVE", `${abs} is not a transcript archive (.reset/.deleted/.bak); it is ${file ? `a ${file.kind} file` : "not a session file"}`, "restore takes `<id>.jsonl.reset.<ts>`-style files");
+  }
+  return { index, file };
+}
+
+function findKey(indexes: StoreIndex[], key: string): { index: StoreIndex; record: SessionRecord } {
+  for (const index of indexes) {
+    const record = index.sessions.find((s) => s.sessionKey === key);
+    if (record) return { index, record };
+  }
+  const near = indexes.flatMap((i) => i.sessions.map((s) => s.sessionKey)).filter((k) => k.toLowerCase().includes(key.trim().toLowerCase()));
+  throw usageError("SESSION_NOT_FOUND", `no key "${key}" in ${indexes.map((i) => i.location.storePath).join(", ")}`, near.length ? `did you mean: ${near.slice(0, 5).join(", ")}?` : "run `openclaw-sessions ls` to list the keys (restore does not create keys)", {
+    candidates: near,
+  });
+}
+
+/** Which archive and which key: a path/name with attribution (or --key), or --key + --from. */
+function select(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): { index: StoreIndex; record: SessionRecord; file: ClassifiedFile; warnings: string[] } {
+  const warnings: string[] = [];
+  if (opts.archive !== undefined) {
+    if (opts.from !== undefined) throw usageError("CONFLICTING_OPTIONS", "give either <archive> or --from, not both");
+    const { index, file } = resolveArchiveArg(indexes, opts.archive, cwd);
+    const owners = index.sessions.filter((s) => s.archives.some((a) => a.path === file.path));
+    if (opts.key !== undefined) {
+      const { record } = findKey([index], opts.key);
+      if (owners.length > 0 && !owners.includes(record)) {
+        warnings.push(`attribution gives this archive to ${owners.map((o) => o.sessionKey).join(", ")}; --key ${opts.key} overrides it`);
+      } else if (owners.length === 0) {
+        warnings.push(`no key owns this archive by attribution; restoring it into ${opts.key} because --key says so`);
+      }
+      return { index, record, file, warnings };
+    }
+    if (owners.length === 1) return { index, record: owners[0]!, file, warnings };
+    if (owners.length === 0) {
+      throw usageError("UNATTRIBUTED_ARCHIVE", `no key owns ${file.name} (see \`openclaw-sessions ls\`)`, "name the key it belongs to with --key <sessionKey>", { path: file.path });
+    }
+    throw usageError(
+      "AMBIGUOUS_OWNER",
+      `${file.name} is attributed to ${owners.length} keys: ${owners.map((o) => o.sessionKey).join(", ")}`,
+      "choose one with --key <sessionKey>",
+      { candidates: owners.map((o) => ({ sessionKey: o.sessionKey, evidence: o.archives.find((a) => a.path === file.path)?.evidence ?? [] })) },
+    );
+  }
+  if (opts.key === undefined || opts.from === undefined) {
+    throw usageError("MISSING_ARCHIVE", "name the archive: `restore <archive>` or `restore --key <key> --from <sessionId|timestamp>`");
+  }
+  const { index, record } = findKey(indexes, opts.key);
+  const matches = archivesMatching(record, opts.from);
+  const list = record.archives.map((a) => ({ path: a.path, sessionId: a.sessionId, reason: a.reason, iso: a.iso }));
+  if (matches.length === 0) {
+    throw usageError("NO_MATCHING_ARCHIVE", `no archive of ${opts.key} matches --from ${opts.from}`, list.length ? `its archives: ${list.map((a) => path.basename(a.path)).join(", ")}` : "this key has no archives", { candidates: list });
+  }
+  if (matches.length > 1) {
+    throw usageError("AMBIGUOUS_ARCHIVE", `--from ${opts.from} matches ${matches.length} archives of ${opts.key}: ${matches.map((a) => path.basename(a.path)).join(", ")}`, "pass the archive's file name instead", {
+      candidates: matches.map((a) => ({ path: a.path, sessionId: a.sessionId, reason: a.reason, iso: a.iso })),
+    });
+  }
+  const file = index.files.find((f) => f.path === matches[0]!.path)!;
+  if (file.symlink) throw refusedError("SYMLINK_REFUSED", `${file.path} is a symbolic link; restore reads only regular files inside the store`);
+  return { index, record, file, warnings };
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM"; // exists, owned by someone else
+  }
+}
+
+/** `{pid, createdAt}` of a `.jsonl.lock`: live when the pid runs here. */
+export function readLock(file: string): LockFact {
+  try {
+    const text = fs.readFileSync(file, "utf8").slice(0, 64 * 1024);
+    const v = JSON.parse(text) as { pid?: unknown; createdAt?: unknown };
+    const pid = typeof v.pid === "number" && Number.isInteger(v.pid) && v.pid > 0 ? v.pid : null;
+    const createdAt = typeof v.createdAt === "string" ? v.createdAt : null;
+    if (pid === null) return { path: file, pid: null, createdAt, state: "unreadable" };
+    return { path: file, pid, createdAt, state: pidAlive(pid) ? "live" : "dead-pid" };
+  } catch {
+    return { path: file, pid: null, createdAt: null, state: "unreadable" };
+  }
+}
+
+function locksFor(index: StoreIndex, ids: Set<string>, transcripts: string[]): LockFact[] {
+  const paths = new Set(index.files.filter((f) => f.kind === "lock" && f.sessionId && ids.has(f.sessionId)).map((f) => f.path));
+  for (const t of transcripts) if (fs.existsSync(`${t}.lock`)) paths.add(`${t}.lock`);
+  return [...paths].sort().map(readLock);
+}
+
+async function fileFact(p: string): Promise<FileFact> {
+  const sha256 = await hashOrNull(p);
+  return { path: p, exists: sha256 !== null, sha256, ...(sha256 !== null ? { mode: modeOf(p) } : {}) };
+}
+
+function newRunId(nowMs: number): string {
+  return `${archiveStamp(nowMs)}-${crypto.randomBytes(4).toString("hex")}`;
+}
+
+export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs = Date.now()): Promise<PlannedRestore> {
+  const indexes = await openStores(opts, ctx);
+  const sqlite = indexes.find((i) => i.location.era === "sqlite");
+  if (sqlite && indexes.every((i) => i.location.era === "sqlite")) {
+    throw unsupportedError(
+      "SQLITE_STORE",
+      `agent "${sqlite.location.agentId}" uses OpenClaw's SQLite session store (${sqlite.location.storePath}); restore writes file-backed stores only and never writes SQLite`,
+      "use OpenClaw's own tooling: `openclaw doctor --session-sqlite inspect|recover|restore` (see `openclaw doctor --help`); `openclaw-sessions history --archived` and `export` read the archives meanwhile",
+      { storePath: sqlite.location.storePath },
+    );
+  }
+  const fileIndexes = indexes.filter((i) => i.location.era === "files");
+  const { index, record, file, warnings } = select(fileIndexes, opts, ctx.cwd);
+  const loc = index.location;
+  if (index.storeFile.state !== "ok") {
+    throw environmentError("STORE_UNUSABLE", `${loc.storePath} is ${index.storeFile.state}${index.storeFile.message ? ` (${index.storeFile.message})` : ""}; restore edits one entry of a readable store only`, "repair sessions.json first (`openclaw-sessions check`)");
+  }
+  const storeBuf = fs.readFileSync(loc.storePath);
+  const info = file.archive!;
+  const fileHash = await hashFile(file.path);
+  const content = info.compressed ? await hashFile(file.path, true) : fileHash;
+  const header = await readHeader(fileRef(file.path));
+  const archive: ArchiveFacts = {
+    path: file.path,
+    reason: info.reason,
+    compressed: info.compressed,
+    sourceName: info.sourceName,
+    sha256: fileHash.sha256,
+    bytes: fileHash.bytes,
+    contentSha256: content.sha256,
+    contentBytes: content.bytes,
+    header,
+    mode: modeOf(file.path),
+  };
+  const restoredId = restoredSessionId(archive);
+  const dest = restoredId ? destinationPath(file.path, info.sourceName, restoredId) : path.join(path.dirname(file.path), "(none)");
+  const current = record.active.exists ? await fileFact(record.active.path) : null;
+  const ids = new Set([...record.lineage, ...(record.sessionId ? [record.sessionId] : []), ...(restoredId ? [restoredId] : [])]);
+  const manifestDir = path.resolve(ctx.cwd, opts.manifestDir ?? defaultManifestDir(ctx.env));
+  if (manifestDir === loc.sessionsDir || inside(loc.sessionsDir, manifestDir) || inside(realOr(loc.sessionsDir), realOr(manifestDir))) {
+    throw usageError("MANIFEST_DIR_IN_STORE", `the manifest dir ${manifestDir} lies inside the sessions dir; OpenClaw's globs and disk budget would see it`, "choose a dir outside the state dir");
+  }
+  const runId = newRunId(nowMs);
+  const plan = buildRestorePlan(
+    {
+      sessionKey: record.sessionKey,
+      record,
+      sessionsDir: loc.sessionsDir,
+      storePath: loc.storePath,
+      storeText: storeBuf.toString("utf8"),
+      storeSha256: sha256Text(storeBuf),
+      storeMode: modeOf(loc.storePath),
+      archive,
+      current,
+      dest: await fileFact(dest),
+      existingNames: new Set(fs.readdirSync(path.dirname(current?.path ?? dest))),
+      locks: locksFor(index, ids, [record.active.path, dest].filter(Boolean)),
+      otherKeysWithId: index.sessions.filter((s) => s.sessionKey !== record.sessionKey && s.sessionId === restoredId).map((s) => s.sessionKey),
+      nowMs,
+      runId,
+      runDir: path.join(manifestDir, runId),
+      move: opts.move === true,
+    },
+    sha256Text,
+  );
+  plan.warnings.unshift(...warnings);
+  return { plan, index, result: resultOf(plan, index, true, null) };
+}
+
+function resultOf(plan: RestorePlan, index: StoreIndex, dryRun: boolean, manifest: string | null): RestoreResult {
+  const a = plan.archive;
+  return {
+    schemaVersion: RESTORE_SCHEMA_VERSION,
+    dryRun,
+    sessionKey: plan.sessionKey,
+    archive: a.path,
+    steps: plan.steps,
+    manifest,
+    store: storeHeader(index),
+    runId: plan.runId,
+    archiveInfo: {
+      reason: a.reason,
+      compressed: a.compressed,
+      sha256: a.sha256,
+      bytes: a.bytes,
+      contentSha256: a.contentSha256,
+      contentBytes: a.contentBytes,
+      headerId: a.header?.id ?? null,
+      headerTimestamp: a.header?.timestamp ?? null,
+    },
+    sessionId: plan.sessionId,
+    previousSessionId: plan.previousSessionId,
+    destination: plan.destination,
+    entry: plan.entry,
+    refusals: plan.refusals,
+    warnings: plan.warnings,
+    alreadyRestored: plan.alreadyRestored,
+    applied: false,
+    plannedManifest: plan.manifestPath,
+  };
+}
+
+/** Apply a plan without refusals. Returns the result with `manifest` set. */
+export async function applyRestore(planned: PlannedRestore, ctx: StoreContext & { onStep?: (point: string) => void }, nowMs = Date.now()): Promise<RestoreResult> {
+  const { plan, index } = planned;
+  if (plan.refusals.length > 0) throw refusedError(plan.refusals[0]!.code, plan.refusals[0]!.message, plan.refusals[0]!.hint);
+  if (plan.steps.length === 0) return { ...resultOf(plan, index, false, null) };
+  await applyPlan(plan, { env: ctx.env, agentId: index.location.agentId, storePath: index.location.storePath, sessionsDir: index.location.sessionsDir, onStep: ctx.onStep }, nowMs);
+  return { ...resultOf(plan, index, false, plan.manifestPath), applied: true };
+}
+
+export interface UndoResult {
+  schemaVersion: number;
+  dryRun: boolean;
+  undo: true;
+  manifest: string;
+  runId: string;
+  sessionKey: string;
+  status: string;
+  actions: UndoAction[];
+  applied: boolean;
+}
+
+/** `restore --undo <manifest>`: plan (always) and apply (with apply=true) the reversal. */
+export async function runUndo(manifestPath: string, apply: boolean, cwd: string): Promise<UndoResult> {
+  const file = path.resolve(cwd, manifestPath);
+  const manifest = readManifest(file);
+  const lockTargets = new Set(manifest.steps.flatMap((s) => s.files.filter((f) => !f.outsideStore && f.path.endsWith(".jsonl")).map((f) => f.path)));
+  for (const t of lockTargets) {
+    if (!fs.existsSync(`${t}.lock`)) continue;
+    const lock = readLock(`${t}.lock`);
+    if (lock.state === "live") {
+      throw refusedError("LIVE_LOCK", `${lock.path} is held by live process ${lock.pid}: OpenClaw is writing this session`, "stop the OpenClaw gateway, then undo");
+    }
+  }
+  const actions = apply ? await undoSteps(manifest) : await planUndo(manifest);
+  if (apply) await markManifest(file, manifest, "undone");
+  return {
+    schemaVersion: RESTORE_SCHEMA_VERSION,
+    dryRun: !apply,
+    undo: true,
+    manifest: file,
+    runId: manifest.runId,
+    sessionKey: manifest.sessionKey,
+    status: apply ? "undone" : manifest.status,
+    actions,
+    applied: apply,
+  };
+}

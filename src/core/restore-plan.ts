@@ -1,0 +1,384 @@
+/**
+ * `restore` as pure data: which archive, which key, which files move and how `sessions.json`
+ * changes. Built from facts the store layer gathered (hashes, existence, locks); no fs here.
+ * The plan mirrors OpenClaw's own reset in reverse (openclaw-storage.md §5.3): the key's current
+ * transcript becomes a `.reset.<ts>` archive, the chosen archive's bytes become the active
+ * transcript of its sessionId, and the entry points at it.
+ */
+import path from "node:path";
+import type { AttributedArchive, SessionEntry, SessionRecord, TranscriptHeader } from "./model.js";
+import { parseArchiveStamp, parseGeneratedTranscriptName } from "./names.js";
+import { isValidSessionId } from "./store-load.js";
+
+export const RESTORE_SCHEMA_VERSION = 1;
+
+export type StepKind = "backup-store" | "archive-current" | "place-transcript" | "write-store" | "backup-archive" | "remove-archive";
+
+/** The state of one file before and after a step: sha256 of its bytes, null when absent. */
+export interface StepFile {
+  path: string;
+  sha256Before: string | null;
+  sha256After: string | null;
+  bytesAfter: number | null;
+  /** Mode to give the file back on undo (octal string, e.g. "0644"). */
+  modeBefore?: string;
+  /** Files the tool keeps outside the store (backups): undo never deletes them. */
+  outsideStore?: true;
+}
+
+export interface RestoreStep {
+  n: number;
+  step: StepKind;
+  description: string;
+  files: StepFile[];
+}
+
+export interface FieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+export interface Refusal {
+  code: string;
+  message: string;
+  hint?: string;
+  /** 4 for an unsupported layout, 5 otherwise. */
+  exitCode: 4 | 5;
+}
+
+export interface LockFact {
+  path: string;
+  pid: number | null;
+  createdAt: string | null;
+  state: "live" | "dead-pid" | "unreadable";
+}
+
+export interface ArchiveFacts {
+  path: string;
+  reason: AttributedArchive["reason"];
+  compressed: boolean;
+  /** The transcript name the archive was made from, e.g. `<id>.jsonl`. */
+  sourceName: string;
+  sha256: string;
+  bytes: number;
+  /** Hash and size of the (decompressed) content that will be put in place. */
+  contentSha256: string;
+  contentBytes: number;
+  header: TranscriptHeader | null;
+  mode: string;
+}
+
+export interface FileFact {
+  path: string;
+  exists: boolean;
+  sha256: string | null;
+  mode?: string;
+}
+
+export interface PlanInput {
+  sessionKey: string;
+  record: SessionRecord;
+  sessionsDir: string;
+  storePath: string;
+  storeText: string;
+  storeSha256: string;
+  storeMode: string;
+  archive: ArchiveFacts;
+  /** The key's current active transcript, when one exists. */
+  current: FileFact | null;
+  /** State of the file at the derived destination path (filled by the caller for `destinationPath`). */
+  dest: FileFact;
+  /** Names already present in the sessions dir (to keep the `.reset.<ts>` name free). */
+  existingNames: ReadonlySet<string>;
+  locks: LockFact[];
+  /** Other keys whose current sessionId is the restored one. */
+  otherKeysWithId: string[];
+  nowMs: number;
+  runId: string;
+  runDir: string;
+  move: boolean;
+}
+
+export interface RestorePlan {
+  sessionKey: string;
+  runId: string;
+  archive: ArchiveFacts;
+  sessionId: string | null;
+  previousSessionId: string | null;
+  destination: string | null;
+  steps: RestoreStep[];
+  entry: { before: SessionEntry | null; after: SessionEntry | null; changes: FieldChange[] };
+  refusals: Refusal[];
+  warnings: string[];
+  /** The archive is already the key's active transcript: nothing to do. */
+  alreadyRestored: boolean;
+  /** The new sessions.json text (not part of the JSON output). */
+  storeTextAfter: string | null;
+  storeSha256After: string | null;
+  manifestPath: string;
+}
+
+/** formatSessionArchiveTimestamp: ISO with every ':' replaced by '-'. */
+export function archiveStamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/:/g, "-");
+}
+
+/** A free `<file>.reset.<ts>` name: OpenClaw's reset naming, one ms later when the name is taken. */
+export function resetArchiveName(fileName: string, nowMs: number, taken: ReadonlySet<string>): string {
+  for (let ms = nowMs; ; ms += 1) {
+    const name = `${fileName}.reset.${archiveStamp(ms)}`;
+    if (!taken.has(name)) return name;
+  }
+}
+
+/** The sessionId an archive restores to: its header id, else the id its name carries. */
+export function restoredSessionId(archive: Pick<ArchiveFacts, "header" | "sourceName">): string | null {
+  const fromHeader = archive.header?.id ?? null;
+  if (fromHeader && isValidSessionId(fromHeader)) return fromHeader.trim();
+  const generated = parseGeneratedTranscriptName(archive.sourceName);
+  if (generated) return generated.sessionId;
+  return null;
+}
+
+/**
+ * Where the restored transcript goes: the name it had before it was archived, in the archive's
+ * own directory, when that name is the generated name of the restored id (`<id>.jsonl`,
+ * `<id>-topic-<n>.jsonl`, `<ts>_<id>.jsonl`) or a custom, non-UUID name (`ops-notes.jsonl`).
+ * A generated name of another id would be a "stale" candidate for OpenClaw, so it becomes
+ * `<sessionId>.jsonl` instead.
+ */
+export function destinationPath(archivePath: string, sourceName: string, sessionId: string): string {
+  const dir = path.dirname(archivePath);
+  const generated = parseGeneratedTranscriptName(sourceName);
+  if (!generated || generated.sessionId === sessionId) return path.join(dir, sourceName);
+  return path.join(dir, `${sessionId}.jsonl`);
+}
+
+function headerStartedAt(header: TranscriptHeader | null): number | null {
+  if (!header?.timestamp) return null;
+  const ms = Date.parse(header.timestamp);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+}
+
+/**
+ * The entry after the restore: sessionId, sessionFile, sessionStartedAt and
+ * usageFamilySessionIds change; every other field and the field order stay as they are.
+ */
+export function restoredEntry(
+  entry: SessionEntry,
+  change: { sessionId: string; sessionFile: string; startedAt: number | null; previousSessionId: string | null },
+): { after: SessionEntry; changes: FieldChange[] } {
+  const after = JSON.parse(JSON.stringify(entry)) as SessionEntry;
+  const family = strings(entry.usageFamilySessionIds);
+  const nextFamily = [...family];
+  for (const id of [change.previousSessionId, change.sessionId]) if (id && !nextFamily.includes(id)) nextFamily.push(id);
+  after.sessionId = change.sessionId;
+  after.sessionFile = change.sessionFile;
+  if (change.startedAt !== null) after.sessionStartedAt = change.startedAt;
+  else delete after.sessionStartedAt; // OpenClaw then reads the header, as after a gateway reset
+  after.usageFamilySessionIds = nextFamily;
+  const changes: FieldChange[] = [];
+  for (const field of ["sessionId", "sessionFile", "sessionStartedAt", "usageFamilySessionIds"]) {
+    const b = entry[field];
+    const a = after[field];
+    if (JSON.stringify(b) !== JSON.stringify(a)) changes.push({ field, before: b ?? null, after: a ?? null });
+  }
+  return { after, changes };
+}
+
+/** OpenClaw's store formatting: `JSON.stringify(store, null, 2)`, no trailing newline. */
+export function formatStore(store: Record<string, unknown>): string {
+  return JSON.stringify(store, null, 2);
+}
+
+/** The store text with one key's entry replaced; key order and every other entry kept. */
+export function storeWithEntry(storeText: string, sessionKey: string, entry: SessionEntry): { text: string; reformatted: boolean } {
+  const store = JSON.parse(storeText) as Record<string, unknown>;
+  const reformatted = formatStore(store) !== storeText;
+  store[sessionKey] = entry;
+  return { text: formatStore(store), reformatted };
+}
+
+function insideDir(dir: string, p: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+}
+
+/**
+ * The plan. Refusals are collected, not thrown, so a dry run can show the whole plan and every
+ * reason it would be refused.
+ */
+export function buildRestorePlan(input: PlanInput, hashText: (text: string) => string): RestorePlan {
+  const { record, archive } = input;
+  const refusals: Refusal[] = [];
+  const warnings: string[] = [];
+  const entryBefore = record.entry;
+  const manifestPath = path.join(input.runDir, "manifest.json");
+  const base: RestorePlan = {
+    sessionKey: input.sessionKey,
+    runId: input.runId,
+    archive,
+    sessionId: null,
+    previousSessionId: record.sessionId,
+    destination: null,
+    steps: [],
+    entry: { before: entryBefore, after: null, changes: [] },
+    refusals,
+    warnings,
+    alreadyRestored: false,
+    storeTextAfter: null,
+    storeSha256After: null,
+    manifestPath,
+  };
+
+  const sessionId = restoredSessionId(archive);
+  if (!sessionId) {
+    refusals.push({
+      code: "ARCHIVE_WITHOUT_SESSION_ID",
+      message: `${path.basename(archive.path)} has no session header with a valid id and its name carries none`,
+      hint: "OpenClaw could not load it as a session; read it with `history`/`export` instead",
+      exitCode: 5,
+    });
+    return base;
+  }
+  base.sessionId = sessionId;
+  if (archive.header && archive.header.id !== sessionId) {
+    warnings.push(`the archive's header has no usable id; restoring it as ${sessionId} (from its file name)`);
+  }
+  const dest = input.dest.path;
+  base.destination = dest;
+
+  for (const lock of input.locks) {
+    if (lock.state === "live") {
+      refusals.push({
+        code: "LIVE_LOCK",
+        message: `${lock.path} is held by live process ${lock.pid} (since ${lock.createdAt ?? "unknown"}): OpenClaw is writing this session`,
+        hint: "stop the OpenClaw gateway (or wait for the run to finish), then plan again",
+        exitCode: 5,
+      });
+    } else {
+      warnings.push(
+        lock.state === "dead-pid"
+          ? `${lock.path} is a stale lock (pid ${lock.pid} is not running); it does not block the restore and is left in place`
+          : `${lock.path} has no readable {pid, createdAt} payload; treated as stale and left in place`,
+      );
+    }
+  }
+  for (const other of input.otherKeysWithId) {
+    refusals.push({
+      code: "SESSION_ID_IN_USE",
+      message: `sessionId ${sessionId} is the current session of another key (${other}); restoring it here would make two keys share one transcript`,
+      exitCode: 5,
+    });
+  }
+  if (!insideDir(input.sessionsDir, dest)) {
+    refusals.push({ code: "DESTINATION_OUTSIDE_STORE", message: `destination ${dest} is not inside ${input.sessionsDir}`, exitCode: 5 });
+  }
+
+  const current = input.current && input.current.exists && insideDir(input.sessionsDir, input.current.path) ? input.current : null;
+  if (input.current?.exists && !current) {
+    warnings.push(`the key's current transcript ${input.current.path} lies outside this sessions dir; it is left untouched (OpenClaw will read the restored file first)`);
+  }
+  const destIsCurrent = current !== null && current.path === dest;
+  const inPlace = input.dest.exists && input.dest.sha256 === archive.contentSha256;
+  if (input.dest.exists && !destIsCurrent && !inPlace) {
+    refusals.push({
+      code: "TARGET_EXISTS",
+      message: `${dest} exists and is not the current transcript of ${input.sessionKey}`,
+      hint: "it belongs to something else; move it away yourself if it should be replaced",
+      exitCode: 5,
+    });
+  }
+
+  const startedAt = headerStartedAt(archive.header);
+  if (startedAt === null) warnings.push("the archive header has no timestamp: sessionStartedAt is removed so OpenClaw falls back to the header/updatedAt");
+  const { after, changes } = restoredEntry(entryBefore ?? {}, {
+    sessionId,
+    sessionFile: dest,
+    startedAt,
+    previousSessionId: record.sessionId,
+  });
+  base.entry = { before: entryBefore, after, changes };
+
+  base.alreadyRestored = inPlace && changes.length === 0 && !input.move;
+
+  let stored: { text: string; reformatted: boolean } | null = null;
+  try {
+    stored = storeWithEntry(input.storeText, input.sessionKey, after);
+  } catch (err) {
+    refusals.push({ code: "STORE_INVALID", message: `sessions.json does not parse: ${(err as Error).message}`, exitCode: 5 });
+  }
+  if (stored?.reformatted) warnings.push("sessions.json is not in OpenClaw's own formatting; it will be rewritten as JSON.stringify(store, null, 2)");
+
+  const steps: RestoreStep[] = [];
+  const add = (step: StepKind, description: string, files: StepFile[]) => steps.push({ n: steps.length + 1, step, description, files });
+  if (!base.alreadyRestored && stored) {
+    const storeAfterHash = hashText(stored.text);
+    base.storeTextAfter = stored.text;
+    base.storeSha256After = storeAfterHash;
+    add("backup-store", "copy sessions.json and write the undo manifest (outside the store)", [
+      { path: path.join(input.runDir, "sessions.json.before"), sha256Before: null, sha256After: input.storeSha256, bytesAfter: Buffer.byteLength(input.storeText), outsideStore: true },
+    ]);
+    // The current transcript is archived unless it already holds exactly the archive's bytes.
+    if (current && !(destIsCurrent && inPlace)) {
+      const resetName = resetArchiveName(path.basename(current.path), input.nowMs, input.existingNames);
+      const resetPath = path.join(path.dirname(current.path), resetName);
+      add("archive-current", `archive the key's current transcript as ${resetName} (OpenClaw's reset naming)`, [
+        { path: current.path, sha256Before: current.sha256, sha256After: null, bytesAfter: null, ...(current.mode ? { modeBefore: current.mode } : {}) },
+        { path: resetPath, sha256Before: null, sha256After: current.sha256, bytesAfter: null },
+      ]);
+    }
+    if (!inPlace) {
+      add(
+        "place-transcript",
+        `${archive.compressed ? "decompress" : "copy"} the archive to ${path.basename(dest)} (byte-identical, sha256 checked, mode 0600)`,
+        [{ path: dest, sha256Before: null, sha256After: archive.contentSha256, bytesAfter: archive.contentBytes }],
+      );
+    } else {
+      warnings.push(`${dest} already holds the archive's bytes (an earlier interrupted restore?); it is kept as it is`);
+    }
+    if (changes.length > 0 || stored.reformatted) {
+      add("write-store", `point ${input.sessionKey} at ${sessionId} in sessions.json (atomic rename, mode 0600)`, [
+        { path: input.storePath, sha256Before: input.storeSha256, sha256After: storeAfterHash, bytesAfter: Buffer.byteLength(stored.text), modeBefore: input.storeMode },
+      ]);
+    }
+  }
+  if (input.move && stored) {
+    if (steps.length === 0) {
+      add("backup-store", "write the undo manifest (outside the store)", [
+        { path: path.join(input.runDir, "sessions.json.before"), sha256Before: null, sha256After: input.storeSha256, bytesAfter: Buffer.byteLength(input.storeText), outsideStore: true },
+      ]);
+    }
+    add("backup-archive", "copy the archive next to the manifest (so --undo can bring it back)", [
+      { path: path.join(input.runDir, path.basename(archive.path)), sha256Before: null, sha256After: archive.sha256, bytesAfter: archive.bytes, outsideStore: true },
+    ]);
+    add("remove-archive", "remove the archive (--move)", [
+      { path: archive.path, sha256Before: archive.sha256, sha256After: null, bytesAfter: null, modeBefore: archive.mode },
+    ]);
+  }
+  base.steps = steps;
+  return base;
+}
+
+/** What `--from` names: a sessionId (or its first 8+ characters), or an archive time. */
+export function archivesMatching(record: SessionRecord, from: string): AttributedArchive[] {
+  const f = from.trim();
+  const byId = record.archives.filter((a) => a.sessionId === f || (f.length >= 8 && a.sessionId?.startsWith(f)) || path.basename(a.path).startsWith(f));
+  if (byId.length > 0) return byId;
+  const ms = parseFromTime(f);
+  if (ms === null) return [];
+  return record.archives.filter((a) => a.timestamp === ms);
+}
+
+/** An archive time as epoch ms, ISO (`2026-07-01T09:15:21.500Z`) or file stamp (`…T09-15-21.500Z`). */
+export function parseFromTime(s: string): number | null {
+  if (/^\d{10,}$/.test(s)) return Number(s);
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}/.test(s)) return parseArchiveStamp(s);
+  const ms = Date.parse(s);
+  return Number.isNaN(ms) ? null : ms;
+}

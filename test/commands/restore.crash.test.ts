@@ -1,0 +1,128 @@
+/**
+ * The crash matrix: the real CLI, in a child process, is killed (SIGKILL, no cleanup) right after
+ * each step of a restore. After every crash: sessions.json is valid JSON, OpenClaw's rule still
+ * finds a transcript for the key, and every original file's bytes are in some file. Then a rerun of
+ * `restore --yes` completes, and undoing the rerun and then the crashed run gives back the
+ * original store byte for byte.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { build } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+import { ROOT, copyState, hashTree, scenarioDir } from "../helpers/corpus.js";
+import { openStores, transcriptLines } from "../../src/store/index.js";
+import { projectHistory } from "../../src/core/transcript/history.js";
+import { fileLines } from "../../src/store/lines.js";
+
+const KEY = "agent:main:telegram:direct:424242";
+const GEN3 = "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z";
+
+// One bundle of the CLI for all child runs (tsx start-up per child would dominate the suite).
+// It lives two levels under the repo so `../../package.json` still resolves.
+const bundle = path.join(ROOT, "dist", "test-cli", `restore-crash-${process.pid}.mjs`);
+beforeAll(async () => {
+  await build({
+    entryPoints: [path.join(ROOT, "test/helpers/run-cli.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    target: "node20",
+    outfile: bundle,
+    logLevel: "error",
+  });
+}, 30_000);
+const roots: string[] = [];
+afterAll(() => {
+  fs.rmSync(bundle, { force: true });
+  for (const r of roots) fs.rmSync(r, { recursive: true, force: true });
+});
+
+function runChild(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bundle, ...args], { env: { PATH: process.env.PATH, NO_COLOR: "1", ...env }, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stderr }));
+  });
+}
+
+function allHashes(...dirs: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const d of dirs) if (fs.existsSync(d)) for (const h of Object.values(hashTree(d))) out.add(h);
+  return out;
+}
+
+async function historySource(stateDir: string, home: string) {
+  const [index] = await openStores({ stateDir }, { env: { HOME: home }, cwd: stateDir });
+  return index!.sessions.find((s) => s.sessionKey === KEY)!.historySource;
+}
+
+const archiveItems = async () => {
+  const { items } = await projectHistory(() => fileLines(path.join(scenarioDir("files", "reset-chain"), "state/agents/main/sessions", GEN3)));
+  return items.map((i) => i.text);
+};
+
+const POINTS: Array<{ point: string; move?: boolean; rerun: boolean }> = [
+  { point: "backup-store", rerun: true },
+  { point: "archive-current:linked", rerun: true },
+  { point: "archive-current", rerun: true },
+  { point: "place-transcript:temp", rerun: true },
+  { point: "place-transcript", rerun: true },
+  { point: "write-store", rerun: true },
+  { point: "backup-archive", move: true, rerun: true },
+  { point: "remove-archive", move: true, rerun: false },
+];
+
+describe("restore crash matrix (reset-chain, gen 3 archive)", () => {
+  for (const { point, move, rerun } of POINTS) {
+    it.concurrent(`killed after ${point}${move ? " (--move)" : ""}`, async () => {
+      const s = copyState("files", "reset-chain");
+      roots.push(s.root);
+      const sessions = path.join(s.stateDir, "agents/main/sessions");
+      const manifests = path.join(s.root, "manifests");
+      const original = hashTree(s.stateDir);
+      const args = ["restore", "--state-dir", s.stateDir, "--manifest-dir", manifests, GEN3, "--yes", ...(move ? ["--move"] : [])];
+
+      const crashed = await runChild(args, { HOME: s.home, OPENCLAW_SESSIONS_CRASH_AFTER: point });
+      expect(crashed.signal, crashed.stderr).toBe("SIGKILL");
+
+      // Invariant 1: sessions.json is always a valid JSON object OpenClaw can load.
+      const store = JSON.parse(fs.readFileSync(path.join(sessions, "sessions.json"), "utf8"));
+      expect(typeof store).toBe("object");
+      expect(store[KEY]).toBeDefined();
+      // OpenClaw still finds a transcript for the key (active file or its reset-archive fallback).
+      expect((await historySource(s.stateDir, s.home)).ref).not.toBeNull();
+      // Invariant 2: every original byte is in some file (in the store, or the backup next to the manifest).
+      const now = allHashes(s.stateDir, manifests);
+      for (const [file, h] of Object.entries(original)) expect(now.has(h), `${file} lost after ${point}`).toBe(true);
+      // No temp file an OpenClaw glob would count.
+      for (const n of fs.readdirSync(sessions)) if (n.endsWith(".tmp")) expect(n.startsWith(".")).toBe(true);
+
+      const [runDir] = fs.readdirSync(manifests);
+      const crashedManifest = path.join(manifests, runDir!, "manifest.json");
+      expect(fs.existsSync(crashedManifest)).toBe(true);
+
+      if (rerun) {
+        const again = await cli(args, { env: { HOME: s.home } });
+        expect(again.code, again.stderr).toBe(0);
+        const src = await historySource(s.stateDir, s.home);
+        expect(src.via).toBe("active");
+        const { items } = await projectHistory(() => transcriptLines(src.ref!));
+        expect(items.map((i) => i.text)).toEqual(await archiveItems());
+        // Undo the rerun (if it wrote anything), then the crashed run.
+        const runs = fs.readdirSync(manifests).filter((d) => d !== runDir);
+        for (const d of runs) {
+          const u = await cli(["restore", "--undo", path.join(manifests, d, "manifest.json"), "--yes"], { env: { HOME: s.home } });
+          expect(u.code, u.stderr).toBe(0);
+        }
+      }
+      const undo = await cli(["restore", "--undo", crashedManifest, "--yes"], { env: { HOME: s.home } });
+      expect(undo.code, undo.stderr).toBe(0);
+      expect(hashTree(s.stateDir)).toEqual(original);
+    }, 30_000);
+  }
+});

@@ -1,9 +1,7 @@
 import { Command, Option } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, parsePositiveInt, selectionOf, type CommonOptions } from "../options.js";
-import { fails, runCheck, type FailOn } from "../../commands/check.js";
-import { renderJson } from "../../render/json.js";
-import { renderCheckText } from "../../render/check-text.js";
+import type { FailOn } from "../../commands/check.js";
 import { ExitCode, usageError } from "../../core/errors.js";
 
 interface CheckFlags extends CommonOptions {
@@ -44,6 +42,10 @@ Finding codes: see docs/cron.md.`,
   );
   cmd.action(async (opts: CheckFlags) => {
     await app.guard(opts, async () => {
+      // Loaded when the command runs: start-up only pays for what this invocation uses.
+      const { fails, runCheck } = await import("../../commands/check.js");
+      const { renderJson } = await import("../../render/json.js");
+      const { renderCheckText } = await import("../../render/check-text.js");
       const result = await runCheck(
         { ...selectionOf(opts), fast: opts.fast, now: parseNow(opts.now), failOn: opts.failOn, pruneWithinDays: opts.pruneWithin },
         { env: app.io.env, cwd: app.io.cwd },

@@ -1,9 +1,7 @@
 import { Command } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
-import { applyRestore, planRestore, runUndo, type RestoreResult } from "../../commands/restore.js";
-import { renderJson } from "../../render/json.js";
-import { renderRestoreText, renderUndoText } from "../../render/restore-text.js";
+import type { RestoreResult } from "../../commands/restore.js";
 import { ExitCode, usageError } from "../../core/errors.js";
 
 interface RestoreFlags extends CommonOptions {
@@ -47,6 +45,10 @@ the store or a symlink. SQLite-era stores exit 4 (use \`openclaw doctor --sessio
   );
   cmd.action(async (archive: string | undefined, opts: RestoreFlags) => {
     await app.guard(opts, async () => {
+      // Loaded when the command runs: start-up only pays for what this invocation uses.
+      const { applyRestore, planRestore, runUndo } = await import("../../commands/restore.js");
+      const { renderJson } = await import("../../render/json.js");
+      const { renderRestoreText, renderUndoText } = await import("../../render/restore-text.js");
       const ctx = { env: app.io.env, cwd: app.io.cwd };
       const style = app.styleFor("stdout", opts);
       const canPrompt = Boolean(app.io.ask && app.io.stdinIsTTY && app.io.stderr.isTTY && opts.input !== false && !opts.json);

@@ -1,10 +1,8 @@
 import { Command, Option } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
-import { runTimeline, type TimelineResult, type TimelineSort } from "../../commands/timeline.js";
-import { renderJson } from "../../render/json.js";
+import type { TimelineResult, TimelineSort } from "../../commands/timeline.js";
 import { ExitCode } from "../../core/errors.js";
-import { renderTimelineSummaryText, renderTimelineText } from "../../render/timeline-text.js";
 
 const BROKEN_STORE = new Set(["empty", "invalid-json", "not-object", "unreadable"]);
 
@@ -35,6 +33,10 @@ Examples:
   );
   cmd.action(async (key: string | undefined, opts: TimelineFlags) => {
     await app.guard(opts, async () => {
+      // Loaded when the command runs: start-up only pays for what this invocation uses.
+      const { runTimeline } = await import("../../commands/timeline.js");
+      const { renderJson } = await import("../../render/json.js");
+      const { renderTimelineSummaryText, renderTimelineText } = await import("../../render/timeline-text.js");
       const result = await runTimeline(
         { ...selectionOf(opts), key, config: opts.config, tz: opts.tz, sort: opts.sort },
         { env: app.io.env, cwd: app.io.cwd },

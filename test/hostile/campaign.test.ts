@@ -23,6 +23,10 @@ function readCommands(stateDir: string, key: string): string[][] {
     ["ls", "--json", ...s],
     ["ls", "--stats", ...s],
     ["ls", key, ...s],
+    ["timeline", "--json", ...s],
+    ["timeline", key, ...s],
+    ["check", "--json", ...s],
+    ["check", "--fast", ...s],
   ];
 }
 

@@ -52,7 +52,12 @@ Finding codes: see docs/cron.md.`,
       );
       if (opts.json) app.io.stdout.write(renderJson(result));
       else app.io.stdout.write(renderCheckText(result, app.styleFor("stdout", opts), { quiet: opts.quiet }));
-      if (fails(result.summary, opts.failOn)) app.raise(ExitCode.problems);
+      if (fails(result.summary, opts.failOn)) {
+        // Cron mails stderr: say why the run failed even when stdout went to a file.
+        const { error, warn, info } = result.summary;
+        app.io.stderr.write(`openclaw-sessions: check found problems (${error} error, ${warn} warn, ${info} info; --fail-on ${opts.failOn})\n`);
+        app.raise(ExitCode.problems);
+      }
     });
   });
 }

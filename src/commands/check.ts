@@ -36,17 +36,7 @@ export interface CheckDeps {
   open?: (ref: TranscriptRef) => AsyncIterable<RawLine>;
 }
 
-export interface CheckFinding {
-  code: string;
-  severity: Severity;
-  agentId: string | null;
-  sessionKey: string | null;
-  path: string | null;
-  line: number | null;
-  message: string;
-  hint: string;
-  data?: Record<string, unknown>;
-}
+export type CheckFinding = Finding;
 
 export interface CheckResult {
   schemaVersion: number;

@@ -1,21 +1,10 @@
 /** Small text helpers shared by the text reporters. */
 import path from "node:path";
 import { formatDistanceStrict } from "date-fns/formatDistanceStrict";
+export { formatBytes } from "../core/format.js";
 import type { StoreHeader } from "../commands/store-header.js";
 import type { Style } from "../cli/output.js";
 
-export function formatBytes(n: number | null | undefined): string {
-  if (n === null || n === undefined) return "-";
-  if (n < 1024) return `${n} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i += 1;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
-}
 
 /** "3 hours ago" (relative to `now`), or "-" when unknown. */
 export function relativeTime(ms: number | null | undefined, now: number): string {

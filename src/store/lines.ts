@@ -5,25 +5,10 @@
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { Decompress } from "fzstd";
+import type { TranscriptLine } from "../core/transcript/parse.js";
 
-export interface RawLine {
-  /** 1-based line number in the file. */
-  lineNo: number;
-  /** Decoded text without the line end; null when the line was too long to keep. */
-  text: string | null;
-  /** Byte length of the line (without the line end). */
-  bytes: number;
-  /** Byte offset of the line's first byte. */
-  offset: number;
-  invalidUtf8?: boolean;
-  tooLong?: boolean;
-  /** The last line had no final newline (often a cut write). */
-  unterminated?: boolean;
-  /** The line ended in \r\n. */
-  crlf?: boolean;
-  /** The source could not be read past this point (I/O error, corrupt zstd): the last item. */
-  readError?: string;
-}
+/** A line as both store layers yield it (the shape lives in core: the transcript core reads it). */
+export type RawLine = TranscriptLine;
 
 /** 32 MiB: far above any real message line, far below a memory problem. */
 export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;

@@ -2,6 +2,7 @@
  * Store-level rules: pure functions over a StoreIndex plus the facts the command gathered
  * (locks, retention policy, clock). No transcript body is read here.
  */
+import { formatBytes } from "../format.js";
 import path from "node:path";
 import type { LockInfo, StoreIndex, UnattributedFile } from "../model.js";
 import { TRANSCRIPT_KINDS } from "../model.js";
@@ -28,17 +29,6 @@ export interface StoreFacts {
 const iso = (ms: number) => new Date(ms).toISOString();
 const day = (ms: number) => iso(ms).slice(0, 10);
 
-function bytesText(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const u = ["KiB", "MiB", "GiB", "TiB"];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < u.length - 1) {
-    v /= 1024;
-    i += 1;
-  }
-  return `${v.toFixed(1)} ${u[i]}`;
-}
 
 export function storeFileRules({ index }: StoreFacts): Finding[] {
   const st = index.storeFile;
@@ -210,7 +200,7 @@ export function diskRules({ index, policy }: StoreFacts): Finding[] {
   const used = index.files.reduce((n, f) => n + (f.symlink ? 0 : f.bytes), 0);
   const { maxDiskBytes: max, highWaterBytes: high } = policy;
   const where = { agentId: index.location.agentId, path: index.location.sessionsDir };
-  const vars = { used: bytesText(used), max: max === null ? "unset" : bytesText(max), highWater: high === null ? "unset" : bytesText(high) };
+  const vars = { used: formatBytes(used), max: max === null ? "unset" : formatBytes(max), highWater: high === null ? "unset" : formatBytes(high) };
   const data = { usedBytes: used, maxDiskBytes: max, highWaterBytes: high };
   if (max !== null && used > max) return [finding("DISK_OVER_BUDGET", where, vars, data)];
   if (high !== null && used > high) return [finding("DISK_NEAR_BUDGET", where, vars, data)];

@@ -3,16 +3,24 @@
  */
 import type { TranscriptHeader } from "../model.js";
 
-/** The shape of a line as the store layer yields it (structurally `RawLine` of src/store/lines). */
+/** One line as the store layers yield it: defined here so core never imports the store. */
 export interface TranscriptLine {
+  /** 1-based line number in the file. */
   lineNo: number;
+  /** Decoded text without the line end; null when the line was too long to keep. */
   text: string | null;
+  /** Byte length of the line (without the line end). */
   bytes: number;
+  /** Byte offset of the line's first byte. */
   offset: number;
   invalidUtf8?: boolean;
   tooLong?: boolean;
+  /** The last line had no final newline (often a cut write). */
   unterminated?: boolean;
+  /** The line ended in \r\n. */
   crlf?: boolean;
+  /** The source could not be read past this point (I/O error, corrupt zstd): the last item. */
+  readError?: string;
 }
 
 export interface LineFlags {
@@ -99,7 +107,8 @@ function malformedHint(text: string, unterminated: boolean): string | undefined 
   return undefined;
 }
 
-function headerOf(raw: Record<string, unknown>): TranscriptHeader {
+/** The header fields of a parsed `{"type":"session"}` line. */
+export function headerOf(raw: Record<string, unknown>): TranscriptHeader {
   return {
     id: str(raw.id),
     timestamp: str(raw.timestamp),

@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import { Decompress } from "fzstd";
 import type { TranscriptHeader, TranscriptPeek, TranscriptRef } from "../../core/model.js";
+import { headerOf } from "../../core/transcript/parse.js";
 
 const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 64 * 1024;
@@ -55,15 +56,7 @@ export function parseHeaderLine(text: string): TranscriptHeader | null {
     return null;
   }
   if (typeof v !== "object" || v === null || (v as { type?: unknown }).type !== "session") return null;
-  const h = v as Record<string, unknown>;
-  const str = (x: unknown) => (typeof x === "string" ? x : null);
-  return {
-    id: str(h.id),
-    timestamp: str(h.timestamp),
-    version: typeof h.version === "number" ? h.version : null,
-    parentSession: str(h.parentSession),
-    cwd: str(h.cwd),
-  };
+  return headerOf(v as Record<string, unknown>);
 }
 
 /** OpenClaw's header probe: the first non-empty line within 64 KiB, if it is a session header. */

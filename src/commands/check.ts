@@ -5,7 +5,8 @@
 import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
 import { usageError } from "../core/errors.js";
 import { type Severity } from "../core/findings/codes.js";
-import { sortFindings, summarize, type Finding } from "../core/findings/finding.js";
+import { finding, sortFindings, summarize, type Finding } from "../core/findings/finding.js";
+import { legacyImportFinding } from "../core/findings/legacy.js";
 import { BodyScanner, bodyFindings, DEFAULT_OVERSIZE_BYTES, type BodyTarget } from "../core/findings/body.js";
 import { retentionPolicy } from "../core/findings/retention.js";
 import { DEFAULT_PRUNE_WITHIN_MS, storeFindings } from "../core/findings/store-rules.js";
@@ -105,6 +106,31 @@ function bodyJobs(index: StoreIndex): Job[] {
   return [...jobs.values()];
 }
 
+/** The SQLite windows of a database index by sessionId (owned by a key or not). */
+function windowRefs(index: StoreIndex): Map<string, TranscriptRef> {
+  const out = new Map<string, TranscriptRef>();
+  for (const s of index.sessions) for (const w of s.windows ?? []) out.set(w.sessionId, w.ref);
+  for (const u of index.unattributed) if (u.ref.kind === "sqlite") out.set(u.ref.sessionId, u.ref);
+  return out;
+}
+
+/** The `id` of a JSONL entry line (headers have none worth comparing). */
+function collectEntryId(text: string | null, into: Set<string>): void {
+  if (!text || !text.includes('"id"')) return;
+  try {
+    const v = JSON.parse(text) as { type?: unknown; id?: unknown };
+    if (v.type !== "session" && typeof v.id === "string") into.add(v.id);
+  } catch {
+    // malformed: the body rules report it
+  }
+}
+
+async function entryIds(lines: AsyncIterable<RawLine>): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for await (const line of lines) collectEntryId(line.text, ids);
+  return ids;
+}
+
 export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: CheckDeps = {}): Promise<CheckResult> {
   const now = opts.now ?? Date.now();
   if (!Number.isFinite(now)) throw usageError("BAD_NOW", "--now must be an ISO date/time", "e.g. --now 2026-07-01T09:00:00Z");
@@ -138,12 +164,30 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
         pruneWithinMs: opts.pruneWithinDays !== undefined ? opts.pruneWithinDays * 86_400_000 : DEFAULT_PRUNE_WITHIN_MS,
       }),
     );
+    for (const f of index.files) {
+      if (f.kind === "import-archive") findings.push(finding("IMPORT_ARCHIVE_LEFTOVER", { agentId: index.location.agentId, path: f.path }, { file: f.relPath }));
+    }
     if (opts.fast) continue;
+    // Mixed state: compare each legacy transcript with the database of the same agent.
+    const database = index.location.legacy ? indexes.find((i) => i.location.era === "sqlite" && i.location.agentId === index.location.agentId) : undefined;
+    const windows = database ? windowRefs(database) : null;
     for (const job of bodyJobs(index)) {
       const scanner = new BodyScanner(oversize);
+      const ids = windows ? new Set<string>() : null;
       // The one pass over this transcript: every body rule reads from this scanner.
-      for await (const line of open(job.ref)) scanner.line(line);
+      for await (const line of open(job.ref)) {
+        scanner.line(line);
+        if (ids) collectEntryId(line.text, ids);
+      }
       const facts = scanner.finish();
+      if (windows && ids) {
+        const sessionId = facts.header?.header.id ?? job.target.expectedId;
+        if (sessionId) {
+          const window = windows.get(sessionId);
+          const sqliteIds = window ? await entryIds(open(window)) : null;
+          findings.push(legacyImportFinding({ agentId: index.location.agentId, sessionKey: job.target.sessionKey, path: job.target.path, sessionId, fileIds: ids, sqliteIds }));
+        }
+      }
       scanned.transcripts += 1;
       scanned.lines += facts.linesRead;
       scanned.bytes += facts.bytesRead;

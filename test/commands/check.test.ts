@@ -285,6 +285,49 @@ describe("check CLI and JSON contract", () => {
     expect(locks.every((l) => l.stale)).toBe(true);
   });
 
+});
+
+describe("check on SQLite stores with legacy files beside them (issue 7)", () => {
+  it("reports which legacy JSONL entries are in SQLite, and Doctor-import leftovers", async () => {
+    const { stateDir, home } = copyState("sqlite", "sqlite-basic");
+    const db = (await import("../../src/store/index.js")).openStores;
+    const [sqliteIndex] = await db({ stateDir }, { env: { HOME: home }, cwd: "/" });
+    const main = sqliteIndex!.sessions.find((s) => s.sessionKey === "agent:main:main")!;
+    // A legacy store beside the database: one transcript fully imported (the window's own lines),
+    // one partly (an extra entry), one not at all.
+    const dir = sessionsDir(stateDir);
+    fs.mkdirSync(dir, { recursive: true });
+    let lines = "";
+    for await (const l of transcriptLines(main.active.ref!)) lines += `${l.text}\n`;
+    fs.writeFileSync(path.join(dir, `${main.sessionId}.jsonl`), lines);
+    const extra = JSON.stringify({ type: "message", id: "not-in-sqlite", parentId: null, timestamp: "2026-06-01T00:00:00Z", message: { role: "user", content: "x" } });
+    const partialId = "11111111-1111-4111-8111-111111111111";
+    fs.writeFileSync(path.join(dir, `${partialId}.jsonl`), `${JSON.stringify({ type: "session", version: 3, id: partialId, timestamp: "2026-06-01T00:00:00Z" })}\n${extra}\n`);
+    fs.writeFileSync(path.join(dir, "sessions.json"), JSON.stringify({ "agent:main:legacy": { sessionId: partialId, updatedAt: 1 } }, null, 2));
+    const importDir = path.join(stateDir, "agents/main/session-sqlite-import-archive");
+    fs.mkdirSync(importDir);
+    fs.writeFileSync(path.join(importDir, `agent-main-old.${partialId}.jsonl.imported-1780000000000`), lines);
+
+    const before = hashTree(stateDir);
+    const r = await check(stateDir, home);
+    expect(hashTree(stateDir)).toEqual(before);
+    const byCode = (c: string) => r.findings.filter((f) => f.code === c).map((f) => path.basename(f.path ?? ""));
+    expect(byCode("LEGACY_IMPORTED")).toEqual([`${main.sessionId}.jsonl`]);
+    expect(byCode("LEGACY_NOT_IMPORTED")).toEqual([`${partialId}.jsonl`]);
+    expect(byCode("IMPORT_ARCHIVE_LEFTOVER")).toHaveLength(1);
+    codes(r);
+
+    // A legacy file with one entry beyond what SQLite holds for the same session.
+    fs.appendFileSync(path.join(dir, `${main.sessionId}.jsonl`), `${extra}\n`);
+    const partial = await check(stateDir, home);
+    const missing = partial.findings.find((f) => f.code === "LEGACY_ENTRIES_MISSING")!;
+    expect(missing.message).toContain("1 of");
+    expect(missing.data).toEqual({ missingIds: ["not-in-sqlite"] });
+    codes(partial);
+  });
+});
+
+describe("coverage of the code table", () => {
   it("every finding code in the table is triggered by some fixture above", () => {
     expect(ALL_CODES.filter((c) => !seen.has(c))).toEqual([]);
   });

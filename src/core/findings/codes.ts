@@ -206,7 +206,28 @@ export const FINDING_CODES = {
   COMPACTION_SUMMARY_EMPTY: {
     severity: "warn",
     message: "line {line}: compaction stored {what} summary{sample}",
-    hint: "the model lost the context before this point; the earlier messages are still in the file (`openclaw-sessions history --all`)",
+    hint: "the model lost the context before this point; the earlier messages are still in the file (`openclaw-sessions history <key> --all-branches`)",
+  },
+  // ── SQLite era: legacy JSONL beside the database ───────────────────────────────
+  LEGACY_NOT_IMPORTED: {
+    severity: "warn",
+    message: "{file}: session {sessionId} has no window in SQLite; none of its {entries} entries were imported",
+    hint: "OpenClaw ≥ 2026.7.2 no longer reads this file; import it with `openclaw doctor --session-sqlite import`, and keep the file until then",
+  },
+  LEGACY_ENTRIES_MISSING: {
+    severity: "warn",
+    message: "{file}: {missing} of {entries} entries of session {sessionId} are not in SQLite",
+    hint: "the import was partial (see #140296); keep this file, then rerun `openclaw doctor --session-sqlite validate`",
+  },
+  LEGACY_IMPORTED: {
+    severity: "info",
+    message: "{file}: all {entries} entries of session {sessionId} are in SQLite; this JSONL is a leftover",
+    hint: "safe to archive once you have a backup; OpenClaw does not read it any more (#154277)",
+  },
+  IMPORT_ARCHIVE_LEFTOVER: {
+    severity: "info",
+    message: "{file} was moved aside by a Doctor import",
+    hint: "OpenClaw does not read it; it is the original bytes of an imported file, kept for rollback",
   },
 } as const satisfies Record<string, CodeSpec>;
 

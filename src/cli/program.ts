@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { createApp, type App } from "./app.js";
 import type { IO } from "./output.js";
 import { registerLs } from "./commands/ls.js";
+import { registerHistory } from "./commands/history.js";
 import { ExitCode } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
 
@@ -34,6 +35,7 @@ export function buildProgram(io: IO): { program: Command; app: App } {
     })
     .addHelpText("after", EXIT_CODES_HELP);
   registerLs(program, app);
+  registerHistory(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };
 }

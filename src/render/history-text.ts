@@ -34,13 +34,13 @@ function roleLabel(role: string, style: Style): string {
 function sourceText(h: HistoryHeader): string {
   const s = h.source;
   if (s.path === null) return `nothing to read (${s.via}): ${s.why}`;
-  return `${s.path} (${s.via}): ${s.why}`;
+  return `reading ${s.path} (${s.via}): ${s.why}`;
 }
 
 export function renderHistoryTextHeader(h: HistoryHeader, style: Style): string {
   const who = h.sessionKey ?? (h.sessionId ? `sessionId ${h.sessionId}` : "transcript");
   const lines = [storeLine(h.stores, style).trimEnd(), style.c.dim(`history of ${who}${h.archived ? " across resets (--archived)" : ""}`)];
-  if (!h.archived) lines.push(style.c.dim(`reading ${sourceText(h)}`));
+  if (!h.archived) lines.push(style.c.dim(sourceText(h)));
   return `${lines.join("\n")}\n\n`;
 }
 

@@ -8,6 +8,7 @@ import { registerCompletion } from "./commands/completion.js";
 import { registerTimeline } from "./commands/timeline.js";
 import { registerCheck } from "./commands/check.js";
 import { registerRestore } from "./commands/restore.js";
+import { registerHistory } from "./commands/history.js";
 import { ExitCode } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
 
@@ -42,6 +43,7 @@ export function buildProgram(io: IO): { program: Command; app: App } {
   registerTimeline(program, app);
   registerCheck(program, app);
   registerRestore(program, app);
+  registerHistory(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };
 }

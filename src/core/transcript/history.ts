@@ -5,7 +5,7 @@
 import { Diagnostics } from "./diagnostics.js";
 import type { EntryRecord } from "./parse.js";
 import { allIndices, pathPosition, scanTranscript, walkEntries, type OpenLines, type ScanResult, type WalkedEntry } from "./scan.js";
-import { contentText, contentTypes, llmErrorText, resultCallId, TEXT_71, TEXT_96, toolCallIds, toolCallNames } from "./text.js";
+import { contentText, contentTypes, llmErrorText, resultCallId, TEXT_71, TEXT_96, thinkingText, toolCallArgs, toolCallIds, toolCallNames } from "./text.js";
 
 /** OpenClaw's placeholder for a message too large to return. */
 export const OVERSIZED_PLACEHOLDER = "[chat.history omitted: message too large]";
@@ -43,6 +43,12 @@ export interface HistoryItem {
   prelude?: true;
   /** File-order view only. */
   onActiveBranch?: boolean;
+  /** Thinking-block text (only when asked for). */
+  thinking?: string;
+  /** Each tool call's arguments as compact JSON (only when asked for). */
+  toolCallArgs?: string[];
+  /** `reset` markers of `streamWithResets`: the reset row's reason. */
+  resetReason?: string;
 }
 
 export interface HistoryOptions {
@@ -112,11 +118,17 @@ class ItemSink {
   readonly items: HistoryItem[] = [];
   seq = 0;
   constructor(private readonly tail: number | undefined) {}
-  push(make: (seq: number) => HistoryItem): void {
-    this.seq += 1;
-    this.items.push(make(this.seq));
+  add(item: HistoryItem): void {
+    this.seq = item.seq;
+    this.items.push(item);
     if (this.tail !== undefined && this.items.length > this.tail) this.items.shift();
   }
+}
+
+async function collect(items: AsyncIterable<HistoryItem>, tail: number | undefined): Promise<ItemSink> {
+  const sink = new ItemSink(tail);
+  for await (const item of items) sink.add(item);
+  return sink;
 }
 
 async function prepare(open: OpenLines, opts: HistoryOptions): Promise<{ scan: ScanResult; diag: Diagnostics }> {
@@ -124,28 +136,94 @@ async function prepare(open: OpenLines, opts: HistoryOptions): Promise<{ scan: S
   return { scan, diag: scan.diagnostics };
 }
 
+/** Extra fields some readers want (thinking text, tool-call arguments); off by default. */
+export interface StreamOptions extends HistoryOptions {
+  /** Add `thinking`: the text of thinking blocks (never part of `text`). */
+  thinking?: boolean;
+  /** Add `toolCallArgs`: each tool call's arguments as compact JSON. */
+  toolArgs?: boolean;
+}
+
+function enrich(item: HistoryItem, w: WalkedEntry, opts: StreamOptions): HistoryItem {
+  if (item.truncated?.reason === "oversized" || (!opts.thinking && !opts.toolArgs)) return item;
+  const content = messageOf(w.rec)?.content;
+  if (opts.thinking) {
+    const t = thinkingText(content);
+    if (t !== "") item.thinking = t;
+  }
+  if (opts.toolArgs && item.toolCalls) item.toolCallArgs = toolCallArgs(content);
+  return item;
+}
+
 /** A line counts when it has a `message` property (7.1 numbering), or is a compaction. */
-function push71(sink: ItemSink, w: WalkedEntry, opts: HistoryOptions, extra?: Partial<HistoryItem>): void {
+function item71(w: WalkedEntry, seq: number, opts: StreamOptions): HistoryItem | null {
   const oversized = opts.oversizedBytes ?? DEFAULT_OVERSIZED_BYTES;
-  if ("message" in w.rec.raw) sink.push((seq) => ({ ...capText(messageItem(w, seq, TEXT_71, oversized), opts.maxTextChars), ...extra }));
-  else if (w.rec.type === "compaction") sink.push((seq) => ({ ...compactionItem(w, seq), ...extra }));
+  if ("message" in w.rec.raw) return enrich(capText(messageItem(w, seq, TEXT_71, oversized), opts.maxTextChars), w, opts);
+  if (w.rec.type === "compaction") return compactionItem(w, seq);
+  return null;
+}
+
+/**
+ * 7.1 `chat.history` as a stream (constant memory apart from the pass-1 tree): the active
+ * branch, messages plus compaction markers, seq from 1.
+ */
+export async function* streamHistory(open: OpenLines, scan: ScanResult, opts: StreamOptions = {}): AsyncGenerator<HistoryItem> {
+  let seq = 0;
+  for await (const w of walkEntries(open, scan.tree, scan.tree.path, scan.diagnostics)) {
+    const item = item71(w, seq + 1, opts);
+    if (item) {
+      seq += 1;
+      yield item;
+    }
+  }
+}
+
+/** File order as a stream: every branch, each item marked on/off the active branch. */
+export async function* streamAllBranches(open: OpenLines, scan: ScanResult, opts: StreamOptions = {}): AsyncGenerator<HistoryItem> {
+  let seq = 0;
+  for await (const w of walkEntries(open, scan.tree, allIndices(scan.tree), scan.diagnostics)) {
+    const item = item71(w, seq + 1, opts);
+    if (item) {
+      seq += 1;
+      item.onActiveBranch = scan.tree.onPath[w.node.index] === 1;
+      yield item;
+    }
+  }
+}
+
+/**
+ * The whole active branch with every `reset` row as a `{kind:"reset"}` marker (carrying the
+ * row's `reason`): lets a reader cut a SQLite window into the stretches between resets.
+ */
+export async function* streamWithResets(open: OpenLines, scan: ScanResult, opts: StreamOptions = {}): AsyncGenerator<HistoryItem> {
+  let seq = 0;
+  for await (const w of walkEntries(open, scan.tree, scan.tree.path, scan.diagnostics)) {
+    let item: HistoryItem | null;
+    if (w.rec.type === "reset") {
+      item = { ...base(w, seq + 1), role: "system", kind: "reset", text: "Reset", contentTypes: ["text"] };
+      const reason = strOr(w.rec.raw.reason);
+      if (reason !== undefined) item.resetReason = reason;
+    } else {
+      item = item71(w, seq + 1, opts);
+    }
+    if (item) {
+      seq += 1;
+      yield item;
+    }
+  }
 }
 
 /** 7.1 `chat.history`: the active branch, messages plus compaction markers. */
 export async function projectHistory(open: OpenLines, opts: HistoryOptions = {}): Promise<HistoryResult> {
-  const { scan, diag } = await prepare(open, opts);
-  const sink = new ItemSink(opts.tail);
-  for await (const w of walkEntries(open, scan.tree, scan.tree.path, diag)) push71(sink, w, opts);
+  const { scan } = await prepare(open, opts);
+  const sink = await collect(streamHistory(open, scan, opts), opts.tail);
   return { items: sink.items, total: sink.seq, scan };
 }
 
 /** File order (early builds): every branch, each item marked on/off the active branch. */
 export async function projectAllBranches(open: OpenLines, opts: HistoryOptions = {}): Promise<HistoryResult> {
-  const { scan, diag } = await prepare(open, opts);
-  const sink = new ItemSink(opts.tail);
-  for await (const w of walkEntries(open, scan.tree, allIndices(scan.tree), diag)) {
-    push71(sink, w, opts, { onActiveBranch: scan.tree.onPath[w.node.index] === 1 });
-  }
+  const { scan } = await prepare(open, opts);
+  const sink = await collect(streamAllBranches(open, scan, opts), opts.tail);
   return { items: sink.items, total: sink.seq, scan };
 }
 
@@ -216,27 +294,38 @@ function item96(w: WalkedEntry, seq: number, oversized: number): HistoryItem {
  * a `Reset` marker, then what follows; seq restarts at 1 and counts markers.
  */
 export async function projectHistory96(open: OpenLines, opts: HistoryOptions = {}): Promise<HistoryResult> {
-  const { scan, diag } = await prepare(open, opts);
+  const { scan } = await prepare(open, opts);
+  const sink = await collect(streamHistory96(open, scan, opts), opts.tail);
+  return { items: sink.items, total: sink.seq, scan };
+}
+
+/** `projectHistory96` as a stream. */
+export async function* streamHistory96(open: OpenLines, scan: ScanResult, opts: StreamOptions = {}): AsyncGenerator<HistoryItem> {
   const oversized = opts.oversizedBytes ?? DEFAULT_OVERSIZED_BYTES;
   const max = "maxTextChars" in opts ? opts.maxTextChars : DEFAULT_HISTORY_TEXT_MAX_CHARS;
   const { tree } = scan;
   const { resetPos, keptPos } = window96(scan);
   const start = keptPos >= 0 ? keptPos : Math.max(resetPos, 0);
-  const sink = new ItemSink(opts.tail);
   const filter = new ResetKeptFilter();
+  let seq = 0;
   // Path indices ascend, so comparing node indices compares path positions.
   const resetIdx = resetPos >= 0 ? tree.path[resetPos]! : -1;
-  for await (const w of walkEntries(open, tree, tree.path.slice(start), diag)) {
+  for await (const w of walkEntries(open, tree, tree.path.slice(start), scan.diagnostics)) {
     const i = w.node.index;
+    const next = seq + 1;
+    let item: HistoryItem | null = null;
     if (i < resetIdx) {
-      if (filter.keep(w.rec)) sink.push((seq) => ({ ...capText(item96(w, seq, oversized), max), prelude: true }));
+      if (filter.keep(w.rec)) item = { ...enrich(capText(item96(w, next, oversized), max), w, opts), prelude: true };
     } else if (i === resetIdx) {
-      sink.push((seq) => ({ ...base(w, seq), role: "system", kind: "reset", text: "Reset", contentTypes: ["text"] }));
+      item = { ...base(w, next), role: "system", kind: "reset", text: "Reset", contentTypes: ["text"] };
     } else if ("message" in w.rec.raw) {
-      sink.push((seq) => capText(item96(w, seq, oversized), max));
+      item = enrich(capText(item96(w, next, oversized), max), w, opts);
     } else if (w.rec.type === "compaction") {
-      sink.push((seq) => compactionItem(w, seq));
+      item = compactionItem(w, next);
+    }
+    if (item) {
+      seq = next;
+      yield item;
     }
   }
-  return { items: sink.items, total: sink.seq, scan };
 }

@@ -87,3 +87,25 @@ function errorReason(msg: string, status: number | null): string | null {
   if (status === 429 || /rate.?limit/i.test(msg)) return "rate limited";
   return null;
 }
+
+/** The text of thinking blocks joined with "\n" (`thinking` field, or `text` on some providers). */
+export function thinkingText(content: unknown): string {
+  const parts: string[] = [];
+  for (const b of blocksOf(content)) {
+    if (b.type !== "thinking" && b.type !== "reasoning") continue;
+    const t = typeof b.thinking === "string" ? b.thinking : typeof b.text === "string" ? b.text : "";
+    if (t !== "") parts.push(t);
+  }
+  return parts.join("\n");
+}
+
+/** Each tool call's arguments as compact JSON ("" when it has none), in block order. */
+export function toolCallArgs(content: unknown): string[] {
+  const out: string[] = [];
+  for (const b of blocksOf(content)) {
+    if (typeof b.type !== "string" || !TOOL_CALL_TYPES.has(b.type) || typeof b.name !== "string") continue;
+    const args = b.arguments ?? b.input ?? b.args;
+    out.push(args === undefined ? "" : typeof args === "string" ? args : JSON.stringify(args));
+  }
+  return out;
+}

@@ -1,0 +1,169 @@
+import { Command } from "commander";
+import type { App } from "../app.js";
+import type { IO } from "../output.js";
+import { addOutputOptions, addStoreOptions, parsePositiveInt, selectionOf, type CommonOptions } from "../options.js";
+import { HISTORY_SCHEMA_VERSION, openHistory, runHistory, type HistoryOptions, type HistoryViewName } from "../../commands/history.js";
+import { renderJson } from "../../render/json.js";
+import { renderHistoryTextFooter, renderHistoryTextHeader, renderMessageText, renderRawLineText, renderSegmentText } from "../../render/history-text.js";
+import { renderHistoryMarkdownFooter, renderHistoryMarkdownHeader, renderMessageMarkdown, renderSegmentMarkdown } from "../../render/history-markdown.js";
+import { renderJsonlEvent, renderJsonlHeader, renderJsonlSummary } from "../../render/history-jsonl.js";
+import { usageError } from "../../core/errors.js";
+import { parseWhen } from "../../core/when.js";
+
+interface HistoryFlags extends CommonOptions {
+  file?: string;
+  sessionId?: string;
+  archived?: boolean;
+  allBranches?: boolean;
+  raw?: boolean;
+  context?: boolean;
+  tail?: number;
+  limit?: number;
+  since?: string;
+  until?: string;
+  role?: string[];
+  tools?: boolean;
+  thinking?: boolean;
+  jsonl?: boolean;
+  markdown?: boolean;
+}
+
+const collectRoles = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((r) => r.trim()).filter(Boolean)];
+
+function when(flag: string, v: string | undefined, now: number): number | undefined {
+  if (v === undefined) return undefined;
+  const ms = parseWhen(v, now);
+  if (ms === null) throw usageError("BAD_DATE", `${flag} "${v}" is neither an ISO date nor a relative span like 30m, 2h, 3d, 1w`);
+  return ms;
+}
+
+function viewOf(o: HistoryFlags): HistoryViewName {
+  const views = (["allBranches", "raw", "context"] as const).filter((v) => o[v]);
+  if (views.length > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of --all-branches, --raw and --context");
+  return views[0] === "allBranches" ? "all-branches" : (views[0] ?? "history");
+}
+
+function optionsOf(key: string | undefined, o: HistoryFlags, now: number): HistoryOptions {
+  const formats = [o.json, o.jsonl, o.markdown].filter(Boolean).length;
+  if (formats > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of --json, --jsonl and --markdown");
+  const view = viewOf(o);
+  if (view === "raw" && (o.json || o.markdown)) throw usageError("CONFLICTING_OPTIONS", "--raw prints lines as written; combine it with --jsonl or nothing");
+  return {
+    ...selectionOf(o),
+    key,
+    file: o.file,
+    sessionId: o.sessionId,
+    archived: o.archived,
+    view,
+    tail: o.tail,
+    limit: o.limit,
+    since: when("--since", o.since, now),
+    until: when("--until", o.until, now),
+    roles: o.role,
+    tools: o.tools,
+    thinking: o.thinking,
+    toolArgs: !o.json && !o.jsonl,
+  };
+}
+
+/** Buffers small writes into large ones and waits for `drain`, so memory stays flat on slow pipes. */
+function bufferedWriter(stream: IO["stdout"]) {
+  let buf = "";
+  let closed = false;
+  const s = stream as NodeJS.WriteStream;
+  if (typeof s.on === "function") s.on("error", () => (closed = true));
+  const flush = async () => {
+    if (buf === "" || closed) return;
+    const ok = stream.write(buf);
+    buf = "";
+    if (!ok && typeof s.once === "function") await new Promise<void>((resolve) => s.once("drain", () => resolve()));
+  };
+  return {
+    get closed() {
+      return closed;
+    },
+    async write(text: string) {
+      buf += text;
+      if (buf.length >= 1 << 16) await flush();
+    },
+    flush,
+  };
+}
+
+async function streamOut(app: App, opts: HistoryOptions, flags: HistoryFlags): Promise<void> {
+  const run = await openHistory(opts, { env: app.io.env, cwd: app.io.cwd });
+  const out = bufferedWriter(app.io.stdout);
+  const style = app.styleFor("stdout", flags);
+  const raw = opts.view === "raw";
+  if (flags.jsonl) await out.write(renderJsonlHeader(run.header));
+  else if (flags.markdown) await out.write(renderHistoryMarkdownHeader(run.header));
+  else if (!raw) await out.write(renderHistoryTextHeader(run.header, style));
+  for await (const ev of run.events()) {
+    if (out.closed) break;
+    if (flags.jsonl) await out.write(renderJsonlEvent(ev, HISTORY_SCHEMA_VERSION));
+    else if (ev.type === "line") await out.write(renderRawLineText(ev.line));
+    else if (ev.type === "segment") await out.write(flags.markdown ? renderSegmentMarkdown(ev.segment) : renderSegmentText(ev.segment, style));
+    else await out.write(flags.markdown ? renderMessageMarkdown(ev.message) : renderMessageText(ev.message, style));
+  }
+  if (flags.jsonl) await out.write(renderJsonlSummary(run.meta, run.warnings, HISTORY_SCHEMA_VERSION));
+  else if (flags.markdown) await out.write(renderHistoryMarkdownFooter(run.meta));
+  else if (!raw && !flags.quiet) await out.write(renderHistoryTextFooter(run.meta, style));
+  await out.flush();
+  warn(app, flags, run.warnings);
+}
+
+function warn(app: App, flags: HistoryFlags, warnings: string[]): void {
+  if (flags.quiet) return;
+  for (const w of warnings) app.io.stderr.write(`openclaw-sessions: warning: ${w}\n`);
+}
+
+export function registerHistory(program: Command, app: App): void {
+  const cmd = program
+    .command("history")
+    .argument("[key]", "the sessionKey to read")
+    .description("show a key's messages exactly as OpenClaw's history reader would, or across every reset with --archived")
+    .option("--archived", "every segment of the key across resets, oldest first, with dividers")
+    .option("--file <path>", "read one transcript or archive directly (must be inside the store; .zst handled)")
+    .option("--session-id <id>", "read the transcript or archive of this sessionId")
+    .option("--all-branches", "every branch in file order, off-branch entries marked")
+    .option("--context", "what the model saw: last compaction/reset boundary plus the kept tail")
+    .option("--raw", "every line as written, streamed")
+    .option("--tail <n>", "only the last N messages (seq numbers are kept)", parsePositiveInt("--tail"))
+    .option("--limit <n>", "at most N messages", parsePositiveInt("--limit"))
+    .option("--since <when>", "messages at or after this time: ISO date or 30m, 2h, 3d, 1w ago")
+    .option("--until <when>", "messages at or before this time (same forms as --since)")
+    .option("--role <role>", "only these roles (repeatable or comma list: user,assistant,toolResult,system)", collectRoles)
+    .option("--no-tools", "drop tool results and turns that only call tools")
+    .option("--thinking", "include thinking text (excluded by default)")
+    .option("--jsonl", "one JSON record per line, streamed in constant memory")
+    .option("--markdown", "Markdown document");
+  addStoreOptions(cmd);
+  addOutputOptions(cmd);
+  cmd.addHelpText(
+    "after",
+    `
+Examples:
+  $ openclaw-sessions history agent:main:main
+  $ openclaw-sessions history agent:main:telegram:direct:42 --archived
+  $ openclaw-sessions history agent:main:main --tail 20 --no-tools
+  $ openclaw-sessions history agent:main:main --json | jq '.messages[] | select(.role=="user") | .text'
+  $ openclaw-sessions history --file ~/.openclaw/agents/main/sessions/<id>.jsonl.reset.<ts> --markdown
+  $ openclaw-sessions history --session-id 1a88a76f-4669-4201-8889-bfd9a63beaf9 --all-branches
+
+The default reads what OpenClaw's chat.history reads: the active transcript, else the newest
+.reset archive of the current sessionId (file-backed stores), or the current window's latest
+reset window (SQLite stores). The output says which file was read and why.`,
+  );
+  cmd.action(async (key: string | undefined, flags: HistoryFlags) => {
+    await app.guard(flags, async () => {
+      const opts = optionsOf(key, flags, Date.now());
+      if (flags.json) {
+        const result = await runHistory(opts, { env: app.io.env, cwd: app.io.cwd });
+        app.io.stdout.write(renderJson(result));
+        warn(app, flags, result.warnings);
+        return;
+      }
+      await streamOut(app, opts, flags);
+    });
+  });
+}

@@ -2,10 +2,12 @@
  * Streaming line splitter shared by both store layers. Memory stays bounded by `maxLineBytes`
  * however large the file: a longer line is reported (`tooLong`) and skipped, never buffered.
  */
+import { isUtf8 } from "node:buffer";
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { Decompress } from "fzstd";
 import type { TranscriptLine } from "../core/transcript/parse.js";
+import { noteLineBytes } from "./memory.js";
 
 /** A line as both store layers yield it (the shape lives in core: the transcript core reads it). */
 export type RawLine = TranscriptLine;
@@ -13,14 +15,9 @@ export type RawLine = TranscriptLine;
 /** 32 MiB: far above any real message line, far below a memory problem. */
 export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
 
-const strictDecoder = new TextDecoder("utf-8", { fatal: true });
-
+/** Text of a line; validity checked natively so the common case allocates nothing extra. */
 function decode(buf: Buffer): { text: string; invalidUtf8: boolean } {
-  try {
-    return { text: strictDecoder.decode(buf), invalidUtf8: false };
-  } catch {
-    return { text: buf.toString("utf8"), invalidUtf8: true };
-  }
+  return { text: buf.toString("utf8"), invalidUtf8: !isUtf8(buf) };
 }
 
 /** Splits a byte stream into lines. */
@@ -37,6 +34,7 @@ export async function* splitLines(
 
   const finish = (unterminated: boolean): RawLine => {
     lineNo += 1;
+    noteLineBytes(lineBytes);
     const line: RawLine = { lineNo, text: null, bytes: lineBytes, offset: lineStart };
     if (overflow) {
       line.tooLong = true;
@@ -71,7 +69,8 @@ export async function* splitLines(
             overflow = true;
             parts = [];
           } else if (end > start) {
-            parts.push(chunk.subarray(start, end));
+            // A line cut by the chunk end is copied: the reader reuses its buffer for the next chunk.
+            parts.push(nl === -1 ? Buffer.from(chunk.subarray(start, end)) : chunk.subarray(start, end));
           }
         }
         if (nl === -1) break;
@@ -92,8 +91,14 @@ export async function* splitLines(
 /** True when this runtime's zlib has zstd (Node ≥ 22.15 / 23.8). */
 export const hasNativeZstd = typeof (zlib as unknown as { createZstdDecompress?: unknown }).createZstdDecompress === "function";
 
+/** Copies each chunk: decompressors may hold input past the next read of a reused buffer. */
+async function* owned(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  for await (const c of source) yield Buffer.from(c);
+}
+
 /** Decompresses a zstd byte stream: node:zlib where it exists, fzstd (pure JS) elsewhere. */
-export async function* zstdChunks(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+export async function* zstdChunks(compressed: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const source = owned(compressed);
   if (hasNativeZstd) {
     const z = (zlib as unknown as { createZstdDecompress: () => NodeJS.ReadWriteStream }).createZstdDecompress();
     const { Readable } = await import("node:stream");
@@ -125,10 +130,28 @@ export function zstdDecompressSync(buf: Uint8Array): Buffer {
 
 const CHUNK = 1024 * 1024;
 
+/**
+ * A file's bytes through ONE reused buffer: memory stays flat whatever the file size (a stream
+ * allocates a fresh chunk per read, and dead chunks pile up outside the JS heap).
+ */
+async function* readChunks(path: string): AsyncGenerator<Buffer> {
+  const fh = await fs.promises.open(path, "r");
+  const buf = Buffer.allocUnsafe(CHUNK);
+  try {
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
+      if (bytesRead === 0) return;
+      yield buf.subarray(0, bytesRead);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
 /** Lines of a transcript file, plain or `.zst`. */
 export function fileLines(path: string, opts: { compression?: "none" | "zstd"; maxLineBytes?: number } = {}) {
-  const stream = fs.createReadStream(path, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>;
-  const bytes = opts.compression === "zstd" ? zstdChunks(stream) : stream;
+  const chunks = readChunks(path);
+  const bytes = opts.compression === "zstd" ? zstdChunks(chunks) : chunks;
   return splitLines(bytes, opts.maxLineBytes);
 }
 

@@ -84,6 +84,9 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set([
 
 export const isKnownEntryType = (type: string): boolean => KNOWN_TYPES.has(type);
 
+/** Canonical (shared) strings of the known entry types. */
+export const KNOWN_TYPE_NAMES: ReadonlyMap<string, string> = new Map([...KNOWN_TYPES].map((t) => [t, t]));
+
 // JSON allows tab/LF/CR only as whitespace between tokens; any raw C0 char is suspicious.
 // eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
@@ -124,36 +127,50 @@ function parentOf(raw: Record<string, unknown>): string | null | undefined {
   return undefined;
 }
 
+const NO_FLAGS: LineFlags = Object.freeze({});
+
+/** True for an empty or whitespace-only line, without copying the text (lines can be MBs). */
+function isBlank(text: string): boolean {
+  if (text.length === 0) return true;
+  const first = text.charCodeAt(0);
+  return first <= 32 && text.trim() === "";
+}
+
 /** Parses one line. Invalid UTF-8 is parsed as decoded (replacement chars) and flagged. */
 export function parseLine(line: TranscriptLine): ParsedRecord {
-  const base: Located = { lineNo: line.lineNo, offset: line.offset, bytes: line.bytes, flags: flagsOf(line) };
-  if (line.tooLong || line.text === null) {
-    return { ...base, kind: "problem", code: "too-long", message: `line of ${line.bytes} bytes was not kept in memory` };
-  }
+  const flags = line.invalidUtf8 || line.unterminated || line.crlf ? flagsOf(line) : NO_FLAGS;
+  const { lineNo, offset, bytes } = line;
   const text = line.text;
-  if (text.trim() === "") return { ...base, kind: "problem", code: "blank", message: "blank line" };
+  if (line.tooLong || text === null) {
+    return { lineNo, offset, bytes, flags, kind: "problem", code: "too-long", message: `line of ${bytes} bytes was not kept in memory` };
+  }
+  if (isBlank(text)) return { lineNo, offset, bytes, flags, kind: "problem", code: "blank", message: "blank line" };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const hint = malformedHint(text, line.unterminated === true);
-    return { ...base, kind: "problem", code: "malformed", message, ...(hint ? { hint } : {}) };
+    return { lineNo, offset, bytes, flags, kind: "problem", code: "malformed", message, ...(hint ? { hint } : {}) };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ...base, kind: "problem", code: "not-object", message: "valid JSON but not an object" };
+    return { lineNo, offset, bytes, flags, kind: "problem", code: "not-object", message: "valid JSON but not an object" };
   }
   const raw = value as Record<string, unknown>;
-  if (raw.type === "session") return { ...base, kind: "header", header: headerOf(raw), raw };
+  if (raw.type === "session") return { lineNo, offset, bytes, flags, kind: "header", header: headerOf(raw), raw };
+  const message = raw.message;
   return {
-    ...base,
+    lineNo,
+    offset,
+    bytes,
+    flags,
     kind: "entry",
     type: typeof raw.type === "string" ? raw.type : "",
     id: str(raw.id),
-    hasParentKey: "parentId" in raw,
+    hasParentKey: raw.parentId !== undefined || "parentId" in raw,
     parentId: parentOf(raw),
     timestamp: str(raw.timestamp),
-    message: isObject(raw.message) ? raw.message : null,
+    message: isObject(message) ? message : null,
     raw,
   };
 }

@@ -3,7 +3,7 @@
  * Only metadata is kept per entry, so a multi-GB transcript costs memory per entry, not per byte.
  */
 import { Diagnostics } from "./diagnostics.js";
-import { isKnownEntryType, type EntryRecord } from "./parse.js";
+import { isKnownEntryType, KNOWN_TYPE_NAMES, type EntryRecord } from "./parse.js";
 
 export type Reparent = "parentless" | "stale" | "self" | "reset";
 
@@ -19,8 +19,6 @@ export interface TreeNode {
   timestamp: string | null;
   /** Index of the effective parent, -1 for a root. Always < index, so no cycle can form. */
   parent: number;
-  /** parentId as written; undefined when the key was missing. */
-  rawParentId: string | null | undefined;
   /** Why the effective parent differs from the written one. */
   reparented?: Reparent;
   side?: true;
@@ -141,12 +139,12 @@ export class TreeBuilder {
     const node: TreeNode = {
       index,
       id,
-      type: rec.type,
+      // One shared string per known type: a node per entry must stay small (memory scales with entries).
+      type: KNOWN_TYPE_NAMES.get(rec.type) ?? rec.type,
       lineNo: rec.lineNo,
       offset: rec.offset,
       timestamp: rec.timestamp,
       parent,
-      rawParentId: rec.parentId,
       resetAncestor: parent >= 0 ? this.nodes[parent]!.resetAncestor : -1,
     };
     if (rec.id === null) node.syntheticId = true;

@@ -4,6 +4,8 @@ import { createRequire } from "node:module";
 import { createApp, type App } from "./app.js";
 import type { IO } from "./output.js";
 import { registerLs } from "./commands/ls.js";
+import { registerGrep } from "./commands/grep.js";
+import { registerExport } from "./commands/export.js";
 import { ExitCode } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
 
@@ -34,6 +36,8 @@ export function buildProgram(io: IO): { program: Command; app: App } {
     })
     .addHelpText("after", EXIT_CODES_HELP);
   registerLs(program, app);
+  registerGrep(program, app);
+  registerExport(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };
 }

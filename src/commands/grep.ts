@@ -1,0 +1,280 @@
+/**
+ * `grep`: search the text of every transcript a store holds (active files, reset/deleted/bak
+ * archives, files no key owns, import and cold archives, SQLite windows and archive rows).
+ * Streamed: one pass per transcript, and a line is JSON.parse'd only when its raw text could match.
+ */
+import type { StoreIndex, TranscriptRef } from "../core/model.js";
+import { TRANSCRIPT_KINDS } from "../core/model.js";
+import { usageError } from "../core/errors.js";
+import {
+  compileMatcher,
+  firstHit,
+  lineMayMatch,
+  makeSnippet,
+  messageLineHint,
+  parseTimeBound,
+  searchableOf,
+  type Matcher,
+  type PieceKind,
+} from "../core/grep.js";
+import { parseLine } from "../core/transcript/parse.js";
+import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import { storeHeader, type StoreHeader } from "./store-header.js";
+
+export const GREP_SCHEMA_VERSION = 1;
+
+export interface GrepOptions extends StoreSelection {
+  pattern: string;
+  fixed?: boolean;
+  ignoreCase?: boolean;
+  key?: string;
+  /** Only these roles (message.role, or "system" for compaction/branch summaries). */
+  roles?: string[];
+  since?: string;
+  until?: string;
+  /** Search tool calls and tool results too. */
+  tools?: boolean;
+  /** Leave out `.deleted` archives. */
+  noDeleted?: boolean;
+  /** Stop at the first match of each file (`-l`). */
+  firstPerFile?: boolean;
+  /** Keep matches in the result (false when the caller streams them through `onMatch`). */
+  collect?: boolean;
+  now?: number;
+}
+
+export type TargetSource = "active" | "archive" | "window" | "related" | "unattributed";
+
+/** One transcript to search and who it belongs to. */
+export interface GrepTarget {
+  agentId: string;
+  /** null for files no key owns. */
+  sessionKey: string | null;
+  /** A key the data names although no live entry has it (a deleted SQLite key). */
+  formerSessionKey?: string;
+  sessionId: string | null;
+  path: string;
+  ref: TranscriptRef;
+  source: TargetSource;
+  archiveReason: "reset" | "deleted" | "bak" | null;
+}
+
+export interface GrepMatch {
+  agentId: string;
+  sessionKey: string | null;
+  formerSessionKey?: string;
+  sessionId: string | null;
+  path: string;
+  source: TargetSource;
+  archiveReason: "reset" | "deleted" | "bak" | null;
+  /** 1-based position among the file's message lines (type "message"), in file order; null for summaries. */
+  seq: number | null;
+  /** 1-based line number in the file (event order for SQLite). */
+  lineNo: number;
+  role: string;
+  entryType: string;
+  /** Which part of the entry matched: text, thinking, toolCall, toolResult or summary. */
+  part: PieceKind;
+  timestamp: string | null;
+  timestampMs: number | null;
+  snippet: string;
+  /** [start, end) of the match inside `snippet`. */
+  highlight: [number, number];
+}
+
+export interface GrepFileCount {
+  agentId: string;
+  sessionKey: string | null;
+  formerSessionKey?: string;
+  sessionId: string | null;
+  path: string;
+  source: TargetSource;
+  archiveReason: "reset" | "deleted" | "bak" | null;
+  matches: number;
+}
+
+export interface GrepResult {
+  schemaVersion: number;
+  stores: StoreHeader[];
+  pattern: string;
+  matches: GrepMatch[];
+  /** Files with at least one match. */
+  files: GrepFileCount[];
+  totalMatches: number;
+  filesSearched: number;
+  /** Transcripts that could not be read to the end. */
+  warnings: Array<{ path: string; message: string }>;
+}
+
+type ArchiveReason = GrepTarget["archiveReason"];
+
+/** Every transcript-bearing thing of one store index, each once, owner first. */
+export function grepTargets(index: StoreIndex): GrepTarget[] {
+  const agentId = index.location.agentId;
+  const out = new Map<string, GrepTarget>();
+  const add = (t: Omit<GrepTarget, "agentId">) => {
+    if (!out.has(t.path)) out.set(t.path, { agentId, ...t });
+  };
+  const fileRef = (p: string, zstd: boolean): TranscriptRef => ({ kind: "file", path: p, compression: zstd ? "zstd" : "none" });
+  for (const s of index.sessions) {
+    const key = s.sessionKey;
+    if (s.active.exists && s.active.ref) add({ sessionKey: key, sessionId: s.sessionId, path: s.active.path, ref: s.active.ref, source: "active", archiveReason: null });
+    for (const w of s.windows ?? []) {
+      const p = w.ref.kind === "sqlite" ? `${w.ref.dbPath}#${w.ref.sessionId}` : w.ref.kind === "file" ? w.ref.path : w.ref.label;
+      add({ sessionKey: key, sessionId: w.sessionId, path: p, ref: w.ref, source: "window", archiveReason: null });
+    }
+    for (const a of s.archives) add({ sessionKey: key, sessionId: a.sessionId, path: a.path, ref: a.ref, source: "archive", archiveReason: a.reason });
+    for (const r of s.related) {
+      if (TRANSCRIPT_KINDS.has(r.kind)) add({ sessionKey: key, sessionId: r.sessionId, path: r.path, ref: fileRef(r.path, r.path.endsWith(".zst")), source: "related", archiveReason: null });
+    }
+  }
+  for (const u of index.unattributed) {
+    if (u.ref.kind === "file" && !TRANSCRIPT_KINDS.has(u.kind)) continue;
+    add({
+      sessionKey: null,
+      ...(u.sessionKey ? { formerSessionKey: u.sessionKey } : {}),
+      sessionId: u.sessionId,
+      path: u.path,
+      ref: u.ref,
+      source: "unattributed",
+      archiveReason: (u.archive?.reason ?? null) as ArchiveReason,
+    });
+  }
+  // Whatever the index classified as a transcript but attached to nothing (import archives…).
+  for (const f of index.files) {
+    if (!TRANSCRIPT_KINDS.has(f.kind)) continue;
+    const zstd = f.archive?.compressed === true || f.kind === "cold-archive" || f.name.endsWith(".zst");
+    add({ sessionKey: null, sessionId: f.sessionId, path: f.path, ref: fileRef(f.path, zstd), source: "unattributed", archiveReason: (f.archive?.reason ?? null) as ArchiveReason });
+  }
+  return [...out.values()];
+}
+
+interface Filters {
+  matcher: Matcher;
+  roles: Set<string> | null;
+  since: number | null;
+  until: number | null;
+  tools: boolean;
+  firstPerFile: boolean;
+}
+
+/** Search one transcript; calls `emit` for each matching entry. Returns the number of matches. */
+export async function grepTarget(t: GrepTarget, f: Filters, emit: (m: GrepMatch) => void, warn: (msg: string) => void): Promise<number> {
+  let seq = 0;
+  let count = 0;
+  for await (const line of transcriptLines(t.ref)) {
+    if (line.readError) {
+      warn(line.readError);
+      break;
+    }
+    const raw = line.text;
+    if (raw === null) continue; // too long to keep: cannot be searched
+    // seq counts message lines; the cheap prefix test decides for nearly every line.
+    const hint = messageLineHint(raw);
+    if (!lineMayMatch(f.matcher, raw)) {
+      if (hint === "yes" || (hint === "maybe" && isMessageLine(raw))) seq += 1;
+      continue;
+    }
+    const rec = parseLine(line);
+    const isMessage = rec.kind === "entry" && rec.type === "message";
+    if (hint === "yes" || (hint === "maybe" && isMessage)) seq += 1;
+    if (rec.kind !== "entry") continue;
+    const entry = searchableOf(rec, f.tools);
+    if (!entry) continue;
+    if (f.roles && !f.roles.has(entry.role)) continue;
+    if (f.since !== null && (entry.timestampMs === null || entry.timestampMs < f.since)) continue;
+    if (f.until !== null && (entry.timestampMs === null || entry.timestampMs > f.until)) continue;
+    const hit = firstHit(f.matcher, entry.pieces);
+    if (!hit) continue;
+    const snip = makeSnippet(hit.piece.text, hit.index, hit.length);
+    count += 1;
+    emit({
+      agentId: t.agentId,
+      sessionKey: t.sessionKey,
+      ...(t.formerSessionKey ? { formerSessionKey: t.formerSessionKey } : {}),
+      sessionId: t.sessionId,
+      path: t.path,
+      source: t.source,
+      archiveReason: t.archiveReason,
+      seq: isMessage ? seq : null,
+      lineNo: line.lineNo,
+      role: entry.role,
+      entryType: entry.entryType,
+      part: hit.piece.kind,
+      timestamp: entry.timestamp,
+      timestampMs: entry.timestampMs,
+      snippet: snip.text,
+      highlight: snip.highlight,
+    });
+    if (f.firstPerFile) break;
+  }
+  return count;
+}
+
+function isMessageLine(raw: string): boolean {
+  try {
+    const v = JSON.parse(raw) as { type?: unknown } | null;
+    return typeof v === "object" && v !== null && v.type === "message";
+  } catch {
+    return false;
+  }
+}
+
+export interface GrepHooks {
+  /** Called once the stores are indexed, before any match. */
+  onStart?: (stores: StoreHeader[]) => void;
+  /** Called for each match as it is found (streaming output). */
+  onMatch?: (m: GrepMatch) => void;
+}
+
+export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepHooks = {}): Promise<GrepResult> {
+  const matcher = compileMatcher(opts.pattern, { fixed: opts.fixed, ignoreCase: opts.ignoreCase });
+  const now = opts.now ?? Date.now();
+  const filters: Filters = {
+    matcher,
+    roles: opts.roles && opts.roles.length > 0 ? new Set(opts.roles) : null,
+    since: opts.since !== undefined ? parseTimeBound(opts.since, now, "--since") : null,
+    until: opts.until !== undefined ? parseTimeBound(opts.until, now, "--until") : null,
+    tools: opts.tools === true,
+    firstPerFile: opts.firstPerFile === true,
+  };
+  const indexes = await openStores(opts, ctx);
+  let targets = indexes.flatMap(grepTargets);
+  if (opts.key !== undefined) {
+    const k = opts.key;
+    const known = indexes.some((i) => i.sessions.some((s) => s.sessionKey === k)) || targets.some((t) => t.formerSessionKey === k);
+    if (!known) throw usageError("SESSION_NOT_FOUND", `no key "${k}" in ${indexes.map((i) => i.location.storePath).join(", ")}`, "run `openclaw-sessions ls` to list the keys");
+    targets = targets.filter((t) => t.sessionKey === k || t.formerSessionKey === k);
+  }
+  if (opts.noDeleted) targets = targets.filter((t) => t.archiveReason !== "deleted");
+  const result: GrepResult = {
+    schemaVersion: GREP_SCHEMA_VERSION,
+    stores: indexes.map(storeHeader),
+    pattern: opts.pattern,
+    matches: [],
+    files: [],
+    totalMatches: 0,
+    filesSearched: 0,
+    warnings: [],
+  };
+  const collect = opts.collect !== false;
+  hooks.onStart?.(result.stores);
+  for (const t of targets) {
+    result.filesSearched += 1;
+    const n = await grepTarget(
+      t,
+      filters,
+      (m) => {
+        if (collect) result.matches.push(m);
+        hooks.onMatch?.(m);
+      },
+      (message) => result.warnings.push({ path: t.path, message }),
+    );
+    if (n > 0) {
+      result.totalMatches += n;
+      const { ref: _ref, ...rest } = t;
+      result.files.push({ ...rest, matches: n });
+    }
+  }
+  return result;
+}

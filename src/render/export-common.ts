@@ -1,0 +1,37 @@
+/** Wording shared by the Markdown and HTML export renderers. */
+import type { ExportHeader, ExportSegmentInfo } from "../commands/export.js";
+
+/** "2026-07-01 09:00:03 UTC" from an ISO string or ms. */
+export function readableTime(t: string | number | null | undefined): string {
+  if (t === null || t === undefined) return "";
+  const d = new Date(t);
+  if (Number.isNaN(d.getTime())) return String(t);
+  return `${d.toISOString().replace("T", " ").replace(/\.\d+Z$/, "")} UTC`;
+}
+
+export function segmentTitle(seg: ExportSegmentInfo): string {
+  const what =
+    seg.source === "active"
+      ? "active transcript"
+      : seg.source === "window"
+        ? "SQLite window"
+        : seg.source === "reset-archive"
+          ? "reset archive (OpenClaw's fallback: the active file is missing)"
+          : `${seg.archiveReason ?? "archived"} archive`;
+  const when = seg.archivedAt !== null ? `, archived ${readableTime(seg.archivedAt)}` : "";
+  return `Segment ${seg.index}: ${what}${when}`;
+}
+
+export function viewLabel(h: ExportHeader): string {
+  return h.view === "archived" ? "whole logical history across resets (--archived)" : "OpenClaw's current history (what chat.history reads)";
+}
+
+export function storeLabel(h: ExportHeader): string {
+  const s = h.store;
+  return `${s.storePath} (${s.era === "sqlite" ? "SQLite" : "file-backed"} store of agent "${s.agentId}", found by ${s.resolvedBy})`;
+}
+
+/** Role names for people. */
+export function roleLabel(role: string): string {
+  return { user: "User", assistant: "Assistant", toolResult: "Tool result", system: "System" }[role] ?? role;
+}

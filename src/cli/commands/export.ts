@@ -51,7 +51,12 @@ Examples:
       const { header, indexes } = await prepareExport({ ...selectionOf(opts), key, archived: opts.archived, format: opts.format }, ctx);
       const renderer = opts.format === "html" ? htmlRenderer : opts.format === "md" ? markdownRenderer : undefined;
       if (!opts.output) {
-        await writeExport(header, opts.format, streamSink(app.io.stdout as Writable), renderer);
+        try {
+          await writeExport(header, opts.format, streamSink(app.io.stdout as Writable), renderer);
+        } catch (err) {
+          // The reader went away (`| head`): not an error of ours.
+          if ((err as NodeJS.ErrnoException).code !== "EPIPE") throw err;
+        }
         return;
       }
       const target = checkOutputPath(opts.output, indexes, app.io.cwd);

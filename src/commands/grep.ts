@@ -18,6 +18,7 @@ import {
   type PieceKind,
 } from "../core/grep.js";
 import { parseLine } from "../core/transcript/parse.js";
+import { plainTextBlocks } from "../store/blocks.js";
 import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
@@ -158,37 +159,41 @@ interface Filters {
   firstPerFile: boolean;
 }
 
-/** Search one transcript; calls `emit` for each matching entry. Returns the number of matches. */
-export async function grepTarget(t: GrepTarget, f: Filters, emit: (m: GrepMatch) => void, warn: (msg: string) => void): Promise<number> {
-  let seq = 0;
-  let count = 0;
-  for await (const line of transcriptLines(t.ref)) {
-    if (line.readError) {
-      warn(line.readError);
-      break;
-    }
-    const raw = line.text;
-    if (raw === null) continue; // too long to keep: cannot be searched
+/** Per-transcript search state: message-line counter (seq) and match count. */
+class TranscriptSearch {
+  seq = 0;
+  count = 0;
+  done = false;
+  constructor(
+    private readonly t: GrepTarget,
+    private readonly f: Filters,
+    private readonly emit: (m: GrepMatch) => void,
+  ) {}
+
+  /** One raw line. */
+  line(raw: string, lineNo: number): void {
     // seq counts message lines; the cheap prefix test decides for nearly every line.
     const hint = messageLineHint(raw);
-    if (!lineMayMatch(f.matcher, raw)) {
-      if (hint === "yes" || (hint === "maybe" && isMessageLine(raw))) seq += 1;
-      continue;
+    if (!lineMayMatch(this.f.matcher, raw)) {
+      if (hint === "yes" || (hint === "maybe" && isMessageLine(raw))) this.seq += 1;
+      return;
     }
-    const rec = parseLine(line);
+    const rec = parseLine({ lineNo, text: raw, bytes: raw.length, offset: 0 });
     const isMessage = rec.kind === "entry" && rec.type === "message";
-    if (hint === "yes" || (hint === "maybe" && isMessage)) seq += 1;
-    if (rec.kind !== "entry") continue;
-    const entry = searchableOf(rec, f.tools);
-    if (!entry) continue;
-    if (f.roles && !f.roles.has(entry.role)) continue;
-    if (f.since !== null && (entry.timestampMs === null || entry.timestampMs < f.since)) continue;
-    if (f.until !== null && (entry.timestampMs === null || entry.timestampMs > f.until)) continue;
+    if (hint === "yes" || (hint === "maybe" && isMessage)) this.seq += 1;
+    if (rec.kind !== "entry") return;
+    const entry = searchableOf(rec, this.f.tools);
+    if (!entry) return;
+    const f = this.f;
+    if (f.roles && !f.roles.has(entry.role)) return;
+    if (f.since !== null && (entry.timestampMs === null || entry.timestampMs < f.since)) return;
+    if (f.until !== null && (entry.timestampMs === null || entry.timestampMs > f.until)) return;
     const hit = firstHit(f.matcher, entry.pieces);
-    if (!hit) continue;
+    if (!hit) return;
     const snip = makeSnippet(hit.piece.text, hit.index, hit.length);
-    count += 1;
-    emit({
+    const t = this.t;
+    this.count += 1;
+    this.emit({
       agentId: t.agentId,
       sessionKey: t.sessionKey,
       ...(t.formerSessionKey ? { formerSessionKey: t.formerSessionKey } : {}),
@@ -196,8 +201,8 @@ export async function grepTarget(t: GrepTarget, f: Filters, emit: (m: GrepMatch)
       path: t.path,
       source: t.source,
       archiveReason: t.archiveReason,
-      seq: isMessage ? seq : null,
-      lineNo: line.lineNo,
+      seq: isMessage ? this.seq : null,
+      lineNo,
       role: entry.role,
       entryType: entry.entryType,
       part: hit.piece.kind,
@@ -206,9 +211,49 @@ export async function grepTarget(t: GrepTarget, f: Filters, emit: (m: GrepMatch)
       snippet: snip.text,
       highlight: snip.highlight,
     });
-    if (f.firstPerFile) break;
+    if (f.firstPerFile) this.done = true;
   }
-  return count;
+
+  /** A block of whole lines: when no line of it can match, only count its message lines. */
+  block(text: string, firstLineNo: number): void {
+    const cannotMatch = !lineMayMatch(this.f.matcher, text);
+    let lineNo = firstLineNo;
+    for (let start = 0; start <= text.length && !this.done; lineNo++) {
+      let end = text.indexOf("\n", start);
+      if (end < 0) end = text.length;
+      if (cannotMatch) {
+        if (text.startsWith('{"type":"message"', start)) this.seq += 1;
+        else if (messageLineHint(text.slice(start, end)) === "maybe" && isMessageLine(text.slice(start, end))) this.seq += 1;
+      } else this.line(text.slice(start, end), lineNo);
+      start = end + 1;
+    }
+  }
+}
+
+/** Search one transcript; calls `emit` for each matching entry. Returns the number of matches. */
+export async function grepTarget(t: GrepTarget, f: Filters, emit: (m: GrepMatch) => void, warn: (msg: string) => void): Promise<number> {
+  const search = new TranscriptSearch(t, f, emit);
+  if (t.ref.kind === "file" && t.ref.compression === "none") {
+    // Fast path for plain files: test a whole block of lines at once (most blocks cannot match).
+    try {
+      for (const b of plainTextBlocks(t.ref.path)) {
+        search.block(b.text, b.firstLineNo);
+        if (search.done) break;
+      }
+    } catch (err) {
+      warn((err as Error).message);
+    }
+    return search.count;
+  }
+  for await (const line of transcriptLines(t.ref)) {
+    if (line.readError) {
+      warn(line.readError);
+      break;
+    }
+    if (line.text !== null) search.line(line.text, line.lineNo); // null: too long to keep
+    if (search.done) break;
+  }
+  return search.count;
 }
 
 function isMessageLine(raw: string): boolean {

@@ -9,6 +9,7 @@ import type {
   ActiveTranscript,
   AttributedArchive,
   ClassifiedFile,
+  Evidence,
   HistorySource,
   RelatedFile,
   SessionRecord,
@@ -154,6 +155,17 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   }
   const { byFile, lineage } = attribute(keyInputs, files, headers);
 
+  // Files by owning key, and the lock/trajectory files: one pass each instead of one per key.
+  const filesByKey = new Map<string, Array<[string, Evidence[]]>>();
+  for (const [p, owners] of byFile) {
+    for (const [key, evidence] of owners) {
+      let list = filesByKey.get(key);
+      if (!list) filesByKey.set(key, (list = []));
+      list.push([p, evidence]);
+    }
+  }
+  const sideFiles = files.filter((f) => (f.kind === "lock" || f.kind === "trajectory") && f.sessionId);
+
   const sessions: SessionRecord[] = [];
   for (const e of loaded) {
     const entry = e.entry!;
@@ -168,9 +180,7 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     };
     const archives: AttributedArchive[] = [];
     const related: RelatedFile[] = [];
-    for (const [p, owners] of byFile) {
-      const evidence = owners.get(e.sessionKey);
-      if (!evidence) continue;
+    for (const [p, evidence] of filesByKey.get(e.sessionKey) ?? []) {
       const f = present.get(p)!;
       if (f.archive) {
         archives.push({
@@ -189,8 +199,8 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     }
     // Locks and trajectories of the key's ids are its files too.
     const ids = new Set(lineage.get(e.sessionKey));
-    for (const f of files) {
-      if ((f.kind === "lock" || f.kind === "trajectory") && f.sessionId && ids.has(f.sessionId)) {
+    for (const f of sideFiles) {
+      if (ids.has(f.sessionId!)) {
         related.push({ path: f.path, kind: f.kind, sessionId: f.sessionId, bytes: f.bytes, evidence: [] });
       }
     }

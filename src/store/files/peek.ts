@@ -13,7 +13,7 @@ const PREVIEW_CHARS = 120;
 function readRange(file: string, start: number, length: number): Buffer {
   const fd = fs.openSync(file, "r");
   try {
-    const buf = Buffer.alloc(length);
+    const buf = Buffer.allocUnsafe(length);
     const n = fs.readSync(fd, buf, 0, length, start);
     return buf.subarray(0, n);
   } finally {
@@ -62,6 +62,20 @@ async function headLines(ref: TranscriptRef & { kind: "file" }): Promise<string[
 /** OpenClaw's header probe: the first non-empty line, if it is a session header. */
 export async function readHeader(ref: TranscriptRef & { kind: "file" }): Promise<TranscriptHeader | null> {
   try {
+    if (ref.compression === "none") {
+      // Headers are short: try a small read first (indexing reads one header per file).
+      const head = readRange(ref.path, 0, 4096);
+      const whole = head.length < 4096;
+      const lines = head.toString("utf8").split("\n");
+      for (let i = 0; i < lines.length - 1; i++) {
+        const l = lines[i]!.replace(/\r$/, "");
+        if (l.trim() !== "") return parseHeaderLine(l);
+      }
+      if (whole) {
+        const last = lines[lines.length - 1]!.replace(/\r$/, "");
+        return last.trim() !== "" ? parseHeaderLine(last) : null;
+      }
+    }
     const first = (await headLines(ref)).find((l) => l.trim() !== "");
     return first === undefined ? null : parseHeaderLine(first);
   } catch {

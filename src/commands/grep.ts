@@ -150,8 +150,23 @@ export function grepTargets(index: StoreIndex): GrepTarget[] {
   return [...out.values()];
 }
 
+const MESSAGE_PREFIX = Buffer.from('{"type":"message"');
+const MESSAGE_KEY = Buffer.from('"message"');
+const BACKSLASH_U = Buffer.from("\\u");
+
+/**
+ * A byte-level pre-filter for case-sensitive literals JSON writes verbatim: a block that holds
+ * neither the literal's bytes nor a `\u` escape cannot match, and need not even be decoded.
+ */
+export function byteSkipFor(pattern: string, m: Matcher, ignoreCase: boolean): ((raw: Buffer) => boolean) | undefined {
+  if (!m.escapeFree || ignoreCase) return undefined;
+  const needle = Buffer.from(pattern, "utf8");
+  return (raw) => raw.indexOf(needle) < 0 && raw.indexOf(BACKSLASH_U) < 0;
+}
+
 interface Filters {
   matcher: Matcher;
+  byteSkip?: (raw: Buffer) => boolean;
   roles: Set<string> | null;
   since: number | null;
   until: number | null;
@@ -214,6 +229,20 @@ class TranscriptSearch {
     if (f.firstPerFile) this.done = true;
   }
 
+  /** A block the byte pre-filter ruled out: only count its message lines. */
+  countMessageLines(raw: Buffer): void {
+    for (let start = 0; start <= raw.length; ) {
+      let end = raw.indexOf(0x0a, start);
+      if (end < 0) end = raw.length;
+      if (end - start >= MESSAGE_PREFIX.length && raw.compare(MESSAGE_PREFIX, 0, MESSAGE_PREFIX.length, start, start + MESSAGE_PREFIX.length) === 0) this.seq += 1;
+      else if (raw.subarray(start, end).indexOf(MESSAGE_KEY) >= 0) {
+        const text = raw.toString("utf8", start, end);
+        if (messageLineHint(text) !== "no" && isMessageLine(text)) this.seq += 1;
+      }
+      start = end + 1;
+    }
+  }
+
   /** A block of whole lines: when no line of it can match, only count its message lines. */
   block(text: string, firstLineNo: number): void {
     const cannotMatch = !lineMayMatch(this.f.matcher, text);
@@ -236,8 +265,9 @@ export async function grepTarget(t: GrepTarget, f: Filters, emit: (m: GrepMatch)
   if (t.ref.kind === "file" && t.ref.compression === "none") {
     // Fast path for plain files: test a whole block of lines at once (most blocks cannot match).
     try {
-      for (const b of plainTextBlocks(t.ref.path)) {
-        search.block(b.text, b.firstLineNo);
+      for (const b of plainTextBlocks(t.ref.path, { skip: f.byteSkip })) {
+        if (b.text === null) search.countMessageLines(b.raw);
+        else search.block(b.text, b.firstLineNo);
         if (search.done) break;
       }
     } catch (err) {
@@ -277,6 +307,7 @@ export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepH
   const now = opts.now ?? Date.now();
   const filters: Filters = {
     matcher,
+    byteSkip: byteSkipFor(opts.pattern, matcher, opts.ignoreCase === true),
     roles: opts.roles && opts.roles.length > 0 ? new Set(opts.roles) : null,
     since: opts.since !== undefined ? parseTimeBound(opts.since, now, "--since") : null,
     until: opts.until !== undefined ? parseTimeBound(opts.until, now, "--until") : null,

@@ -8,8 +8,10 @@ import fs from "node:fs";
 import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
 
 export interface TextBlock {
-  /** Complete lines joined by "\n" (no final newline). Invalid UTF-8 reads as U+FFFD. */
-  text: string;
+  /** Complete lines joined by "\n" (no final newline). Invalid UTF-8 reads as U+FFFD. null when `skip` said so. */
+  text: string | null;
+  /** The block's bytes; valid only until the next block is read. */
+  raw: Buffer;
   /** Line number of the block's first line. */
   firstLineNo: number;
   /** Lines in the block (lines too long to keep are not in `text` but are counted here). */
@@ -19,7 +21,14 @@ export interface TextBlock {
 const BLOCK = 1024 * 1024;
 let shared: Buffer | null = null;
 
-export function* plainTextBlocks(file: string, maxLineBytes = DEFAULT_MAX_LINE_BYTES): Generator<TextBlock> {
+export interface BlockOptions {
+  maxLineBytes?: number;
+  /** Return true to leave a block undecoded (`text: null`): a byte-level pre-filter. */
+  skip?: (raw: Buffer) => boolean;
+}
+
+export function* plainTextBlocks(file: string, opts: BlockOptions = {}): Generator<TextBlock> {
+  const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const buf = (shared ??= Buffer.allocUnsafe(BLOCK));
   const fd = fs.openSync(file, "r");
   let lineNo = 1;
@@ -47,14 +56,14 @@ export function* plainTextBlocks(file: string, maxLineBytes = DEFAULT_MAX_LINE_B
         continue;
       }
       const head = carry ? Buffer.concat([carry, data.subarray(0, last)]) : data.subarray(0, last);
-      const text = head.toString("utf8");
+      const text = opts.skip?.(head) ? null : head.toString("utf8");
       let lines = 1;
       for (let i = head.indexOf(0x0a); i >= 0; i = head.indexOf(0x0a, i + 1)) lines += 1;
-      yield { text, firstLineNo: lineNo, lines };
+      yield { text, raw: head, firstLineNo: lineNo, lines };
       lineNo += lines;
       carry = last + 1 < data.length ? Buffer.from(data.subarray(last + 1)) : null;
     }
-    if (carry && carry.length > 0) yield { text: carry.toString("utf8"), firstLineNo: lineNo, lines: 1 };
+    if (carry && carry.length > 0) yield { text: opts.skip?.(carry) ? null : carry.toString("utf8"), raw: carry, firstLineNo: lineNo, lines: 1 };
   } finally {
     fs.closeSync(fd);
   }

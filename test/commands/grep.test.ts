@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runGrep } from "../../src/commands/grep.js";
@@ -105,5 +106,42 @@ describe("grep CLI", () => {
     const recs = j.stdout.trim().split("\n").map((x) => JSON.parse(x));
     expect(recs.map((x) => x.recordType)).toEqual(["match", "match", "summary"]);
     expect(recs.every((x) => x.schemaVersion === 1)).toBe(true);
+  });
+});
+
+describe("grep seq and block reading on a generated store", () => {
+  it("seq is the same on every path (bytes, decoded block, per-line) across 1 MiB block edges", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-grep-seq-"));
+    const dir = path.join(root, "agents/main/sessions");
+    fs.mkdirSync(dir, { recursive: true });
+    const id = "11111111-2222-4333-8444-555555555555";
+    const lines = [JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-07-01T09:00:00.000Z" })];
+    let seq = 0;
+    const expected: number[] = [];
+    for (let i = 0; i < 1500; i++) {
+      const needle = i % 500 === 499;
+      const text = `${"lorem ipsum \\n dolor ".repeat(60)}${needle ? " the Zebra crossing" : ""}`;
+      const msg = { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text }] };
+      // Every 7th line writes the type after the id ("maybe" lines), every 11th is not a message.
+      if (i % 11 === 3) lines.push(JSON.stringify({ type: "custom", id: `c${i}`, data: { message: "not a message line" } }));
+      lines.push(i % 7 === 0 ? JSON.stringify({ id: `m${i}`, type: "message", message: msg }) : JSON.stringify({ type: "message", id: `m${i}`, message: msg }));
+      seq += 1;
+      if (needle) expected.push(seq);
+    }
+    lines.push("{not json");
+    fs.writeFileSync(path.join(dir, `${id}.jsonl`), `${lines.join("\n")}\n`);
+    fs.writeFileSync(path.join(dir, "sessions.json"), JSON.stringify({ "agent:main:main": { sessionId: id, updatedAt: 1 } }));
+    expect(fs.statSync(path.join(dir, `${id}.jsonl`)).size).toBeGreaterThan(2 * 1024 * 1024);
+    const runs = [
+      { pattern: "Zebra crossing", fixed: true },
+      { pattern: "zebra CROSSING", ignoreCase: true },
+      { pattern: "Zebr[a] cross" },
+      { pattern: "crossing$" },
+    ];
+    for (const r of runs) {
+      const res = await runGrep({ stateDir: root, ...r }, ctx);
+      expect(res.matches.map((m) => m.seq), JSON.stringify(r)).toEqual(expected);
+    }
+    fs.rmSync(root, { recursive: true, force: true });
   });
 });

@@ -107,7 +107,28 @@ function best(cmd: string, argv: string[], runs = 3) {
   return b;
 }
 
-function main(): void {
+/** Where the time goes, in-process (no node start-up): indexing the store vs scanning transcripts. */
+async function breakdown(): Promise<string> {
+  const { openStores } = await import(path.join(ROOT, "dist/store/index.js"));
+  const { grepTargets, grepTarget, byteSkipFor } = await import(path.join(ROOT, "dist/commands/grep.js"));
+  const { compileMatcher } = await import(path.join(ROOT, "dist/core/grep.js"));
+  let bestIndex = Infinity;
+  let bestScan = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    const indexes = await openStores({ stateDir: OUT }, { env: { HOME: "/nonexistent" }, cwd: ROOT });
+    const t1 = performance.now();
+    const matcher = compileMatcher(NEEDLE, { fixed: true });
+    const f = { matcher, byteSkip: byteSkipFor(NEEDLE, matcher, false), roles: null, since: null, until: null, tools: true, firstPerFile: false };
+    for (const t of indexes.flatMap(grepTargets)) await grepTarget(t, f, () => {}, () => {});
+    const t2 = performance.now();
+    bestIndex = Math.min(bestIndex, t1 - t0);
+    bestScan = Math.min(bestScan, t2 - t1);
+  }
+  return `in-process, literal case: index ${bestIndex.toFixed(0)} ms + scan ${bestScan.toFixed(0)} ms`;
+}
+
+async function main(): Promise<void> {
   console.log(`building dist/ …`);
   execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "ignore" });
   const g = generate();
@@ -137,7 +158,9 @@ function main(): void {
   if (!rg) console.log("\nrg not installed (apt-get install -y ripgrep) — no comparison");
   const empty = best("node", [cli, "grep", "-F", "no-such-needle-xyz", "-q", "--state-dir", path.join(OUT, "nope")], 1);
   console.log(`\n(node start-up + CLI load, no store: ${empty.ms.toFixed(0)} ms; rg counts matching lines, ours counts matching entries)`);
+  console.log(await breakdown());
   if (!args.includes("--keep")) fs.rmSync(path.join(ROOT, "bench/out"), { recursive: true, force: true });
 }
 
-if (args.includes("--generate-only")) generate(); else main();
+if (args.includes("--generate-only")) generate();
+else await main();

@@ -1,5 +1,5 @@
 /** Wording shared by the Markdown and HTML export renderers. */
-import type { ExportHeader, ExportSegmentInfo } from "../commands/export.js";
+import type { ExportHeader, ExportItem, ExportSegmentInfo } from "../commands/export.js";
 
 /** "2026-07-01 09:00:03 UTC" from an ISO string or ms. */
 export function readableTime(t: string | number | null | undefined): string {
@@ -34,4 +34,11 @@ export function storeLabel(h: ExportHeader): string {
 /** Role names for people. */
 export function roleLabel(role: string): string {
   return { user: "User", assistant: "Assistant", toolResult: "Tool result", system: "System" }[role] ?? role;
+}
+
+/** " · 48,231 → 3,000 tokens", " · 48,231 tokens before", or "" when unknown. */
+export function compactionTokens(item: Pick<ExportItem, "tokensBefore" | "tokensAfter">): string {
+  const n = (v: number) => v.toLocaleString("en-US");
+  if (item.tokensBefore === undefined) return "";
+  return item.tokensAfter !== undefined ? ` · ${n(item.tokensBefore)} → ${n(item.tokensAfter)} tokens` : ` · ${n(item.tokensBefore)} tokens before`;
 }

@@ -3,7 +3,7 @@
  * well in a browser and prints. Every piece of transcript text goes through `escapeHtml`.
  */
 import type { ExportHeader, ExportItem, ExportRenderer, ExportSegmentInfo } from "../commands/export.js";
-import { readableTime, roleLabel, segmentTitle, storeLabel, viewLabel } from "./export-common.js";
+import { compactionTokens, readableTime, roleLabel, segmentTitle, storeLabel, viewLabel } from "./export-common.js";
 
 export function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
@@ -40,7 +40,7 @@ article.msg.offbranch { opacity: .7; }
 details { margin: .35rem 0; } details > summary { cursor: pointer; color: var(--muted); font-size: .85rem; }
 details.thinking .body { white-space: pre-wrap; font-style: italic; color: var(--muted); padding: .25rem 0 0 .75rem; border-left: 2px solid var(--line); }
 .compaction { margin: 1rem 0; padding: .6rem .9rem; background: var(--compact); border-left: 4px solid var(--compact-edge); border-radius: 8px; }
-.compaction .label { font-weight: 700; }
+.compaction .label { font-weight: 700; color: var(--fg); }
 .compaction .summary { white-space: pre-wrap; margin-top: .35rem; }
 .reset-marker { margin: 1rem 0; padding: .4rem .9rem; background: var(--reset); border-left: 4px solid var(--reset-edge); border-radius: 6px; font-weight: 600; }
 .empty { color: var(--muted); font-style: italic; }
@@ -60,7 +60,7 @@ function meta(item: ExportItem, label = roleLabel(item.role)): string {
 function renderItem(item: ExportItem, segIndex: number): string {
   const id = `s${segIndex}-m${item.seq}`;
   if (item.kind === "compaction") {
-    const tokens = item.tokensBefore !== undefined ? ` · ${item.tokensBefore} → ${item.tokensAfter ?? "?"} tokens` : "";
+    const tokens = compactionTokens(item);
     return `<div class="compaction" id="${id}"><div class="meta"><span class="label">Compaction summary</span>${time(item.timestamp)}<span>${esc(tokens)}</span><span class="seq">#${item.seq}</span></div><div class="summary">${esc(item.summary ?? "")}</div></div>\n`;
   }
   if (item.kind === "reset") return `<div class="reset-marker" id="${id}">Reset ${time(item.timestamp)}</div>\n`;

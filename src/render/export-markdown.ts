@@ -1,6 +1,6 @@
 /** Markdown export: readable on GitHub and in any editor; tool calls and thinking folded in <details>. */
 import type { ExportHeader, ExportItem, ExportRenderer, ExportSegmentInfo } from "../commands/export.js";
-import { readableTime, roleLabel, segmentTitle, storeLabel, viewLabel } from "./export-common.js";
+import { compactionTokens, readableTime, roleLabel, segmentTitle, storeLabel, viewLabel } from "./export-common.js";
 
 /** A fenced code block whose fence is longer than any backtick run inside. */
 function fenced(text: string, lang = ""): string {
@@ -31,7 +31,7 @@ function meta(item: ExportItem): string {
 
 function renderItem(item: ExportItem): string {
   if (item.kind === "compaction") {
-    const tokens = item.tokensBefore !== undefined ? ` (${item.tokensBefore} → ${item.tokensAfter ?? "?"} tokens)` : "";
+    const tokens = compactionTokens(item);
     const summary = (item.summary ?? "").split("\n").map((l) => `> ${l}`).join("\n");
     return `> **Compaction summary**${tokens} · ${readableTime(item.timestamp)} · #${item.seq}\n>\n${summary}\n\n`;
   }

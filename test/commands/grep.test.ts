@@ -85,6 +85,11 @@ describe("grep CLI", () => {
     for (const k of ["sessionKey", "sessionId", "path", "seq", "role", "timestamp", "snippet"]) expect(m).toHaveProperty(k);
     expect(m).toMatchObject({ sessionKey: "agent:main:telegram:direct:424242", seq: 5, role: "user", timestamp: "2026-07-01T09:00:06.000Z", snippet: "ok, note: buy milk" });
     expect(path.isAbsolute(m.path)).toBe(true);
+    // Golden shape: changing it is a schemaVersion decision.
+    expect(Object.keys(doc).sort()).toEqual(["files", "filesSearched", "matches", "mode", "pattern", "schemaVersion", "stores", "totalMatches", "warnings"]);
+    expect(Object.keys(m).sort()).toEqual(
+      ["agentId", "archiveReason", "entryType", "highlight", "lineNo", "part", "path", "role", "seq", "sessionId", "sessionKey", "snippet", "source", "timestamp", "timestampMs"].sort(),
+    );
     expect(r.stdout).not.toMatch(/\u001b\[/);
   });
   it("exit 1 when nothing matches, 2 on a bad regex", async () => {

@@ -22,6 +22,11 @@ async function ask(question: string): Promise<string> {
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   if (fastVersion(argv)) return;
+  // The reader closed the pipe (`| head`): stop quietly, as grep and cat do.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(0);
+    throw err;
+  });
   const { run } = await import("./program.js");
   process.exitCode = await run(argv, {
     stdout: process.stdout,

@@ -9,6 +9,8 @@ import { registerTimeline } from "./commands/timeline.js";
 import { registerCheck } from "./commands/check.js";
 import { registerRestore } from "./commands/restore.js";
 import { registerHistory } from "./commands/history.js";
+import { registerGrep } from "./commands/grep.js";
+import { registerExport } from "./commands/export.js";
 import { ExitCode } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
 
@@ -44,6 +46,8 @@ export function buildProgram(io: IO): { program: Command; app: App } {
   registerCheck(program, app);
   registerRestore(program, app);
   registerHistory(program, app);
+  registerGrep(program, app);
+  registerExport(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };
 }

@@ -63,10 +63,17 @@ function parentIdOf(header: TranscriptHeader | null | undefined): string | null 
   return sessionIdOfTranscriptName(path.basename(parent));
 }
 
+// Memoised: the reset-successor check compares every unowned archive with every known header.
+const headerMsCache = new WeakMap<TranscriptHeader, number | null>();
+
 function headerMs(header: TranscriptHeader | null | undefined): number | null {
   if (!header?.timestamp) return null;
-  const ms = Date.parse(header.timestamp);
-  return Number.isNaN(ms) ? null : ms;
+  const cached = headerMsCache.get(header);
+  if (cached !== undefined) return cached;
+  const parsed = Date.parse(header.timestamp);
+  const ms = Number.isNaN(parsed) ? null : parsed;
+  headerMsCache.set(header, ms);
+  return ms;
 }
 
 /** Reads a file's header on demand (bounded); attribution asks only where names do not decide. */

@@ -214,14 +214,14 @@ export async function* streamWithResets(open: OpenLines, scan: ScanResult, opts:
 }
 
 /** 7.1 `chat.history`: the active branch, messages plus compaction markers. */
-export async function projectHistory(open: OpenLines, opts: HistoryOptions = {}): Promise<HistoryResult> {
+export async function projectHistory(open: OpenLines, opts: StreamOptions = {}): Promise<HistoryResult> {
   const { scan } = await prepare(open, opts);
   const sink = await collect(streamHistory(open, scan, opts), opts.tail);
   return { items: sink.items, total: sink.seq, scan };
 }
 
 /** File order (early builds): every branch, each item marked on/off the active branch. */
-export async function projectAllBranches(open: OpenLines, opts: HistoryOptions = {}): Promise<HistoryResult> {
+export async function projectAllBranches(open: OpenLines, opts: StreamOptions = {}): Promise<HistoryResult> {
   const { scan } = await prepare(open, opts);
   const sink = await collect(streamAllBranches(open, scan, opts), opts.tail);
   return { items: sink.items, total: sink.seq, scan };
@@ -293,7 +293,7 @@ function item96(w: WalkedEntry, seq: number, oversized: number): HistoryItem {
  * 9.6 `chat.history`: only the latest reset window of the active branch: the reset's kept tail,
  * a `Reset` marker, then what follows; seq restarts at 1 and counts markers.
  */
-export async function projectHistory96(open: OpenLines, opts: HistoryOptions = {}): Promise<HistoryResult> {
+export async function projectHistory96(open: OpenLines, opts: StreamOptions = {}): Promise<HistoryResult> {
   const { scan } = await prepare(open, opts);
   const sink = await collect(streamHistory96(open, scan, opts), opts.tail);
   return { items: sink.items, total: sink.seq, scan };

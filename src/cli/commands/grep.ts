@@ -1,0 +1,105 @@
+import { Command } from "commander";
+import type { App } from "../app.js";
+import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+import { runGrep } from "../../commands/grep.js";
+import { renderGrepFileRecord, renderGrepJson, renderGrepMatchRecord, renderGrepSummaryRecord, type GrepMode } from "../../render/grep-json.js";
+import { renderGrepCounts, renderGrepFilesOnly, renderGrepSummary, textMatchPrinter } from "../../render/grep-text.js";
+import { storeLine } from "../../render/common.js";
+import { ExitCode, usageError } from "../../core/errors.js";
+
+interface GrepFlags extends CommonOptions {
+  fixedStrings?: boolean;
+  ignoreCase?: boolean;
+  key?: string;
+  role?: string[];
+  since?: string;
+  until?: string;
+  tools?: boolean;
+  deleted?: boolean;
+  filesWithMatches?: boolean;
+  count?: boolean;
+  jsonl?: boolean;
+}
+
+const collectRoles = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
+
+export function registerGrep(program: Command, app: App): void {
+  const cmd = program
+    .command("grep")
+    .argument("<pattern>", "a JavaScript regular expression (or literal text with -F)")
+    .description("search the text of every transcript: active, reset/deleted/bak archives, files no key owns, SQLite rows")
+    .option("-F, --fixed-strings", "the pattern is literal text, not a regex")
+    .option("-i, --ignore-case", "case-insensitive")
+    .option("--key <sessionKey>", "only the transcripts of this key")
+    .option("--role <role>", "only these roles: user, assistant, toolResult, system (summaries); repeat or comma-separate", collectRoles)
+    .option("--since <when>", "only entries at or after this time (ISO date/time, or 30m, 12h, 7d, 2w ago)")
+    .option("--until <when>", "only entries at or before this time")
+    .option("--tools", "also search tool calls and tool results (excluded by default)")
+    .option("--no-deleted", "leave out .deleted archives")
+    .option("-l, --files-with-matches", "print only the paths of transcripts with a match")
+    .option("-c, --count", "print the number of matching entries per transcript")
+    .option("--jsonl", "one JSON record per match (recordType \"match\"), then a summary record");
+  addStoreOptions(cmd);
+  addOutputOptions(cmd);
+  cmd.addHelpText(
+    "after",
+    `
+Examples:
+  $ openclaw-sessions grep "buy milk"
+  $ openclaw-sessions grep -i -F "invoice #42" --all-agents
+  $ openclaw-sessions grep "deploy(ed|ment)" --key agent:main:main --role user --since 7d
+  $ openclaw-sessions grep -l token --tools --no-deleted
+  $ openclaw-sessions grep refund --json | jq '.matches[] | {sessionKey, path, seq}'
+
+Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or flag.`,
+  );
+  cmd.action(async (pattern: string, opts: GrepFlags) => {
+    await app.guard(opts, async () => {
+      if (opts.json && opts.jsonl) throw usageError("CONFLICTING_OPTIONS", "--json and --jsonl cannot be combined");
+      if (opts.filesWithMatches && opts.count) throw usageError("CONFLICTING_OPTIONS", "-l and -c cannot be combined");
+      const mode: GrepMode = opts.filesWithMatches ? "files" : opts.count ? "count" : "matches";
+      const out = (s: string) => app.io.stdout.write(s);
+      const style = app.styleFor("stdout", opts);
+      let print: ((m: Parameters<typeof renderGrepMatchRecord>[0]) => void) | undefined;
+      const streamText = mode === "matches" && !opts.json && !opts.jsonl;
+      if (mode === "matches" && opts.jsonl) print = (m) => out(renderGrepMatchRecord(m));
+      const result = await runGrep(
+        {
+          ...selectionOf(opts),
+          pattern,
+          fixed: opts.fixedStrings,
+          ignoreCase: opts.ignoreCase,
+          key: opts.key,
+          roles: opts.role,
+          since: opts.since,
+          until: opts.until,
+          tools: opts.tools,
+          noDeleted: opts.deleted === false,
+          firstPerFile: mode === "files",
+          collect: opts.json === true,
+        },
+        { env: app.io.env, cwd: app.io.cwd },
+        {
+          // Paths under the first store's sessions dir are shown relative to it.
+          onStart: (stores) => {
+            if (streamText) print = textMatchPrinter(out, stores[0]?.sessionsDir ?? "", style);
+          },
+          onMatch: (m) => print?.(m),
+        },
+      );
+      if (opts.json) out(renderGrepJson(result, mode));
+      else if (opts.jsonl) {
+        if (mode !== "matches") for (const f of result.files) out(renderGrepFileRecord(f));
+        out(renderGrepSummaryRecord(result));
+      } else if (mode === "files") out(renderGrepFilesOnly(result.files));
+      else if (mode === "count") out(renderGrepCounts(result.files, style));
+      if (!opts.quiet && !opts.json && !opts.jsonl) {
+        const errStyle = app.styleFor("stderr", opts);
+        app.io.stderr.write(storeLine(result.stores, errStyle));
+        app.io.stderr.write(errStyle.c.dim(renderGrepSummary(result)));
+      }
+      for (const w of result.warnings) app.io.stderr.write(`openclaw-sessions: ${w.path}: ${w.message}\n`);
+      if (result.totalMatches === 0) app.raise(ExitCode.problems);
+    });
+  });
+}

@@ -1,0 +1,256 @@
+/**
+ * `export <key>`: a key's history as Markdown, one self-contained HTML page, or the original
+ * JSONL lines. Default: what OpenClaw's history reader opens (`historySource`); `--archived`:
+ * the whole logical history across resets (`segmentsOf`). Streamed segment by segment.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
+import { refusedError, usageError } from "../core/errors.js";
+import { segmentsOf } from "../core/segments.js";
+import { projectHistory, projectHistory96, type HistoryItem, type HistoryResult } from "../core/transcript/history.js";
+import type { OpenLines } from "../core/transcript/scan.js";
+import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import { zstdChunks } from "../store/lines.js";
+import { storeHeader, type StoreHeader } from "./store-header.js";
+
+export const EXPORT_SCHEMA_VERSION = 1;
+
+export type ExportFormat = "md" | "html" | "jsonl";
+export const EXPORT_FORMATS: readonly ExportFormat[] = ["md", "html", "jsonl"];
+
+export interface ExportOptions extends StoreSelection {
+  key: string;
+  archived?: boolean;
+  format: ExportFormat;
+  /** Checked against the state dir by `checkOutputPath`; the caller opens the sink. */
+  output?: string;
+  now?: number;
+}
+
+export interface ExportSegmentInfo {
+  /** 1-based. */
+  index: number;
+  sessionId: string | null;
+  path: string;
+  /** "active", "archive", "window", or "reset-archive" (OpenClaw's fallback when the active file is gone). */
+  source: "active" | "archive" | "window" | "reset-archive";
+  archiveReason: "reset" | "deleted" | "bak" | null;
+  /** When the segment was archived (ms), for archives. */
+  archivedAt: number | null;
+  ref: TranscriptRef;
+}
+
+/** A history item with thinking text and tool-call arguments (HistoryItem's opt-in fields). */
+export type ExportItem = HistoryItem;
+
+export interface ExportHeader {
+  schemaVersion: number;
+  sessionKey: string;
+  agentId: string;
+  sessionId: string | null;
+  store: StoreHeader;
+  view: "current" | "archived";
+  segments: ExportSegmentInfo[];
+  exportedAt: string;
+}
+
+/** One format: a header, each segment as it is read, a footer. */
+export interface ExportRenderer {
+  begin(h: ExportHeader): string;
+  segment(seg: ExportSegmentInfo, items: ExportItem[], h: ExportHeader): string;
+  end(h: ExportHeader): string;
+}
+
+export interface ExportSink {
+  write(chunk: string | Buffer): void | Promise<void>;
+}
+
+export interface ExportSummary {
+  schemaVersion: number;
+  sessionKey: string;
+  format: ExportFormat;
+  view: "current" | "archived";
+  segments: Array<Omit<ExportSegmentInfo, "ref">>;
+  /** History items written (md/html) or lines written (jsonl). */
+  items: number;
+  bytes: number;
+}
+
+function findRecord(indexes: StoreIndex[], key: string): { index: StoreIndex; record: SessionRecord } {
+  for (const index of indexes) {
+    const record = index.sessions.find((s) => s.sessionKey === key);
+    if (record) return { index, record };
+  }
+  const all = indexes.flatMap((i) => i.sessions.map((s) => s.sessionKey));
+  const lower = key.trim().toLowerCase();
+  const near = all.filter((k) => k.toLowerCase().includes(lower));
+  throw usageError(
+    "SESSION_NOT_FOUND",
+    `no key "${key}" in ${indexes.map((i) => i.location.storePath).join(", ")}`,
+    near.length ? `did you mean: ${near.slice(0, 5).join(", ")}?` : "run `openclaw-sessions ls` to list the keys",
+    { candidates: near },
+  );
+}
+
+/** The segments an export reads: the history source, or the whole chain with --archived. */
+export function exportSegments(record: SessionRecord, archived: boolean): ExportSegmentInfo[] {
+  if (archived) {
+    return segmentsOf(record).map((s, i) => ({
+      index: i + 1,
+      sessionId: s.sessionId,
+      path: s.path,
+      source: s.source,
+      archiveReason: s.archive?.reason ?? null,
+      archivedAt: s.archive?.timestamp ?? null,
+      ref: s.ref,
+    }));
+  }
+  const h = record.historySource;
+  if (!h.ref || h.via === "none") return [];
+  const archive = h.via === "reset-archive" ? record.archives.find((a) => a.path === h.path) : undefined;
+  return [
+    {
+      index: 1,
+      sessionId: archive?.sessionId ?? record.sessionId,
+      path: h.path ?? (h.ref.kind === "file" ? h.ref.path : h.ref.label),
+      source: h.via === "reset-archive" ? "reset-archive" : "active",
+      archiveReason: archive ? archive.reason : null,
+      archivedAt: archive?.timestamp ?? null,
+      ref: h.ref,
+    },
+  ];
+}
+
+function realish(p: string): string {
+  // The deepest existing ancestor, resolved, plus the rest: the output file need not exist yet.
+  let cur = path.resolve(p);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(cur), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(cur);
+      if (parent === cur) return path.resolve(p);
+      rest.push(path.basename(cur));
+      cur = parent;
+    }
+  }
+}
+
+const inside = (child: string, dir: string) => {
+  const rel = path.relative(dir, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+};
+
+/** Refuses (exit 5) an output path inside an OpenClaw state dir or sessions dir. */
+export function checkOutputPath(output: string, indexes: StoreIndex[], cwd: string): string {
+  const abs = path.resolve(cwd, output);
+  const real = realish(abs);
+  for (const i of indexes) {
+    for (const dir of [i.location.stateDir, i.location.sessionsDir]) {
+      if (dir && (inside(abs, path.resolve(dir)) || inside(real, realish(dir)))) {
+        throw refusedError("OUTPUT_IN_STATE_DIR", `refusing to write ${abs}: it is inside OpenClaw's state dir ${dir}`, "write the export somewhere else, e.g. --output ~/export.html");
+      }
+    }
+  }
+  return abs;
+}
+
+/** History items of one segment, with thinking and tool-call arguments attached. */
+export async function segmentItems(seg: ExportSegmentInfo, view: "current" | "archived"): Promise<ExportItem[]> {
+  const open: OpenLines = () => transcriptLines(seg.ref);
+  // Full text: an export is for getting the text out, so no oversize placeholder and no display cap.
+  const opts = { oversizedBytes: Number.POSITIVE_INFINITY, maxTextChars: undefined, thinking: true, toolArgs: true };
+  const res: HistoryResult = view === "current" && seg.ref.kind === "sqlite" ? await projectHistory96(open, opts) : await projectHistory(open, opts);
+  return res.items;
+}
+
+/** JSONL: the segment's original bytes (files), or each decoded line + "\n" (SQLite rows). */
+async function copyLines(ref: TranscriptRef, sink: ExportSink): Promise<{ lines: number; bytes: number; endsWithNewline: boolean }> {
+  let bytes = 0;
+  let lines = 0;
+  let last = 0x0a;
+  const put = async (b: Buffer) => {
+    if (b.length === 0) return;
+    bytes += b.length;
+    for (let i = b.indexOf(0x0a); i >= 0; i = b.indexOf(0x0a, i + 1)) lines += 1;
+    last = b[b.length - 1]!;
+    await sink.write(b);
+  };
+  if (ref.kind === "file") {
+    const stream = fs.createReadStream(ref.path, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>;
+    for await (const chunk of ref.compression === "zstd" ? zstdChunks(stream) : stream) await put(chunk);
+  } else {
+    for await (const line of transcriptLines(ref)) {
+      if (line.readError) throw new Error(`${ref.label}: ${line.readError}`);
+      if (line.text !== null) await put(Buffer.from(`${line.text}\n`, "utf8"));
+    }
+  }
+  if (last !== 0x0a) lines += 1;
+  return { lines, bytes, endsWithNewline: last === 0x0a };
+}
+
+export interface ExportPrepared {
+  header: ExportHeader;
+  indexes: StoreIndex[];
+}
+
+/** Index the stores and resolve the key and its segments (nothing written yet). */
+export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Promise<ExportPrepared> {
+  if (!EXPORT_FORMATS.includes(opts.format)) throw usageError("BAD_FORMAT", `unknown format "${opts.format}"`, `use one of: ${EXPORT_FORMATS.join(", ")}`);
+  const indexes = await openStores(opts, ctx);
+  const { index, record } = findRecord(indexes, opts.key);
+  const view = opts.archived ? "archived" : "current";
+  const header: ExportHeader = {
+    schemaVersion: EXPORT_SCHEMA_VERSION,
+    sessionKey: record.sessionKey,
+    agentId: record.agentId,
+    sessionId: record.sessionId,
+    store: storeHeader(index),
+    view,
+    segments: exportSegments(record, view === "archived"),
+    exportedAt: new Date(opts.now ?? Date.now()).toISOString(),
+  };
+  return { header, indexes };
+}
+
+/** Write the export to `sink`. `renderer` is required for md/html. */
+export async function writeExport(header: ExportHeader, format: ExportFormat, sink: ExportSink, renderer?: ExportRenderer): Promise<ExportSummary> {
+  let items = 0;
+  let bytes = 0;
+  const put = async (s: string) => {
+    if (s === "") return;
+    bytes += Buffer.byteLength(s);
+    await sink.write(s);
+  };
+  if (format === "jsonl") {
+    let needNewline = false;
+    for (const seg of header.segments) {
+      // Keep segments on separate lines when one lacks its final newline.
+      if (needNewline) await put("\n");
+      const r = await copyLines(seg.ref, sink);
+      items += r.lines;
+      bytes += r.bytes;
+      needNewline = !r.endsWithNewline;
+    }
+  } else {
+    if (!renderer) throw new Error("a renderer is required for md/html");
+    await put(renderer.begin(header));
+    for (const seg of header.segments) {
+      const segItems = await segmentItems(seg, header.view);
+      items += segItems.length;
+      await put(renderer.segment(seg, segItems, header));
+    }
+    await put(renderer.end(header));
+  }
+  return {
+    schemaVersion: EXPORT_SCHEMA_VERSION,
+    sessionKey: header.sessionKey,
+    format,
+    view: header.view,
+    segments: header.segments.map(({ ref: _ref, ...rest }) => rest),
+    items,
+    bytes,
+  };
+}

@@ -1,0 +1,356 @@
+/**
+ * `grep`: search the text of every transcript a store holds (active files, reset/deleted/bak
+ * archives, files no key owns, import and cold archives, SQLite windows and archive rows).
+ * Streamed: one pass per transcript, and a line is JSON.parse'd only when its raw text could match.
+ */
+import type { StoreIndex, TranscriptRef } from "../core/model.js";
+import { TRANSCRIPT_KINDS } from "../core/model.js";
+import { usageError } from "../core/errors.js";
+import {
+  compileMatcher,
+  firstHit,
+  lineMayMatch,
+  makeSnippet,
+  messageLineHint,
+  parseTimeBound,
+  searchableOf,
+  type Matcher,
+  type PieceKind,
+} from "../core/grep.js";
+import { parseLine } from "../core/transcript/parse.js";
+import { plainTextBlocks } from "../store/blocks.js";
+import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import { storeHeader, type StoreHeader } from "./store-header.js";
+
+export const GREP_SCHEMA_VERSION = 1;
+
+export interface GrepOptions extends StoreSelection {
+  pattern: string;
+  fixed?: boolean;
+  ignoreCase?: boolean;
+  key?: string;
+  /** Only these roles (message.role, or "system" for compaction/branch summaries). */
+  roles?: string[];
+  since?: string;
+  until?: string;
+  /** Search tool calls and tool results too. */
+  tools?: boolean;
+  /** Leave out `.deleted` archives. */
+  noDeleted?: boolean;
+  /** Stop at the first match of each file (`-l`). */
+  firstPerFile?: boolean;
+  /** Keep matches in the result (false when the caller streams them through `onMatch`). */
+  collect?: boolean;
+  now?: number;
+}
+
+export type TargetSource = "active" | "archive" | "window" | "related" | "unattributed";
+
+/** One transcript to search and who it belongs to. */
+export interface GrepTarget {
+  agentId: string;
+  /** null for files no key owns. */
+  sessionKey: string | null;
+  /** A key the data names although no live entry has it (a deleted SQLite key). */
+  formerSessionKey?: string;
+  sessionId: string | null;
+  path: string;
+  ref: TranscriptRef;
+  source: TargetSource;
+  archiveReason: "reset" | "deleted" | "bak" | null;
+}
+
+export interface GrepMatch {
+  agentId: string;
+  sessionKey: string | null;
+  formerSessionKey?: string;
+  sessionId: string | null;
+  path: string;
+  source: TargetSource;
+  archiveReason: "reset" | "deleted" | "bak" | null;
+  /** 1-based position among the file's message lines (type "message"), in file order; null for summaries. */
+  seq: number | null;
+  /** 1-based line number in the file (event order for SQLite). */
+  lineNo: number;
+  role: string;
+  entryType: string;
+  /** Which part of the entry matched: text, thinking, toolCall, toolResult or summary. */
+  part: PieceKind;
+  timestamp: string | null;
+  timestampMs: number | null;
+  snippet: string;
+  /** [start, end) of the match inside `snippet`. */
+  highlight: [number, number];
+}
+
+export interface GrepFileCount {
+  agentId: string;
+  sessionKey: string | null;
+  formerSessionKey?: string;
+  sessionId: string | null;
+  path: string;
+  source: TargetSource;
+  archiveReason: "reset" | "deleted" | "bak" | null;
+  matches: number;
+}
+
+export interface GrepResult {
+  schemaVersion: number;
+  stores: StoreHeader[];
+  pattern: string;
+  matches: GrepMatch[];
+  /** Files with at least one match. */
+  files: GrepFileCount[];
+  totalMatches: number;
+  filesSearched: number;
+  /** Transcripts that could not be read to the end. */
+  warnings: Array<{ path: string; message: string }>;
+}
+
+type ArchiveReason = GrepTarget["archiveReason"];
+
+/** Every transcript-bearing thing of one store index, each once, owner first. */
+export function grepTargets(index: StoreIndex): GrepTarget[] {
+  const agentId = index.location.agentId;
+  const out = new Map<string, GrepTarget>();
+  const add = (t: Omit<GrepTarget, "agentId">) => {
+    if (!out.has(t.path)) out.set(t.path, { agentId, ...t });
+  };
+  const fileRef = (p: string, zstd: boolean): TranscriptRef => ({ kind: "file", path: p, compression: zstd ? "zstd" : "none" });
+  for (const s of index.sessions) {
+    const key = s.sessionKey;
+    if (s.active.exists && s.active.ref) add({ sessionKey: key, sessionId: s.sessionId, path: s.active.path, ref: s.active.ref, source: "active", archiveReason: null });
+    for (const w of s.windows ?? []) {
+      const p = w.ref.kind === "sqlite" ? `${w.ref.dbPath}#${w.ref.sessionId}` : w.ref.kind === "file" ? w.ref.path : w.ref.label;
+      add({ sessionKey: key, sessionId: w.sessionId, path: p, ref: w.ref, source: "window", archiveReason: null });
+    }
+    for (const a of s.archives) add({ sessionKey: key, sessionId: a.sessionId, path: a.path, ref: a.ref, source: "archive", archiveReason: a.reason });
+    for (const r of s.related) {
+      if (TRANSCRIPT_KINDS.has(r.kind)) add({ sessionKey: key, sessionId: r.sessionId, path: r.path, ref: fileRef(r.path, r.path.endsWith(".zst")), source: "related", archiveReason: null });
+    }
+  }
+  for (const u of index.unattributed) {
+    if (u.ref.kind === "file" && !TRANSCRIPT_KINDS.has(u.kind)) continue;
+    add({
+      sessionKey: null,
+      ...(u.sessionKey ? { formerSessionKey: u.sessionKey } : {}),
+      sessionId: u.sessionId,
+      path: u.path,
+      ref: u.ref,
+      source: "unattributed",
+      archiveReason: (u.archive?.reason ?? null) as ArchiveReason,
+    });
+  }
+  // Whatever the index classified as a transcript but attached to nothing (import archives…).
+  for (const f of index.files) {
+    if (!TRANSCRIPT_KINDS.has(f.kind)) continue;
+    const zstd = f.archive?.compressed === true || f.kind === "cold-archive" || f.name.endsWith(".zst");
+    add({ sessionKey: null, sessionId: f.sessionId, path: f.path, ref: fileRef(f.path, zstd), source: "unattributed", archiveReason: (f.archive?.reason ?? null) as ArchiveReason });
+  }
+  return [...out.values()];
+}
+
+const MESSAGE_PREFIX = Buffer.from('{"type":"message"');
+const MESSAGE_KEY = Buffer.from('"message"');
+const BACKSLASH_U = Buffer.from("\\u");
+
+/**
+ * A byte-level pre-filter for case-sensitive literals JSON writes verbatim: a block that holds
+ * neither the literal's bytes nor a `\u` escape cannot match, and need not even be decoded.
+ */
+export function byteSkipFor(pattern: string, m: Matcher, ignoreCase: boolean): ((raw: Buffer) => boolean) | undefined {
+  if (!m.escapeFree || ignoreCase) return undefined;
+  const needle = Buffer.from(pattern, "utf8");
+  return (raw) => raw.indexOf(needle) < 0 && raw.indexOf(BACKSLASH_U) < 0;
+}
+
+interface Filters {
+  matcher: Matcher;
+  byteSkip?: (raw: Buffer) => boolean;
+  roles: Set<string> | null;
+  since: number | null;
+  until: number | null;
+  tools: boolean;
+  firstPerFile: boolean;
+}
+
+/** Per-transcript search state: message-line counter (seq) and match count. */
+class TranscriptSearch {
+  seq = 0;
+  count = 0;
+  done = false;
+  constructor(
+    private readonly t: GrepTarget,
+    private readonly f: Filters,
+    private readonly emit: (m: GrepMatch) => void,
+  ) {}
+
+  /** One raw line. */
+  line(raw: string, lineNo: number): void {
+    // seq counts message lines; the cheap prefix test decides for nearly every line.
+    const hint = messageLineHint(raw);
+    if (!lineMayMatch(this.f.matcher, raw)) {
+      if (hint === "yes" || (hint === "maybe" && isMessageLine(raw))) this.seq += 1;
+      return;
+    }
+    const rec = parseLine({ lineNo, text: raw, bytes: raw.length, offset: 0 });
+    const isMessage = rec.kind === "entry" && rec.type === "message";
+    if (hint === "yes" || (hint === "maybe" && isMessage)) this.seq += 1;
+    if (rec.kind !== "entry") return;
+    const entry = searchableOf(rec, this.f.tools);
+    if (!entry) return;
+    const f = this.f;
+    if (f.roles && !f.roles.has(entry.role)) return;
+    if (f.since !== null && (entry.timestampMs === null || entry.timestampMs < f.since)) return;
+    if (f.until !== null && (entry.timestampMs === null || entry.timestampMs > f.until)) return;
+    const hit = firstHit(f.matcher, entry.pieces);
+    if (!hit) return;
+    const snip = makeSnippet(hit.piece.text, hit.index, hit.length);
+    const t = this.t;
+    this.count += 1;
+    this.emit({
+      agentId: t.agentId,
+      sessionKey: t.sessionKey,
+      ...(t.formerSessionKey ? { formerSessionKey: t.formerSessionKey } : {}),
+      sessionId: t.sessionId,
+      path: t.path,
+      source: t.source,
+      archiveReason: t.archiveReason,
+      seq: isMessage ? this.seq : null,
+      lineNo,
+      role: entry.role,
+      entryType: entry.entryType,
+      part: hit.piece.kind,
+      timestamp: entry.timestamp,
+      timestampMs: entry.timestampMs,
+      snippet: snip.text,
+      highlight: snip.highlight,
+    });
+    if (f.firstPerFile) this.done = true;
+  }
+
+  /** A block the byte pre-filter ruled out: only count its message lines. */
+  countMessageLines(raw: Buffer): void {
+    for (let start = 0; start <= raw.length; ) {
+      let end = raw.indexOf(0x0a, start);
+      if (end < 0) end = raw.length;
+      if (end - start >= MESSAGE_PREFIX.length && raw.compare(MESSAGE_PREFIX, 0, MESSAGE_PREFIX.length, start, start + MESSAGE_PREFIX.length) === 0) this.seq += 1;
+      else if (raw.subarray(start, end).indexOf(MESSAGE_KEY) >= 0) {
+        const text = raw.toString("utf8", start, end);
+        if (messageLineHint(text) !== "no" && isMessageLine(text)) this.seq += 1;
+      }
+      start = end + 1;
+    }
+  }
+
+  /** A block of whole lines: when no line of it can match, only count its message lines. */
+  block(text: string, firstLineNo: number): void {
+    const cannotMatch = !lineMayMatch(this.f.matcher, text);
+    let lineNo = firstLineNo;
+    for (let start = 0; start <= text.length && !this.done; lineNo++) {
+      let end = text.indexOf("\n", start);
+      if (end < 0) end = text.length;
+      if (cannotMatch) {
+        if (text.startsWith('{"type":"message"', start)) this.seq += 1;
+        else if (messageLineHint(text.slice(start, end)) === "maybe" && isMessageLine(text.slice(start, end))) this.seq += 1;
+      } else this.line(text.slice(start, end), lineNo);
+      start = end + 1;
+    }
+  }
+}
+
+/** Search one transcript; calls `emit` for each matching entry. Returns the number of matches. */
+export async function grepTarget(t: GrepTarget, f: Filters, emit: (m: GrepMatch) => void, warn: (msg: string) => void): Promise<number> {
+  const search = new TranscriptSearch(t, f, emit);
+  if (t.ref.kind === "file" && t.ref.compression === "none") {
+    // Fast path for plain files: test a whole block of lines at once (most blocks cannot match).
+    try {
+      for (const b of plainTextBlocks(t.ref.path, { skip: f.byteSkip })) {
+        if (b.text === null) search.countMessageLines(b.raw);
+        else search.block(b.text, b.firstLineNo);
+        if (search.done) break;
+      }
+    } catch (err) {
+      warn((err as Error).message);
+    }
+    return search.count;
+  }
+  for await (const line of transcriptLines(t.ref)) {
+    if (line.readError) {
+      warn(line.readError);
+      break;
+    }
+    if (line.text !== null) search.line(line.text, line.lineNo); // null: too long to keep
+    if (search.done) break;
+  }
+  return search.count;
+}
+
+function isMessageLine(raw: string): boolean {
+  try {
+    const v = JSON.parse(raw) as { type?: unknown } | null;
+    return typeof v === "object" && v !== null && v.type === "message";
+  } catch {
+    return false;
+  }
+}
+
+export interface GrepHooks {
+  /** Called once the stores are indexed, before any match. */
+  onStart?: (stores: StoreHeader[]) => void;
+  /** Called for each match as it is found (streaming output). */
+  onMatch?: (m: GrepMatch) => void;
+}
+
+export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepHooks = {}): Promise<GrepResult> {
+  const matcher = compileMatcher(opts.pattern, { fixed: opts.fixed, ignoreCase: opts.ignoreCase });
+  const now = opts.now ?? Date.now();
+  const filters: Filters = {
+    matcher,
+    byteSkip: byteSkipFor(opts.pattern, matcher, opts.ignoreCase === true),
+    roles: opts.roles && opts.roles.length > 0 ? new Set(opts.roles) : null,
+    since: opts.since !== undefined ? parseTimeBound(opts.since, now, "--since") : null,
+    until: opts.until !== undefined ? parseTimeBound(opts.until, now, "--until") : null,
+    tools: opts.tools === true,
+    firstPerFile: opts.firstPerFile === true,
+  };
+  const indexes = await openStores(opts, ctx);
+  let targets = indexes.flatMap(grepTargets);
+  if (opts.key !== undefined) {
+    const k = opts.key;
+    const known = indexes.some((i) => i.sessions.some((s) => s.sessionKey === k)) || targets.some((t) => t.formerSessionKey === k);
+    if (!known) throw usageError("SESSION_NOT_FOUND", `no key "${k}" in ${indexes.map((i) => i.location.storePath).join(", ")}`, "run `openclaw-sessions ls` to list the keys");
+    targets = targets.filter((t) => t.sessionKey === k || t.formerSessionKey === k);
+  }
+  if (opts.noDeleted) targets = targets.filter((t) => t.archiveReason !== "deleted");
+  const result: GrepResult = {
+    schemaVersion: GREP_SCHEMA_VERSION,
+    stores: indexes.map(storeHeader),
+    pattern: opts.pattern,
+    matches: [],
+    files: [],
+    totalMatches: 0,
+    filesSearched: 0,
+    warnings: [],
+  };
+  const collect = opts.collect !== false;
+  hooks.onStart?.(result.stores);
+  for (const t of targets) {
+    result.filesSearched += 1;
+    const n = await grepTarget(
+      t,
+      filters,
+      (m) => {
+        if (collect) result.matches.push(m);
+        hooks.onMatch?.(m);
+      },
+      (message) => result.warnings.push({ path: t.path, message }),
+    );
+    if (n > 0) {
+      result.totalMatches += n;
+      const { ref: _ref, ...rest } = t;
+      result.files.push({ ...rest, matches: n });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,152 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runGrep } from "../../src/commands/grep.js";
+import { scenarioDir } from "../helpers/corpus.js";
+import { cli } from "../helpers/cli.js";
+
+const ctx = { env: { HOME: "/nonexistent-home" }, cwd: process.cwd() };
+const state = (era: "files" | "sqlite", name: string) => path.join(scenarioDir(era, name), "state");
+
+describe("grep over the corpus", () => {
+  it("finds text that only a reset archive holds (reset-chain gen 1) and names its key", async () => {
+    const r = await runGrep({ stateDir: state("files", "reset-chain"), pattern: "buy milk" }, ctx);
+    expect(r.matches.length).toBe(2);
+    for (const m of r.matches) {
+      expect(m.sessionKey).toBe("agent:main:telegram:direct:424242");
+      expect(m.sessionId).toBe("0342c95c-d172-4bd1-ab96-c248789bc645");
+      expect(m.archiveReason).toBe("reset");
+      expect(path.basename(m.path)).toMatch(/^0342c95c-.*\.jsonl\.reset\./);
+    }
+    expect(r.matches.map((m) => [m.role, m.seq, m.lineNo])).toEqual([
+      ["user", 5, 6],
+      ["assistant", 6, 7],
+    ]);
+    // The string is in no other file.
+    const dir = path.join(state("files", "reset-chain"), "agents/main/sessions");
+    const holders = fs.readdirSync(dir).filter((n) => fs.readFileSync(path.join(dir, n), "utf8").includes("buy milk"));
+    expect(holders).toEqual([path.basename(r.matches[0]!.path)]);
+  });
+
+  it("finds .deleted content by default, and not with --no-deleted (deleted-keys)", async () => {
+    const s = state("files", "deleted-keys");
+    const all = await runGrep({ stateDir: s, pattern: "." }, ctx);
+    const deleted = all.matches.filter((m) => m.archiveReason === "deleted");
+    expect(deleted.length).toBeGreaterThan(0);
+    expect(deleted.every((m) => m.sessionKey === null)).toBe(true);
+    // A phrase from the deleted transcript only.
+    const phrase = deleted[0]!.snippet.slice(0, 20);
+    const only = await runGrep({ stateDir: s, pattern: phrase, fixed: true }, ctx);
+    expect(only.matches.some((m) => m.archiveReason === "deleted")).toBe(true);
+    const without = await runGrep({ stateDir: s, pattern: ".", noDeleted: true }, ctx);
+    expect(without.matches.some((m) => m.archiveReason === "deleted")).toBe(false);
+    expect(without.matches.length).toBe(all.matches.length - deleted.length);
+  });
+
+  it("searches SQLite windows and deleted .zst archives, naming the former key", async () => {
+    const r = await runGrep({ stateDir: state("sqlite", "sqlite-deleted"), pattern: "." }, ctx);
+    const zst = r.matches.filter((m) => m.path.endsWith(".zst"));
+    expect(zst.length).toBeGreaterThan(0);
+    expect(zst[0]!.formerSessionKey).toMatch(/^agent:main:dashboard:/);
+    expect(r.matches.some((m) => m.path.includes(".sqlite#") && m.sessionKey === "agent:main:main")).toBe(true);
+  });
+
+  it("tool results only with --tools; --role and --key filter", async () => {
+    const s = state("files", "reset-chain");
+    const plain = await runGrep({ stateDir: s, pattern: "No notes found" }, ctx);
+    expect(plain.matches).toEqual([]);
+    const tools = await runGrep({ stateDir: s, pattern: "No notes found", tools: true }, ctx);
+    expect(tools.matches.map((m) => [m.role, m.part])).toEqual([["toolResult", "toolResult"]]);
+    const users = await runGrep({ stateDir: s, pattern: "milk", roles: ["user"] }, ctx);
+    expect(users.matches.map((m) => m.role)).toEqual(["user"]);
+    const other = await runGrep({ stateDir: s, pattern: "milk", key: "agent:main:main" }, ctx);
+    expect(other.matches).toEqual([]);
+    await expect(runGrep({ stateDir: s, pattern: "milk", key: "agent:nope" }, ctx)).rejects.toMatchObject({ code: "SESSION_NOT_FOUND" });
+  });
+
+  it("--since/--until filter on the entry time", async () => {
+    const s = state("files", "reset-chain");
+    const r = await runGrep({ stateDir: s, pattern: "milk", since: "2026-07-01T09:00:07Z" }, ctx);
+    expect(r.matches.map((m) => m.role)).toEqual(["assistant"]);
+    const u = await runGrep({ stateDir: s, pattern: "milk", until: "2026-07-01T09:00:06Z" }, ctx);
+    expect(u.matches.map((m) => m.role)).toEqual(["user"]);
+  });
+});
+
+describe("grep CLI", () => {
+  const s = state("files", "reset-chain");
+  it("JSON contract: schemaVersion and the fixed match fields", async () => {
+    const r = await cli(["grep", "buy milk", "--state-dir", s, "--json"]);
+    expect(r.code).toBe(0);
+    const doc = r.json();
+    expect(doc.schemaVersion).toBe(1);
+    const m = doc.matches[0];
+    for (const k of ["sessionKey", "sessionId", "path", "seq", "role", "timestamp", "snippet"]) expect(m).toHaveProperty(k);
+    expect(m).toMatchObject({ sessionKey: "agent:main:telegram:direct:424242", seq: 5, role: "user", timestamp: "2026-07-01T09:00:06.000Z", snippet: "ok, note: buy milk" });
+    expect(path.isAbsolute(m.path)).toBe(true);
+    // Golden shape: changing it is a schemaVersion decision.
+    expect(Object.keys(doc).sort()).toEqual(["files", "filesSearched", "matches", "mode", "pattern", "schemaVersion", "stores", "totalMatches", "warnings"]);
+    expect(Object.keys(m).sort()).toEqual(
+      ["agentId", "archiveReason", "entryType", "highlight", "lineNo", "part", "path", "role", "seq", "sessionId", "sessionKey", "snippet", "source", "timestamp", "timestampMs"].sort(),
+    );
+    expect(r.stdout).not.toMatch(/\u001b\[/);
+  });
+  it("exit 1 when nothing matches, 2 on a bad regex", async () => {
+    expect((await cli(["grep", "no-such-text-anywhere", "--state-dir", s])).code).toBe(1);
+    const bad = await cli(["grep", "(", "--state-dir", s, "--json"]);
+    expect(bad.code).toBe(2);
+    expect(bad.json().error.code).toBe("BAD_PATTERN");
+  });
+  it("text, -l, -c and --jsonl", async () => {
+    const t = await cli(["grep", "milk", "--state-dir", s]);
+    expect(t.stdout).toContain("agent:main:telegram:direct:424242");
+    expect(t.stdout).toContain("ok, note: buy milk");
+    const l = await cli(["grep", "milk", "-l", "--state-dir", s]);
+    expect(l.stdout.trim().split("\n")).toHaveLength(1);
+    expect(l.stdout).toMatch(/0342c95c.*\.reset\./);
+    const c = await cli(["grep", "milk", "-c", "--state-dir", s]);
+    expect(c.stdout).toMatch(/^\s+2\s+agent:main:telegram:direct:424242\s+\//);
+    const j = await cli(["grep", "milk", "--jsonl", "--state-dir", s]);
+    const recs = j.stdout.trim().split("\n").map((x) => JSON.parse(x));
+    expect(recs.map((x) => x.recordType)).toEqual(["match", "match", "summary"]);
+    expect(recs.every((x) => x.schemaVersion === 1)).toBe(true);
+  });
+});
+
+describe("grep seq and block reading on a generated store", () => {
+  it("seq is the same on every path (bytes, decoded block, per-line) across 1 MiB block edges", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-grep-seq-"));
+    const dir = path.join(root, "agents/main/sessions");
+    fs.mkdirSync(dir, { recursive: true });
+    const id = "11111111-2222-4333-8444-555555555555";
+    const lines = [JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-07-01T09:00:00.000Z" })];
+    let seq = 0;
+    const expected: number[] = [];
+    for (let i = 0; i < 1500; i++) {
+      const needle = i % 500 === 499;
+      const text = `${"lorem ipsum \\n dolor ".repeat(60)}${needle ? " the Zebra crossing" : ""}`;
+      const msg = { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text }] };
+      // Every 7th line writes the type after the id ("maybe" lines), every 11th is not a message.
+      if (i % 11 === 3) lines.push(JSON.stringify({ type: "custom", id: `c${i}`, data: { message: "not a message line" } }));
+      lines.push(i % 7 === 0 ? JSON.stringify({ id: `m${i}`, type: "message", message: msg }) : JSON.stringify({ type: "message", id: `m${i}`, message: msg }));
+      seq += 1;
+      if (needle) expected.push(seq);
+    }
+    lines.push("{not json");
+    fs.writeFileSync(path.join(dir, `${id}.jsonl`), `${lines.join("\n")}\n`);
+    fs.writeFileSync(path.join(dir, "sessions.json"), JSON.stringify({ "agent:main:main": { sessionId: id, updatedAt: 1 } }));
+    expect(fs.statSync(path.join(dir, `${id}.jsonl`)).size).toBeGreaterThan(2 * 1024 * 1024);
+    const runs = [
+      { pattern: "Zebra crossing", fixed: true },
+      { pattern: "zebra CROSSING", ignoreCase: true },
+      { pattern: "Zebr[a] cross" },
+      { pattern: "crossing$" },
+    ];
+    for (const r of runs) {
+      const res = await runGrep({ stateDir: root, ...r }, ctx);
+      expect(res.matches.map((m) => m.seq), JSON.stringify(r)).toEqual(expected);
+    }
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});

@@ -46,8 +46,8 @@ export interface GrepOptions extends StoreSelection {
 
 export type TargetSource = "active" | "archive" | "window" | "related" | "unattributed";
 
-/** One transcript to search and who it belongs to. */
-export interface GrepTarget {
+/** Which transcript, and who it belongs to: shared by targets, matches and counts. */
+export interface GrepWhere {
   agentId: string;
   /** null for files no key owns. */
   sessionKey: string | null;
@@ -55,19 +55,16 @@ export interface GrepTarget {
   formerSessionKey?: string;
   sessionId: string | null;
   path: string;
-  ref: TranscriptRef;
   source: TargetSource;
   archiveReason: "reset" | "deleted" | "bak" | null;
 }
 
-export interface GrepMatch {
-  agentId: string;
-  sessionKey: string | null;
-  formerSessionKey?: string;
-  sessionId: string | null;
-  path: string;
-  source: TargetSource;
-  archiveReason: "reset" | "deleted" | "bak" | null;
+/** One transcript to search. */
+export interface GrepTarget extends GrepWhere {
+  ref: TranscriptRef;
+}
+
+export interface GrepMatch extends GrepWhere {
   /** 1-based position among the file's message lines (type "message"), in file order; null for summaries. */
   seq: number | null;
   /** 1-based line number in the file (event order for SQLite). */
@@ -83,14 +80,7 @@ export interface GrepMatch {
   highlight: [number, number];
 }
 
-export interface GrepFileCount {
-  agentId: string;
-  sessionKey: string | null;
-  formerSessionKey?: string;
-  sessionId: string | null;
-  path: string;
-  source: TargetSource;
-  archiveReason: "reset" | "deleted" | "bak" | null;
+export interface GrepFileCount extends GrepWhere {
   matches: number;
 }
 

@@ -66,36 +66,15 @@ export interface HistorySourceInfo {
   considered?: string[];
 }
 
-export interface HistoryMessage {
-  /** Position in the view's full read (OpenClaw's `offset: 0` numbering); kept by --tail. */
-  seq: number;
-  role: string;
-  text: string;
-  id: string;
+/** A history item as the JSON contract shows it: epoch-ms timestamp plus ISO, context kinds. */
+export interface HistoryMessage extends Omit<HistoryItem, "timestamp" | "kind"> {
   /** Epoch ms of the entry; null when it has none. */
   timestamp: number | null;
   /** The same instant as an ISO string. */
   iso: string | null;
   kind?: "compaction" | "reset" | "branchSummary" | "compactionSummary" | "custom";
-  contentTypes: string[];
-  toolCalls?: string[];
-  toolCallArgs?: string[];
-  toolCallId?: string;
-  toolName?: string;
-  isError?: boolean;
-  stopReason?: string;
-  truncated?: { reason: "oversized" | "display-cap" };
-  thinking?: string;
-  summary?: string;
-  tokensBefore?: number;
-  tokensAfter?: number;
-  firstKeptEntryId?: string;
-  errorMessage?: string;
-  prelude?: true;
+  /** --context: kept from before the boundary. */
   kept?: true;
-  resetReason?: string;
-  onActiveBranch?: boolean;
-  lineNo: number;
   /** --archived: the segment's sessionId and index. */
   sessionId?: string | null;
   segment?: number;

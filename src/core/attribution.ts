@@ -112,6 +112,7 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
   for (const k of keys) {
     if (k.sessionFileBasename) keysByFileName.set(k.sessionFileBasename, [...(keysByFileName.get(k.sessionFileBasename) ?? []), k]);
   }
+  const fileByPath = new Map(files.map((f) => [f.path, f]));
   const candidates = files.filter((f) => ATTRIBUTABLE_KINDS.has(f.kind) && !active.has(f.path));
 
   // Direct links: the id in the name, a custom sessionFile name, and the header id when those
@@ -145,7 +146,7 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
   for (let changed = true; changed; ) {
     changed = false;
     if (!candidates.some((f) => !byFile.has(f.path))) break;
-    const known = indexKnownFiles(filesOfKey, headerOf);
+    const known = indexKnownFiles(filesOfKey, fileByPath, headerOf);
     for (const f of candidates) {
       if (byFile.has(f.path)) continue;
       const header = headerOf(f.path);
@@ -185,12 +186,22 @@ interface KnownFile {
   startMs: number;
 }
 
-/** Files already owned by a key, indexed by their header's start time and parentSession. */
-function indexKnownFiles(filesOfKey: Map<string, string[]>, headerOf: HeaderLookup) {
+/** When a file's generation ended: its reset/deleted stamp; a live or `.bak` file has not ended. */
+function endedAt(f: ClassifiedFile | undefined): number {
+  return f?.archive && f.archive.reason !== "bak" && f.archive.timestampMs !== null ? f.archive.timestampMs : Infinity;
+}
+
+/**
+ * Each key's OLDEST known generation, indexed by header start time and parentSession. Only it can
+ * follow a file the key does not own yet: a later generation's predecessor is itself already
+ * known. Reading only these headers keeps `ls` to about one header per key.
+ */
+function indexKnownFiles(filesOfKey: Map<string, string[]>, fileByPath: ReadonlyMap<string, ClassifiedFile>, headerOf: HeaderLookup) {
   const byStart: KnownFile[] = [];
   const byParent = new Map<string, Array<{ key: string; path: string }>>();
   for (const [key, paths] of filesOfKey) {
-    for (const p of paths) {
+    const oldest = Math.min(...paths.map((p) => endedAt(fileByPath.get(p))));
+    for (const p of paths.filter((x) => endedAt(fileByPath.get(x)) === oldest)) {
       const header = headerOf(p);
       const startMs = headerMs(header);
       if (startMs !== null) byStart.push({ key, path: p, startMs });

@@ -60,6 +60,24 @@ function isFile(p: string): boolean {
   }
 }
 
+/**
+ * isFile for candidate paths. They often point into a directory that does not exist here (an old
+ * root, $HOME/.openclaw): one check per directory instead of one failed stat per key. One per index
+ * build, so nothing goes stale between runs in one process.
+ */
+function candidateProbe(): (p: string) => boolean {
+  const dirExists = new Map<string, boolean>();
+  return (p) => {
+    const dir = path.dirname(p);
+    let known = dirExists.get(dir);
+    if (known === undefined) {
+      known = fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
+      dirExists.set(dir, known);
+    }
+    return known && isFile(p);
+  };
+}
+
 function listDir(dir: string, cache: Map<string, string[]>): string[] {
   let names = cache.get(dir);
   if (!names) {
@@ -93,13 +111,19 @@ async function resolveHistorySource(sessionId: string, active: ActiveTranscript,
   return { path: null, via: "none", considered, ref: null };
 }
 
-function resolveActive(sessionKey: string, e: StoreEntry, ctx: PathContext, present: Map<string, ClassifiedFile>): ActiveTranscript | null {
+function resolveActive(
+  sessionKey: string,
+  e: StoreEntry,
+  ctx: PathContext,
+  present: Map<string, ClassifiedFile>,
+  exists: (p: string) => boolean,
+): ActiveTranscript | null {
   const entry = e.entry!;
   if (typeof entry.sessionId !== "string") return null;
   const target = readTargetSessionFile(sessionKey, entry, ctx);
   const candidates = transcriptCandidatePaths(entry.sessionId, target, ctx).map((c) => ({
     ...c,
-    exists: present.has(c.path) ? present.get(c.path)!.symlink ? isFile(c.path) : true : isFile(c.path),
+    exists: present.has(c.path) ? (present.get(c.path)!.symlink ? isFile(c.path) : true) : exists(c.path),
   }));
   if (candidates.length === 0) return null;
   const found = candidates.find((c) => c.exists);
@@ -145,7 +169,8 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
 
   const loaded = entries.filter((e) => !e.dropped && e.entry);
   const actives = new Map<string, ActiveTranscript | null>();
-  for (const e of loaded) actives.set(e.sessionKey, resolveActive(e.sessionKey, e, ctx, present));
+  const probe = candidateProbe();
+  for (const e of loaded) actives.set(e.sessionKey, resolveActive(e.sessionKey, e, ctx, present, probe));
 
   const keyInputs: KeyInput[] = loaded.map((e) => {
     const sessionId = typeof e.entry!.sessionId === "string" ? e.entry!.sessionId : null;

@@ -14,7 +14,7 @@ import { mutate, seeded } from "./mutations.js";
 
 const CASES = Number(process.env.HOSTILE_CASES ?? 150);
 const SEED = Number(process.env.HOSTILE_SEED ?? 20261130);
-const BASES = ["reset-chain", "artifact-zoo", "corrupt-transcripts", "topic-reset", "custom-session-file", "stale-locks", "leaf-rewind"];
+const BASES = ["reset-chain", "artifact-zoo", "corrupt-transcripts", "topic-reset", "custom-session-file", "stale-locks", "leaf-rewind", "single-active"];
 
 /** Every read command, as a user would run it on the damaged store. */
 function readCommands(stateDir: string, key: string): string[][] {
@@ -27,6 +27,14 @@ function readCommands(stateDir: string, key: string): string[][] {
     ["timeline", key, ...s],
     ["check", "--json", ...s],
     ["check", "--fast", ...s],
+    ["history", key, "--json", ...s],
+    ["history", key, "--archived", "--all-branches", ...s],
+    ["history", key, "--raw", ...s],
+    ["history", "--file", "0b9c3f1e-5d2a-4c7b-9e8f-1a2b3c4d5e6f.jsonl", "--context", ...s],
+    ["grep", "e", "--json", "--tools", ...s],
+    ["grep", "(", ...s],
+    ["export", key, "--archived", "--format", "html", ...s],
+    ["export", key, "--format", "jsonl", ...s],
   ];
 }
 

@@ -99,7 +99,11 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
         app.io.stderr.write(errStyle.c.dim(renderGrepSummary(result)));
       }
       for (const w of result.warnings) app.io.stderr.write(`openclaw-sessions: ${w.path}: ${w.message}\n`);
-      if (result.totalMatches === 0) app.raise(ExitCode.problems);
+      if (result.totalMatches === 0) {
+        // Like grep, no match exits 1; unlike grep, say so (cron mails stderr), unless --quiet.
+        if (!opts.quiet) app.io.stderr.write(`openclaw-sessions: no match for ${JSON.stringify(result.pattern)}\n`);
+        app.raise(ExitCode.problems);
+      }
     });
   });
 }

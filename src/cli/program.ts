@@ -41,13 +41,13 @@ export function buildProgram(io: IO): { program: Command; app: App } {
     })
     .addHelpText("after", EXIT_CODES_HELP);
   registerLs(program, app);
-  registerCompletion(program, app);
+  registerHistory(program, app);
   registerTimeline(program, app);
   registerCheck(program, app);
-  registerRestore(program, app);
-  registerHistory(program, app);
   registerGrep(program, app);
   registerExport(program, app);
+  registerRestore(program, app);
+  registerCompletion(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };
 }

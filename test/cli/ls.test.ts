@@ -128,3 +128,14 @@ describe("ls (CLI)", () => {
     expect(esc).toBeTruthy();
   });
 });
+
+describe("help", () => {
+  it("every command's --help leads with examples", async () => {
+    for (const cmd of ["ls", "history", "timeline", "check", "grep", "export", "restore", "completion"]) {
+      const r = await cli([cmd, "--help"]);
+      expect(r.code, cmd).toBe(0);
+      expect(r.stdout.trimStart().startsWith("Examples:"), cmd).toBe(true);
+      expect(r.stdout, cmd).toContain(`$ openclaw-sessions ${cmd}`);
+    }
+  });
+});

@@ -29,16 +29,16 @@ export function registerCheck(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "after",
-    `
-Examples:
+    "before",
+    `Examples:
   $ openclaw-sessions check
   $ openclaw-sessions check --json | jq '.findings[] | select(.severity=="error") | .code'
   $ openclaw-sessions check --all-agents --fast --fail-on warn --quiet
   $ 17 3 * * *  openclaw-sessions check --all-agents --json > /var/log/openclaw-check.json || mail -s "openclaw check" me < /var/log/openclaw-check.json
 
 Exit: 0 nothing at or above --fail-on, 1 findings at or above it; 2 usage, 3 environment (state dir missing).
-Finding codes: see docs/cron.md.`,
+Finding codes: see docs/cron.md.
+`,
   );
   cmd.action(async (opts: CheckFlags) => {
     await app.guard(opts, async () => {

@@ -21,13 +21,13 @@ export function registerCompletion(program: Command, app: App): void {
     .argument("<shell>", "bash, zsh or fish")
     .description("print a shell completion script (commands, flags and the session keys of the current store)")
     .addHelpText(
-      "after",
-      `
-Examples:
+    "before",
+    `Examples:
   $ source <(openclaw-sessions completion bash)
   $ openclaw-sessions completion zsh > "\${fpath[1]}/_openclaw-sessions"
-  $ openclaw-sessions completion fish > ~/.config/fish/completions/openclaw-sessions.fish`,
-    )
+  $ openclaw-sessions completion fish > ~/.config/fish/completions/openclaw-sessions.fish
+`,
+  )
     .action(async (shell: string) => {
       await app.guard({}, async () => {
         if (shell !== "bash" && shell !== "zsh" && shell !== "fish") {

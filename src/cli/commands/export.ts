@@ -38,12 +38,12 @@ export function registerExport(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd, false);
   cmd.addHelpText(
-    "after",
-    `
-Examples:
+    "before",
+    `Examples:
   $ openclaw-sessions export agent:main:main > main.md
   $ openclaw-sessions export agent:main:telegram:direct:42 --archived --format html -o chat.html
-  $ openclaw-sessions export agent:main:main --format jsonl --archived | wc -l`,
+  $ openclaw-sessions export agent:main:main --format jsonl --archived | wc -l
+`,
   );
   cmd.action(async (key: string, opts: ExportFlags) => {
     await app.guard(opts, async () => {

@@ -42,16 +42,16 @@ export function registerGrep(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "after",
-    `
-Examples:
+    "before",
+    `Examples:
   $ openclaw-sessions grep "buy milk"
   $ openclaw-sessions grep -i -F "invoice #42" --all-agents
   $ openclaw-sessions grep "deploy(ed|ment)" --key agent:main:main --role user --since 7d
   $ openclaw-sessions grep -l token --tools --no-deleted
   $ openclaw-sessions grep refund --json | jq '.matches[] | {sessionKey, path, seq}'
 
-Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or flag.`,
+Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or flag.
+`,
   );
   cmd.action(async (pattern: string, opts: GrepFlags) => {
     await app.guard(opts, async () => {

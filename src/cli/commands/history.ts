@@ -140,9 +140,8 @@ export function registerHistory(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "after",
-    `
-Examples:
+    "before",
+    `Examples:
   $ openclaw-sessions history agent:main:main
   $ openclaw-sessions history agent:main:telegram:direct:42 --archived
   $ openclaw-sessions history agent:main:main --tail 20 --no-tools
@@ -152,7 +151,8 @@ Examples:
 
 The default reads what OpenClaw's chat.history reads: the active transcript, else the newest
 .reset archive of the current sessionId (file-backed stores), or the current window's latest
-reset window (SQLite stores). The output says which file was read and why.`,
+reset window (SQLite stores). The output says which file was read and why.
+`,
   );
   cmd.action(async (key: string | undefined, flags: HistoryFlags) => {
     await app.guard(flags, async () => {

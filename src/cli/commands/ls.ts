@@ -17,13 +17,13 @@ export function registerLs(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "after",
-    `
-Examples:
+    "before",
+    `Examples:
   $ openclaw-sessions ls
   $ openclaw-sessions ls agent:main:telegram:direct:42
   $ openclaw-sessions ls --all-agents --json | jq '.unattributed[].path'
-  $ openclaw-sessions ls --state-dir ./backup/.openclaw --stats`,
+  $ openclaw-sessions ls --state-dir ./backup/.openclaw --stats
+`,
   );
   cmd.action(async (key: string | undefined, opts: LsFlags) => {
     await app.guard(opts, async () => {

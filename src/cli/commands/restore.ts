@@ -31,9 +31,8 @@ export function registerRestore(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "after",
-    `
-Examples:
+    "before",
+    `Examples:
   $ openclaw-sessions restore 9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z
   $ openclaw-sessions restore --key agent:main:telegram:direct:42 --from 9648af9a --yes
   $ openclaw-sessions restore <archive> --json --yes | jq -r .manifest
@@ -41,7 +40,8 @@ Examples:
 
 Refused (exit 5, nothing written): a live .jsonl.lock on the key's transcripts, sessions.json changed
 since the plan, a destination that exists and is not the key's current transcript, a path outside
-the store or a symlink. SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`).`,
+the store or a symlink. SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`).
+`,
   );
   cmd.action(async (archive: string | undefined, opts: RestoreFlags) => {
     await app.guard(opts, async () => {

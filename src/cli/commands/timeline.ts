@@ -23,13 +23,13 @@ export function registerTimeline(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "after",
-    `
-Examples:
+    "before",
+    `Examples:
   $ openclaw-sessions timeline
   $ openclaw-sessions timeline agent:main:telegram:direct:42
   $ openclaw-sessions timeline agent:main:main --tz Europe/Berlin --config ./openclaw.json
-  $ openclaw-sessions timeline agent:main:main --json | jq '.segments[].endReason'`,
+  $ openclaw-sessions timeline agent:main:main --json | jq '.segments[].endReason'
+`,
   );
   cmd.action(async (key: string | undefined, opts: TimelineFlags) => {
     await app.guard(opts, async () => {

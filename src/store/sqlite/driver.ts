@@ -19,7 +19,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { ToolError } from "../../core/errors.js";
+import { environmentError, ToolError } from "../../core/errors.js";
 
 export type SqliteDriverName = "node:sqlite" | "better-sqlite3";
 
@@ -84,7 +84,17 @@ function openConnection(driver: SqliteDriverName, file: string): MinimalConnecti
     const mod = loadNodeSqlite()!;
     return new mod.DatabaseSync(file, { readOnly: true });
   }
-  const Better = require("better-sqlite3") as new (p: string, o?: object) => MinimalConnection;
+  let Better: new (p: string, o?: object) => MinimalConnection;
+  try {
+    Better = require("better-sqlite3") as typeof Better;
+  } catch (err) {
+    // An optional dependency: its native build may have failed at install time.
+    throw environmentError(
+      "SQLITE_DRIVER_MISSING",
+      `cannot read ${file}: this Node.js (${process.version}) has no node:sqlite and the better-sqlite3 package did not load (${(err as Error).message.split("\n")[0]})`,
+      "run the tool with Node.js ≥ 22.13, or reinstall it where better-sqlite3 can build (python3, make, a C++ compiler)",
+    );
+  }
   return new Better(file, { readonly: true, fileMustExist: true });
 }
 

@@ -1,0 +1,33 @@
+/** Issue 7: no command changes a SQLite store, or leaves a file in it (-wal/-shm side effects). */
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+import { expectedOf, hashTree, scenarioDir, sqliteScenarios } from "../helpers/corpus.js";
+
+describe("every command leaves SQLite stores byte-identical", () => {
+  for (const scenario of sqliteScenarios()) {
+    it(scenario, async () => {
+      const stateDir = path.join(scenarioDir("sqlite", scenario), "state");
+      const keys = Object.keys(expectedOf("sqlite", scenario).keys).map((k) => k.split("/"));
+      const before = hashTree(stateDir);
+      const s = ["--state-dir", stateDir];
+      const runs: string[][] = [
+        ["ls", "--json", "--all-agents", "--stats", ...s],
+        ["timeline", "--json", "--all-agents", ...s],
+        ["check", "--json", "--all-agents", ...s],
+        ["grep", "e", "--json", "--all-agents", "--tools", ...s],
+      ];
+      for (const [agent, key] of keys) {
+        runs.push(["history", key!, "--archived", "--json", "--agent", agent!, ...s]);
+        runs.push(["history", key!, "--json", "--agent", agent!, ...s]);
+        runs.push(["timeline", key!, "--json", "--agent", agent!, ...s]);
+        runs.push(["export", key!, "--archived", "--format", "jsonl", "--agent", agent!, ...s]);
+      }
+      for (const argv of runs) {
+        const r = await cli(argv);
+        expect([0, 1, 2], `${argv.join(" ")}: ${r.stderr}`).toContain(r.code);
+      }
+      expect(hashTree(stateDir)).toEqual(before);
+    });
+  }
+});

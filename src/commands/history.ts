@@ -438,7 +438,7 @@ async function stretchesOf(open: OpenLines, scan: ScanResult, endReason: string 
       out.push(cur);
       cur = { startNode: i, startedAt: null, endedAt: null, reason: null };
     }
-    const ms = toEpochMs(n.timestamp);
+    const ms = n.timeMs;
     if (ms !== null) {
       if (cur.startedAt === null) cur.startedAt = ms;
       cur.endedAt = ms;

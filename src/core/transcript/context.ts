@@ -2,7 +2,7 @@
  * What the model saw: the last compaction/reset boundary on the active path, the kept tail and
  * every later entry (transcript-format.md §6.3–6.4).
  */
-import type { EntryRecord } from "./parse.js";
+import { entryId, type EntryRecord } from "./parse.js";
 import { ResetKeptFilter } from "./history.js";
 import { pathPosition, scanTranscript, walkEntries, type OpenLines, type ScanResult } from "./scan.js";
 import { contentText, contentTypes } from "./text.js";
@@ -123,27 +123,29 @@ export async function projectContext(open: OpenLines, opts: ContextOptions = {})
   const kept: ContextItem[] = [];
   const after: ContextItem[] = [];
   let summary: ContextItem | null = null;
+  let boundaryId = "";
   for await (const w of walkEntries(open, tree, tree.path, scan.diagnostics)) {
     state.see(w.rec);
     const i = w.node.index;
     if (i === boundaryIdx) {
-      if (!isReset) summary = summaryItem(w.rec, w.node.id);
+      boundaryId = entryId(w.rec);
+      if (!isReset) summary = summaryItem(w.rec, entryId(w.rec));
       continue;
     }
     if (boundaryIdx >= 0 && i < boundaryIdx) {
       if (keptIdx < 0 || i < keptIdx) continue;
       if (isReset && !filter.keep(w.rec)) continue;
-      const item = contextItemOf(w.rec, w.node.id);
+      const item = contextItemOf(w.rec, entryId(w.rec));
       if (item) kept.push({ ...item, kept: true });
       continue;
     }
-    const item = contextItemOf(w.rec, w.node.id);
+    const item = contextItemOf(w.rec, entryId(w.rec));
     if (item) after.push(item);
   }
   const boundary: ContextBoundary | null = boundaryNode
     ? {
         type: isReset ? "reset" : "compaction",
-        id: boundaryNode.id,
+        id: boundaryId,
         lineNo: boundaryNode.lineNo,
         firstKeptEntryId: boundaryNode.firstKeptEntryId ?? null,
         keptApplied: keptIdx >= 0,

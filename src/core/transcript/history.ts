@@ -3,7 +3,7 @@
  * SQLite-era variant (latest reset window, error-turn text).
  */
 import { Diagnostics } from "./diagnostics.js";
-import type { EntryRecord } from "./parse.js";
+import { entryId, type EntryRecord } from "./parse.js";
 import { allIndices, pathPosition, scanTranscript, walkEntries, type OpenLines, type ScanResult, type WalkedEntry } from "./scan.js";
 import { contentText, contentTypes, llmErrorText, resultCallId, TEXT_71, TEXT_96, thinkingText, toolCallArgs, toolCallIds, toolCallNames } from "./text.js";
 
@@ -77,7 +77,7 @@ const strOr = (v: unknown): string | undefined => (typeof v === "string" ? v : u
 const messageOf = (rec: EntryRecord): Msg | null => rec.message;
 
 function base(w: WalkedEntry, seq: number): Pick<HistoryItem, "seq" | "id" | "timestamp" | "lineNo"> {
-  return { seq, id: w.node.id, timestamp: w.rec.timestamp, lineNo: w.node.lineNo };
+  return { seq, id: entryId(w.rec), timestamp: w.rec.timestamp, lineNo: w.node.lineNo };
 }
 
 function messageItem(w: WalkedEntry, seq: number, textTypes: ReadonlySet<string>, oversized: number): HistoryItem {

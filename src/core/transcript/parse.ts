@@ -136,6 +136,11 @@ function isBlank(text: string): boolean {
   return first <= 32 && text.trim() === "";
 }
 
+/** An entry's id, or the line-based id given to rows without one (`#L<lineNo>`). */
+export function entryId(rec: EntryRecord): string {
+  return rec.id ?? `#L${rec.lineNo}`;
+}
+
 /** Parses one line. Invalid UTF-8 is parsed as decoded (replacement chars) and flagged. */
 export function parseLine(line: TranscriptLine): ParsedRecord {
   const flags = line.invalidUtf8 || line.unterminated || line.crlf ? flagsOf(line) : NO_FLAGS;

@@ -4,7 +4,8 @@
  * entries a view asked for, so bodies of other lines are never held.
  */
 import { Diagnostics } from "./diagnostics.js";
-import { parseLine, type EntryRecord, type HeaderRecord, type ParsedRecord, type TranscriptLine } from "./parse.js";
+import { idFingerprint } from "./id-index.js";
+import { entryId, parseLine, type EntryRecord, type HeaderRecord, type ParsedRecord, type TranscriptLine } from "./parse.js";
 import { TreeBuilder, type EntryTree, type TreeNode } from "./tree.js";
 
 /** Opens the transcript from its first line. Views may call it twice (two passes). */
@@ -79,7 +80,7 @@ export async function* walkEntries(
     }
     if (node.lineNo !== line.lineNo) continue;
     const rec = parseLine(line);
-    if (rec.kind === "entry" && (rec.id ?? `#L${rec.lineNo}`) === node.id) yield { node, rec, line };
+    if (rec.kind === "entry" && idFingerprint(entryId(rec)) === node.idHash) yield { node, rec, line };
     else diag.add({ code: "changed-between-passes", lineNo: line.lineNo, message: "line differs from the first pass; skipped" });
     if (++k >= indices.length) return;
   }

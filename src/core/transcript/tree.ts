@@ -3,20 +3,27 @@
  * Only metadata is kept per entry, so a multi-GB transcript costs memory per entry, not per byte.
  */
 import { Diagnostics } from "./diagnostics.js";
+import { idFingerprint, IdIndex } from "./id-index.js";
 import { isKnownEntryType, KNOWN_TYPE_NAMES, type EntryRecord } from "./parse.js";
 
 export type Reparent = "parentless" | "stale" | "self" | "reset";
 
+/**
+ * One entry's metadata. Kept small on purpose (no id or timestamp strings): a transcript's tree
+ * costs memory per entry, and that is what bounds a multi-GB read. The id is re-read in pass 2.
+ */
 export interface TreeNode {
   /** Position among canonical entries, in file order. */
   index: number;
-  id: string;
+  /** First half of the id's hash: pass 2 checks the line still holds the same entry. */
+  idHash: number;
   /** The id was made up (`#L<lineNo>`) because the row had none. */
   syntheticId?: true;
   type: string;
   lineNo: number;
   offset: number;
-  timestamp: string | null;
+  /** The entry's timestamp in epoch ms (null when missing or unparsable). */
+  timeMs: number | null;
   /** Index of the effective parent, -1 for a root. Always < index, so no cycle can form. */
   parent: number;
   /** Why the effective parent differs from the written one. */
@@ -33,7 +40,7 @@ export type LeafRule = "last-entry" | "leaf-rows";
 export interface EntryTree {
   nodes: TreeNode[];
   /** id → index (the last entry wins on duplicates, as in Pi's index). */
-  byId: Map<string, number>;
+  byId: IdIndex;
   /** Index of the active leaf; -1 = empty (no entries, or a leaf row with targetId null). */
   leaf: number;
   leafRule: LeafRule;
@@ -51,7 +58,7 @@ interface LeafRowLink {
 
 export class TreeBuilder {
   private readonly nodes: TreeNode[] = [];
-  private readonly byId = new Map<string, number>();
+  private readonly byId = new IdIndex();
   private readonly leafRowsById = new Map<string, LeafRowLink>();
   private leaf = -1;
   private appendParent = -1;
@@ -136,14 +143,15 @@ export class TreeBuilder {
       parent = this.leaf;
       why = "reset";
     }
+    const ms = rec.timestamp === null ? NaN : Date.parse(rec.timestamp);
     const node: TreeNode = {
       index,
-      id,
+      idHash: idFingerprint(id),
       // One shared string per known type: a node per entry must stay small (memory scales with entries).
       type: KNOWN_TYPE_NAMES.get(rec.type) ?? rec.type,
       lineNo: rec.lineNo,
       offset: rec.offset,
-      timestamp: rec.timestamp,
+      timeMs: Number.isNaN(ms) ? null : ms,
       parent,
       resetAncestor: parent >= 0 ? this.nodes[parent]!.resetAncestor : -1,
     };
@@ -224,8 +232,8 @@ export function childrenOf(tree: EntryTree): { roots: number[]; children: number
   const children: number[][] = tree.nodes.map(() => []);
   for (const n of tree.nodes) (n.parent < 0 ? roots : children[n.parent]!).push(n.index);
   const byTime = (a: number, b: number) => {
-    const ta = tree.nodes[a]!.timestamp ?? "";
-    const tb = tree.nodes[b]!.timestamp ?? "";
+    const ta = tree.nodes[a]!.timeMs ?? -Infinity;
+    const tb = tree.nodes[b]!.timeMs ?? -Infinity;
     return ta < tb ? -1 : ta > tb ? 1 : a - b;
   };
   roots.sort(byTime);

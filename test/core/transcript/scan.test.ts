@@ -44,7 +44,7 @@ describe("streaming", () => {
     const scan = await scanTranscript(open);
     const spy = vi.spyOn(JSON, "parse");
     const seen: string[] = [];
-    for await (const w of walkEntries(open, scan.tree, scan.tree.path, scan.diagnostics)) seen.push(w.node.id);
+    for await (const w of walkEntries(open, scan.tree, scan.tree.path, scan.diagnostics)) seen.push(w.rec.id!);
     expect(seen).toEqual(["a", "b"]);
     expect(spy.mock.calls.length).toBe(2);
     spy.mockRestore();

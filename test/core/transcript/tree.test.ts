@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { Diagnostics } from "../../../src/core/transcript/diagnostics.js";
-import { buildTree, childrenOf, offBranch, type EntryTree } from "../../../src/core/transcript/tree.js";
+import type { EntryRecord } from "../../../src/core/transcript/parse.js";
+import { buildTree as build, childrenOf, offBranch, type EntryTree } from "../../../src/core/transcript/tree.js";
 import { msg, records, row } from "./helpers.js";
 
-const ids = (t: EntryTree, xs: number[]) => xs.map((i) => t.nodes[i]!.id);
+// The tree keeps no id strings: remember each record's id by line number to name nodes in assertions.
+let lastIds: string[] = [];
+const buildTree = (recs: EntryRecord[], diag?: Diagnostics): EntryTree => {
+  lastIds = [];
+  for (const r of recs) lastIds[r.lineNo] = r.id ?? `#L${r.lineNo}`;
+  return build(recs, diag);
+};
+const ids = (t: EntryTree, xs: number[]) => xs.map((i) => lastIds[t.nodes[i]!.lineNo] ?? `#L${t.nodes[i]!.lineNo}`);
 const pathIds = (t: EntryTree) => ids(t, t.path);
 
 describe("active leaf", () => {

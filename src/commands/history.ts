@@ -287,8 +287,16 @@ function allowedRoots(indexes: StoreIndex[]): string[] {
   return [...roots];
 }
 
+/** A bare file name (as `ls` and `restore` show them) means the file of that name in the sessions dir. */
+function resolveFileArg(file: string, indexes: StoreIndex[], cwd: string): string {
+  const fromCwd = path.resolve(cwd, file);
+  if (file.includes("/") || file.includes(path.sep) || fs.existsSync(fromCwd)) return fromCwd;
+  const inStore = indexes.map((i) => path.join(i.location.sessionsDir, file)).find((p) => fs.existsSync(p));
+  return inStore ?? fromCwd;
+}
+
 function filePlan(opts: HistoryOptions, indexes: StoreIndex[], cwd: string): Plan {
-  const wanted = path.resolve(cwd, opts.file!);
+  const wanted = resolveFileArg(opts.file!, indexes, cwd);
   const roots = allowedRoots(indexes);
   const where = roots.join(", ");
   if (!roots.some((r) => isInside(wanted, r))) {

@@ -13,11 +13,11 @@ import type { OpenLines } from "../core/transcript/scan.js";
 import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
 import { zstdChunks } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
+import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "./export-formats.js";
 
 export const EXPORT_SCHEMA_VERSION = 1;
 
-export type ExportFormat = "md" | "html" | "jsonl";
-export const EXPORT_FORMATS: readonly ExportFormat[] = ["md", "html", "jsonl"];
+export { EXPORT_FORMATS, type ExportFormat, type ExportSink };
 
 export interface ExportOptions extends StoreSelection {
   key: string;
@@ -62,9 +62,6 @@ export interface ExportRenderer {
   end(h: ExportHeader): string;
 }
 
-export interface ExportSink {
-  write(chunk: string | Buffer): void | Promise<void>;
-}
 
 export interface ExportSummary {
   schemaVersion: number;

@@ -4,10 +4,7 @@ import { once } from "node:events";
 import { Command, Option } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
-import { checkOutputPath, EXPORT_FORMATS, prepareExport, writeExport, type ExportFormat, type ExportSink } from "../../commands/export.js";
-import { markdownRenderer } from "../../render/export-markdown.js";
-import { htmlRenderer } from "../../render/export-html.js";
-import { formatBytes } from "../../render/common.js";
+import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "../../commands/export-formats.js";
 
 interface ExportFlags extends CommonOptions {
   archived?: boolean;
@@ -47,6 +44,11 @@ export function registerExport(program: Command, app: App): void {
   );
   cmd.action(async (key: string, opts: ExportFlags) => {
     await app.guard(opts, async () => {
+      // Loaded when the command runs: start-up only pays for what this invocation uses.
+      const { checkOutputPath, prepareExport, writeExport } = await import("../../commands/export.js");
+      const { markdownRenderer } = await import("../../render/export-markdown.js");
+      const { htmlRenderer } = await import("../../render/export-html.js");
+      const { formatBytes } = await import("../../render/common.js");
       const ctx = { env: app.io.env, cwd: app.io.cwd };
       const { header, indexes } = await prepareExport({ ...selectionOf(opts), key, archived: opts.archived, format: opts.format }, ctx);
       const renderer = opts.format === "html" ? htmlRenderer : opts.format === "md" ? markdownRenderer : undefined;

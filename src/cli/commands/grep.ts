@@ -1,10 +1,7 @@
 import { Command } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
-import { runGrep } from "../../commands/grep.js";
-import { renderGrepFileRecord, renderGrepJson, renderGrepMatchRecord, renderGrepSummaryRecord, type GrepMode } from "../../render/grep-json.js";
-import { renderGrepCounts, renderGrepFilesOnly, renderGrepSummary, textMatchPrinter } from "../../render/grep-text.js";
-import { storeLine } from "../../render/common.js";
+import type { GrepMode } from "../../render/grep-json.js";
 import { ExitCode, usageError } from "../../core/errors.js";
 
 interface GrepFlags extends CommonOptions {
@@ -55,6 +52,11 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
   );
   cmd.action(async (pattern: string, opts: GrepFlags) => {
     await app.guard(opts, async () => {
+      // Loaded when the command runs: start-up only pays for what this invocation uses.
+      const { runGrep } = await import("../../commands/grep.js");
+      const { renderGrepFileRecord, renderGrepJson, renderGrepMatchRecord, renderGrepSummaryRecord } = await import("../../render/grep-json.js");
+      const { renderGrepCounts, renderGrepFilesOnly, renderGrepSummary, textMatchPrinter } = await import("../../render/grep-text.js");
+      const { storeLine } = await import("../../render/common.js");
       if (opts.json && opts.jsonl) throw usageError("CONFLICTING_OPTIONS", "--json and --jsonl cannot be combined");
       if (opts.filesWithMatches && opts.count) throw usageError("CONFLICTING_OPTIONS", "-l and -c cannot be combined");
       const mode: GrepMode = opts.filesWithMatches ? "files" : opts.count ? "count" : "matches";

@@ -3,6 +3,7 @@
  * planRestore gathers the facts and builds the plan (writes nothing); applyRestore runs it;
  * runUndo reverses a manifest. Rendering, prompting and exit codes are the CLI's business.
  */
+import { evaluateLock } from "../store/files/locks.js";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -206,27 +207,18 @@ function select(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): { ind
   return { index, record, file, warnings };
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM"; // exists, owned by someone else
-  }
-}
-
-/** `{pid, createdAt}` of a `.jsonl.lock`: live when the pid runs here. */
+/** `{pid, createdAt}` of a `.jsonl.lock`, judged like `check` does; restore refuses while its pid runs. */
 export function readLock(file: string): LockFact {
+  let text: string;
   try {
-    const text = fs.readFileSync(file, "utf8").slice(0, 64 * 1024);
-    const v = JSON.parse(text) as { pid?: unknown; createdAt?: unknown };
-    const pid = typeof v.pid === "number" && Number.isInteger(v.pid) && v.pid > 0 ? v.pid : null;
-    const createdAt = typeof v.createdAt === "string" ? v.createdAt : null;
-    if (pid === null) return { path: file, pid: null, createdAt, state: "unreadable" };
-    return { path: file, pid, createdAt, state: pidAlive(pid) ? "live" : "dead-pid" };
+    text = fs.readFileSync(file, "utf8").slice(0, 64 * 1024);
   } catch {
     return { path: file, pid: null, createdAt: null, state: "unreadable" };
   }
+  const lock = evaluateLock(text, Date.now());
+  // A lock older than OpenClaw's staleMs whose process still runs is still held: only the pid decides.
+  const state = lock.pid === null ? "unreadable" : lock.pidAlive ? "live" : "dead-pid";
+  return { path: file, pid: lock.pid, createdAt: lock.createdAt, state };
 }
 
 function locksFor(index: StoreIndex, ids: Set<string>, transcripts: string[]): LockFact[] {

@@ -3,6 +3,7 @@
  * JSONL lines. Default: what OpenClaw's history reader opens (`historySource`); `--archived`:
  * the whole logical history across resets (`segmentsOf`). Streamed segment by segment.
  */
+import { findSession } from "../core/lookup.js";
 import fs from "node:fs";
 import path from "node:path";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
@@ -74,21 +75,6 @@ export interface ExportSummary {
   bytes: number;
 }
 
-function findRecord(indexes: StoreIndex[], key: string): { index: StoreIndex; record: SessionRecord } {
-  for (const index of indexes) {
-    const record = index.sessions.find((s) => s.sessionKey === key);
-    if (record) return { index, record };
-  }
-  const all = indexes.flatMap((i) => i.sessions.map((s) => s.sessionKey));
-  const lower = key.trim().toLowerCase();
-  const near = all.filter((k) => k.toLowerCase().includes(lower));
-  throw usageError(
-    "SESSION_NOT_FOUND",
-    `no key "${key}" in ${indexes.map((i) => i.location.storePath).join(", ")}`,
-    near.length ? `did you mean: ${near.slice(0, 5).join(", ")}?` : "run `openclaw-sessions ls` to list the keys",
-    { candidates: near },
-  );
-}
 
 /** The segments an export reads: the history source, or the whole chain with --archived. */
 export function exportSegments(record: SessionRecord, archived: boolean): ExportSegmentInfo[] {
@@ -197,7 +183,7 @@ export interface ExportPrepared {
 export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Promise<ExportPrepared> {
   if (!EXPORT_FORMATS.includes(opts.format)) throw usageError("BAD_FORMAT", `unknown format "${opts.format}"`, `use one of: ${EXPORT_FORMATS.join(", ")}`);
   const indexes = await openStores(opts, ctx);
-  const { index, record } = findRecord(indexes, opts.key);
+  const { index, record } = findSession(indexes, opts.key);
   const view = opts.archived ? "archived" : "current";
   const header: ExportHeader = {
     schemaVersion: EXPORT_SCHEMA_VERSION,

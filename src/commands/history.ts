@@ -4,6 +4,7 @@
  * whole conversation of the key across resets. Streams: `openHistory` yields events one by one
  * (for `--jsonl`, text, Markdown); `runHistory` collects them into one typed result (`--json`).
  */
+import { sessionNotFound } from "../core/lookup.js";
 import fs from "node:fs";
 import path from "node:path";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
@@ -204,14 +205,7 @@ function findRecord(indexes: StoreIndex[], key: string): { index: StoreIndex; re
       { storePath: broken.location.storePath },
     );
   }
-  const keys = indexes.flatMap((i) => i.sessions.map((s) => s.sessionKey));
-  const near = closeMatches(key, keys);
-  throw usageError(
-    "SESSION_NOT_FOUND",
-    `no key "${key}" in ${indexes.map((i) => i.location.storePath).join(", ")}`,
-    near.length ? `did you mean: ${near.join(", ")}?` : "run `openclaw-sessions ls` to list the keys",
-    { candidates: near },
-  );
+  throw sessionNotFound(key, indexes);
 }
 
 function whyOf(record: SessionRecord, era96: boolean): string {

@@ -2,9 +2,9 @@
  * `ls`: every key with its active transcript and archives, and every file no key owns.
  * Returns data; rendering and exit codes are the CLI's business.
  */
+import { sessionNotFound } from "../core/lookup.js";
 import path from "node:path";
 import type { ClassifiedFile, Evidence, StoreIndex } from "../core/model.js";
-import { usageError } from "../core/errors.js";
 import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
@@ -191,14 +191,7 @@ export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResul
   if (opts.key !== undefined) {
     const matches = result.sessions.filter((s) => s.sessionKey === opts.key);
     if (matches.length === 0) {
-      const lower = opts.key.trim().toLowerCase();
-      const near = result.sessions.filter((s) => s.sessionKey.toLowerCase().includes(lower)).map((s) => s.sessionKey);
-      throw usageError(
-        "SESSION_NOT_FOUND",
-        `no key "${opts.key}" in ${result.stores.map((s) => s.storePath).join(", ")}`,
-        near.length ? `did you mean: ${near.slice(0, 5).join(", ")}?` : "run `openclaw-sessions ls` to list the keys",
-        { candidates: near },
-      );
+      throw sessionNotFound(opts.key, indexes);
     }
     result.sessions = matches;
   }

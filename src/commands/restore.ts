@@ -3,7 +3,7 @@
  * planRestore gathers the facts and builds the plan (writes nothing); applyRestore runs it;
  * runUndo reverses a manifest. Rendering, prompting and exit codes are the CLI's business.
  */
-import { evaluateLock } from "../store/files/locks.js";
+import { findSession } from "../core/lookup.js";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -27,6 +27,7 @@ import {
 } from "../core/restore-plan.js";
 import { openStores, type StoreContext, type StoreSelection } from "../store/index.js";
 import { fileRef } from "../store/files/index.js";
+import { evaluateLock } from "../store/files/locks.js";
 import { readHeader } from "../store/files/peek.js";
 import {
   applyPlan,
@@ -151,14 +152,7 @@ function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { i
 }
 
 function findKey(indexes: StoreIndex[], key: string): { index: StoreIndex; record: SessionRecord } {
-  for (const index of indexes) {
-    const record = index.sessions.find((s) => s.sessionKey === key);
-    if (record) return { index, record };
-  }
-  const near = indexes.flatMap((i) => i.sessions.map((s) => s.sessionKey)).filter((k) => k.toLowerCase().includes(key.trim().toLowerCase()));
-  throw usageError("SESSION_NOT_FOUND", `no key "${key}" in ${indexes.map((i) => i.location.storePath).join(", ")}`, near.length ? `did you mean: ${near.slice(0, 5).join(", ")}?` : "run `openclaw-sessions ls` to list the keys (restore does not create keys)", {
-    candidates: near,
-  });
+  return findSession(indexes, key, "run `openclaw-sessions ls` to list the keys (restore does not create keys)");
 }
 
 /** Which archive and which key: a path/name with attribution (or --key), or --key + --from. */

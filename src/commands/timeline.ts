@@ -2,6 +2,7 @@
  * `timeline`: the segments of a key across resets, what happened in each (compactions, branch
  * summaries, failed runs) and why each one ended. Streams every transcript once.
  */
+import { sessionNotFound } from "../core/lookup.js";
 import fs from "node:fs";
 import path from "node:path";
 import { format } from "date-fns/format";
@@ -209,14 +210,7 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
 }
 
 function notFound(key: string, indexes: StoreIndex[]): never {
-  const lower = key.trim().toLowerCase();
-  const near = indexes.flatMap((i) => i.sessions.map((s) => s.sessionKey)).filter((k) => k.toLowerCase().includes(lower));
-  throw usageError(
-    "SESSION_NOT_FOUND",
-    `no key "${key}" in ${indexes.map((i) => i.location.storePath).join(", ")}`,
-    near.length ? `did you mean: ${near.slice(0, 5).join(", ")}?` : "run `openclaw-sessions timeline` to list the keys",
-    { candidates: near },
-  );
+  throw sessionNotFound(key, indexes, "run `openclaw-sessions timeline` to list the keys");
 }
 
 export async function runTimeline(opts: TimelineOptions & { key: string }, ctx: StoreContext): Promise<TimelineResult>;

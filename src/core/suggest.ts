@@ -37,3 +37,4 @@ export function closeMatches(input: string, candidates: readonly string[], limit
   }
   return scored.sort((x, y) => x.score - y.score || x.c.localeCompare(y.c)).slice(0, limit).map((s) => s.c);
 }
+

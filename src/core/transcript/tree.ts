@@ -61,7 +61,6 @@ export class TreeBuilder {
   private readonly byId = new IdIndex();
   private readonly leafRowsById = new Map<string, LeafRowLink>();
   private leaf = -1;
-  private appendParent = -1;
   private lastReset = -1;
   private leafRows = 0;
 
@@ -91,8 +90,6 @@ export class TreeBuilder {
     const target = rec.raw.targetId;
     if (target === null) {
       this.leaf = -1;
-      const ap = rec.raw.appendParentId;
-      this.appendParent = typeof ap === "string" ? (this.resolve(ap) ?? -1) : -1;
       return;
     }
     const t = typeof target === "string" ? this.resolve(target) : undefined;
@@ -105,9 +102,8 @@ export class TreeBuilder {
       });
       return;
     }
-    const ap = rec.raw.appendParentId;
+    // appendParentId only steers where OpenClaw writes next; reading follows the written parentIds.
     this.leaf = t;
-    this.appendParent = typeof ap === "string" ? (this.resolve(ap) ?? t) : t;
   }
 
   private effectiveParent(rec: EntryRecord, id: string): { parent: number; why?: Reparent } {
@@ -168,10 +164,8 @@ export class TreeBuilder {
     this.byId.set(id, index);
     if (rec.raw.appendMode === "side") {
       node.side = true;
-      this.appendParent = index;
     } else {
       this.leaf = index;
-      this.appendParent = index;
     }
   }
 

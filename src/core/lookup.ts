@@ -1,0 +1,24 @@
+/** Finding a key across the selected stores, with one "no such key" error for every command. */
+import { usageError, type ToolError } from "./errors.js";
+import type { SessionRecord, StoreIndex } from "./model.js";
+import { closeMatches } from "./suggest.js";
+
+/** The "no such key" error: the stores searched and the closest keys. */
+export function sessionNotFound(key: string, indexes: readonly StoreIndex[], fallbackHint = "run `openclaw-sessions ls` to list the keys"): ToolError {
+  const near = closeMatches(key, indexes.flatMap((i) => i.sessions.map((s) => s.sessionKey)));
+  return usageError(
+    "SESSION_NOT_FOUND",
+    `no key "${key}" in ${indexes.map((i) => i.location.storePath).join(", ")}`,
+    near.length ? `did you mean: ${near.join(", ")}?` : fallbackHint,
+    { candidates: near },
+  );
+}
+
+/** The first store holding the key, and its record; throws `sessionNotFound` otherwise. */
+export function findSession(indexes: readonly StoreIndex[], key: string, fallbackHint?: string): { index: StoreIndex; record: SessionRecord } {
+  for (const index of indexes) {
+    const record = index.sessions.find((s) => s.sessionKey === key);
+    if (record) return { index, record };
+  }
+  throw sessionNotFound(key, indexes, fallbackHint);
+}

@@ -426,7 +426,7 @@ interface Stretch {
 /** Cuts the active path at reset rows; reasons come from a read of just those rows. */
 async function stretchesOf(open: OpenLines, scan: ScanResult, endReason: string | null): Promise<Stretch[]> {
   const { tree } = scan;
-  const resets = tree.path.filter((i) => tree.nodes[i]!.type === "reset");
+  const resets = tree.path.filter((i) => tree.nodes.at(i).type === "reset");
   const reasons = new Map<number, string | null>();
   for await (const w of walkEntries(open, tree, resets, new Diagnostics())) {
     reasons.set(w.node.index, typeof w.rec.raw.reason === "string" ? w.rec.raw.reason : null);
@@ -434,7 +434,7 @@ async function stretchesOf(open: OpenLines, scan: ScanResult, endReason: string 
   const out: Stretch[] = [];
   let cur: Stretch = { startNode: tree.path[0] ?? -1, startedAt: null, endedAt: null, reason: null };
   for (const i of tree.path) {
-    const n = tree.nodes[i]!;
+    const n = tree.nodes.at(i);
     if (n.type === "reset") {
       cur.reason = reasons.get(i) ?? "reset";
       out.push(cur);

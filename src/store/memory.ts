@@ -8,7 +8,7 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 
-const BUDGET = 24 * 1024 * 1024;
+const BUDGET = 8 * 1024 * 1024;
 
 let gc: (() => void) | null | undefined;
 let pending = 0;

@@ -137,7 +137,7 @@ function pairTools(tree: EntryTree, tools: Map<number, ToolInfo>) {
     open = [];
   };
   for (const i of tree.path) {
-    const node = tree.nodes[i]!;
+    const node = tree.nodes.at(i);
     const t = tools.get(node.lineNo);
     if (!t) continue;
     if (t.role === "assistant") {

@@ -239,13 +239,13 @@ function window96(scan: ScanResult): Window96 {
   const { tree } = scan;
   let resetPos = -1;
   for (let p = tree.path.length - 1; p >= 0; p--) {
-    if (tree.nodes[tree.path[p]!]!.type === "reset") {
+    if (tree.nodes.at(tree.path[p]!).type === "reset") {
       resetPos = p;
       break;
     }
   }
   if (resetPos < 0) return { resetPos, keptPos: -1 };
-  const kept = pathPosition(tree, tree.nodes[tree.path[resetPos]!]!.firstKeptEntryId);
+  const kept = pathPosition(tree, tree.nodes.at(tree.path[resetPos]!).firstKeptEntryId);
   return { resetPos, keptPos: kept >= 0 && kept < resetPos ? kept : -1 };
 }
 

@@ -1,6 +1,6 @@
 /**
  * id → entry index without keeping the id strings: a 64-bit hash (two 32-bit hashes) in an
- * open-addressing table of typed arrays, about 24 bytes per entry instead of ~150 for a
+ * open-addressing table of typed arrays, 16–32 bytes per entry instead of ~150 for a
  * Map<string, number>. Memory per entry is what bounds a multi-GB transcript read; a false match
  * needs two ids colliding on 64 bits (about 1 in 10^9 for a million entries).
  */
@@ -58,7 +58,8 @@ export class IdIndex {
 
   /** Later rows win lookups, as in Pi's index. */
   set(id: string, value: number): void {
-    if ((this.count + 1) * 2 > this.keyA.length) this.grow();
+    // Grow at 3/4 full: linear probing stays short, and the table stays ~16–32 bytes an entry.
+    if ((this.count + 1) * 4 > this.keyA.length * 3) this.grow();
     const [a, b] = hashId(id);
     const i = this.slot(a, b);
     if (this.keyA[i] === 0 && this.keyB[i] === 0) this.count += 1;

@@ -17,10 +17,9 @@ export async function* rawView(open: OpenLines, opts: { scan?: ScanResult } = {}
   let k = 0;
   for await (const line of open()) {
     const record = parseLine(line);
-    while (k < nodes.length && nodes[k]!.lineNo < line.lineNo) k++;
-    const n = nodes[k];
-    if (n && n.lineNo === line.lineNo && record.kind === "entry") {
-      yield { record, node: n.index, onActiveBranch: onPath[n.index] === 1 };
+    while (k < nodes.length && nodes.lineNoOf(k) < line.lineNo) k++;
+    if (k < nodes.length && nodes.lineNoOf(k) === line.lineNo && record.kind === "entry") {
+      yield { record, node: k, onActiveBranch: onPath[k] === 1 };
     } else {
       yield { record, onActiveBranch: null };
     }

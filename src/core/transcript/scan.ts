@@ -72,13 +72,13 @@ export async function* walkEntries(
 ): AsyncGenerator<WalkedEntry> {
   let k = 0;
   if (indices.length === 0) return;
+  const { nodes } = tree;
   for await (const line of open()) {
-    let node = tree.nodes[indices[k]!]!;
-    while (node.lineNo < line.lineNo) {
+    while (nodes.lineNoOf(indices[k]!) < line.lineNo) {
       if (++k >= indices.length) return;
-      node = tree.nodes[indices[k]!]!;
     }
-    if (node.lineNo !== line.lineNo) continue;
+    if (nodes.lineNoOf(indices[k]!) !== line.lineNo) continue;
+    const node = nodes.at(indices[k]!);
     const rec = parseLine(line);
     if (rec.kind === "entry" && idFingerprint(entryId(rec)) === node.idHash) yield { node, rec, line };
     else diag.add({ code: "changed-between-passes", lineNo: line.lineNo, message: "line differs from the first pass; skipped" });
@@ -86,7 +86,7 @@ export async function* walkEntries(
   }
 }
 
-export const allIndices = (tree: EntryTree): number[] => tree.nodes.map((n) => n.index);
+export const allIndices = (tree: EntryTree): number[] => Array.from({ length: tree.nodes.length }, (_, i) => i);
 
 /** Position of an id on the active path, or -1. */
 export function pathPosition(tree: EntryTree, id: string | undefined): number {

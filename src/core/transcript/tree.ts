@@ -4,6 +4,7 @@
  */
 import { Diagnostics } from "./diagnostics.js";
 import { idFingerprint, IdIndex } from "./id-index.js";
+import { NodeTable, type NewNode } from "./node-table.js";
 import { isKnownEntryType, KNOWN_TYPE_NAMES, type EntryRecord } from "./parse.js";
 
 export type Reparent = "parentless" | "stale" | "self" | "reset";
@@ -21,7 +22,6 @@ export interface TreeNode {
   syntheticId?: true;
   type: string;
   lineNo: number;
-  offset: number;
   /** The entry's timestamp in epoch ms (null when missing or unparsable). */
   timeMs: number | null;
   /** Index of the effective parent, -1 for a root. Always < index, so no cycle can form. */
@@ -38,7 +38,7 @@ export interface TreeNode {
 export type LeafRule = "last-entry" | "leaf-rows";
 
 export interface EntryTree {
-  nodes: TreeNode[];
+  nodes: NodeTable;
   /** id → index (the last entry wins on duplicates, as in Pi's index). */
   byId: IdIndex;
   /** Index of the active leaf; -1 = empty (no entries, or a leaf row with targetId null). */
@@ -57,7 +57,7 @@ interface LeafRowLink {
 }
 
 export class TreeBuilder {
-  private readonly nodes: TreeNode[] = [];
+  private readonly nodes = new NodeTable();
   private readonly byId = new IdIndex();
   private readonly leafRowsById = new Map<string, LeafRowLink>();
   private leaf = -1;
@@ -140,16 +140,13 @@ export class TreeBuilder {
       why = "reset";
     }
     const ms = rec.timestamp === null ? NaN : Date.parse(rec.timestamp);
-    const node: TreeNode = {
-      index,
+    const node: NewNode = {
       idHash: idFingerprint(id),
-      // One shared string per known type: a node per entry must stay small (memory scales with entries).
       type: KNOWN_TYPE_NAMES.get(rec.type) ?? rec.type,
       lineNo: rec.lineNo,
-      offset: rec.offset,
       timeMs: Number.isNaN(ms) ? null : ms,
       parent,
-      resetAncestor: parent >= 0 ? this.nodes[parent]!.resetAncestor : -1,
+      resetAncestor: parent >= 0 ? this.nodes.resetAncestorOf(parent) : -1,
     };
     if (rec.id === null) node.syntheticId = true;
     if (why) node.reparented = why;
@@ -160,17 +157,15 @@ export class TreeBuilder {
       this.lastReset = index;
     }
     if (this.byId.has(id)) this.issue("duplicate-id", rec, id, `id ${id} was already used; the later row wins lookups`);
+    const side = rec.raw.appendMode === "side";
+    if (side) node.side = true;
     this.nodes.push(node);
     this.byId.set(id, index);
-    if (rec.raw.appendMode === "side") {
-      node.side = true;
-    } else {
-      this.leaf = index;
-    }
+    if (!side) this.leaf = index;
   }
 
   private descendsFromLastReset(parent: number): boolean {
-    return parent >= 0 && this.nodes[parent]!.resetAncestor === this.lastReset;
+    return parent >= 0 && this.nodes.resetAncestorOf(parent) === this.lastReset;
   }
 
   private issue(code: "parentless" | "self-parent" | "broken-chain" | "reset-reparent" | "missing-id" | "duplicate-id", rec: EntryRecord, id: string, message: string): void {
@@ -194,18 +189,18 @@ export class TreeBuilder {
 }
 
 /** Root → node indices. Guarded even though parents always precede children. */
-export function pathTo(nodes: readonly TreeNode[], leaf: number, diag?: Diagnostics): number[] {
+export function pathTo(nodes: NodeTable, leaf: number, diag?: Diagnostics): number[] {
   const out: number[] = [];
   let i = leaf;
-  while (i >= 0) {
+  while (i >= 0 && i < nodes.length) {
     if (out.length > nodes.length) {
-      diag?.add({ code: "cycle", lineNo: nodes[i]?.lineNo ?? null, message: "parent chain loops; path cut" });
+      diag?.add({ code: "cycle", lineNo: nodes.lineNoOf(i), message: "parent chain loops; path cut" });
       break;
     }
     out.push(i);
-    const p = nodes[i]!.parent;
+    const p = nodes.parentOf(i);
     if (p >= i) {
-      diag?.add({ code: "cycle", lineNo: nodes[i]!.lineNo, message: "parent does not precede child; path cut" });
+      diag?.add({ code: "cycle", lineNo: nodes.lineNoOf(i), message: "parent does not precede child; path cut" });
       break;
     }
     i = p;
@@ -223,11 +218,14 @@ export function buildTree(records: Iterable<EntryRecord>, diag?: Diagnostics): E
 /** Children per node (index -1 = roots under key "root"), ordered by timestamp as in Pi's getTree. */
 export function childrenOf(tree: EntryTree): { roots: number[]; children: number[][] } {
   const roots: number[] = [];
-  const children: number[][] = tree.nodes.map(() => []);
-  for (const n of tree.nodes) (n.parent < 0 ? roots : children[n.parent]!).push(n.index);
+  const children: number[][] = Array.from({ length: tree.nodes.length }, () => []);
+  for (let i = 0; i < tree.nodes.length; i++) {
+    const p = tree.nodes.parentOf(i);
+    (p < 0 ? roots : children[p]!).push(i);
+  }
   const byTime = (a: number, b: number) => {
-    const ta = tree.nodes[a]!.timeMs ?? -Infinity;
-    const tb = tree.nodes[b]!.timeMs ?? -Infinity;
+    const ta = tree.nodes.at(a).timeMs ?? -Infinity;
+    const tb = tree.nodes.at(b).timeMs ?? -Infinity;
     return ta < tb ? -1 : ta > tb ? 1 : a - b;
   };
   roots.sort(byTime);

@@ -11,7 +11,7 @@ const buildTree = (recs: EntryRecord[], diag?: Diagnostics): EntryTree => {
   for (const r of recs) lastIds[r.lineNo] = r.id ?? `#L${r.lineNo}`;
   return build(recs, diag);
 };
-const ids = (t: EntryTree, xs: number[]) => xs.map((i) => lastIds[t.nodes[i]!.lineNo] ?? `#L${t.nodes[i]!.lineNo}`);
+const ids = (t: EntryTree, xs: number[]) => xs.map((i) => lastIds[t.nodes.at(i).lineNo] ?? `#L${t.nodes.at(i).lineNo}`);
 const pathIds = (t: EntryTree) => ids(t, t.path);
 
 describe("active leaf", () => {
@@ -51,7 +51,7 @@ describe("active leaf", () => {
       ]),
     );
     expect(pathIds(t)).toEqual(["a", "b", "c"]);
-    expect(t.nodes[t.byId.get("c")!]!.parent).toBe(t.byId.get("b"));
+    expect(t.nodes.at(t.byId.get("c")!).parent).toBe(t.byId.get("b"));
   });
 
   it("attaches a parentless row to the leaf a leaf row chose", () => {
@@ -62,7 +62,7 @@ describe("active leaf", () => {
   it("does not move the leaf on a side append", () => {
     const t = buildTree(records([msg("a", null, "user", "q"), msg("s", "a", "assistant", [], {}), { ...msg("side", "a", "custom", "x"), appendMode: "side" }]));
     expect(pathIds(t)).toEqual(["a", "s"]);
-    expect(t.nodes[t.byId.get("side")!]!.side).toBe(true);
+    expect(t.nodes.at(t.byId.get("side")!).side).toBe(true);
   });
 });
 
@@ -74,7 +74,7 @@ describe("re-parenting", () => {
       d,
     );
     expect(pathIds(t)).toEqual(["a", "b", "R", "c", "late"]);
-    expect(t.nodes[t.byId.get("late")!]!.reparented).toBe("reset");
+    expect(t.nodes.at(t.byId.get("late")!).reparented).toBe("reset");
     expect(d.count("reset-reparent")).toBe(1);
   });
 
@@ -82,8 +82,8 @@ describe("re-parenting", () => {
     const d = new Diagnostics();
     const t = buildTree(records([msg("a", null, "user", "q"), msg("b", "ghost", "assistant", []), msg("c", undefined, "user", "flat")]), d);
     expect(pathIds(t)).toEqual(["a", "b", "c"]);
-    expect(t.nodes[1]!.reparented).toBe("stale");
-    expect(t.nodes[2]!.reparented).toBe("parentless");
+    expect(t.nodes.at(1).reparented).toBe("stale");
+    expect(t.nodes.at(2).reparented).toBe("parentless");
     expect(d.count("broken-chain")).toBe(1);
     expect(d.count("parentless")).toBe(1);
   });
@@ -93,7 +93,7 @@ describe("re-parenting", () => {
     const t = buildTree(records([msg("a", null, "user", "q"), msg("s", "s", "assistant", []), msg("a", "s", "user", "dup"), msg("z", "a", "assistant", [])]), d);
     expect(d.count("self-parent")).toBe(1);
     expect(d.count("duplicate-id")).toBe(1);
-    expect(t.path.map((i) => t.nodes[i]!.lineNo)).toEqual([2, 3, 4, 5]);
+    expect(t.path.map((i) => t.nodes.at(i).lineNo)).toEqual([2, 3, 4, 5]);
   });
 
   it("gives id-less rows a line id and chains them (v1)", () => {

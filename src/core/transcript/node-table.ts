@@ -1,0 +1,113 @@
+/**
+ * The tree's per-entry metadata as columns of typed arrays (about 30 bytes an entry, no objects):
+ * what a multi-GB transcript costs in memory is one row here per entry. `at(i)` materialises a
+ * `TreeNode` view for callers; views are short-lived and cheap.
+ */
+import type { Reparent, TreeNode } from "./tree.js";
+
+const REPARENT: readonly (Reparent | undefined)[] = [undefined, "parentless", "stale", "self", "reset"];
+const SYNTHETIC = 1 << 0;
+const SIDE = 1 << 1;
+const REPARENT_SHIFT = 2;
+
+export type NewNode = Omit<TreeNode, "index">;
+
+export class NodeTable {
+  length = 0;
+  private idHash = new Int32Array(256);
+  private lineNo = new Int32Array(256);
+  private parent = new Int32Array(256);
+  private resetAncestor = new Int32Array(256);
+  private timeMs = new Float64Array(256);
+  private typeCode = new Uint16Array(256);
+  private flags = new Uint8Array(256);
+  /** Entry types seen, by code (shared strings). */
+  private readonly types: string[] = [];
+  private readonly typeCodes = new Map<string, number>();
+  /** firstKeptEntryId of compaction / reset rows only: rare, so a sparse map. */
+  private readonly firstKept = new Map<number, string>();
+
+  private grow(): void {
+    const cap = this.idHash.length * 2;
+    const widen = <T extends Int32Array | Float64Array | Uint16Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(cap);
+      b.set(a);
+      return b;
+    };
+    this.idHash = widen(this.idHash, (n) => new Int32Array(n));
+    this.lineNo = widen(this.lineNo, (n) => new Int32Array(n));
+    this.parent = widen(this.parent, (n) => new Int32Array(n));
+    this.resetAncestor = widen(this.resetAncestor, (n) => new Int32Array(n));
+    this.timeMs = widen(this.timeMs, (n) => new Float64Array(n));
+    this.typeCode = widen(this.typeCode, (n) => new Uint16Array(n));
+    this.flags = widen(this.flags, (n) => new Uint8Array(n));
+  }
+
+  private codeOf(type: string): number {
+    let code = this.typeCodes.get(type);
+    if (code === undefined) {
+      code = this.types.length;
+      this.types.push(type);
+      this.typeCodes.set(type, code);
+    }
+    return code;
+  }
+
+  /** Appends a node; returns its index. */
+  push(n: NewNode): number {
+    if (this.length === this.idHash.length) this.grow();
+    const i = this.length++;
+    this.idHash[i] = n.idHash;
+    this.lineNo[i] = n.lineNo;
+    this.parent[i] = n.parent;
+    this.resetAncestor[i] = n.resetAncestor;
+    this.timeMs[i] = n.timeMs ?? NaN;
+    this.typeCode[i] = Math.min(this.codeOf(n.type), 0xffff);
+    this.flags[i] = (n.syntheticId ? SYNTHETIC : 0) | (n.side ? SIDE : 0) | (REPARENT.indexOf(n.reparented) << REPARENT_SHIFT);
+    if (n.firstKeptEntryId !== undefined) this.firstKept.set(i, n.firstKeptEntryId);
+    return i;
+  }
+
+  parentOf(i: number): number {
+    return this.parent[i]!;
+  }
+
+  resetAncestorOf(i: number): number {
+    return this.resetAncestor[i]!;
+  }
+
+  lineNoOf(i: number): number {
+    return this.lineNo[i]!;
+  }
+
+  typeOf(i: number): string {
+    return this.types[this.typeCode[i]!]!;
+  }
+
+  /** A view of node `i` (0 ≤ i < length). */
+  at(i: number): TreeNode {
+    if (i < 0 || i >= this.length) throw new RangeError(`no tree node ${i}`);
+    const flags = this.flags[i]!;
+    const t = this.timeMs[i]!;
+    const node: TreeNode = {
+      index: i,
+      idHash: this.idHash[i]!,
+      type: this.types[this.typeCode[i]!]!,
+      lineNo: this.lineNo[i]!,
+      timeMs: Number.isNaN(t) ? null : t,
+      parent: this.parent[i]!,
+      resetAncestor: this.resetAncestor[i]!,
+    };
+    if (flags & SYNTHETIC) node.syntheticId = true;
+    if (flags & SIDE) node.side = true;
+    const why = REPARENT[flags >> REPARENT_SHIFT];
+    if (why) node.reparented = why;
+    const fk = this.firstKept.get(i);
+    if (fk !== undefined) node.firstKeptEntryId = fk;
+    return node;
+  }
+
+  *[Symbol.iterator](): IterableIterator<TreeNode> {
+    for (let i = 0; i < this.length; i++) yield this.at(i);
+  }
+}

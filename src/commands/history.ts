@@ -423,24 +423,19 @@ interface Stretch {
   reason: string | null;
 }
 
-/** Cuts the active path at reset rows; reasons come from a read of just those rows. */
+/** Cuts the active path at reset rows (one read of the path for their reasons and times). */
 async function stretchesOf(open: OpenLines, scan: ScanResult, endReason: string | null): Promise<Stretch[]> {
   const { tree } = scan;
-  const resets = tree.path.filter((i) => tree.nodes.at(i).type === "reset");
-  const reasons = new Map<number, string | null>();
-  for await (const w of walkEntries(open, tree, resets, new Diagnostics())) {
-    reasons.set(w.node.index, typeof w.rec.raw.reason === "string" ? w.rec.raw.reason : null);
-  }
   const out: Stretch[] = [];
   let cur: Stretch = { startNode: tree.path[0] ?? -1, startedAt: null, endedAt: null, reason: null };
-  for (const i of tree.path) {
-    const n = tree.nodes.at(i);
-    if (n.type === "reset") {
-      cur.reason = reasons.get(i) ?? "reset";
+  for await (const w of walkEntries(open, tree, tree.path, new Diagnostics())) {
+    const i = w.node.index;
+    if (w.node.type === "reset") {
+      cur.reason = typeof w.rec.raw.reason === "string" ? w.rec.raw.reason : "reset";
       out.push(cur);
       cur = { startNode: i, startedAt: null, endedAt: null, reason: null };
     }
-    const ms = n.timeMs;
+    const ms = toEpochMs(w.rec.timestamp);
     if (ms !== null) {
       if (cur.startedAt === null) cur.startedAt = ms;
       cur.endedAt = ms;

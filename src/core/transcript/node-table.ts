@@ -1,5 +1,5 @@
 /**
- * The tree's per-entry metadata as columns of typed arrays (about 30 bytes an entry, no objects):
+ * The tree's per-entry metadata as columns of typed arrays (15 bytes an entry, no objects):
  * what a multi-GB transcript costs in memory is one row here per entry. `at(i)` materialises a
  * `TreeNode` view for callers; views are short-lived and cheap.
  */
@@ -8,7 +8,8 @@ import type { Reparent, TreeNode } from "./tree.js";
 const REPARENT: readonly (Reparent | undefined)[] = [undefined, "parentless", "stale", "self", "reset"];
 const SYNTHETIC = 1 << 0;
 const SIDE = 1 << 1;
-const REPARENT_SHIFT = 2;
+const UNDER_RESET = 1 << 2;
+const REPARENT_SHIFT = 3;
 
 export type NewNode = Omit<TreeNode, "index">;
 
@@ -17,8 +18,6 @@ export class NodeTable {
   private idHash = new Int32Array(256);
   private lineNo = new Int32Array(256);
   private parent = new Int32Array(256);
-  private resetAncestor = new Int32Array(256);
-  private timeMs = new Float64Array(256);
   private typeCode = new Uint16Array(256);
   private flags = new Uint8Array(256);
   /** Entry types seen, by code (shared strings). */
@@ -37,8 +36,6 @@ export class NodeTable {
     this.idHash = widen(this.idHash, (n) => new Int32Array(n));
     this.lineNo = widen(this.lineNo, (n) => new Int32Array(n));
     this.parent = widen(this.parent, (n) => new Int32Array(n));
-    this.resetAncestor = widen(this.resetAncestor, (n) => new Int32Array(n));
-    this.timeMs = widen(this.timeMs, (n) => new Float64Array(n));
     this.typeCode = widen(this.typeCode, (n) => new Uint16Array(n));
     this.flags = widen(this.flags, (n) => new Uint8Array(n));
   }
@@ -60,10 +57,8 @@ export class NodeTable {
     this.idHash[i] = n.idHash;
     this.lineNo[i] = n.lineNo;
     this.parent[i] = n.parent;
-    this.resetAncestor[i] = n.resetAncestor;
-    this.timeMs[i] = n.timeMs ?? NaN;
     this.typeCode[i] = Math.min(this.codeOf(n.type), 0xffff);
-    this.flags[i] = (n.syntheticId ? SYNTHETIC : 0) | (n.side ? SIDE : 0) | (REPARENT.indexOf(n.reparented) << REPARENT_SHIFT);
+    this.flags[i] = (n.syntheticId ? SYNTHETIC : 0) | (n.side ? SIDE : 0) | (n.underReset ? UNDER_RESET : 0) | (REPARENT.indexOf(n.reparented) << REPARENT_SHIFT);
     if (n.firstKeptEntryId !== undefined) this.firstKept.set(i, n.firstKeptEntryId);
     return i;
   }
@@ -72,8 +67,8 @@ export class NodeTable {
     return this.parent[i]!;
   }
 
-  resetAncestorOf(i: number): number {
-    return this.resetAncestor[i]!;
+  underResetOf(i: number): boolean {
+    return (this.flags[i]! & UNDER_RESET) !== 0;
   }
 
   lineNoOf(i: number): number {
@@ -88,18 +83,16 @@ export class NodeTable {
   at(i: number): TreeNode {
     if (i < 0 || i >= this.length) throw new RangeError(`no tree node ${i}`);
     const flags = this.flags[i]!;
-    const t = this.timeMs[i]!;
     const node: TreeNode = {
       index: i,
       idHash: this.idHash[i]!,
       type: this.types[this.typeCode[i]!]!,
       lineNo: this.lineNo[i]!,
-      timeMs: Number.isNaN(t) ? null : t,
       parent: this.parent[i]!,
-      resetAncestor: this.resetAncestor[i]!,
     };
     if (flags & SYNTHETIC) node.syntheticId = true;
     if (flags & SIDE) node.side = true;
+    if (flags & UNDER_RESET) node.underReset = true;
     const why = REPARENT[flags >> REPARENT_SHIFT];
     if (why) node.reparented = why;
     const fk = this.firstKept.get(i);

@@ -22,8 +22,6 @@ export interface TreeNode {
   syntheticId?: true;
   type: string;
   lineNo: number;
-  /** The entry's timestamp in epoch ms (null when missing or unparsable). */
-  timeMs: number | null;
   /** Index of the effective parent, -1 for a root. Always < index, so no cycle can form. */
   parent: number;
   /** Why the effective parent differs from the written one. */
@@ -31,8 +29,8 @@ export interface TreeNode {
   side?: true;
   /** compaction / reset: the written firstKeptEntryId. */
   firstKeptEntryId?: string;
-  /** Index of the latest reset this entry descends from, -1 if none. */
-  resetAncestor: number;
+  /** The entry descends from the latest `reset` row read so far (or is it). */
+  underReset?: true;
 }
 
 export type LeafRule = "last-entry" | "leaf-rows";
@@ -139,21 +137,19 @@ export class TreeBuilder {
       parent = this.leaf;
       why = "reset";
     }
-    const ms = rec.timestamp === null ? NaN : Date.parse(rec.timestamp);
     const node: NewNode = {
       idHash: idFingerprint(id),
       type: KNOWN_TYPE_NAMES.get(rec.type) ?? rec.type,
       lineNo: rec.lineNo,
-      timeMs: Number.isNaN(ms) ? null : ms,
       parent,
-      resetAncestor: parent >= 0 ? this.nodes.resetAncestorOf(parent) : -1,
     };
+    if (this.descendsFromLastReset(parent)) node.underReset = true;
     if (rec.id === null) node.syntheticId = true;
     if (why) node.reparented = why;
     const fk = rec.raw.firstKeptEntryId;
     if ((rec.type === "compaction" || rec.type === "reset") && typeof fk === "string") node.firstKeptEntryId = fk;
     if (rec.type === "reset") {
-      node.resetAncestor = index;
+      node.underReset = true;
       this.lastReset = index;
     }
     if (this.byId.has(id)) this.issue("duplicate-id", rec, id, `id ${id} was already used; the later row wins lookups`);
@@ -164,8 +160,9 @@ export class TreeBuilder {
     if (!side) this.leaf = index;
   }
 
+  /** Nodes before the latest reset cannot descend from it; later ones carry the flag down. */
   private descendsFromLastReset(parent: number): boolean {
-    return parent >= 0 && this.nodes.resetAncestorOf(parent) === this.lastReset;
+    return this.lastReset >= 0 && parent >= this.lastReset && this.nodes.underResetOf(parent);
   }
 
   private issue(code: "parentless" | "self-parent" | "broken-chain" | "reset-reparent" | "missing-id" | "duplicate-id", rec: EntryRecord, id: string, message: string): void {
@@ -213,24 +210,6 @@ export function buildTree(records: Iterable<EntryRecord>, diag?: Diagnostics): E
   const b = new TreeBuilder(diag);
   for (const r of records) b.add(r);
   return b.finish();
-}
-
-/** Children per node (index -1 = roots under key "root"), ordered by timestamp as in Pi's getTree. */
-export function childrenOf(tree: EntryTree): { roots: number[]; children: number[][] } {
-  const roots: number[] = [];
-  const children: number[][] = Array.from({ length: tree.nodes.length }, () => []);
-  for (let i = 0; i < tree.nodes.length; i++) {
-    const p = tree.nodes.parentOf(i);
-    (p < 0 ? roots : children[p]!).push(i);
-  }
-  const byTime = (a: number, b: number) => {
-    const ta = tree.nodes.at(a).timeMs ?? -Infinity;
-    const tb = tree.nodes.at(b).timeMs ?? -Infinity;
-    return ta < tb ? -1 : ta > tb ? 1 : a - b;
-  };
-  roots.sort(byTime);
-  for (const c of children) c.sort(byTime);
-  return { roots, children };
 }
 
 /** Indices of entries off the active branch, in file order. */

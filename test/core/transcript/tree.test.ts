@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Diagnostics } from "../../../src/core/transcript/diagnostics.js";
 import type { EntryRecord } from "../../../src/core/transcript/parse.js";
-import { buildTree as build, childrenOf, offBranch, type EntryTree } from "../../../src/core/transcript/tree.js";
+import { buildTree as build, offBranch, type EntryTree } from "../../../src/core/transcript/tree.js";
 import { msg, records, row } from "./helpers.js";
 
 // The tree keeps no id strings: remember each record's id by line number to name nodes in assertions.
@@ -102,16 +102,6 @@ describe("re-parenting", () => {
     const t = buildTree(records(rows), d);
     expect(pathIds(t)).toEqual(["#L2", "#L3"]);
     expect(d.count("missing-id")).toBe(2);
-  });
-});
-
-describe("childrenOf", () => {
-  it("orders siblings by timestamp", () => {
-    const rows = [msg("a", null, "user", "q"), { ...msg("late", "a", "assistant", []), timestamp: "2030-01-01T00:00:00.000Z" }, { ...msg("early", "a", "assistant", []), timestamp: "2020-01-01T00:00:00.000Z" }];
-    const t = buildTree(records(rows));
-    const { roots, children } = childrenOf(t);
-    expect(ids(t, roots)).toEqual(["a"]);
-    expect(ids(t, children[0]!)).toEqual(["early", "late"]);
   });
 });
 

@@ -328,6 +328,10 @@ describe("check on SQLite stores with legacy files beside them (issue 7)", () =>
 });
 
 describe("coverage of the code table", () => {
+  it("docs/cron.md documents every code", () => {
+    const doc = fs.readFileSync(path.join(__dirname, "../../docs/cron.md"), "utf8");
+    expect(ALL_CODES.filter((c) => !doc.includes(`\`${c}\``))).toEqual([]);
+  });
   it("every finding code in the table is triggered by some fixture above", () => {
     expect(ALL_CODES.filter((c) => !seen.has(c))).toEqual([]);
   });

@@ -31,3 +31,22 @@ describe("every command leaves SQLite stores byte-identical", () => {
     });
   }
 });
+
+describe("databases the tool cannot read", () => {
+  it("a damaged database exits 3 and a foreign schema exits 4, never an empty listing", async () => {
+    const fs = await import("node:fs");
+    const os = await import("node:os");
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-baddb-"));
+    const db = path.join(root, "agents/main/agent/openclaw-agent.sqlite");
+    fs.mkdirSync(path.dirname(db), { recursive: true });
+    fs.writeFileSync(db, "this is not a database\n");
+    const damaged = await cli(["ls", "--json", "--state-dir", root]);
+    expect(damaged.code).toBe(3);
+    expect(damaged.json().error.code).toBe("SQLITE_UNREADABLE");
+    // A real SQLite file without OpenClaw's tables: the shared state database is one.
+    fs.copyFileSync(path.join(scenarioDir("sqlite", "sqlite-basic"), "state/state/openclaw-quarantine.sqlite"), db);
+    const foreign = await cli(["ls", "--state-dir", root]);
+    expect(foreign.code).toBe(4);
+    expect(foreign.stderr).toContain("not an OpenClaw agent schema");
+  });
+});

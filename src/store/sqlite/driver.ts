@@ -27,7 +27,7 @@ export type SqliteDriverName = "node:sqlite" | "better-sqlite3";
 export function chooseSqliteDriver(opts: { hasNodeSqlite: boolean; prefer?: SqliteDriverName }): SqliteDriverName {
   if (opts.prefer === "better-sqlite3") return "better-sqlite3";
   if (opts.prefer === "node:sqlite" && !opts.hasNodeSqlite) {
-    throw new ToolError("environment", "sqlite-driver-unavailable", "node:sqlite is not available in this Node runtime", {
+    throw new ToolError("environment", "SQLITE_DRIVER_UNAVAILABLE", "node:sqlite is not available in this Node runtime", {
       hint: "Use Node ≥ 22.13, or let the tool fall back to better-sqlite3.",
     });
   }
@@ -140,7 +140,7 @@ export interface OpenSqliteOptions {
 export function openSqliteReadOnly(dbPath: string, opts: OpenSqliteOptions = {}): SqliteDb {
   const driver = chooseSqliteDriver({ hasNodeSqlite: loadNodeSqlite() != null, prefer: opts.prefer });
   if (!fs.existsSync(dbPath)) {
-    throw new ToolError("environment", "sqlite-missing", `database not found: ${dbPath}`);
+    throw new ToolError("environment", "SQLITE_MISSING", `database not found: ${dbPath}`);
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-sessions-sqlite-"));
   const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
@@ -154,7 +154,7 @@ export function openSqliteReadOnly(dbPath: string, opts: OpenSqliteOptions = {})
   } catch (err) {
     cleanup();
     if (err instanceof ToolError) throw err;
-    throw new ToolError("environment", "sqlite-open-failed", `cannot open ${dbPath}: ${(err as Error).message}`, {
+    throw new ToolError("environment", "SQLITE_OPEN_FAILED", `cannot open ${dbPath}: ${(err as Error).message}`, {
       cause: err,
     });
   }

@@ -6,6 +6,7 @@
  * published file): unique, readable in reports, and never a real file because `#` follows the
  * database file name. Code that reads bytes must go through `ref`, never through `path`.
  */
+import { environmentError, ToolError, unsupportedError } from "../../core/errors.js";
 import fs from "node:fs";
 import path from "node:path";
 import type {
@@ -49,6 +50,9 @@ export interface IndexSqliteAgentOptions {
   /** Force a driver (tests); default: node:sqlite when available, else better-sqlite3. */
   driver?: SqliteDriverName;
 }
+
+/** Tables every OpenClaw agent schema this tool reads has (schema 23, OpenClaw 2026.9.6). */
+const REQUIRED_TABLES = ["session_nodes", "session_windows", "transcript_events"] as const;
 
 export const windowPseudoPath = (dbPath: string, sessionId: string) => `${dbPath}#${sessionId}`;
 export const archivePseudoPath = (dbPath: string, archiveName: string) => `${dbPath}#archive/${archiveName}`;
@@ -121,11 +125,27 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
   let facts, nodes, windowRows, stats, archiveRows, coldRows;
   try {
     facts = readDbFacts(db);
+    // Without these tables this is not an agent database this tool knows: never an empty listing.
+    const missing = REQUIRED_TABLES.filter((t) => facts!.counts[t] === undefined);
+    if (missing.length > 0) {
+      throw unsupportedError(
+        "SQLITE_SCHEMA_UNKNOWN",
+        `${dbPath} (user_version ${facts.userVersion ?? "?"}) has no ${missing.join(", ")} table: not an OpenClaw agent schema this tool can read`,
+        "this tool reads agent schema 23 (OpenClaw 2026.9.6); report the OpenClaw version that wrote this database",
+        { storePath: dbPath, userVersion: facts.userVersion },
+      );
+    }
     nodes = readSessionNodes(db);
     windowRows = readSessionWindows(db);
     stats = readEventStats(db);
     archiveRows = readTranscriptArchives(db);
     coldRows = readColdArchives(db);
+  } catch (err) {
+    if (err instanceof ToolError) throw err;
+    // A damaged or foreign file: say so, as for an unreadable sessions.json.
+    throw environmentError("SQLITE_UNREADABLE", `cannot read ${dbPath}: ${(err as Error).message}`, "check the file (is it an OpenClaw agent database?); `sqlite3 <file> 'PRAGMA integrity_check'` tells more", {
+      storePath: dbPath,
+    });
   } finally {
     db.close();
   }

@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Era } from "../core/model.js";
 import { environmentError, usageError } from "../core/errors.js";
+import { configPathFor, readConfig } from "./config.js";
 
 export interface StoreSelection {
   stateDir?: string;
@@ -73,20 +74,31 @@ function isDir(p: string): boolean {
   }
 }
 
-function agentTarget(stateDir: string, agentId: string, resolvedBy: string, homeDir: string): AgentTarget {
+/**
+ * OpenClaw's `session.store` override (openclaw.json): a path, `~` expanded, with an optional
+ * `{agentId}` template. `(multiple)` is a display sentinel, not a path.
+ */
+export function configuredStorePath(value: unknown, agentId: string, homeDir: string, cwd: string): string | null {
+  if (typeof value !== "string" || value.trim() === "" || value.trim() === "(multiple)") return null;
+  const expanded = value.trim().replaceAll("{agentId}", agentId);
+  return path.resolve(cwd, expandHome(expanded, homeDir));
+}
+
+function agentTarget(stateDir: string, agentId: string, resolvedBy: string, homeDir: string, storeOverride: string | null = null): AgentTarget {
   const agentRoot = path.join(stateDir, "agents", agentId);
   const sqlitePath = path.join(agentRoot, "agent", "openclaw-agent.sqlite");
   const sqlite = fs.existsSync(sqlitePath);
-  const sessionsDir = path.join(agentRoot, "sessions");
+  const storePath = storeOverride ?? path.join(agentRoot, "sessions", "sessions.json");
+  const sessionsDir = path.dirname(storePath);
   return {
     agentId,
     era: sqlite ? "sqlite" : "files",
     stateDir,
     sessionsDir,
-    storePath: sqlite ? sqlitePath : path.join(sessionsDir, "sessions.json"),
+    storePath: sqlite ? sqlitePath : storePath,
     sqlitePath: sqlite ? sqlitePath : null,
-    legacyStorePath: sqlite && fs.existsSync(path.join(sessionsDir, "sessions.json")) ? path.join(sessionsDir, "sessions.json") : null,
-    resolvedBy,
+    legacyStorePath: sqlite && fs.existsSync(storePath) ? storePath : null,
+    resolvedBy: storeOverride && !sqlite ? `${resolvedBy}, session.store in openclaw.json` : resolvedBy,
     homeDir,
   };
 }
@@ -132,11 +144,13 @@ export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: s
   const available = isDir(agentsDir)
     ? fs.readdirSync(agentsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
     : [];
+  const storeSetting = (readConfig(configPathFor(dir, env)).raw.session as { store?: unknown } | undefined)?.store;
+  const target = (id: string) => agentTarget(dir, id, resolvedBy, homeDir, configuredStorePath(storeSetting, id, homeDir, cwd));
   if (sel.allAgents) {
     if (available.length === 0) {
       throw environmentError("NO_AGENTS", `no agents under ${agentsDir}`, "is this an OpenClaw state dir?", { stateDir: dir });
     }
-    return available.map((id) => agentTarget(dir, id, resolvedBy, homeDir));
+    return available.map(target);
   }
   const agentId = normalizeAgentId(sel.agent);
   if (!available.includes(agentId)) {
@@ -147,5 +161,5 @@ export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: s
       { stateDir: dir, agents: available },
     );
   }
-  return [agentTarget(dir, agentId, resolvedBy, homeDir)];
+  return [target(agentId)];
 }

@@ -139,3 +139,19 @@ describe("help", () => {
     }
   });
 });
+
+describe("session.store in openclaw.json", () => {
+  it("reads the store where OpenClaw's session.store template points", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const custom = path.join(stateDir, "stores", "main");
+    fs.mkdirSync(path.dirname(custom), { recursive: true });
+    fs.renameSync(path.join(stateDir, "agents/main/sessions"), custom);
+    const config = JSON.parse(fs.readFileSync(path.join(stateDir, "openclaw.json"), "utf8"));
+    config.session = { ...(config.session ?? {}), store: path.join(stateDir, "stores/{agentId}/sessions.json") };
+    fs.writeFileSync(path.join(stateDir, "openclaw.json"), JSON.stringify(config));
+    const doc = (await cli(["ls", "--json", "--state-dir", stateDir])).json();
+    expect(doc.stores[0].storePath).toBe(path.join(custom, "sessions.json"));
+    expect(doc.stores[0].resolvedBy).toContain("session.store");
+    expect(doc.sessions.find((s: { sessionKey: string }) => s.sessionKey === "agent:main:telegram:direct:424242").archives).toHaveLength(3);
+  });
+});

@@ -12,6 +12,7 @@ export interface CommonOptions extends StoreSelection {
 export function addStoreOptions(cmd: Command): Command {
   return cmd
     .option("--state-dir <dir>", "OpenClaw state dir (default: $OPENCLAW_STATE_DIR, ~/.openclaw, legacy ~/.clawdbot)")
+    .option("--profile <name>", "OpenClaw profile: ~/.openclaw-<name>")
     .option("--agent <id>", "agent id", undefined)
     .option("--all-agents", "every agent of the state dir")
     .option("--sessions-dir <dir>", "a bare sessions directory")
@@ -28,7 +29,7 @@ export function addOutputOptions(cmd: Command, json = true): Command {
 }
 
 export function selectionOf(o: CommonOptions): StoreSelection {
-  return { stateDir: o.stateDir, agent: o.agent, allAgents: o.allAgents, sessionsDir: o.sessionsDir, store: o.store };
+  return { stateDir: o.stateDir, profile: o.profile, agent: o.agent, allAgents: o.allAgents, sessionsDir: o.sessionsDir, store: o.store };
 }
 
 export function parsePositiveInt(name: string) {

@@ -12,6 +12,8 @@ import { configPathFor, readConfig } from "./config.js";
 
 export interface StoreSelection {
   stateDir?: string;
+  /** OpenClaw profile: `~/.openclaw-<name>` (`dev` is OpenClaw's --dev). */
+  profile?: string;
   agent?: string;
   allAgents?: boolean;
   sessionsDir?: string;
@@ -117,8 +119,8 @@ function targetForSessionsDir(sessionsDir: string, storePath: string, resolvedBy
 /** Every agent store the selection names. Throws environment errors for what does not exist. */
 export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: string): AgentTarget[] {
   const homeDir = resolveHomeDir(env);
-  const given = [sel.sessionsDir, sel.store, sel.stateDir].filter((v) => v !== undefined).length;
-  if (given > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of --state-dir, --sessions-dir and --store");
+  const given = [sel.sessionsDir, sel.store, sel.stateDir, sel.profile].filter((v) => v !== undefined).length;
+  if (given > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of --state-dir, --profile, --sessions-dir and --store");
   if (sel.store !== undefined) {
     const storePath = path.resolve(cwd, expandHome(sel.store, homeDir));
     if (!fs.existsSync(storePath)) {
@@ -131,7 +133,10 @@ export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: s
     if (!isDir(dir)) throw environmentError("SESSIONS_DIR_NOT_FOUND", `sessions dir ${dir} does not exist`, "check the --sessions-dir path");
     return [targetForSessionsDir(dir, path.join(dir, "sessions.json"), "--sessions-dir", homeDir)];
   }
-  const { dir, resolvedBy } = resolveStateDir(sel.stateDir, env, cwd);
+  const { dir, resolvedBy } =
+    sel.profile !== undefined
+      ? { dir: path.join(homeDir, `.openclaw-${sel.profile.trim()}`), resolvedBy: `--profile ${sel.profile.trim()}` }
+      : resolveStateDir(sel.stateDir, env, cwd);
   if (!isDir(dir)) {
     throw environmentError(
       "STATE_DIR_NOT_FOUND",

@@ -155,3 +155,14 @@ describe("session.store in openclaw.json", () => {
     expect(doc.sessions.find((s: { sessionKey: string }) => s.sessionKey === "agent:main:telegram:direct:424242").archives).toHaveLength(3);
   });
 });
+
+describe("--profile", () => {
+  it("reads ~/.openclaw-<name>", async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-profile-"));
+    fs.cpSync(state("reset-chain"), path.join(home, ".openclaw-work"), { recursive: true });
+    const doc = (await cli(["ls", "--json", "--profile", "work"], { env: { HOME: home } })).json();
+    expect(doc.stores[0].stateDir).toBe(path.join(home, ".openclaw-work"));
+    expect(doc.stores[0].resolvedBy).toBe("--profile work");
+    expect((await cli(["ls", "--profile", "work", "--state-dir", "/x"], { env: { HOME: home } })).code).toBe(2);
+  });
+});

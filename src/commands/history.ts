@@ -303,7 +303,7 @@ function filePlan(opts: HistoryOptions, indexes: StoreIndex[], cwd: string): Pla
     throw usageError("FILE_OUTSIDE_STORE", `refusing to read ${wanted}: it resolves to ${real}, outside the store (${where})`, "symlinks may not lead out of the store");
   }
   if (!fs.statSync(real).isFile()) throw usageError("NOT_A_FILE", `${wanted} is not a regular file`);
-  const index = indexes.find((i) => roots.some((r) => isInside(wanted, r))) ?? indexes[0]!;
+  const index = indexes.find((i) => allowedRoots([i]).some((r) => isInside(wanted, r))) ?? indexes[0]!;
   const classified = indexes.flatMap((i) => i.files).find((f) => f.path === wanted);
   const zstd = classified?.archive?.compressed === true || classified?.kind === "cold-archive" || wanted.endsWith(".zst");
   const owner = indexes.flatMap((i) => i.sessions).find((s) => s.active.path === wanted || s.archives.some((a) => a.path === wanted));

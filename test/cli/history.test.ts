@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
-import { scenarioDir } from "../helpers/corpus.js";
+import { copyState, scenarioDir } from "../helpers/corpus.js";
 
 const state = (s: string, era: "files" | "sqlite" = "files") => path.join(scenarioDir(era, s), "state");
 const MAIN = "agent:main:main";
@@ -119,5 +119,20 @@ describe("history CLI", () => {
     expect(r.code).toBe(0);
     expect(r.json().meta.view).toBe("history96");
     expect(r.json().messages).toHaveLength(2);
+  });
+});
+
+describe("history --file across agents", () => {
+  it("names the agent whose store holds the file", async () => {
+    const { stateDir } = copyState("files", "single-active");
+    const work = path.join(stateDir, "agents/work/sessions");
+    fs.mkdirSync(work, { recursive: true });
+    const src = path.join(scenarioDir("files", "reset-chain"), "state/agents/main/sessions");
+    for (const n of fs.readdirSync(src)) fs.copyFileSync(path.join(src, n), path.join(work, n));
+    const file = path.join(work, "f1091dc4-aaaf-4980-b920-36af23252a48.jsonl");
+    const doc = (await cli(["history", "--file", file, "--all-agents", "--json", "--state-dir", stateDir])).json();
+    expect(doc.agentId).toBe("work");
+    expect(doc.sessionKey).toBe("agent:main:telegram:direct:424242");
+    expect(doc.messages.length).toBe(2);
   });
 });

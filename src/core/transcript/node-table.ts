@@ -27,7 +27,7 @@ export class NodeTable {
   private readonly firstKept = new Map<number, string>();
 
   private grow(): void {
-    const cap = this.idHash.length * 2;
+    const cap = Math.max(256, this.idHash.length * 2);
     const widen = <T extends Int32Array | Float64Array | Uint16Array | Uint8Array>(a: T, make: (n: number) => T): T => {
       const b = make(cap);
       b.set(a);
@@ -61,6 +61,16 @@ export class NodeTable {
     this.flags[i] = (n.syntheticId ? SYNTHETIC : 0) | (n.side ? SIDE : 0) | (n.underReset ? UNDER_RESET : 0) | (REPARENT.indexOf(n.reparented) << REPARENT_SHIFT);
     if (n.firstKeptEntryId !== undefined) this.firstKept.set(i, n.firstKeptEntryId);
     return i;
+  }
+
+  /** Drops the growth slack once the scan is done (the tree then lives through pass 2). */
+  trim(): void {
+    const n = this.length;
+    this.idHash = this.idHash.slice(0, n);
+    this.lineNo = this.lineNo.slice(0, n);
+    this.parent = this.parent.slice(0, n);
+    this.typeCode = this.typeCode.slice(0, n);
+    this.flags = this.flags.slice(0, n);
   }
 
   parentOf(i: number): number {

@@ -88,10 +88,10 @@ export async function* walkEntries(
 
 export const allIndices = (tree: EntryTree): number[] => Array.from({ length: tree.nodes.length }, (_, i) => i);
 
-/** Position of an id on the active path, or -1. */
+/** Position on the active path of an entry a compaction or reset keeps from, or -1. */
 export function pathPosition(tree: EntryTree, id: string | undefined): number {
   if (id === undefined) return -1;
-  const i = tree.byId.get(id);
+  const i = tree.keptIds.get(id);
   if (i === undefined || !tree.onPath[i]) return -1;
   return tree.path.indexOf(i);
 }

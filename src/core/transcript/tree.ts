@@ -37,8 +37,12 @@ export type LeafRule = "last-entry" | "leaf-rows";
 
 export interface EntryTree {
   nodes: NodeTable;
-  /** id → index (the last entry wins on duplicates, as in Pi's index). */
-  byId: IdIndex;
+  /**
+   * The ids `compaction` / `reset` rows name as `firstKeptEntryId`, resolved to node indices (the
+   * last entry wins on duplicates, as in Pi's index). The full id index is dropped after the scan:
+   * nothing else needs ids, and it is the biggest per-entry cost.
+   */
+  keptIds: ReadonlyMap<string, number>;
   /** Index of the active leaf; -1 = empty (no entries, or a leaf row with targetId null). */
   leaf: number;
   leafRule: LeafRule;
@@ -57,6 +61,7 @@ interface LeafRowLink {
 export class TreeBuilder {
   private readonly nodes = new NodeTable();
   private readonly byId = new IdIndex();
+  private readonly firstKeptIds = new Set<string>();
   private readonly leafRowsById = new Map<string, LeafRowLink>();
   private leaf = -1;
   private lastReset = -1;
@@ -147,7 +152,10 @@ export class TreeBuilder {
     if (rec.id === null) node.syntheticId = true;
     if (why) node.reparented = why;
     const fk = rec.raw.firstKeptEntryId;
-    if ((rec.type === "compaction" || rec.type === "reset") && typeof fk === "string") node.firstKeptEntryId = fk;
+    if ((rec.type === "compaction" || rec.type === "reset") && typeof fk === "string") {
+      node.firstKeptEntryId = fk;
+      this.firstKeptIds.add(fk);
+    }
     if (rec.type === "reset") {
       node.underReset = true;
       this.lastReset = index;
@@ -173,9 +181,15 @@ export class TreeBuilder {
     const path = pathTo(this.nodes, this.leaf, this.diag);
     const onPath = new Uint8Array(this.nodes.length);
     for (const i of path) onPath[i] = 1;
+    const keptIds = new Map<string, number>();
+    for (const id of this.firstKeptIds) {
+      const i = this.byId.get(id);
+      if (i !== undefined) keptIds.set(id, i);
+    }
+    this.nodes.trim();
     return {
       nodes: this.nodes,
-      byId: this.byId,
+      keptIds,
       leaf: this.leaf,
       leafRule: this.leafRows > 0 ? "leaf-rows" : "last-entry",
       leafRows: this.leafRows,

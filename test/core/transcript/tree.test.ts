@@ -6,6 +6,11 @@ import { msg, records, row } from "./helpers.js";
 
 // The tree keeps no id strings: remember each record's id by line number to name nodes in assertions.
 let lastIds: string[] = [];
+/** The node index of the (last) row with this id. */
+const idx = (t: EntryTree, id: string): number => {
+  for (let i = t.nodes.length - 1; i >= 0; i--) if (lastIds[t.nodes.at(i).lineNo] === id) return i;
+  throw new Error(`no node ${id}`);
+};
 const buildTree = (recs: EntryRecord[], diag?: Diagnostics): EntryTree => {
   lastIds = [];
   for (const r of recs) lastIds[r.lineNo] = r.id ?? `#L${r.lineNo}`;
@@ -51,7 +56,7 @@ describe("active leaf", () => {
       ]),
     );
     expect(pathIds(t)).toEqual(["a", "b", "c"]);
-    expect(t.nodes.at(t.byId.get("c")!).parent).toBe(t.byId.get("b"));
+    expect(t.nodes.at(idx(t, "c")).parent).toBe(idx(t, "b"));
   });
 
   it("attaches a parentless row to the leaf a leaf row chose", () => {
@@ -62,7 +67,7 @@ describe("active leaf", () => {
   it("does not move the leaf on a side append", () => {
     const t = buildTree(records([msg("a", null, "user", "q"), msg("s", "a", "assistant", [], {}), { ...msg("side", "a", "custom", "x"), appendMode: "side" }]));
     expect(pathIds(t)).toEqual(["a", "s"]);
-    expect(t.nodes.at(t.byId.get("side")!).side).toBe(true);
+    expect(t.nodes.at(idx(t, "side")).side).toBe(true);
   });
 });
 
@@ -74,7 +79,7 @@ describe("re-parenting", () => {
       d,
     );
     expect(pathIds(t)).toEqual(["a", "b", "R", "c", "late"]);
-    expect(t.nodes.at(t.byId.get("late")!).reparented).toBe("reset");
+    expect(t.nodes.at(idx(t, "late")).reparented).toBe("reset");
     expect(d.count("reset-reparent")).toBe(1);
   });
 

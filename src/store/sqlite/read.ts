@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { RawLine } from "../lines.js";
-import { bufferLines, zstdDecompressSync } from "../lines.js";
+import { bufferLines, fileLines, splitLines, zstdChunks, zstdDecompressSync } from "../lines.js";
 import type { SqliteDb, SqliteRow } from "./driver.js";
 
 const strictDecoder = new TextDecoder("utf-8", { fatal: true });
@@ -286,17 +286,27 @@ export function readColdArchives(db: SqliteDb): ColdArchiveRow[] {
     }));
 }
 
+/** Lines of an encoded document, decompressed as a stream (never the whole decoded text at once). */
+export function blobLines(blob: Uint8Array, encoding: string): AsyncGenerator<RawLine> {
+  if (encoding === "identity") return bufferLines(Buffer.from(blob));
+  if (encoding !== "zstd") throw new Error(`unknown archive encoding ${JSON.stringify(encoding)}`);
+  async function* one() {
+    yield Buffer.from(blob);
+  }
+  return splitLines(zstdChunks(one()));
+}
+
 /**
- * The decoded JSONL of a cold archive: the blob when `storage = 'sqlite'`, else
- * `<sessionsDir>/cold/<archive_name>` (always zstd). Null when the file is gone.
+ * The lines of a cold archive: the blob when `storage = 'sqlite'`, else streamed from
+ * `<sessionsDir>/cold/<archive_name>` (always zstd). Null when neither is there.
  */
-export function readColdDocument(db: SqliteDb, cold: ColdArchiveRow, sessionsDir: string): Buffer | null {
+export function coldLines(db: SqliteDb, cold: ColdArchiveRow, sessionsDir: string): AsyncGenerator<RawLine> | null {
   if (cold.storage === "sqlite") {
     const row = db.get("SELECT archive_blob FROM session_transcript_cold_archives WHERE session_id = ?", cold.sessionId);
-    return row?.archive_blob ? zstdDecompressSync(row.archive_blob as Uint8Array) : null;
+    return row?.archive_blob ? blobLines(row.archive_blob as Uint8Array, "zstd") : null;
   }
   const file = path.join(sessionsDir, "cold", cold.archiveName);
-  return fs.existsSync(file) ? zstdDecompressSync(fs.readFileSync(file)) : null;
+  return fs.existsSync(file) ? fileLines(file, { compression: "zstd" }) : null;
 }
 
 // ---- lines for the transcript core ---------------------------------------------------------
@@ -316,9 +326,9 @@ export async function* windowLines(db: SqliteDb, sessionId: string, opts: { sess
   let offset = 0;
   const cold = opts.sessionsDir ? readColdArchives(db).find((c) => c.sessionId === sessionId) : undefined;
   if (cold && opts.sessionsDir) {
-    const doc = readColdDocument(db, cold, opts.sessionsDir);
-    if (doc) {
-      for await (const l of relabel(bufferLines(doc), "cold")) {
+    const lines = coldLines(db, cold, opts.sessionsDir);
+    if (lines) {
+      for await (const l of relabel(lines, "cold")) {
         lineNo = l.lineNo;
         offset = l.offset + l.bytes + 1;
         yield l;
@@ -331,6 +341,6 @@ export async function* windowLines(db: SqliteDb, sessionId: string, opts: { sess
 
 /** Lines of an archive row's document (identity or zstd), like reading the published file. */
 export function archiveLines(db: SqliteDb, archiveName: string): AsyncGenerator<SqliteRawLine> {
-  const doc = readArchiveDocument(db, archiveName);
-  return relabel(bufferLines(doc ?? Buffer.alloc(0)), "archive");
+  const b = readArchiveBlob(db, archiveName);
+  return relabel(b ? blobLines(b.blob, b.encoding) : bufferLines(Buffer.alloc(0)), "archive");
 }

@@ -427,7 +427,7 @@ interface Stretch {
 async function stretchesOf(open: OpenLines, scan: ScanResult, endReason: string | null): Promise<Stretch[]> {
   const { tree } = scan;
   const out: Stretch[] = [];
-  let cur: Stretch = { startNode: tree.path[0] ?? -1, startedAt: null, endedAt: null, reason: null };
+  let cur: Stretch = { startNode: tree.path.length > 0 ? tree.path.at(0) : -1, startedAt: null, endedAt: null, reason: null };
   for await (const w of walkEntries(open, tree, tree.path, new Diagnostics())) {
     const i = w.node.index;
     if (w.node.type === "reset") {

@@ -85,7 +85,7 @@ function summaryItem(rec: EntryRecord, id: string): ContextItem {
 function findBoundary(scan: ScanResult): { pos: number; keptPos: number } {
   const { tree } = scan;
   for (let p = tree.path.length - 1; p >= 0; p--) {
-    const n = tree.nodes.at(tree.path[p]!);
+    const n = tree.nodes.at(tree.path.at(p));
     if (n.type !== "compaction" && n.type !== "reset") continue;
     const kept = pathPosition(tree, n.firstKeptEntryId);
     return { pos: p, keptPos: kept >= 0 && kept < p ? kept : -1 };
@@ -114,8 +114,8 @@ export async function projectContext(open: OpenLines, opts: ContextOptions = {})
   const scan = opts.scan ?? (await scanTranscript(open, opts.diagnostics));
   const { tree } = scan;
   const { pos, keptPos } = findBoundary(scan);
-  const boundaryIdx = pos >= 0 ? tree.path[pos]! : -1;
-  const keptIdx = keptPos >= 0 ? tree.path[keptPos]! : -1;
+  const boundaryIdx = pos >= 0 ? tree.path.at(pos) : -1;
+  const keptIdx = keptPos >= 0 ? tree.path.at(keptPos) : -1;
   const boundaryNode = pos >= 0 ? tree.nodes.at(boundaryIdx) : null;
   const isReset = boundaryNode?.type === "reset";
   const state = new PathState();

@@ -185,7 +185,7 @@ export async function* streamAllBranches(open: OpenLines, scan: ScanResult, opts
     const item = item71(w, seq + 1, opts);
     if (item) {
       seq += 1;
-      item.onActiveBranch = scan.tree.onPath[w.node.index] === 1;
+      item.onActiveBranch = scan.tree.path.has(w.node.index);
       yield item;
     }
   }
@@ -239,13 +239,13 @@ function window96(scan: ScanResult): Window96 {
   const { tree } = scan;
   let resetPos = -1;
   for (let p = tree.path.length - 1; p >= 0; p--) {
-    if (tree.nodes.at(tree.path[p]!).type === "reset") {
+    if (tree.nodes.at(tree.path.at(p)).type === "reset") {
       resetPos = p;
       break;
     }
   }
   if (resetPos < 0) return { resetPos, keptPos: -1 };
-  const kept = pathPosition(tree, tree.nodes.at(tree.path[resetPos]!).firstKeptEntryId);
+  const kept = pathPosition(tree, tree.nodes.at(tree.path.at(resetPos)).firstKeptEntryId);
   return { resetPos, keptPos: kept >= 0 && kept < resetPos ? kept : -1 };
 }
 
@@ -309,7 +309,7 @@ export async function* streamHistory96(open: OpenLines, scan: ScanResult, opts: 
   const filter = new ResetKeptFilter();
   let seq = 0;
   // Path indices ascend, so comparing node indices compares path positions.
-  const resetIdx = resetPos >= 0 ? tree.path[resetPos]! : -1;
+  const resetIdx = resetPos >= 0 ? tree.path.at(resetPos) : -1;
   for await (const w of walkEntries(open, tree, tree.path.slice(start), scan.diagnostics)) {
     const i = w.node.index;
     const next = seq + 1;

@@ -1,9 +1,12 @@
 /**
- * id → entry index without keeping the id strings: a 64-bit hash (two 32-bit hashes) in an
- * open-addressing table of typed arrays, 16–32 bytes per entry instead of ~150 for a
- * Map<string, number>. Memory per entry is what bounds a multi-GB transcript read; a false match
- * needs two ids colliding on 64 bits (about 1 in 10^9 for a million entries).
+ * id → entry index without keeping the id strings. Memory per entry is what bounds a multi-GB
+ * transcript read, so `IdLookup` keeps 6 bytes of hash per entry plus a Bloom filter (2.5 bytes),
+ * and finds an id by scanning back from the newest entry: a parent is nearly always the previous
+ * entry or a few turns back. Only a transcript whose lookups keep scanning far (many far jumps)
+ * gets a hash table (`IdIndex`, ~20 bytes an entry). A false match needs two ids colliding on 48
+ * bits within the scanned stretch.
  */
+import { int32Column, uint16Column } from "./columns.js";
 
 /** Two independent 32-bit hashes of a string (FNV-1a and a murmur-style mix). */
 export function hashId(id: string): [number, number] {
@@ -21,11 +24,12 @@ export function hashId(id: string): [number, number] {
   return a === 0 && b === 0 ? [0, 1] : [a | 0, b | 0];
 }
 
-/** A small-integer (Smi) fingerprint of an id: stored per tree node without boxing. */
-export function idFingerprint(id: string): number {
-  return hashId(id)[0] & 0x3fffffff;
+/** 16 bits of an id's hash, kept per tree node so pass 2 can check a line still holds its entry. */
+export function idCheck(id: string): number {
+  return hashId(id)[1] & 0xffff;
 }
 
+/** Open-addressing hash table keyed by a (nonzero) pair of 32-bit numbers. */
 export class IdIndex {
   private keyA = new Int32Array(1024);
   private keyB = new Int32Array(1024);
@@ -46,26 +50,34 @@ export class IdIndex {
     return i;
   }
 
-  get(id: string): number | undefined {
-    const [a, b] = hashId(id);
+  getHash(a: number, b: number): number | undefined {
     const i = this.slot(a, b);
     return this.keyA[i] === 0 && this.keyB[i] === 0 ? undefined : this.values[i];
+  }
+
+  /** Later writes win, as later rows win lookups in Pi's index. */
+  setHash(a: number, b: number, value: number): void {
+    // Grow at 3/4 full: linear probing stays short.
+    if ((this.count + 1) * 4 > this.keyA.length * 3) this.grow();
+    const i = this.slot(a, b);
+    if (this.keyA[i] === 0 && this.keyB[i] === 0) this.count += 1;
+    this.keyA[i] = a;
+    this.keyB[i] = b;
+    this.values[i] = value;
+  }
+
+  get(id: string): number | undefined {
+    const [a, b] = hashId(id);
+    return this.getHash(a, b);
   }
 
   has(id: string): boolean {
     return this.get(id) !== undefined;
   }
 
-  /** Later rows win lookups, as in Pi's index. */
   set(id: string, value: number): void {
-    // Grow at 3/4 full: linear probing stays short, and the table stays ~16–32 bytes an entry.
-    if ((this.count + 1) * 4 > this.keyA.length * 3) this.grow();
     const [a, b] = hashId(id);
-    const i = this.slot(a, b);
-    if (this.keyA[i] === 0 && this.keyB[i] === 0) this.count += 1;
-    this.keyA[i] = a;
-    this.keyB[i] = b;
-    this.values[i] = value;
+    this.setHash(a, b, value);
   }
 
   private grow(): void {
@@ -80,5 +92,105 @@ export class IdIndex {
       this.keyB[j] = keyB[i]!;
       this.values[j] = values[i]!;
     }
+  }
+}
+
+const BLOOM_BITS_PER_ID = 20;
+const BLOOM_PROBES = 6;
+/** Scan steps allowed per id added (plus a fixed allowance) before switching to a hash table. */
+const SCAN_STEPS_PER_ID = 64;
+const SCAN_ALLOWANCE = 1 << 16;
+
+/**
+ * Ids added in order get positions 0, 1, 2…; `get` answers the latest position of an id. The
+ * Bloom filter answers "never seen" (a broken parent chain, the usual duplicate check) without
+ * a scan.
+ */
+export class IdLookup {
+  private readonly hashA = int32Column();
+  private readonly hashB = uint16Column();
+  private count = 0;
+  private bloom = new Uint32Array(0);
+  private bloomCapacity = 0;
+  private index: IdIndex | null = null;
+  private scanSteps = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Records the next position's id; returns that position. */
+  add(id: string): number {
+    const [a, b] = hashId(id);
+    const b16 = b & 0xffff;
+    const i = this.count++;
+    this.hashA.set(i, a);
+    this.hashB.set(i, b16);
+    if (this.index) this.index.setHash(a, b16 | 0x10000, i);
+    if (this.count > this.bloomCapacity) this.rebuildBloom();
+    else this.bloomAdd(a, b16);
+    return i;
+  }
+
+  get(id: string): number | undefined {
+    const [a, b] = hashId(id);
+    const b16 = b & 0xffff;
+    if (this.index) return this.index.getHash(a, b16 | 0x10000);
+    if (!this.bloomHas(a, b16)) return undefined;
+    for (let i = this.count - 1; i >= 0; i--) {
+      if (this.hashA.get(i) === a && this.hashB.get(i) === b16) {
+        this.noteSteps(this.count - i);
+        return i;
+      }
+    }
+    this.noteSteps(this.count);
+    return undefined;
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  /** Many long scans (a pathological shape): pay for a hash table instead of quadratic time. */
+  private noteSteps(n: number): void {
+    this.scanSteps += n;
+    if (this.scanSteps <= SCAN_ALLOWANCE + SCAN_STEPS_PER_ID * this.count) return;
+    const index = new IdIndex();
+    for (let i = 0; i < this.count; i++) index.setHash(this.hashA.get(i), this.hashB.get(i) | 0x10000, i);
+    this.index = index;
+  }
+
+  private static step(a: number, b16: number): number {
+    return Math.imul(b16 ^ (a >>> 16), 0x9e3779b1) | 1;
+  }
+
+  private bloomAdd(a: number, b16: number): void {
+    const bloom = this.bloom;
+    const mask = bloom.length * 32 - 1;
+    const step = IdLookup.step(a, b16);
+    for (let k = 0; k < BLOOM_PROBES; k++) {
+      const bit = (a + Math.imul(k, step)) & mask;
+      bloom[bit >>> 5] = bloom[bit >>> 5]! | (1 << (bit & 31));
+    }
+  }
+
+  private bloomHas(a: number, b16: number): boolean {
+    const bloom = this.bloom;
+    const mask = bloom.length * 32 - 1;
+    const step = IdLookup.step(a, b16);
+    for (let k = 0; k < BLOOM_PROBES; k++) {
+      const bit = (a + Math.imul(k, step)) & mask;
+      if ((bloom[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
+    }
+    return true;
+  }
+
+  private rebuildBloom(): void {
+    this.bloomCapacity = Math.max(1024, this.bloomCapacity * 2);
+    // A power of two of bits, at least BLOOM_BITS_PER_ID per id of the new capacity.
+    let words = 1;
+    while (words * 32 < this.bloomCapacity * BLOOM_BITS_PER_ID) words *= 2;
+    this.bloom = new Uint32Array(words);
+    for (let i = 0; i < this.count; i++) this.bloomAdd(this.hashA.get(i), this.hashB.get(i));
   }
 }

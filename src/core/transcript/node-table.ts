@@ -1,8 +1,11 @@
 /**
- * The tree's per-entry metadata as columns of typed arrays (15 bytes an entry, no objects):
- * what a multi-GB transcript costs in memory is one row here per entry. `at(i)` materialises a
+ * The tree's per-entry metadata in about 4 bytes an entry, no objects: what a multi-GB
+ * transcript costs in memory is one row here per entry. Parents and line numbers are stored only
+ * where they differ from the linear case (parent = previous entry, next line), so a transcript
+ * pays for its branch points and non-entry lines, not for its length. `at(i)` materialises a
  * `TreeNode` view for callers; views are short-lived and cheap.
  */
+import { uint16Column, uint8Column } from "./columns.js";
 import type { Reparent, TreeNode } from "./tree.js";
 
 const REPARENT: readonly (Reparent | undefined)[] = [undefined, "parentless", "stale", "self", "reset"];
@@ -10,95 +13,91 @@ const SYNTHETIC = 1 << 0;
 const SIDE = 1 << 1;
 const UNDER_RESET = 1 << 2;
 const REPARENT_SHIFT = 3;
+/** Type code stored when the table of types is full; the real name goes to a sparse map. */
+const TYPE_OVERFLOW = 0xff;
 
 export type NewNode = Omit<TreeNode, "index">;
 
 export class NodeTable {
   length = 0;
-  private idHash = new Int32Array(256);
-  private lineNo = new Int32Array(256);
-  private parent = new Int32Array(256);
-  private typeCode = new Uint16Array(256);
-  private flags = new Uint8Array(256);
+  private readonly idCheck = uint16Column();
+  private readonly typeCode = uint8Column();
+  private readonly flags = uint8Column();
   /** Entry types seen, by code (shared strings). */
   private readonly types: string[] = [];
   private readonly typeCodes = new Map<string, number>();
+  private readonly overflowTypes = new Map<number, string>();
+  /** Parents that are not the previous entry (branch points, roots after the first, re-parents). */
+  private readonly parents = new Map<number, number>();
+  /** lineNo(i) = i + lineShift[k] for the last k with lineFrom[k] ≤ i: one step per non-entry line. */
+  private readonly lineFrom: number[] = [];
+  private readonly lineShift: number[] = [];
   /** firstKeptEntryId of compaction / reset rows only: rare, so a sparse map. */
   private readonly firstKept = new Map<number, string>();
 
-  private grow(): void {
-    const cap = Math.max(256, this.idHash.length * 2);
-    const widen = <T extends Int32Array | Float64Array | Uint16Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-      const b = make(cap);
-      b.set(a);
-      return b;
-    };
-    this.idHash = widen(this.idHash, (n) => new Int32Array(n));
-    this.lineNo = widen(this.lineNo, (n) => new Int32Array(n));
-    this.parent = widen(this.parent, (n) => new Int32Array(n));
-    this.typeCode = widen(this.typeCode, (n) => new Uint16Array(n));
-    this.flags = widen(this.flags, (n) => new Uint8Array(n));
-  }
-
   private codeOf(type: string): number {
     let code = this.typeCodes.get(type);
-    if (code === undefined) {
+    if (code === undefined && this.types.length < TYPE_OVERFLOW) {
       code = this.types.length;
       this.types.push(type);
       this.typeCodes.set(type, code);
     }
-    return code;
+    return code ?? TYPE_OVERFLOW;
   }
 
   /** Appends a node; returns its index. */
   push(n: NewNode): number {
-    if (this.length === this.idHash.length) this.grow();
     const i = this.length++;
-    this.idHash[i] = n.idHash;
-    this.lineNo[i] = n.lineNo;
-    this.parent[i] = n.parent;
-    this.typeCode[i] = Math.min(this.codeOf(n.type), 0xffff);
-    this.flags[i] = (n.syntheticId ? SYNTHETIC : 0) | (n.side ? SIDE : 0) | (n.underReset ? UNDER_RESET : 0) | (REPARENT.indexOf(n.reparented) << REPARENT_SHIFT);
+    this.idCheck.set(i, n.idCheck);
+    const code = this.codeOf(n.type);
+    if (code === TYPE_OVERFLOW) this.overflowTypes.set(i, n.type);
+    this.typeCode.set(i, code);
+    this.flags.set(i, (n.syntheticId ? SYNTHETIC : 0) | (n.side ? SIDE : 0) | (n.underReset ? UNDER_RESET : 0) | (REPARENT.indexOf(n.reparented) << REPARENT_SHIFT));
+    if (n.parent !== i - 1) this.parents.set(i, n.parent);
+    const shift = n.lineNo - i;
+    if (this.lineShift.length === 0 || this.lineShift[this.lineShift.length - 1] !== shift) {
+      this.lineFrom.push(i);
+      this.lineShift.push(shift);
+    }
     if (n.firstKeptEntryId !== undefined) this.firstKept.set(i, n.firstKeptEntryId);
     return i;
   }
 
-  /** Drops the growth slack once the scan is done (the tree then lives through pass 2). */
-  trim(): void {
-    const n = this.length;
-    this.idHash = this.idHash.slice(0, n);
-    this.lineNo = this.lineNo.slice(0, n);
-    this.parent = this.parent.slice(0, n);
-    this.typeCode = this.typeCode.slice(0, n);
-    this.flags = this.flags.slice(0, n);
-  }
-
   parentOf(i: number): number {
-    return this.parent[i]!;
+    return this.parents.get(i) ?? i - 1;
   }
 
   underResetOf(i: number): boolean {
-    return (this.flags[i]! & UNDER_RESET) !== 0;
+    return (this.flags.get(i) & UNDER_RESET) !== 0;
   }
 
   lineNoOf(i: number): number {
-    return this.lineNo[i]!;
+    const from = this.lineFrom;
+    let lo = 0;
+    let hi = from.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (from[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return i + this.lineShift[lo]!;
   }
 
   typeOf(i: number): string {
-    return this.types[this.typeCode[i]!]!;
+    const code = this.typeCode.get(i);
+    return code === TYPE_OVERFLOW ? this.overflowTypes.get(i)! : this.types[code]!;
   }
 
   /** A view of node `i` (0 ≤ i < length). */
   at(i: number): TreeNode {
     if (i < 0 || i >= this.length) throw new RangeError(`no tree node ${i}`);
-    const flags = this.flags[i]!;
+    const flags = this.flags.get(i);
     const node: TreeNode = {
       index: i,
-      idHash: this.idHash[i]!,
-      type: this.types[this.typeCode[i]!]!,
-      lineNo: this.lineNo[i]!,
-      parent: this.parent[i]!,
+      idCheck: this.idCheck.get(i),
+      type: this.typeOf(i),
+      lineNo: this.lineNoOf(i),
+      parent: this.parentOf(i),
     };
     if (flags & SYNTHETIC) node.syntheticId = true;
     if (flags & SIDE) node.side = true;

@@ -13,13 +13,13 @@ export interface RawViewLine {
 /** Streams every line (two passes: the first builds the tree). Holds one line at a time. */
 export async function* rawView(open: OpenLines, opts: { scan?: ScanResult } = {}): AsyncGenerator<RawViewLine> {
   const scan = opts.scan ?? (await scanTranscript(open));
-  const { nodes, onPath } = scan.tree;
+  const { nodes, path } = scan.tree;
   let k = 0;
   for await (const line of open()) {
     const record = parseLine(line);
     while (k < nodes.length && nodes.lineNoOf(k) < line.lineNo) k++;
     if (k < nodes.length && nodes.lineNoOf(k) === line.lineNo && record.kind === "entry") {
-      yield { record, node: k, onActiveBranch: onPath[k] === 1 };
+      yield { record, node: k, onActiveBranch: path.has(k) };
     } else {
       yield { record, onActiveBranch: null };
     }

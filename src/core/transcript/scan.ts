@@ -4,7 +4,8 @@
  * entries a view asked for, so bodies of other lines are never held.
  */
 import { Diagnostics } from "./diagnostics.js";
-import { idFingerprint } from "./id-index.js";
+import { idCheck } from "./id-index.js";
+import { NodePath } from "./node-path.js";
 import { entryId, parseLine, type EntryRecord, type HeaderRecord, type ParsedRecord, type TranscriptLine } from "./parse.js";
 import { TreeBuilder, type EntryTree, type TreeNode } from "./tree.js";
 
@@ -67,31 +68,37 @@ export interface WalkedEntry {
 export async function* walkEntries(
   open: OpenLines,
   tree: EntryTree,
-  indices: readonly number[],
+  indices: Iterable<number>,
   diag: Diagnostics,
 ): AsyncGenerator<WalkedEntry> {
-  let k = 0;
-  if (indices.length === 0) return;
+  const wanted = indices[Symbol.iterator]();
+  let next = wanted.next();
+  if (next.done) return;
   const { nodes } = tree;
+  let lineNo = nodes.lineNoOf(next.value);
   for await (const line of open()) {
-    while (nodes.lineNoOf(indices[k]!) < line.lineNo) {
-      if (++k >= indices.length) return;
+    while (lineNo < line.lineNo) {
+      next = wanted.next();
+      if (next.done) return;
+      lineNo = nodes.lineNoOf(next.value);
     }
-    if (nodes.lineNoOf(indices[k]!) !== line.lineNo) continue;
-    const node = nodes.at(indices[k]!);
+    if (lineNo !== line.lineNo) continue;
+    const node = nodes.at(next.value);
     const rec = parseLine(line);
-    if (rec.kind === "entry" && idFingerprint(entryId(rec)) === node.idHash) yield { node, rec, line };
+    if (rec.kind === "entry" && idCheck(entryId(rec)) === node.idCheck) yield { node, rec, line };
     else diag.add({ code: "changed-between-passes", lineNo: line.lineNo, message: "line differs from the first pass; skipped" });
-    if (++k >= indices.length) return;
+    next = wanted.next();
+    if (next.done) return;
+    lineNo = nodes.lineNoOf(next.value);
   }
 }
 
-export const allIndices = (tree: EntryTree): number[] => Array.from({ length: tree.nodes.length }, (_, i) => i);
+/** Every entry in file order. */
+export const allIndices = (tree: EntryTree): NodePath => NodePath.range(tree.nodes.length);
 
 /** Position on the active path of an entry a compaction or reset keeps from, or -1. */
 export function pathPosition(tree: EntryTree, id: string | undefined): number {
   if (id === undefined) return -1;
   const i = tree.keptIds.get(id);
-  if (i === undefined || !tree.onPath[i]) return -1;
-  return tree.path.indexOf(i);
+  return i === undefined ? -1 : tree.path.indexOf(i);
 }

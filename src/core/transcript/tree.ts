@@ -1,9 +1,11 @@
 /**
  * Entry tree and active leaf, following OpenClaw's navigation scan (transcript-format.md §6.1–6.2).
- * Only metadata is kept per entry, so a multi-GB transcript costs memory per entry, not per byte.
+ * Only a few bytes of metadata are kept per entry, so a multi-GB transcript costs memory per entry
+ * (about 4 bytes after the scan, 12 during it), not per byte.
  */
 import { Diagnostics } from "./diagnostics.js";
-import { idFingerprint, IdIndex } from "./id-index.js";
+import { idCheck, IdLookup } from "./id-index.js";
+import { NodePath } from "./node-path.js";
 import { NodeTable, type NewNode } from "./node-table.js";
 import { isKnownEntryType, KNOWN_TYPE_NAMES, type EntryRecord } from "./parse.js";
 
@@ -16,8 +18,8 @@ export type Reparent = "parentless" | "stale" | "self" | "reset";
 export interface TreeNode {
   /** Position among canonical entries, in file order. */
   index: number;
-  /** First half of the id's hash: pass 2 checks the line still holds the same entry. */
-  idHash: number;
+  /** 16 bits of the id's hash: pass 2 checks the line still holds the same entry. */
+  idCheck: number;
   /** The id was made up (`#L<lineNo>`) because the row had none. */
   syntheticId?: true;
   type: string;
@@ -39,7 +41,7 @@ export interface EntryTree {
   nodes: NodeTable;
   /**
    * The ids `compaction` / `reset` rows name as `firstKeptEntryId`, resolved to node indices (the
-   * last entry wins on duplicates, as in Pi's index). The full id index is dropped after the scan:
+   * last entry wins on duplicates, as in Pi's index). The id lookup is dropped after the scan:
    * nothing else needs ids, and it is the biggest per-entry cost.
    */
   keptIds: ReadonlyMap<string, number>;
@@ -47,10 +49,8 @@ export interface EntryTree {
   leaf: number;
   leafRule: LeafRule;
   leafRows: number;
-  /** Node indices root → leaf. Ascending, hence also in file order. */
-  path: number[];
-  /** 1 when the node is on the active path. */
-  onPath: Uint8Array;
+  /** Node indices root → leaf. Ascending, hence also in file order; `path.has(i)`: on the active path. */
+  path: NodePath;
 }
 
 interface LeafRowLink {
@@ -60,7 +60,7 @@ interface LeafRowLink {
 
 export class TreeBuilder {
   private readonly nodes = new NodeTable();
-  private readonly byId = new IdIndex();
+  private readonly byId = new IdLookup();
   private readonly firstKeptIds = new Set<string>();
   private readonly leafRowsById = new Map<string, LeafRowLink>();
   private leaf = -1;
@@ -143,7 +143,7 @@ export class TreeBuilder {
       why = "reset";
     }
     const node: NewNode = {
-      idHash: idFingerprint(id),
+      idCheck: idCheck(id),
       type: KNOWN_TYPE_NAMES.get(rec.type) ?? rec.type,
       lineNo: rec.lineNo,
       parent,
@@ -164,7 +164,7 @@ export class TreeBuilder {
     const side = rec.raw.appendMode === "side";
     if (side) node.side = true;
     this.nodes.push(node);
-    this.byId.set(id, index);
+    this.byId.add(id);
     if (!side) this.leaf = index;
   }
 
@@ -179,14 +179,11 @@ export class TreeBuilder {
 
   finish(): EntryTree {
     const path = pathTo(this.nodes, this.leaf, this.diag);
-    const onPath = new Uint8Array(this.nodes.length);
-    for (const i of path) onPath[i] = 1;
     const keptIds = new Map<string, number>();
     for (const id of this.firstKeptIds) {
       const i = this.byId.get(id);
       if (i !== undefined) keptIds.set(id, i);
     }
-    this.nodes.trim();
     return {
       nodes: this.nodes,
       keptIds,
@@ -194,21 +191,25 @@ export class TreeBuilder {
       leafRule: this.leafRows > 0 ? "leaf-rows" : "last-entry",
       leafRows: this.leafRows,
       path,
-      onPath,
     };
   }
 }
 
-/** Root → node indices. Guarded even though parents always precede children. */
-export function pathTo(nodes: NodeTable, leaf: number, diag?: Diagnostics): number[] {
-  const out: number[] = [];
+/** Root → leaf, walked leaf-first as runs of consecutive indices. Guarded although parents always precede children. */
+export function pathTo(nodes: NodeTable, leaf: number, diag?: Diagnostics): NodePath {
+  const runs: Array<[number, number]> = [];
+  let steps = 0;
   let i = leaf;
   while (i >= 0 && i < nodes.length) {
-    if (out.length > nodes.length) {
+    if (++steps > nodes.length) {
       diag?.add({ code: "cycle", lineNo: nodes.lineNoOf(i), message: "parent chain loops; path cut" });
       break;
     }
-    out.push(i);
+    const run = runs[runs.length - 1];
+    if (run && run[0] === i + 1) {
+      run[0] = i;
+      run[1] += 1;
+    } else runs.push([i, 1]);
     const p = nodes.parentOf(i);
     if (p >= i) {
       diag?.add({ code: "cycle", lineNo: nodes.lineNoOf(i), message: "parent does not precede child; path cut" });
@@ -216,7 +217,7 @@ export function pathTo(nodes: NodeTable, leaf: number, diag?: Diagnostics): numb
     }
     i = p;
   }
-  return out.reverse();
+  return NodePath.fromRunsDescending(runs);
 }
 
 /** Builds the tree from records already in memory (tests, small inputs). */
@@ -229,6 +230,6 @@ export function buildTree(records: Iterable<EntryRecord>, diag?: Diagnostics): E
 /** Indices of entries off the active branch, in file order. */
 export function offBranch(tree: EntryTree): number[] {
   const out: number[] = [];
-  for (let i = 0; i < tree.nodes.length; i++) if (!tree.onPath[i]) out.push(i);
+  for (let i = 0; i < tree.nodes.length; i++) if (!tree.path.has(i)) out.push(i);
   return out;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashId, IdIndex } from "../../../src/core/transcript/id-index.js";
+import { hashId, IdIndex, IdLookup } from "../../../src/core/transcript/id-index.js";
 
 describe("IdIndex", () => {
   it("maps ids to indices through growth, later writes winning", () => {
@@ -15,5 +15,31 @@ describe("IdIndex", () => {
   });
   it("never produces the empty-slot key", () => {
     for (const s of ["", "a", "#L1", "0".repeat(100)]) expect(hashId(s)).not.toEqual([0, 0]);
+  });
+});
+
+describe("IdLookup", () => {
+  it("answers the latest position of an id, and undefined for ids never added", () => {
+    const ids = new IdLookup();
+    for (let i = 0; i < 40_000; i++) expect(ids.add(`e${i.toString(16).padStart(8, "0")}`)).toBe(i);
+    expect(ids.size).toBe(40_000);
+    for (let i = 0; i < 40_000; i += 1009) expect(ids.get(`e${i.toString(16).padStart(8, "0")}`)).toBe(i);
+    for (let i = 0; i < 2000; i++) expect(ids.has(`missing-${i}`)).toBe(false);
+    expect(ids.add("e00000007")).toBe(40_000);
+    expect(ids.get("e00000007")).toBe(40_000);
+  });
+
+  it("stays exact when far lookups make it switch to a hash table", () => {
+    const ids = new IdLookup();
+    const n = 30_000;
+    // Every lookup asks for the first id: quadratic by scanning, so the table takes over.
+    for (let i = 0; i < n; i++) {
+      ids.add(`id-${i}`);
+      expect(ids.get("id-0")).toBe(0);
+    }
+    expect(ids.get(`id-${n - 1}`)).toBe(n - 1);
+    expect(ids.get("id-unknown")).toBeUndefined();
+    ids.add("id-0");
+    expect(ids.get("id-0")).toBe(n);
   });
 });

@@ -17,7 +17,7 @@ const buildTree = (recs: EntryRecord[], diag?: Diagnostics): EntryTree => {
   return build(recs, diag);
 };
 const ids = (t: EntryTree, xs: number[]) => xs.map((i) => lastIds[t.nodes.at(i).lineNo] ?? `#L${t.nodes.at(i).lineNo}`);
-const pathIds = (t: EntryTree) => ids(t, t.path);
+const pathIds = (t: EntryTree) => ids(t, [...t.path]);
 
 describe("active leaf", () => {
   it("is the last entry when there are no leaf rows (Pi)", () => {
@@ -36,7 +36,7 @@ describe("active leaf", () => {
   it("treats targetId null as an empty leaf", () => {
     const t = buildTree(records([msg("a", null, "user", "q"), row("leaf", "L", "a", { targetId: null })]));
     expect(t.leaf).toBe(-1);
-    expect(t.path).toEqual([]);
+    expect([...t.path]).toEqual([]);
   });
 
   it("ignores a leaf row with an unknown target", () => {
@@ -98,7 +98,7 @@ describe("re-parenting", () => {
     const t = buildTree(records([msg("a", null, "user", "q"), msg("s", "s", "assistant", []), msg("a", "s", "user", "dup"), msg("z", "a", "assistant", [])]), d);
     expect(d.count("self-parent")).toBe(1);
     expect(d.count("duplicate-id")).toBe(1);
-    expect(t.path.map((i) => t.nodes.at(i).lineNo)).toEqual([2, 3, 4, 5]);
+    expect([...t.path].map((i) => t.nodes.at(i).lineNo)).toEqual([2, 3, 4, 5]);
   });
 
   it("gives id-less rows a line id and chains them (v1)", () => {
@@ -117,5 +117,28 @@ describe("unknown types", () => {
     expect(pathIds(t)).toEqual(["a", "p", "p2", "b"]);
     expect([...d.unknownTypes]).toEqual(["plugin_thing"]);
     expect(d.count("unknown-type")).toBe(1);
+  });
+});
+
+describe("long transcripts", () => {
+  it("resolves far jumps, line numbers and parents exactly across thousands of entries", () => {
+    const rows: Record<string, unknown>[] = [];
+    let parent: string | null = null;
+    for (let i = 0; i < 20_000; i++) {
+      rows.push(msg(`m${i}`, parent, i % 2 ? "assistant" : "user", "x"));
+      parent = `m${i}`;
+    }
+    // A retry that branches from near the start, then a leaf row and an entry after it.
+    rows.push(msg("retry", "m10", "user", "again"));
+    rows.push(row("leaf", "L", "retry", { targetId: "retry" }));
+    rows.push(msg("after", "retry", "assistant", "ok"));
+    const d = new Diagnostics();
+    const t = buildTree(records(rows), d);
+    expect(d.issues).toEqual([]);
+    expect(pathIds(t)).toEqual([...Array.from({ length: 11 }, (_, i) => `m${i}`), "retry", "after"]);
+    expect(t.nodes.at(idx(t, "retry")).parent).toBe(idx(t, "m10"));
+    expect(t.nodes.at(idx(t, "after")).lineNo).toBe(20_000 + 4);
+    expect(t.nodes.at(idx(t, "m19999")).lineNo).toBe(20_001);
+    expect(offBranch(t).length).toBe(20_000 - 11);
   });
 });

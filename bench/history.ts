@@ -15,7 +15,9 @@ import { generateTranscript } from "./gen-transcript.js";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = path.join(ROOT, "bin", "openclaw-sessions.js");
 const MB = 1024 * 1024;
-const SIZES = [20 * MB, 200 * MB];
+// `--sizes 20,200,1000` (MB) adds sizes; the goal compares the first two.
+const sizesArg = process.argv.indexOf("--sizes");
+const SIZES = (sizesArg > 0 ? process.argv[sizesArg + 1]!.split(",").map(Number) : [20, 200]).map((n) => n * MB);
 
 const has = (cmd: string): boolean => spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
 const hasTime = fs.existsSync("/usr/bin/time");

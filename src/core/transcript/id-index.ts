@@ -160,28 +160,22 @@ export class IdLookup {
     this.index = index;
   }
 
-  private static step(a: number, b16: number): number {
-    return Math.imul(b16 ^ (a >>> 16), 0x9e3779b1) | 1;
+  /** The Bloom filter bits of a hash pair, written to `this.bits` (no allocation per id). */
+  private readonly bits = new Int32Array(BLOOM_PROBES);
+
+  private probe(a: number, b16: number): Int32Array {
+    const mask = this.bloom.length * 32 - 1;
+    const step = Math.imul(b16 ^ (a >>> 16), 0x9e3779b1) | 1;
+    for (let k = 0; k < BLOOM_PROBES; k++) this.bits[k] = (a + Math.imul(k, step)) & mask;
+    return this.bits;
   }
 
   private bloomAdd(a: number, b16: number): void {
-    const bloom = this.bloom;
-    const mask = bloom.length * 32 - 1;
-    const step = IdLookup.step(a, b16);
-    for (let k = 0; k < BLOOM_PROBES; k++) {
-      const bit = (a + Math.imul(k, step)) & mask;
-      bloom[bit >>> 5] = bloom[bit >>> 5]! | (1 << (bit & 31));
-    }
+    for (const bit of this.probe(a, b16)) this.bloom[bit >>> 5] = this.bloom[bit >>> 5]! | (1 << (bit & 31));
   }
 
   private bloomHas(a: number, b16: number): boolean {
-    const bloom = this.bloom;
-    const mask = bloom.length * 32 - 1;
-    const step = IdLookup.step(a, b16);
-    for (let k = 0; k < BLOOM_PROBES; k++) {
-      const bit = (a + Math.imul(k, step)) & mask;
-      if ((bloom[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
-    }
+    for (const bit of this.probe(a, b16)) if ((this.bloom[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
     return true;
   }
 

@@ -9,8 +9,17 @@ export function renderJsonlHeader(h: HistoryHeader): string {
   return `${JSON.stringify({ schemaVersion, recordType: "source", ...rest })}\n`;
 }
 
+/** `{schemaVersion, recordType, ...body}` as JSON, without building the merged object per record. */
+function record(schemaVersion: number, recordType: string, body: object): string {
+  const json = JSON.stringify(body);
+  const head = `{"schemaVersion":${JSON.stringify(schemaVersion)},"recordType":${JSON.stringify(recordType)}`;
+  return json === "{}" ? `${head}}\n` : `${head},${json.slice(1)}\n`;
+}
+
 export function renderJsonlEvent(ev: HistoryEvent, schemaVersion: number): string {
-  if (ev.type === "message") return `${JSON.stringify({ schemaVersion, recordType: "message", ...ev.message })}\n`;
+  // Messages are the stream's bulk: spliced as text, since a spread copy per record stays alive
+  // longer in V8 and grows memory on huge transcripts.
+  if (ev.type === "message") return record(schemaVersion, "message", ev.message);
   if (ev.type === "segment") return `${JSON.stringify({ schemaVersion, recordType: "segment", ...ev.segment })}\n`;
   return `${JSON.stringify({ schemaVersion, recordType: "line", ...ev.line })}\n`;
 }

@@ -179,11 +179,10 @@ export class IdLookup {
     return true;
   }
 
+  /** Doubles the filter once it would fall under BLOOM_BITS_PER_ID bits an id (so 20–40 bits an id). */
   private rebuildBloom(): void {
-    this.bloomCapacity = Math.max(1024, this.bloomCapacity * 2);
-    // A power of two of bits, at least BLOOM_BITS_PER_ID per id of the new capacity.
-    let words = 1;
-    while (words * 32 < this.bloomCapacity * BLOOM_BITS_PER_ID) words *= 2;
+    const words = Math.max(1024, this.bloom.length * 2);
+    this.bloomCapacity = Math.floor((words * 32) / BLOOM_BITS_PER_ID);
     this.bloom = new Uint32Array(words);
     for (let i = 0; i < this.count; i++) this.bloomAdd(this.hashA.get(i), this.hashB.get(i));
   }

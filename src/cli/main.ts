@@ -1,6 +1,5 @@
 /** Process entry: real streams in, exit code out. */
 import fs from "node:fs";
-import readline from "node:readline/promises";
 
 /** `--version` answers before commander and the commands load: cold start stays near `node -e 0`. */
 function fastVersion(argv: string[]): boolean {
@@ -12,6 +11,7 @@ function fastVersion(argv: string[]): boolean {
 
 /** One line from the terminal; the question goes to stderr so stdout stays data only. */
 async function ask(question: string): Promise<string> {
+  const readline = await import("node:readline/promises");
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
     return await rl.question(question);

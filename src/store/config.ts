@@ -1,7 +1,7 @@
 /** The parts of `<stateDir>/openclaw.json` (JSON5) the tool reads: channels and session policy. */
 import fs from "node:fs";
 import path from "node:path";
-import JSON5 from "json5";
+import { json5Package } from "./lazy-packages.js";
 
 export interface OpenClawConfig {
   path: string | null;
@@ -20,7 +20,7 @@ export function configPathFor(stateDir: string | null, env: NodeJS.ProcessEnv): 
 export function readConfig(file: string | null): OpenClawConfig {
   if (!file || !fs.existsSync(file)) return { path: null, raw: {} };
   try {
-    const parsed: unknown = JSON5.parse(fs.readFileSync(file, "utf8"));
+    const parsed: unknown = json5Package().parse(fs.readFileSync(file, "utf8"));
     const raw = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
     return { path: file, raw };
   } catch (err) {

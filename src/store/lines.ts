@@ -5,9 +5,9 @@
 import { isUtf8 } from "node:buffer";
 import fs from "node:fs";
 import zlib from "node:zlib";
-import { Decompress } from "fzstd";
 import type { TranscriptLine } from "../core/transcript/parse.js";
 import { noteLineBytes } from "./memory.js";
+import { fzstdPackage } from "./lazy-packages.js";
 
 /** A line as both store layers yield it (the shape lives in core: the transcript core reads it). */
 export type RawLine = TranscriptLine;
@@ -107,7 +107,7 @@ export async function* zstdChunks(compressed: AsyncIterable<Buffer>): AsyncGener
     return;
   }
   const queue: Uint8Array[] = [];
-  const d = new Decompress((data) => {
+  const d = new (fzstdPackage().Decompress)((data) => {
     queue.push(data);
   });
   for await (const c of source) {
@@ -123,7 +123,7 @@ export function zstdDecompressSync(buf: Uint8Array): Buffer {
   const native = (zlib as unknown as { zstdDecompressSync?: (b: Uint8Array) => Buffer }).zstdDecompressSync;
   if (native) return native(buf);
   const out: Uint8Array[] = [];
-  const d = new Decompress((data) => out.push(data));
+  const d = new (fzstdPackage().Decompress)((data) => out.push(data));
   d.push(buf, true);
   return Buffer.concat(out);
 }

@@ -4,9 +4,9 @@
  * Synchronous on purpose: thousands of tiny reads cost less without promise churn.
  */
 import fs from "node:fs";
-import { Decompress } from "fzstd";
 import type { TranscriptHeader, TranscriptPeek, TranscriptRef } from "../../core/model.js";
 import { headerOf } from "../../core/transcript/parse.js";
+import { fzstdPackage } from "../lazy-packages.js";
 
 const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 64 * 1024;
@@ -31,7 +31,7 @@ function readRange(file: string, start: number, length: number): Buffer {
 /** The first `limit` decompressed bytes of a zstd file, from its first compressed bytes. */
 function zstdHead(file: string, limit: number): Buffer {
   const out: Uint8Array[] = [];
-  const d = new Decompress((chunk) => out.push(chunk));
+  const d = new (fzstdPackage().Decompress)((chunk) => out.push(chunk));
   try {
     d.push(new Uint8Array(readRange(file, 0, HEAD_BYTES)));
   } catch {

@@ -1,6 +1,6 @@
 /**
  * id → entry index without keeping the id strings. Memory per entry is what bounds a multi-GB
- * transcript read, so `IdLookup` keeps 6 bytes of hash per entry plus a Bloom filter (2.5 bytes),
+ * transcript read, so `IdLookup` keeps 6 bytes of hash per entry plus a Bloom filter (2.5–5 bytes),
  * and finds an id by scanning back from the newest entry: a parent is nearly always the previous
  * entry or a few turns back. Only a transcript whose lookups keep scanning far (many far jumps)
  * gets a hash table (`IdIndex`, ~20 bytes an entry). A false match needs two ids colliding on 48

@@ -1,7 +1,7 @@
 /**
  * Entry tree and active leaf, following OpenClaw's navigation scan (transcript-format.md §6.1–6.2).
  * Only a few bytes of metadata are kept per entry, so a multi-GB transcript costs memory per entry
- * (about 4 bytes after the scan, 12 during it), not per byte.
+ * (about 4 bytes after the scan, 12–15 during it), not per byte.
  */
 import { Diagnostics } from "./diagnostics.js";
 import { idCheck, IdLookup } from "./id-index.js";

@@ -4,7 +4,7 @@
  * of the built CLI (`history --file <f> --jsonl > /dev/null`) beside
  * `jq -c 'select(.type=="message")' <f> > /dev/null`, and the peak RSS of both.
  * Goal: faster than jq; peak RSS ≤ 150 MB and not larger for the bigger file. Ours: median of
- * three runs (time and peak RSS each); jq: one run.
+ * five runs (time and peak RSS each); jq: one run.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -18,6 +18,8 @@ const CLI = path.join(ROOT, "bin", "openclaw-sessions.js");
 const MB = 1024 * 1024;
 // `--sizes 20,200,1000` (MB) adds sizes; the goal compares the first two.
 const sizesArg = process.argv.indexOf("--sizes");
+// Peak RSS of one run varies by a MB or so (GC and compiler threads): five runs, the median of each figure.
+const RUNS = 5;
 const SIZES = (sizesArg > 0 ? process.argv[sizesArg + 1]!.split(",").map(Number) : [20, 200]).map((n) => n * MB);
 
 const has = (cmd: string): boolean => spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
@@ -67,13 +69,12 @@ function main(): void {
       const t0 = performance.now();
       const g = generateTranscript(file, size);
       console.error(`generated ${file}: ${(g.bytes / MB).toFixed(0)} MB, ${g.lines} lines, ${g.messages} messages, ${g.branches} abandoned branches (${fmtMs(performance.now() - t0)})`);
-      // Peak RSS of one run varies by a MB or two: three runs, the median of each figure.
-      const runs = [0, 1, 2].map(() => measure(process.execPath, [CLI, "history", "--file", file, "--state-dir", state, "--jsonl"], true));
+      const runs = Array.from({ length: RUNS }, () => measure(process.execPath, [CLI, "history", "--file", file, "--state-dir", state, "--jsonl"], true));
       const bad = runs.find((r) => r.code !== 0);
       if (bad) throw new Error(`history exited ${bad.code}: ${bad.stderr}`);
-      const mid = <T,>(xs: T[], key: (x: T) => number): T => [...xs].sort((a, b) => key(a) - key(b))[1]!;
+      const mid = <T,>(xs: T[], key: (x: T) => number): T => [...xs].sort((a, b) => key(a) - key(b))[RUNS >> 1]!;
       const ours = { ms: mid(runs, (r) => r.ms).ms, rssMb: mid(runs, (r) => r.rssMb ?? 0).rssMb };
-      console.error(`  peak RSS of the three runs: ${runs.map((r) => fmtMb(r.rssMb)).join(", ")}`);
+      console.error(`  peak RSS of the ${RUNS} runs: ${runs.map((r) => fmtMb(r.rssMb)).join(", ")}`);
       rss.push(ours.rssMb);
       const theirs = jq ? measure("jq", ["-c", 'select(.type=="message")', file], false) : null;
       rows.push([

@@ -6,7 +6,7 @@ import { isUtf8 } from "node:buffer";
 import fs from "node:fs";
 import zlib from "node:zlib";
 import type { TranscriptLine } from "../core/transcript/parse.js";
-import { noteLineBytes } from "./memory.js";
+import { noteLineBytes, noteStreamStart } from "./memory.js";
 import { fzstdPackage } from "./lazy-packages.js";
 
 /** A line as both store layers yield it (the shape lives in core: the transcript core reads it). */
@@ -31,6 +31,7 @@ export async function* splitLines(
   let lineNo = 0;
   let lineStart = 0;
   let consumed = 0; // bytes of the stream before the current chunk
+  noteStreamStart();
 
   const finish = (unterminated: boolean): RawLine => {
     lineNo += 1;

@@ -1,38 +1,67 @@
 /**
- * A growable column of small integers in fixed-size typed-array chunks. Growing never copies
- * (only the first chunk starts small, so a tiny transcript costs a few hundred bytes), which keeps
- * the per-entry tables of a multi-GB transcript free of the doubling spikes of one big array.
+ * A growable column of small integers in typed-array chunks, built so a multi-GB transcript's
+ * per-entry tables cost only the memory their values use, and give it back when dropped:
+ * - chunks are 32 MiB. Allocations that large are mapped from the OS lazily, so a chunk costs only
+ *   the pages written, and freeing one unmaps it at once (smaller blocks stay in the allocator's
+ *   heap after a free, counted in RSS for the rest of the process);
+ * - only the first chunk starts small and grows, so a tiny transcript costs a few hundred bytes;
+ * - growing never copies a full chunk, so there is no doubling spike;
+ * - zeros are not written: an unwritten slot reads 0, so a mostly-zero column (flags, the common
+ *   entry type) touches no pages for its zeros.
  */
 type Typed = Int32Array | Uint16Array | Uint8Array;
 
-const CHUNK_BITS = 14;
-const CHUNK = 1 << CHUNK_BITS;
-const MASK = CHUNK - 1;
+const CHUNK_BYTES = 32 * 1024 * 1024;
 const FIRST = 256;
+/** Elements the first chunk may hold before it is replaced by a full chunk. */
+const SMALL_MAX = 16384;
 
 export class Column<T extends Typed> {
   private chunks: T[] = [];
+  private readonly bits: number;
+  private readonly mask: number;
 
-  constructor(private readonly make: (n: number) => T) {}
+  /** `chunkBytes` (a power of two) exists for tests that need several chunks. */
+  constructor(
+    private readonly make: (n: number) => T,
+    bytesPerElement: number,
+    chunkBytes = CHUNK_BYTES,
+  ) {
+    this.bits = Math.log2(chunkBytes / bytesPerElement);
+    this.mask = (1 << this.bits) - 1;
+  }
 
   get(i: number): number {
-    return this.chunks[i >>> CHUNK_BITS]![i & MASK]!;
+    return this.chunks[i >>> this.bits]?.[i & this.mask] ?? 0;
   }
 
   set(i: number, v: number): void {
-    const c = i >>> CHUNK_BITS;
-    const o = i & MASK;
-    let chunk = this.chunks[c];
-    if (chunk === undefined) {
-      chunk = this.make(c === 0 ? FIRST : CHUNK);
-      this.chunks[c] = chunk;
-    } else if (o >= chunk.length) {
-      const bigger = this.make(Math.min(CHUNK, Math.max(o + 1, chunk.length * 4)));
-      bigger.set(chunk);
-      chunk = bigger;
-      this.chunks[c] = chunk;
+    const c = i >>> this.bits;
+    const o = i & this.mask;
+    const chunk = this.chunks[c];
+    if (chunk !== undefined && o < chunk.length) {
+      if (v !== 0 || chunk[o] !== 0) chunk[o] = v;
+      return;
     }
-    chunk[o] = v;
+    if (v === 0) return;
+    const grown = this.make(c === 0 ? this.firstCapacity(o, chunk?.length ?? 0) : this.mask + 1);
+    if (chunk !== undefined) grown.set(chunk);
+    this.chunks[c] = grown;
+    grown[o] = v;
+  }
+
+  /** The first chunk grows ×4 from FIRST; past SMALL_MAX it becomes a full chunk. */
+  private firstCapacity(o: number, current: number): number {
+    let n = Math.max(current * 4, FIRST);
+    while (n <= o) n *= 4;
+    return n > SMALL_MAX ? this.mask + 1 : Math.min(n, this.mask + 1);
+  }
+
+  /** Bytes of the chunks allocated (address space; only pages written are resident). */
+  get allocatedBytes(): number {
+    let n = 0;
+    for (const c of this.chunks) n += c?.byteLength ?? 0;
+    return n;
   }
 
   /** Releases every chunk (the column is empty afterwards). */
@@ -41,6 +70,6 @@ export class Column<T extends Typed> {
   }
 }
 
-export const int32Column = () => new Column((n) => new Int32Array(n));
-export const uint16Column = () => new Column((n) => new Uint16Array(n));
-export const uint8Column = () => new Column((n) => new Uint8Array(n));
+export const int32Column = (chunkBytes?: number) => new Column((n) => new Int32Array(n), 4, chunkBytes);
+export const uint16Column = (chunkBytes?: number) => new Column((n) => new Uint16Array(n), 2, chunkBytes);
+export const uint8Column = (chunkBytes?: number) => new Column((n) => new Uint8Array(n), 1, chunkBytes);

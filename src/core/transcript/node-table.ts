@@ -1,9 +1,11 @@
 /**
- * The tree's per-entry metadata in about 4 bytes an entry, no objects: what a multi-GB
- * transcript costs in memory is one row here per entry. Parents and line numbers are stored only
- * where they differ from the linear case (parent = previous entry, next line), so a transcript
- * pays for its branch points and non-entry lines, not for its length. `at(i)` materialises a
- * `TreeNode` view for callers; views are short-lived and cheap.
+ * The tree's per-entry metadata, no objects: what a multi-GB transcript costs in memory is one
+ * row here per entry, which stays for pass 2. A row is the 2-byte id check; the type and flags
+ * columns hold zeros for a plain message (columns do not write zeros), so they cost memory only
+ * where other rows are. Parents and line numbers are stored only where they differ from the linear
+ * case (parent = previous entry, next line), so a transcript pays for its branch points and
+ * non-entry lines, not for its length. `at(i)` materialises a `TreeNode` view for callers; views
+ * are short-lived and cheap.
  */
 import { uint16Column, uint8Column } from "./columns.js";
 import type { Reparent, TreeNode } from "./tree.js";
@@ -11,8 +13,7 @@ import type { Reparent, TreeNode } from "./tree.js";
 const REPARENT: readonly (Reparent | undefined)[] = [undefined, "parentless", "stale", "self", "reset"];
 const SYNTHETIC = 1 << 0;
 const SIDE = 1 << 1;
-const UNDER_RESET = 1 << 2;
-const REPARENT_SHIFT = 3;
+const REPARENT_SHIFT = 2;
 /** Type code stored when the table of types is full; the real name goes to a sparse map. */
 const TYPE_OVERFLOW = 0xff;
 
@@ -20,12 +21,13 @@ export type NewNode = Omit<TreeNode, "index">;
 
 export class NodeTable {
   length = 0;
-  private readonly idCheck = uint16Column();
+  /** 16 bits of each id's hash; pass 1's id lookup shares the column (see `IdLookup`). */
+  readonly idChecks = uint16Column();
   private readonly typeCode = uint8Column();
   private readonly flags = uint8Column();
-  /** Entry types seen, by code (shared strings). */
-  private readonly types: string[] = [];
-  private readonly typeCodes = new Map<string, number>();
+  /** Entry types seen, by code (shared strings). Code 0, the unwritten value, is a message. */
+  private readonly types: string[] = ["message"];
+  private readonly typeCodes = new Map<string, number>([["message", 0]]);
   private readonly overflowTypes = new Map<number, string>();
   /** Parents that are not the previous entry (branch points, roots after the first, re-parents). */
   private readonly parents = new Map<number, number>();
@@ -48,11 +50,11 @@ export class NodeTable {
   /** Appends a node; returns its index. */
   push(n: NewNode): number {
     const i = this.length++;
-    this.idCheck.set(i, n.idCheck);
+    this.idChecks.set(i, n.idCheck);
     const code = this.codeOf(n.type);
     if (code === TYPE_OVERFLOW) this.overflowTypes.set(i, n.type);
     this.typeCode.set(i, code);
-    this.flags.set(i, (n.syntheticId ? SYNTHETIC : 0) | (n.side ? SIDE : 0) | (n.underReset ? UNDER_RESET : 0) | (REPARENT.indexOf(n.reparented) << REPARENT_SHIFT));
+    this.flags.set(i, (n.syntheticId ? SYNTHETIC : 0) | (n.side ? SIDE : 0) | (REPARENT.indexOf(n.reparented) << REPARENT_SHIFT));
     if (n.parent !== i - 1) this.parents.set(i, n.parent);
     const shift = n.lineNo - i;
     if (this.lineShift.length === 0 || this.lineShift[this.lineShift.length - 1] !== shift) {
@@ -63,12 +65,13 @@ export class NodeTable {
     return i;
   }
 
-  parentOf(i: number): number {
-    return this.parents.get(i) ?? i - 1;
+  /** Bytes allocated per column (tests check that plain messages cost only the id check). */
+  columnBytes(): { idCheck: number; type: number; flags: number } {
+    return { idCheck: this.idChecks.allocatedBytes, type: this.typeCode.allocatedBytes, flags: this.flags.allocatedBytes };
   }
 
-  underResetOf(i: number): boolean {
-    return (this.flags.get(i) & UNDER_RESET) !== 0;
+  parentOf(i: number): number {
+    return this.parents.get(i) ?? i - 1;
   }
 
   lineNoOf(i: number): number {
@@ -94,14 +97,13 @@ export class NodeTable {
     const flags = this.flags.get(i);
     const node: TreeNode = {
       index: i,
-      idCheck: this.idCheck.get(i),
+      idCheck: this.idChecks.get(i),
       type: this.typeOf(i),
       lineNo: this.lineNoOf(i),
       parent: this.parentOf(i),
     };
     if (flags & SYNTHETIC) node.syntheticId = true;
     if (flags & SIDE) node.side = true;
-    if (flags & UNDER_RESET) node.underReset = true;
     const why = REPARENT[flags >> REPARENT_SHIFT];
     if (why) node.reparented = why;
     const fk = this.firstKept.get(i);

@@ -1,9 +1,10 @@
 /**
  * Entry tree and active leaf, following OpenClaw's navigation scan (transcript-format.md §6.1–6.2).
  * Only a few bytes of metadata are kept per entry, so a multi-GB transcript costs memory per entry
- * (about 4 bytes after the scan, 12–15 during it), not per byte.
+ * (about 2 bytes after the scan, 8.5–11 more during it, returned when it ends), not per byte.
  */
 import { Diagnostics } from "./diagnostics.js";
+import { uint8Column } from "./columns.js";
 import { idCheck, IdLookup } from "./id-index.js";
 import { NodePath } from "./node-path.js";
 import { NodeTable, type NewNode } from "./node-table.js";
@@ -31,8 +32,6 @@ export interface TreeNode {
   side?: true;
   /** compaction / reset: the written firstKeptEntryId. */
   firstKeptEntryId?: string;
-  /** The entry descends from the latest `reset` row read so far (or is it). */
-  underReset?: true;
 }
 
 export type LeafRule = "last-entry" | "leaf-rows";
@@ -60,7 +59,9 @@ interface LeafRowLink {
 
 export class TreeBuilder {
   private readonly nodes = new NodeTable();
-  private readonly byId = new IdLookup();
+  /** Pass-1 only (dropped with the builder): ids, and which nodes descend from the latest reset. */
+  private readonly byId = new IdLookup(this.nodes.idChecks);
+  private readonly underReset = uint8Column();
   private readonly firstKeptIds = new Set<string>();
   private readonly leafRowsById = new Map<string, LeafRowLink>();
   private leaf = -1;
@@ -148,7 +149,7 @@ export class TreeBuilder {
       lineNo: rec.lineNo,
       parent,
     };
-    if (this.descendsFromLastReset(parent)) node.underReset = true;
+    if (this.descendsFromLastReset(parent)) this.underReset.set(index, 1);
     if (rec.id === null) node.syntheticId = true;
     if (why) node.reparented = why;
     const fk = rec.raw.firstKeptEntryId;
@@ -157,7 +158,7 @@ export class TreeBuilder {
       this.firstKeptIds.add(fk);
     }
     if (rec.type === "reset") {
-      node.underReset = true;
+      this.underReset.set(index, 1);
       this.lastReset = index;
     }
     if (this.byId.has(id)) this.issue("duplicate-id", rec, id, `id ${id} was already used; the later row wins lookups`);
@@ -170,7 +171,7 @@ export class TreeBuilder {
 
   /** Nodes before the latest reset cannot descend from it; later ones carry the flag down. */
   private descendsFromLastReset(parent: number): boolean {
-    return this.lastReset >= 0 && parent >= this.lastReset && this.nodes.underResetOf(parent);
+    return this.lastReset >= 0 && parent >= this.lastReset && this.underReset.get(parent) === 1;
   }
 
   private issue(code: "parentless" | "self-parent" | "broken-chain" | "reset-reparent" | "missing-id" | "duplicate-id", rec: EntryRecord, id: string, message: string): void {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hashId, IdIndex, IdLookup } from "../../../src/core/transcript/id-index.js";
+import { uint16Column } from "../../../src/core/transcript/columns.js";
+import { hashId, idCheck, IdIndex, IdLookup } from "../../../src/core/transcript/id-index.js";
 
 describe("IdIndex", () => {
   it("maps ids to indices through growth, later writes winning", () => {
@@ -41,5 +42,18 @@ describe("IdLookup", () => {
     expect(ids.get("id-unknown")).toBeUndefined();
     ids.add("id-0");
     expect(ids.get("id-0")).toBe(n);
+  });
+
+  it("shares a column of id checks written by its owner, and stays exact", () => {
+    const checks = uint16Column();
+    const ids = new IdLookup(checks);
+    const id = (i: number) => `entry-${i * 7919}`;
+    for (let i = 0; i < 20_000; i++) {
+      checks.set(i, idCheck(id(i))); // the owner (the tree's node table) writes first
+      ids.add(id(i));
+    }
+    for (let i = 0; i < 20_000; i += 101) expect(ids.get(id(i))).toBe(i);
+    for (let i = 0; i < 20_000; i += 997) expect(checks.get(i)).toBe(idCheck(id(i)));
+    expect(ids.get("entry-unknown")).toBeUndefined();
   });
 });

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { NodeTable, type NewNode } from "../../../src/core/transcript/node-table.js";
+import type { TreeNode } from "../../../src/core/transcript/tree.js";
+
+/** A long table with every kind of row now and then: other types, flags, branch parents, line gaps. */
+function sampleNode(i: number): NewNode {
+  const n: NewNode = { idCheck: (i * 40_503) & 0xffff, type: "message", lineNo: i + 2 + Math.floor(i / 1000), parent: i - 1 };
+  if (i % 997 === 0) n.type = "custom";
+  if (i === 30_000) {
+    n.type = "compaction";
+    n.firstKeptEntryId = "e29990";
+  }
+  if (i === 41_000) n.type = "x-unknown-type";
+  if (i % 5_003 === 0) n.side = true;
+  if (i % 7_001 === 0) n.parent = i - 50;
+  if (i === 12_345) n.reparented = "stale";
+  if (i === 23_456) n.syntheticId = true;
+  return n;
+}
+
+describe("NodeTable", () => {
+  it("gives back every row it was given", () => {
+    const t = new NodeTable();
+    const n = 50_000;
+    for (let i = 0; i < n; i++) expect(t.push(sampleNode(i))).toBe(i);
+    expect(t.length).toBe(n);
+    for (let i = 0; i < n; i++) {
+      const want: TreeNode = { index: i, ...sampleNode(i) };
+      const got = t.at(i);
+      if (JSON.stringify(got) !== JSON.stringify(want)) expect(got).toEqual(want);
+    }
+    expect(() => t.at(n)).toThrow(RangeError);
+  });
+
+  it("costs plain messages only their id check", () => {
+    const plain = new NodeTable();
+    for (let i = 0; i < 20_000; i++) plain.push({ idCheck: i & 0xffff, type: "message", lineNo: i + 2, parent: i - 1 });
+    expect(plain.columnBytes()).toMatchObject({ type: 0, flags: 0 });
+    expect(plain.columnBytes().idCheck).toBeGreaterThanOrEqual(2 * 20_000);
+
+    const mixed = new NodeTable();
+    for (let i = 0; i < 20_000; i++) mixed.push(sampleNode(i));
+    expect(mixed.columnBytes().type).toBeGreaterThan(0);
+    expect(mixed.columnBytes().flags).toBeGreaterThan(0);
+  });
+});

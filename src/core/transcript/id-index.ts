@@ -2,9 +2,9 @@
  * id → entry index without keeping the id strings. Memory per entry is what bounds a multi-GB
  * transcript read, so `IdLookup` keeps 6 bytes of hash per entry (2 of them shared with the tree's
  * id checks) plus a Bloom filter (2.5–5 bytes), and finds an id by scanning back from the newest
- * entry: a parent is nearly always the previous entry or a few turns back. Only a transcript whose lookups keep scanning far (many far jumps)
- * gets a hash table (`IdIndex`, ~20 bytes an entry). A false match needs two ids colliding on 48
- * bits within the scanned stretch.
+ * entry: a parent is nearly always the previous entry or a few turns back. Only a transcript
+ * whose lookups keep scanning far (many far jumps) gets a hash table (`IdIndex`, ~20 bytes an
+ * entry). A false match needs two ids colliding on 48 bits within the scanned stretch.
  */
 import { int32Column, uint16Column, type Column } from "./columns.js";
 
@@ -108,18 +108,17 @@ const SCAN_ALLOWANCE = 1 << 16;
  */
 export class IdLookup {
   private readonly hashA = int32Column();
+  private count = 0;
+  private bloom = new Uint32Array(0);
+  private bloomCapacity = 0;
+  private index: IdIndex | null = null;
+  private scanSteps = 0;
 
   /**
    * `hashB` holds `idCheck` of each position. A caller that keeps those already (the tree's node
    * table) passes its column, so the 2 bytes an entry are stored once; writes repeat its values.
    */
   constructor(private readonly hashB: Column<Uint16Array> = uint16Column()) {}
-
-  private count = 0;
-  private bloom = new Uint32Array(0);
-  private bloomCapacity = 0;
-  private index: IdIndex | null = null;
-  private scanSteps = 0;
 
   get size(): number {
     return this.count;

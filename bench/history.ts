@@ -4,7 +4,7 @@
  * of the built CLI (`history --file <f> --jsonl > /dev/null`) beside
  * `jq -c 'select(.type=="message")' <f> > /dev/null`, and the peak RSS of both.
  * Goal: faster than jq; peak RSS ≤ 150 MB and not larger for the bigger file. Ours: median of
- * five runs (time and peak RSS each); jq: one run.
+ * five runs, the sizes taking turns (time and peak RSS each); jq: one run.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -64,21 +64,29 @@ function main(): void {
   const rows: string[][] = [];
   const rss: Array<number | null> = [];
   try {
-    for (const size of SIZES) {
+    const files = SIZES.map((size) => {
       const file = path.join(sessions, `bench-${size / MB}mb.jsonl`);
       const t0 = performance.now();
       const g = generateTranscript(file, size);
       console.error(`generated ${file}: ${(g.bytes / MB).toFixed(0)} MB, ${g.lines} lines, ${g.messages} messages, ${g.branches} abandoned branches (${fmtMs(performance.now() - t0)})`);
-      const runs = Array.from({ length: RUNS }, () => measure(process.execPath, [CLI, "history", "--file", file, "--state-dir", state, "--jsonl"], true));
-      const bad = runs.find((r) => r.code !== 0);
-      if (bad) throw new Error(`history exited ${bad.code}: ${bad.stderr}`);
-      const mid = <T,>(xs: T[], key: (x: T) => number): T => [...xs].sort((a, b) => key(a) - key(b))[RUNS >> 1]!;
+      return { file, bytes: g.bytes, runs: [] as Measured[] };
+    });
+    // Sizes take turns, so a drift of the machine during the bench weighs on each size alike.
+    for (let r = 0; r < RUNS; r++) {
+      for (const f of files) {
+        const run = measure(process.execPath, [CLI, "history", "--file", f.file, "--state-dir", state, "--jsonl"], true);
+        if (run.code !== 0) throw new Error(`history exited ${run.code}: ${run.stderr}`);
+        f.runs.push(run);
+      }
+    }
+    const mid = <T,>(xs: T[], key: (x: T) => number): T => [...xs].sort((a, b) => key(a) - key(b))[RUNS >> 1]!;
+    for (const { file, bytes, runs } of files) {
       const ours = { ms: mid(runs, (r) => r.ms).ms, rssMb: mid(runs, (r) => r.rssMb ?? 0).rssMb };
-      console.error(`  peak RSS of the ${RUNS} runs: ${runs.map((r) => fmtMb(r.rssMb)).join(", ")}`);
+      console.error(`${path.basename(file)}: peak RSS of the ${RUNS} runs: ${runs.map((r) => fmtMb(r.rssMb)).join(", ")}`);
       rss.push(ours.rssMb);
       const theirs = jq ? measure("jq", ["-c", 'select(.type=="message")', file], false) : null;
       rows.push([
-        `${(g.bytes / MB).toFixed(0)} MB`,
+        `${(bytes / MB).toFixed(0)} MB`,
         fmtMs(ours.ms),
         fmtMb(ours.rssMb),
         theirs ? fmtMs(theirs.ms) : "jq not installed",

@@ -1,7 +1,7 @@
 /**
  * Entry tree and active leaf, following OpenClaw's navigation scan (transcript-format.md §6.1–6.2).
  * Only a few bytes of metadata are kept per entry, so a multi-GB transcript costs memory per entry
- * (about 2 bytes after the scan, 8.5–11 more during it, returned when it ends), not per byte.
+ * (8.5–11 bytes during the scan, returned when it ends, of which 2 stay), not per byte.
  */
 import { Diagnostics } from "./diagnostics.js";
 import { uint8Column } from "./columns.js";

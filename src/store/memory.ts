@@ -35,7 +35,7 @@ let tuned = false;
  *   Growth factor 1 keeps it at the size it has when reading starts.
  * - Optimised code refers weakly to the object shapes it was compiled for. Between two of our full
  *   GCs no parsed line is alive, so their shapes die and every hot function is thrown away and
- *   compiled again: measured, 337 compilations instead of 104 on a 200 MB transcript, a sixth of
+ *   compiled again: measured, 337 compilations instead of 136 on a 200 MB transcript, a sixth of
  *   the time, and compiler memory that grew with the file. Keeping shapes that compiled code uses
  *   (a few KB) stops that.
  */

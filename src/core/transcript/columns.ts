@@ -24,10 +24,9 @@ export class Column<T extends Typed> {
   /** `chunkBytes` (a power of two) exists for tests that need several chunks. */
   constructor(
     private readonly make: (n: number) => T,
-    bytesPerElement: number,
     chunkBytes = CHUNK_BYTES,
   ) {
-    this.bits = Math.log2(chunkBytes / bytesPerElement);
+    this.bits = Math.log2(chunkBytes / make(0).BYTES_PER_ELEMENT);
     this.mask = (1 << this.bits) - 1;
   }
 
@@ -63,13 +62,8 @@ export class Column<T extends Typed> {
     for (const c of this.chunks) n += c?.byteLength ?? 0;
     return n;
   }
-
-  /** Releases every chunk (the column is empty afterwards). */
-  clear(): void {
-    this.chunks = [];
-  }
 }
 
-export const int32Column = (chunkBytes?: number) => new Column((n) => new Int32Array(n), 4, chunkBytes);
-export const uint16Column = (chunkBytes?: number) => new Column((n) => new Uint16Array(n), 2, chunkBytes);
-export const uint8Column = (chunkBytes?: number) => new Column((n) => new Uint8Array(n), 1, chunkBytes);
+export const int32Column = (chunkBytes?: number) => new Column((n) => new Int32Array(n), chunkBytes);
+export const uint16Column = (chunkBytes?: number) => new Column((n) => new Uint16Array(n), chunkBytes);
+export const uint8Column = (chunkBytes?: number) => new Column((n) => new Uint8Array(n), chunkBytes);

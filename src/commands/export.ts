@@ -11,7 +11,7 @@ import { refusedError, usageError } from "../core/errors.js";
 import { segmentsOf } from "../core/segments.js";
 import { projectHistory, projectHistory96, type HistoryItem, type HistoryResult } from "../core/transcript/history.js";
 import type { OpenLines } from "../core/transcript/scan.js";
-import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import { openStores, openTranscript, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
 import { zstdChunks } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "./export-formats.js";
@@ -142,11 +142,16 @@ export function checkOutputPath(output: string, indexes: StoreIndex[], cwd: stri
 
 /** History items of one segment, with thinking and tool-call arguments attached. */
 export async function segmentItems(seg: ExportSegmentInfo, view: "current" | "archived"): Promise<ExportItem[]> {
-  const open: OpenLines = () => transcriptLines(seg.ref);
+  const source = openTranscript(seg.ref);
+  const open: OpenLines = () => source.lines();
   // Full text: an export is for getting the text out, so no oversize placeholder and no display cap.
   const opts = { oversizedBytes: Number.POSITIVE_INFINITY, maxTextChars: undefined, thinking: true, toolArgs: true };
-  const res: HistoryResult = view === "current" && seg.ref.kind === "sqlite" ? await projectHistory96(open, opts) : await projectHistory(open, opts);
-  return res.items;
+  try {
+    const res: HistoryResult = view === "current" && seg.ref.kind === "sqlite" ? await projectHistory96(open, opts) : await projectHistory(open, opts);
+    return res.items;
+  } finally {
+    await source.close();
+  }
 }
 
 /** JSONL: the segment's original bytes (files), or each decoded line + "\n" (SQLite rows). */

@@ -26,7 +26,7 @@ import {
   type OpenLines,
   type ScanResult,
 } from "../core/transcript/index.js";
-import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import { openStores, openTranscript, type StoreContext, type StoreSelection } from "../store/index.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
 export const HISTORY_SCHEMA_VERSION = 1;
@@ -417,9 +417,6 @@ function toMessage(item: HistoryItem | (Omit<HistoryItem, "seq"> & { seq: number
   return m as unknown as HistoryMessage;
 }
 
-/** Lines of the target as the transcript core reads them. */
-const opener = (ref: TranscriptRef): OpenLines => () => transcriptLines(ref);
-
 /** A stretch of a segment: the whole file, or the rows between two `reset` rows of a window. */
 interface Stretch {
   startNode: number;
@@ -486,15 +483,23 @@ function warningFor(t: ReadTarget, diag: Diagnostics): string | null {
   return `${t.path}: ${skipped > 0 ? `skipped ${skipped} unreadable line${skipped === 1 ? "" : "s"}; ` : ""}${parts.join(", ")}`;
 }
 
-/** The view's items for one target, unfiltered, as events. */
+/** The view's items for one target, unfiltered, as events. Every pass reads the same file. */
 async function* targetEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: RunState): AsyncGenerator<HistoryEvent> {
+  const source = openTranscript(t.ref);
+  try {
+    yield* viewEvents(t, p, opts, state, () => source.lines());
+  } finally {
+    await source.close();
+  }
+}
+
+async function* viewEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: RunState, open: OpenLines): AsyncGenerator<HistoryEvent> {
   const { meta, warnings } = state;
   const divider = (s: Stretch): HistoryEvent => {
     const segment = segmentOf(state.segments.length, t, s);
     state.segments.push(segment);
     return { type: "segment", segment };
   };
-  const open = opener(t.ref);
   if (p.view === "raw") {
     if (t.segment) yield divider({ startNode: -1, startedAt: null, endedAt: null, reason: t.segment.archive?.reason ?? null });
     const diag = new Diagnostics();

@@ -4,7 +4,7 @@
  */
 import path from "node:path";
 import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
-import { fileLines, type RawLine } from "./lines.js";
+import { fileLines, pinnedFileLines, type PinnedLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
 import { buildFilesIndex } from "./files/index.js";
 import type { SqliteDb } from "./sqlite/driver.js";
@@ -86,6 +86,16 @@ function dbFor(dbPath: string): SqliteDb {
 export function closeStores(): void {
   for (const db of openDbs.values()) db.close();
   openDbs.clear();
+}
+
+/**
+ * A transcript to read in several passes (history's scan, then its walk): a file is pinned, so
+ * every pass reads the same file; a SQLite window is read from this run's private copy, which
+ * does not change. `close()` after the last pass.
+ */
+export function openTranscript(ref: TranscriptRef): PinnedLines {
+  if (ref.kind === "file") return pinnedFileLines(ref.path, { compression: ref.compression });
+  return { lines: () => transcriptLines(ref), close: async () => undefined };
 }
 
 /** Stream the raw lines of any transcript the model refers to. */

@@ -4,6 +4,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import fs from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import zlib from "node:zlib";
 import type { TranscriptLine } from "../core/transcript/parse.js";
 import { noteLineBytes, noteStreamStart } from "./memory.js";
@@ -132,28 +133,71 @@ export function zstdDecompressSync(buf: Uint8Array): Buffer {
 const CHUNK = 1024 * 1024;
 
 /**
- * A file's bytes through ONE reused buffer: memory stays flat whatever the file size (a stream
- * allocates a fresh chunk per read, and dead chunks pile up outside the JS heap).
+ * A file's bytes from its start, through ONE reused buffer: memory stays flat whatever the file
+ * size (a stream allocates a fresh chunk per read, and dead chunks pile up outside the JS heap).
+ * Reads name their position, so several passes can share one handle.
  */
-async function* readChunks(path: string): AsyncGenerator<Buffer> {
-  const fh = await fs.promises.open(path, "r");
+async function* readChunks(fh: FileHandle): AsyncGenerator<Buffer> {
   const buf = Buffer.allocUnsafe(CHUNK);
+  for (let position = 0; ; ) {
+    const { bytesRead } = await fh.read(buf, 0, CHUNK, position);
+    if (bytesRead === 0) return;
+    position += bytesRead;
+    yield buf.subarray(0, bytesRead);
+  }
+}
+
+async function* fileChunks(path: string): AsyncGenerator<Buffer> {
+  const fh = await fs.promises.open(path, "r");
   try {
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
-      if (bytesRead === 0) return;
-      yield buf.subarray(0, bytesRead);
-    }
+    yield* readChunks(fh);
   } finally {
     await fh.close();
   }
 }
 
+export interface FileLineOptions {
+  compression?: "none" | "zstd";
+  maxLineBytes?: number;
+}
+
+function linesOf(chunks: AsyncIterable<Buffer>, opts: FileLineOptions) {
+  return splitLines(opts.compression === "zstd" ? zstdChunks(chunks) : chunks, opts.maxLineBytes);
+}
+
 /** Lines of a transcript file, plain or `.zst`. */
-export function fileLines(path: string, opts: { compression?: "none" | "zstd"; maxLineBytes?: number } = {}) {
-  const chunks = readChunks(path);
-  const bytes = opts.compression === "zstd" ? zstdChunks(chunks) : chunks;
-  return splitLines(bytes, opts.maxLineBytes);
+export function fileLines(path: string, opts: FileLineOptions = {}) {
+  return linesOf(fileChunks(path), opts);
+}
+
+/** A transcript read in several passes; `close()` when the last pass is done. */
+export interface PinnedLines {
+  lines(): AsyncIterable<RawLine>;
+  close(): Promise<void>;
+}
+
+/**
+ * A transcript file opened once, on the first pass, and read from its start on every pass after:
+ * the passes of one view read the same file even when OpenClaw renames or replaces the path in
+ * between (a reset rotates the active transcript away; a repair renames a new file over it).
+ */
+export function pinnedFileLines(path: string, opts: FileLineOptions = {}): PinnedLines {
+  let handle: Promise<FileHandle> | null = null;
+  async function* chunks(): AsyncGenerator<Buffer> {
+    handle ??= fs.promises.open(path, "r");
+    yield* readChunks(await handle);
+  }
+  return {
+    lines: () => linesOf(chunks(), opts),
+    async close() {
+      const h = handle;
+      handle = null;
+      await h?.then(
+        (fh) => fh.close(),
+        () => undefined, // the open failed: that error already reached the reader
+      );
+    },
+  };
 }
 
 /** Lines of an in-memory document (a decompressed SQLite archive blob). */

@@ -1,13 +1,14 @@
 /**
  * The tree's per-entry metadata, no objects: what a multi-GB transcript costs in memory is one
- * row here per entry, which stays for pass 2. A row is the 2-byte id check; the type and flags
- * columns hold zeros for a plain message (columns do not write zeros), so they cost memory only
- * where other rows are. Parents and line numbers are stored only where they differ from the linear
- * case (parent = previous entry, next line), so a transcript pays for its branch points and
- * non-entry lines, not for its length. `at(i)` materialises a `TreeNode` view for callers; views
- * are short-lived and cheap.
+ * row here per entry. While pass 1 runs, a row is the 2-byte id check (pass 1's id lookup shares
+ * it); `seal()` then keeps the check of every `CHECK_EVERY`th entry only, so what stays for pass 2
+ * costs memory per branch point and per non-entry line, not per entry. The type and flags columns
+ * hold zeros for a plain message (columns do not write zeros), so they cost memory only where
+ * other rows are. Parents and line numbers are stored only where they differ from the linear case
+ * (parent = previous entry, next line). `at(i)` materialises a `TreeNode` view for callers;
+ * views are short-lived and cheap.
  */
-import { uint16Column, uint8Column } from "./columns.js";
+import { uint16Column, uint8Column, type Column } from "./columns.js";
 import type { Reparent, TreeNode } from "./tree.js";
 
 const REPARENT: readonly (Reparent | undefined)[] = [undefined, "parentless", "stale", "self", "reset"];
@@ -16,13 +17,23 @@ const SIDE = 1 << 1;
 const REPARENT_SHIFT = 2;
 /** Type code stored when the table of types is full; the real name goes to a sparse map. */
 const TYPE_OVERFLOW = 0xff;
+/**
+ * After `seal()`, pass 2 checks the id of one entry in this many. The others are checked by
+ * position and type only: pass 2 reads the same open file as pass 1 (store layer), so only an
+ * in-place rewrite can move an entry, and a rewrite that shifts lines misses a sampled id within
+ * this many entries.
+ */
+export const CHECK_EVERY = 64;
 
-export type NewNode = Omit<TreeNode, "index">;
+/** A row as the tree builder adds it: every entry brings its id check. */
+export type NewNode = Omit<TreeNode, "index" | "idCheck"> & { idCheck: number };
 
 export class NodeTable {
   length = 0;
-  /** 16 bits of each id's hash; pass 1's id lookup shares the column (see `IdLookup`). */
-  readonly idChecks = uint16Column();
+  /** 16 bits of each id's hash, one per entry until `seal()`. */
+  private wideChecks: Column<Uint16Array> | null = uint16Column();
+  /** After `seal()`: the id checks of entries 0, CHECK_EVERY, 2 × CHECK_EVERY… */
+  private sampledChecks: Uint16Array | null = null;
   private readonly typeCode = uint8Column();
   private readonly flags = uint8Column();
   /** Entry types seen, by code (shared strings). Code 0, the unwritten value, is a message. */
@@ -49,8 +60,9 @@ export class NodeTable {
 
   /** Appends a node; returns its index. */
   push(n: NewNode): number {
+    if (this.wideChecks === null) throw new Error("internal: NodeTable.push after seal()");
     const i = this.length++;
-    this.idChecks.set(i, n.idCheck);
+    this.wideChecks.set(i, n.idCheck);
     const code = this.codeOf(n.type);
     if (code === TYPE_OVERFLOW) this.overflowTypes.set(i, n.type);
     this.typeCode.set(i, code);
@@ -65,9 +77,31 @@ export class NodeTable {
     return i;
   }
 
+  /** The full id-check column, which pass 1's id lookup shares (see `IdLookup`); gone after `seal()`. */
+  get idChecks(): Column<Uint16Array> {
+    if (this.wideChecks === null) throw new Error("internal: id checks read after seal()");
+    return this.wideChecks;
+  }
+
+  /** Ends pass 1: keeps one id check in CHECK_EVERY and lets the full column go. */
+  seal(): void {
+    if (this.wideChecks === null) return;
+    const sampled = new Uint16Array(Math.ceil(this.length / CHECK_EVERY));
+    for (let k = 0; k < sampled.length; k++) sampled[k] = this.wideChecks.get(k * CHECK_EVERY);
+    this.sampledChecks = sampled;
+    this.wideChecks = null;
+  }
+
+  /** The id check of entry i, when this table still holds it. */
+  checkOf(i: number): number | undefined {
+    if (this.wideChecks !== null) return this.wideChecks.get(i);
+    return i % CHECK_EVERY === 0 ? this.sampledChecks![i / CHECK_EVERY] : undefined;
+  }
+
   /** Bytes allocated per column (tests check that plain messages cost only the id check). */
   columnBytes(): { idCheck: number; type: number; flags: number } {
-    return { idCheck: this.idChecks.allocatedBytes, type: this.typeCode.allocatedBytes, flags: this.flags.allocatedBytes };
+    const idCheck = this.wideChecks?.allocatedBytes ?? this.sampledChecks!.byteLength;
+    return { idCheck, type: this.typeCode.allocatedBytes, flags: this.flags.allocatedBytes };
   }
 
   parentOf(i: number): number {
@@ -95,13 +129,9 @@ export class NodeTable {
   at(i: number): TreeNode {
     if (i < 0 || i >= this.length) throw new RangeError(`no tree node ${i}`);
     const flags = this.flags.get(i);
-    const node: TreeNode = {
-      index: i,
-      idCheck: this.idChecks.get(i),
-      type: this.typeOf(i),
-      lineNo: this.lineNoOf(i),
-      parent: this.parentOf(i),
-    };
+    const node: TreeNode = { index: i, type: this.typeOf(i), lineNo: this.lineNoOf(i), parent: this.parentOf(i) };
+    const check = this.checkOf(i);
+    if (check !== undefined) node.idCheck = check;
     if (flags & SYNTHETIC) node.syntheticId = true;
     if (flags & SIDE) node.side = true;
     const why = REPARENT[flags >> REPARENT_SHIFT];

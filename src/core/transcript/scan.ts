@@ -7,7 +7,7 @@ import { Diagnostics } from "./diagnostics.js";
 import { idCheck } from "./id-index.js";
 import { NodePath } from "./node-path.js";
 import { entryId, parseLine, type EntryRecord, type HeaderRecord, type ParsedRecord, type TranscriptLine } from "./parse.js";
-import { TreeBuilder, type EntryTree, type TreeNode } from "./tree.js";
+import { nodeType, TreeBuilder, type EntryTree, type TreeNode } from "./tree.js";
 
 /** Opens the transcript from its first line. Views may call it twice (two passes). */
 export type OpenLines = () => AsyncIterable<TranscriptLine>;
@@ -61,9 +61,16 @@ export interface WalkedEntry {
   line: TranscriptLine;
 }
 
+/** Whether a re-read line still holds node's entry: same position (the caller), type and, where kept, id check. */
+function stillHolds(node: TreeNode, rec: ParsedRecord): rec is EntryRecord {
+  if (rec.kind !== "entry" || nodeType(rec) !== node.type) return false;
+  return node.idCheck === undefined || idCheck(entryId(rec)) === node.idCheck;
+}
+
 /**
  * Pass 2: yields the wanted nodes (ascending indices) with their re-parsed line. A line that no
- * longer matches pass 1 (file changed in between) is reported and skipped.
+ * longer matches pass 1 (file changed in between) is reported and skipped, and so is a wanted
+ * line the file no longer reaches.
  */
 export async function* walkEntries(
   open: OpenLines,
@@ -85,12 +92,13 @@ export async function* walkEntries(
     if (lineNo !== line.lineNo) continue;
     const node = nodes.at(next.value);
     const rec = parseLine(line);
-    if (rec.kind === "entry" && idCheck(entryId(rec)) === node.idCheck) yield { node, rec, line };
+    if (stillHolds(node, rec)) yield { node, rec, line };
     else diag.add({ code: "changed-between-passes", lineNo: line.lineNo, message: "line differs from the first pass; skipped" });
     next = wanted.next();
     if (next.done) return;
     lineNo = nodes.lineNoOf(next.value);
   }
+  diag.add({ code: "changed-between-passes", lineNo, message: "the file now ends before this line, which the first pass read; the rest was skipped" });
 }
 
 /** Every entry in file order. */

@@ -1,7 +1,8 @@
 /**
  * Entry tree and active leaf, following OpenClaw's navigation scan (transcript-format.md §6.1–6.2).
  * Only a few bytes of metadata are kept per entry, so a multi-GB transcript costs memory per entry
- * (8.5–11 bytes during the scan, returned when it ends, of which 2 stay), not per byte.
+ * during the scan (8.5–11 bytes, returned when it ends), not per byte; after it, about 1/32 byte
+ * an entry stays, plus a little per branch point.
  */
 import { Diagnostics } from "./diagnostics.js";
 import { uint8Column } from "./columns.js";
@@ -19,8 +20,11 @@ export type Reparent = "parentless" | "stale" | "self" | "reset";
 export interface TreeNode {
   /** Position among canonical entries, in file order. */
   index: number;
-  /** 16 bits of the id's hash: pass 2 checks the line still holds the same entry. */
-  idCheck: number;
+  /**
+   * 16 bits of the id's hash: pass 2 checks the line still holds the same entry. After the scan,
+   * only every CHECK_EVERY-th entry keeps it (see `NodeTable`).
+   */
+  idCheck?: number;
   /** The id was made up (`#L<lineNo>`) because the row had none. */
   syntheticId?: true;
   type: string;
@@ -33,6 +37,9 @@ export interface TreeNode {
   /** compaction / reset: the written firstKeptEntryId. */
   firstKeptEntryId?: string;
 }
+
+/** The type a node records for a row (known names shared, so a node costs no string of its own). */
+export const nodeType = (rec: EntryRecord): string => KNOWN_TYPE_NAMES.get(rec.type) ?? rec.type;
 
 export type LeafRule = "last-entry" | "leaf-rows";
 
@@ -145,7 +152,7 @@ export class TreeBuilder {
     }
     const node: NewNode = {
       idCheck: idCheck(id),
-      type: KNOWN_TYPE_NAMES.get(rec.type) ?? rec.type,
+      type: nodeType(rec),
       lineNo: rec.lineNo,
       parent,
     };
@@ -185,6 +192,7 @@ export class TreeBuilder {
       const i = this.byId.get(id);
       if (i !== undefined) keptIds.set(id, i);
     }
+    this.nodes.seal();
     return {
       nodes: this.nodes,
       keptIds,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NodeTable, type NewNode } from "../../../src/core/transcript/node-table.js";
+import { CHECK_EVERY, NodeTable, type NewNode } from "../../../src/core/transcript/node-table.js";
 import type { TreeNode } from "../../../src/core/transcript/tree.js";
 
 /** A long table with every kind of row now and then: other types, flags, branch parents, line gaps. */
@@ -30,6 +30,22 @@ describe("NodeTable", () => {
       if (JSON.stringify(got) !== JSON.stringify(want)) expect(got).toEqual(want);
     }
     expect(() => t.at(n)).toThrow(RangeError);
+  });
+
+  it("keeps one id check in CHECK_EVERY once sealed, and the rest of each row", () => {
+    const t = new NodeTable();
+    const n = 50_000;
+    for (let i = 0; i < n; i++) t.push(sampleNode(i));
+    t.seal();
+    expect(t.columnBytes().idCheck).toBe(2 * Math.ceil(n / CHECK_EVERY));
+    expect(() => t.idChecks).toThrow(/after seal/);
+    expect(() => t.push(sampleNode(n))).toThrow(/after seal/);
+    for (let i = 0; i < n; i++) {
+      const { idCheck, ...rest } = sampleNode(i);
+      const want: TreeNode = { index: i, ...rest, ...(i % CHECK_EVERY === 0 ? { idCheck } : {}) };
+      const got = t.at(i);
+      if (JSON.stringify(got) !== JSON.stringify(want)) expect(got).toEqual(want);
+    }
   });
 
   it("costs plain messages only their id check", () => {

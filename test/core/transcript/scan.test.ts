@@ -50,16 +50,44 @@ describe("streaming", () => {
     spy.mockRestore();
   });
 
-  it("reports lines that changed between passes", async () => {
-    let pass = 0;
-    const lines = () => {
-      pass += 1;
-      const rows = [header, msg("a", null, "user", "q"), msg(pass === 1 ? "b" : "CHANGED", "a", "user", "x")];
-      return linesFromEvents(rows)();
-    };
-    const { items, scan } = await projectHistory(lines);
-    expect(items.map((i) => i.id)).toEqual(["a"]);
-    expect(scan.diagnostics.count("changed-between-passes")).toBe(1);
+  describe("a file changed between the passes", () => {
+    /** 130 linear messages; pass 2 sees `edit` applied to pass 1's rows. */
+    async function twoPasses(edit: (rows: object[]) => object[]) {
+      const rows: object[] = [header];
+      for (let i = 0; i < 130; i++) rows.push(msg(`m${i}`, i === 0 ? null : `m${i - 1}`, "user", `q${i}`));
+      let pass = 0;
+      const lines = () => linesFromEvents(++pass === 1 ? rows : edit(rows.slice()))();
+      const { items, scan } = await projectHistory(lines);
+      return { ids: items.map((i) => i.id), changed: scan.diagnostics.lineNumbers("changed-between-passes") };
+    }
+
+    it("skips an entry whose id no longer matches where the check is kept (every 64th entry)", async () => {
+      const { ids, changed } = await twoPasses((rows) => {
+        rows[1 + 64] = msg("other", "m63", "user", "x");
+        return rows;
+      });
+      expect(ids).toHaveLength(129);
+      expect(ids).not.toContain("other");
+      expect(changed).toEqual([66]);
+    });
+
+    it("skips an entry whose type changed, at any position", async () => {
+      const { ids, changed } = await twoPasses((rows) => {
+        rows[1 + 5] = { type: "custom", id: "m5", parentId: "m4", timestamp: "2026-01-01T00:00:00.000Z" };
+        return rows;
+      });
+      expect(ids).toHaveLength(129);
+      expect(changed).toEqual([7]);
+    });
+
+    it("finds a shift within 64 entries, and reports wanted lines the file no longer reaches", async () => {
+      const { ids, changed } = await twoPasses((rows) => rows.filter((_, k) => k !== 10).slice(0, 100));
+      // m0…m8 are read as they were; from line 11 every line holds its successor's entry, which
+      // the sampled check at entry 64 (line 66) rejects; the file then ends at line 100, so the
+      // wanted line 101 and those after it are reported once.
+      expect(ids.slice(0, 9)).toEqual(["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"]);
+      expect(changed).toEqual([66, 101]);
+    });
   });
 
   it("counts an unterminated last line and a missing header", async () => {

@@ -1,0 +1,70 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { projectHistory } from "../../src/core/transcript/history.js";
+import { fileLines, pinnedFileLines, type RawLine } from "../../src/store/lines.js";
+
+const ROOT = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-lines-"));
+afterAll(() => fs.rmSync(ROOT, { recursive: true, force: true }));
+
+const header = { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" };
+const message = (id: string, parentId: string | null, text: string) => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: "2026-01-01T00:00:00.000Z",
+  message: { role: "user", content: text },
+});
+const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join("\n") + "\n";
+
+async function texts(lines: AsyncIterable<RawLine>): Promise<Array<string | null>> {
+  const out: Array<string | null> = [];
+  for await (const l of lines) out.push(l.text);
+  return out;
+}
+
+describe("pinnedFileLines", () => {
+  it("reads the file of the first pass again, after a new file was renamed over the path", async () => {
+    const file = path.join(ROOT, "a.jsonl");
+    fs.writeFileSync(file, jsonl([header, message("a", null, "first")]));
+    const pinned = pinnedFileLines(file);
+    const first = await texts(pinned.lines());
+    // What a repair does: write a temp file, rename it over the transcript.
+    const tmp = path.join(ROOT, "a.jsonl.repair.tmp");
+    fs.writeFileSync(tmp, jsonl([header, message("b", null, "replaced")]));
+    fs.renameSync(tmp, file);
+    expect(await texts(pinned.lines())).toEqual(first);
+    expect(await texts(fileLines(file))).not.toEqual(first);
+    await pinned.close();
+  });
+
+  it("gives history the whole file when a reset rotates it away between the passes", async () => {
+    const file = path.join(ROOT, "b.jsonl");
+    fs.writeFileSync(file, jsonl([header, message("a", null, "q"), message("b", "a", "r")]));
+    const pinned = pinnedFileLines(file);
+    let passes = 0;
+    const open = () => {
+      // OpenClaw's reset between our two passes: the transcript becomes an archive, a new one starts.
+      if (++passes === 2) {
+        fs.renameSync(file, `${file}.reset.2026-01-01T00-00-00.000Z`);
+        fs.writeFileSync(file, jsonl([{ ...header, id: "s2" }]));
+      }
+      return pinned.lines();
+    };
+    const { items, scan } = await projectHistory(open);
+    await pinned.close();
+    expect(passes).toBe(2);
+    expect(items.map((i) => i.text)).toEqual(["q", "r"]);
+    expect(scan.diagnostics.count("changed-between-passes")).toBe(0);
+  });
+
+  it("closes quietly when never read, or when the open failed", async () => {
+    await pinnedFileLines(path.join(ROOT, "never-read.jsonl")).close();
+    const missing = pinnedFileLines(path.join(ROOT, "missing.jsonl"));
+    const lines: RawLine[] = [];
+    for await (const l of missing.lines()) lines.push(l);
+    expect(lines).toMatchObject([{ lineNo: 1, text: null, readError: expect.stringMatching(/ENOENT/) }]);
+    await missing.close();
+  });
+});

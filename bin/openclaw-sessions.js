@@ -1,2 +1,37 @@
 #!/usr/bin/env node
-import('../dist/cli/main.js').then((cli) => cli.main());
+// Plain JavaScript that any Node parses: the runtime check must run before the bundle loads.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import module from "node:module";
+
+// Keep equal to package.json engines.node (test/cli/runtime.test.ts checks it).
+const FLOOR = [22, 22, 3];
+const have = process.versions.node.split(".").map(Number);
+const older = FLOOR.findIndex((n, i) => have[i] !== n);
+if (older !== -1 && have[older] < FLOOR[older]) {
+  process.stderr.write(
+    `openclaw-sessions: needs Node.js ${FLOOR.join(".")} or newer (the oldest OpenClaw supports); this is ${process.version}. Upgrade Node.js and run it again.\n`,
+  );
+  process.exit(3);
+}
+
+// `--version` answers before anything else loads: it is what scripts and shells call most.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  process.stdout.write(`${JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
+  process.exit(0);
+}
+
+// Compiled code is cached between runs, outside any OpenClaw store (a store is never written).
+if (module.enableCompileCache && !process.env.NODE_COMPILE_CACHE) {
+  const cacheHome = process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
+  try {
+    module.enableCompileCache(path.join(cacheHome, "openclaw-sessions", "compile-cache"));
+  } catch {
+    // no cache: a slower start, nothing else
+  }
+}
+
+const { main } = await import("../dist/cli.js");
+await main();

@@ -1,12 +1,24 @@
 /** Process entry: real streams in, exit code out. */
-import fs from "node:fs";
+import { VERSION } from "./version.js";
 
 /** `--version` answers before commander and the commands load: cold start stays near `node -e 0`. */
 function fastVersion(argv: string[]): boolean {
   if (argv.length !== 1 || (argv[0] !== "--version" && argv[0] !== "-V")) return false;
-  const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  process.stdout.write(`${pkg.version}\n`);
+  process.stdout.write(`${VERSION}\n`);
   return true;
+}
+
+/**
+ * Node 22 flags `node:sqlite` as experimental and prints a two-line warning on first use; the
+ * tool depends on it deliberately, so that one warning is dropped and every other is kept.
+ */
+function quietSqliteWarning(): void {
+  const printers = process.listeners("warning");
+  process.removeAllListeners("warning");
+  process.on("warning", (w) => {
+    if (w.name === "ExperimentalWarning" && /SQLite/i.test(w.message)) return;
+    for (const print of printers) print(w);
+  });
 }
 
 /** One line from the terminal; the question goes to stderr so stdout stays data only. */
@@ -22,6 +34,7 @@ async function ask(question: string): Promise<string> {
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   if (fastVersion(argv)) return;
+  quietSqliteWarning();
   // The reader closed the pipe (`| head`): stop quietly, as grep and cat do.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") process.exit(0);

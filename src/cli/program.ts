@@ -1,6 +1,5 @@
 /** commander wiring: the command list, help, and usage errors mapped to exit 2. */
 import { Command, CommanderError } from "commander";
-import { createRequire } from "node:module";
 import { createApp, type App } from "./app.js";
 import type { IO } from "./output.js";
 import { registerLs } from "./commands/ls.js";
@@ -13,9 +12,8 @@ import { registerGrep } from "./commands/grep.js";
 import { registerExport } from "./commands/export.js";
 import { ExitCode } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
+import { VERSION } from "./version.js";
 
-const require = createRequire(import.meta.url);
-export const VERSION: string = (require("../../package.json") as { version: string }).version;
 
 export const EXIT_CODES_HELP = `
 Exit codes:

@@ -276,7 +276,7 @@ export interface UnattributedFile {
 
 /** SQLite-era facts about the database behind a StoreIndex. */
 export interface SqliteStoreInfo {
-  driver: "node:sqlite" | "better-sqlite3";
+  driver: "node:sqlite";
   userVersion: number | null;
   journalMode: string | null;
   /** Row counts of the session tables (as seen with the WAL applied). */

@@ -8,7 +8,6 @@ import type { FileHandle } from "node:fs/promises";
 import zlib from "node:zlib";
 import type { TranscriptLine } from "../core/transcript/parse.js";
 import { noteLineBytes, noteStreamStart } from "./memory.js";
-import { fzstdPackage } from "./lazy-packages.js";
 
 /** A line as both store layers yield it (the shape lives in core: the transcript core reads it). */
 export type RawLine = TranscriptLine;
@@ -90,44 +89,21 @@ export async function* splitLines(
   if (lineBytes > 0 || overflow) yield finish(true);
 }
 
-/** True when this runtime's zlib has zstd (Node ≥ 22.15 / 23.8). */
-export const hasNativeZstd = typeof (zlib as unknown as { createZstdDecompress?: unknown }).createZstdDecompress === "function";
-
 /** Copies each chunk: decompressors may hold input past the next read of a reused buffer. */
 async function* owned(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   for await (const c of source) yield Buffer.from(c);
 }
 
-/** Decompresses a zstd byte stream: node:zlib where it exists, fzstd (pure JS) elsewhere. */
+/** Decompresses a zstd byte stream (node:zlib). */
 export async function* zstdChunks(compressed: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const source = owned(compressed);
-  if (hasNativeZstd) {
-    const z = (zlib as unknown as { createZstdDecompress: () => NodeJS.ReadWriteStream }).createZstdDecompress();
-    const { Readable } = await import("node:stream");
-    const out = Readable.from(source).pipe(z);
-    for await (const c of out as AsyncIterable<Buffer>) yield c;
-    return;
-  }
-  const queue: Uint8Array[] = [];
-  const d = new (fzstdPackage().Decompress)((data) => {
-    queue.push(data);
-  });
-  for await (const c of source) {
-    d.push(c);
-    while (queue.length > 0) yield Buffer.from(queue.shift()!);
-  }
-  d.push(new Uint8Array(0), true);
-  while (queue.length > 0) yield Buffer.from(queue.shift()!);
+  const { Readable } = await import("node:stream");
+  const out = Readable.from(owned(compressed)).pipe(zlib.createZstdDecompress());
+  for await (const c of out as AsyncIterable<Buffer>) yield c;
 }
 
 /** Decompresses one whole zstd buffer (SQLite `event_zstd`, archive blobs). */
 export function zstdDecompressSync(buf: Uint8Array): Buffer {
-  const native = (zlib as unknown as { zstdDecompressSync?: (b: Uint8Array) => Buffer }).zstdDecompressSync;
-  if (native) return native(buf);
-  const out: Uint8Array[] = [];
-  const d = new (fzstdPackage().Decompress)((data) => out.push(data));
-  d.push(buf, true);
-  return Buffer.concat(out);
+  return zlib.zstdDecompressSync(buf);
 }
 
 const CHUNK = 1024 * 1024;

@@ -29,7 +29,7 @@ beforeAll(async () => {
     platform: "node",
     format: "esm",
     packages: "external",
-    target: "node20",
+    target: "node22",
     outfile: bundle,
     logLevel: "error",
   });

@@ -4,11 +4,13 @@
  * Synchronous on purpose: thousands of tiny reads cost less without promise churn.
  */
 import fs from "node:fs";
+import zlib from "node:zlib";
 import type { TranscriptHeader, TranscriptPeek, TranscriptRef } from "../../core/model.js";
 import { headerOf } from "../../core/transcript/parse.js";
-import { fzstdPackage } from "../lazy-packages.js";
 
 const HEAD_BYTES = 64 * 1024;
+/** What one head read may inflate to before it is retried on a shorter prefix. */
+const ZSTD_HEAD_OUTPUT_CAP = 8 * 1024 * 1024;
 const TAIL_BYTES = 64 * 1024;
 /** Most header lines fit here; a longer one triggers the full head read. */
 const FIRST_READ_BYTES = 2048;
@@ -30,14 +32,21 @@ function readRange(file: string, start: number, length: number): Buffer {
 
 /** The first `limit` decompressed bytes of a zstd file, from its first compressed bytes. */
 function zstdHead(file: string, limit: number): Buffer {
-  const out: Uint8Array[] = [];
-  const d = new (fzstdPackage().Decompress)((chunk) => out.push(chunk));
-  try {
-    d.push(new Uint8Array(readRange(file, 0, HEAD_BYTES)));
-  } catch {
-    // a cut or non-zstd file: whatever decoded so far
+  const input = Buffer.from(readRange(file, 0, HEAD_BYTES));
+  // A prefix that inflates past the cap (a bomb) is retried shorter: the head is all we want.
+  for (let n = input.length; n > 0; n >>= 2) {
+    try {
+      const out = zlib.zstdDecompressSync(input.subarray(0, n), {
+        // the prefix is a cut stream: keep what decoded instead of failing at its end
+        finishFlush: zlib.constants.ZSTD_e_continue,
+        maxOutputLength: ZSTD_HEAD_OUTPUT_CAP,
+      });
+      return out.subarray(0, limit);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ERR_BUFFER_TOO_LARGE") break; // not zstd
+    }
   }
-  return Buffer.concat(out).subarray(0, limit);
+  return Buffer.alloc(0);
 }
 
 /** The head window of a transcript as text lines; a cut last piece is dropped. */

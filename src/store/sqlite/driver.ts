@@ -12,31 +12,20 @@
  * delete the temp dir on close. `-shm` is never copied: it is only an index of the WAL and a stale
  * one could be inconsistent with the copied WAL.
  *
- * Driver: `node:sqlite` (Node ≥ 22.5, unflagged from 22.13 / 23.4; the runtime OpenClaw itself
- * uses) when this runtime can load it, else the `better-sqlite3` dependency (Node 20).
+ * Driver: `node:sqlite`, built into every Node the tool supports (≥ 22.22) and the one OpenClaw
+ * itself uses.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
-import { environmentError, ToolError } from "../../core/errors.js";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { ToolError } from "../../core/errors.js";
 
-export type SqliteDriverName = "node:sqlite" | "better-sqlite3";
-
-/** Pure selection rule, kept apart so it can be tested on any runtime. */
-export function chooseSqliteDriver(opts: { hasNodeSqlite: boolean; prefer?: SqliteDriverName }): SqliteDriverName {
-  if (opts.prefer === "better-sqlite3") return "better-sqlite3";
-  if (opts.prefer === "node:sqlite" && !opts.hasNodeSqlite) {
-    throw new ToolError("environment", "SQLITE_DRIVER_UNAVAILABLE", "node:sqlite is not available in this Node runtime", {
-      hint: "Use Node ≥ 22.13, or let the tool fall back to better-sqlite3.",
-    });
-  }
-  return opts.hasNodeSqlite ? "node:sqlite" : "better-sqlite3";
-}
+export type SqliteDriverName = "node:sqlite";
 
 export type SqliteRow = Record<string, unknown>;
 
-/** The small surface both drivers share. BLOBs come back as Uint8Array (Buffer for better-sqlite3). */
+/** The small surface the store layer reads through. BLOBs come back as Uint8Array. */
 export interface SqliteDb {
   readonly driver: SqliteDriverName;
   /** The user's database path (what reports show). */
@@ -52,50 +41,8 @@ export interface SqliteDb {
   close(): void;
 }
 
-interface MinimalStatement {
-  all(...params: unknown[]): unknown[];
-  get(...params: unknown[]): unknown;
-  iterate?(...params: unknown[]): Iterable<unknown>;
-}
-interface MinimalConnection {
-  prepare(sql: string): MinimalStatement;
-  exec(sql: string): unknown;
-  close(): unknown;
-}
-
-const require = createRequire(import.meta.url);
-
-let nodeSqliteModule: { DatabaseSync: new (p: string, o?: object) => MinimalConnection } | null | undefined;
-
-/** node:sqlite, or null when this runtime has none (Node 20) or keeps it behind a flag (22.5–22.12). */
-export function loadNodeSqlite(): typeof nodeSqliteModule {
-  if (nodeSqliteModule === undefined) {
-    try {
-      nodeSqliteModule = require("node:sqlite") as typeof nodeSqliteModule;
-    } catch {
-      nodeSqliteModule = null;
-    }
-  }
-  return nodeSqliteModule;
-}
-
-function openConnection(driver: SqliteDriverName, file: string): MinimalConnection {
-  if (driver === "node:sqlite") {
-    const mod = loadNodeSqlite()!;
-    return new mod.DatabaseSync(file, { readOnly: true });
-  }
-  let Better: new (p: string, o?: object) => MinimalConnection;
-  try {
-    Better = require("better-sqlite3") as typeof Better;
-  } catch (err) {
-    // An optional dependency: its native build may have failed at install time.
-    throw environmentError(
-      "SQLITE_DRIVER_MISSING",
-      `cannot read ${file}: this Node.js (${process.version}) has no node:sqlite and the better-sqlite3 package did not load (${(err as Error).message.split("\n")[0]})`,
-      "run the tool with Node.js ≥ 22.13, or reinstall it where better-sqlite3 can build (python3, make, a C++ compiler)",
-    );
-  }
-  return new Better(file, { readonly: true, fileMustExist: true });
+function openConnection(file: string): DatabaseSync {
+  return new DatabaseSync(file, { readOnly: true });
 }
 
 /** Side files that carry data. `-shm` is deliberately absent (see header). */
@@ -132,23 +79,18 @@ function snapshot(dbPath: string, dir: string): string[] {
   }
 }
 
-export interface OpenSqliteOptions {
-  prefer?: SqliteDriverName;
-}
-
 /** Opens a read-only snapshot of `dbPath`. Always call close(): it removes the temp copy. */
-export function openSqliteReadOnly(dbPath: string, opts: OpenSqliteOptions = {}): SqliteDb {
-  const driver = chooseSqliteDriver({ hasNodeSqlite: loadNodeSqlite() != null, prefer: opts.prefer });
+export function openSqliteReadOnly(dbPath: string): SqliteDb {
   if (!fs.existsSync(dbPath)) {
     throw new ToolError("environment", "SQLITE_MISSING", `database not found: ${dbPath}`);
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-sessions-sqlite-"));
   const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
-  let conn: MinimalConnection;
+  let conn: DatabaseSync;
   let copied: string[];
   try {
     copied = snapshot(dbPath, dir);
-    conn = openConnection(driver, path.join(dir, path.basename(dbPath)));
+    conn = openConnection(path.join(dir, path.basename(dbPath)));
     // Belt and braces on top of the read-only open: refuse any write statement.
     conn.exec("PRAGMA query_only = 1");
   } catch (err) {
@@ -158,7 +100,7 @@ export function openSqliteReadOnly(dbPath: string, opts: OpenSqliteOptions = {})
       cause: err,
     });
   }
-  const cache = new Map<string, MinimalStatement>();
+  const cache = new Map<string, StatementSync>();
   const stmt = (sql: string) => {
     let s = cache.get(sql);
     if (!s) {
@@ -169,18 +111,15 @@ export function openSqliteReadOnly(dbPath: string, opts: OpenSqliteOptions = {})
   };
   let closed = false;
   return {
-    driver,
+    driver: "node:sqlite",
     dbPath,
     copied,
     snapshotDir: dir,
-    all: (sql, ...params) => stmt(sql).all(...params) as SqliteRow[],
-    get: (sql, ...params) => stmt(sql).get(...params) as SqliteRow | undefined,
+    all: (sql, ...params) => stmt(sql).all(...(params as SQLInputValue[])) as SqliteRow[],
+    get: (sql, ...params) => stmt(sql).get(...(params as SQLInputValue[])) as SqliteRow | undefined,
     iterate: (sql, ...params) => {
-      // A fresh statement: a cached one could already be mid-iteration. better-sqlite3 still
-      // refuses other queries on the connection until this iteration ends.
-      const s = conn.prepare(sql);
-      // node:sqlite gained iterate() in 22.13 / 23.4; fall back to all() before that.
-      return (s.iterate ? s.iterate(...params) : s.all(...params)) as Iterable<SqliteRow>;
+      // A fresh statement: a cached one could already be mid-iteration.
+      return conn.prepare(sql).iterate(...(params as SQLInputValue[])) as Iterable<SqliteRow>;
     },
     close: () => {
       if (closed) return;
@@ -196,8 +135,8 @@ export function openSqliteReadOnly(dbPath: string, opts: OpenSqliteOptions = {})
 }
 
 /** Runs `fn` on a read-only snapshot and always removes the snapshot afterwards. */
-export async function withSqliteDb<T>(dbPath: string, fn: (db: SqliteDb) => T | Promise<T>, opts?: OpenSqliteOptions): Promise<T> {
-  const db = openSqliteReadOnly(dbPath, opts);
+export async function withSqliteDb<T>(dbPath: string, fn: (db: SqliteDb) => T | Promise<T>): Promise<T> {
+  const db = openSqliteReadOnly(dbPath);
   try {
     return await fn(db);
   } finally {

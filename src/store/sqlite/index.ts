@@ -23,7 +23,7 @@ import type {
   UnattributedFile,
 } from "../../core/model.js";
 import { TRANSCRIPT_KINDS } from "../../core/model.js";
-import { openSqliteReadOnly, type SqliteDriverName } from "./driver.js";
+import { openSqliteReadOnly } from "./driver.js";
 import { listSqliteAgentFiles } from "./files.js";
 import { parseArchiveName } from "../../core/names.js";
 import {
@@ -47,8 +47,6 @@ export interface IndexSqliteAgentOptions {
   resolvedBy: string;
   /** Keep only the sessions-dir files this layer owns (mixed state: legacy JSONL is indexed apart). */
   keepFile?: (f: ClassifiedFile) => boolean;
-  /** Force a driver (tests); default: node:sqlite when available, else better-sqlite3. */
-  driver?: SqliteDriverName;
 }
 
 /** Tables every OpenClaw agent schema this tool reads has (schema 23, OpenClaw 2026.9.6). */
@@ -121,7 +119,7 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
     label: `${dbName}#archive/${archiveName}`,
   });
 
-  const db = openSqliteReadOnly(dbPath, opts.driver ? { prefer: opts.driver } : {});
+  const db = openSqliteReadOnly(dbPath);
   let facts, nodes, windowRows, stats, archiveRows, coldRows;
   try {
     facts = readDbFacts(db);

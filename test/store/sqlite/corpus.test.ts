@@ -19,7 +19,7 @@ import {
 } from "../../../src/store/sqlite/read.js";
 import { zstdDecompressSync } from "../../../src/store/lines.js";
 import type { StoreIndex } from "../../../src/core/model.js";
-import { AVAILABLE_DRIVERS, SQLITE_CORPUS, SQLITE_SCENARIOS, agentPaths, scenarioAgents } from "./helpers.js";
+import { SQLITE_CORPUS, SQLITE_SCENARIOS, agentPaths, scenarioAgents } from "./helpers.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- expected.json is untyped ground truth */
 type Json = any;
@@ -35,21 +35,21 @@ it("finds the three sqlite scenarios", () => {
   expect(SQLITE_SCENARIOS).toEqual(["sqlite-basic", "sqlite-deleted", "sqlite-reset"]);
 });
 
-describe.each(AVAILABLE_DRIVERS)("driver %s", (driver) => {
+describe("every corpus database", () => {
   for (const scenario of SQLITE_SCENARIOS) {
     const expected = loadExpected(scenario);
     for (const agentId of scenarioAgents(scenario)) {
       describe(`${scenario} / ${agentId}`, () => {
         const paths = agentPaths(scenario, agentId);
         let index: StoreIndex;
-        const getIndex = async () => (index ??= await indexSqliteAgent({ ...paths, driver }));
+        const getIndex = async () => (index ??= await indexSqliteAgent(paths));
 
         it("database facts and row counts match (WAL applied)", async () => {
           const exp = expected.databases[agentId];
           const idx = await getIndex();
           expect(idx.location.era).toBe("sqlite");
           expect(idx.location.storePath).toBe(paths.dbPath);
-          expect(idx.sqlite!.driver).toBe(driver);
+          expect(idx.sqlite!.driver).toBe("node:sqlite");
           expect(idx.sqlite!.userVersion).toBe(exp.user_version);
           expect(idx.sqlite!.journalMode).toBe(exp.journal_mode);
           expect(idx.sqlite!.counts).toEqual(exp.counts);
@@ -85,7 +85,7 @@ describe.each(AVAILABLE_DRIVERS)("driver %s", (driver) => {
 
         it("windows: rows, order and previous_session_id", async () => {
           const idx = await getIndex();
-          const db = openSqliteReadOnly(paths.dbPath, { prefer: driver });
+          const db = openSqliteReadOnly(paths.dbPath);
           try {
             const all = readSessionWindows(db);
             for (const [, k] of keysOf(expected, agentId)) {
@@ -122,7 +122,7 @@ describe.each(AVAILABLE_DRIVERS)("driver %s", (driver) => {
         });
 
         it("transcripts: decoded events (json and zstd rows) equal OpenClaw's, in order", async () => {
-          const db = openSqliteReadOnly(paths.dbPath, { prefer: driver });
+          const db = openSqliteReadOnly(paths.dbPath);
           try {
             let zstdRows = 0;
             for (const [, k] of keysOf(expected, agentId)) {
@@ -143,7 +143,7 @@ describe.each(AVAILABLE_DRIVERS)("driver %s", (driver) => {
 
         it("archives: rows, blobs and published files", async () => {
           const idx = await getIndex();
-          const db = openSqliteReadOnly(paths.dbPath, { prefer: driver });
+          const db = openSqliteReadOnly(paths.dbPath);
           try {
             const rows = readTranscriptArchives(db);
             for (const [, k] of keysOf(expected, agentId)) {
@@ -220,27 +220,25 @@ describe("fixture directories stay byte-identical", () => {
     return out;
   }
 
-  it("after opening, reading and indexing every fixture database with every driver", async () => {
+  it("after opening, reading and indexing every fixture database", async () => {
     const before = snapshotTree(SQLITE_CORPUS);
-    for (const driver of AVAILABLE_DRIVERS) {
-      for (const scenario of SQLITE_SCENARIOS) {
-        for (const agentId of scenarioAgents(scenario)) {
-          const paths = agentPaths(scenario, agentId);
-          const idx = await indexSqliteAgent({ ...paths, driver });
-          const db = openSqliteReadOnly(paths.dbPath, { prefer: driver });
-          try {
-            readDbFacts(db);
-            for (const s of idx.sessions) for (const w of s.windows ?? []) for await (const _ of windowLines(db, w.sessionId)) void _;
-            for (const r of readTranscriptArchives(db)) for await (const _ of archiveLines(db, r.archiveName)) void _;
-          } finally {
-            db.close();
-          }
+    for (const scenario of SQLITE_SCENARIOS) {
+      for (const agentId of scenarioAgents(scenario)) {
+        const paths = agentPaths(scenario, agentId);
+        const idx = await indexSqliteAgent(paths);
+        const db = openSqliteReadOnly(paths.dbPath);
+        try {
+          readDbFacts(db);
+          for (const s of idx.sessions) for (const w of s.windows ?? []) for await (const _ of windowLines(db, w.sessionId)) void _;
+          for (const r of readTranscriptArchives(db)) for await (const _ of archiveLines(db, r.archiveName)) void _;
+        } finally {
+          db.close();
         }
-        // The shared state DB has a real 1.6 MB WAL: opening it must not checkpoint or touch it.
-        const shared = path.join(SQLITE_CORPUS, scenario, "state", "state", "openclaw.sqlite");
-        const db = openSqliteReadOnly(shared, { prefer: driver });
-        db.close();
       }
+      // The shared state DB has a real 1.6 MB WAL: opening it must not checkpoint or touch it.
+      const shared = path.join(SQLITE_CORPUS, scenario, "state", "state", "openclaw.sqlite");
+      const db = openSqliteReadOnly(shared);
+      db.close();
     }
     expect(snapshotTree(SQLITE_CORPUS)).toEqual(before);
   });

@@ -2,26 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { chooseSqliteDriver, loadNodeSqlite, openSqliteReadOnly } from "../../../src/store/sqlite/driver.js";
-import { AVAILABLE_DRIVERS, SQLITE_CORPUS, openWriter } from "./helpers.js";
-
-describe("chooseSqliteDriver", () => {
-  it("prefers node:sqlite when the runtime has it", () => {
-    expect(chooseSqliteDriver({ hasNodeSqlite: true })).toBe("node:sqlite");
-  });
-  it("falls back to better-sqlite3 (Node 20, or 22.5–22.12 without the flag)", () => {
-    expect(chooseSqliteDriver({ hasNodeSqlite: false })).toBe("better-sqlite3");
-  });
-  it("honours an explicit preference and refuses an impossible one", () => {
-    expect(chooseSqliteDriver({ hasNodeSqlite: true, prefer: "better-sqlite3" })).toBe("better-sqlite3");
-    expect(() => chooseSqliteDriver({ hasNodeSqlite: false, prefer: "node:sqlite" })).toThrow(/node:sqlite/);
-  });
-  it("detects node:sqlite the way the runtime reports it", () => {
-    const major = Number(process.versions.node.split(".")[0]);
-    if (major <= 20) expect(loadNodeSqlite()).toBeNull();
-    if (major >= 24) expect(loadNodeSqlite()).not.toBeNull();
-  });
-});
+import { openSqliteReadOnly } from "../../../src/store/sqlite/driver.js";
+import { SQLITE_CORPUS, openWriter } from "./helpers.js";
 
 const tmpDirs: string[] = [];
 afterEach(() => {
@@ -49,15 +31,15 @@ function listing(dir: string): Record<string, number> {
   return Object.fromEntries(fs.readdirSync(dir).map((n) => [n, fs.statSync(path.join(dir, n)).size]));
 }
 
-describe.each(AVAILABLE_DRIVERS)("openSqliteReadOnly (%s)", (driver) => {
+describe("openSqliteReadOnly", () => {
   it("recovers rows that exist only in the WAL, without touching the directory", () => {
     const { dir, file, writer } = makeWalDb();
     try {
       expect(fs.statSync(file + "-wal").size).toBeGreaterThan(0);
       const before = listing(dir);
-      const db = openSqliteReadOnly(file, { prefer: driver });
+      const db = openSqliteReadOnly(file);
       try {
-        expect(db.driver).toBe(driver);
+        expect(db.driver).toBe("node:sqlite");
         expect(db.copied).toEqual(["-wal"]);
         // -shm was not copied; SQLite rebuilt the wal-index from the WAL.
         expect(db.get("SELECT count(*) AS n FROM t")!.n).toBe(50);
@@ -76,7 +58,7 @@ describe.each(AVAILABLE_DRIVERS)("openSqliteReadOnly (%s)", (driver) => {
       const alone = path.join(dir, "alone");
       fs.mkdirSync(alone);
       fs.copyFileSync(file, path.join(alone, "x.sqlite"));
-      const db = openSqliteReadOnly(path.join(alone, "x.sqlite"), { prefer: driver });
+      const db = openSqliteReadOnly(path.join(alone, "x.sqlite"));
       try {
         expect(db.copied).toEqual([]);
         expect(db.get("SELECT count(*) AS n FROM t")!.n).toBe(0);
@@ -91,7 +73,7 @@ describe.each(AVAILABLE_DRIVERS)("openSqliteReadOnly (%s)", (driver) => {
   it("refuses writes and removes its snapshot on close", () => {
     const { file, writer } = makeWalDb();
     writer.close();
-    const db = openSqliteReadOnly(file, { prefer: driver });
+    const db = openSqliteReadOnly(file);
     const snap = db.snapshotDir;
     expect(fs.existsSync(snap)).toBe(true);
     expect(() => db.all("INSERT INTO t (v) VALUES ('x')")).toThrow();
@@ -100,11 +82,11 @@ describe.each(AVAILABLE_DRIVERS)("openSqliteReadOnly (%s)", (driver) => {
   });
 });
 
-describe.each(AVAILABLE_DRIVERS)("corpus shared state DB (%s)", (driver) => {
+describe("corpus shared state DB", () => {
   it("holds its whole schema only in the WAL: read with it, everything; main file alone, nothing", () => {
     const src = path.join(SQLITE_CORPUS, "sqlite-basic", "state", "state", "openclaw.sqlite");
     const tables = (p: string) => {
-      const db = openSqliteReadOnly(p, { prefer: driver });
+      const db = openSqliteReadOnly(p);
       try {
         return Number(db.get("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'")!.n);
       } finally {

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { indexSqliteAgent } from "../../../src/store/sqlite/index.js";
-import { AVAILABLE_DRIVERS, agentPaths, openWriter } from "./helpers.js";
+import { agentPaths, openWriter } from "./helpers.js";
 
 const A = "aaaaaaaa-0000-4000-8000-000000000001";
 const B = "bbbbbbbb-0000-4000-8000-000000000002";
@@ -41,9 +41,9 @@ function build(): { stateDir: string; dbPath: string; sessionsDir: string } {
 
 const built = build();
 
-describe.each(AVAILABLE_DRIVERS)("rollover lineage (%s)", (driver) => {
+describe("rollover lineage", () => {
   it("orders windows oldest first, marks the current one and attributes the older window's archive", async () => {
-    const idx = await indexSqliteAgent({ ...built, agentId: "main", homeDir: "/x", resolvedBy: "test", driver });
+    const idx = await indexSqliteAgent({ ...built, agentId: "main", homeDir: "/x", resolvedBy: "test" });
     const rec = idx.sessions.find((s) => s.sessionKey === KEY)!;
     expect(rec.sessionId).toBe(B);
     expect(rec.compactionCount).toBe(2);

@@ -10,6 +10,8 @@ import { registerRestore } from "./commands/restore.js";
 import { registerHistory } from "./commands/history.js";
 import { registerGrep } from "./commands/grep.js";
 import { registerExport } from "./commands/export.js";
+import { registerContextPack } from "./commands/context-pack.js";
+import { registerSkill } from "./commands/skill.js";
 import { ExitCode } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
 import { VERSION } from "./version.js";
@@ -44,6 +46,8 @@ export function buildProgram(io: IO): { program: Command; app: App } {
   registerCheck(program, app);
   registerGrep(program, app);
   registerExport(program, app);
+  registerContextPack(program, app, VERSION);
+  registerSkill(program, app);
   registerRestore(program, app);
   registerCompletion(program, app);
   for (const cmd of program.commands) cmd.exitOverride();

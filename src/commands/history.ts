@@ -41,6 +41,8 @@ export interface HistoryOptions extends StoreSelection {
   sessionId?: string;
   /** Every segment of the key across resets, oldest first. */
   archived?: boolean;
+  /** With `archived`: only this segment, numbered from 1 as the text output numbers them (JSON `index` + 1). */
+  segment?: number;
   view?: HistoryViewName;
   tail?: number;
   limit?: number;
@@ -384,6 +386,8 @@ function checkOptions(opts: HistoryOptions): void {
   if (picks === 0) throw usageError("MISSING_ARGUMENT", "name a key, or pass --file <path> or --session-id <id>", "run `openclaw-sessions ls` to list the keys");
   if (picks > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of <key>, --file and --session-id");
   if (opts.archived && opts.key === undefined) throw usageError("CONFLICTING_OPTIONS", "--archived needs a key (it follows the key across resets)");
+  if (opts.segment !== undefined && !opts.archived) throw usageError("CONFLICTING_OPTIONS", "--segment picks one segment of --archived");
+  if (opts.segment !== undefined && opts.segment < 1) throw usageError("BAD_ARGUMENT", `--segment counts from 1 (segment 1 is the oldest), got ${opts.segment}`);
   if (opts.archived && opts.view && opts.view !== "history" && opts.view !== "raw") {
     throw usageError("CONFLICTING_OPTIONS", `--archived cannot be combined with --${opts.view}`);
   }
@@ -664,7 +668,18 @@ export async function openHistory(opts: HistoryOptions, ctx: StoreContext): Prom
   };
   const state: RunState = { meta, warnings: [...p.notes], segments: [] };
   async function* all(): AsyncGenerator<HistoryEvent> {
-    for (const t of p.targets) yield* targetEvents(t, p, opts, state);
+    const wanted = opts.segment;
+    for (const t of p.targets) {
+      for await (const ev of targetEvents(t, p, opts, state)) {
+        // A divider is counted before it is yielded, so `length` numbers the segment being read.
+        if (wanted !== undefined && state.segments.length < wanted) continue;
+        if (wanted !== undefined && state.segments.length > wanted) return;
+        yield ev;
+      }
+    }
+    if (wanted !== undefined && state.segments.length < wanted) {
+      state.warnings.push(`--segment ${wanted}: ${p.header.sessionKey} has ${state.segments.length} segment${state.segments.length === 1 ? "" : "s"}`);
+    }
   }
   async function* events(): AsyncGenerator<HistoryEvent> {
     yield* page(all(), opts, meta);
@@ -684,5 +699,6 @@ export async function runHistory(opts: HistoryOptions, ctx: StoreContext): Promi
     if (ev.message.segment !== undefined) perSegment.set(ev.message.segment, (perSegment.get(ev.message.segment) ?? 0) + 1);
   }
   for (const s of run.segments) s.messageCount = perSegment.get(s.index) ?? 0;
-  return { ...run.header, messages, ...(run.header.archived ? { segments: run.segments } : {}), meta: run.meta, warnings: run.warnings };
+  const segments = opts.segment === undefined ? run.segments : run.segments.filter((s) => s.index === opts.segment! - 1);
+  return { ...run.header, messages, ...(run.header.archived ? { segments } : {}), meta: run.meta, warnings: run.warnings };
 }

@@ -9,6 +9,7 @@ export interface HistoryFlags extends CommonOptions {
   file?: string;
   sessionId?: string;
   archived?: boolean;
+  segment?: number;
   allBranches?: boolean;
   raw?: boolean;
   context?: boolean;
@@ -48,7 +49,8 @@ function optionsOf(key: string | undefined, o: HistoryFlags, now: number): Histo
     key,
     file: o.file,
     sessionId: o.sessionId,
-    archived: o.archived,
+    archived: o.archived || o.segment !== undefined,
+    segment: o.segment,
     view,
     tail: o.tail,
     limit: o.limit,
@@ -67,6 +69,7 @@ export function registerHistory(program: Command, app: App): void {
     .argument("[key]", "the sessionKey to read")
     .description("show a key's messages exactly as OpenClaw's history reader would, or across every reset with --archived")
     .option("--archived", "every segment of the key across resets, oldest first, with dividers")
+    .option("--segment <n>", "with --archived: only segment n (1 = oldest, as the text output numbers them; JSON index + 1)", parsePositiveInt("--segment"))
     .option("--file <path>", "read one transcript or archive directly (must be inside the store; .zst handled)")
     .option("--session-id <id>", "read the transcript or archive of this sessionId")
     .option("--all-branches", "every branch in file order, off-branch entries marked")
@@ -88,6 +91,7 @@ export function registerHistory(program: Command, app: App): void {
     `Examples:
   $ openclaw-sessions history agent:main:main
   $ openclaw-sessions history agent:main:telegram:direct:42 --archived
+  $ openclaw-sessions history agent:main:telegram:direct:42 --segment 2 --json --limit 50
   $ openclaw-sessions history agent:main:main --tail 20 --no-tools
   $ openclaw-sessions history agent:main:main --json | jq '.messages[] | select(.role=="user") | .text'
   $ openclaw-sessions history --file ~/.openclaw/agents/main/sessions/<id>.jsonl.reset.<ts> --markdown

@@ -1,0 +1,81 @@
+import { Command, Option } from "commander";
+import type { App } from "../app.js";
+import { addOutputOptions, addStoreOptions, parsePositiveInt, selectionOf, type CommonOptions } from "../options.js";
+import { usageError } from "../../core/errors.js";
+import { parseWhen } from "../../core/when.js";
+
+interface ContextPackFlags extends CommonOptions {
+  segments?: number;
+  since?: string;
+  maxChars?: number;
+  roles?: string[];
+  format?: "md" | "json";
+  thinking?: boolean;
+  includeCurrent?: boolean;
+}
+
+const collectRoles = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((r) => r.trim()).filter(Boolean)];
+
+export function registerContextPack(program: Command, app: App, version: string): void {
+  const cmd = program
+    .command("context-pack")
+    .argument("<key>", "the sessionKey whose earlier conversation to pack")
+    .description("a verbatim, size-capped bundle of a key's conversation before its current segment, to paste into a new session or keep as a dated memory note")
+    .option("--segments <n>", "the last n segments before the current one (default 1)", parsePositiveInt("--segments"))
+    .option("--since <when>", "instead: every turn since then, from all earlier segments (ISO date or 30m, 2h, 3d, 1w ago)")
+    .option("--max-chars <n>", "at most this many characters of turns; the newest are kept (default 20000)", parsePositiveInt("--max-chars"))
+    .option("--roles <roles>", "only these roles (comma list: user,assistant,toolResult,system)", collectRoles)
+    .addOption(new Option("--format <format>", "md (default) or json").choices(["md", "json"]))
+    .option("--thinking", "include thinking text (left out by default)")
+    .option("--include-current", "also the current segment, after the selected ones");
+  addStoreOptions(cmd);
+  addOutputOptions(cmd);
+  cmd.addHelpText(
+    "before",
+    `Examples:
+  $ openclaw-sessions context-pack agent:main:telegram:direct:42                 # what the last reset took away
+  $ openclaw-sessions context-pack agent:main:main --segments 3 --max-chars 8000
+  $ openclaw-sessions context-pack agent:main:main --since 2d --roles user,assistant
+  $ openclaw-sessions context-pack agent:main:main > memory/$(date +%F)-before-reset.md
+  $ openclaw-sessions context-pack agent:main:main --format json | jq '.turns[] | .text'
+
+Meant to be pasted into a new session, or written as a dated memory note (e.g.
+<workspace>/memory/YYYY-MM-DD.md), so the agent gets back what a reset took away. Text is
+verbatim; each turn carries its time, role and provenance (file or SQLite window, sessionId,
+line); tool calls and tool results are folded to one line; thinking is left out unless
+--thinking. When --max-chars bites, the newest turns are kept and the pack says what was cut.
+Read-only; reads every era and archive kind as \`history --archived\` does.
+`,
+  );
+  cmd.action(async (key: string, flags: ContextPackFlags) => {
+    await app.guard(flags, async () => {
+      if (flags.json && flags.format === "md") throw usageError("CONFLICTING_OPTIONS", "use one of --json and --format md");
+      const json = flags.json || flags.format === "json";
+      let since: number | undefined;
+      if (flags.since !== undefined) {
+        const ms = parseWhen(flags.since, Date.now());
+        if (ms === null) throw usageError("BAD_DATE", `--since "${flags.since}" is neither an ISO date nor a relative span like 30m, 2h, 3d, 1w`);
+        since = ms;
+      }
+      const { runContextPack } = await import("../../commands/context-pack.js");
+      const { renderContextPackMarkdown, renderPackTurnMarkdown } = await import("../../render/context-pack-markdown.js");
+      const { renderJson } = await import("../../render/json.js");
+      const result = await runContextPack(
+        {
+          ...selectionOf(flags),
+          key,
+          segments: flags.segments,
+          since,
+          maxChars: flags.maxChars,
+          roles: flags.roles,
+          thinking: flags.thinking,
+          includeCurrent: flags.includeCurrent,
+          measure: (t) => renderPackTurnMarkdown(t).length,
+        },
+        { env: app.io.env, cwd: app.io.cwd },
+      );
+      app.io.stdout.write(json ? renderJson(result) : renderContextPackMarkdown(result, { version }));
+      if (!flags.quiet) for (const w of result.warnings) app.io.stderr.write(`openclaw-sessions: warning: ${w}\n`);
+    });
+  });
+}

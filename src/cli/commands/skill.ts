@@ -1,0 +1,42 @@
+import { Command } from "commander";
+import type { App } from "../app.js";
+import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+
+interface SkillInstallFlags extends CommonOptions {
+  workspace?: string;
+  yes?: boolean;
+  force?: boolean;
+}
+
+export function registerSkill(program: Command, app: App): void {
+  const skill = program.command("skill").description("the OpenClaw skill shipped with this tool: lets the agent recall its own past across resets, read-only");
+  const cmd = skill
+    .command("install")
+    .description("copy the skill into <workspace>/skills/, where OpenClaw loads workspace skills (a dry run unless --yes)")
+    .option("--workspace <dir>", "the agent workspace (default: the one OpenClaw resolves for --agent from openclaw.json)")
+    .option("--yes", "copy (without it: only say where it would go)")
+    .option("--force", "replace an installed copy that differs");
+  addStoreOptions(cmd);
+  addOutputOptions(cmd);
+  cmd.addHelpText(
+    "before",
+    `Examples:
+  $ openclaw-sessions skill install                       # where it would go, nothing written
+  $ openclaw-sessions skill install --yes
+  $ openclaw-sessions skill install --agent work --yes
+  $ openclaw-sessions skill install --workspace ~/.openclaw/workspace --yes --force
+
+Start a new session (or /new) afterwards so the agent gets the refreshed skill list. Never writes
+inside a session store (exit 5).
+`,
+  );
+  cmd.action(async (flags: SkillInstallFlags) => {
+    await app.guard(flags, async () => {
+      const { runSkillInstall } = await import("../../commands/skill.js");
+      const { renderJson } = await import("../../render/json.js");
+      const { renderSkillInstallText } = await import("../../render/skill-text.js");
+      const result = runSkillInstall({ ...selectionOf(flags), workspace: flags.workspace, yes: flags.yes, force: flags.force }, { env: app.io.env, cwd: app.io.cwd });
+      app.io.stdout.write(flags.json ? renderJson(result) : renderSkillInstallText(result));
+    });
+  });
+}

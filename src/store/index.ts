@@ -19,6 +19,7 @@ export interface StoreContext {
 /** Files a SQLite-era agent owns even in a mixed state: 9.6-published archives, cold and import archives. */
 export function isSqliteLayerFile(f: ClassifiedFile): boolean {
   if (f.kind === "sqlite" || f.kind === "cold-archive" || f.kind === "import-archive") return true;
+  if (f.relPath.startsWith("session-sqlite-import-archive/")) return true; // the store backup Doctor moved there
   return f.kind === "archive" && (f.archive?.generation !== null || f.archive?.compressed === true);
 }
 

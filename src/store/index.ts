@@ -83,6 +83,19 @@ function dbFor(dbPath: string): SqliteDb {
   return db;
 }
 
+/**
+ * The run's private read-only copy of an agent database (the one transcript reads use), for
+ * commands that query it directly (`check`'s SQLite rules, `verify-import`). Closed by closeStores().
+ */
+export async function agentDatabase(dbPath: string): Promise<SqliteDb> {
+  if (!sqlite) {
+    const driver = await import("./sqlite/driver.js");
+    const read = await import("./sqlite/read.js");
+    sqlite = { open: driver.openSqliteReadOnly, windowLines: read.windowLines, archiveLines: read.archiveLines };
+  }
+  return dbFor(dbPath);
+}
+
 /** Close every database copy this run opened (the CLI calls it once at the end). */
 export function closeStores(): void {
   for (const db of openDbs.values()) db.close();

@@ -10,6 +10,7 @@ import { registerRestore } from "./commands/restore.js";
 import { registerHistory } from "./commands/history.js";
 import { registerGrep } from "./commands/grep.js";
 import { registerExport } from "./commands/export.js";
+import { registerVerifyImport } from "./commands/verify-import.js";
 import { ExitCode } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
 import { VERSION } from "./version.js";
@@ -45,6 +46,7 @@ export function buildProgram(io: IO): { program: Command; app: App } {
   registerGrep(program, app);
   registerExport(program, app);
   registerRestore(program, app);
+  registerVerifyImport(program, app);
   registerCompletion(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };

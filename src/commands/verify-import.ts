@@ -67,6 +67,7 @@ export interface VerifyImportResult {
   status: "ok" | "gaps";
   agents: Array<{ agentId: string; era: "files" | "sqlite"; storePath: string; skipped?: string }>;
   files: VerifiedFile[];
+  /** Per status, plus `gaps` (files that fail the run) and `missingLines` (missing lines of those files). */
   summary: Record<FileStatus, number> & { files: number; gaps: number; missingLines: number };
 }
 
@@ -187,7 +188,8 @@ async function verifyAgent(target: AgentTarget, opts: VerifyImportOptions): Prom
     result.gap = role !== "legacy-archive" && result.status !== "complete" && result.status !== "empty";
     out.push(result);
   }
-  if (opts.exportMissing) for (const r of out) if (r.counts.missing > 0) r.exported = exportMissing(r, opts.exportMissing);
+  // Gaps only: a 7.1 archive Doctor never imports is itself the copy of its lines.
+  if (opts.exportMissing) for (const r of out) if (r.gap && r.counts.missing > 0) r.exported = exportMissing(r, opts.exportMissing);
   return out;
 }
 
@@ -312,7 +314,8 @@ export async function runVerifyImport(opts: VerifyImportOptions, ctx: StoreConte
   const summary = { complete: 0, partial: 0, differs: 0, absent: 0, "header-mismatch": 0, empty: 0, unreadable: 0, files: files.length, gaps: 0, missingLines: 0 };
   for (const f of files) {
     summary[f.status] += 1;
-    if (f.gap) summary.gaps += 1;
+    if (!f.gap) continue;
+    summary.gaps += 1;
     summary.missingLines += f.counts.missing;
   }
   return { schemaVersion: VERIFY_IMPORT_SCHEMA_VERSION, status: summary.gaps > 0 ? "gaps" : "ok", agents, files, summary };

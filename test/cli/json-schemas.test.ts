@@ -28,6 +28,8 @@ const CASES: Array<[schema: string, argv: string[]]> = [
   ["timeline", ["timeline", "--json", "--state-dir", sqlite("sqlite-reset")]],
   ["check", ["check", "--json", "--state-dir", files("corrupt-transcripts")]],
   ["check", ["check", "--json", "--state-dir", sqlite("sqlite-deleted")]],
+  ["verify-import", ["verify-import", "--json", "--state-dir", sqlite("doctor-import")]],
+  ["check", ["check", "--json", "--state-dir", sqlite("doctor-import")]],
   ["grep", ["grep", "milk", "--json", "--state-dir", files("reset-chain")]],
   ["restore", ["restore", "998635a2-5338-4ec7-bf4f-ba73a726d208.jsonl.reset.2026-07-01T09-10-16.000Z", "--json", "--state-dir", files("reset-chain")]],
   ["error", ["ls", "--json", "--state-dir", "/nonexistent/state"]],

@@ -6,7 +6,7 @@ import { runVerifyImport, type VerifyImportResult } from "../../src/commands/ver
 import { closeStores } from "../../src/store/index.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, hashTree } from "../helpers/corpus.js";
-import { damagedCopy } from "../helpers/sqlite-writer.js";
+import { damagedCopy, run } from "../helpers/sqlite-writer.js";
 
 const MAIN_ID = "019e82d9-f4c9-716e-8f29-35009202853e";
 const importArchive = (stateDir: string) => path.join(stateDir, "agents/main/session-sqlite-import-archive");
@@ -51,7 +51,7 @@ describe("verify-import on the Doctor-migrated corpus store", () => {
 
 describe("verify-import on damaged copies", () => {
   it("(a) one transcript_events row deleted: that file, line and event id; exit 1; --export-missing writes exactly that line, byte-identical", async () => {
-    const c = damagedCopy("doctor-import", (db) => db.run("DELETE FROM transcript_events WHERE session_id = ? AND seq = 4", MAIN_ID));
+    const c = damagedCopy("doctor-import", (db) => run(db, "DELETE FROM transcript_events WHERE session_id = ? AND seq = 4", MAIN_ID));
     temps.push(c.root);
     const r = await verify(c.stateDir, c.home);
     const f = fileOf(r, MAIN_ID);
@@ -76,7 +76,7 @@ describe("verify-import on damaged copies", () => {
 
   it("(b) one event's text changed in SQLite: differs, with the line and event id; nothing exported as missing", async () => {
     const c = damagedCopy("doctor-import", (db) =>
-      db.run("UPDATE transcript_events SET event_json = replace(event_json, 'Gate B22.', 'Gate C7.') WHERE session_id = ? AND seq = 4", MAIN_ID),
+      run(db, "UPDATE transcript_events SET event_json = replace(event_json, 'Gate B22.', 'Gate C7.') WHERE session_id = ? AND seq = 4", MAIN_ID),
     );
     temps.push(c.root);
     const r = await verify(c.stateDir, c.home);
@@ -104,7 +104,7 @@ describe("verify-import on damaged copies", () => {
   });
 
   it("an identity row removed: no-identity; a renamed live JSONL beside the database: header-mismatch", async () => {
-    const c = damagedCopy("doctor-import", (db) => db.run("DELETE FROM transcript_event_identities WHERE session_id = ? AND event_id = '3d2281f6'", MAIN_ID));
+    const c = damagedCopy("doctor-import", (db) => run(db, "DELETE FROM transcript_event_identities WHERE session_id = ? AND event_id = '3d2281f6'", MAIN_ID));
     temps.push(c.root);
     const other = "11111111-2222-4333-8444-555555555555";
     fs.copyFileSync(mainArchive(c.stateDir), path.join(c.stateDir, "agents/main/sessions", `${other}.jsonl`));

@@ -1,7 +1,7 @@
 /** The one place tests open a writable SQLite database (to build damaged copies of corpus stores). */
 import fs from "node:fs";
 import path from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { copyState } from "./corpus.js";
 
 /** A read-write node:sqlite connection (OpenClaw's own driver). */
@@ -24,13 +24,13 @@ export function damagedCopy(scenario: string, damage: (db: DatabaseSync, ctx: { 
   return { ...copy, dbPath, cleanup: () => fs.rmSync(copy.root, { recursive: true, force: true }) };
 }
 
-type Param = string | number | bigint | null | Uint8Array;
+type Param = unknown;
 
 /** One statement with positional parameters. */
 export function run(db: DatabaseSync, sql: string, ...params: Param[]): void {
-  db.prepare(sql).run(...params);
+  db.prepare(sql).run(...(params as SQLInputValue[]));
 }
 
 export function get(db: DatabaseSync, sql: string, ...params: Param[]): Record<string, unknown> | undefined {
-  return db.prepare(sql).get(...params) as Record<string, unknown> | undefined;
+  return db.prepare(sql).get(...(params as SQLInputValue[])) as Record<string, unknown> | undefined;
 }

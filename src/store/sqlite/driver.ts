@@ -150,13 +150,9 @@ export async function withSqliteDb<T>(dbPath: string, fn: (db: SqliteDb) => T | 
  * copying would lose the lock. A read needs a SHARED lock, which an EXCLUSIVE holder refuses at once.
  */
 export function probeSqliteLock(file: string): "held" | "free" | "unknown" {
-  const driver = chooseSqliteDriver({ hasNodeSqlite: loadNodeSqlite() != null });
-  let conn: MinimalConnection | null = null;
+  let conn: DatabaseSync | null = null;
   try {
-    conn =
-      driver === "node:sqlite"
-        ? new (loadNodeSqlite()!.DatabaseSync)(file, { readOnly: true, timeout: 0 })
-        : new (require("better-sqlite3") as new (p: string, o?: object) => MinimalConnection)(file, { readonly: true, fileMustExist: true, timeout: 0 });
+    conn = new DatabaseSync(file, { readOnly: true, timeout: 0 });
     conn.prepare("SELECT count(*) AS n FROM sqlite_master").get();
     return "free";
   } catch (err) {

@@ -12,6 +12,7 @@ import { registerGrep } from "./commands/grep.js";
 import { registerExport } from "./commands/export.js";
 import { registerContextPack } from "./commands/context-pack.js";
 import { registerSkill } from "./commands/skill.js";
+import { registerVerifyImport } from "./commands/verify-import.js";
 import { ExitCode } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
 import { VERSION } from "./version.js";
@@ -49,6 +50,7 @@ export function buildProgram(io: IO): { program: Command; app: App } {
   registerContextPack(program, app, VERSION);
   registerSkill(program, app);
   registerRestore(program, app);
+  registerVerifyImport(program, app);
   registerCompletion(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };

@@ -13,7 +13,7 @@ import { DEFAULT_PRUNE_WITHIN_MS, storeFindings } from "../core/findings/store-r
 import { parseGeneratedTranscriptName } from "../core/names.js";
 import { configPathFor, readConfig } from "../store/config.js";
 import { inspectLocks } from "../store/files/locks.js";
-import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import { agentDatabase, openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
@@ -131,6 +131,15 @@ async function entryIds(lines: AsyncIterable<RawLine>): Promise<Set<string>> {
   return ids;
 }
 
+/** The SQLite-era rules, on the run's snapshot of the agent database. */
+async function sqliteStoreFindings(index: StoreIndex): Promise<Finding[]> {
+  const { readSqliteIntegrityFacts } = await import("../store/sqlite/integrity.js");
+  const { sqliteFindings } = await import("../core/findings/sqlite-rules.js");
+  const { storePath, sessionsDir, stateDir, agentId } = index.location;
+  const facts = readSqliteIntegrityFacts(await agentDatabase(storePath), { sessionsDir, stateDir });
+  return sqliteFindings(agentId, storePath, facts);
+}
+
 export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: CheckDeps = {}): Promise<CheckResult> {
   const now = opts.now ?? Date.now();
   if (!Number.isFinite(now)) throw usageError("BAD_NOW", "--now must be an ISO date/time", "e.g. --now 2026-07-01T09:00:00Z");
@@ -164,6 +173,7 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
         pruneWithinMs: opts.pruneWithinDays !== undefined ? opts.pruneWithinDays * 86_400_000 : DEFAULT_PRUNE_WITHIN_MS,
       }),
     );
+    if (index.location.era === "sqlite" && !index.location.legacy) findings.push(...(await sqliteStoreFindings(index)));
     for (const f of index.files) {
       if (f.kind === "import-archive") findings.push(finding("IMPORT_ARCHIVE_LEFTOVER", { agentId: index.location.agentId, path: f.path }, { file: f.relPath }));
     }

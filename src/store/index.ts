@@ -19,6 +19,7 @@ export interface StoreContext {
 /** Files a SQLite-era agent owns even in a mixed state: 9.6-published archives, cold and import archives. */
 export function isSqliteLayerFile(f: ClassifiedFile): boolean {
   if (f.kind === "sqlite" || f.kind === "cold-archive" || f.kind === "import-archive") return true;
+  if (f.relPath.startsWith("session-sqlite-import-archive/")) return true; // the store backup Doctor moved there
   return f.kind === "archive" && (f.archive?.generation !== null || f.archive?.compressed === true);
 }
 
@@ -80,6 +81,19 @@ function dbFor(dbPath: string): SqliteDb {
     openDbs.set(dbPath, db);
   }
   return db;
+}
+
+/**
+ * The run's private read-only copy of an agent database (the one transcript reads use), for
+ * commands that query it directly (`check`'s SQLite rules, `verify-import`). Closed by closeStores().
+ */
+export async function agentDatabase(dbPath: string): Promise<SqliteDb> {
+  if (!sqlite) {
+    const driver = await import("./sqlite/driver.js");
+    const read = await import("./sqlite/read.js");
+    sqlite = { open: driver.openSqliteReadOnly, windowLines: read.windowLines, archiveLines: read.archiveLines };
+  }
+  return dbFor(dbPath);
 }
 
 /** Close every database copy this run opened (the CLI calls it once at the end). */

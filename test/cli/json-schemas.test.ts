@@ -28,6 +28,8 @@ const CASES: Array<[schema: string, argv: string[]]> = [
   ["timeline", ["timeline", "--json", "--state-dir", sqlite("sqlite-reset")]],
   ["check", ["check", "--json", "--state-dir", files("corrupt-transcripts")]],
   ["check", ["check", "--json", "--state-dir", sqlite("sqlite-deleted")]],
+  ["verify-import", ["verify-import", "--json", "--state-dir", sqlite("doctor-import")]],
+  ["check", ["check", "--json", "--state-dir", sqlite("doctor-import")]],
   ["grep", ["grep", "milk", "--json", "--state-dir", files("reset-chain")]],
   ["context-pack", ["context-pack", KEY, "--segments", "3", "--json", "--state-dir", files("reset-chain")]],
   ["context-pack", ["context-pack", KEY, "--segments", "3", "--max-chars", "80", "--json", "--state-dir", files("reset-chain")]],

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -7,6 +8,7 @@ import type { TranscriptRef } from "../../src/core/model.js";
 import { closeStores, transcriptLines } from "../../src/store/index.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, expectedOf, hashTree } from "../helpers/corpus.js";
+import { damagedCopy, get, openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
 
 /** Codes seen across this file: every code in the table must be triggered by some fixture. */
 const seen = new Set<string>();
@@ -64,7 +66,10 @@ describe("check on broken corpus scenarios", () => {
     ["files", "fallback-active-missing", ["ACTIVE_MISSING", "ACTIVE_MISSING_FALLBACK"], 1],
     ["files", "topic-reset", ["ACTIVE_MISSING", "SESSION_FILE_OUTSIDE"], 1],
     ["files", "oversized-message", ["LINE_OVERSIZED", "STORE_MOVED"], 0],
-    ["sqlite", "sqlite-deleted", ["ENTRY_DROPPED", "ORPHAN_TRANSCRIPT", "UNATTRIBUTED_ARCHIVE"], 1],
+    ["sqlite", "sqlite-deleted", ["SQLITE_PLACEHOLDER_NODE", "UNATTRIBUTED_ARCHIVE"], 0],
+    // Doctor-migrated: the legacy-store.sessions.json backup is not read as a transcript, and a
+    // 7.1 .deleted leftover is not due for 9.6's sweep (resetArchiveRetention unset).
+    ["sqlite", "doctor-import", ["IMPORT_ARCHIVE_LEFTOVER", "SQLITE_VALIDATION_PENDING", "UNATTRIBUTED_ARCHIVE"], 0],
   ];
   for (const [era, name, expected, exit] of broken) {
     it(`${era}/${name}: ${expected.join(", ")}; exit ${exit}`, async () => {
@@ -324,6 +329,120 @@ describe("check on SQLite stores with legacy files beside them (issue 7)", () =>
     expect(missing.message).toContain("1 of");
     expect(missing.data).toEqual({ missingIds: ["not-in-sqlite"] });
     codes(partial);
+  });
+});
+
+describe("check on damaged copies of SQLite corpus stores (issue 21)", () => {
+  const findingsOf = async (stateDir: string, home: string) => {
+    const r = await check(stateDir, home);
+    codes(r);
+    return r;
+  };
+  const MAIN = "agent:main:main";
+
+  it("entry_valid = 0 on a live node: SQLITE_ENTRY_NOT_VALID (error, exit 1)", async () => {
+    const c = damagedCopy("sqlite-basic", (db) => run(db, "UPDATE session_nodes SET entry_valid = 0 WHERE session_key = ?", MAIN));
+    const r = await findingsOf(c.stateDir, c.home);
+    const f = r.findings.find((x) => x.code === "SQLITE_ENTRY_NOT_VALID")!;
+    expect(f).toMatchObject({ severity: "error", sessionKey: MAIN, data: { cause: "entry-not-valid", entryValid: 0 } });
+    expect(f.message).toContain(`invalid persisted session row requires repair for ${MAIN}`);
+    expect((await cli(["check", "--state-dir", c.stateDir, "--all-agents"], { env: { HOME: c.home } })).code).toBe(1);
+    c.cleanup();
+  });
+
+  it("updated_at ≠ entry.updatedAt (re-marked valid): SQLITE_ROW_HIDDEN, not a generic ENTRY_DROPPED", async () => {
+    const c = damagedCopy("sqlite-basic", (db) => {
+      run(db, "UPDATE session_nodes SET updated_at = updated_at + 1000 WHERE session_key = ?", MAIN);
+      run(db, "UPDATE session_nodes SET entry_valid = 1 WHERE session_key = ?", MAIN); // the trigger reset it
+    });
+    const r = await findingsOf(c.stateDir, c.home);
+    expect(r.findings.find((x) => x.code === "SQLITE_ROW_HIDDEN")).toMatchObject({ severity: "error", sessionKey: MAIN });
+    expect(r.findings.some((x) => x.code === "SQLITE_ENTRY_NOT_VALID" || (x.code === "ENTRY_DROPPED" && x.sessionKey === MAIN))).toBe(false);
+    c.cleanup();
+  });
+
+  it("projection column, non-canonical key, seq hole, pending validation", async () => {
+    const c = damagedCopy("sqlite-basic", (db) => {
+      run(db, "UPDATE session_nodes SET spawned_by = 'agent:main:other' WHERE session_key = ?", MAIN);
+      run(db, "UPDATE session_nodes SET session_key = 'agent:main:Telegram:direct:5550001' WHERE session_key = 'agent:main:telegram:direct:5550001'");
+      const w = get(db, "SELECT current_session_id AS id FROM session_nodes WHERE session_key = ?", MAIN)!;
+      run(db, "DELETE FROM transcript_events WHERE session_id = ? AND seq = 2", w.id);
+    });
+    const r = await findingsOf(c.stateDir, c.home);
+    expect(r.findings.find((x) => x.code === "SQLITE_PROJECTION_MISMATCH")).toMatchObject({ sessionKey: MAIN, data: { column: "spawned_by", stored: "agent:main:other", entry: null } });
+    expect(r.findings.find((x) => x.code === "SQLITE_KEY_NOT_CANONICAL")?.sessionKey).toBe("agent:main:Telegram:direct:5550001");
+    expect(r.findings.find((x) => x.code === "SQLITE_SEQ_HOLE")).toMatchObject({ sessionKey: MAIN, data: { missing: 1, firstMissingSeq: 2 } });
+    expect(r.findings.find((x) => x.code === "SQLITE_VALIDATION_PENDING")?.severity).toBe("info");
+    c.cleanup();
+  });
+
+  it("archive file deleted: SQLITE_ARCHIVE_FILE_MISSING; archive blob altered: SQLITE_ARCHIVE_SHA_MISMATCH", async () => {
+    const gone = damagedCopy("sqlite-deleted", (db, { sessionsDir }) => {
+      const name = String(get(db, "SELECT archive_name AS n FROM session_transcript_archives")!.n);
+      fs.rmSync(path.join(sessionsDir, name));
+    });
+    const r1 = await findingsOf(gone.stateDir, gone.home);
+    expect(r1.findings.find((x) => x.code === "SQLITE_ARCHIVE_FILE_MISSING")).toMatchObject({ severity: "warn", data: { published: true } });
+    gone.cleanup();
+
+    const altered = damagedCopy("sqlite-deleted", (db) => {
+      const row = get(db, "SELECT archive_name AS n, archive_blob AS b FROM session_transcript_archives")!;
+      const blob = Buffer.from(row.b as Uint8Array);
+      blob[blob.length - 1] ^= 0xff;
+      run(db, "UPDATE session_transcript_archives SET archive_blob = ? WHERE archive_name = ?", blob, row.n);
+    });
+    const r2 = await findingsOf(altered.stateDir, altered.home);
+    expect(r2.findings.find((x) => x.code === "SQLITE_ARCHIVE_SHA_MISMATCH")).toMatchObject({ severity: "error", data: { which: "blob" } });
+    expect(r2.findings.some((x) => x.code === "SQLITE_ARCHIVE_FILE_MISSING")).toBe(false);
+    altered.cleanup();
+  });
+
+  it("placeholder without its window; a cold archive whose file is missing; a live Gateway lock payload", async () => {
+    const c = damagedCopy("sqlite-deleted", (db, { stateDir }) => {
+      const w = get(db, "SELECT current_session_id AS id FROM session_nodes WHERE session_key = ?", MAIN)!;
+      run(db, 
+        "INSERT INTO session_transcript_cold_archives (session_id, generation, archive_name, archive_sha256, event_count, raw_bytes, archive_bytes, last_seq, archived_at, storage) VALUES (?, ?, ?, ?, 1, 1, 1, 0, 0, 'file')",
+        w.id,
+        "0".repeat(32),
+        `${"a".repeat(64)}.jsonl.zst`,
+        "a".repeat(64),
+      );
+      run(db, "UPDATE session_nodes SET current_session_id = 'no-such-window' WHERE entry_json = '{}'");
+      const lockDir = path.join(stateDir, "tmp", "openclaw-1000");
+      fs.mkdirSync(lockDir, { recursive: true });
+      fs.writeFileSync(path.join(lockDir, "gateway.state.lock"), JSON.stringify({ pid: process.pid, role: "gateway", createdAt: "2026-12-01T00:00:00Z" }));
+    });
+    const r = await findingsOf(c.stateDir, c.home);
+    expect(r.findings.find((x) => x.code === "SQLITE_ENTRY_NOT_VALID")?.data).toMatchObject({ cause: "placeholder-without-window" });
+    expect(r.findings.find((x) => x.code === "SQLITE_COLD_ARCHIVE_MISSING")?.severity).toBe("error");
+    expect(r.findings.find((x) => x.code === "GATEWAY_LOCK_LIVE")).toMatchObject({ severity: "info", data: { pid: process.pid, role: "gateway" } });
+    c.cleanup();
+  });
+
+  it("the Gateway's lifecycle coordinator, held with BEGIN EXCLUSIVE, is seen; its mere existence is not", async () => {
+    const { inspectGatewayLocks } = await import("../../src/store/sqlite/integrity.js");
+    const { stateDir, root } = copyState("sqlite", "doctor-import");
+    const lockDir = path.join(root, "locks");
+    fs.mkdirSync(lockDir);
+    const real = fs.realpathSync(path.join(stateDir, "state", "openclaw.sqlite"));
+    const lock = path.join(lockDir, `gateway-lifecycle.${crypto.createHash("sha256").update(real).digest("hex").slice(0, 8)}.lock.sqlite`);
+    fs.writeFileSync(lock, "");
+    expect(inspectGatewayLocks(stateDir, lockDir)).toEqual([]);
+    const holder = openSqliteForWriting(lock);
+    holder.exec("PRAGMA journal_mode = MEMORY; BEGIN EXCLUSIVE");
+    expect(inspectGatewayLocks(stateDir, lockDir)).toEqual([expect.objectContaining({ kind: "lifecycle", path: lock })]);
+    holder.exec("ROLLBACK");
+    holder.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it("the Doctor-migrated store: exit 0, no error, and the legacy-store.sessions.json backup is not read as a transcript", async () => {
+    const { stateDir, home, root } = copyState("sqlite", "doctor-import");
+    const r = await findingsOf(stateDir, home);
+    expect(r.summary.error).toBe(0);
+    expect(r.findings.some((f) => (f.path ?? "").includes("legacy-store.sessions.json"))).toBe(false);
+    expect((await cli(["check", "--state-dir", stateDir, "--all-agents"], { env: { HOME: home } })).code).toBe(0);
+    fs.rmSync(root, { recursive: true, force: true });
   });
 });
 

@@ -229,6 +229,62 @@ export const FINDING_CODES = {
     message: "{file} was moved aside by a Doctor import",
     hint: "OpenClaw does not read it; it is the original bytes of an imported file, kept for rollback",
   },
+  // ── SQLite era: rows OpenClaw 9.6 refuses or hides, archives, locks ──────────
+  SQLITE_ENTRY_NOT_VALID: {
+    severity: "error",
+    message: "OpenClaw refuses this session row ({reason}): every read of this agent's database throws \"invalid persisted session row requires repair for {key}\"",
+    hint: "stop the Gateway and run `openclaw doctor --fix` (it rewrites the row); back up the database first",
+  },
+  SQLITE_PROJECTION_MISMATCH: {
+    severity: "error",
+    message: "column {column} is {stored} but the entry says {entry}: OpenClaw refuses the row and every read of this agent's database throws",
+    hint: "stop the Gateway and run `openclaw doctor --fix`; back up the database first",
+  },
+  SQLITE_KEY_NOT_CANONICAL: {
+    severity: "error",
+    message: "session key is not canonical ({reason}): OpenClaw refuses the row (\"non-canonical persisted row resolves to session key …\")",
+    hint: "stop the Gateway and run `openclaw doctor --fix`, which migrates the key",
+  },
+  SQLITE_ROW_HIDDEN: {
+    severity: "error",
+    message: "{column} is {stored} but entry.updatedAt is {entry}: OpenClaw silently leaves this session out of sessions.list",
+    hint: "the session and its transcript are intact but invisible; `openclaw doctor --fix` or any OpenClaw write to the entry realigns the column",
+  },
+  SQLITE_PLACEHOLDER_NODE: {
+    severity: "warn",
+    message: "placeholder row (deleted with deleteTranscript:false): OpenClaw shows no session, yet window {sessionId} still holds {events} event(s)",
+    hint: "the conversation is still in the database (`openclaw-sessions ls` lists the window); copy it out before a cleanup removes it",
+  },
+  SQLITE_VALIDATION_PENDING: {
+    severity: "info",
+    message: "{count} session row(s) await OpenClaw's canonical validation (session_canonical_validation_pending)",
+    hint: "normal after a Doctor import or an out-of-band write: OpenClaw validates them on its next open; a row it rejects then makes the database refuse reads",
+  },
+  SQLITE_ARCHIVE_FILE_MISSING: {
+    severity: "warn",
+    message: "archive row {name} has no file in sessions/ ({state}); the row's blob is the only copy",
+    hint: "OpenClaw deletes an archive row once retention passes and its file is gone: copy the conversation out (`openclaw-sessions export`) if you need it",
+  },
+  SQLITE_ARCHIVE_SHA_MISMATCH: {
+    severity: "error",
+    message: "sha256 of {what} is {actual}…, the row records {expected}…: the archive was altered",
+    hint: "do not restore from it; compare the row's blob with the file and keep both until you know which is intact",
+  },
+  SQLITE_COLD_ARCHIVE_MISSING: {
+    severity: "error",
+    message: "cold archive of window {sessionId} is missing: its early events exist nowhere else and OpenClaw refuses to read the window (\"in cold storage\")",
+    hint: "restore sessions/cold/ from a backup; nothing in the database holds these events",
+  },
+  SQLITE_SEQ_HOLE: {
+    severity: "warn",
+    message: "window {sessionId} has {missing} missing seq number(s), first at {first}: rows were deleted out of band",
+    hint: "OpenClaw reads the remaining rows in seq order; a parentId chain through the hole breaks (compare with `openclaw-sessions verify-import` or a backup)",
+  },
+  GATEWAY_LOCK_LIVE: {
+    severity: "info",
+    message: "the state dir is owned by a live OpenClaw process ({who})",
+    hint: "this run read a private snapshot; OpenClaw may be writing: Doctor's import refuses until the Gateway stops",
+  },
 } as const satisfies Record<string, CodeSpec>;
 
 export type FindingCode = keyof typeof FINDING_CODES;

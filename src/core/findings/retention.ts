@@ -12,6 +12,8 @@ export interface RetentionPolicy {
   mode: string;
   /** `.deleted` archives: ms, or null = kept. */
   deletedMs: number | null;
+  /** The setting that governs `.deleted` archives: 7.1 `pruneAfter`; 9.6 sweeps them with `resetArchiveRetention`. */
+  deletedSetting: "pruneAfter" | "resetArchiveRetention";
   /** `.reset` archives: ms, or null = kept. */
   resetMs: number | null;
   maxDiskBytes: number | null;
@@ -53,8 +55,8 @@ function maintenanceOf(config: Record<string, unknown>): Record<string, unknown>
 export function retentionPolicy(config: Record<string, unknown>, era: Era): RetentionPolicy {
   const m = maintenanceOf(config);
   const pruneAfter = parseDuration(m.pruneAfter) ?? (typeof m.pruneDays === "number" ? m.pruneDays * DAY : null);
-  const deletedMs = pruneAfter ?? 30 * DAY;
-  const deletedSrc = pruneAfter !== null ? "openclaw.json" : `${era === "files" ? "7.1" : "9.6"} default`;
+  let deletedMs: number | null = pruneAfter ?? 30 * DAY;
+  let deletedSrc = pruneAfter !== null ? "openclaw.json" : "7.1 default";
 
   let resetMs: number | null;
   let resetSrc: string;
@@ -72,11 +74,19 @@ export function retentionPolicy(config: Record<string, unknown>, era: Era): Rete
     resetSrc = "9.6 default (unset: kept)";
   }
 
+  if (era === "sqlite") {
+    // 9.6 removes `.deleted.<ts>` files only in its archive sweep (cron reaper, legacy-store
+    // maintenance), whose rule is resetArchiveRetention for both reasons; pruneAfter ages entries.
+    deletedMs = resetMs;
+    deletedSrc = `${resetSrc}; 9.6 sweeps .deleted files with resetArchiveRetention`;
+  }
+
   const maxDiskBytes = parseBytes(m.maxDiskBytes) ?? (era === "sqlite" ? 10 * GIB : null);
   const highWaterBytes = parseBytes(m.highWaterBytes) ?? (maxDiskBytes !== null ? Math.floor(maxDiskBytes * 0.8) : null);
   return {
     mode: typeof m.mode === "string" ? m.mode : "enforce",
     deletedMs,
+    deletedSetting: era === "sqlite" ? "resetArchiveRetention" : "pruneAfter",
     resetMs,
     maxDiskBytes,
     highWaterBytes,
@@ -99,7 +109,7 @@ export function pruneSchedule(reason: "reset" | "deleted" | "bak", archivedAt: n
   const retentionMs = reason === "deleted" ? policy.deletedMs : policy.resetMs;
   if (retentionMs === null) return null;
   const dueAt = archivedAt + retentionMs;
-  return { setting: reason === "deleted" ? "pruneAfter" : "resetArchiveRetention", retentionMs, dueAt, daysLeft: Math.floor((dueAt - now) / DAY) };
+  return { setting: reason === "deleted" ? policy.deletedSetting : "resetArchiveRetention", retentionMs, dueAt, daysLeft: Math.floor((dueAt - now) / DAY) };
 }
 
 export function formatDuration(ms: number): string {

@@ -8,6 +8,7 @@ import type { LockInfo, StoreIndex, UnattributedFile } from "../model.js";
 import { TRANSCRIPT_KINDS } from "../model.js";
 import { finding, type Finding } from "./finding.js";
 import { machineKindOf } from "./machine.js";
+import { SQLITE_NOTE_CODES } from "./sqlite-rules.js";
 import { formatDuration, pruneSchedule, type PruneSchedule, type RetentionPolicy } from "./retention.js";
 
 const DAY = 86_400_000;
@@ -60,6 +61,8 @@ export function entryRules({ index }: StoreFacts): Finding[] {
   const out: Finding[] = [];
   for (const e of index.entries) {
     if (e.notes.length === 0 && !e.dropped) continue;
+    // Rows OpenClaw 9.6 refuses or hides are reported by the SQLite rules, in their own words.
+    if (e.notes.length > 0 && e.notes.every((n) => SQLITE_NOTE_CODES.has(n.code))) continue;
     const where = { agentId: index.location.agentId, sessionKey: e.sessionKey, path: index.location.storePath };
     const reason = e.notes.map((n) => n.message).join("; ") || "rejected by the loader";
     out.push(finding(e.dropped ? "ENTRY_DROPPED" : "ENTRY_NORMALIZED", where, { reason }, { notes: e.notes.map((n) => n.code) }));
@@ -154,7 +157,10 @@ function orphanFinding(agentId: string, u: UnattributedFile, sessionsDir: string
 
 export function orphanRules({ index, now, policy }: StoreFacts): Finding[] {
   const out: Finding[] = [];
+  // A placeholder's window is reported with the placeholder (SQLITE_PLACEHOLDER_NODE).
+  const placeholders = new Set(index.entries.filter((e) => e.notes.some((n) => n.code === "sqlite-placeholder")).map((e) => e.sessionKey));
   for (const u of index.unattributed) {
+    if (u.ref.kind === "sqlite" && u.sessionKey && placeholders.has(u.sessionKey)) continue;
     const f = orphanFinding(index.location.agentId, u, index.location.sessionsDir, now, policy);
     if (f) out.push(f);
   }

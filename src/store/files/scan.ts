@@ -15,6 +15,16 @@ const FOLDER_KINDS: Record<string, ClassifiedFile["kind"]> = {
 
 const MAX_DEPTH = 6;
 
+/**
+ * A Doctor import archive holds the moved transcripts (`<keySlug>.<id>.jsonl.imported-<ms>`) and
+ * the old store (`legacy-store.sessions.json.imported-<ms>`, pretty-printed JSON): only the
+ * former is a transcript.
+ */
+function importArchiveKind(name: string): ClassifiedFile["kind"] {
+  if (parseImportArchiveName(name) !== null) return "import-archive";
+  return /sessions\.json\.imported-\d+$/.test(name) ? "store-backup" : "other";
+}
+
 export function scanDir(root: string, opts: { relBase?: string; kind?: ClassifiedFile["kind"] } = {}): ClassifiedFile[] {
   const relBase = opts.relBase ?? "";
   const out: ClassifiedFile[] = [];
@@ -40,7 +50,7 @@ export function scanDir(root: string, opts: { relBase?: string; kind?: Classifie
         continue;
       }
       const cls = classifyName(d.name);
-      const kind = forcedKind ?? cls.kind;
+      const kind = forcedKind === "import-archive" ? importArchiveKind(d.name) : (forcedKind ?? cls.kind);
       const file: ClassifiedFile = {
         path: full,
         relPath: relBase ? `${relBase}/${relPath}` : relPath,

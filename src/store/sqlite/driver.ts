@@ -143,3 +143,26 @@ export async function withSqliteDb<T>(dbPath: string, fn: (db: SqliteDb) => T | 
     db.close();
   }
 }
+
+/**
+ * Whether another process holds a SQLite lock on `file` (OpenClaw's lock coordinators hold
+ * BEGIN EXCLUSIVE for their owner's lifetime). Opens the file itself read-only, without a copy:
+ * copying would lose the lock. A read needs a SHARED lock, which an EXCLUSIVE holder refuses at once.
+ */
+export function probeSqliteLock(file: string): "held" | "free" | "unknown" {
+  let conn: DatabaseSync | null = null;
+  try {
+    conn = new DatabaseSync(file, { readOnly: true, timeout: 0 });
+    conn.prepare("SELECT count(*) AS n FROM sqlite_master").get();
+    return "free";
+  } catch (err) {
+    const text = `${(err as { code?: string }).code ?? ""} ${(err as Error).message}`;
+    return /BUSY|locked/i.test(text) ? "held" : "unknown";
+  } finally {
+    try {
+      conn?.close();
+    } catch {
+      /* nothing to release */
+    }
+  }
+}

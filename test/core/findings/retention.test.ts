@@ -4,9 +4,15 @@ import { parseBytes, parseDuration, pruneSchedule, retentionPolicy } from "../..
 const DAY = 86_400_000;
 
 describe("retention policy", () => {
-  it("era defaults: 7.1 reset = pruneAfter 30d; 9.6 reset kept, 10 GiB budget", () => {
+  it("era defaults: 7.1 reset = pruneAfter 30d; 9.6 reset and deleted files kept, 10 GiB budget", () => {
     expect(retentionPolicy({}, "files")).toMatchObject({ deletedMs: 30 * DAY, resetMs: 30 * DAY, maxDiskBytes: null, highWaterBytes: null });
-    expect(retentionPolicy({}, "sqlite")).toMatchObject({ deletedMs: 30 * DAY, resetMs: null, maxDiskBytes: 10 * 1024 ** 3 });
+    expect(retentionPolicy({}, "sqlite")).toMatchObject({ deletedMs: null, resetMs: null, maxDiskBytes: 10 * 1024 ** 3 });
+  });
+
+  it("9.6 sweeps .deleted files with resetArchiveRetention, not pruneAfter", () => {
+    const p = retentionPolicy({ session: { maintenance: { pruneAfter: "1d", resetArchiveRetention: "14d" } } }, "sqlite");
+    expect(p).toMatchObject({ deletedMs: 14 * DAY, deletedSetting: "resetArchiveRetention" });
+    expect(pruneSchedule("deleted", 0, p, 0)).toMatchObject({ setting: "resetArchiveRetention", retentionMs: 14 * DAY });
   });
 
   it("openclaw.json overrides, pruneDays alias, resetArchiveRetention false", () => {

@@ -2,14 +2,21 @@ import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
+import { openSqliteForWriting } from "../../helpers/sqlite-writer.js";
 
-/** A read-write connection for building test databases. */
-export function openWriter(file: string): DatabaseSync {
-  return new DatabaseSync(file);
-}
+/** A read-write connection for building test databases (test/helpers/sqlite-writer.ts). */
+export const openWriter: (file: string) => DatabaseSync = openSqliteForWriting;
 
 export const SQLITE_CORPUS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../fixtures/corpus/sqlite");
-export const SQLITE_SCENARIOS = fs.readdirSync(SQLITE_CORPUS).filter((n) => fs.existsSync(path.join(SQLITE_CORPUS, n, "expected.json"))).sort();
+/**
+ * Scenarios whose expected.json has the reader sections these tests compare. `doctor-import`
+ * (a Doctor-migrated store: import archives, a legacy sessions.json backup, 7.1 archive leftovers)
+ * is exercised by test/commands/verify-import.test.ts and the check tests instead.
+ */
+export const SQLITE_SCENARIOS = fs
+  .readdirSync(SQLITE_CORPUS)
+  .filter((n) => n !== "doctor-import" && fs.existsSync(path.join(SQLITE_CORPUS, n, "expected.json")))
+  .sort();
 
 /** Agents of a scenario that have a database. */
 export function scenarioAgents(scenario: string): string[] {

@@ -1,0 +1,187 @@
+/**
+ * Facts `check` judges on a SQLite-era agent that the StoreIndex does not carry: raw node rows
+ * with their projection columns, pending canonical validation, archive and cold-archive rows
+ * against their files (sha256), seq holes, and live Gateway/Doctor locks on the state dir.
+ * Read from the run's private snapshot; files are only read, never opened for writing.
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { SqliteDb } from "./driver.js";
+import { probeSqliteLock } from "./driver.js";
+import { hasTable, readColdArchives, readSessionNodes, readSessionWindows, readTranscriptArchives } from "./read.js";
+import type { SqliteIntegrityFacts, SqliteNodeFacts } from "../../core/findings/sqlite-rules.js";
+
+const sha256 = (b: Uint8Array) => crypto.createHash("sha256").update(b).digest("hex");
+
+function fileSha(file: string): { exists: boolean; sha256: string | null; error?: string } {
+  try {
+    return { exists: true, sha256: sha256(fs.readFileSync(file)) };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === "ENOENT") return { exists: false, sha256: null };
+    return { exists: true, sha256: null, error: e.message };
+  }
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+const num = (v: unknown): number | null => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : null);
+
+function nodeFacts(db: SqliteDb): SqliteNodeFacts[] {
+  const windows = readSessionWindows(db);
+  const counts = new Map<string, number>();
+  if (hasTable(db, "transcript_events")) {
+    for (const r of db.all("SELECT session_id, count(*) AS n FROM transcript_events GROUP BY session_id")) counts.set(String(r.session_id), num(r.n) ?? 0);
+  }
+  return readSessionNodes(db).map((n) => ({
+    sessionKey: n.sessionKey,
+    currentSessionId: n.currentSessionId,
+    entryJson: n.entryJson,
+    entry: n.entry,
+    entryValid: n.entryValid,
+    updatedAt: n.updatedAt,
+    placeholder: n.placeholder,
+    parentSessionKey: str(n.row.parent_session_key),
+    spawnedBy: str(n.row.spawned_by),
+    forkSourceSessionKey: str(n.row.fork_source_session_key),
+    ownWindow: windows.some((w) => w.sessionId === n.currentSessionId && w.sessionKey === n.sessionKey),
+    currentWindowEvents: counts.get(n.currentSessionId) ?? 0,
+  }));
+}
+
+/** Gaps in each window's seq (contiguous from 0, or from a cold archive's last_seq + 1). */
+function seqHoles(db: SqliteDb, coldLastSeq: Map<string, number>): SqliteIntegrityFacts["seqHoles"] {
+  if (!hasTable(db, "transcript_events")) return [];
+  const out: SqliteIntegrityFacts["seqHoles"] = [];
+  const windows = new Map(readSessionWindows(db).map((w) => [w.sessionId, w.sessionKey]));
+  const rows = db.all(
+    `SELECT session_id, seq, prev FROM (
+       SELECT session_id, seq, lag(seq) OVER (PARTITION BY session_id ORDER BY seq) AS prev FROM transcript_events
+     ) WHERE (prev IS NULL AND seq <> 0) OR (prev IS NOT NULL AND seq <> prev + 1)
+     ORDER BY session_id, seq`,
+  );
+  for (const r of rows) {
+    const sessionId = String(r.session_id);
+    const seq = num(r.seq)!;
+    const prev = num(r.prev);
+    const lastCold = coldLastSeq.get(sessionId);
+    // Events up to last_seq live in the cold archive; a gap that ends right after it is expected.
+    if (lastCold !== undefined && seq === lastCold + 1 && (prev === null || prev <= 0)) continue;
+    const hole = out.find((h) => h.sessionId === sessionId);
+    const from = prev === null ? 0 : prev + 1;
+    if (hole) hole.missing += seq - from;
+    else out.push({ sessionId, sessionKey: windows.get(sessionId) ?? null, firstMissingSeq: from, missing: seq - from });
+  }
+  return out;
+}
+
+interface LockPayload {
+  path: string;
+  pid: number | null;
+  role: string | null;
+  createdAt: string | null;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Live Gateway/Doctor ownership of a state dir (sqlite-restore.md §1.6): the lifecycle
+ * coordinator `<lockDir>/gateway-lifecycle.<sha256(realpath(<state>/state/openclaw.sqlite))[:8]>.lock.sqlite`
+ * is held with BEGIN EXCLUSIVE for the owner's lifetime (its existence means nothing), and the JSON
+ * payloads in `<state>/tmp/openclaw-<uid>/gateway*.lock` name the pid and role.
+ */
+export function inspectGatewayLocks(stateDir: string, lockDir = defaultLockDir()): SqliteIntegrityFacts["gatewayLocks"] {
+  const out: SqliteIntegrityFacts["gatewayLocks"] = [];
+  const stateDb = path.join(stateDir, "state", "openclaw.sqlite");
+  let real: string | null = null;
+  try {
+    real = fs.realpathSync(stateDb);
+  } catch {
+    real = null;
+  }
+  if (real && lockDir) {
+    const lock = path.join(lockDir, `gateway-lifecycle.${crypto.createHash("sha256").update(real).digest("hex").slice(0, 8)}.lock.sqlite`);
+    if (fs.existsSync(lock) && probeSqliteLock(lock) === "held") out.push({ path: lock, kind: "lifecycle", pid: null, role: null, createdAt: null });
+  }
+  const tmp = path.join(stateDir, "tmp");
+  let dirs: string[] = [];
+  try {
+    dirs = fs.readdirSync(tmp).filter((d) => d.startsWith("openclaw-"));
+  } catch {
+    dirs = [];
+  }
+  for (const d of dirs) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(path.join(tmp, d)).filter((n) => /^gateway\..*lock$/.test(n));
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      const p: LockPayload = { path: path.join(tmp, d, n), pid: null, role: null, createdAt: null };
+      try {
+        const v = JSON.parse(fs.readFileSync(p.path, "utf8")) as Record<string, unknown>;
+        p.pid = typeof v.pid === "number" ? v.pid : null;
+        p.role = str(v.role) ?? "gateway";
+        p.createdAt = str(v.createdAt);
+      } catch {
+        continue; // an unreadable payload proves nothing about a live owner
+      }
+      if (p.pid !== null && pidAlive(p.pid)) out.push({ ...p, kind: "payload" });
+    }
+  }
+  return out;
+}
+
+/** OpenClaw's lock dir: hard-coded `/tmp` on POSIX, `%LOCALAPPDATA%\OpenClaw\locks` on Windows. */
+function defaultLockDir(): string | null {
+  if (process.platform === "win32") return process.env.LOCALAPPDATA ? path.join(process.env.LOCALAPPDATA, "OpenClaw", "locks") : null;
+  const uid = typeof os.userInfo === "function" ? os.userInfo().uid : 0;
+  return `/tmp/openclaw-state-locks-${uid}`;
+}
+
+export function readSqliteIntegrityFacts(db: SqliteDb, opts: { sessionsDir: string; stateDir: string | null; lockDir?: string | null }): SqliteIntegrityFacts {
+  const archives = readTranscriptArchives(db).map((a) => {
+    const blob = db.get("SELECT archive_blob FROM session_transcript_archives WHERE archive_name = ?", a.archiveName)?.archive_blob as Uint8Array | undefined;
+    const file = path.join(opts.sessionsDir, a.archiveName);
+    const f = fileSha(file);
+    return {
+      archiveName: a.archiveName,
+      sessionId: a.sessionId,
+      sessionKey: a.sessionKey,
+      reason: a.reason,
+      archiveSha256: a.archiveSha256,
+      blobSha256: blob ? sha256(blob) : null,
+      publishedAt: a.publishedAt,
+      lastPublishError: str(a.row.last_publish_error),
+      file,
+      fileExists: f.exists,
+      fileSha256: f.sha256,
+    };
+  });
+  const coldRows = readColdArchives(db);
+  const cold = coldRows.map((c) => {
+    const file = path.join(opts.sessionsDir, "cold", c.archiveName);
+    const f = c.storage === "file" ? fileSha(file) : { exists: true, sha256: null };
+    return { sessionId: c.sessionId, archiveName: c.archiveName, storage: c.storage, archiveSha256: c.archiveSha256, file, fileExists: f.exists, fileSha256: f.sha256 };
+  });
+  const pending = hasTable(db, "session_canonical_validation_pending")
+    ? db.all("SELECT session_key FROM session_canonical_validation_pending ORDER BY session_key").map((r) => String(r.session_key))
+    : [];
+  return {
+    nodes: nodeFacts(db),
+    pendingValidation: pending,
+    archives,
+    cold,
+    seqHoles: seqHoles(db, new Map(coldRows.filter((c) => c.lastSeq !== null).map((c) => [c.sessionId, c.lastSeq!]))),
+    gatewayLocks: opts.stateDir ? inspectGatewayLocks(opts.stateDir, opts.lockDir === undefined ? defaultLockDir() : opts.lockDir) : [],
+  };
+}

@@ -151,6 +151,9 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
   const scanned = { transcripts: 0, lines: 0, bytes: 0 };
   const retention: CheckResult["retention"] = [];
 
+  const jobsOf = new Map(indexes.map((index) => [index, opts.fast ? [] : bodyJobs(index)]));
+  const totalJobs = [...jobsOf.values()].reduce((n, jobs) => n + jobs.length, 0);
+  let jobsDone = 0;
   for (const index of indexes) {
     const config = readConfig(configPathFor(index.location.stateDir, ctx.env));
     const policy = retentionPolicy(config.raw, index.location.era);
@@ -181,7 +184,8 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
     // Mixed state: compare each legacy transcript with the database of the same agent.
     const database = index.location.legacy ? indexes.find((i) => i.location.era === "sqlite" && i.location.agentId === index.location.agentId) : undefined;
     const windows = database ? windowRefs(database) : null;
-    for (const job of bodyJobs(index)) {
+    for (const job of jobsOf.get(index)!) {
+      ctx.progress?.(jobsDone++, totalJobs, "transcripts");
       const scanner = new BodyScanner(oversize);
       const ids = windows ? new Set<string>() : null;
       // The one pass over this transcript: every body rule reads from this scanner.

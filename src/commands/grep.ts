@@ -326,6 +326,7 @@ export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepH
   const collect = opts.collect !== false;
   hooks.onStart?.(result.stores);
   for (const t of targets) {
+    ctx.progress?.(result.filesSearched, targets.length, "transcripts");
     result.filesSearched += 1;
     const n = await grepTarget(
       t,

@@ -227,8 +227,10 @@ export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Pro
     notFound(opts.key, indexes);
   }
   const rows: TimelineSummaryRow[] = [];
+  const total = indexes.reduce((n, index) => n + index.sessions.length, 0);
   for (const index of indexes) {
     for (const s of index.sessions) {
+      ctx.progress?.(rows.length, total, "keys");
       const t = await timelineOf(index, s, env, stores);
       const last = [...t.events].reverse().find((e) => e.type === "reset" || e.type === "reset-row" || e.type === "window");
       const reason = last?.reason as { kind: string; confidence: string } | undefined;

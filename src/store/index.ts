@@ -14,7 +14,12 @@ export type { AgentTarget, StoreSelection };
 export interface StoreContext {
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Told how far a store-wide pass has got (the CLI shows it on a terminal); never required. */
+  progress?: Progress;
 }
+
+/** `done` of `total` units (transcripts, keys) of one store-wide pass. */
+export type Progress = (done: number, total: number, unit: string) => void;
 
 /** Files a SQLite-era agent owns even in a mixed state: 9.6-published archives, cold and import archives. */
 export function isSqliteLayerFile(f: ClassifiedFile): boolean {

@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, parsePositiveInt, selectionOf, type CommonOptions } from "../options.js";
+import { progressLine } from "../progress.js";
 import type { FailOn } from "../../commands/check.js";
 import { ExitCode, usageError } from "../../core/errors.js";
 
@@ -46,10 +47,11 @@ Finding codes: see docs/cron.md.
       const { fails, runCheck } = await import("../../commands/check.js");
       const { renderJson } = await import("../../render/json.js");
       const { renderCheckText } = await import("../../render/check-text.js");
+      const progress = progressLine(app, opts, "checking");
       const result = await runCheck(
         { ...selectionOf(opts), fast: opts.fast, now: parseNow(opts.now), failOn: opts.failOn, pruneWithinDays: opts.pruneWithin },
-        { env: app.io.env, cwd: app.io.cwd },
-      );
+        { env: app.io.env, cwd: app.io.cwd, progress: progress.report },
+      ).finally(() => progress.clear());
       if (opts.json) app.io.stdout.write(renderJson(result));
       else app.io.stdout.write(renderCheckText(result, app.styleFor("stdout", opts), { quiet: opts.quiet }));
       if (fails(result.summary, opts.failOn)) {

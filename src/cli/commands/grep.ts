@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+import { progressLine } from "../progress.js";
 import type { GrepMode } from "../../render/grep-json.js";
 import { ExitCode, usageError } from "../../core/errors.js";
 
@@ -60,7 +61,11 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
       if (opts.json && opts.jsonl) throw usageError("CONFLICTING_OPTIONS", "--json and --jsonl cannot be combined");
       if (opts.filesWithMatches && opts.count) throw usageError("CONFLICTING_OPTIONS", "-l and -c cannot be combined");
       const mode: GrepMode = opts.filesWithMatches ? "files" : opts.count ? "count" : "matches";
-      const out = (s: string) => app.io.stdout.write(s);
+      const progress = progressLine(app, opts, "searching");
+      const out = (s: string) => {
+        progress.clear();
+        app.io.stdout.write(s);
+      };
       const style = app.styleFor("stdout", opts);
       let print: ((m: Parameters<typeof renderGrepMatchRecord>[0]) => void) | undefined;
       const streamText = mode === "matches" && !opts.json && !opts.jsonl;
@@ -80,7 +85,7 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
           firstPerFile: mode === "files",
           collect: opts.json === true,
         },
-        { env: app.io.env, cwd: app.io.cwd },
+        { env: app.io.env, cwd: app.io.cwd, progress: progress.report },
         {
           // Paths under the first store's sessions dir are shown relative to it.
           onStart: (stores) => {
@@ -88,7 +93,7 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
           },
           onMatch: (m) => print?.(m),
         },
-      );
+      ).finally(() => progress.clear());
       if (opts.json) out(renderGrepJson(result, mode));
       else if (opts.jsonl) {
         if (mode !== "matches") for (const f of result.files) out(renderGrepFileRecord(f));

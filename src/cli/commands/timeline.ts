@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+import { progressLine } from "../progress.js";
 import type { TimelineResult, TimelineSort } from "../../commands/timeline.js";
 import { ExitCode } from "../../core/errors.js";
 
@@ -37,10 +38,11 @@ export function registerTimeline(program: Command, app: App): void {
       const { runTimeline } = await import("../../commands/timeline.js");
       const { renderJson } = await import("../../render/json.js");
       const { renderTimelineSummaryText, renderTimelineText } = await import("../../render/timeline-text.js");
+      const progress = progressLine(app, opts, "reading timelines");
       const result = await runTimeline(
         { ...selectionOf(opts), key, config: opts.config, tz: opts.tz, sort: opts.sort },
-        { env: app.io.env, cwd: app.io.cwd },
-      );
+        { env: app.io.env, cwd: app.io.cwd, progress: progress.report },
+      ).finally(() => progress.clear());
       if (opts.json) app.io.stdout.write(renderJson(result));
       else {
         const style = app.styleFor("stdout", opts);

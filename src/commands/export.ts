@@ -9,7 +9,7 @@ import path from "node:path";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { refusedError, usageError } from "../core/errors.js";
 import { segmentsOf } from "../core/segments.js";
-import { projectHistory, projectHistory96, type HistoryItem, type HistoryResult } from "../core/transcript/history.js";
+import { streamProjection, type HistoryItem } from "../core/transcript/history.js";
 import type { OpenLines } from "../core/transcript/scan.js";
 import { openStores, openTranscript, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
 import { zstdChunks } from "../store/lines.js";
@@ -56,10 +56,13 @@ export interface ExportHeader {
   exportedAt: string;
 }
 
-/** One format: a header, each segment as it is read, a footer. */
+/** One format: a header, each segment's items one by one as they are read, a footer. */
 export interface ExportRenderer {
   begin(h: ExportHeader): string;
-  segment(seg: ExportSegmentInfo, items: ExportItem[], h: ExportHeader): string;
+  segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string;
+  item(item: ExportItem, seg: ExportSegmentInfo): string;
+  /** After the segment's items; `items` says how many there were. */
+  segmentEnd(seg: ExportSegmentInfo, items: number, h: ExportHeader): string;
   end(h: ExportHeader): string;
 }
 
@@ -140,15 +143,14 @@ export function checkOutputPath(output: string, indexes: StoreIndex[], cwd: stri
   return abs;
 }
 
-/** History items of one segment, with thinking and tool-call arguments attached. */
-export async function segmentItems(seg: ExportSegmentInfo, view: "current" | "archived"): Promise<ExportItem[]> {
+/** History items of one segment as they are read, with thinking and tool-call arguments attached. */
+async function* segmentItems(seg: ExportSegmentInfo, view: "current" | "archived"): AsyncGenerator<ExportItem> {
   const source = openTranscript(seg.ref);
   const open: OpenLines = () => source.lines();
   // Full text: an export is for getting the text out, so no oversize placeholder and no display cap.
   const opts = { oversizedBytes: Number.POSITIVE_INFINITY, maxTextChars: undefined, thinking: true, toolArgs: true };
   try {
-    const res: HistoryResult = view === "current" && seg.ref.kind === "sqlite" ? await projectHistory96(open, opts) : await projectHistory(open, opts);
-    return res.items;
+    yield* streamProjection(open, opts, view === "current" && seg.ref.kind === "sqlite" ? "9.6" : "7.1");
   } finally {
     await source.close();
   }
@@ -207,10 +209,23 @@ export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Pro
 export async function writeExport(header: ExportHeader, format: ExportFormat, sink: ExportSink, renderer?: ExportRenderer): Promise<ExportSummary> {
   let items = 0;
   let bytes = 0;
+  // Rendered items are gathered into writes of about 64 KiB: one write per item is slow.
+  let pending: string[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const s = pending.join("");
+    pending = [];
+    pendingBytes = 0;
+    await sink.write(s);
+  };
   const put = async (s: string) => {
     if (s === "") return;
-    bytes += Buffer.byteLength(s);
-    await sink.write(s);
+    const n = Buffer.byteLength(s);
+    bytes += n;
+    pending.push(s);
+    pendingBytes += n;
+    if (pendingBytes >= 64 * 1024) await flush();
   };
   if (format === "jsonl") {
     let needNewline = false;
@@ -226,11 +241,17 @@ export async function writeExport(header: ExportHeader, format: ExportFormat, si
     if (!renderer) throw new Error("a renderer is required for md/html");
     await put(renderer.begin(header));
     for (const seg of header.segments) {
-      const segItems = await segmentItems(seg, header.view);
-      items += segItems.length;
-      await put(renderer.segment(seg, segItems, header));
+      await put(renderer.segmentStart(seg, header));
+      let n = 0;
+      for await (const item of segmentItems(seg, header.view)) {
+        n += 1;
+        await put(renderer.item(item, seg));
+      }
+      items += n;
+      await put(renderer.segmentEnd(seg, n, header));
     }
     await put(renderer.end(header));
+    await flush();
   }
   return {
     schemaVersion: EXPORT_SCHEMA_VERSION,

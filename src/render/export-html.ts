@@ -107,12 +107,13 @@ ${h.segments.length ? `<ol class="segments">${segs}</ol>` : `<p class="empty">No
 <main>
 `;
   },
-  segment(seg: ExportSegmentInfo, items: ExportItem[], h: ExportHeader): string {
+  segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string {
     const divider = seg.index > 1 ? `<div class="divider" role="separator">Reset: a new session begins${seg.sessionId ? ` (${esc(seg.sessionId)})` : ""}</div>\n` : "";
     const head = h.segments.length > 1 || h.view === "archived" ? `<h2>${esc(segmentTitle(seg))}</h2><p class="where"><code>${esc(seg.path)}</code></p>\n` : "";
-    const body = items.length ? items.map((i) => renderItem(i, seg.index)).join("") : `<p class="empty">No messages.</p>\n`;
-    return `${divider}<section class="segment" id="segment-${seg.index}">\n${head}${body}</section>\n`;
+    return `${divider}<section class="segment" id="segment-${seg.index}">\n${head}`;
   },
+  item: (item: ExportItem, seg: ExportSegmentInfo) => renderItem(item, seg.index),
+  segmentEnd: (_seg: ExportSegmentInfo, items: number) => `${items === 0 ? `<p class="empty">No messages.</p>\n` : ""}</section>\n`,
   end(): string {
     return `</main>\n</body>\n</html>\n`;
   },

@@ -63,12 +63,13 @@ export const markdownRenderer: ExportRenderer = {
     if (h.segments.length === 0) lines.push("_No transcript: OpenClaw has no history for this key._", "");
     return `${lines.join("\n")}\n`;
   },
-  segment(seg: ExportSegmentInfo, items: ExportItem[], h: ExportHeader): string {
+  segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string {
     const divider = seg.index > 1 ? "---\n\n> 🔁 **Reset**: a new session begins below.\n\n" : "";
     const head = h.segments.length > 1 || h.view === "archived" ? `## ${segmentTitle(seg)}\n\nsession ${code(seg.sessionId ?? "?")} · ${code(seg.path)}\n\n` : "";
-    const body = items.length ? items.map(renderItem).join("") : "_No messages._\n\n";
-    return divider + head + body;
+    return divider + head;
   },
+  item: (item: ExportItem) => renderItem(item),
+  segmentEnd: (_seg: ExportSegmentInfo, items: number) => (items === 0 ? "_No messages._\n\n" : ""),
   end(): string {
     return "";
   },

@@ -301,6 +301,12 @@ export async function projectHistory96(open: OpenLines, opts: StreamOptions = {}
   return { items: sink.items, total: sink.seq, scan };
 }
 
+/** `projectHistory` (7.1) or `projectHistory96` as a stream of items: memory stays bounded by one item. */
+export async function* streamProjection(open: OpenLines, opts: StreamOptions, rules: "7.1" | "9.6"): AsyncGenerator<HistoryItem> {
+  const { scan } = await prepare(open, opts);
+  yield* rules === "9.6" ? streamHistory96(open, scan, opts) : streamHistory(open, scan, opts);
+}
+
 /** `projectHistory96` as a stream. */
 export async function* streamHistory96(open: OpenLines, scan: ScanResult, opts: StreamOptions = {}): AsyncGenerator<HistoryItem> {
   const oversized = opts.oversizedBytes ?? DEFAULT_OVERSIZED_BYTES;

@@ -5,6 +5,7 @@
  * transcript becomes a `.reset.<ts>` archive, the chosen archive's bytes become the active
  * transcript of its sessionId, and the entry points at it.
  */
+import { isInside } from "./restore-paths.js";
 import path from "node:path";
 import type { AttributedArchive, SessionEntry, SessionRecord, TranscriptHeader } from "./model.js";
 import { parseArchiveStamp, parseGeneratedTranscriptName } from "./names.js";
@@ -74,6 +75,8 @@ export interface FileFact {
   exists: boolean;
   sha256: string | null;
   mode?: string;
+  /** What is at the path without following a symlink (absent when `exists` is false). */
+  kind?: "file" | "symlink" | "other";
 }
 
 export interface PlanInput {
@@ -92,6 +95,8 @@ export interface PlanInput {
   /** Names already present in the sessions dir (to keep the `.reset.<ts>` name free). */
   existingNames: ReadonlySet<string>;
   locks: LockFact[];
+  /** Refusals the store layer found before planning (a running Gateway). */
+  refusals?: Refusal[];
   /** Other keys whose current sessionId is the restored one. */
   otherKeysWithId: string[];
   nowMs: number;
@@ -204,10 +209,7 @@ export function storeWithEntry(storeText: string, sessionKey: string, entry: Ses
   return { text: formatStore(store), reformatted };
 }
 
-function insideDir(dir: string, p: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
-}
+const insideDir = isInside;
 
 /**
  * The plan. Refusals are collected, not thrown, so a dry run can show the whole plan and every
@@ -236,6 +238,7 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
     manifestPath,
   };
 
+  refusals.push(...(input.refusals ?? []));
   const sessionId = restoredSessionId(archive);
   if (!sessionId) {
     refusals.push({
@@ -280,16 +283,25 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
     refusals.push({ code: "DESTINATION_OUTSIDE_STORE", message: `destination ${dest} is not inside ${input.sessionsDir}`, exitCode: 5 });
   }
 
+  if (input.current?.exists && input.current.kind !== undefined && input.current.kind !== "file") {
+    refusals.push({
+      code: input.current.kind === "symlink" ? "SYMLINK_REFUSED" : "NOT_A_REGULAR_FILE",
+      message: `the key's current transcript ${input.current.path} is ${input.current.kind === "symlink" ? "a symbolic link" : "not a regular file"}; restore never moves or follows one`,
+      hint: "replace it with the real file (or point sessionFile at it), then plan again",
+      exitCode: 5,
+    });
+  }
   const current = input.current && input.current.exists && insideDir(input.sessionsDir, input.current.path) ? input.current : null;
   if (input.current?.exists && !current) {
     warnings.push(`the key's current transcript ${input.current.path} lies outside this sessions dir; it is left untouched (OpenClaw will read the restored file first)`);
   }
   const destIsCurrent = current !== null && current.path === dest;
-  const inPlace = input.dest.exists && input.dest.sha256 === archive.contentSha256;
-  if (input.dest.exists && !destIsCurrent && !inPlace) {
+  const destRegular = input.dest.kind === undefined || input.dest.kind === "file";
+  const inPlace = input.dest.exists && destRegular && input.dest.sha256 === archive.contentSha256;
+  if (input.dest.exists && (!destRegular || (!destIsCurrent && !inPlace))) {
     refusals.push({
       code: "TARGET_EXISTS",
-      message: `${dest} exists and is not the current transcript of ${input.sessionKey}`,
+      message: `${dest} exists${destRegular ? "" : ` (${input.dest.kind === "symlink" ? "a symbolic link, maybe dangling" : "not a regular file"})`} and is not the current transcript of ${input.sessionKey}`,
       hint: "it belongs to something else; move it away yourself if it should be replaced",
       exitCode: 5,
     });
@@ -381,4 +393,32 @@ export function parseFromTime(s: string): number | null {
   if (/^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}/.test(s)) return parseArchiveStamp(s);
   const ms = Date.parse(s);
   return Number.isNaN(ms) ? null : ms;
+}
+
+function parsedObject(text: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What differs between the sessions.json text restore wrote and the one on disk now. */
+export function describeStoreDifference(written: string, actual: string, sessionKey: string): string {
+  const a = parsedObject(written);
+  const b = parsedObject(actual);
+  if (!b) return "it is no longer a valid JSON object";
+  if (!a) return "it differs from what restore wrote";
+  const parts: string[] = [];
+  const mine = (a[sessionKey] ?? {}) as Record<string, unknown>;
+  const theirs = (b[sessionKey] ?? null) as Record<string, unknown> | null;
+  if (!theirs) parts.push(`${sessionKey} is gone`);
+  else {
+    const fields = [...new Set([...Object.keys(mine), ...Object.keys(theirs)])].filter((f) => JSON.stringify(mine[f]) !== JSON.stringify(theirs[f]));
+    for (const f of fields.slice(0, 6)) parts.push(`${sessionKey}.${f} is ${JSON.stringify(theirs[f] ?? null)}, restore wrote ${JSON.stringify(mine[f] ?? null)}`);
+  }
+  const others = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => k !== sessionKey && JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+  if (others.length > 0) parts.push(`${others.length} other entr${others.length === 1 ? "y" : "ies"} changed (${others.slice(0, 3).join(", ")}${others.length > 3 ? ", …" : ""})`);
+  return parts.length > 0 ? `another writer replaced it: ${parts.join("; ")}` : "its formatting differs from what restore wrote";
 }

@@ -62,13 +62,14 @@ the store or a symlink. SQLite-era stores exit 4 (use \`openclaw doctor --sessio
         if (archive !== undefined || opts.key !== undefined || opts.from !== undefined || opts.move) {
           throw usageError("CONFLICTING_OPTIONS", "--undo takes only the manifest (and --yes/--dry-run)");
         }
-        const plan = await runUndo(opts.undo, false, ctx.cwd);
+        const undoCtx = { ...ctx, selection: selectionOf(opts) };
+        const plan = await runUndo(opts.undo, false, undoCtx);
         let apply = opts.yes === true && !opts.dryRun;
         if (!apply && !opts.dryRun && !opts.yes && canPrompt) {
           app.io.stdout.write(renderUndoText(plan, style));
           apply = await confirm("Undo this restore? [y/N] ");
         }
-        const result = apply ? await runUndo(opts.undo, true, ctx.cwd) : plan;
+        const result = apply ? await runUndo(opts.undo, true, undoCtx) : plan;
         app.io.stdout.write(opts.json ? renderJson(result) : renderUndoText(result, style));
         note(result.applied ? `undone; the store is back to its state before restore ${result.runId}` : "dry run: nothing written; rerun with --yes to undo");
         return;

@@ -16,7 +16,7 @@ import { refusedError, ToolError } from "../../core/errors.js";
 import { createVerified, fileChunks, fsyncDir, hashOrNull, writeTemp, type Hook } from "../atomic-write.js";
 import { readManifest, removeEndedRunTemps, writeManifest } from "../restore-runs.js";
 import { changedDuringRestore, expectBefore, guardStore, hooks, lockedTranscripts, refuseChanged, verifyApplied, type WriteContext } from "./restore-guard.js";
-import { acquireTranscriptLock, releaseTranscriptLock, type HeldLock } from "./session-lock.js";
+import { acquireTranscriptLock, releaseTranscriptLock, removeOwnStaleLocks, type HeldLock } from "./session-lock.js";
 import { undoSteps } from "./restore-undo.js";
 
 export { MANIFEST_KIND, type RestoreManifest };
@@ -217,8 +217,9 @@ async function backupStore(step: RestoreStep, st: RunState): Promise<void> {
   fs.mkdirSync(runDir, { mode: 0o700 }); // the run id is fresh: an existing dir is not ours
   await createVerified(backup.path, st.plan.runId, fileChunks(st.manifest.storePath), backup.sha256After!, 0o600);
   await writeManifest(st.plan.manifestPath, st.manifest);
-  // Temps of an earlier, killed run of this tool are ours to remove once that run is over.
+  // Temps and locks of an earlier, killed run of this tool are ours to remove once that run is over.
   removeEndedRunTemps(st.ctx.sessionsDir, path.dirname(runDir), st.plan.runId, fileStepShapes);
+  removeOwnStaleLocks(st.transcripts);
 }
 
 async function writeStore(store: StepFile, st: RunState): Promise<void> {

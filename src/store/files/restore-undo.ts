@@ -11,7 +11,7 @@ import type { RestoreManifest } from "../../core/restore-manifest.js";
 import { refusedError } from "../../core/errors.js";
 import { createVerified, fileChunks, fsyncDir, hashOrNull, removeOwnTemps, replaceVerified, type Hook } from "../atomic-write.js";
 import { guardStore, hooks, lockedTranscripts, type WriteContext } from "./restore-guard.js";
-import { acquireTranscriptLock, releaseTranscriptLock, type HeldLock } from "./session-lock.js";
+import { acquireTranscriptLock, releaseTranscriptLock, removeOwnStaleLocks, type HeldLock } from "./session-lock.js";
 
 export interface UndoAction {
   n: number;
@@ -131,8 +131,9 @@ export async function undoSteps(manifest: RestoreManifest, ctx: WriteContext, op
       guardStore(ctx, manifest.sessionsDir, transcripts, held);
       for (const t of transcripts) held.push(acquireTranscriptLock(t));
     }
-    // A killed earlier attempt (of the restore or of this undo) may have left temps of this run.
+    // A killed earlier attempt (of the restore or of this undo) may have left temps and locks.
     removeOwnTemps([manifest.sessionsDir, path.dirname(manifest.backups.store)], manifest.runId);
+    if (!opts.locksHeld) removeOwnStaleLocks(transcripts);
     for (const a of actions) {
       if (a.action === "none") continue;
       if (!opts.locksHeld) guardStore(ctx, manifest.sessionsDir, transcripts, held);

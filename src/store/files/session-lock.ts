@@ -21,6 +21,8 @@ export const LOCK_MAX_HOLD_MS = 300_000;
 /** OpenClaw's grace for a lock file whose payload is not written yet (or never was). */
 export const ORPHAN_PAYLOAD_GRACE_MS = 30_000;
 export const HOLDER_TITLE = "openclaw-sessions/openclaw";
+/** Extra payload field (OpenClaw ignores unknown fields) so a killed run's lock is recognised as ours. */
+export const LOCK_OWNER = "openclaw-sessions";
 
 export interface HeldLock {
   path: string;
@@ -61,6 +63,7 @@ function payloadText(now: number): string {
   const starttime = processStartTime(process.pid);
   const payload: Record<string, unknown> = { pid: process.pid, createdAt: new Date(now).toISOString(), maxHoldMs: LOCK_MAX_HOLD_MS };
   if (starttime !== null) payload.starttime = starttime;
+  payload.owner = LOCK_OWNER;
   return `${JSON.stringify(payload, null, 2)}\n`;
 }
 
@@ -123,4 +126,30 @@ export function releaseTranscriptLock(lock: HeldLock): void {
   } finally {
     restoreTitle();
   }
+}
+
+/** A lock this tool took in a process that is gone (a killed restore or undo): ours to remove. */
+export function isOwnStaleLock(file: string, now = Date.now()): boolean {
+  let text: string;
+  try {
+    if (!fs.lstatSync(file).isFile()) return false;
+    text = fs.readFileSync(file, "utf8");
+    if ((JSON.parse(text) as { owner?: unknown }).owner !== LOCK_OWNER) return false;
+  } catch {
+    return false;
+  }
+  const judged = evaluateLock(text, now);
+  return judged.reasons.includes("dead-pid") || judged.reasons.includes("recycled-pid");
+}
+
+/** Remove the stale locks a killed run of this tool left on these transcripts. */
+export function removeOwnStaleLocks(transcripts: readonly string[], now = Date.now()): string[] {
+  const removed: string[] = [];
+  for (const t of transcripts) {
+    const file = lockPathFor(t);
+    if (!isOwnStaleLock(file, now)) continue;
+    fs.rmSync(file, { force: true });
+    removed.push(file);
+  }
+  return removed;
 }

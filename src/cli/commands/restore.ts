@@ -79,7 +79,7 @@ the store or a symlink. SQLite-era stores exit 4 (use \`openclaw doctor --sessio
       const refused = planned.result.refusals;
       if (refused.length > 0) {
         emit(planned.result);
-        for (const r of refused) app.io.stderr.write(`openclaw-sessions: refused: ${r.message}\n`);
+        for (const r of refused) app.io.stderr.write(`openclaw-sessions: refused: ${r.message}\n${r.hint ? `  hint: ${r.hint}\n` : ""}`);
         app.raise(Math.max(...refused.map((r) => r.exitCode)));
         return;
       }

@@ -104,6 +104,8 @@ export async function writeTemp(target: string, runId: string, chunks: AsyncIter
   } catch (err) {
     fs.closeSync(fd);
     fs.rmSync(temp, { force: true });
+    const e = err as NodeJS.ErrnoException;
+    if (e && typeof e === "object" && e.path === undefined) e.path = temp; // name the file in the report
     throw err;
   }
   fs.closeSync(fd);

@@ -143,6 +143,11 @@ export async function applyPlan(plan: RestorePlan, ctx: ApplyContext, nowMs: num
     return st.manifest;
   } catch (err) {
     if (st.storeTouched && st.manifest.status === "applying") await rollBack(st, started, err);
+    else if (started.length > 1 && st.manifest.status === "applying") {
+      // The manifest exists but the store was never touched: record that this run is over.
+      st.manifest.status = "rolled-back";
+      await writeManifest(plan.manifestPath, st.manifest).catch(() => undefined);
+    }
     throw err;
   } finally {
     releaseAll(st);

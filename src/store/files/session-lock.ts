@@ -92,14 +92,18 @@ export function acquireTranscriptLock(transcript: string, now = Date.now()): Hel
     const raw = payloadText(now);
     try {
       const fd = fs.openSync(file, "wx", 0o644);
+      let held: HeldLock;
       try {
         fs.writeSync(fd, raw);
-        const held = { path: file, raw, ino: fs.fstatSync(fd).ino };
-        holdTitle();
-        return held;
+        held = { path: file, raw, ino: fs.fstatSync(fd).ino };
+      } catch (err) {
+        fs.rmSync(file, { force: true }); // ours, created a moment ago (a full disk fails the write)
+        throw err;
       } finally {
         fs.closeSync(fd);
       }
+      holdTitle();
+      return held;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }

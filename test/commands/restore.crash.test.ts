@@ -182,3 +182,38 @@ describe("undo crash matrix (reset-chain, gen 3 archive, --move)", () => {
     }, 30_000);
   }
 });
+
+describe("check reports the tool's own leftovers", () => {
+  it("a restore killed with its temp in place: RESTORE_INTERRUPTED and RESTORE_TEMP_LEFTOVER with the commands; gone after the undo", async () => {
+    const s = copyState("files", "reset-chain");
+    roots.push(s.root);
+    const env = { HOME: s.home, XDG_STATE_HOME: path.join(s.root, "xdg") };
+    const crashed = await runChild(["restore", "--state-dir", s.stateDir, GEN3, "--yes"], { ...env, OPENCLAW_SESSIONS_CRASH_AFTER: "place-transcript:temp" });
+    expect(crashed.signal, crashed.stderr).toBe("SIGKILL");
+    const check = await cli(["check", "--state-dir", s.stateDir, "--fast", "--json"], { env });
+    const codes = check.json().findings.filter((f: { code: string }) => f.code.startsWith("RESTORE_"));
+    const runs = path.join(env.XDG_STATE_HOME, "openclaw-sessions/restores");
+    const [runId] = fs.readdirSync(runs);
+    const manifest = path.join(runs, runId!, "manifest.json");
+    expect(codes.map((f: { code: string }) => f.code).sort()).toEqual(["RESTORE_INTERRUPTED", "RESTORE_TEMP_LEFTOVER"]);
+    for (const f of codes) {
+      expect(f.hint).toContain(`openclaw-sessions restore --undo ${manifest} --yes`);
+      expect(f.data.runId).toBe(runId);
+    }
+    expect(codes.find((f: { code: string }) => f.code === "RESTORE_INTERRUPTED").hint).toContain(`restore ${path.join(s.stateDir, "agents/main/sessions", GEN3)}`);
+    expect(check.code).toBe(1);
+
+    // finishing it (rerun) clears both: the rerun removes the temp, the applied rerun supersedes the run
+    const rerun = await cli(["restore", "--state-dir", s.stateDir, GEN3, "--yes"], { env });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const finished = await cli(["check", "--state-dir", s.stateDir, "--fast", "--json"], { env });
+    expect(finished.json().findings.filter((f: { code: string }) => f.code.startsWith("RESTORE_"))).toEqual([]);
+    const rerunManifest = path.join(runs, fs.readdirSync(runs).find((d) => d !== runId)!, "manifest.json");
+    expect((await cli(["restore", "--undo", rerunManifest, "--yes"], { env })).code).toBe(0);
+
+    const undo = await cli(["restore", "--undo", manifest, "--yes"], { env });
+    expect(undo.code, undo.stderr).toBe(0);
+    const after = await cli(["check", "--state-dir", s.stateDir, "--fast", "--json"], { env });
+    expect(after.json().findings.filter((f: { code: string }) => f.code.startsWith("RESTORE_"))).toEqual([]);
+  }, 30_000);
+});

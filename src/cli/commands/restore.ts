@@ -38,9 +38,11 @@ export function registerRestore(program: Command, app: App): void {
   $ openclaw-sessions restore <archive> --json --yes | jq -r .manifest
   $ openclaw-sessions restore --undo ~/.local/state/openclaw-sessions/restores/<runId>/manifest.json --yes
 
-Refused (exit 5, nothing written): a live .jsonl.lock on the key's transcripts, sessions.json changed
-since the plan, a destination that exists and is not the key's current transcript, a path outside
-the store or a symlink. SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`).
+Refused (exit 5, nothing written): a running OpenClaw Gateway, a live .jsonl.lock on the key's
+transcripts, an OpenClaw sessions.json write in flight, sessions.json changed since the plan, a
+destination that exists and is not the key's current transcript, a path outside the store or a
+symlink, an undo manifest naming paths outside its store. A full disk or read-only store exits 3.
+SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`). Every code: docs/restore.md.
 `,
   );
   cmd.action(async (archive: string | undefined, opts: RestoreFlags) => {

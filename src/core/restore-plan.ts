@@ -211,6 +211,45 @@ export function storeWithEntry(storeText: string, sessionKey: string, entry: Ses
 
 const insideDir = isInside;
 
+/** Refusals and warnings from the facts around the restore: locks, other keys, paths, file kinds. */
+function collectInputRefusals(input: PlanInput, sessionId: string, dest: string, refusals: Refusal[], warnings: string[]): void {
+  for (const lock of input.locks) {
+    if (lock.state === "live") {
+      refusals.push({
+        code: "LIVE_LOCK",
+        message: `${lock.path} is held by live process ${lock.pid} (since ${lock.createdAt ?? "unknown"}): OpenClaw is writing this session`,
+        hint: "stop the OpenClaw gateway (or wait for the run to finish), then plan again",
+        exitCode: 5,
+      });
+    } else {
+      warnings.push(
+        lock.state === "dead-pid"
+          ? `${lock.path} is a stale lock (pid ${lock.pid} is not running); it does not block the restore and is left in place`
+          : `${lock.path} has no readable {pid, createdAt} payload; treated as stale and left in place`,
+      );
+    }
+  }
+  for (const other of input.otherKeysWithId) {
+    refusals.push({
+      code: "SESSION_ID_IN_USE",
+      message: `sessionId ${sessionId} is the current session of another key (${other}); restoring it here would make two keys share one transcript`,
+      exitCode: 5,
+    });
+  }
+  if (!insideDir(input.sessionsDir, dest)) {
+    refusals.push({ code: "DESTINATION_OUTSIDE_STORE", message: `destination ${dest} is not inside ${input.sessionsDir}`, exitCode: 5 });
+  }
+
+  if (input.current?.exists && input.current.kind !== undefined && input.current.kind !== "file") {
+    refusals.push({
+      code: input.current.kind === "symlink" ? "SYMLINK_REFUSED" : "NOT_A_REGULAR_FILE",
+      message: `the key's current transcript ${input.current.path} is ${input.current.kind === "symlink" ? "a symbolic link" : "not a regular file"}; restore never moves or follows one`,
+      hint: "replace it with the real file (or point sessionFile at it), then plan again",
+      exitCode: 5,
+    });
+  }
+}
+
 /**
  * The plan. Refusals are collected, not thrown, so a dry run can show the whole plan and every
  * reason it would be refused.
@@ -256,41 +295,8 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
   const dest = input.dest.path;
   base.destination = dest;
 
-  for (const lock of input.locks) {
-    if (lock.state === "live") {
-      refusals.push({
-        code: "LIVE_LOCK",
-        message: `${lock.path} is held by live process ${lock.pid} (since ${lock.createdAt ?? "unknown"}): OpenClaw is writing this session`,
-        hint: "stop the OpenClaw gateway (or wait for the run to finish), then plan again",
-        exitCode: 5,
-      });
-    } else {
-      warnings.push(
-        lock.state === "dead-pid"
-          ? `${lock.path} is a stale lock (pid ${lock.pid} is not running); it does not block the restore and is left in place`
-          : `${lock.path} has no readable {pid, createdAt} payload; treated as stale and left in place`,
-      );
-    }
-  }
-  for (const other of input.otherKeysWithId) {
-    refusals.push({
-      code: "SESSION_ID_IN_USE",
-      message: `sessionId ${sessionId} is the current session of another key (${other}); restoring it here would make two keys share one transcript`,
-      exitCode: 5,
-    });
-  }
-  if (!insideDir(input.sessionsDir, dest)) {
-    refusals.push({ code: "DESTINATION_OUTSIDE_STORE", message: `destination ${dest} is not inside ${input.sessionsDir}`, exitCode: 5 });
-  }
+  collectInputRefusals(input, sessionId, dest, refusals, warnings);
 
-  if (input.current?.exists && input.current.kind !== undefined && input.current.kind !== "file") {
-    refusals.push({
-      code: input.current.kind === "symlink" ? "SYMLINK_REFUSED" : "NOT_A_REGULAR_FILE",
-      message: `the key's current transcript ${input.current.path} is ${input.current.kind === "symlink" ? "a symbolic link" : "not a regular file"}; restore never moves or follows one`,
-      hint: "replace it with the real file (or point sessionFile at it), then plan again",
-      exitCode: 5,
-    });
-  }
   const current = input.current && input.current.exists && insideDir(input.sessionsDir, input.current.path) ? input.current : null;
   if (input.current?.exists && !current) {
     warnings.push(`the key's current transcript ${input.current.path} lies outside this sessions dir; it is left untouched (OpenClaw will read the restored file first)`);
@@ -327,9 +333,27 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
   }
   if (stored?.reformatted) warnings.push("sessions.json is not in OpenClaw's own formatting; it will be rewritten as JSON.stringify(store, null, 2)");
 
+  if (stored) base.steps = planSteps(input, base, stored, { current, destIsCurrent, inPlace, changes: changes.length, hashText });
+  return base;
+}
+
+interface StepContext {
+  current: FileFact | null;
+  destIsCurrent: boolean;
+  inPlace: boolean;
+  changes: number;
+  hashText: (text: string) => string;
+}
+
+/** The steps, in crash-safe order (docs/restore.md); fills the plan's new store text. */
+function planSteps(input: PlanInput, base: RestorePlan, stored: { text: string; reformatted: boolean }, ctx: StepContext): RestoreStep[] {
+  const { archive } = input;
+  const { current, destIsCurrent, inPlace, hashText } = ctx;
+  const dest = base.destination!;
+  const sessionId = base.sessionId!;
   const steps: RestoreStep[] = [];
   const add = (step: StepKind, description: string, files: StepFile[]) => steps.push({ n: steps.length + 1, step, description, files });
-  if (!base.alreadyRestored && stored) {
+  if (!base.alreadyRestored) {
     const storeAfterHash = hashText(stored.text);
     base.storeTextAfter = stored.text;
     base.storeSha256After = storeAfterHash;
@@ -352,15 +376,15 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
         [{ path: dest, sha256Before: null, sha256After: archive.contentSha256, bytesAfter: archive.contentBytes }],
       );
     } else {
-      warnings.push(`${dest} already holds the archive's bytes (an earlier interrupted restore?); it is kept as it is`);
+      base.warnings.push(`${dest} already holds the archive's bytes (an earlier interrupted restore?); it is kept as it is`);
     }
-    if (changes.length > 0 || stored.reformatted) {
+    if (ctx.changes > 0 || stored.reformatted) {
       add("write-store", `point ${input.sessionKey} at ${sessionId} in sessions.json (atomic rename, mode 0600)`, [
         { path: input.storePath, sha256Before: input.storeSha256, sha256After: storeAfterHash, bytesAfter: Buffer.byteLength(stored.text), modeBefore: input.storeMode },
       ]);
     }
   }
-  if (input.move && stored) {
+  if (input.move) {
     if (steps.length === 0) {
       add("backup-store", "write the undo manifest (outside the store)", [
         { path: path.join(input.runDir, "sessions.json.before"), sha256Before: null, sha256After: input.storeSha256, bytesAfter: Buffer.byteLength(input.storeText), outsideStore: true },
@@ -373,8 +397,7 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
       { path: archive.path, sha256Before: archive.sha256, sha256After: null, bytesAfter: null, modeBefore: archive.mode },
     ]);
   }
-  base.steps = steps;
-  return base;
+  return steps;
 }
 
 /** What `--from` names: a sessionId (or its first 8+ characters), or an archive time. */

@@ -13,6 +13,7 @@ import { copyState, hashTree } from "../helpers/corpus.js";
 import { beginStoreWrite, tryTranscriptLock } from "../helpers/openclaw-writer.js";
 import { applyRestore, planRestore } from "../../src/commands/restore.js";
 import { ToolError } from "../../src/core/errors.js";
+import { acquireTranscriptLock, releaseTranscriptLock } from "../../src/store/files/session-lock.js";
 
 const KEY = "agent:main:telegram:direct:424242";
 const GEN3 = "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z";
@@ -184,4 +185,38 @@ describe("a running OpenClaw 7.1 gateway", () => {
     expect((err as ToolError).message).toContain(`pid ${openclaw.pid}`);
     expect(hashTree(s.stateDir)).toEqual(before);
   });
+});
+
+// OpenClaw 2026.7.1's own lock code, when its package is installed next to the project (reference
+// only; the tests above do not need it).
+const OC71 = "/work/cache/oc-7.1/node_modules/openclaw/dist";
+const oc71Lock = fs.existsSync(OC71) ? fs.readdirSync(OC71).find((n) => /^session-write-lock-.*\.js$/.test(n) && fs.readFileSync(path.join(OC71, n), "utf8").includes("async function acquireSessionWriteLock")) : undefined;
+
+function openclawAcquire(transcript: string): Promise<string> {
+  const script = `const m = await import(${JSON.stringify(path.join(OC71, oc71Lock ?? ""))});
+try { const l = await m.t({ sessionFile: ${JSON.stringify(transcript)}, timeoutMs: 1500 }); await l.release(); console.log("acquired"); }
+catch (e) { console.log(e.name); }
+process.exit(0);`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("error", reject);
+    child.on("close", () => resolve(out.trim()));
+  });
+}
+
+describe.skipIf(!oc71Lock)("OpenClaw 2026.7.1's own acquireSessionWriteLock against restore's lock", () => {
+  it("waits while restore holds the lock (its owner check accepts it), and gets it once released", async () => {
+    const s = setup();
+    const held = acquireTranscriptLock(s.current);
+    let whileHeld: string;
+    try {
+      whileHeld = await openclawAcquire(s.current);
+    } finally {
+      releaseTranscriptLock(held);
+    }
+    expect(whileHeld).toBe("SessionWriteLockTimeoutError");
+    expect(await openclawAcquire(s.current)).toBe("acquired");
+  }, 20_000);
 });

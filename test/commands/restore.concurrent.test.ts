@@ -113,6 +113,17 @@ describe("OpenClaw's transcript lock", () => {
   }
 });
 
+describe("a writer that ignores the lock", () => {
+  it("recreating the old transcript name mid-run: reported (exit 5, CHANGED_DURING_RESTORE), the file kept, never 'restored'", async () => {
+    const s = setup();
+    const turn = '{"type":"session","version":3,"id":"f1091dc4-aaaf-4980-b920-36af23252a48"}\n';
+    const err = await applyPausing(s, "place-transcript", () => fs.writeFileSync(s.current, turn));
+    refusedWith(err, "CHANGED_DURING_RESTORE");
+    expect((err as ToolError).message).toContain(`${s.current}: should be gone`);
+    expect(fs.readFileSync(s.current, "utf8")).toBe(turn);
+  });
+});
+
 describe("OpenClaw's sessions.json writes", () => {
   const touch = (store: Record<string, Record<string, unknown>>) => {
     store["agent:main:main"]!.updatedAt = 1_900_000_000_000;

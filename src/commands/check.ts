@@ -13,6 +13,8 @@ import { DEFAULT_PRUNE_WITHIN_MS, storeFindings } from "../core/findings/store-r
 import { parseGeneratedTranscriptName } from "../core/names.js";
 import { configPathFor, readConfig } from "../store/config.js";
 import { inspectLocks } from "../store/files/locks.js";
+import { fileStepShapes } from "../store/files/restore-apply.js";
+import { restoreLeftoverFindings } from "../store/restore-leftovers.js";
 import { agentDatabase, openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
@@ -177,6 +179,7 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
       }),
     );
     if (index.location.era === "sqlite" && !index.location.legacy) findings.push(...(await sqliteStoreFindings(index)));
+    if (index.location.era === "files") findings.push(...restoreLeftoverFindings(index.location, ctx.env, fileStepShapes));
     for (const f of index.files) {
       if (f.kind === "import-archive") findings.push(finding("IMPORT_ARCHIVE_LEFTOVER", { agentId: index.location.agentId, path: f.path }, { file: f.relPath }));
     }

@@ -6,7 +6,6 @@
 import { findSession } from "../core/lookup.js";
 import crypto from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { ClassifiedFile, SessionRecord, StoreIndex } from "../core/model.js";
 import { environmentError, refusedError, unsupportedError, usageError } from "../core/errors.js";
@@ -25,22 +24,17 @@ import {
   type RestorePlan,
   type RestoreStep,
 } from "../core/restore-plan.js";
+import { isInside } from "../core/restore-paths.js";
 import { openStores, type StoreContext, type StoreSelection } from "../store/index.js";
 import { fileRef } from "../store/files/index.js";
 import { evaluateLock } from "../store/files/locks.js";
 import { readHeader } from "../store/files/peek.js";
-import {
-  applyPlan,
-  hashFile,
-  hashOrNull,
-  markManifest,
-  modeOf,
-  planUndo,
-  readManifest,
-  sha256Text,
-  undoSteps,
-  type UndoAction,
-} from "../store/files/restore-apply.js";
+import { lstatKind } from "../store/atomic-write.js";
+import { rethrowEnvironment } from "../store/env-errors.js";
+import { describeGateway, gatewayStopHint, probeGatewayLocks } from "../store/gateway-probe.js";
+import { defaultManifestDir, type RunRecord } from "../store/restore-runs.js";
+import { applyPlan, hashFile, hashOrNull, modeOf, sha256Text } from "../store/files/restore-apply.js";
+import { findFinishedMove, markRunApplied } from "./restore-undo.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
 export { RESTORE_SCHEMA_VERSION };
@@ -81,19 +75,14 @@ export interface PlannedRestore {
   result: RestoreResult;
   plan: RestorePlan;
   index: StoreIndex;
+  /** A crashed `--move` run that had finished its store steps: marked applied by applyRestore. */
+  finishedRun?: RunRecord;
 }
 
-/** `$XDG_STATE_HOME/openclaw-sessions/restores` (default `~/.local/state/…`): outside every store. */
-export function defaultManifestDir(env: NodeJS.ProcessEnv): string {
-  const xdg = env.XDG_STATE_HOME?.trim();
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME?.trim() || os.homedir(), ".local", "state");
-  return path.join(base, "openclaw-sessions", "restores");
-}
+export { defaultManifestDir };
+export { runUndo, type UndoResult } from "./restore-undo.js";
 
-function inside(dir: string, p: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
-}
+const inside = isInside;
 
 function realOr(p: string): string {
   try {
@@ -222,16 +211,67 @@ function locksFor(index: StoreIndex, ids: Set<string>, transcripts: string[]): L
 }
 
 async function fileFact(p: string): Promise<FileFact> {
-  const sha256 = await hashOrNull(p);
-  return { path: p, exists: sha256 !== null, sha256, ...(sha256 !== null ? { mode: modeOf(p) } : {}) };
+  const kind = lstatKind(p);
+  if (kind === "absent") return { path: p, exists: false, sha256: null };
+  const sha256 = kind === "file" ? await hashOrNull(p) : null;
+  return { path: p, exists: true, sha256, kind, ...(kind === "file" ? { mode: modeOf(p) } : {}) };
 }
 
 function newRunId(nowMs: number): string {
   return `${archiveStamp(nowMs)}-${crypto.randomBytes(4).toString("hex")}`;
 }
 
-export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs = Date.now()): Promise<PlannedRestore> {
-  const indexes = await openStores(opts, ctx);
+function realOrSelf(p: string): string {
+  // The nearest existing ancestor, resolved, plus the rest: where a dir that does not exist yet lands.
+  let head = p;
+  const rest: string[] = [];
+  while (lstatKind(head) === "absent" && path.dirname(head) !== head) {
+    rest.unshift(path.basename(head));
+    head = path.dirname(head);
+  }
+  return path.join(realOr(head), ...rest);
+}
+
+/** The manifest dir: never a symlink, never (also after resolving symlinks) in the sessions dir. */
+export function checkedManifestDir(opts: RestoreOptions, ctx: StoreContext, sessionsDir: string): string {
+  const dir = path.resolve(ctx.cwd, opts.manifestDir ?? defaultManifestDir(ctx.env));
+  if (lstatKind(dir) === "symlink") {
+    throw refusedError("SYMLINK_REFUSED", `the manifest dir ${dir} is a symbolic link; run dirs are only created in a real directory`, "pass the real directory with --manifest-dir", { path: dir });
+  }
+  const real = realOrSelf(dir);
+  const store = realOr(sessionsDir);
+  if (dir === sessionsDir || inside(sessionsDir, dir) || real === store || inside(store, real)) {
+    throw usageError("MANIFEST_DIR_IN_STORE", `the manifest dir ${dir} lies inside the sessions dir; OpenClaw's globs and disk budget would see it`, "choose a dir outside the state dir");
+  }
+  return dir;
+}
+
+/** A running Gateway for the store's state dir, as a plan refusal. */
+function gatewayRefusals(stateDir: string | null, env: NodeJS.ProcessEnv): Refusal[] {
+  return probeGatewayLocks(stateDir, env)
+    .filter((g) => g.blocking)
+    .map((g) => ({ code: "GATEWAY_RUNNING", message: `${describeGateway(g)}; OpenClaw 7.1 serialises sessions.json writes inside the Gateway only, so restore cannot write safely while it runs`, hint: gatewayStopHint(g), exitCode: 5 as const }));
+}
+
+async function archiveFacts(file: ClassifiedFile): Promise<ArchiveFacts> {
+  const info = file.archive!;
+  const fileHash = await hashFile(file.path);
+  const content = info.compressed ? await hashFile(file.path, true) : fileHash;
+  return {
+    path: file.path,
+    reason: info.reason,
+    compressed: info.compressed,
+    sourceName: info.sourceName,
+    sha256: fileHash.sha256,
+    bytes: fileHash.bytes,
+    contentSha256: content.sha256,
+    contentBytes: content.bytes,
+    header: await readHeader(fileRef(file.path)),
+    mode: modeOf(file.path),
+  };
+}
+
+function fileIndexesOf(indexes: StoreIndex[]): StoreIndex[] {
   const sqlite = indexes.find((i) => i.location.era === "sqlite");
   if (sqlite && indexes.every((i) => i.location.era === "sqlite")) {
     throw unsupportedError(
@@ -241,37 +281,41 @@ export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs
       { storePath: sqlite.location.storePath },
     );
   }
-  const fileIndexes = indexes.filter((i) => i.location.era === "files");
-  const { index, record, file, warnings } = select(fileIndexes, opts, ctx.cwd);
+  return indexes.filter((i) => i.location.era === "files");
+}
+
+/** select(), except that an archive a finished `--move` run removed is recognised as restored. */
+async function selectOrFinished(fileIndexes: StoreIndex[], opts: RestoreOptions, ctx: StoreContext): Promise<ReturnType<typeof select> | PlannedRestore> {
+  try {
+    return select(fileIndexes, opts, ctx.cwd);
+  } catch (err) {
+    const missing = (err as { code?: string; details?: { path?: string } }).code === "ARCHIVE_NOT_FOUND" ? (err as { details: { path: string } }).details.path : null;
+    const index = missing ? fileIndexes.find((i) => path.dirname(missing) === i.location.sessionsDir) : undefined;
+    const finished = index ? await findFinishedMove(checkedManifestDir(opts, ctx, index.location.sessionsDir), missing!, index) : null;
+    if (finished) return { ...finished, result: resultOf(finished.plan, index!, true, null) };
+    throw err;
+  }
+}
+
+export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs = Date.now()): Promise<PlannedRestore> {
+  const fileIndexes = fileIndexesOf(await openStores(opts, ctx));
+  const selected = await selectOrFinished(fileIndexes, opts, ctx);
+  if ("plan" in selected) return selected;
+  const { index, record, file, warnings } = selected;
   const loc = index.location;
   if (index.storeFile.state !== "ok") {
     throw environmentError("STORE_UNUSABLE", `${loc.storePath} is ${index.storeFile.state}${index.storeFile.message ? ` (${index.storeFile.message})` : ""}; restore edits one entry of a readable store only`, "repair sessions.json first (`openclaw-sessions check`)");
   }
-  const storeBuf = fs.readFileSync(loc.storePath);
-  const info = file.archive!;
-  const fileHash = await hashFile(file.path);
-  const content = info.compressed ? await hashFile(file.path, true) : fileHash;
-  const header = await readHeader(fileRef(file.path));
-  const archive: ArchiveFacts = {
-    path: file.path,
-    reason: info.reason,
-    compressed: info.compressed,
-    sourceName: info.sourceName,
-    sha256: fileHash.sha256,
-    bytes: fileHash.bytes,
-    contentSha256: content.sha256,
-    contentBytes: content.bytes,
-    header,
-    mode: modeOf(file.path),
-  };
-  const restoredId = restoredSessionId(archive);
-  const dest = restoredId ? destinationPath(file.path, info.sourceName, restoredId) : path.join(path.dirname(file.path), "(none)");
-  const current = record.active.exists ? await fileFact(record.active.path) : null;
-  const ids = new Set([...record.lineage, ...(record.sessionId ? [record.sessionId] : []), ...(restoredId ? [restoredId] : [])]);
-  const manifestDir = path.resolve(ctx.cwd, opts.manifestDir ?? defaultManifestDir(ctx.env));
-  if (manifestDir === loc.sessionsDir || inside(loc.sessionsDir, manifestDir) || inside(realOr(loc.sessionsDir), realOr(manifestDir))) {
-    throw usageError("MANIFEST_DIR_IN_STORE", `the manifest dir ${manifestDir} lies inside the sessions dir; OpenClaw's globs and disk budget would see it`, "choose a dir outside the state dir");
+  if (lstatKind(loc.storePath) !== "file") {
+    throw refusedError("SYMLINK_REFUSED", `${loc.storePath} is not a regular file (a symbolic link?); restore replaces only a real sessions.json`, "replace the link with the real file, then plan again", { path: loc.storePath });
   }
+  const storeBuf = fs.readFileSync(loc.storePath);
+  const archive = await archiveFacts(file);
+  const restoredId = restoredSessionId(archive);
+  const dest = restoredId ? destinationPath(file.path, archive.sourceName, restoredId) : path.join(path.dirname(file.path), "(none)");
+  const current = record.active.exists || lstatKind(record.active.path) !== "absent" ? await fileFact(record.active.path) : null;
+  const ids = new Set([...record.lineage, ...(record.sessionId ? [record.sessionId] : []), ...(restoredId ? [restoredId] : [])]);
+  const manifestDir = checkedManifestDir(opts, ctx, loc.sessionsDir);
   const runId = newRunId(nowMs);
   const plan = buildRestorePlan(
     {
@@ -287,6 +331,7 @@ export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs
       dest: await fileFact(dest),
       existingNames: new Set(fs.readdirSync(path.dirname(current?.path ?? dest))),
       locks: locksFor(index, ids, [record.active.path, dest].filter(Boolean)),
+      refusals: gatewayRefusals(loc.stateDir, ctx.env),
       otherKeysWithId: index.sessions.filter((s) => s.sessionKey !== record.sessionKey && s.sessionId === restoredId).map((s) => s.sessionKey),
       nowMs,
       runId,
@@ -336,46 +381,15 @@ function resultOf(plan: RestorePlan, index: StoreIndex, dryRun: boolean, manifes
 export async function applyRestore(planned: PlannedRestore, ctx: StoreContext & { onStep?: (point: string) => void }, nowMs = Date.now()): Promise<RestoreResult> {
   const { plan, index } = planned;
   if (plan.refusals.length > 0) throw refusedError(plan.refusals[0]!.code, plan.refusals[0]!.message, plan.refusals[0]!.hint);
-  if (plan.steps.length === 0) return { ...resultOf(plan, index, false, null) };
-  await applyPlan(plan, { env: ctx.env, agentId: index.location.agentId, storePath: index.location.storePath, sessionsDir: index.location.sessionsDir, onStep: ctx.onStep }, nowMs);
-  return { ...resultOf(plan, index, false, plan.manifestPath), applied: true };
-}
-
-export interface UndoResult {
-  schemaVersion: number;
-  dryRun: boolean;
-  undo: true;
-  manifest: string;
-  runId: string;
-  sessionKey: string;
-  status: string;
-  actions: UndoAction[];
-  applied: boolean;
-}
-
-/** `restore --undo <manifest>`: plan (always) and apply (with apply=true) the reversal. */
-export async function runUndo(manifestPath: string, apply: boolean, cwd: string): Promise<UndoResult> {
-  const file = path.resolve(cwd, manifestPath);
-  const manifest = readManifest(file);
-  const lockTargets = new Set(manifest.steps.flatMap((s) => s.files.filter((f) => !f.outsideStore && f.path.endsWith(".jsonl")).map((f) => f.path)));
-  for (const t of lockTargets) {
-    if (!fs.existsSync(`${t}.lock`)) continue;
-    const lock = readLock(`${t}.lock`);
-    if (lock.state === "live") {
-      throw refusedError("LIVE_LOCK", `${lock.path} is held by live process ${lock.pid}: OpenClaw is writing this session`, "stop the OpenClaw gateway, then undo");
-    }
+  if (plan.steps.length === 0) {
+    if (planned.finishedRun) await markRunApplied(planned.finishedRun);
+    return { ...resultOf(plan, index, false, null) };
   }
-  const actions = apply ? await undoSteps(manifest) : await planUndo(manifest);
-  if (apply) await markManifest(file, manifest, "undone");
-  return {
-    schemaVersion: RESTORE_SCHEMA_VERSION,
-    dryRun: !apply,
-    undo: true,
-    manifest: file,
-    runId: manifest.runId,
-    sessionKey: manifest.sessionKey,
-    status: apply ? "undone" : manifest.status,
-    actions,
-    applied: apply,
-  };
+  const loc = index.location;
+  try {
+    await applyPlan(plan, { env: ctx.env, stateDir: loc.stateDir, agentId: loc.agentId, storePath: loc.storePath, sessionsDir: loc.sessionsDir, onStep: ctx.onStep }, nowMs);
+  } catch (err) {
+    rethrowEnvironment(err, "restore");
+  }
+  return { ...resultOf(plan, index, false, plan.manifestPath), applied: true };
 }

@@ -5,6 +5,7 @@
  * transcript becomes a `.reset.<ts>` archive, the chosen archive's bytes become the active
  * transcript of its sessionId, and the entry points at it.
  */
+import { isInside } from "./restore-paths.js";
 import path from "node:path";
 import type { AttributedArchive, SessionEntry, SessionRecord, TranscriptHeader } from "./model.js";
 import { parseArchiveStamp, parseGeneratedTranscriptName } from "./names.js";
@@ -74,6 +75,8 @@ export interface FileFact {
   exists: boolean;
   sha256: string | null;
   mode?: string;
+  /** What is at the path without following a symlink (absent when `exists` is false). */
+  kind?: "file" | "symlink" | "other";
 }
 
 export interface PlanInput {
@@ -92,6 +95,8 @@ export interface PlanInput {
   /** Names already present in the sessions dir (to keep the `.reset.<ts>` name free). */
   existingNames: ReadonlySet<string>;
   locks: LockFact[];
+  /** Refusals the store layer found before planning (a running Gateway). */
+  refusals?: Refusal[];
   /** Other keys whose current sessionId is the restored one. */
   otherKeysWithId: string[];
   nowMs: number;
@@ -204,9 +209,45 @@ export function storeWithEntry(storeText: string, sessionKey: string, entry: Ses
   return { text: formatStore(store), reformatted };
 }
 
-function insideDir(dir: string, p: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+const insideDir = isInside;
+
+/** Refusals and warnings from the facts around the restore: locks, other keys, paths, file kinds. */
+function collectInputRefusals(input: PlanInput, sessionId: string, dest: string, refusals: Refusal[], warnings: string[]): void {
+  for (const lock of input.locks) {
+    if (lock.state === "live") {
+      refusals.push({
+        code: "LIVE_LOCK",
+        message: `${lock.path} is held by live process ${lock.pid} (since ${lock.createdAt ?? "unknown"}): OpenClaw is writing this session`,
+        hint: "stop the OpenClaw gateway (or wait for the run to finish), then plan again",
+        exitCode: 5,
+      });
+    } else {
+      warnings.push(
+        lock.state === "dead-pid"
+          ? `${lock.path} is a stale lock (pid ${lock.pid} is not running); it does not block the restore and is left in place`
+          : `${lock.path} has no readable {pid, createdAt} payload; treated as stale and left in place`,
+      );
+    }
+  }
+  for (const other of input.otherKeysWithId) {
+    refusals.push({
+      code: "SESSION_ID_IN_USE",
+      message: `sessionId ${sessionId} is the current session of another key (${other}); restoring it here would make two keys share one transcript`,
+      exitCode: 5,
+    });
+  }
+  if (!insideDir(input.sessionsDir, dest)) {
+    refusals.push({ code: "DESTINATION_OUTSIDE_STORE", message: `destination ${dest} is not inside ${input.sessionsDir}`, exitCode: 5 });
+  }
+
+  if (input.current?.exists && input.current.kind !== undefined && input.current.kind !== "file") {
+    refusals.push({
+      code: input.current.kind === "symlink" ? "SYMLINK_REFUSED" : "NOT_A_REGULAR_FILE",
+      message: `the key's current transcript ${input.current.path} is ${input.current.kind === "symlink" ? "a symbolic link" : "not a regular file"}; restore never moves or follows one`,
+      hint: "replace it with the real file (or point sessionFile at it), then plan again",
+      exitCode: 5,
+    });
+  }
 }
 
 /**
@@ -236,6 +277,7 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
     manifestPath,
   };
 
+  refusals.push(...(input.refusals ?? []));
   const sessionId = restoredSessionId(archive);
   if (!sessionId) {
     refusals.push({
@@ -253,43 +295,19 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
   const dest = input.dest.path;
   base.destination = dest;
 
-  for (const lock of input.locks) {
-    if (lock.state === "live") {
-      refusals.push({
-        code: "LIVE_LOCK",
-        message: `${lock.path} is held by live process ${lock.pid} (since ${lock.createdAt ?? "unknown"}): OpenClaw is writing this session`,
-        hint: "stop the OpenClaw gateway (or wait for the run to finish), then plan again",
-        exitCode: 5,
-      });
-    } else {
-      warnings.push(
-        lock.state === "dead-pid"
-          ? `${lock.path} is a stale lock (pid ${lock.pid} is not running); it does not block the restore and is left in place`
-          : `${lock.path} has no readable {pid, createdAt} payload; treated as stale and left in place`,
-      );
-    }
-  }
-  for (const other of input.otherKeysWithId) {
-    refusals.push({
-      code: "SESSION_ID_IN_USE",
-      message: `sessionId ${sessionId} is the current session of another key (${other}); restoring it here would make two keys share one transcript`,
-      exitCode: 5,
-    });
-  }
-  if (!insideDir(input.sessionsDir, dest)) {
-    refusals.push({ code: "DESTINATION_OUTSIDE_STORE", message: `destination ${dest} is not inside ${input.sessionsDir}`, exitCode: 5 });
-  }
+  collectInputRefusals(input, sessionId, dest, refusals, warnings);
 
   const current = input.current && input.current.exists && insideDir(input.sessionsDir, input.current.path) ? input.current : null;
   if (input.current?.exists && !current) {
     warnings.push(`the key's current transcript ${input.current.path} lies outside this sessions dir; it is left untouched (OpenClaw will read the restored file first)`);
   }
   const destIsCurrent = current !== null && current.path === dest;
-  const inPlace = input.dest.exists && input.dest.sha256 === archive.contentSha256;
-  if (input.dest.exists && !destIsCurrent && !inPlace) {
+  const destRegular = input.dest.kind === undefined || input.dest.kind === "file";
+  const inPlace = input.dest.exists && destRegular && input.dest.sha256 === archive.contentSha256;
+  if (input.dest.exists && (!destRegular || (!destIsCurrent && !inPlace))) {
     refusals.push({
       code: "TARGET_EXISTS",
-      message: `${dest} exists and is not the current transcript of ${input.sessionKey}`,
+      message: `${dest} exists${destRegular ? "" : ` (${input.dest.kind === "symlink" ? "a symbolic link, maybe dangling" : "not a regular file"})`} and is not the current transcript of ${input.sessionKey}`,
       hint: "it belongs to something else; move it away yourself if it should be replaced",
       exitCode: 5,
     });
@@ -315,9 +333,27 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
   }
   if (stored?.reformatted) warnings.push("sessions.json is not in OpenClaw's own formatting; it will be rewritten as JSON.stringify(store, null, 2)");
 
+  if (stored) base.steps = planSteps(input, base, stored, { current, destIsCurrent, inPlace, changes: changes.length, hashText });
+  return base;
+}
+
+interface StepContext {
+  current: FileFact | null;
+  destIsCurrent: boolean;
+  inPlace: boolean;
+  changes: number;
+  hashText: (text: string) => string;
+}
+
+/** The steps, in crash-safe order (docs/restore.md); fills the plan's new store text. */
+function planSteps(input: PlanInput, base: RestorePlan, stored: { text: string; reformatted: boolean }, ctx: StepContext): RestoreStep[] {
+  const { archive } = input;
+  const { current, destIsCurrent, inPlace, hashText } = ctx;
+  const dest = base.destination!;
+  const sessionId = base.sessionId!;
   const steps: RestoreStep[] = [];
   const add = (step: StepKind, description: string, files: StepFile[]) => steps.push({ n: steps.length + 1, step, description, files });
-  if (!base.alreadyRestored && stored) {
+  if (!base.alreadyRestored) {
     const storeAfterHash = hashText(stored.text);
     base.storeTextAfter = stored.text;
     base.storeSha256After = storeAfterHash;
@@ -340,15 +376,15 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
         [{ path: dest, sha256Before: null, sha256After: archive.contentSha256, bytesAfter: archive.contentBytes }],
       );
     } else {
-      warnings.push(`${dest} already holds the archive's bytes (an earlier interrupted restore?); it is kept as it is`);
+      base.warnings.push(`${dest} already holds the archive's bytes (an earlier interrupted restore?); it is kept as it is`);
     }
-    if (changes.length > 0 || stored.reformatted) {
+    if (ctx.changes > 0 || stored.reformatted) {
       add("write-store", `point ${input.sessionKey} at ${sessionId} in sessions.json (atomic rename, mode 0600)`, [
         { path: input.storePath, sha256Before: input.storeSha256, sha256After: storeAfterHash, bytesAfter: Buffer.byteLength(stored.text), modeBefore: input.storeMode },
       ]);
     }
   }
-  if (input.move && stored) {
+  if (input.move) {
     if (steps.length === 0) {
       add("backup-store", "write the undo manifest (outside the store)", [
         { path: path.join(input.runDir, "sessions.json.before"), sha256Before: null, sha256After: input.storeSha256, bytesAfter: Buffer.byteLength(input.storeText), outsideStore: true },
@@ -361,8 +397,7 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
       { path: archive.path, sha256Before: archive.sha256, sha256After: null, bytesAfter: null, modeBefore: archive.mode },
     ]);
   }
-  base.steps = steps;
-  return base;
+  return steps;
 }
 
 /** What `--from` names: a sessionId (or its first 8+ characters), or an archive time. */
@@ -381,4 +416,32 @@ export function parseFromTime(s: string): number | null {
   if (/^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}/.test(s)) return parseArchiveStamp(s);
   const ms = Date.parse(s);
   return Number.isNaN(ms) ? null : ms;
+}
+
+function parsedObject(text: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What differs between the sessions.json text restore wrote and the one on disk now. */
+export function describeStoreDifference(written: string, actual: string, sessionKey: string): string {
+  const a = parsedObject(written);
+  const b = parsedObject(actual);
+  if (!b) return "it is no longer a valid JSON object";
+  if (!a) return "it differs from what restore wrote";
+  const parts: string[] = [];
+  const mine = (a[sessionKey] ?? {}) as Record<string, unknown>;
+  const theirs = (b[sessionKey] ?? null) as Record<string, unknown> | null;
+  if (!theirs) parts.push(`${sessionKey} is gone`);
+  else {
+    const fields = [...new Set([...Object.keys(mine), ...Object.keys(theirs)])].filter((f) => JSON.stringify(mine[f]) !== JSON.stringify(theirs[f]));
+    for (const f of fields.slice(0, 6)) parts.push(`${sessionKey}.${f} is ${JSON.stringify(theirs[f] ?? null)}, restore wrote ${JSON.stringify(mine[f] ?? null)}`);
+  }
+  const others = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => k !== sessionKey && JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+  if (others.length > 0) parts.push(`${others.length} other entr${others.length === 1 ? "y" : "ies"} changed (${others.slice(0, 3).join(", ")}${others.length > 3 ? ", …" : ""})`);
+  return parts.length > 0 ? `another writer replaced it: ${parts.join("; ")}` : "its formatting differs from what restore wrote";
 }

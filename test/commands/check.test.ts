@@ -446,6 +446,32 @@ describe("check on damaged copies of SQLite corpus stores (issue 21)", () => {
   });
 });
 
+describe("the tool's own restore leftovers", () => {
+  it("a run left applying by a dead process and its temp: RESTORE_INTERRUPTED, RESTORE_TEMP_LEFTOVER, with the commands", async () => {
+    const { stateDir, home, root } = copyState("files", "reset-chain");
+    try {
+      const archive = "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z";
+      const r = await cli(["restore", "--state-dir", stateDir, archive, "--yes", "--json"], { env: { HOME: home } });
+      expect(r.code, r.stderr).toBe(0);
+      const manifestFile: string = r.json().manifest;
+      // What a kill -9 mid-run leaves: the manifest still "applying" (pid gone) and a temp of the run.
+      const m = JSON.parse(fs.readFileSync(manifestFile, "utf8"));
+      fs.writeFileSync(manifestFile, JSON.stringify({ ...m, status: "applying", pid: 2147483647 }, null, 2));
+      const temp = path.join(sessionsDir(stateDir), `.sessions.json.${m.runId}.0badc0de.tmp`);
+      fs.writeFileSync(temp, "{");
+      const before = hashTree(stateDir);
+      const result = await check(stateDir, home, { fast: true });
+      expect(codes(result)).toEqual(expect.arrayContaining(["RESTORE_INTERRUPTED", "RESTORE_TEMP_LEFTOVER"]));
+      const leftovers = result.findings.filter((f) => f.code.startsWith("RESTORE_"));
+      for (const f of leftovers) expect(f.hint).toContain(`openclaw-sessions restore --undo ${manifestFile} --yes`);
+      expect(leftovers.find((f) => f.code === "RESTORE_TEMP_LEFTOVER")!.path).toBe(temp);
+      expect(hashTree(stateDir)).toEqual(before); // check never writes
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("coverage of the code table", () => {
   it("docs/cron.md documents every code", () => {
     const doc = fs.readFileSync(path.join(__dirname, "../../docs/cron.md"), "utf8");

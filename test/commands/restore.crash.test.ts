@@ -3,7 +3,8 @@
  * each step of a restore. After every crash: sessions.json is valid JSON, OpenClaw's rule still
  * finds a transcript for the key, and every original file's bytes are in some file. Then a rerun of
  * `restore --yes` completes, and undoing the rerun and then the crashed run gives back the
- * original store byte for byte.
+ * original store byte for byte. The second matrix kills `restore --undo` at each of its points: a
+ * rerun of the same undo completes and gives back the original store byte for byte.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -15,6 +16,7 @@ import { ROOT, copyState, hashTree, scenarioDir } from "../helpers/corpus.js";
 import { openStores, transcriptLines } from "../../src/store/index.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { fileLines } from "../../src/store/lines.js";
+import { runUndo } from "../../src/commands/restore.js";
 
 const KEY = "agent:main:telegram:direct:424242";
 const GEN3 = "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z";
@@ -74,7 +76,7 @@ const POINTS: Array<{ point: string; move?: boolean; rerun: boolean }> = [
   { point: "place-transcript", rerun: true },
   { point: "write-store", rerun: true },
   { point: "backup-archive", move: true, rerun: true },
-  { point: "remove-archive", move: true, rerun: false },
+  { point: "remove-archive", move: true, rerun: true },
 ];
 
 describe("restore crash matrix (reset-chain, gen 3 archive)", () => {
@@ -125,4 +127,93 @@ describe("restore crash matrix (reset-chain, gen 3 archive)", () => {
       expect(hashTree(s.stateDir)).toEqual(original);
     }, 30_000);
   }
+});
+
+/** Every point an undo of a `--move` restore passes, in order (the test below keeps this list true). */
+const UNDO_POINTS = [
+  "undo:remove-archive:temp",
+  "undo:remove-archive:restore",
+  "undo:write-store:temp",
+  "undo:write-store:restore",
+  "undo:place-transcript:delete",
+  "undo:archive-current:restore",
+  "undo:archive-current:delete",
+];
+
+async function restored(move: boolean) {
+  const s = copyState("files", "reset-chain");
+  roots.push(s.root);
+  const manifests = path.join(s.root, "manifests");
+  const original = hashTree(s.stateDir);
+  const r = await cli(["restore", "--state-dir", s.stateDir, "--manifest-dir", manifests, GEN3, "--yes", "--json", ...(move ? ["--move"] : [])], { env: { HOME: s.home } });
+  expect(r.code, r.stderr).toBe(0);
+  return { ...s, manifests, original, manifest: r.json().manifest as string };
+}
+
+describe("undo crash matrix (reset-chain, gen 3 archive, --move)", () => {
+  it("the matrix covers every point an undo passes", async () => {
+    const s = await restored(true);
+    const seen: string[] = [];
+    await runUndo(s.manifest, true, { env: { HOME: s.home }, cwd: s.root, onStep: (p) => seen.push(p) });
+    expect(seen).toEqual(UNDO_POINTS);
+    expect(hashTree(s.stateDir)).toEqual(s.original);
+  });
+
+  for (const point of UNDO_POINTS) {
+    it.concurrent(`undo killed after ${point}; rerunning the same undo completes`, async () => {
+      const s = await restored(true);
+      const sessions = path.join(s.stateDir, "agents/main/sessions");
+      const crashed = await runChild(["restore", "--undo", s.manifest, "--yes"], { HOME: s.home, OPENCLAW_SESSIONS_CRASH_AFTER: point });
+      expect(crashed.signal, crashed.stderr).toBe("SIGKILL");
+      const store = JSON.parse(fs.readFileSync(path.join(sessions, "sessions.json"), "utf8"));
+      expect(store[KEY]).toBeDefined();
+      expect((await historySource(s.stateDir, s.home)).ref).not.toBeNull();
+      const now = allHashes(s.stateDir, s.manifests);
+      for (const [file, h] of Object.entries(s.original)) expect(now.has(h), `${file} lost after ${point}`).toBe(true);
+
+      const again = await cli(["restore", "--undo", s.manifest, "--yes"], { env: { HOME: s.home } });
+      expect(again.code, again.stderr).toBe(0);
+      expect(hashTree(s.stateDir)).toEqual(s.original);
+      expect(fs.readdirSync(sessions).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+      expect(fs.readdirSync(path.dirname(s.manifest)).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+      const third = await cli(["restore", "--undo", s.manifest, "--yes", "--json"], { env: { HOME: s.home } });
+      expect(third.code, third.stderr).toBe(0);
+      expect(third.json().actions.every((a: { action: string }) => a.action === "none")).toBe(true);
+    }, 30_000);
+  }
+});
+
+describe("check reports the tool's own leftovers", () => {
+  it("a restore killed with its temp in place: RESTORE_INTERRUPTED and RESTORE_TEMP_LEFTOVER with the commands; gone after the undo", async () => {
+    const s = copyState("files", "reset-chain");
+    roots.push(s.root);
+    const env = { HOME: s.home, XDG_STATE_HOME: path.join(s.root, "xdg") };
+    const crashed = await runChild(["restore", "--state-dir", s.stateDir, GEN3, "--yes"], { ...env, OPENCLAW_SESSIONS_CRASH_AFTER: "place-transcript:temp" });
+    expect(crashed.signal, crashed.stderr).toBe("SIGKILL");
+    const check = await cli(["check", "--state-dir", s.stateDir, "--fast", "--json"], { env });
+    const codes = check.json().findings.filter((f: { code: string }) => f.code.startsWith("RESTORE_"));
+    const runs = path.join(env.XDG_STATE_HOME, "openclaw-sessions/restores");
+    const [runId] = fs.readdirSync(runs);
+    const manifest = path.join(runs, runId!, "manifest.json");
+    expect(codes.map((f: { code: string }) => f.code).sort()).toEqual(["RESTORE_INTERRUPTED", "RESTORE_TEMP_LEFTOVER"]);
+    for (const f of codes) {
+      expect(f.hint).toContain(`openclaw-sessions restore --undo ${manifest} --yes`);
+      expect(f.data.runId).toBe(runId);
+    }
+    expect(codes.find((f: { code: string }) => f.code === "RESTORE_INTERRUPTED").hint).toContain(`restore ${path.join(s.stateDir, "agents/main/sessions", GEN3)}`);
+    expect(check.code).toBe(1);
+
+    // finishing it (rerun) clears both: the rerun removes the temp, the applied rerun supersedes the run
+    const rerun = await cli(["restore", "--state-dir", s.stateDir, GEN3, "--yes"], { env });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const finished = await cli(["check", "--state-dir", s.stateDir, "--fast", "--json"], { env });
+    expect(finished.json().findings.filter((f: { code: string }) => f.code.startsWith("RESTORE_"))).toEqual([]);
+    const rerunManifest = path.join(runs, fs.readdirSync(runs).find((d) => d !== runId)!, "manifest.json");
+    expect((await cli(["restore", "--undo", rerunManifest, "--yes"], { env })).code).toBe(0);
+
+    const undo = await cli(["restore", "--undo", manifest, "--yes"], { env });
+    expect(undo.code, undo.stderr).toBe(0);
+    const after = await cli(["check", "--state-dir", s.stateDir, "--fast", "--json"], { env });
+    expect(after.json().findings.filter((f: { code: string }) => f.code.startsWith("RESTORE_"))).toEqual([]);
+  }, 30_000);
 });

@@ -38,9 +38,11 @@ export function registerRestore(program: Command, app: App): void {
   $ openclaw-sessions restore <archive> --json --yes | jq -r .manifest
   $ openclaw-sessions restore --undo ~/.local/state/openclaw-sessions/restores/<runId>/manifest.json --yes
 
-Refused (exit 5, nothing written): a live .jsonl.lock on the key's transcripts, sessions.json changed
-since the plan, a destination that exists and is not the key's current transcript, a path outside
-the store or a symlink. SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`).
+Refused (exit 5, nothing written): a running OpenClaw Gateway, a live .jsonl.lock on the key's
+transcripts, an OpenClaw sessions.json write in flight, sessions.json changed since the plan, a
+destination that exists and is not the key's current transcript, a path outside the store or a
+symlink, an undo manifest naming paths outside its store. A full disk or read-only store exits 3.
+SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`). Every code: docs/restore.md.
 `,
   );
   cmd.action(async (archive: string | undefined, opts: RestoreFlags) => {
@@ -62,13 +64,14 @@ the store or a symlink. SQLite-era stores exit 4 (use \`openclaw doctor --sessio
         if (archive !== undefined || opts.key !== undefined || opts.from !== undefined || opts.move) {
           throw usageError("CONFLICTING_OPTIONS", "--undo takes only the manifest (and --yes/--dry-run)");
         }
-        const plan = await runUndo(opts.undo, false, ctx.cwd);
+        const undoCtx = { ...ctx, selection: selectionOf(opts) };
+        const plan = await runUndo(opts.undo, false, undoCtx);
         let apply = opts.yes === true && !opts.dryRun;
         if (!apply && !opts.dryRun && !opts.yes && canPrompt) {
           app.io.stdout.write(renderUndoText(plan, style));
           apply = await confirm("Undo this restore? [y/N] ");
         }
-        const result = apply ? await runUndo(opts.undo, true, ctx.cwd) : plan;
+        const result = apply ? await runUndo(opts.undo, true, undoCtx) : plan;
         app.io.stdout.write(opts.json ? renderJson(result) : renderUndoText(result, style));
         note(result.applied ? `undone; the store is back to its state before restore ${result.runId}` : "dry run: nothing written; rerun with --yes to undo");
         return;
@@ -78,7 +81,7 @@ the store or a symlink. SQLite-era stores exit 4 (use \`openclaw doctor --sessio
       const refused = planned.result.refusals;
       if (refused.length > 0) {
         emit(planned.result);
-        for (const r of refused) app.io.stderr.write(`openclaw-sessions: refused: ${r.message}\n`);
+        for (const r of refused) app.io.stderr.write(`openclaw-sessions: refused: ${r.message}\n${r.hint ? `  hint: ${r.hint}\n` : ""}`);
         app.raise(Math.max(...refused.map((r) => r.exitCode)));
         return;
       }

@@ -126,6 +126,17 @@ export const FINDING_CODES = {
     message: "stale temp file ({what}), last written {age} ago",
     hint: "left by an interrupted write; it may hold newer data than the file it was meant to replace: compare before removing",
   },
+  // ── this tool's own leftovers (restore / undo) ──────────────────────────────
+  RESTORE_TEMP_LEFTOVER: {
+    severity: "warn",
+    message: "temp file of openclaw-sessions restore run {runId} (meant to become {target}), left by an interrupted {what}",
+    hint: "{command}",
+  },
+  RESTORE_INTERRUPTED: {
+    severity: "error",
+    message: "openclaw-sessions restore run {runId} of {key} {state}",
+    hint: "{command}",
+  },
   // ── disk ────────────────────────────────────────────────────────────────────
   DISK_OVER_BUDGET: {
     severity: "warn",

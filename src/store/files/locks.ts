@@ -4,33 +4,13 @@
  */
 import fs from "node:fs";
 import type { ClassifiedFile, LockInfo } from "../../core/model.js";
+import { pidAlive, processStartTime } from "../process-probe.js";
+
+export { pidAlive, processStartTime };
 
 /** OpenClaw's `session.writeLock.staleMs` default. */
 export const DEFAULT_LOCK_STALE_MS = 30 * 60_000;
 const MAX_LOCK_BYTES = 64 * 1024;
-
-/** `process.kill(pid, 0)`: ESRCH = dead; EPERM = alive but not ours. */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Linux process start time (clock ticks since boot), to spot a recycled pid; null elsewhere. */
-export function processStartTime(pid: number): number | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 2 (comm) may hold spaces and parentheses: count from the last ")".
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const v = Number(fields[19]);
-    return Number.isFinite(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
 
 export interface LockProbe {
   alive: (pid: number) => boolean;

@@ -1,0 +1,143 @@
+/**
+ * A full disk, a read-only store and an unwritable store are environment errors (exit 3, a named
+ * code and cause), and the store is left as it was. The disk and read-only cases use a real tmpfs
+ * (needs root and mount(8)); the permission case needs a non-root user. Each skips otherwise.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+import { CORPUS, hashTree } from "../helpers/corpus.js";
+
+const GEN3 = "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z";
+const isRoot = process.getuid?.() === 0;
+
+function tryMount(dir: string, opts: string): boolean {
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", opts, "tmpfs", dir], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const canMount = (() => {
+  if (!isRoot || process.platform !== "linux") return false;
+  const probe = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-mnt-probe-"));
+  const ok = tryMount(probe, "size=64k");
+  if (ok) execFileSync("umount", [probe]);
+  fs.rmdirSync(probe);
+  return ok;
+})();
+
+const mounts: string[] = [];
+const roots: string[] = [];
+afterEach(() => {
+  for (const m of mounts.splice(0)) execFileSync("umount", ["-l", m], { stdio: "ignore" });
+  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
+});
+
+/** The reset-chain store on its own tmpfs of `size`; manifests and HOME outside it. */
+function onTmpfs(size: string) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-env-"));
+  roots.push(root);
+  const stateDir = path.join(root, "state");
+  fs.mkdirSync(stateDir);
+  if (!tryMount(stateDir, `size=${size}`)) throw new Error("mount failed");
+  mounts.push(stateDir);
+  fs.cpSync(path.join(CORPUS, "files/reset-chain/state"), stateDir, { recursive: true });
+  const home = path.join(root, "home");
+  fs.mkdirSync(home);
+  const manifests = path.join(root, "manifests");
+  const run = (...args: string[]) => cli(["restore", "--state-dir", stateDir, "--manifest-dir", manifests, ...args], { env: { HOME: home } });
+  return { root, stateDir, home, manifests, run };
+}
+
+function fill(dir: string): string {
+  const filler = path.join(dir, "filler.bin");
+  const fd = fs.openSync(filler, "w");
+  const chunk = Buffer.alloc(4096, 1);
+  try {
+    for (;;) fs.writeSync(fd, chunk);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
+  } finally {
+    fs.closeSync(fd);
+  }
+  return filler;
+}
+
+describe.skipIf(!canMount)("restore on a full or read-only filesystem (tmpfs)", () => {
+  it("a full disk: DISK_FULL (exit 3), the store as it was", async () => {
+    const s = onTmpfs("512k");
+    const filler = fill(s.stateDir);
+    const before = hashTree(s.stateDir);
+    const r = await s.run(GEN3, "--yes", "--json");
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.json().error).toMatchObject({ code: "DISK_FULL", kind: "environment" });
+    expect(r.json().error.message).toContain("ENOSPC");
+    expect(r.stderr).not.toMatch(/report it|internal/i);
+    expect(hashTree(s.stateDir)).toEqual(before);
+    // with space again the same command completes
+    fs.rmSync(filler);
+    const again = await s.run(GEN3, "--yes", "--json");
+    expect(again.code, again.stderr).toBe(0);
+  });
+
+  it("a disk that fills after the current transcript moved: DISK_FULL (exit 3), rolled back to the store as it was", async () => {
+    const s = onTmpfs("512k");
+    const filler = fill(s.stateDir);
+    // Two pages left: room for the two lock files, none for the restored transcript's temp.
+    fs.truncateSync(filler, fs.statSync(filler).size - 8192);
+    const before = hashTree(s.stateDir);
+    const r = await s.run(GEN3, "--yes", "--json");
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.json().error.code).toBe("DISK_FULL");
+    expect(r.json().error.message).toMatch(/\.9648af9a-[^ ]*\.tmp/); // the restored transcript's temp
+    expect(hashTree(s.stateDir)).toEqual(before);
+    const [runDir] = fs.readdirSync(s.manifests);
+    expect(JSON.parse(fs.readFileSync(path.join(s.manifests, runDir!, "manifest.json"), "utf8")).status).toBe("rolled-back");
+  });
+
+  it("a read-only store: READ_ONLY_FILESYSTEM (exit 3) for restore and for undo, the store as it was", async () => {
+    const s = onTmpfs("4m");
+    const before = hashTree(s.stateDir);
+    execFileSync("mount", ["-o", "remount,ro", s.stateDir]);
+    const r = await s.run(GEN3, "--yes", "--json");
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.json().error).toMatchObject({ code: "READ_ONLY_FILESYSTEM", kind: "environment" });
+    expect(hashTree(s.stateDir)).toEqual(before);
+
+    execFileSync("mount", ["-o", "remount,rw", s.stateDir]);
+    const applied = await s.run(GEN3, "--yes", "--json");
+    expect(applied.code, applied.stderr).toBe(0);
+    const restored = hashTree(s.stateDir);
+    execFileSync("mount", ["-o", "remount,ro", s.stateDir]);
+    const u = await cli(["restore", "--undo", applied.json().manifest, "--yes", "--json"], { env: { HOME: s.home } });
+    expect(u.code, u.stderr).toBe(3);
+    expect(u.json().error.code).toBe("READ_ONLY_FILESYSTEM");
+    expect(hashTree(s.stateDir)).toEqual(restored);
+  });
+});
+
+describe.skipIf(isRoot || process.platform === "win32")("restore into a store it may not write", () => {
+  it("PERMISSION_DENIED (exit 3), the store as it was", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-perm-"));
+    roots.push(root);
+    const stateDir = path.join(root, "state");
+    fs.cpSync(path.join(CORPUS, "files/reset-chain/state"), stateDir, { recursive: true });
+    const sessions = path.join(stateDir, "agents/main/sessions");
+    const before = hashTree(stateDir);
+    fs.chmodSync(sessions, 0o555);
+    try {
+      const r = await cli(["restore", "--state-dir", stateDir, "--manifest-dir", path.join(root, "m"), GEN3, "--yes", "--json"], { env: { HOME: root } });
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.json().error.code).toBe("PERMISSION_DENIED");
+    } finally {
+      fs.chmodSync(sessions, 0o755);
+    }
+    expect(hashTree(stateDir)).toEqual(before);
+  });
+});

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { copyState, hashTree } from "../helpers/corpus.js";
@@ -198,9 +199,13 @@ describe("a running OpenClaw 7.1 gateway", () => {
   });
 });
 
-// OpenClaw 2026.7.1's own lock code, when its package is installed next to the project (reference
-// only; the tests above do not need it).
-const OC71 = "/work/cache/oc-7.1/node_modules/openclaw/dist";
+// OpenClaw 2026.7.1's own lock code, where `npm run conformance` installed it (or
+// OPENCLAW_SESSIONS_OPENCLAW71 names a package dir); the tests above do not need it.
+const OC71 = path.join(
+  process.env.OPENCLAW_SESSIONS_OPENCLAW71 ??
+    path.join(process.env.OPENCLAW_SESSIONS_CONFORMANCE_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "openclaw-sessions", "conformance"), "2026.7.1", "node_modules", "openclaw"),
+  "dist",
+);
 const oc71Lock = fs.existsSync(OC71) ? fs.readdirSync(OC71).find((n) => /^session-write-lock-.*\.js$/.test(n) && fs.readFileSync(path.join(OC71, n), "utf8").includes("async function acquireSessionWriteLock")) : undefined;
 
 function openclawAcquire(transcript: string): Promise<string> {

@@ -1,4 +1,5 @@
 /** Text reporter for `ls`: a table of keys, then the files no key owns. */
+import path from "node:path";
 import type { LsResult, LsSession } from "../commands/ls.js";
 import type { Style } from "../cli/output.js";
 import { formatInstant } from "../core/format.js";
@@ -15,8 +16,24 @@ function dateCell(ms: number | null | undefined, ctx: LsTextContext): string {
   return ctx.absolute ? formatInstant(ms, ctx.tz) : relativeTime(ms, ctx.now);
 }
 
-function activeCell(s: LsSession, style: Style): Cell {
-  if (s.active.exists) return `${formatBytes(s.active.bytes)}${s.active.messages !== undefined ? `, ${s.active.messages} msgs` : ""}`;
+/**
+ * Whether a transcript OpenClaw would read lies outside the store that was read: its last legacy
+ * candidate is the *caller's* ~/.openclaw/sessions/, which for a backup under --state-dir is not
+ * the backup's file. Never shown as the store's own without saying so.
+ */
+export function outsideStore(p: string, r: LsResult, s: LsSession): boolean {
+  const st = r.stores.find((x) => x.storePath === s.storePath) ?? r.stores.find((x) => x.agentId === s.agentId);
+  if (!st) return false;
+  const roots = [st.stateDir, st.sessionsDir].filter((d): d is string => d !== null).map((d) => path.resolve(d));
+  const abs = path.resolve(p);
+  return !roots.some((root) => abs === root || abs.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+}
+
+function activeCell(s: LsSession, style: Style, outside: boolean): Cell {
+  if (s.active.exists) {
+    const text = `${formatBytes(s.active.bytes)}${s.active.messages !== undefined ? `, ${s.active.messages} msgs` : ""}`;
+    return outside ? { text: `${text} (outside store)`, paint: style.c.yellow } : text;
+  }
   if (s.history.via === "reset-archive") return { text: "missing → reset archive", paint: style.c.yellow };
   return { text: "missing", paint: style.c.red };
 }
@@ -50,7 +67,8 @@ export function renderLsText(r: LsResult, ctx: LsTextContext): string {
       { head: ctx.absolute ? `LAST ACTIVITY (${ctx.tz})` : "LAST ACTIVITY", cut: "end", min: 8 },
     ];
     const rows = r.sessions.map((s) => {
-      const cells: Cell[] = [s.sessionKey, shortId(s.sessionId), activeCell(s, style), archivesCell(s), s.compactionCount ?? "-", dateCell(s.lastActivityAt, ctx)];
+      const outside = s.active.exists && outsideStore(s.active.path, r, s);
+      const cells: Cell[] = [s.sessionKey, shortId(s.sessionId), activeCell(s, style, outside), archivesCell(s), s.compactionCount ?? "-", dateCell(s.lastActivityAt, ctx)];
       return many ? [storeOf(s), ...cells] : cells;
     });
     out.push(renderTable(columns, rows, ctx));
@@ -94,6 +112,9 @@ export function renderLsKeyText(r: LsResult, ctx: LsTextContext): string {
     out.push(`  last activity    ${when(s.lastActivityAt)}\n`);
     const activePath = safeLine(s.active.path);
     out.push(`  active           ${s.active.exists ? `${activePath} (${formatBytes(s.active.bytes)})` : style.c.red(`missing (${activePath || "no candidate"})`)}\n`);
+    if (s.active.exists && outsideStore(s.active.path, r, s)) {
+      out.push(`                   ${style.c.yellow("outside the store read: OpenClaw's last fallback (the caller's ~/.openclaw/sessions/), not a file of this store")}\n`);
+    }
     if (s.active.note) out.push(`                   ${style.c.yellow(safeLine(s.active.note))}\n`);
     out.push(`  history reads    ${safeLine(s.history.path ?? "nothing")} (${s.history.via})\n`);
     out.push(`  candidates\n`);

@@ -140,3 +140,19 @@ describe("a key names its agent", () => {
     expect(all.stdout).toContain("agent:work:main");
   });
 });
+
+describe("a transcript outside the store read", () => {
+  it("ls labels OpenClaw's ~/.openclaw/sessions fallback as outside the store", async () => {
+    const c = copyState("files", "reset-chain");
+    roots.push(c.root);
+    const name = "f1091dc4-aaaf-4980-b920-36af23252a48.jsonl";
+    const legacy = path.join(c.home, ".openclaw", "sessions");
+    fs.mkdirSync(legacy, { recursive: true });
+    fs.renameSync(path.join(c.stateDir, "agents/main/sessions", name), path.join(legacy, name));
+    const r = await cli(["ls", "--state-dir", c.stateDir], { env: { HOME: c.home } });
+    expect(r.stdout).toMatch(/agent:main:telegram:direct:424242 .*\(outside store\)/);
+    expect(r.stdout).not.toMatch(/agent:main:main .*outside/);
+    const one = await cli(["ls", "agent:main:telegram:direct:424242", "--state-dir", c.stateDir], { env: { HOME: c.home } });
+    expect(one.stdout).toContain("outside the store read");
+  });
+});

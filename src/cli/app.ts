@@ -3,31 +3,96 @@ import type { IO, Style } from "./output.js";
 import { colorLevel, makeStyle } from "./output.js";
 import type { CommonOptions } from "./options.js";
 import { reportError } from "./boundary.js";
+import { resolveTimeZone } from "../core/format.js";
+import type { TextContext } from "../render/common.js";
+import { outputWidth } from "../render/table.js";
+
+/** Thrown to unwind a command once stdout's reader has gone (`| head`); not an error. */
+export class OutputClosed extends Error {
+  constructor() {
+    super("stdout closed");
+    this.name = "OutputClosed";
+  }
+}
 
 export interface App {
   io: IO;
   exitCode: number;
+  /** True once stdout's reader has gone (EPIPE): commands stop work, the exit code stays theirs. */
+  outputClosed: boolean;
   /** Raise the exit code (the highest applicable code wins). */
   raise(code: number): void;
   styleFor(stream: "stdout" | "stderr", opts: CommonOptions): Style;
+  /** Colours, zone, clock and width for a text renderer writing to stdout. */
+  textContext(opts: CommonOptions): TextContext;
+  /** A context line for people (which store, which file, counts): stderr, never with -q or --json. */
+  context(opts: CommonOptions & { jsonl?: boolean }, text: string): void;
+  /** Throws OutputClosed when stdout's reader has gone: call between units of streamed work. */
+  checkOutput(): void;
+  /**
+   * Between units of streamed work: waits while stdout's buffer is full (a slow reader), yields to
+   * the event loop now and then so a closed pipe is noticed, then `checkOutput()`.
+   */
+  pace(): Promise<void>;
   /** Run a command body inside the error boundary. */
   guard(opts: CommonOptions, body: () => Promise<void>): Promise<void>;
 }
 
 export function createApp(io: IO): App {
+  let lastYield = Date.now();
   const app: App = {
     io,
     exitCode: 0,
+    outputClosed: false,
     raise(code) {
       if (code > app.exitCode) app.exitCode = code;
     },
     styleFor(stream, opts) {
       return makeStyle(colorLevel(opts.color, io.env, io[stream].isTTY));
     },
+    textContext(opts) {
+      return {
+        style: app.styleFor("stdout", opts),
+        tz: resolveTimeZone(opts.tz, io.env),
+        now: Date.now(),
+        width: outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env),
+      };
+    },
+    context(opts, text) {
+      if (opts.quiet || opts.json || opts.jsonl || text === "") return;
+      io.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+    },
+    checkOutput() {
+      // A failed synchronous write to a pipe destroys the stream at once; the 'error' event only
+      // comes on a later tick, which a scan that never yields would not see.
+      if ((io.stdout as { destroyed?: boolean }).destroyed) app.outputClosed = true;
+      if (app.outputClosed) throw new OutputClosed();
+    },
+    async pace() {
+      const s = io.stdout as NodeJS.WriteStream;
+      if (s.writableNeedDrain && typeof s.once === "function" && !s.destroyed) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            s.off("drain", done);
+            s.off("error", done);
+            s.off("close", done);
+            resolve();
+          };
+          s.once("drain", done);
+          s.once("error", done);
+          s.once("close", done);
+        });
+      } else if (Date.now() - lastYield > 25) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        lastYield = Date.now();
+      }
+      app.checkOutput();
+    },
     async guard(opts, body) {
       try {
         await body();
       } catch (err) {
+        if (err instanceof OutputClosed || (app.outputClosed && (err as NodeJS.ErrnoException)?.code === "EPIPE")) return;
         app.raise(reportError(err, io, opts));
       }
     },

@@ -1,25 +1,44 @@
 /**
  * The one error boundary: typed errors become their exit code and a message (plus a JSON error
  * document on stdout in --json mode); anything unexpected is an internal error (exit 1) with a
- * pointer to --debug.
+ * pointer to --debug. Every message is one line (a native loader's multi-line dump included).
  */
-import { ToolError, ExitCode, type ExitCodeValue } from "../core/errors.js";
+import { ToolError, ExitCode, environmentError, type ExitCodeValue } from "../core/errors.js";
 import type { IO } from "./output.js";
+import { safeLine } from "../render/safe-text.js";
 
 export const ERROR_SCHEMA_VERSION = 1;
 
+const CAPABILITY_CODES = new Set(["ERR_UNKNOWN_BUILTIN_MODULE", "ERR_DLOPEN_FAILED", "ERR_MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "ERR_REQUIRE_ESM"]);
+
+function firstLine(s: string): string {
+  return s.split(/\r?\n/).find((l) => l.trim() !== "")?.trim() ?? s;
+}
+
+/** A runtime that lacks something the tool needs (a built-in module, a native binding): one line, exit 3. */
+function capabilityError(err: unknown): ToolError | null {
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (!e || typeof e !== "object" || typeof e.message !== "string") return null;
+  const native = /bindings file|was compiled against a different Node\.js version|NODE_MODULE_VERSION|invalid ELF header/.test(e.message);
+  if (!native && !(e.code && CAPABILITY_CODES.has(e.code))) return null;
+  return environmentError(
+    "RUNTIME_CAPABILITY_MISSING",
+    `this Node.js runtime (${process.version}) lacks what the command needs (use Node.js ≥ 22.22): ${firstLine(e.message)}`,
+  );
+}
+
 export function reportError(err: unknown, io: IO, opts: { json?: boolean; debug?: boolean }): ExitCodeValue {
-  const known = err instanceof ToolError ? err : null;
+  const known = err instanceof ToolError ? err : capabilityError(err);
   const code = known ? known.code : "INTERNAL_ERROR";
   const kind = known ? known.kind : "internal";
-  const message = known ? known.message : `unexpected error: ${(err as Error)?.message ?? String(err)}`;
+  const message = known ? known.message : `unexpected error: ${firstLine((err as Error)?.message ?? String(err))}`;
   const hint = known ? known.hint : "rerun with --debug for the stack, and report it with the command you ran";
   if (opts.json) {
     const doc = { schemaVersion: ERROR_SCHEMA_VERSION, ok: false, error: { code, kind, message, hint: hint ?? null, ...(known?.details ?? {}) } };
     io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   }
-  io.stderr.write(`openclaw-sessions: ${message}\n`);
-  if (hint) io.stderr.write(`  hint: ${hint}\n`);
+  io.stderr.write(`openclaw-sessions: ${safeLine(message)}\n`);
+  if (hint) io.stderr.write(`  hint: ${safeLine(hint)}\n`);
   if (opts.debug && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
   return known ? known.exitCode : ExitCode.problems;
 }

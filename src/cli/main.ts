@@ -35,11 +35,7 @@ async function ask(question: string): Promise<string> {
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   if (fastVersion(argv)) return;
   quietSqliteWarning();
-  // The reader closed the pipe (`| head`): stop quietly, as grep and cat do.
-  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code === "EPIPE") process.exit(0);
-    throw err;
-  });
+  // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
   const { run } = await import("./program.js");
   process.exitCode = await run(argv, {
     stdout: process.stdout,

@@ -1,41 +1,80 @@
-/** Options shared by every command that reads a store, defined once. */
+/** Options shared by every command that reads a store, and the one coercion of option values. */
 import { Command, Option } from "commander";
 import type { StoreSelection } from "../store/locate.js";
+import { usageError } from "../core/errors.js";
+import { docsPath } from "./package-info.js";
 
 export interface CommonOptions extends StoreSelection {
   json?: boolean;
   color?: boolean;
   debug?: boolean;
   quiet?: boolean;
+  tz?: string;
 }
 
 export function addStoreOptions(cmd: Command): Command {
   return cmd
     .option("--state-dir <dir>", "OpenClaw state dir (default: $OPENCLAW_STATE_DIR, ~/.openclaw, legacy ~/.clawdbot)")
     .option("--profile <name>", "OpenClaw profile: ~/.openclaw-<name>")
-    .option("--agent <id>", "agent id", undefined)
+    .option("--agent <id>", "agent id (default: the agent a key names, else main)", undefined)
     .option("--all-agents", "every agent of the state dir")
     .option("--sessions-dir <dir>", "a bare sessions directory")
     .option("--store <file>", "an explicit sessions.json");
 }
 
 export function addOutputOptions(cmd: Command, json = true): Command {
-  if (json) cmd.option("--json", "machine-readable JSON on stdout (stable schema, see docs/json.md)");
+  if (json) cmd.option("--json", `machine-readable JSON on stdout (stable schema: ${docsPath("json.md")})`);
+  // timeline declares its own --tz (it also sets the daily-reset boundaries).
+  if (!cmd.options.some((o) => o.long === "--tz")) cmd.option("--tz <zone>", "IANA time zone for the times shown (default: $TZ or this machine's)");
   return cmd
     .addOption(new Option("--color", "force colour"))
     .addOption(new Option("--no-color", "no colour"))
-    .option("-q, --quiet", "errors only on stderr")
+    .option("-q, --quiet", "data only: no context lines (store, file read, counts) on stderr; errors still shown")
     .option("--debug", "show stacks of unexpected errors");
 }
 
-export function selectionOf(o: CommonOptions): StoreSelection {
-  return { stateDir: o.stateDir, profile: o.profile, agent: o.agent, allAgents: o.allAgents, sessionsDir: o.sessionsDir, store: o.store };
+/**
+ * The stores a command reads. A key names its agent (`agent:work:main` lives in agent "work"'s
+ * store), so without --agent/--all-agents/--sessions-dir/--store the key's agent is read.
+ */
+export function selectionOf(o: CommonOptions, key?: string): StoreSelection {
+  const sel: StoreSelection = { stateDir: o.stateDir, profile: o.profile, agent: o.agent, allAgents: o.allAgents, sessionsDir: o.sessionsDir, store: o.store };
+  const named = key !== undefined ? /^agent:([^:]+):/i.exec(key.trim()) : null;
+  if (named && sel.agent === undefined && !sel.allAgents && sel.sessionsDir === undefined && sel.store === undefined) sel.agent = named[1];
+  return sel;
 }
 
-export function parsePositiveInt(name: string) {
-  return (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
+/**
+ * The one coercion of numeric option values: a whole number written in decimal digits, at least
+ * `min`. Anything else ("abc", "1.5", "-3", "1e3", "") is a usage error (exit 2, one line).
+ */
+export function integerOption(flag: string, opts: { min?: number } = {}) {
+  const min = opts.min ?? 0;
+  return (v: string): number => {
+    const n = /^\+?\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
+    if (!Number.isSafeInteger(n) || n < min) {
+      throw usageError("BAD_OPTION_VALUE", `${flag} takes a whole number ≥ ${min}, got ${JSON.stringify(v)}`, undefined, { option: flag, value: v });
+    }
     return n;
+  };
+}
+
+/** Kept for callers of the old name: a whole number ≥ 0. */
+export const parsePositiveInt = (flag: string) => integerOption(flag);
+
+/** The roles a transcript message can have, as the tool names them (`system`: summaries). */
+export const ROLES = ["user", "assistant", "toolResult", "system"] as const;
+
+/** `--role`: repeatable and comma-separated; an unknown role is a usage error. */
+export function roleList(flag = "--role") {
+  return (v: string, prev: string[] = []): string[] => {
+    const roles = v.split(",").map((s) => s.trim()).filter(Boolean);
+    if (roles.length === 0) throw usageError("BAD_OPTION_VALUE", `${flag} needs one of ${ROLES.join(", ")}, got ${JSON.stringify(v)}`, undefined, { option: flag, value: v });
+    const known = roles.map((r) => ROLES.find((k) => k.toLowerCase() === r.toLowerCase()));
+    const bad = roles.find((_, i) => known[i] === undefined);
+    if (bad !== undefined) {
+      throw usageError("BAD_OPTION_VALUE", `${flag} ${JSON.stringify(bad)} is not a role: use ${ROLES.join(", ")}`, undefined, { option: flag, value: v });
+    }
+    return [...prev, ...(known as string[])];
   };
 }

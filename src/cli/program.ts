@@ -13,9 +13,11 @@ import { registerExport } from "./commands/export.js";
 import { registerContextPack } from "./commands/context-pack.js";
 import { registerSkill } from "./commands/skill.js";
 import { registerVerifyImport } from "./commands/verify-import.js";
-import { ExitCode } from "../core/errors.js";
+import { ToolError, usageError } from "../core/errors.js";
 import { closeStores } from "../store/index.js";
 import { VERSION } from "./version.js";
+import { reportError } from "./boundary.js";
+import { docsPath } from "./package-info.js";
 
 
 export const EXIT_CODES_HELP = `
@@ -29,6 +31,30 @@ Exit codes:
 
 Text output may change between releases; --json output is versioned (schemaVersion).`;
 
+/** commander's own failures as the tool's usage errors: one line, a stable code, JSON under --json. */
+const COMMANDER_CODES: Record<string, string> = {
+  "commander.unknownOption": "UNKNOWN_OPTION",
+  "commander.unknownCommand": "UNKNOWN_COMMAND",
+  "commander.missingArgument": "MISSING_ARGUMENT",
+  "commander.optionMissingArgument": "MISSING_OPTION_VALUE",
+  "commander.missingMandatoryOptionValue": "MISSING_OPTION_VALUE",
+  "commander.invalidArgument": "BAD_OPTION_VALUE",
+  "commander.excessArguments": "TOO_MANY_ARGUMENTS",
+  "commander.conflictingOption": "CONFLICTING_OPTIONS",
+};
+
+function usageFromCommander(err: CommanderError): ToolError {
+  const [first = "", ...rest] = err.message.replace(/^error: /, "").split("\n");
+  const hint = rest.join(" ").trim().replace(/^\((.*)\)$/, "$1");
+  return usageError(COMMANDER_CODES[err.code] ?? "USAGE", first.trim(), hint || "see openclaw-sessions --help");
+}
+
+/** --json anywhere before a "--": the error of a failed parse must be a JSON document too. */
+function wantsJson(argv: string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end < 0 ? argv : argv.slice(0, end)).includes("--json");
+}
+
 export function buildProgram(io: IO): { program: Command; app: App } {
   const app = createApp(io);
   const program = new Command("openclaw-sessions")
@@ -39,8 +65,10 @@ export function buildProgram(io: IO): { program: Command; app: App } {
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Parse errors are reported by run() through the boundary, in the tool's own form.
+      outputError: () => undefined,
     })
-    .addHelpText("after", EXIT_CODES_HELP);
+    .addHelpText("after", () => `${EXIT_CODES_HELP}\nJSON shapes and schemas: ${docsPath("json.md")}\n`);
   registerLs(program, app);
   registerHistory(program, app);
   registerTimeline(program, app);
@@ -56,20 +84,31 @@ export function buildProgram(io: IO): { program: Command; app: App } {
   return { program, app };
 }
 
+/** Stdout's reader went away (`| head`): remember it so commands stop, and keep the real exit code. */
+function watchStdout(io: IO, app: App): void {
+  const s = io.stdout as NodeJS.WriteStream;
+  if (typeof s.on !== "function") return;
+  s.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE" || err.code === "ERR_STREAM_DESTROYED") app.outputClosed = true;
+    else throw err;
+  });
+}
+
 export async function run(argv: string[], io: IO): Promise<number> {
   const { program, app } = buildProgram(io);
-  if (argv.length === 0) {
-    io.stderr.write(program.helpInformation());
-    return ExitCode.usage;
-  }
+  watchStdout(io, app);
+  // Bare invocation: the same help as --help (usage, commands, exit codes), on stdout.
+  if (argv.length === 0) argv = ["--help"];
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (err) {
     closeStores();
     if (err instanceof CommanderError) {
       if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
-      return ExitCode.usage;
+      return reportError(usageFromCommander(err), io, { json: wantsJson(argv) });
     }
+    // An option value rejected by its coercion (src/cli/options.ts) fails the parse itself.
+    if (err instanceof ToolError) return reportError(err, io, { json: wantsJson(argv) });
     throw err;
   }
   closeStores();

@@ -1,96 +1,244 @@
 /**
- * Shell completion scripts, generated from the command tree so every command and flag is
- * covered as commands are added. Session keys come from the current store at completion time
- * through the hidden `__complete keys` command.
+ * Shell completion scripts, generated from the command tree so every command, flag and option
+ * value is covered as commands are added. Session keys, archive names and time zones come from
+ * the tool at completion time (the hidden `__complete keys|archives|zones` command), read from
+ * the store the line names (--state-dir, --agent, … typed before the cursor).
  */
 
 export type Shell = "bash" | "zsh" | "fish";
 
+/** What the value of an option, or a positional argument, is. */
+export type ValueKind =
+  | { kind: "none" }
+  | { kind: "file" }
+  | { kind: "dir" }
+  | { kind: "words"; words: string[] }
+  | { kind: "dynamic"; what: "keys" | "archives" | "zones" };
+
+export interface FlagSpec {
+  long?: string;
+  short?: string;
+  description: string;
+  /** null: a switch that takes no value. */
+  value: ValueKind | null;
+}
+
 export interface CommandSpec {
   name: string;
-  flags: string[];
-  /** The first positional argument is a sessionKey. */
-  takesKey: boolean;
+  description: string;
+  flags: FlagSpec[];
+  /** What the first positional argument is. */
+  positional: ValueKind;
 }
 
 const NAME = "openclaw-sessions";
+/** Options that choose the store: passed on to `__complete` when typed on the line. */
+export const STORE_FLAGS = ["--state-dir", "--profile", "--agent", "--sessions-dir", "--store"];
+
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function flagNames(f: FlagSpec): string[] {
+  return [f.long, f.short].filter((x): x is string => typeof x === "string");
+}
+
+// ---- bash ---------------------------------------------------------------------------------
+
+function bashValue(v: ValueKind): string {
+  switch (v.kind) {
+    case "file":
+      return `compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") )`;
+    case "dir":
+      return `compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -d -- "$cur") )`;
+    case "words":
+      return `COMPREPLY=( $(compgen -W ${q(v.words.join("\n"))} -- "$cur") )`;
+    case "dynamic":
+      return `COMPREPLY=( $(compgen -W "$(${NAME} __complete ${v.what} "\${store[@]}" 2>/dev/null)" -- "$cur") )`;
+    default:
+      return `COMPREPLY=()`;
+  }
+}
 
 function bash(cmds: CommandSpec[]): string {
-  const cases = cmds.map((c) => `    ${c.name}) opts="${c.flags.join(" ")}" ;;`).join("\n");
-  const keyCmds = cmds.filter((c) => c.takesKey).map((c) => c.name).join("|");
+  const perCommand = cmds
+    .map((c) => {
+      const valued = c.flags.filter((f) => f.value !== null);
+      const prevCases = valued.map((f) => `        ${flagNames(f).join("|")}) ${bashValue(f.value!)} ;;`).join("\n");
+      return `    ${c.name})
+      opts=${q(c.flags.flatMap(flagNames).join("\n"))}
+      case "$prev" in
+${prevCases}
+        *)
+          if [[ "$cur" == -* ]]; then COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
+          else ${bashValue(c.positional)}
+          fi ;;
+      esac ;;`;
+    })
+    .join("\n");
   return `# bash completion for ${NAME} (source it, or save as /etc/bash_completion.d/${NAME})
 _openclaw_sessions() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" cmd="\${COMP_WORDS[1]}" opts=""
-  if [ "$COMP_CWORD" -eq 1 ]; then
+  # The line up to the cursor, split on blanks only: bash's COMP_WORDS also splits at ":" (in
+  # COMP_WORDBREAKS), and session keys are full of colons.
+  local line="\${COMP_LINE:0:COMP_POINT}"
+  local cur="\${line##*[[:blank:]]}"
+  local -a words
+  read -ra words <<< "\${line%"$cur"}"
+  local cmd="\${words[1]}" prev="\${words[\${#words[@]}-1]}" opts=""
+  COMPREPLY=()
+  if [ "\${#words[@]}" -le 1 ]; then
     COMPREPLY=( $(compgen -W "${cmds.map((c) => c.name).join(" ")}" -- "$cur") )
     return
   fi
+  # The store options typed on the line choose where keys and archives come from.
+  local -a store=()
+  local i
+  for (( i = 2; i < \${#words[@]}; i++ )); do
+    case "\${words[i]}" in
+      ${STORE_FLAGS.join("|")}) store+=("\${words[i]}" "\${words[i+1]}"); i=$((i + 1)) ;;
+      ${STORE_FLAGS.map((f) => `${f}=*`).join("|")}|--all-agents) store+=("\${words[i]}") ;;
+    esac
+  done
+  # Word lists and the tool's answers are one item a line.
+  local IFS=$'\\n'
   case "$cmd" in
-${cases}
+${perCommand}
   esac
-  if [[ "$cur" == -* ]]; then
-    COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
-    return
+  # Bash replaces only the part after the last ":" of the word: give back only that part.
+  if [[ "$cur" == *:* && "$COMP_WORDBREAKS" == *:* ]]; then
+    local colon_prefix="\${cur%"\${cur##*:}"}"
+    COMPREPLY=( "\${COMPREPLY[@]#"$colon_prefix"}" )
   fi
-  case "$cmd" in
-    ${keyCmds || "__none__"})
-      local IFS=$'\\n'
-      # keys contain ":"; complete on the whole word, then trim what bash already shows
-      local word="$cur" i=$COMP_CWORD
-      while [ "$i" -gt 2 ] && [[ "\${COMP_WORDS[i-1]}" == ":" || "$word" == :* || "\${COMP_WORDS[i-1]}" == *: ]]; do
-        i=$((i-1)); word="\${COMP_WORDS[i]}$word"
-      done
-      COMPREPLY=( $(compgen -W "$(${NAME} __complete keys 2>/dev/null)" -- "$word") )
-      if [ "$word" != "$cur" ]; then
-        local prefix="\${word%"$cur"}" j
-        for j in "\${!COMPREPLY[@]}"; do COMPREPLY[j]="\${COMPREPLY[j]#"$prefix"}"; done
-      fi
-      ;;
-  esac
 }
-complete -o default -F _openclaw_sessions ${NAME}
+complete -F _openclaw_sessions ${NAME}
 `;
 }
 
+// ---- zsh ----------------------------------------------------------------------------------
+
+/** Text safe inside a zsh _arguments spec (no brackets, colons or quotes). */
+const zdesc = (s: string) => s.replace(/[[\]:'\\`$]/g, " ").replace(/\s+/g, " ").trim();
+
+function zshAction(v: ValueKind): string {
+  switch (v.kind) {
+    case "file":
+      return "_files";
+    case "dir":
+      return "_files -/";
+    case "words":
+      return `(${v.words.join(" ")})`;
+    case "dynamic":
+      return `_openclaw_sessions_${v.what}`;
+    default:
+      return " ";
+  }
+}
+
 function zsh(cmds: CommandSpec[]): string {
-  const cases = cmds.map((c) => `    ${c.name}) compadd -- ${c.flags.join(" ")} ;;`).join("\n");
-  const keyCmds = cmds.filter((c) => c.takesKey).map((c) => c.name).join("|");
+  const perCommand = cmds
+    .map((c) => {
+      const specs: string[] = [];
+      for (const f of c.flags) {
+        const names = flagNames(f);
+        const head = names.length > 1 ? `(${names.join(" ")})'{${names.join(",")}}'` : names[0]!;
+        const value = f.value === null ? "" : `:${zdesc(f.description).split(" ")[0] || "value"}:${zshAction(f.value)}`;
+        specs.push(`'${head}[${zdesc(f.description)}]${value}'`);
+      }
+      if (c.positional.kind !== "none") specs.push(`'1:${c.positional.kind === "dynamic" ? c.positional.what : "argument"}:${zshAction(c.positional)}'`);
+      return `      ${c.name}) _arguments -s ${specs.join(" \\\n        ")} ;;`;
+    })
+    .join("\n");
+  const list = cmds.map((c) => `'${c.name}:${zdesc(c.description)}'`).join(" ");
+  const dynamic = (["keys", "archives", "zones"] as const)
+    .map(
+      (what) => `_openclaw_sessions_${what}() {
+  local -a items
+  items=( \${(f)"$(${NAME} __complete ${what} $(_openclaw_sessions_store) 2>/dev/null)"} )
+  compadd -- $items
+}`,
+    )
+    .join("\n");
   return `#compdef ${NAME}
 # zsh completion for ${NAME} (save as _${NAME} in a directory of $fpath, or source it)
-_openclaw_sessions() {
-  if (( CURRENT == 2 )); then
-    compadd -- ${cmds.map((c) => c.name).join(" ")}
-    return
-  fi
-  local cmd=\${words[2]}
-  if [[ $PREFIX == -* ]]; then
-    case $cmd in
-${cases}
+
+# The store options typed on the line, for the keys and archives of that store.
+_openclaw_sessions_store() {
+  local i
+  for (( i = 2; i < CURRENT; i++ )); do
+    case $words[i] in
+      ${STORE_FLAGS.join("|")}) print -r -- $words[i] \${(Q)words[i+1]}; (( i++ )) ;;
+      ${STORE_FLAGS.map((f) => `${f}=*`).join("|")}|--all-agents) print -r -- $words[i] ;;
     esac
-    return
-  fi
-  case $cmd in
-    ${keyCmds || "__none__"}) compadd -- \${(f)"$(${NAME} __complete keys 2>/dev/null)"} ;;
+  done
+}
+${dynamic}
+
+_openclaw_sessions() {
+  local curcontext="$curcontext" state line
+  typeset -A opt_args
+  _arguments -C '1:command:->command' '*::arg:->args'
+  case $state in
+    command)
+      local -a commands
+      commands=( ${list} )
+      _describe command commands ;;
+    args)
+      case $words[1] in
+${perCommand}
+      esac ;;
   esac
 }
 if (( $+functions[compdef] )); then compdef _openclaw_sessions ${NAME}; fi
 `;
 }
 
+// ---- fish ---------------------------------------------------------------------------------
+
+const fdesc = (s: string) => s.replace(/["\\$]/g, "").replace(/\s+/g, " ").trim();
+
+function fishValue(v: ValueKind): string {
+  switch (v.kind) {
+    case "file":
+      return "-r -F";
+    case "dir":
+      return `-x -a "(__fish_complete_directories)"`;
+    case "words":
+      return `-x -a "${v.words.join(" ")}"`;
+    case "dynamic":
+      return `-x -a "(__openclaw_sessions_complete ${v.what})"`;
+    default:
+      return "-x";
+  }
+}
+
 function fish(cmds: CommandSpec[]): string {
   const lines = [
     `# fish completion for ${NAME} (save as ~/.config/fish/completions/${NAME}.fish)`,
+    `function __openclaw_sessions_complete --argument-names what`,
+    `    # the store options typed on the line choose the store`,
+    `    set -l tokens (commandline -opc)`,
+    `    set -l store`,
+    `    for i in (seq 2 (count $tokens))`,
+    `        switch $tokens[$i]`,
+    `            case ${STORE_FLAGS.join(" ")}`,
+    `                set -l next (math $i + 1)`,
+    `                if test $next -le (count $tokens)`,
+    `                    set -a store $tokens[$i] $tokens[$next]`,
+    `                end`,
+    `            case ${STORE_FLAGS.map((f) => `'${f}=*'`).join(" ")} --all-agents`,
+    `                set -a store $tokens[$i]`,
+    `        end`,
+    `    end`,
+    `    ${NAME} __complete $what $store 2>/dev/null`,
+    `end`,
     `complete -c ${NAME} -f`,
-    `complete -c ${NAME} -n __fish_use_subcommand -a "${cmds.map((c) => c.name).join(" ")}"`,
   ];
+  for (const c of cmds) lines.push(`complete -c ${NAME} -n __fish_use_subcommand -a ${c.name} -d "${fdesc(c.description)}"`);
   for (const c of cmds) {
-    for (const f of c.flags.filter((x) => x.startsWith("--"))) {
-      lines.push(`complete -c ${NAME} -n "__fish_seen_subcommand_from ${c.name}" -l ${f.slice(2)}`);
+    const when = `-n "__fish_seen_subcommand_from ${c.name}"`;
+    for (const f of c.flags) {
+      const names = [f.long ? `-l ${f.long.slice(2)}` : "", f.short ? `-s ${f.short.slice(1)}` : ""].filter(Boolean).join(" ");
+      lines.push(`complete -c ${NAME} ${when} ${names} ${f.value === null ? "" : `${fishValue(f.value)} `}-d "${fdesc(f.description)}"`.replace(/ {2,}/g, " "));
     }
-  }
-  const keyCmds = cmds.filter((c) => c.takesKey).map((c) => c.name);
-  if (keyCmds.length) {
-    lines.push(`complete -c ${NAME} -n "__fish_seen_subcommand_from ${keyCmds.join(" ")}" -a "(${NAME} __complete keys 2>/dev/null)"`);
+    if (c.positional.kind !== "none") lines.push(`complete -c ${NAME} ${when} ${fishValue(c.positional)}`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -130,8 +130,28 @@ const inside = (child: string, dir: string) => {
 };
 
 /** Refuses (exit 5) an output path inside an OpenClaw state dir or sessions dir. */
-export function checkOutputPath(output: string, indexes: StoreIndex[], cwd: string): string {
+/**
+ * Where `-o` may write: never inside a state dir, a directory that exists, not a directory itself,
+ * and not over an existing file unless `force` (then the file is replaced atomically).
+ */
+export function checkOutputPath(output: string, indexes: StoreIndex[], cwd: string, opts: { force?: boolean } = {}): string {
   const abs = path.resolve(cwd, output);
+  const dir = path.dirname(abs);
+  let dirStat: fs.Stats | null = null;
+  try {
+    dirStat = fs.statSync(dir);
+  } catch {
+    // reported below
+  }
+  if (!dirStat?.isDirectory()) throw usageError("OUTPUT_DIR_NOT_FOUND", `cannot write ${abs}: no directory ${dir}`, "create the directory first, or pick another --output path");
+  let target: fs.Stats | null = null;
+  try {
+    target = fs.statSync(abs);
+  } catch {
+    // does not exist yet: the usual case
+  }
+  if (target?.isDirectory()) throw usageError("OUTPUT_IS_DIRECTORY", `cannot write ${abs}: it is a directory`, `name a file, e.g. --output ${path.join(output, "export.md")}`);
+  if (target && !opts.force) throw refusedError("OUTPUT_EXISTS", `refusing to overwrite ${abs}`, "pass --force to replace it, or pick another --output path");
   const real = realish(abs);
   for (const i of indexes) {
     for (const dir of [i.location.stateDir, i.location.sessionsDir]) {

@@ -290,6 +290,8 @@ export interface GrepHooks {
   onStart?: (stores: StoreHeader[]) => void;
   /** Called for each match as it is found (streaming output). */
   onMatch?: (m: GrepMatch) => void;
+  /** Awaited after each transcript: lets the caller wait for a slow reader, or stop (by throwing) once it has gone. */
+  pace?: () => Promise<void>;
 }
 
 export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepHooks = {}): Promise<GrepResult> {
@@ -342,6 +344,7 @@ export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepH
       const { ref: _ref, ...rest } = t;
       result.files.push({ ...rest, matches: n });
     }
+    if (hooks.pace) await hooks.pace();
   }
   return result;
 }

@@ -1,4 +1,6 @@
 /** The "which store was read" block every command's output carries. */
+import fs from "node:fs";
+import path from "node:path";
 import type { StoreIndex } from "../core/model.js";
 
 export interface StoreHeader {
@@ -25,4 +27,23 @@ export function storeHeader(index: StoreIndex): StoreHeader {
     legacy: l.legacy === true,
     storeFile: { ...index.storeFile },
   };
+}
+
+/**
+ * Agents of the same state dir(s) that the selection left out, so a command reading one agent can
+ * say that others exist (a key of agent "work" is not in agent "main"'s store).
+ */
+export function otherAgentsOf(stores: readonly StoreHeader[]): string[] {
+  const read = new Set(stores.map((s) => s.agentId));
+  const others = new Set<string>();
+  for (const dir of new Set(stores.map((s) => s.stateDir).filter((d): d is string => d !== null))) {
+    try {
+      for (const d of fs.readdirSync(path.join(dir, "agents"), { withFileTypes: true })) {
+        if (d.isDirectory() && !read.has(d.name)) others.add(d.name);
+      }
+    } catch {
+      // no agents/ dir: nothing to mention
+    }
+  }
+  return [...others].sort();
 }

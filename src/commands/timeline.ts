@@ -5,7 +5,7 @@
 import { sessionNotFound } from "../core/lookup.js";
 import fs from "node:fs";
 import path from "node:path";
-import { format } from "date-fns/format";
+import { formatInstant, resolveTimeZone } from "../core/format.js";
 import type { SessionRecord, StoreIndex } from "../core/model.js";
 import { usageError } from "../core/errors.js";
 import { segmentsOf, type Segment } from "../core/segments.js";
@@ -13,11 +13,8 @@ import { parseLine } from "../core/transcript/parse.js";
 import {
   buildTimeline,
   describePolicy,
-  isValidTimeZone,
-  localTimeZone,
   resolveResetPolicy,
   TranscriptFacts,
-  zonedDate,
   type BakFile,
   type CompactionCountReport,
   type ResetPolicy,
@@ -97,8 +94,7 @@ function num(v: unknown): number | null {
 }
 
 function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
-  const timeZone = opts.tz ?? (ctx.env.TZ && isValidTimeZone(ctx.env.TZ) ? ctx.env.TZ : localTimeZone());
-  if (!isValidTimeZone(timeZone)) throw usageError("BAD_TIME_ZONE", `unknown time zone "${timeZone}"`, "pass an IANA name such as Europe/Berlin or UTC");
+  const timeZone = resolveTimeZone(opts.tz, ctx.env);
   let explicit: OpenClawConfig | null = null;
   if (opts.config !== undefined) {
     const file = path.resolve(ctx.cwd, opts.config);
@@ -115,7 +111,7 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
       if (!cache.has(k)) cache.set(k, readConfig(file));
       return cache.get(k)!;
     },
-    fmt: (ms) => format(zonedDate(ms, timeZone), "yyyy-MM-dd HH:mm:ss"),
+    fmt: (ms) => formatInstant(ms, timeZone),
   };
 }
 

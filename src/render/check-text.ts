@@ -2,29 +2,29 @@
 import type { CheckResult } from "../commands/check.js";
 import type { Style } from "../cli/output.js";
 import type { Severity } from "../core/findings/codes.js";
-import { displayPath, storeLine } from "./common.js";
+import { displayPath } from "./common.js";
+import { safeLine } from "./safe-text.js";
 
 const TITLES: Record<Severity, string> = { error: "Errors", warn: "Warnings", info: "Info" };
 
 export function renderCheckText(r: CheckResult, style: Style, opts: { quiet?: boolean } = {}): string {
   const out: string[] = [];
-  if (!opts.quiet) out.push(storeLine(r.stores, style));
   const base = r.stores[0]?.sessionsDir ?? "";
   const paint: Record<Severity, (s: string) => string> = { error: style.c.red, warn: style.c.yellow, info: style.c.dim };
   const shown: Severity[] = opts.quiet ? ["error", "warn"] : ["error", "warn", "info"];
   for (const sev of shown) {
     const list = r.findings.filter((f) => f.severity === sev);
     if (list.length === 0) continue;
-    out.push(`\n${style.c.bold(paint[sev](`${TITLES[sev]} (${list.length})`))}\n`);
+    out.push(`${out.length ? "\n" : ""}${style.c.bold(paint[sev](`${TITLES[sev]} (${list.length})`))}\n`);
     for (const f of list) {
-      const where = [f.path ? displayPath(f.path, base) + (f.line !== null ? `:${f.line}` : "") : null, f.sessionKey].filter(Boolean).join("  ");
-      out.push(`  ${paint[sev](f.code)}  ${where}\n    ${f.message}\n`);
-      if (!opts.quiet) out.push(style.c.dim(`    → ${f.hint}\n`));
+      const where = [f.path ? displayPath(f.path, base) + (f.line !== null ? `:${f.line}` : "") : null, f.sessionKey ? safeLine(f.sessionKey) : null].filter(Boolean).join("  ");
+      out.push(`  ${paint[sev](f.code)}  ${where}\n    ${safeLine(f.message)}\n`);
+      if (!opts.quiet) out.push(style.c.dim(`    → ${safeLine(f.hint)}\n`));
     }
   }
   const s = r.summary;
   const scanned = r.fast ? "store-level checks only (--fast)" : `${r.scanned.transcripts} transcript(s), ${r.scanned.lines} line(s) read`;
   const verdict = r.status === "ok" ? style.c.green("ok") : style.c.red("problems");
-  out.push(`\n${verdict}: ${s.error} error(s), ${s.warn} warning(s), ${s.info} info; ${scanned}\n`);
+  out.push(`${out.length ? "\n" : ""}${verdict}: ${s.error} error(s), ${s.warn} warning(s), ${s.info} info; ${scanned}\n`);
   return out.join("");
 }

@@ -4,7 +4,7 @@ import { formatDistanceStrict } from "date-fns/formatDistanceStrict";
 export { formatBytes } from "../core/format.js";
 import type { StoreHeader } from "../commands/store-header.js";
 import type { Style } from "../cli/output.js";
-
+import { safeLine } from "./safe-text.js";
 
 /** "3 hours ago" (relative to `now`), or "-" when unknown. */
 export function relativeTime(ms: number | null | undefined, now: number): string {
@@ -14,13 +14,13 @@ export function relativeTime(ms: number | null | undefined, now: number): string
 
 export function shortId(id: string | null | undefined): string {
   if (!id) return "-";
-  return /^[0-9a-f]{8}-/i.test(id) ? id.slice(0, 8) : id.length > 24 ? `${id.slice(0, 23)}…` : id;
+  return safeLine(/^[0-9a-f]{8}-/i.test(id) ? id.slice(0, 8) : id.length > 24 ? `${id.slice(0, 23)}…` : id);
 }
 
-/** A path shown relative to the sessions dir when it lies inside it. */
+/** A path shown relative to the sessions dir when it lies inside it (file names are untrusted: made safe). */
 export function displayPath(p: string, base: string): string {
-  const rel = path.relative(base, p);
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : p;
+  const rel = base ? path.relative(base, p) : "";
+  return safeLine(rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : p);
 }
 
 export function storeLine(stores: StoreHeader[], style: Style): string {
@@ -28,12 +28,31 @@ export function storeLine(stores: StoreHeader[], style: Style): string {
     stores
       .map((s) => {
         const what = `${s.era === "sqlite" ? "SQLite" : s.legacy ? "legacy file-backed (beside the SQLite database)" : "file-backed"} store of agent "${s.agentId}"`;
-        return style.c.dim(`${what}: ${s.storePath} (found by ${s.resolvedBy})`);
+        return style.c.dim(safeLine(`${what}: ${s.storePath} (found by ${s.resolvedBy})`));
       })
       .join("\n") + "\n"
   );
 }
 
+/** The context block of store-wide commands: the stores read, and the agents left out. */
+export function scopeLines(stores: StoreHeader[], otherAgents: string[], style: Style): string {
+  const others = otherAgents.length
+    ? style.c.dim(safeLine(`other agent${otherAgents.length === 1 ? "" : "s"} in this state dir, not read: ${otherAgents.join(", ")} (--agent <id> or --all-agents)`)) + "\n"
+    : "";
+  return storeLine(stores, style) + others;
+}
+
+/** At most `max` characters of untrusted one-line text, made safe. */
 export function truncate(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+  const t = safeLine(s);
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** What a text renderer needs beyond the data: colours, the zone times are shown in, the clock. */
+export interface TextContext {
+  style: Style;
+  tz: string;
+  now: number;
+  /** Columns the output must fit; null: a pipe, print every cell whole. */
+  width: number | null;
 }

@@ -4,15 +4,7 @@
  * as visible symbols (a pack may be printed to a terminal before it is pasted).
  */
 import type { ContextPackResult, PackSegment, PackTurn } from "../commands/context-pack.js";
-
-/** C0 controls (but tab and newline), DEL and C1 controls as visible symbols. */
-function visible(s: string): string {
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
-    const code = c.charCodeAt(0);
-    if (code < 0x20) return String.fromCharCode(0x2400 + code);
-    return code === 0x7f ? "\u2421" : "\ufffd";
-  });
-}
+import { safeText as visible } from "./safe-text.js";
 
 function where(t: PackTurn): string {
   return t.provenance.store === "sqlite" ? `event ${t.provenance.line}` : `line ${t.provenance.line}`;
@@ -93,5 +85,6 @@ export function renderContextPackMarkdown(r: ContextPackResult, tool: { version:
     body.push(renderPackTurnMarkdown(t));
   }
   if (r.turns.length === 0) body.push("_No turns in the selection._\n");
-  return head + body.join("");
+  // Keys, paths and ids are untrusted too: the whole document passes the one escaper (turns already did).
+  return visible(head + body.join(""));
 }

@@ -1,15 +1,17 @@
 /** Wording shared by the Markdown and HTML export renderers. */
 import type { ExportHeader, ExportItem, ExportSegmentInfo } from "../commands/export.js";
+import { formatInstant } from "../core/format.js";
+import { safeLine } from "./safe-text.js";
 
-/** "2026-07-01 09:00:03 UTC" from an ISO string or ms. */
-export function readableTime(t: string | number | null | undefined): string {
+/** "2026-07-01 09:00:03 UTC" from an ISO string or ms, in the zone `tz`. */
+export function readableTime(t: string | number | null | undefined, tz = "UTC"): string {
   if (t === null || t === undefined) return "";
-  const d = new Date(t);
-  if (Number.isNaN(d.getTime())) return String(t);
-  return `${d.toISOString().replace("T", " ").replace(/\.\d+Z$/, "")} UTC`;
+  const ms = new Date(t).getTime();
+  if (Number.isNaN(ms)) return safeLine(String(t));
+  return `${formatInstant(ms, tz)} ${tz}`;
 }
 
-export function segmentTitle(seg: ExportSegmentInfo): string {
+export function segmentTitle(seg: ExportSegmentInfo, tz = "UTC"): string {
   const what =
     seg.source === "active"
       ? "active transcript"
@@ -18,7 +20,7 @@ export function segmentTitle(seg: ExportSegmentInfo): string {
         : seg.source === "reset-archive"
           ? "reset archive (OpenClaw's fallback: the active file is missing)"
           : `${seg.archiveReason ?? "archived"} archive`;
-  const when = seg.archivedAt !== null ? `, archived ${readableTime(seg.archivedAt)}` : "";
+  const when = seg.archivedAt !== null ? `, archived ${readableTime(seg.archivedAt, tz)}` : "";
   return `Segment ${seg.index}: ${what}${when}`;
 }
 
@@ -28,15 +30,14 @@ export function viewLabel(h: ExportHeader): string {
 
 export function storeLabel(h: ExportHeader): string {
   const s = h.store;
-  return `${s.storePath} (${s.era === "sqlite" ? "SQLite" : "file-backed"} store of agent "${s.agentId}", found by ${s.resolvedBy})`;
+  return safeLine(`${s.storePath} (${s.era === "sqlite" ? "SQLite" : "file-backed"} store of agent "${s.agentId}", found by ${s.resolvedBy})`);
 }
 
 /** Role names for people. */
 export function roleLabel(role: string): string {
-  return { user: "User", assistant: "Assistant", toolResult: "Tool result", system: "System" }[role] ?? role;
+  return { user: "User", assistant: "Assistant", toolResult: "Tool result", system: "System" }[role] ?? safeLine(role);
 }
 
-/** " · 48,231 → 3,000 tokens", " · 48,231 tokens before", or "" when unknown. */
 /** Tool calls of an item as (name, pretty JSON arguments) pairs. */
 export function toolCallViews(item: ExportItem): Array<{ name: string; args: string }> {
   return (item.toolCalls ?? []).map((name, i) => {
@@ -51,6 +52,7 @@ export function toolCallViews(item: ExportItem): Array<{ name: string; args: str
   });
 }
 
+/** " · 48,231 → 3,000 tokens", " · 48,231 tokens before", or "" when unknown. */
 export function compactionTokens(item: Pick<ExportItem, "tokensBefore" | "tokensAfter">): string {
   const n = (v: number) => v.toLocaleString("en-US");
   if (item.tokensBefore === undefined) return "";

@@ -4,6 +4,7 @@
  */
 import type { ExportHeader, ExportItem, ExportRenderer, ExportSegmentInfo } from "../commands/export.js";
 import { compactionTokens, readableTime, roleLabel, segmentTitle, storeLabel, toolCallViews, viewLabel } from "./export-common.js";
+import { safeText } from "./safe-text.js";
 
 export function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
@@ -47,17 +48,13 @@ details.thinking .body { white-space: pre-wrap; font-style: italic; color: var(-
 @media print { details > *:not(summary) { display: block; } body { background: #fff; } }
 `;
 
-const esc = escapeHtml;
+/** Transcript text for the page: controls (ESC, bidi overrides) shown as text, then HTML-escaped. */
+const esc = (s: string) => escapeHtml(safeText(s));
 
-function time(ts: string | null): string {
-  return ts ? `<time datetime="${esc(ts)}">${esc(readableTime(ts))}</time>` : "";
-}
-
-function meta(item: ExportItem, label = roleLabel(item.role)): string {
-  return `<div class="meta"><span class="role">${esc(label)}</span>${time(item.timestamp)}<span class="seq">#${item.seq}</span></div>`;
-}
-
-function renderItem(item: ExportItem, segIndex: number): string {
+function renderItem(item: ExportItem, segIndex: number, tz: string): string {
+  const time = (ts: string | null) => (ts ? `<time datetime="${esc(ts)}">${esc(readableTime(ts, tz))}</time>` : "");
+  const meta = (it: ExportItem, label = roleLabel(it.role)) =>
+    `<div class="meta"><span class="role">${esc(label)}</span>${time(it.timestamp)}<span class="seq">#${it.seq}</span></div>`;
   const id = `s${segIndex}-m${item.seq}`;
   if (item.kind === "compaction") {
     const tokens = compactionTokens(item);
@@ -78,10 +75,12 @@ function renderItem(item: ExportItem, segIndex: number): string {
   return `<article class="msg ${role}${off}" id="${id}">${meta(item)}${body}</article>\n`;
 }
 
-export const htmlRenderer: ExportRenderer = {
+/** The HTML export with times in the zone `tz`. */
+export function makeHtmlRenderer(tz = "UTC"): ExportRenderer {
+  return {
   begin(h: ExportHeader): string {
     const segs = h.segments
-      .map((s) => `<li>${esc(segmentTitle(s).replace(/^Segment \d+: /, ""))} · session <code>${esc(s.sessionId ?? "?")}</code><br><code>${esc(s.path)}</code></li>`)
+      .map((s) => `<li>${esc(segmentTitle(s, tz).replace(/^Segment \d+: /, ""))} · session <code>${esc(s.sessionId ?? "?")}</code><br><code>${esc(s.path)}</code></li>`)
       .join("");
     return `<!doctype html>
 <html lang="en">
@@ -99,7 +98,7 @@ export const htmlRenderer: ExportRenderer = {
 <dt>Store</dt><dd>${esc(storeLabel(h))}</dd>
 <dt>Session</dt><dd><code>${esc(h.sessionId ?? "none")}</code></dd>
 <dt>View</dt><dd>${esc(viewLabel(h))}</dd>
-<dt>Exported</dt><dd>${esc(readableTime(h.exportedAt))}</dd>
+<dt>Exported</dt><dd>${esc(readableTime(h.exportedAt, tz))}</dd>
 <dt>Segments</dt><dd>${h.segments.length}</dd>
 </dl>
 ${h.segments.length ? `<ol class="segments">${segs}</ol>` : `<p class="empty">No transcript: OpenClaw has no history for this key.</p>`}
@@ -109,12 +108,15 @@ ${h.segments.length ? `<ol class="segments">${segs}</ol>` : `<p class="empty">No
   },
   segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string {
     const divider = seg.index > 1 ? `<div class="divider" role="separator">Reset: a new session begins${seg.sessionId ? ` (${esc(seg.sessionId)})` : ""}</div>\n` : "";
-    const head = h.segments.length > 1 || h.view === "archived" ? `<h2>${esc(segmentTitle(seg))}</h2><p class="where"><code>${esc(seg.path)}</code></p>\n` : "";
+    const head = h.segments.length > 1 || h.view === "archived" ? `<h2>${esc(segmentTitle(seg, tz))}</h2><p class="where"><code>${esc(seg.path)}</code></p>\n` : "";
     return `${divider}<section class="segment" id="segment-${seg.index}">\n${head}`;
   },
-  item: (item: ExportItem, seg: ExportSegmentInfo) => renderItem(item, seg.index),
+  item: (item: ExportItem, seg: ExportSegmentInfo) => renderItem(item, seg.index, tz),
   segmentEnd: (_seg: ExportSegmentInfo, items: number) => `${items === 0 ? `<p class="empty">No messages.</p>\n` : ""}</section>\n`,
   end(): string {
     return `</main>\n</body>\n</html>\n`;
   },
-};
+  };
+}
+
+export const htmlRenderer: ExportRenderer = makeHtmlRenderer();

@@ -1,6 +1,7 @@
 /** Markdown export: readable on GitHub and in any editor; tool calls and thinking folded in <details>. */
 import type { ExportHeader, ExportItem, ExportRenderer, ExportSegmentInfo } from "../commands/export.js";
 import { compactionTokens, readableTime, roleLabel, segmentTitle, storeLabel, toolCallViews, viewLabel } from "./export-common.js";
+import { safeLine, safeText } from "./safe-text.js";
 
 /** A fenced code block whose fence is longer than any backtick run inside. */
 function fenced(text: string, lang = ""): string {
@@ -22,42 +23,44 @@ function details(summary: string, body: string): string {
   return `<details><summary>${escapeInline(summary)}</summary>\n\n${body}\n</details>\n\n`;
 }
 
-function meta(item: ExportItem): string {
+function meta(item: ExportItem, tz: string): string {
   const parts = [`**${roleLabel(item.role)}**`];
-  if (item.timestamp) parts.push(readableTime(item.timestamp));
+  if (item.timestamp) parts.push(readableTime(item.timestamp, tz));
   parts.push(`#${item.seq}`);
   return parts.join(" · ");
 }
 
-function renderItem(item: ExportItem): string {
+function renderItem(item: ExportItem, tz: string): string {
   if (item.kind === "compaction") {
     const tokens = compactionTokens(item);
-    const summary = (item.summary ?? "").split("\n").map((l) => `> ${l}`).join("\n");
-    return `> **Compaction summary**${tokens} · ${readableTime(item.timestamp)} · #${item.seq}\n>\n${summary}\n\n`;
+    const summary = safeText(item.summary ?? "").split("\n").map((l) => `> ${l}`).join("\n");
+    return `> **Compaction summary**${tokens} · ${readableTime(item.timestamp, tz)} · #${item.seq}\n>\n${summary}\n\n`;
   }
-  if (item.kind === "reset") return `> **Reset** · ${readableTime(item.timestamp)} · #${item.seq}\n\n`;
+  if (item.kind === "reset") return `> **Reset** · ${readableTime(item.timestamp, tz)} · #${item.seq}\n\n`;
   if (item.role === "toolResult") {
-    const name = item.toolName ? `: ${item.toolName}` : "";
-    return `${meta(item)}\n\n${details(`Tool result${name}${item.isError ? " (error)" : ""}`, fenced(item.text))}`;
+    const name = item.toolName ? `: ${safeLine(item.toolName)}` : "";
+    return `${meta(item, tz)}\n\n${details(`Tool result${name}${item.isError ? " (error)" : ""}`, fenced(safeText(item.text)))}`;
   }
-  let out = `${meta(item)}\n\n`;
-  if (item.thinking) out += details("Thinking", item.thinking);
-  if (item.text) out += `${item.text}\n\n`;
-  for (const c of toolCallViews(item)) out += details(`Tool call: ${c.name}`, fenced(c.args, "json"));
+  let out = `${meta(item, tz)}\n\n`;
+  if (item.thinking) out += details("Thinking", safeText(item.thinking));
+  if (item.text) out += `${safeText(item.text)}\n\n`;
+  for (const c of toolCallViews(item)) out += details(`Tool call: ${safeLine(c.name)}`, fenced(safeText(c.args), "json"));
   return out;
 }
 
-export const markdownRenderer: ExportRenderer = {
+/** The Markdown export with times in the zone `tz`; transcript text made safe (controls shown, not obeyed). */
+export function makeMarkdownRenderer(tz = "UTC"): ExportRenderer {
+  return {
   begin(h: ExportHeader): string {
     const lines = [
-      `# ${h.sessionKey}`,
+      `# ${safeLine(h.sessionKey)}`,
       "",
       `- **Store:** ${code(storeLabel(h))}`,
-      `- **Current sessionId:** ${h.sessionId ? code(h.sessionId) : "none"}`,
+      `- **Current sessionId:** ${h.sessionId ? code(safeLine(h.sessionId)) : "none"}`,
       `- **View:** ${viewLabel(h)}`,
-      `- **Exported:** ${readableTime(h.exportedAt)} by openclaw-sessions`,
+      `- **Exported:** ${readableTime(h.exportedAt, tz)} by openclaw-sessions`,
       `- **Segments:** ${h.segments.length}`,
-      ...h.segments.map((s) => `  ${s.index}. ${segmentTitle(s).replace(/^Segment \d+: /, "")} · session ${code(s.sessionId ?? "?")} · ${code(s.path)}`),
+      ...h.segments.map((s) => `  ${s.index}. ${segmentTitle(s, tz).replace(/^Segment \d+: /, "")} · session ${code(safeLine(s.sessionId ?? "?"))} · ${code(safeLine(s.path))}`),
       "",
     ];
     if (h.segments.length === 0) lines.push("_No transcript: OpenClaw has no history for this key._", "");
@@ -65,12 +68,15 @@ export const markdownRenderer: ExportRenderer = {
   },
   segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string {
     const divider = seg.index > 1 ? "---\n\n> 🔁 **Reset**: a new session begins below.\n\n" : "";
-    const head = h.segments.length > 1 || h.view === "archived" ? `## ${segmentTitle(seg)}\n\nsession ${code(seg.sessionId ?? "?")} · ${code(seg.path)}\n\n` : "";
+    const head = h.segments.length > 1 || h.view === "archived" ? `## ${segmentTitle(seg, tz)}\n\nsession ${code(safeLine(seg.sessionId ?? "?"))} · ${code(safeLine(seg.path))}\n\n` : "";
     return divider + head;
   },
-  item: (item: ExportItem) => renderItem(item),
+  item: (item: ExportItem) => renderItem(item, tz),
   segmentEnd: (_seg: ExportSegmentInfo, items: number) => (items === 0 ? "_No messages._\n\n" : ""),
   end(): string {
     return "";
   },
-};
+  };
+}
+
+export const markdownRenderer: ExportRenderer = makeMarkdownRenderer();

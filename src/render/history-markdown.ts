@@ -1,6 +1,8 @@
 /** Markdown reporter for `history`, one event at a time: a heading per message, dividers per segment. */
 import type { HistoryHeader, HistoryMessage, HistoryMeta, HistorySegment } from "../commands/history.js";
+import { formatInstant } from "../core/format.js";
 import { oneLine } from "./history-text.js";
+import { safeLine, safeText } from "./safe-text.js";
 
 const ROLE_NAMES: Record<string, string> = { user: "User", assistant: "Assistant", toolResult: "Tool result", system: "System" };
 
@@ -10,50 +12,55 @@ function fence(text: string): string {
   return "`".repeat(longest + 1);
 }
 
-export function renderHistoryMarkdownHeader(h: HistoryHeader): string {
-  const title = h.sessionKey ?? h.sessionId ?? "transcript";
+export function renderHistoryMarkdownHeader(h: HistoryHeader, tz: string): string {
+  const title = safeLine(h.sessionKey ?? h.sessionId ?? "transcript");
   const lines = [`# History of \`${title}\``, ""];
   const store = h.stores[0];
   if (store) lines.push(`- Store: \`${store.storePath}\` (${store.era}, agent \`${store.agentId}\`)`);
   if (h.sessionId) lines.push(`- sessionId: \`${h.sessionId}\``);
   if (h.archived) lines.push("- View: every segment across resets (`--archived`)");
   else lines.push(`- Source: ${h.source.path ? `\`${h.source.path}\`` : "none"} (${h.source.via}): ${h.source.why}`);
-  return `${lines.join("\n")}\n\n`;
+  lines.push(`- Times in ${tz}`);
+  return `${lines.map(safeLine).join("\n")}\n\n`;
 }
 
-export function renderSegmentMarkdown(s: HistorySegment): string {
+export function renderSegmentMarkdown(s: HistorySegment, tz: string): string {
+  const at = (ms: number | null) => (ms === null ? "?" : formatInstant(ms, tz));
   return [
     `---`,
     ``,
     `## Segment ${s.index + 1}: \`${s.sessionId ?? "?"}\``,
     ``,
     `- File: \`${s.path}\``,
-    `- From ${s.startedAtIso ?? "?"} to ${s.endedAtIso ?? "?"}`,
+    `- From ${at(s.startedAt)} to ${at(s.endedAt)}`,
     `- Ended: ${s.reason ?? (s.source === "archive" ? "unknown" : "current segment")}`,
     ``,
     ``,
-  ].join("\n");
+  ]
+    .map(safeLine)
+    .join("\n");
 }
 
-export function renderMessageMarkdown(m: HistoryMessage): string {
-  const when = m.iso ? ` · ${m.iso}` : "";
+export function renderMessageMarkdown(m: HistoryMessage, tz: string): string {
+  const when = m.timestamp !== null ? ` · ${formatInstant(m.timestamp, tz)}` : "";
   if (m.kind === "compaction" || m.kind === "reset") {
-    const what = m.kind === "compaction" ? `Compaction${m.summary ? `: ${oneLine(m.summary, 300)}` : ""}` : `Reset${m.resetReason ? ` (${m.resetReason})` : ""}`;
+    const what = m.kind === "compaction" ? `Compaction${m.summary ? `: ${oneLine(m.summary, 300)}` : ""}` : `Reset${m.resetReason ? ` (${safeLine(m.resetReason)})` : ""}`;
     return `> **${what}**${when}\n\n`;
   }
-  const role = ROLE_NAMES[m.role] ?? m.role;
-  const notes = [m.onActiveBranch === false ? "off the active branch" : "", m.truncated ? `truncated: ${m.truncated.reason}` : "", m.isError ? "error" : ""].filter(Boolean);
+  const role = ROLE_NAMES[m.role] ?? safeLine(m.role);
+  const notes = [m.onActiveBranch === false ? "off the active branch" : "", m.truncated ? `truncated: ${safeLine(m.truncated.reason)}` : "", m.isError ? "error" : ""].filter(Boolean);
   const out = [`### ${m.seq}. ${role}${when}${notes.length ? ` (${notes.join(", ")})` : ""}`, ""];
-  if (m.thinking) out.push(`<details><summary>Thinking</summary>\n\n${m.thinking}\n\n</details>`, "");
+  if (m.thinking) out.push(`<details><summary>Thinking</summary>\n\n${safeText(m.thinking)}\n\n</details>`, "");
   if (m.role === "toolResult") {
-    const f = fence(m.text);
-    out.push(`Result of \`${m.toolName ?? "tool"}\`:`, "", `${f}text`, m.text, f, "");
+    const text = safeText(m.text);
+    const f = fence(text);
+    out.push(`Result of \`${safeLine(m.toolName ?? "tool")}\`:`, "", `${f}text`, text, f, "");
   } else if (m.text !== "") {
-    out.push(m.text, "");
+    out.push(safeText(m.text), "");
   }
   (m.toolCalls ?? []).forEach((name, i) => {
     const args = m.toolCallArgs?.[i];
-    out.push(`- Tool call: \`${name}\`${args ? ` \`${oneLine(args, 200).replace(/`/g, "'")}\`` : ""}`);
+    out.push(`- Tool call: \`${safeLine(name)}\`${args ? ` \`${oneLine(args, 200).replace(/`/g, "'")}\`` : ""}`);
   });
   if (m.toolCalls?.length) out.push("");
   return `${out.join("\n")}\n`;

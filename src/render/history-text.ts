@@ -4,11 +4,13 @@
  */
 import type { HistoryHeader, HistoryMessage, HistoryMeta, HistorySegment, RawOutLine } from "../commands/history.js";
 import type { Style } from "../cli/output.js";
+import { formatInstant } from "../core/format.js";
 import { storeLine, truncate } from "./common.js";
+import { safeLine, safeText } from "./safe-text.js";
 
 const FOLD = 120;
 
-/** One line of a possibly multi-line text, for folded views. */
+/** One line of a possibly multi-line untrusted text, for folded views (made safe). */
 export function oneLine(s: string, max = FOLD): string {
   return truncate(s.replace(/\s+/g, " ").trim(), max);
 }
@@ -27,7 +29,7 @@ function roleLabel(role: string, style: Style): string {
     case "branchSummary":
       return c.magenta(role);
     default:
-      return c.bold(role);
+      return c.bold(safeLine(role));
   }
 }
 
@@ -37,18 +39,20 @@ function sourceText(h: HistoryHeader): string {
   return `reading ${s.path} (${s.via}): ${s.why}`;
 }
 
-export function renderHistoryTextHeader(h: HistoryHeader, style: Style): string {
+/** Context for stderr: which store, which key, which file and why, the zone of the times. */
+export function renderHistoryTextHeader(h: HistoryHeader, style: Style, tz: string): string {
   const who = h.sessionKey ?? (h.sessionId ? `sessionId ${h.sessionId}` : "transcript");
-  const lines = [storeLine(h.stores, style).trimEnd(), style.c.dim(`history of ${who}${h.archived ? " across resets (--archived)" : ""}`)];
-  if (!h.archived) lines.push(style.c.dim(sourceText(h)));
-  return `${lines.join("\n")}\n\n`;
+  const lines = [storeLine(h.stores, style).trimEnd(), style.c.dim(safeLine(`history of ${who}${h.archived ? " across resets (--archived)" : ""} · times in ${tz}`))];
+  if (!h.archived) lines.push(style.c.dim(safeLine(sourceText(h))));
+  return `${lines.join("\n")}\n`;
 }
 
-export function renderSegmentText(s: HistorySegment, style: Style): string {
-  const span = `${s.startedAtIso ?? "?"} → ${s.endedAtIso ?? "?"}`;
+export function renderSegmentText(s: HistorySegment, style: Style, tz: string): string {
+  const at = (ms: number | null) => (ms === null ? "?" : formatInstant(ms, tz));
+  const span = `${at(s.startedAt)} → ${at(s.endedAt)}`;
   const ended = s.reason ? `ended: ${s.reason}` : s.source === "archive" ? "ended: unknown" : "current";
-  const title = `══ segment ${s.index + 1} · sessionId ${s.sessionId ?? "?"} · ${span} · ${ended}`;
-  return `${style.c.bold.blue(title)}\n${style.c.dim(`   ${s.path}`)}\n\n`;
+  const title = safeLine(`══ segment ${s.index + 1} · sessionId ${s.sessionId ?? "?"} · ${span} · ${ended}`);
+  return `${style.c.bold.blue(title)}\n${style.c.dim(`   ${safeLine(s.path)}`)}\n\n`;
 }
 
 function markerText(m: HistoryMessage): string {
@@ -56,35 +60,41 @@ function markerText(m: HistoryMessage): string {
     const tokens = m.tokensBefore !== undefined ? ` (${m.tokensBefore}${m.tokensAfter !== undefined ? ` → ${m.tokensAfter}` : ""} tokens)` : "";
     return `── compaction${tokens}${m.summary ? `: ${oneLine(m.summary)}` : ""}`;
   }
-  return `── reset${m.resetReason ? ` (${m.resetReason})` : ""}`;
+  return `── reset${m.resetReason ? ` (${safeLine(m.resetReason)})` : ""}`;
 }
 
-export function renderMessageText(m: HistoryMessage, style: Style): string {
+/** `#seq` is OpenClaw's number; `L<n>` the line of the file, the position grep prints too. */
+function position(m: HistoryMessage, style: Style): string {
+  return `${style.c.dim(`#${m.seq}`)}${m.lineNo ? style.c.dim(` L${m.lineNo}`) : ""}`;
+}
+
+export function renderMessageText(m: HistoryMessage, style: Style, tz: string): string {
   const c = style.c;
-  const when = m.iso ? c.dim(m.iso) : "";
+  const when = m.timestamp !== null ? c.dim(formatInstant(m.timestamp, tz)) : "";
   const off = m.onActiveBranch === false ? c.red(" [off-branch]") : "";
-  const flags = [m.prelude ? "kept before reset" : "", m.kept ? "kept" : "", m.truncated ? `truncated: ${m.truncated.reason}` : "", m.isError ? "error" : ""].filter(Boolean);
+  const flags = [m.prelude ? "kept before reset" : "", m.kept ? "kept" : "", m.truncated ? `truncated: ${safeLine(m.truncated.reason)}` : "", m.isError ? "error" : ""].filter(Boolean);
   const flagText = flags.length ? c.yellow(` [${flags.join(", ")}]`) : "";
   if (m.kind === "compaction" || m.kind === "reset") {
-    return `${c.dim(`#${m.seq}`)} ${c.magenta(markerText(m))} ${when}${off}\n\n`;
+    return `${position(m, style)} ${c.magenta(markerText(m))} ${when}${off}\n\n`;
   }
-  const head = `${c.dim(`#${m.seq}`)} ${roleLabel(m.role, style)} ${when}${off}${flagText}`;
+  const head = `${position(m, style)} ${roleLabel(m.role, style)} ${when}${off}${flagText}`;
   const body: string[] = [];
-  if (m.thinking) body.push(c.dim.italic(`(thinking) ${m.thinking}`));
+  if (m.thinking) body.push(c.dim.italic(`(thinking) ${safeText(m.thinking)}`));
   if (m.role === "toolResult") {
-    body.push(c.yellow(`← ${m.toolName ?? "tool"}${m.isError ? " (error)" : ""}: ${oneLine(m.text)}`));
+    body.push(c.yellow(`← ${safeLine(m.toolName ?? "tool")}${m.isError ? " (error)" : ""}: ${oneLine(m.text)}`));
   } else if (m.text !== "") {
-    body.push(m.text);
+    body.push(safeText(m.text));
   }
   (m.toolCalls ?? []).forEach((name, i) => {
     const args = m.toolCallArgs?.[i];
-    body.push(c.cyan(`→ ${name}(${args ? oneLine(args, FOLD - name.length) : ""})`));
+    body.push(c.cyan(`→ ${safeLine(name)}(${args ? oneLine(args, FOLD - name.length) : ""})`));
   });
   return `${head}\n${body.map((l) => `  ${l.replace(/\n/g, "\n  ")}`).join("\n")}${body.length ? "\n" : ""}\n`;
 }
 
-export function renderRawLineText(l: RawOutLine): string {
-  return l.text === null ? "" : `${l.text}\n`;
+/** A raw line as written; on a terminal its controls are made visible (`safe`), in a pipe it stays exact. */
+export function renderRawLineText(l: RawOutLine, safe = false): string {
+  return l.text === null ? "" : `${safe ? safeText(l.text) : l.text}\n`;
 }
 
 export function renderHistoryTextFooter(meta: HistoryMeta, style: Style): string {

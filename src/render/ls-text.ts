@@ -1,21 +1,41 @@
 /** Text reporter for `ls`: a table of keys, then the files no key owns. */
-import Table from "cli-table3";
+import path from "node:path";
 import type { LsResult, LsSession } from "../commands/ls.js";
 import type { Style } from "../cli/output.js";
-import { displayPath, formatBytes, relativeTime, shortId, storeLine, truncate } from "./common.js";
+import { formatInstant } from "../core/format.js";
+import { displayPath, formatBytes, relativeTime, shortId, type TextContext } from "./common.js";
+import { safeLine } from "./safe-text.js";
+import { renderTable, type Cell, type Column } from "./table.js";
 
-function table(head: string[], style: Style) {
-  return new Table({
-    head,
-    style: style.level === 0 ? { head: [], border: [] } : { head: ["bold"], border: ["grey"] },
-    wordWrap: false,
-  });
+export interface LsTextContext extends TextContext {
+  /** Dates as wall-clock times in `tz` instead of "5 months ago". */
+  absolute?: boolean;
 }
 
-function activeCell(s: LsSession, style: Style): string {
-  if (s.active.exists) return `${formatBytes(s.active.bytes)}${s.active.messages !== undefined ? `, ${s.active.messages} msgs` : ""}`;
-  if (s.history.via === "reset-archive") return style.c.yellow("missing → reset archive");
-  return style.c.red("missing");
+function dateCell(ms: number | null | undefined, ctx: LsTextContext): string {
+  return ctx.absolute ? formatInstant(ms, ctx.tz) : relativeTime(ms, ctx.now);
+}
+
+/**
+ * Whether a transcript OpenClaw would read lies outside the store that was read: its last legacy
+ * candidate is the *caller's* ~/.openclaw/sessions/, which for a backup under --state-dir is not
+ * the backup's file. Never shown as the store's own without saying so.
+ */
+export function outsideStore(p: string, r: LsResult, s: LsSession): boolean {
+  const st = r.stores.find((x) => x.storePath === s.storePath) ?? r.stores.find((x) => x.agentId === s.agentId);
+  if (!st) return false;
+  const roots = [st.stateDir, st.sessionsDir].filter((d): d is string => d !== null).map((d) => path.resolve(d));
+  const abs = path.resolve(p);
+  return !roots.some((root) => abs === root || abs.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+}
+
+function activeCell(s: LsSession, style: Style, outside: boolean): Cell {
+  if (s.active.exists) {
+    const text = `${formatBytes(s.active.bytes)}${s.active.messages !== undefined ? `, ${s.active.messages} msgs` : ""}`;
+    return outside ? { text: `${text} (outside store)`, paint: style.c.yellow } : text;
+  }
+  if (s.history.via === "reset-archive") return { text: "missing → reset archive", paint: style.c.yellow };
+  return { text: "missing", paint: style.c.red };
 }
 
 function archivesCell(s: LsSession): string {
@@ -25,10 +45,11 @@ function archivesCell(s: LsSession): string {
   return [...counts].map(([r, n]) => `${n} ${r}`).join(", ");
 }
 
-export function renderLsText(r: LsResult, style: Style, now: number): string {
-  const out: string[] = [storeLine(r.stores, style)];
+export function renderLsText(r: LsResult, ctx: LsTextContext): string {
+  const { style } = ctx;
+  const out: string[] = [];
   const base = r.stores[0]?.sessionsDir ?? "";
-  for (const p of r.storeProblems) out.push(style.c.red(`! ${p.message}\n`));
+  for (const p of r.storeProblems) out.push(style.c.red(`! ${safeLine(p.message)}\n`));
   if (r.sessions.length > 0) {
     // With several stores (agents, or a legacy store beside a database) each row names its own.
     const many = r.stores.length > 1;
@@ -36,54 +57,79 @@ export function renderLsText(r: LsResult, style: Style, now: number): string {
       const st = r.stores.find((x) => x.storePath === s.storePath);
       return `${s.agentId}/${st?.era === "sqlite" ? "sqlite" : st?.legacy ? "legacy" : "files"}`;
     };
-    const t = table([...(many ? ["STORE"] : []), "KEY", "SESSION", "ACTIVE", "ARCHIVES", "COMPACTIONS", "LAST ACTIVITY"], style);
-    for (const s of r.sessions) {
-      const cells = [s.sessionKey, shortId(s.sessionId), activeCell(s, style), archivesCell(s), s.compactionCount ?? "-", relativeTime(s.lastActivityAt, now)];
-      t.push(many ? [storeOf(s), ...cells] : cells);
-    }
-    out.push(`${t.toString()}\n`);
+    const columns: Column[] = [
+      ...(many ? [{ head: "STORE", cut: "middle" as const, min: 8 }] : []),
+      { head: "KEY", cut: "middle", min: 20 },
+      { head: "SESSION", cut: "none" },
+      { head: "ACTIVE", cut: "end", min: 7 },
+      { head: "ARCHIVES", cut: "end", min: 8 },
+      { head: "COMPACT", align: "right", cut: "none" },
+      { head: ctx.absolute ? `LAST ACTIVITY (${ctx.tz})` : "LAST ACTIVITY", cut: "end", min: 8 },
+    ];
+    const rows = r.sessions.map((s) => {
+      const outside = s.active.exists && outsideStore(s.active.path, r, s);
+      const cells: Cell[] = [s.sessionKey, shortId(s.sessionId), activeCell(s, style, outside), archivesCell(s), s.compactionCount ?? "-", dateCell(s.lastActivityAt, ctx)];
+      return many ? [storeOf(s), ...cells] : cells;
+    });
+    out.push(renderTable(columns, rows, ctx));
   } else {
     out.push("No keys in this store.\n");
   }
-  for (const d of r.droppedEntries) out.push(style.c.yellow(`! entry ${JSON.stringify(d.sessionKey)}: ${d.notes.map((n) => n.message).join("; ")}\n`));
+  for (const d of r.droppedEntries) out.push(style.c.yellow(safeLine(`! entry ${JSON.stringify(d.sessionKey)}: ${d.notes.map((n) => n.message).join("; ")}`) + "\n"));
   if (r.unattributed.length > 0) {
     out.push(`\n${style.c.bold(`Belonging to no key (${r.unattributed.length})`)}\n`);
-    const t = table(["FILE", "KIND", "SESSION", "SIZE", "LAST", "FIRST USER MESSAGE"], style);
-    for (const u of r.unattributed) {
-      const kind = u.archive ? `${u.archive.reason} archive` : u.kind;
-      const last = u.lastTimestamp ? relativeTime(Date.parse(u.lastTimestamp), now) : "-";
-      t.push([truncate(displayPath(u.path, base), 60), kind, shortId(u.sessionId), formatBytes(u.bytes), last, truncate(u.preview ?? "", 40)]);
-    }
-    out.push(`${t.toString()}\n`);
+    const columns: Column[] = [
+      { head: "FILE", cut: "middle", min: 24 },
+      { head: "KIND", cut: "end", min: 6 },
+      { head: "SESSION", cut: "none" },
+      { head: "SIZE", align: "right", cut: "none" },
+      { head: "LAST", cut: "end", min: 6 },
+      { head: "FIRST USER MESSAGE", cut: "end", min: 10 },
+    ];
+    const rows = r.unattributed.map((u) => [
+      displayPath(u.path, base),
+      u.archive ? u.archive.reason : u.kind,
+      shortId(u.sessionId),
+      formatBytes(u.bytes),
+      u.lastTimestamp ? dateCell(Date.parse(u.lastTimestamp), ctx) : "-",
+      (u.preview ?? "").replace(/\s+/g, " ").slice(0, 200),
+    ]);
+    out.push(renderTable(columns, rows, ctx));
   }
   return out.join("");
 }
 
 /** `ls <key>`: one key in detail, with the evidence behind each attributed file. */
-export function renderLsKeyText(r: LsResult, style: Style, now: number): string {
-  const out: string[] = [storeLine(r.stores, style)];
+export function renderLsKeyText(r: LsResult, ctx: LsTextContext): string {
+  const { style, now } = ctx;
+  const out: string[] = [];
+  const when = (ms: number | null) => (ms === null ? "-" : `${relativeTime(ms, now)} (${formatInstant(ms, ctx.tz)} ${ctx.tz})`);
   for (const s of r.sessions) {
     const base = r.stores.find((st) => st.agentId === s.agentId)?.sessionsDir ?? "";
-    out.push(`${style.c.bold(s.sessionKey)}\n`);
-    out.push(`  sessionId        ${s.sessionId ?? "-"}\n`);
+    out.push(`${style.c.bold(safeLine(s.sessionKey))}\n`);
+    out.push(`  sessionId        ${safeLine(s.sessionId ?? "-")}\n`);
     out.push(`  compactionCount  ${s.compactionCount ?? "-"}\n`);
-    out.push(`  last activity    ${relativeTime(s.lastActivityAt, now)}\n`);
-    out.push(`  active           ${s.active.exists ? `${s.active.path} (${formatBytes(s.active.bytes)})` : style.c.red(`missing (${s.active.path || "no candidate"})`)}\n`);
-    if (s.active.note) out.push(`                   ${style.c.yellow(s.active.note)}\n`);
-    out.push(`  history reads    ${s.history.path ?? "nothing"} (${s.history.via})\n`);
+    out.push(`  last activity    ${when(s.lastActivityAt)}\n`);
+    const activePath = safeLine(s.active.path);
+    out.push(`  active           ${s.active.exists ? `${activePath} (${formatBytes(s.active.bytes)})` : style.c.red(`missing (${activePath || "no candidate"})`)}\n`);
+    if (s.active.exists && outsideStore(s.active.path, r, s)) {
+      out.push(`                   ${style.c.yellow("outside the store read: OpenClaw's last fallback (the caller's ~/.openclaw/sessions/), not a file of this store")}\n`);
+    }
+    if (s.active.note) out.push(`                   ${style.c.yellow(safeLine(s.active.note))}\n`);
+    out.push(`  history reads    ${safeLine(s.history.path ?? "nothing")} (${s.history.via})\n`);
     out.push(`  candidates\n`);
-    for (const c of s.active.candidates) out.push(`    ${c.exists ? "✓" : "✗"} ${c.path} (${c.classification})\n`);
-    if (s.lineage.length > 1) out.push(`  lineage          ${s.lineage.join(" → ")}\n`);
+    for (const c of s.active.candidates) out.push(`    ${c.exists ? "✓" : "✗"} ${safeLine(c.path)} (${c.classification})\n`);
+    if (s.lineage.length > 1) out.push(`  lineage          ${safeLine(s.lineage.join(" → "))}\n`);
     out.push(`  archives (${s.archives.length})\n`);
     for (const a of s.archives) {
       out.push(`    ${a.reason.padEnd(7)} ${displayPath(a.path, base)}  ${formatBytes(a.bytes)}${a.messages !== undefined ? `, ${a.messages} msgs` : ""}\n`);
-      for (const e of a.evidence) out.push(style.c.dim(`            ${e.kind} (${e.confidence}): ${e.detail}\n`));
+      for (const e of a.evidence) out.push(style.c.dim(`            ${e.kind} (${e.confidence}): ${safeLine(e.detail)}\n`));
     }
     if (s.related.length > 0) {
       out.push(`  related files (${s.related.length})\n`);
       for (const f of s.related) out.push(`    ${f.kind.padEnd(13)} ${displayPath(f.path, base)}\n`);
     }
-    for (const n of s.loadNotes) out.push(style.c.yellow(`  ! ${n.message}\n`));
+    for (const n of s.loadNotes) out.push(style.c.yellow(`  ! ${safeLine(n.message)}\n`));
   }
   return out.join("");
 }

@@ -1,17 +1,17 @@
 /** Text reporter for `timeline`: a vertical timeline of one key, or a per-key summary table. */
-import Table from "cli-table3";
-import { format } from "date-fns/format";
 import { formatDistanceStrict } from "date-fns/formatDistanceStrict";
 import type { TimelineResult, TimelineSummaryResult } from "../commands/timeline.js";
 import type { TimelineEvent, TimelineSegment } from "../core/timeline/build.js";
-import { zonedDate } from "../core/timeline/tz.js";
+import { displayedSeconds, formatInstant } from "../core/format.js";
 import type { Style } from "../cli/output.js";
-import { displayPath, relativeTime, shortId, storeLine, truncate } from "./common.js";
+import { displayPath, relativeTime, shortId, truncate, type TextContext } from "./common.js";
+import { safeLine } from "./safe-text.js";
+import { renderTable } from "./table.js";
 
 const TIME_WIDTH = 19;
 
 function when(ms: number | null, tz: string): string {
-  return ms === null ? "?".padEnd(TIME_WIDTH) : format(zonedDate(ms, tz), "yyyy-MM-dd HH:mm:ss");
+  return ms === null ? "?".padEnd(TIME_WIDTH) : formatInstant(ms, tz);
 }
 
 function tokens(n: unknown): string {
@@ -27,7 +27,7 @@ function policyLine(r: TimelineResult): string {
   const p = r.policy;
   const where = p.configPath ?? "no openclaw.json";
   const src = p.source === "config" ? `from ${p.from.join(", ")} in ${where}` : `${p.from[0]}${p.configPath ? ` (no reset setting in ${where})` : " (no openclaw.json found)"}`;
-  return `${p.description} — ${src}`;
+  return safeLine(`${p.description} — ${src}`);
 }
 
 /** The lines one event contributes: a headline and indented details. */
@@ -47,42 +47,46 @@ function eventLines(e: TimelineEvent, segs: TimelineSegment[], base: string, sty
     case "compaction": {
       const flag = e.summaryFlag === "empty" ? c.yellow(" ⚠ empty summary") : e.summaryFlag === "fallback" ? c.yellow(" ⚠ fallback summary") : "";
       const details = [`summary: "${truncate(String(e.summaryPreview ?? ""), 90)}"${flag}`];
-      if (e.firstKeptEntryId) details.push(c.dim(`keeps from entry ${String(e.firstKeptEntryId)}`));
+      if (e.firstKeptEntryId) details.push(c.dim(`keeps from entry ${safeLine(String(e.firstKeptEntryId))}`));
       return { head: `${c.magenta("◇")} compaction  ${tokens(e.tokensBefore)} → ${tokens(e.tokensAfter)} tokens`, details };
     }
     case "branch-summary":
-      return { head: `${c.magenta("◇")} branch summary (from ${String(e.fromId ?? "?")})`, details: [`"${truncate(String(e.summaryPreview ?? ""), 90)}"`] };
+      return { head: `${c.magenta("◇")} branch summary (from ${safeLine(String(e.fromId ?? "?"))})`, details: [`"${truncate(String(e.summaryPreview ?? ""), 90)}"`] };
     case "error":
-      return { head: `${c.red("✗")} ${String(e.detail)}`, details: [] };
+      return { head: `${c.red("✗")} ${safeLine(String(e.detail))}`, details: [] };
     case "manual-compact":
-      return { head: `${c.magenta("◇")} manual compact (trim): ${displayPath(e.path, base)}`, details: [c.dim(String(e.detail))] };
+      return { head: `${c.magenta("◇")} manual compact (trim): ${displayPath(e.path, base)}`, details: [c.dim(safeLine(String(e.detail)))] };
     default: {
       const r = e.reason as { kind: string; confidence: string };
-      const what = e.type === "deleted" ? "deleted" : e.type === "reset-row" ? `reset row "${String(e.openclawReason ?? "?")}"` : e.type === "window" ? "new window" : "reset";
+      const what = e.type === "deleted" ? "deleted" : e.type === "reset-row" ? `reset row "${safeLine(String(e.openclawReason ?? "?"))}"` : e.type === "window" ? "new window" : "reset";
       const ids = e.toSessionId ? `${shortId(e.fromSessionId as string)} → ${shortId(e.toSessionId as string)}` : shortId(e.fromSessionId as string);
-      const details = (seg?.endReason?.evidence ?? []).map((x) => c.dim(`· ${x}`));
+      const details = (seg?.endReason?.evidence ?? []).map((x) => c.dim(`· ${safeLine(x)}`));
       if (typeof e.archivePath === "string") details.push(c.dim(`archive: ${displayPath(e.archivePath, base)}`));
       return { head: `${c.yellow("◆")} ${c.bold(what)} ${ids}: ${reasonText(r.kind, r.confidence, style)}`, details };
     }
   }
 }
 
-export function renderTimelineText(r: TimelineResult, style: Style, now: number): string {
+export function renderTimelineText(r: TimelineResult, ctx: TextContext): string {
+  const { style, now } = ctx;
   const c = style.c;
   const tz = r.timeZone;
   const base = r.store.sessionsDir;
-  const out: string[] = [storeLine(r.stores, style)];
-  out.push(`${c.bold(r.sessionKey)}  ${c.dim(`sessionId ${r.sessionId ?? "-"}`)}\n`);
+  const out: string[] = [];
+  out.push(`${c.bold(safeLine(r.sessionKey))}  ${c.dim(`sessionId ${safeLine(r.sessionId ?? "-")}`)}\n`);
   out.push(`  reset policy     ${policyLine(r)}\n`);
   const cc = r.compactionCountCheck;
   const ccLine = `${cc.stored ?? "-"} in the store · ${cc.inCurrentSegment} in the current segment · ${cc.inAllSegments} in all segments`;
-  out.push(`  compactionCount  ${ccLine}\n                   ${cc.matches ? c.dim(cc.explanation) : c.yellow(cc.explanation)}\n`);
+  const ccWhy = safeLine(cc.explanation);
+  out.push(`  compactionCount  ${ccLine}\n                   ${cc.matches ? c.dim(ccWhy) : c.yellow(ccWhy)}\n`);
   out.push(`  ${r.segments.length} segment${r.segments.length === 1 ? "" : "s"}, ${r.resets} reset${r.resets === 1 ? "" : "s"} · times in ${tz}\n\n`);
   const pad = " ".repeat(TIME_WIDTH);
   let prev: number | null = null;
   for (const e of r.events) {
-    if (prev !== null && e.time !== null && e.time - prev >= 1000) {
-      out.push(`${pad}  ${c.dim(`│  ${formatDistanceStrict(prev, e.time)} later`)}\n`);
+    // The gap between the seconds as printed, so "1 second later" never sits between :49 and :51.
+    if (prev !== null && e.time !== null && displayedSeconds(prev, e.time) >= 1) {
+      const gap = displayedSeconds(prev, e.time) * 1000;
+      out.push(`${pad}  ${c.dim(`│  ${formatDistanceStrict(0, gap, { roundingMethod: "floor" })} later`)}\n`);
     }
     const { head, details } = eventLines(e, r.segments, base, style);
     out.push(`${c.dim(when(e.time, tz))}  ${head}\n`);
@@ -91,23 +95,32 @@ export function renderTimelineText(r: TimelineResult, style: Style, now: number)
   }
   const cur = r.segments.find((s) => s.current);
   if (cur) out.push(`\n${c.green("now")}: segment ${cur.index + 1} (${shortId(cur.sessionId)}), last activity ${relativeTime(cur.lastActivityAt, now)}\n`);
-  for (const n of r.notes) out.push(c.yellow(`! ${n}\n`));
+  for (const n of r.notes) out.push(c.yellow(`! ${safeLine(n)}\n`));
   return out.join("");
 }
 
-export function renderTimelineSummaryText(r: TimelineSummaryResult, style: Style, now: number): string {
-  const out: string[] = [storeLine(r.stores, style)];
-  if (r.keys.length === 0) return `${out.join("")}No keys in this store.\n`;
-  const t = new Table({
-    head: ["KEY", "SEGMENTS", "RESETS", "COMPACTIONS", "COUNT", "LAST RESET", "POLICY"],
-    style: style.level === 0 ? { head: [], border: [] } : { head: ["bold"], border: ["grey"] },
-    wordWrap: false,
-  });
-  for (const k of r.keys) {
-    const last = k.lastReset ? `${relativeTime(k.lastReset.time, now)}, ${k.lastReset.kind} (${k.lastReset.confidence})` : "-";
-    t.push([k.sessionKey, k.segments, k.resets, k.compactions, k.compactionCount ?? "-", last, `${k.policy.description}${k.policy.source === "default" ? " (default)" : ""}`]);
-  }
-  out.push(`${t.toString()}\n`);
-  out.push(style.c.dim(`sorted by ${r.sort === "key" ? "key" : "most recent reset"}; run \`openclaw-sessions timeline <key>\` for the evidence\n`));
+export function renderTimelineSummaryText(r: TimelineSummaryResult, ctx: TextContext): string {
+  const { now } = ctx;
+  const out: string[] = [];
+  if (r.keys.length === 0) return "No keys in this store.\n";
+  const rows = r.keys.map((k) => [
+    k.sessionKey,
+    k.segments,
+    k.resets,
+    k.compactions,
+    k.compactionCount ?? "-",
+    k.lastReset ? `${relativeTime(k.lastReset.time, now)}, ${k.lastReset.kind} (${k.lastReset.confidence})` : "-",
+    `${k.policy.description}${k.policy.source === "default" ? " (default)" : ""}`,
+  ]);
+  const columns = [
+    { head: "KEY", cut: "middle" as const, min: 16 },
+    { head: "SEGS", align: "right" as const, cut: "none" as const },
+    { head: "RESETS", align: "right" as const, cut: "none" as const },
+    { head: "COMPACT", align: "right" as const, cut: "none" as const },
+    { head: "COUNT", align: "right" as const, cut: "none" as const },
+    { head: "LAST RESET", cut: "end" as const, min: 10 },
+    { head: "POLICY", cut: "end" as const, min: 8 },
+  ];
+  out.push(renderTable(columns, rows, ctx));
   return out.join("");
 }

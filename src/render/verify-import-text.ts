@@ -1,6 +1,7 @@
 /** Text reporter for `verify-import`: one block per legacy file, differences with line and event id. */
 import type { VerifyImportResult, VerifiedFile } from "../commands/verify-import.js";
 import type { Style } from "../cli/output.js";
+import { safeLine } from "./safe-text.js";
 
 const LABEL: Record<VerifiedFile["status"], string> = {
   complete: "fully in SQLite",
@@ -15,7 +16,7 @@ const LABEL: Record<VerifiedFile["status"], string> = {
 const OUTCOME: Record<string, string> = { missing: "missing", differs: "differs", "no-identity": "no identity row", malformed: "malformed" };
 
 /** Printable on a terminal: transcript-derived strings never carry control characters. */
-const safe = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "?");
+const safe = safeLine;
 
 export function renderVerifyImportText(r: VerifyImportResult, style: Style, opts: { quiet?: boolean; maxLines?: number } = {}): string {
   const out: string[] = [];

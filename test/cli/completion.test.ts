@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { ROOT, scenarioDir } from "../helpers/corpus.js";
 
@@ -21,34 +21,92 @@ describe("completion", () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain("ls");
       expect(r.stdout).toContain(shell === "fish" ? "-l all-agents" : "--all-agents");
-      expect(r.stdout).toContain("__complete keys");
+      expect(r.stdout).toContain("__complete");
       expect(r.stdout).not.toContain("__complete)"); // the hidden command is not offered
     }
     expect((await cli(["completion", "tcsh"])).code).toBe(2);
   });
 
-  it("bash completes commands, flags and the session keys of the current store", async () => {
-    const script = (await cli(["completion", "bash"])).stdout;
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ocs-comp-")), "c.bash");
-    fs.writeFileSync(file, script);
-    const env = {
-      PATH: `${shimDir()}:${process.env.PATH}`,
-      OPENCLAW_STATE_DIR: path.join(scenarioDir("files", "reset-chain"), "state"),
-      HOME: "/nonexistent-home",
-    };
-    const complete = (words: string[]) => {
-      const r = spawnSync(
-        "bash",
-        ["-c", `source "${file}"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _openclaw_sessions; printf '%s\\n' "\${COMPREPLY[@]}"`],
-        { env, encoding: "utf8" },
-      );
+  it("scripts offer option values, paths and dynamic items in every shell", async () => {
+    const zsh = (await cli(["completion", "zsh"])).stdout;
+    expect(zsh).toContain("--state-dir[");
+    expect(zsh).toMatch(/--state-dir\[[^\]]*\]:[^:]*:_files -\//);
+    expect(zsh).toMatch(/--format\[[^\]]*\]:[^:]*:\(md html jsonl\)/);
+    expect(zsh).toContain("_openclaw_sessions_keys");
+    expect(zsh).toContain("_openclaw_sessions_archives");
+    const fish = (await cli(["completion", "fish"])).stdout;
+    expect(fish).toMatch(/-l state-dir -x -a "\(__fish_complete_directories\)"/);
+    expect(fish).toMatch(/-l output -s o -r -F/);
+    expect(fish).toMatch(/-l fail-on -x -a "error warn never"/);
+    expect(fish).toMatch(/__fish_seen_subcommand_from grep" -l key -x -a "\(__openclaw_sessions_complete keys\)"/);
+  });
+
+  describe("bash, driven through bash itself", () => {
+    const roots: string[] = [];
+    afterAll(() => {
+      for (const r of roots) fs.rmSync(r, { recursive: true, force: true });
+    });
+    let file = "";
+    let env: NodeJS.ProcessEnv = {};
+    const state = path.join(scenarioDir("files", "reset-chain"), "state");
+    beforeAll(async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-comp-"));
+      const shim = shimDir();
+      roots.push(dir, shim);
+      file = path.join(dir, "c.bash");
+      fs.writeFileSync(file, (await cli(["completion", "bash"])).stdout);
+      env = { PATH: `${shim}:${process.env.PATH}`, OPENCLAW_STATE_DIR: state, HOME: "/nonexistent-home" };
+    });
+
+    /** Completes the line as bash does on Tab: COMP_LINE/COMP_POINT, and COMP_WORDS split at COMP_WORDBREAKS. */
+    const complete = (line: string, extraEnv: NodeJS.ProcessEnv = {}) => {
+      const script = `source "${file}"
+COMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}
+_openclaw_sessions
+printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const r = spawnSync("bash", ["--norc", "--noprofile", "-c", script], { env: { ...env, ...extraEnv }, encoding: "utf8" });
       expect(r.stderr).toBe("");
-      return r.stdout.trim().split("\n").filter(Boolean);
+      return r.stdout.split("\n").filter(Boolean);
     };
-    expect(complete(["openclaw-sessions", "l"])).toEqual(["ls"]);
-    expect(complete(["openclaw-sessions", "ls", "--all"])).toEqual(["--all-agents"]);
-    expect(complete(["openclaw-sessions", "ls", "agent"])).toEqual(["agent:main:main", "agent:main:telegram:direct:424242"]);
-    // bash splits words at ":"; the script completes the whole key and trims the shown part
-    expect(complete(["openclaw-sessions", "ls", "agent", ":", "main", ":", "t"])).toEqual(["telegram:direct:424242"]);
+
+    it("commands and flags", () => {
+      expect(complete("openclaw-sessions l")).toEqual(["ls"]);
+      expect(complete("openclaw-sessions ls --all")).toEqual(["--all-agents"]);
+    });
+
+    it("keys, and after agent:main: only the rest (never agent:main::)", () => {
+      expect(complete("openclaw-sessions ls agent")).toEqual(["agent:main:main", "agent:main:telegram:direct:424242"]);
+      // Bash replaces the text after the last ":" only: the reply must be that part.
+      expect(complete("openclaw-sessions ls agent:main:")).toEqual(["main", "telegram:direct:424242"]);
+      expect(complete("openclaw-sessions history agent:main:te")).toEqual(["telegram:direct:424242"]);
+      expect(complete("openclaw-sessions grep x --key agent:main:m")).toEqual(["main"]);
+      expect(complete("openclaw-sessions restore --key agent:main:t")).toEqual(["telegram:direct:424242"]);
+    });
+
+    it("honours --state-dir typed on the line", () => {
+      const other = path.join(scenarioDir("files", "single-active"), "state");
+      expect(complete(`openclaw-sessions ls --state-dir ${other} agent:`, { OPENCLAW_STATE_DIR: "/nonexistent" })).toEqual(["main:main"]);
+      expect(complete(`openclaw-sessions ls agent:`, { OPENCLAW_STATE_DIR: "/nonexistent" })).toEqual([]);
+    });
+
+    it("archive names after restore, option values, paths", () => {
+      expect(complete("openclaw-sessions restore 9648")).toEqual(["9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z"]);
+      expect(complete("openclaw-sessions export k --format h")).toEqual(["html"]);
+      expect(complete("openclaw-sessions grep x --role tool")).toEqual(["toolResult"]);
+      expect(complete("openclaw-sessions timeline --sort r")).toEqual(["recent-reset"]);
+      expect(complete("openclaw-sessions check --fail-on w")).toEqual(["warn"]);
+      expect(complete("openclaw-sessions timeline --tz Europe/Berl")).toEqual(["Europe/Berlin"]);
+      expect(complete(`openclaw-sessions ls --state-dir ${path.dirname(state)}/st`)).toEqual([state]);
+      expect(complete("openclaw-sessions history --tail ")).toEqual([]);
+    });
+
+    it("a real Tab in an interactive bash completes a key after agent:main:", () => {
+      // bash -i in a pty (script): type the line, press Tab, run it; ls of the completed key prints its detail.
+      const input = `source "${file}"\nopenclaw-sessions ls agent:main:te\t\nexit\n`;
+      const r = spawnSync("script", ["-qec", "bash --norc --noprofile -i", "/dev/null"], { input, env: { ...env, TERM: "dumb", PS1: "$ " }, encoding: "utf8", timeout: 60_000 });
+      expect(r.stdout).toContain("agent:main:telegram:direct:424242");
+      expect(r.stdout).toMatch(/sessionId\s+f1091dc4-aaaf-4980-b920-36af23252a48/);
+      expect(r.stdout).not.toContain("agent:main::");
+    });
   });
 });

@@ -53,7 +53,8 @@ describe("history CLI", () => {
   it("text: says which file and why; tool calls folded to one line", async () => {
     const r = await cli(["history", MAIN, "--state-dir", state("single-active")]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/reading .*1a88a76f-4669-4201-8889-bfd9a63beaf9\.jsonl \(active\)/);
+    expect(r.stderr).toMatch(/reading .*1a88a76f-4669-4201-8889-bfd9a63beaf9\.jsonl \(active\)/);
+    expect(r.stdout).not.toContain("reading ");
     expect(r.stdout).toContain('→ read({"path":"README.md"})');
     expect(r.stdout).toContain("← ls: index.ts util.ts");
     expect(r.stdout).not.toContain("The user wants an overview");
@@ -64,7 +65,7 @@ describe("history CLI", () => {
   it("fallback: says it read the reset archive", async () => {
     const r = await cli(["history", MAIN, "--state-dir", state("fallback-active-missing")]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\.jsonl\.reset\.2026-07-01T09-10-10\.500Z \(reset-archive\): the active transcript is missing/);
+    expect(r.stderr).toMatch(/\.jsonl\.reset\.2026-07-01T09-10-10\.500Z \(reset-archive\): the active transcript is missing/);
   });
 
   it("--markdown", async () => {

@@ -32,10 +32,13 @@ describe("ls (CLI)", () => {
     for (const f of doc.files) expect(path.isAbsolute(f.path)).toBe(true);
   });
 
-  it("prints a table that names the store", async () => {
+  it("prints a table; the store it read is named on stderr (stdout is data only)", async () => {
     const r = await cli(["ls", "--state-dir", state("reset-chain")]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("sessions.json (found by --state-dir)");
+    expect(r.stderr).toContain("sessions.json (found by --state-dir)");
+    expect(r.stdout).not.toContain("found by");
+    const q = await cli(["ls", "-q", "--state-dir", state("reset-chain")]);
+    expect(q.stderr).toBe("");
     expect(r.stdout).toContain("agent:main:telegram:direct:424242");
     expect(r.stdout).toContain("3 reset");
     expect(r.stdout).not.toMatch(/\u001b\[/); // no ANSI when piped / NO_COLOR
@@ -113,10 +116,12 @@ describe("ls (CLI)", () => {
     expect(r.stdout.trim()).toBe(pkg.version);
   });
 
-  it("prints short help and exits 2 with no arguments", async () => {
+  it("bare invocation prints the same help as --help", async () => {
     const r = await cli([]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain("Usage: openclaw-sessions");
+    const h = await cli(["--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(h.stdout);
+    expect(r.stdout.startsWith("Usage: openclaw-sessions")).toBe(true);
   });
 
   it("tolerates a sessions dir full of look-alikes and a symlink escaping the store", async () => {
@@ -130,12 +135,14 @@ describe("ls (CLI)", () => {
 });
 
 describe("help", () => {
-  it("every command's --help leads with examples", async () => {
+  it("every command's --help: usage first, then options, then examples (git, gh order)", async () => {
     for (const cmd of ["ls", "history", "timeline", "check", "grep", "export", "restore", "completion"]) {
       const r = await cli([cmd, "--help"]);
       expect(r.code, cmd).toBe(0);
-      expect(r.stdout.trimStart().startsWith("Examples:"), cmd).toBe(true);
+      expect(r.stdout.startsWith(`Usage: openclaw-sessions ${cmd}`), cmd).toBe(true);
+      expect(r.stdout.indexOf("Examples:"), cmd).toBeGreaterThan(r.stdout.indexOf("Options:"));
       expect(r.stdout, cmd).toContain(`$ openclaw-sessions ${cmd}`);
+      expect(r.stdout, cmd).not.toMatch(/see docs\/json\.md/);
     }
   });
 });

@@ -113,7 +113,7 @@ describe("context-pack on reset-chain (file-backed, OpenClaw 7.1)", () => {
     r.turns[0]!.text = "red \u001b[31mtext\u0007 end";
     const md = renderContextPackMarkdown(r, { version: "test" });
     expect(md).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-    expect(md).toContain("red \u241b[31mtext\u2407 end");
+    expect(md).toContain("red ^[[31mtext^G end");
   });
 });
 

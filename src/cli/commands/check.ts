@@ -1,9 +1,10 @@
 import { Command, Option } from "commander";
 import type { App } from "../app.js";
-import { addOutputOptions, addStoreOptions, parsePositiveInt, selectionOf, type CommonOptions } from "../options.js";
+import { addOutputOptions, addStoreOptions, integerOption, selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
 import type { FailOn } from "../../commands/check.js";
 import { ExitCode, usageError } from "../../core/errors.js";
+import { docsPath } from "../package-info.js";
 
 interface CheckFlags extends CommonOptions {
   failOn: FailOn;
@@ -26,19 +27,20 @@ export function registerCheck(program: Command, app: App): void {
     .addOption(new Option("--fail-on <level>", "exit 1 when a finding of this severity or worse exists").choices(["error", "warn", "never"]).default("error"))
     .option("--fast", "store-level checks only: no transcript body is read")
     .option("--now <iso>", "measure ages (retention, locks, temp files) against this instant instead of the clock")
-    .option("--prune-within <days>", "report archives of live keys pruned within this many days (default 7)", parsePositiveInt("--prune-within"));
+    .option("--prune-within <days>", "report archives of live keys pruned within this many days (default 7)", integerOption("--prune-within"));
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "before",
-    `Examples:
+    "after",
+    `
+Examples:
   $ openclaw-sessions check
   $ openclaw-sessions check --json | jq '.findings[] | select(.severity=="error") | .code'
   $ openclaw-sessions check --all-agents --fast --fail-on warn --quiet
   $ 17 3 * * *  openclaw-sessions check --all-agents --json > /var/log/openclaw-check.json || mail -s "openclaw check" me < /var/log/openclaw-check.json
 
 Exit: 0 nothing at or above --fail-on, 1 findings at or above it; 2 usage, 3 environment (state dir missing).
-Finding codes: see docs/cron.md.
+Finding codes: ${docsPath("cron.md")}
 `,
   );
   cmd.action(async (opts: CheckFlags) => {
@@ -53,7 +55,12 @@ Finding codes: see docs/cron.md.
         { env: app.io.env, cwd: app.io.cwd, progress: progress.report },
       ).finally(() => progress.clear());
       if (opts.json) app.io.stdout.write(renderJson(result));
-      else app.io.stdout.write(renderCheckText(result, app.styleFor("stdout", opts), { quiet: opts.quiet }));
+      else {
+        const { scopeLines } = await import("../../render/common.js");
+        const { otherAgentsOf } = await import("../../commands/store-header.js");
+        app.context(opts, scopeLines(result.stores, opts.allAgents ? [] : otherAgentsOf(result.stores), app.styleFor("stderr", opts)));
+        app.io.stdout.write(renderCheckText(result, app.styleFor("stdout", opts), { quiet: opts.quiet }));
+      }
       if (fails(result.summary, opts.failOn)) {
         // Cron mails stderr: say why the run failed even when stdout went to a file.
         const { error, warn, info } = result.summary;

@@ -1,8 +1,34 @@
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import type { App } from "../app.js";
-import { addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+import { addStoreOptions, ROLES, selectionOf, type CommonOptions } from "../options.js";
 import { usageError } from "../../core/errors.js";
-import { completionScript, type CommandSpec, type Shell } from "../../commands/completion.js";
+import { completionScript, type CommandSpec, type Shell, type ValueKind } from "../../commands/completion.js";
+
+/** Options whose value is a path (files) or a directory. */
+const FILE_FLAGS = new Set(["--file", "--output", "--store", "--config", "--undo"]);
+const DIR_FLAGS = new Set(["--state-dir", "--sessions-dir", "--manifest-dir"]);
+
+function valueOf(o: Option): ValueKind | null {
+  if (!o.required && !o.optional) return null;
+  const long = o.long ?? "";
+  if (o.argChoices?.length) return { kind: "words", words: o.argChoices };
+  if (DIR_FLAGS.has(long)) return { kind: "dir" };
+  if (FILE_FLAGS.has(long)) return { kind: "file" };
+  if (long === "--key") return { kind: "dynamic", what: "keys" };
+  if (long === "--tz") return { kind: "dynamic", what: "zones" };
+  if (long === "--role") return { kind: "words", words: [...ROLES] };
+  return { kind: "none" };
+}
+
+function positionalOf(c: Command): ValueKind {
+  const first = c.registeredArguments[0];
+  if (!first) return { kind: "none" };
+  if (first.argChoices?.length) return { kind: "words", words: first.argChoices };
+  if (first.name() === "key") return { kind: "dynamic", what: "keys" };
+  if (first.name() === "archive") return { kind: "dynamic", what: "archives" };
+  if (first.name() === "shell") return { kind: "words", words: ["bash", "zsh", "fish"] };
+  return { kind: "none" };
+}
 
 /** The command tree as the completion generator needs it (hidden commands left out). */
 function specsOf(program: Command): CommandSpec[] {
@@ -10,8 +36,9 @@ function specsOf(program: Command): CommandSpec[] {
     .filter((c) => !c.name().startsWith("__"))
     .map((c) => ({
       name: c.name(),
-      flags: c.options.flatMap((o) => [o.long, o.short].filter((f): f is string => typeof f === "string")),
-      takesKey: c.registeredArguments[0]?.name() === "key",
+      description: c.description(),
+      flags: c.options.map((o) => ({ long: o.long, short: o.short, description: o.description, value: valueOf(o) })),
+      positional: positionalOf(c),
     }));
 }
 
@@ -21,8 +48,9 @@ export function registerCompletion(program: Command, app: App): void {
     .argument("<shell>", "bash, zsh or fish")
     .description("print a shell completion script (commands, flags and the session keys of the current store)")
     .addHelpText(
-    "before",
-    `Examples:
+    "after",
+    `
+Examples:
   $ source <(openclaw-sessions completion bash)
   $ openclaw-sessions completion zsh > "\${fpath[1]}/_openclaw-sessions"
   $ openclaw-sessions completion fish > ~/.config/fish/completions/openclaw-sessions.fish
@@ -37,19 +65,25 @@ export function registerCompletion(program: Command, app: App): void {
       });
     });
 
-  // Used by the scripts at completion time; prints one key per line, never fails loudly.
-  const keys = program.command("__complete", { hidden: true }).argument("<what>");
-  addStoreOptions(keys);
-  keys.action(async (what: string, opts: CommonOptions) => {
-    if (what !== "keys") return;
+  // Used by the scripts at completion time: one item per line, never fails loudly.
+  const items = program.command("__complete", { hidden: true }).argument("<what>", "keys, archives or zones");
+  addStoreOptions(items);
+  items.action(async (what: string, opts: CommonOptions) => {
     try {
-      const { openStores, closeStores } = await import("../../store/index.js");
-      const indexes = await openStores(selectionOf(opts), { env: app.io.env, cwd: app.io.cwd });
-      closeStores();
-      const all = new Set(indexes.flatMap((i) => i.entries.map((e) => e.sessionKey)));
-      app.io.stdout.write([...all].sort().map((k) => `${k}\n`).join(""));
+      let out: string[] = [];
+      if (what === "zones") out = Intl.supportedValuesOf("timeZone").concat("UTC");
+      else if (what === "keys" || what === "archives") {
+        const { openStores, closeStores } = await import("../../store/index.js");
+        const indexes = await openStores(selectionOf(opts), { env: app.io.env, cwd: app.io.cwd });
+        closeStores();
+        out =
+          what === "keys"
+            ? indexes.flatMap((i) => i.entries.map((e) => e.sessionKey))
+            : indexes.flatMap((i) => i.files.filter((f) => f.archive !== null && f.archive !== undefined).map((f) => f.name));
+      }
+      app.io.stdout.write([...new Set(out)].sort().map((k) => `${k}\n`).join(""));
     } catch {
-      // completion must stay quiet: no store, no keys
+      // completion must stay quiet: no store, nothing to offer
     }
   });
 }

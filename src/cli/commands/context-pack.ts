@@ -1,6 +1,6 @@
 import { Command, Option } from "commander";
 import type { App } from "../app.js";
-import { addOutputOptions, addStoreOptions, parsePositiveInt, selectionOf, type CommonOptions } from "../options.js";
+import { addOutputOptions, addStoreOptions, integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
 import { usageError } from "../../core/errors.js";
 import { parseWhen } from "../../core/when.js";
 
@@ -14,25 +14,24 @@ interface ContextPackFlags extends CommonOptions {
   includeCurrent?: boolean;
 }
 
-const collectRoles = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((r) => r.trim()).filter(Boolean)];
-
 export function registerContextPack(program: Command, app: App, version: string): void {
   const cmd = program
     .command("context-pack")
     .argument("<key>", "the sessionKey whose earlier conversation to pack")
     .description("a verbatim, size-capped bundle of a key's conversation before its current segment, to paste into a new session or keep as a dated memory note")
-    .option("--segments <n>", "the last n segments before the current one (default 1)", parsePositiveInt("--segments"))
+    .option("--segments <n>", "the last n segments before the current one (default 1)", integerOption("--segments", { min: 1 }))
     .option("--since <when>", "instead: every turn since then, from all earlier segments (ISO date or 30m, 2h, 3d, 1w ago)")
-    .option("--max-chars <n>", "at most this many characters of turns; the newest are kept (default 20000)", parsePositiveInt("--max-chars"))
-    .option("--roles <roles>", "only these roles (comma list: user,assistant,toolResult,system)", collectRoles)
+    .option("--max-chars <n>", "at most this many characters of turns; the newest are kept (default 20000)", integerOption("--max-chars"))
+    .option("--roles <roles>", "only these roles (comma list: user,assistant,toolResult,system)", roleList("--roles"))
     .addOption(new Option("--format <format>", "md (default) or json").choices(["md", "json"]))
     .option("--thinking", "include thinking text (left out by default)")
     .option("--include-current", "also the current segment, after the selected ones");
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "before",
-    `Examples:
+    "after",
+    `
+Examples:
   $ openclaw-sessions context-pack agent:main:telegram:direct:42                 # what the last reset took away
   $ openclaw-sessions context-pack agent:main:main --segments 3 --max-chars 8000
   $ openclaw-sessions context-pack agent:main:main --since 2d --roles user,assistant
@@ -62,7 +61,7 @@ Read-only; reads every era and archive kind as \`history --archived\` does.
       const { renderJson } = await import("../../render/json.js");
       const result = await runContextPack(
         {
-          ...selectionOf(flags),
+          ...selectionOf(flags, key),
           key,
           segments: flags.segments,
           since,

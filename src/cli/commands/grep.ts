@@ -1,9 +1,10 @@
 import { Command } from "commander";
 import type { App } from "../app.js";
-import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+import { addOutputOptions, addStoreOptions, roleList, selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
 import type { GrepMode } from "../../render/grep-json.js";
 import { ExitCode, usageError } from "../../core/errors.js";
+import { safeLine } from "../../render/safe-text.js";
 
 interface GrepFlags extends CommonOptions {
   fixedStrings?: boolean;
@@ -19,8 +20,6 @@ interface GrepFlags extends CommonOptions {
   jsonl?: boolean;
 }
 
-const collectRoles = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
-
 export function registerGrep(program: Command, app: App): void {
   const cmd = program
     .command("grep")
@@ -29,7 +28,7 @@ export function registerGrep(program: Command, app: App): void {
     .option("-F, --fixed-strings", "the pattern is literal text, not a regex")
     .option("-i, --ignore-case", "case-insensitive")
     .option("--key <sessionKey>", "only the transcripts of this key")
-    .option("--role <role>", "only these roles: user, assistant, toolResult, system (summaries); repeat or comma-separate", collectRoles)
+    .option("--role <role>", "only these roles: user, assistant, toolResult, system (summaries); repeat or comma-separate", roleList())
     .option("--since <when>", "only entries at or after this time (ISO date/time, or 30m, 12h, 7d, 2w ago)")
     .option("--until <when>", "only entries at or before this time")
     .option("--tools", "also search tool calls and tool results (excluded by default)")
@@ -40,13 +39,18 @@ export function registerGrep(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "before",
-    `Examples:
+    "after",
+    `
+Examples:
   $ openclaw-sessions grep "buy milk"
   $ openclaw-sessions grep -i -F "invoice #42" --all-agents
   $ openclaw-sessions grep "deploy(ed|ment)" --key agent:main:main --role user --since 7d
   $ openclaw-sessions grep -l token --tools --no-deleted
   $ openclaw-sessions grep refund --json | jq '.matches[] | {sessionKey, path, seq}'
+
+Each hit shows L<n>, the line of the file; \`history --file <path> --around <n>\` shows the
+conversation around it. Without --all-agents only the agent a --key names (else --agent, else main)
+is searched; the context line on stderr says which.
 
 Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or flag.
 `,
@@ -57,22 +61,25 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
       const { runGrep } = await import("../../commands/grep.js");
       const { renderGrepFileRecord, renderGrepJson, renderGrepMatchRecord, renderGrepSummaryRecord } = await import("../../render/grep-json.js");
       const { renderGrepCounts, renderGrepFilesOnly, renderGrepSummary, textMatchPrinter } = await import("../../render/grep-text.js");
-      const { storeLine } = await import("../../render/common.js");
+      const { scopeLines } = await import("../../render/common.js");
+      const { otherAgentsOf } = await import("../../commands/store-header.js");
       if (opts.json && opts.jsonl) throw usageError("CONFLICTING_OPTIONS", "--json and --jsonl cannot be combined");
       if (opts.filesWithMatches && opts.count) throw usageError("CONFLICTING_OPTIONS", "-l and -c cannot be combined");
       const mode: GrepMode = opts.filesWithMatches ? "files" : opts.count ? "count" : "matches";
       const progress = progressLine(app, opts, "searching");
       const out = (s: string) => {
         progress.clear();
+        app.checkOutput();
         app.io.stdout.write(s);
       };
-      const style = app.styleFor("stdout", opts);
+      const text = app.textContext(opts);
+      const style = text.style;
       let print: ((m: Parameters<typeof renderGrepMatchRecord>[0]) => void) | undefined;
       const streamText = mode === "matches" && !opts.json && !opts.jsonl;
       if (mode === "matches" && opts.jsonl) print = (m) => out(renderGrepMatchRecord(m));
       const result = await runGrep(
         {
-          ...selectionOf(opts),
+          ...selectionOf(opts, opts.key),
           pattern,
           fixed: opts.fixedStrings,
           ignoreCase: opts.ignoreCase,
@@ -89,9 +96,13 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
         {
           // Paths under the first store's sessions dir are shown relative to it.
           onStart: (stores) => {
-            if (streamText) print = textMatchPrinter(out, stores[0]?.sessionsDir ?? "", style);
+            // Which stores (agents) are searched, before the first hit: stderr, not with -q.
+            if (!opts.jsonl) app.context(opts, scopeLines(stores, opts.allAgents ? [] : otherAgentsOf(stores), app.styleFor("stderr", opts)));
+            if (streamText) print = textMatchPrinter(out, stores[0]?.sessionsDir ?? "", style, text.tz);
           },
-          onMatch: (m) => print?.(m),
+          // Throws once stdout's reader is gone: the scan stops at the next match.
+          onMatch: (m) => (print ? print(m) : app.checkOutput()),
+          pace: () => app.pace(),
         },
       ).finally(() => progress.clear());
       if (opts.json) out(renderGrepJson(result, mode));
@@ -100,15 +111,11 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
         out(renderGrepSummaryRecord(result));
       } else if (mode === "files") out(renderGrepFilesOnly(result.files));
       else if (mode === "count") out(renderGrepCounts(result.files, style));
-      if (!opts.quiet && !opts.json && !opts.jsonl) {
-        const errStyle = app.styleFor("stderr", opts);
-        app.io.stderr.write(storeLine(result.stores, errStyle));
-        app.io.stderr.write(errStyle.c.dim(renderGrepSummary(result)));
-      }
-      for (const w of result.warnings) app.io.stderr.write(`openclaw-sessions: ${w.path}: ${w.message}\n`);
+      app.context(opts, app.styleFor("stderr", opts).c.dim(renderGrepSummary(result)));
+      for (const w of result.warnings) app.io.stderr.write(safeLine(`openclaw-sessions: ${w.path}: ${w.message}`) + "\n");
       if (result.totalMatches === 0) {
         // Like grep, no match exits 1; unlike grep, say so (cron mails stderr), unless --quiet.
-        if (!opts.quiet) app.io.stderr.write(`openclaw-sessions: no match for ${JSON.stringify(result.pattern)}\n`);
+        if (!opts.quiet) app.io.stderr.write(`openclaw-sessions: no match for ${safeLine(JSON.stringify(result.pattern))}\n`);
         app.raise(ExitCode.problems);
       }
     });

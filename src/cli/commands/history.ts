@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import type { App } from "../app.js";
-import { addOutputOptions, addStoreOptions, parsePositiveInt, selectionOf, type CommonOptions } from "../options.js";
+import { addOutputOptions, addStoreOptions, integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
 import type { HistoryOptions, HistoryViewName } from "../../commands/history.js";
 import { usageError } from "../../core/errors.js";
 import { parseWhen } from "../../core/when.js";
@@ -22,9 +22,9 @@ export interface HistoryFlags extends CommonOptions {
   thinking?: boolean;
   jsonl?: boolean;
   markdown?: boolean;
+  around?: number;
+  contextMessages?: number;
 }
-
-const collectRoles = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((r) => r.trim()).filter(Boolean)];
 
 function when(flag: string, v: string | undefined, now: number): number | undefined {
   if (v === undefined) return undefined;
@@ -44,8 +44,16 @@ function optionsOf(key: string | undefined, o: HistoryFlags, now: number): Histo
   if (formats > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of --json, --jsonl and --markdown");
   const view = viewOf(o);
   if (view === "raw" && (o.json || o.markdown)) throw usageError("CONFLICTING_OPTIONS", "--raw prints lines as written; combine it with --jsonl or nothing");
+  if (o.contextMessages !== undefined && o.around === undefined) throw usageError("CONFLICTING_OPTIONS", "-C/--context-messages goes with --around <line>");
+  if (o.around !== undefined) {
+    if (o.archived) throw usageError("CONFLICTING_OPTIONS", "--around takes a line of one file: use it without --archived (--file <path> reads an archive)");
+    if (view === "raw") throw usageError("CONFLICTING_OPTIONS", "--around picks messages; it cannot be combined with --raw");
+    if (o.tail !== undefined || o.limit !== undefined || o.since !== undefined || o.until !== undefined) {
+      throw usageError("CONFLICTING_OPTIONS", "--around picks its own window; drop --tail, --limit, --since and --until");
+    }
+  }
   return {
-    ...selectionOf(o),
+    ...selectionOf(o, key),
     key,
     file: o.file,
     sessionId: o.sessionId,
@@ -69,17 +77,19 @@ export function registerHistory(program: Command, app: App): void {
     .argument("[key]", "the sessionKey to read")
     .description("show a key's messages exactly as OpenClaw's history reader would, or across every reset with --archived")
     .option("--archived", "every segment of the key across resets, oldest first, with dividers")
-    .option("--segment <n>", "with --archived: only segment n (1 = oldest, as the text output numbers them; JSON index + 1)", parsePositiveInt("--segment"))
+    .option("--segment <n>", "with --archived: only segment n (1 = oldest, as the text output numbers them; JSON index + 1)", integerOption("--segment", { min: 1 }))
     .option("--file <path>", "read one transcript or archive directly (must be inside the store; .zst handled)")
     .option("--session-id <id>", "read the transcript or archive of this sessionId")
     .option("--all-branches", "every branch in file order, off-branch entries marked")
     .option("--context", "what the model saw: last compaction/reset boundary plus the kept tail")
     .option("--raw", "every line as written, streamed")
-    .option("--tail <n>", "only the last N messages (seq numbers are kept)", parsePositiveInt("--tail"))
-    .option("--limit <n>", "at most N messages", parsePositiveInt("--limit"))
+    .option("--tail <n>", "only the last N messages (seq numbers are kept)", integerOption("--tail"))
+    .option("--limit <n>", "at most N messages", integerOption("--limit"))
+    .option("--around <line>", "the message at this line of the file (the L<n> grep and history print) and its neighbours", integerOption("--around", { min: 1 }))
+    .option("-C, --context-messages <n>", "with --around: how many messages before and after (default 5)", integerOption("--context-messages"))
     .option("--since <when>", "messages at or after this time: ISO date or 30m, 2h, 3d, 1w ago")
     .option("--until <when>", "messages at or before this time (same forms as --since)")
-    .option("--role <role>", "only these roles (repeatable or comma list: user,assistant,toolResult,system)", collectRoles)
+    .option("--role <role>", "only these roles (repeatable or comma list: user,assistant,toolResult,system)", roleList())
     .option("--no-tools", "drop tool results and turns that only call tools")
     .option("--thinking", "include thinking text (excluded by default)")
     .option("--jsonl", "one JSON record per line, streamed in constant memory")
@@ -87,8 +97,9 @@ export function registerHistory(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "before",
-    `Examples:
+    "after",
+    `
+Examples:
   $ openclaw-sessions history agent:main:main
   $ openclaw-sessions history agent:main:telegram:direct:42 --archived
   $ openclaw-sessions history agent:main:telegram:direct:42 --segment 2 --json --limit 50
@@ -96,10 +107,13 @@ export function registerHistory(program: Command, app: App): void {
   $ openclaw-sessions history agent:main:main --json | jq '.messages[] | select(.role=="user") | .text'
   $ openclaw-sessions history --file ~/.openclaw/agents/main/sessions/<id>.jsonl.reset.<ts> --markdown
   $ openclaw-sessions history --session-id 1a88a76f-4669-4201-8889-bfd9a63beaf9 --all-branches
+  $ openclaw-sessions history --file <path from grep> --around 812 -C 3
 
 The default reads what OpenClaw's chat.history reads: the active transcript, else the newest
 .reset archive of the current sessionId (file-backed stores), or the current window's latest
-reset window (SQLite stores). The output says which file was read and why.
+reset window (SQLite stores). Which store and file were read, and why, goes to stderr (-q: not
+at all); stdout carries only the messages. Each message shows #<seq> (OpenClaw's number) and
+L<n>, the line of the file, the position grep prints for a hit.
 `,
   );
   cmd.action(async (key: string | undefined, flags: HistoryFlags) => {

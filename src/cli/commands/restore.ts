@@ -31,8 +31,9 @@ export function registerRestore(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "before",
-    `Examples:
+    "after",
+    `
+Examples:
   $ openclaw-sessions restore 9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z
   $ openclaw-sessions restore --key agent:main:telegram:direct:42 --from 9648af9a --yes
   $ openclaw-sessions restore <archive> --json --yes | jq -r .manifest
@@ -53,9 +54,10 @@ SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`). Every code:
       const { renderRestoreText, renderUndoText } = await import("../../render/restore-text.js");
       const ctx = { env: app.io.env, cwd: app.io.cwd };
       const style = app.styleFor("stdout", opts);
+      const width = app.textContext(opts).width;
       const canPrompt = Boolean(app.io.ask && app.io.stdinIsTTY && app.io.stderr.isTTY && opts.input !== false && !opts.json);
       const confirm = async (question: string) => /^y(es)?$/i.test(((await app.io.ask!(question)) ?? "").trim());
-      const emit = (r: Parameters<typeof renderRestoreText>[0]) => app.io.stdout.write(opts.json ? renderJson(r) : renderRestoreText(r, style));
+      const emit = (r: Parameters<typeof renderRestoreText>[0]) => app.io.stdout.write(opts.json ? renderJson(r) : renderRestoreText(r, style, width));
       const note = (s: string) => {
         if (!opts.quiet) app.io.stderr.write(`openclaw-sessions: ${s}\n`);
       };
@@ -68,16 +70,18 @@ SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`). Every code:
         const plan = await runUndo(opts.undo, false, undoCtx);
         let apply = opts.yes === true && !opts.dryRun;
         if (!apply && !opts.dryRun && !opts.yes && canPrompt) {
-          app.io.stdout.write(renderUndoText(plan, style));
+          app.io.stdout.write(renderUndoText(plan, style, width));
           apply = await confirm("Undo this restore? [y/N] ");
         }
         const result = apply ? await runUndo(opts.undo, true, undoCtx) : plan;
-        app.io.stdout.write(opts.json ? renderJson(result) : renderUndoText(result, style));
+        app.io.stdout.write(opts.json ? renderJson(result) : renderUndoText(result, style, width));
         note(result.applied ? `undone; the store is back to its state before restore ${result.runId}` : "dry run: nothing written; rerun with --yes to undo");
         return;
       }
 
-      const planned = await planRestore({ ...selectionOf(opts), archive, key: opts.key, from: opts.from, move: opts.move, manifestDir: opts.manifestDir }, ctx);
+      const { storeLine } = await import("../../render/common.js");
+      const planned = await planRestore({ ...selectionOf(opts, opts.key), archive, key: opts.key, from: opts.from, move: opts.move, manifestDir: opts.manifestDir }, ctx);
+      app.context(opts, storeLine([planned.result.store], app.styleFor("stderr", opts)));
       const refused = planned.result.refusals;
       if (refused.length > 0) {
         emit(planned.result);
@@ -87,7 +91,7 @@ SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`). Every code:
       }
       let apply = opts.yes === true && !opts.dryRun;
       if (!apply && !opts.dryRun && !opts.yes && canPrompt && planned.plan.steps.length > 0) {
-        app.io.stdout.write(renderRestoreText(planned.result, style));
+        app.io.stdout.write(renderRestoreText(planned.result, style, width));
         apply = await confirm("Apply this plan? [y/N] ");
         if (!apply) {
           note("nothing written");

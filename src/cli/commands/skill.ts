@@ -19,8 +19,9 @@ export function registerSkill(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "before",
-    `Examples:
+    "after",
+    `
+Examples:
   $ openclaw-sessions skill install                       # where it would go, nothing written
   $ openclaw-sessions skill install --yes
   $ openclaw-sessions skill install --agent work --yes

@@ -24,8 +24,9 @@ export function registerTimeline(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "before",
-    `Examples:
+    "after",
+    `
+Examples:
   $ openclaw-sessions timeline
   $ openclaw-sessions timeline agent:main:telegram:direct:42
   $ openclaw-sessions timeline agent:main:main --tz Europe/Berlin --config ./openclaw.json
@@ -40,13 +41,20 @@ export function registerTimeline(program: Command, app: App): void {
       const { renderTimelineSummaryText, renderTimelineText } = await import("../../render/timeline-text.js");
       const progress = progressLine(app, opts, "reading timelines");
       const result = await runTimeline(
-        { ...selectionOf(opts), key, config: opts.config, tz: opts.tz, sort: opts.sort },
+        { ...selectionOf(opts, key), key, config: opts.config, tz: opts.tz, sort: opts.sort },
         { env: app.io.env, cwd: app.io.cwd, progress: progress.report },
       ).finally(() => progress.clear());
       if (opts.json) app.io.stdout.write(renderJson(result));
       else {
-        const style = app.styleFor("stdout", opts);
-        app.io.stdout.write("segments" in result ? renderTimelineText(result as TimelineResult, style, Date.now()) : renderTimelineSummaryText(result, style, Date.now()));
+        const { scopeLines } = await import("../../render/common.js");
+        const { otherAgentsOf } = await import("../../commands/store-header.js");
+        const ctx = { ...app.textContext({ ...opts, tz: result.timeZone }) };
+        app.context(opts, scopeLines(result.stores, opts.allAgents ? [] : otherAgentsOf(result.stores), app.styleFor("stderr", opts)));
+        if ("segments" in result) app.io.stdout.write(renderTimelineText(result as TimelineResult, ctx));
+        else {
+          app.io.stdout.write(renderTimelineSummaryText(result, ctx));
+          if (result.keys.length > 0) app.context(opts, `sorted by ${result.sort === "key" ? "key" : "most recent reset"}; run \`openclaw-sessions timeline <key>\` for the evidence`);
+        }
       }
       // A 0-byte or invalid sessions.json loads as no keys at all: an environment problem, as in `ls`.
       for (const st of result.stores) {

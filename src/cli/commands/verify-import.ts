@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { App } from "../app.js";
+import { docsPath } from "../package-info.js";
 import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
 import { ExitCode } from "../../core/errors.js";
 
@@ -15,15 +16,16 @@ export function registerVerifyImport(program: Command, app: App): void {
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
-    "before",
-    `Examples:
+    "after",
+    `
+Examples:
   $ openclaw-sessions verify-import
   $ openclaw-sessions verify-import --all-agents --json | jq '.files[] | select(.gap) | .path'
   $ openclaw-sessions verify-import --export-missing ~/openclaw-missing
 
 Exit: 0 every imported or live legacy file is fully in SQLite, 1 gaps (missing or differing lines,
 files not imported); 2 usage, 3 environment, 4 not a SQLite-era store, 5 an export file exists.
-See docs/verify-import.md.
+See ${docsPath("verify-import.md")}.
 `,
   );
   cmd.action(async (opts: VerifyImportFlags) => {

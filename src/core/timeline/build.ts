@@ -125,6 +125,7 @@ function boundaryOf(prev: Flat, next: Flat | null, input: TimelineInput): Bounda
     next: next?.facts ?? null,
     inUsageFamily: input.usageFamilySessionIds && fromId ? input.usageFamilySessionIds.includes(fromId) : null,
     policy: input.policy,
+    era: input.era,
     fmt: input.fmt,
   };
 }

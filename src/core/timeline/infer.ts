@@ -40,6 +40,8 @@ export interface Boundary {
   /** Whether the old id is in the entry's usageFamilySessionIds (null: the entry has none). */
   inUsageFamily: boolean | null;
   policy: ResetPolicy;
+  /** The store's era: which OpenClaw wrote the files decides what a missing trigger means. */
+  era: "files" | "sqlite";
   fmt: (ms: number) => string;
 }
 
@@ -182,7 +184,13 @@ function inferFileBoundary(b: Boundary): EndReason {
     return {
       kind: "manual",
       confidence: "medium",
-      evidence: [rollover, "no daily or idle expiry fits the gap, so an explicit /new or /reset (OpenClaw 7.1 does not write the command to either transcript)", policyNote(b.policy)],
+      evidence: [
+        rollover,
+        b.era === "sqlite"
+          ? "no daily or idle expiry fits the gap, so an explicit /new or /reset; the command is not in the next transcript"
+          : "no daily or idle expiry fits the gap, so an explicit /new or /reset (OpenClaw 7.1 does not write the command to either transcript)",
+        policyNote(b.policy),
+      ],
       via: "auto-reply-rollover",
     };
   }

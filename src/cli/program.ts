@@ -55,7 +55,26 @@ function wantsJson(argv: string[]): boolean {
   return (end < 0 ? argv : argv.slice(0, end)).includes("--json");
 }
 
-export function buildProgram(io: IO): { program: Command; app: App } {
+/** Every command, in help order. */
+const COMMANDS: Record<string, (program: Command, app: App) => void> = {
+  ls: registerLs,
+  history: registerHistory,
+  timeline: registerTimeline,
+  check: registerCheck,
+  grep: registerGrep,
+  export: registerExport,
+  "context-pack": (program, app) => registerContextPack(program, app, VERSION),
+  skill: registerSkill,
+  restore: registerRestore,
+  "verify-import": registerVerifyImport,
+  completion: registerCompletion,
+};
+
+/**
+ * `only` wires just the command being run: building all of them (options, help texts) is a
+ * measurable part of every start. Help, unknown commands and completion get the whole list.
+ */
+export function buildProgram(io: IO, only?: string): { program: Command; app: App } {
   const app = createApp(io);
   const program = new Command("openclaw-sessions")
     .description("Forensics and recovery for OpenClaw session stores: what is on disk, why the agent forgot, and how to get it back.")
@@ -69,17 +88,8 @@ export function buildProgram(io: IO): { program: Command; app: App } {
       outputError: () => undefined,
     })
     .addHelpText("after", () => `${EXIT_CODES_HELP}\nJSON shapes and schemas: ${docsPath("json.md")}\n`);
-  registerLs(program, app);
-  registerHistory(program, app);
-  registerTimeline(program, app);
-  registerCheck(program, app);
-  registerGrep(program, app);
-  registerExport(program, app);
-  registerContextPack(program, app, VERSION);
-  registerSkill(program, app);
-  registerRestore(program, app);
-  registerVerifyImport(program, app);
-  registerCompletion(program, app);
+  const one = only !== undefined && only !== "completion" ? COMMANDS[only] : undefined;
+  for (const register of one ? [one] : Object.values(COMMANDS)) register(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };
 }
@@ -95,10 +105,10 @@ function watchStdout(io: IO, app: App): void {
 }
 
 export async function run(argv: string[], io: IO): Promise<number> {
-  const { program, app } = buildProgram(io);
-  watchStdout(io, app);
   // Bare invocation: the same help as --help (usage, commands, exit codes), on stdout.
   if (argv.length === 0) argv = ["--help"];
+  const { program, app } = buildProgram(io, argv[0]);
+  watchStdout(io, app);
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (err) {

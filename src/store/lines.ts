@@ -5,7 +5,6 @@
 import { isUtf8 } from "node:buffer";
 import fs from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import zlib from "node:zlib";
 import type { TranscriptLine } from "../core/transcript/parse.js";
 import { noteLineBytes, noteStreamStart } from "./memory.js";
 
@@ -94,16 +93,19 @@ async function* owned(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   for await (const c of source) yield Buffer.from(c);
 }
 
+/** node:zlib, fetched on first use: most runs read no zstd, and loading it costs start-up time. */
+export const zlib = () => process.getBuiltinModule("node:zlib");
+
 /** Decompresses a zstd byte stream (node:zlib). */
 export async function* zstdChunks(compressed: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   const { Readable } = await import("node:stream");
-  const out = Readable.from(owned(compressed)).pipe(zlib.createZstdDecompress());
+  const out = Readable.from(owned(compressed)).pipe(zlib().createZstdDecompress());
   for await (const c of out as AsyncIterable<Buffer>) yield c;
 }
 
 /** Decompresses one whole zstd buffer (SQLite `event_zstd`, archive blobs). */
 export function zstdDecompressSync(buf: Uint8Array): Buffer {
-  return zlib.zstdDecompressSync(buf);
+  return zlib().zstdDecompressSync(buf);
 }
 
 const CHUNK = 1024 * 1024;

@@ -11,8 +11,8 @@
  * took T ms, the next waits until `PACE` × T ms have passed, keeping them under ~1/(PACE+1) of
  * the run; a small heap's GCs are quick, so `history` still gets one every budget.
  */
-import v8 from "node:v8";
-import vm from "node:vm";
+// v8 and vm are fetched on first use: most runs never stream a big file, and loading costs start-up.
+const v8 = () => process.getBuiltinModule("node:v8");
 
 const BUDGET = 8 * 1024 * 1024;
 const PACE = 4;
@@ -23,8 +23,8 @@ let pending = 0;
 function fullGc(): (() => void) | null {
   if (gc === undefined) {
     try {
-      v8.setFlagsFromString("--expose-gc");
-      gc = vm.runInNewContext("gc") as () => void;
+      v8().setFlagsFromString("--expose-gc");
+      gc = process.getBuiltinModule("node:vm").runInNewContext("gc") as () => void;
     } catch {
       gc = null;
     }
@@ -50,7 +50,7 @@ function tuneForStreaming(): void {
   tuned = true;
   for (const flag of ["--semi-space-growth-factor=1", "--retain-maps-for-n-gc=1000000"]) {
     try {
-      v8.setFlagsFromString(flag);
+      v8().setFlagsFromString(flag);
     } catch {
       // a runtime without V8's flag API: memory is then bounded by the full GCs below only
     }

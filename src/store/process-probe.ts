@@ -2,7 +2,6 @@
  * What the OS says about a process: alive, start time, argv. Era-neutral; used to judge the lock
  * files OpenClaw leaves (transcript locks, gateway locks) the way OpenClaw judges them.
  */
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 
 /** `process.kill(pid, 0)`: ESRCH = dead; EPERM = alive but not ours. */
@@ -55,7 +54,7 @@ export function processArgv(pid: number): string[] | null {
       return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").map((a) => a.trim()).filter(Boolean);
     }
     if (process.platform === "darwin") {
-      const line = execFileSync("ps", ["-p", String(pid), "-o", "command="], { encoding: "utf8", timeout: 1000, stdio: ["ignore", "pipe", "ignore"] }).trim();
+      const line = process.getBuiltinModule("node:child_process").execFileSync("ps", ["-p", String(pid), "-o", "command="], { encoding: "utf8", timeout: 1000, stdio: ["ignore", "pipe", "ignore"] }).trim();
       return line ? line.split(/\s+/) : null;
     }
   } catch {

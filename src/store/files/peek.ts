@@ -4,9 +4,9 @@
  * Synchronous on purpose: thousands of tiny reads cost less without promise churn.
  */
 import fs from "node:fs";
-import zlib from "node:zlib";
 import type { TranscriptHeader, TranscriptPeek, TranscriptRef } from "../../core/model.js";
 import { headerOf } from "../../core/transcript/parse.js";
+import { zlib } from "../lines.js";
 
 const HEAD_BYTES = 64 * 1024;
 /** What one head read may inflate to before it is retried on a shorter prefix. */
@@ -36,9 +36,9 @@ function zstdHead(file: string, limit: number): Buffer {
   // A prefix that inflates past the cap (a bomb) is retried shorter: the head is all we want.
   for (let n = input.length; n > 0; n >>= 2) {
     try {
-      const out = zlib.zstdDecompressSync(input.subarray(0, n), {
+      const out = zlib().zstdDecompressSync(input.subarray(0, n), {
         // the prefix is a cut stream: keep what decoded instead of failing at its end
-        finishFlush: zlib.constants.ZSTD_e_continue,
+        finishFlush: zlib().constants.ZSTD_e_continue,
         maxOutputLength: ZSTD_HEAD_OUTPUT_CAP,
       });
       return out.subarray(0, limit);

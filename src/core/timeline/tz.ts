@@ -47,10 +47,36 @@ export function localTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
 }
 
-export function wallTime(ms: number, tz: string): WallTime {
+export function wallTimeByIntl(ms: number, tz: string): WallTime {
   const parts: Record<string, number> = {};
   for (const p of formatFor(tz).formatToParts(new Date(ms))) if (p.type !== "literal") parts[p.type] = Number(p.value);
   return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
+}
+
+/**
+ * A zone's offset only changes at transitions, which fall on whole quarter hours of UTC (every
+ * offset in the tz database is a whole number of 15-minute steps, and transitions happen at a
+ * whole local minute on such a step): one Intl lookup per zone and quarter hour serves every
+ * instant in it. Intl's formatToParts is slow, and a store-wide timeline formats every event.
+ */
+const QUARTER_HOUR = 15 * 60_000;
+const offsets = new Map<string, number>();
+
+export function wallTime(ms: number, tz: string): WallTime {
+  const bucket = Math.floor(ms / QUARTER_HOUR);
+  const key = `${tz} ${bucket}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    const start = bucket * QUARTER_HOUR;
+    const w = wallTimeByIntl(start, tz);
+    offset = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - start;
+    // Local mean time before standard zones (e.g. +0:53:28) breaks the rule: ask Intl each time.
+    if (offset % QUARTER_HOUR !== 0) return wallTimeByIntl(ms, tz);
+    if (offsets.size > 100_000) offsets.clear();
+    offsets.set(key, offset);
+  }
+  const d = new Date(ms + offset);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds() };
 }
 
 /** Offset of the zone from UTC at an instant, in ms (positive east of Greenwich). */

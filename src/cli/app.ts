@@ -14,6 +14,9 @@ export class OutputClosed extends Error {
     this.name = "OutputClosed";
   }
 }
+import { ExitCode } from "../core/errors.js";
+import { takeUnreadable, UnreadableFileError } from "../store/safe-read.js";
+import { safeLine } from "../render/safe-text.js";
 
 export interface App {
   io: IO;
@@ -89,12 +92,19 @@ export function createApp(io: IO): App {
       app.checkOutput();
     },
     async guard(opts, body) {
+      takeUnreadable(); // a fresh run: nothing carried over from an earlier one in this process
+      let reported: string | null = null;
       try {
         await body();
       } catch (err) {
         if (err instanceof OutputClosed || (app.outputClosed && (err as NodeJS.ErrnoException)?.code === "EPIPE")) return;
+        if (err instanceof UnreadableFileError) reported = err.path;
         app.raise(reportError(err, io, opts));
       }
+      // Inputs the command met but could not read: each named once, and exit 3, in every command.
+      const unreadable = takeUnreadable().filter((u) => u.path !== reported);
+      for (const u of unreadable) io.stderr.write(`${safeLine(`openclaw-sessions: cannot read ${u.path}: ${u.cause}`)}\n`);
+      if (unreadable.length > 0) app.raise(ExitCode.environment);
     },
   };
   return app;

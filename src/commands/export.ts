@@ -12,7 +12,8 @@ import { segmentsOf } from "../core/segments.js";
 import { streamProjection, type HistoryItem } from "../core/transcript/history.js";
 import type { OpenLines } from "../core/transcript/scan.js";
 import { openStores, openTranscript, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
-import { zstdChunks } from "../store/lines.js";
+import { transcriptFileChunks } from "../store/lines.js";
+import { noteUnreadable } from "../store/safe-read.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "./export-formats.js";
 
@@ -188,12 +189,11 @@ async function copyLines(ref: TranscriptRef, sink: ExportSink): Promise<{ lines:
     last = b[b.length - 1]!;
     await sink.write(b);
   };
-  if (ref.kind === "file") {
-    const stream = fs.createReadStream(ref.path, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>;
-    for await (const chunk of ref.compression === "zstd" ? zstdChunks(stream) : stream) await put(chunk);
+  if (ref.kind === "file" && !ref.omitIdsOf) {
+    for await (const chunk of transcriptFileChunks(ref.path, ref.compression)) await put(chunk);
   } else {
     for await (const line of transcriptLines(ref)) {
-      if (line.readError) throw new Error(`${ref.label}: ${line.readError}`);
+      if (line.readError) throw noteUnreadable(ref.kind === "file" ? ref.path : ref.label, new Error(line.readError));
       if (line.text !== null) await put(Buffer.from(`${line.text}\n`, "utf8"));
     }
   }

@@ -5,7 +5,7 @@
  */
 import type { StoreIndex, TranscriptRef } from "../core/model.js";
 import { TRANSCRIPT_KINDS } from "../core/model.js";
-import { usageError } from "../core/errors.js";
+import { sessionNotFound } from "../core/lookup.js";
 import {
   compileMatcher,
   firstHit,
@@ -14,11 +14,14 @@ import {
   messageLineHint,
   parseTimeBound,
   searchableOf,
+  unescapeJsonLine,
   type Matcher,
   type PieceKind,
 } from "../core/grep.js";
 import { parseLine } from "../core/transcript/parse.js";
-import { plainTextBlocks } from "../store/blocks.js";
+import { byteRange, plainTextBlocks, type LongLine } from "../store/blocks.js";
+import { DEFAULT_MAX_LINE_BYTES } from "../store/lines.js";
+import { causeOf, noteUnreadable } from "../store/safe-read.js";
 import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
@@ -110,6 +113,8 @@ export function grepTargets(index: StoreIndex): GrepTarget[] {
   for (const s of index.sessions) {
     const key = s.sessionKey;
     if (s.active.exists && s.active.ref) add({ sessionKey: key, sessionId: s.sessionId, path: s.active.path, ref: s.active.ref, source: "active", archiveReason: null });
+    // A moved store: the current transcript OpenClaw cannot resolve is still searched.
+    else if (s.active.unresolved) add({ sessionKey: key, sessionId: s.sessionId, path: s.active.unresolved.path, ref: s.active.unresolved.ref, source: "active", archiveReason: null });
     for (const w of s.windows ?? []) {
       const p = w.ref.kind === "sqlite" ? `${w.ref.dbPath}#${w.ref.sessionId}` : w.ref.kind === "file" ? w.ref.path : w.ref.label;
       add({ sessionKey: key, sessionId: w.sessionId, path: p, ref: w.ref, source: "window", archiveReason: null });
@@ -196,6 +201,11 @@ class TranscriptSearch {
     const hit = firstHit(f.matcher, entry.pieces);
     if (!hit) return;
     const snip = makeSnippet(hit.piece.text, hit.index, hit.length);
+    this.found({ seq: isMessage ? this.seq : null, lineNo, role: entry.role, entryType: entry.entryType, part: hit.piece.kind, timestamp: entry.timestamp, timestampMs: entry.timestampMs }, snip);
+  }
+
+  /** Report one matching entry of this transcript. */
+  private found(at: Pick<GrepMatch, "seq" | "lineNo" | "role" | "entryType" | "part" | "timestamp" | "timestampMs">, snip: { text: string; highlight: [number, number] }): void {
     const t = this.t;
     this.count += 1;
     this.emit({
@@ -206,17 +216,45 @@ class TranscriptSearch {
       path: t.path,
       source: t.source,
       archiveReason: t.archiveReason,
-      seq: isMessage ? this.seq : null,
-      lineNo,
-      role: entry.role,
-      entryType: entry.entryType,
-      part: hit.piece.kind,
-      timestamp: entry.timestamp,
-      timestampMs: entry.timestampMs,
+      ...at,
       snippet: snip.text,
       highlight: snip.highlight,
     });
-    if (f.firstPerFile) this.done = true;
+    if (this.f.firstPerFile) this.done = true;
+  }
+
+  /**
+   * A line too long to parse (over 32 MiB): its bytes are searched in overlapping pieces, the JSON
+   * escapes of each piece undone, so a match up to LONG_LINE_OVERLAP characters long is found. Role
+   * and time come from the line's first bytes; the hit is reported as text of that entry.
+   */
+  longLine(file: string, l: LongLine): void {
+    const headBytes = Math.min(l.bytes, 64 * 1024);
+    let head = "";
+    for (const b of byteRange(file, l.offset, headBytes)) head += b.toString("utf8");
+    const isMessage = head.startsWith('{"type":"message"') || /^\{[^{]*"type"\s*:\s*"message"/.test(head);
+    if (isMessage) this.seq += 1;
+    const f = this.f;
+    const role = /"role"\s*:\s*"([A-Za-z]+)"/.exec(head)?.[1] ?? (isMessage ? "unknown" : "entry");
+    const timestamp = /"timestamp"\s*:\s*"([^"]{1,64})"/.exec(head)?.[1] ?? null;
+    const timestampMs = timestamp === null ? null : Date.parse(timestamp);
+    const tms = timestampMs === null || Number.isNaN(timestampMs) ? null : timestampMs;
+    if (!f.tools && role === "toolResult") return;
+    if (f.roles && !f.roles.has(role)) return;
+    if (f.since !== null && (tms === null || tms < f.since)) return;
+    if (f.until !== null && (tms === null || tms > f.until)) return;
+    let tail = "";
+    for (const piece of byteRange(file, l.offset, l.bytes, LONG_LINE_PIECE)) {
+      const text = tail + unescapeJsonLine(piece.toString("utf8"));
+      const m = f.matcher.re.exec(text);
+      if (m) {
+        const snip = makeSnippet(text, m.index, m[0].length);
+        const entryType = isMessage ? "message" : (/"type"\s*:\s*"([A-Za-z_]+)"/.exec(head)?.[1] ?? "entry");
+        this.found({ seq: isMessage ? this.seq : null, lineNo: l.lineNo, role, entryType, part: "text", timestamp, timestampMs: tms }, snip);
+        return;
+      }
+      tail = text.slice(-LONG_LINE_OVERLAP);
+    }
   }
 
   /** A block the byte pre-filter ruled out: only count its message lines. */
@@ -249,19 +287,23 @@ class TranscriptSearch {
   }
 }
 
+const LONG_LINE_PIECE = 1024 * 1024;
+const LONG_LINE_OVERLAP = 64 * 1024;
+
 /** Search one transcript; calls `emit` for each matching entry. Returns the number of matches. */
 export async function grepTarget(t: GrepTarget, f: Filters, emit: (m: GrepMatch) => void, warn: (msg: string) => void): Promise<number> {
   const search = new TranscriptSearch(t, f, emit);
   if (t.ref.kind === "file" && t.ref.compression === "none") {
     // Fast path for plain files: test a whole block of lines at once (most blocks cannot match).
     try {
-      for (const b of plainTextBlocks(t.ref.path, { skip: f.byteSkip })) {
+      const file = t.ref.path;
+      for (const b of plainTextBlocks(file, { skip: f.byteSkip, onLongLine: (l) => search.longLine(file, l) })) {
         if (b.text === null) search.countMessageLines(b.raw);
         else search.block(b.text, b.firstLineNo);
         if (search.done) break;
       }
     } catch (err) {
-      warn((err as Error).message);
+      warn(causeOf(err));
     }
     return search.count;
   }
@@ -270,7 +312,13 @@ export async function grepTarget(t: GrepTarget, f: Filters, emit: (m: GrepMatch)
       warn(line.readError);
       break;
     }
-    if (line.text !== null) search.line(line.text, line.lineNo); // null: too long to keep
+    if (line.text !== null) search.line(line.text, line.lineNo);
+    else if (line.tooLong) {
+      // A compressed or database line over the limit: say it was not searched, never "no match".
+      const why = `line ${line.lineNo} (${line.bytes} bytes) is longer than ${DEFAULT_MAX_LINE_BYTES} bytes and was not searched`;
+      warn(why);
+      noteUnreadable(t.path, new Error(why));
+    }
     if (search.done) break;
   }
   return search.count;
@@ -311,7 +359,7 @@ export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepH
   if (opts.key !== undefined) {
     const k = opts.key;
     const known = indexes.some((i) => i.sessions.some((s) => s.sessionKey === k)) || targets.some((t) => t.formerSessionKey === k);
-    if (!known) throw usageError("SESSION_NOT_FOUND", `no key "${k}" in ${indexes.map((i) => i.location.storePath).join(", ")}`, "run `openclaw-sessions ls` to list the keys");
+    if (!known) throw sessionNotFound(k, indexes);
     targets = targets.filter((t) => t.sessionKey === k || t.formerSessionKey === k);
   }
   if (opts.noDeleted) targets = targets.filter((t) => t.archiveReason !== "deleted");

@@ -8,7 +8,7 @@ import { sessionNotFound } from "../core/lookup.js";
 import fs from "node:fs";
 import path from "node:path";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
-import { usageError, environmentError } from "../core/errors.js";
+import { usageError } from "../core/errors.js";
 import { segmentsOf, type Segment } from "../core/segments.js";
 import { closeMatches } from "../core/suggest.js";
 import { toEpochMs } from "../core/when.js";
@@ -27,6 +27,7 @@ import {
   type ScanResult,
 } from "../core/transcript/index.js";
 import { openStores, openTranscript, type StoreContext, type StoreSelection } from "../store/index.js";
+import { checkRegular } from "../store/safe-read.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
 export const HISTORY_SCHEMA_VERSION = 1;
@@ -98,6 +99,10 @@ export interface HistorySegment {
   reason: string | null;
   /** Set once the segment was read (collected results only). */
   messageCount?: number;
+  /** Why OpenClaw does not show this transcript: a `.bak` trim (only what the trim removed is read) or a sessionFile that does not resolve. */
+  label?: string;
+  /** A `.bak` of gateway sessions.compact: only its entries the later transcripts do not hold. */
+  trimmed?: boolean;
 }
 
 export interface RawOutLine {
@@ -198,15 +203,6 @@ function findRecord(indexes: StoreIndex[], key: string): { index: StoreIndex; re
   if (dropped) {
     throw usageError("SESSION_NOT_LOADED", `key "${key}" is in the store but OpenClaw's loader drops it: ${dropped.notes.map((n) => n.message).join("; ")}`, "run `openclaw-sessions ls` for details");
   }
-  const broken = indexes.find((i) => i.storeFile.state !== "ok" && i.storeFile.state !== "missing");
-  if (broken) {
-    throw environmentError(
-      "STORE_UNREADABLE",
-      `${broken.location.storePath} is ${broken.storeFile.state}; OpenClaw loads it as an empty store, so no key has history`,
-      "read a transcript directly with --file <path> or --session-id <id>; `openclaw-sessions ls` lists them",
-      { storePath: broken.location.storePath },
-    );
-  }
   throw sessionNotFound(key, indexes);
 }
 
@@ -304,7 +300,9 @@ function filePlan(opts: HistoryOptions, indexes: StoreIndex[], cwd: string): Pla
   if (!realRoots.some((r) => isInside(real, r))) {
     throw usageError("FILE_OUTSIDE_STORE", `refusing to read ${wanted}: it resolves to ${real}, outside the store (${where})`, "symlinks may not lead out of the store");
   }
-  if (!fs.statSync(real).isFile()) throw usageError("NOT_A_FILE", `${wanted} is not a regular file`);
+  if (fs.statSync(real).isDirectory()) throw usageError("NOT_A_FILE", `${wanted} is a directory, not a transcript file`);
+  // A FIFO, socket or device: named, exit 3, like every unreadable input.
+  checkRegular(wanted);
   const index = indexes.find((i) => allowedRoots([i]).some((r) => isInside(wanted, r))) ?? indexes[0]!;
   const classified = indexes.flatMap((i) => i.files).find((f) => f.path === wanted);
   const zstd = classified?.archive?.compressed === true || classified?.kind === "cold-archive" || wanted.endsWith(".zst");
@@ -465,6 +463,8 @@ function segmentOf(index: number, t: ReadTarget, s: Stretch): HistorySegment {
     startedAtIso: iso(s.startedAt),
     endedAtIso: iso(s.endedAt),
     reason: s.reason,
+    ...(seg.label ? { label: seg.label } : {}),
+    ...(seg.trimmed ? { trimmed: true } : {}),
   };
 }
 

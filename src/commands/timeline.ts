@@ -166,6 +166,8 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
       stretches: facts.finish(),
       problems: facts.problems,
       readError,
+      ...(seg.trimmed ? { trimmed: true } : {}),
+      ...(seg.label ? { label: seg.label } : {}),
     });
   }
   const baks: BakFile[] = s.archives.filter((a) => a.reason === "bak").map((a) => ({ path: a.path, sessionId: a.sessionId, timestamp: a.timestamp, bytes: a.bytes }));
@@ -187,6 +189,7 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
   if (segs.length === 0) notes.push("no transcript of this key is on disk");
   else if (!core.segments.some((x) => x.current)) notes.push(`the current sessionId ${s.sessionId ?? "(none)"} has no transcript on disk`);
   for (const x of core.segments) if (x.readError) notes.push(`${x.path}: read stopped early (${x.readError})`);
+  for (const seg of segs) if (seg.unresolvedSessionFile) notes.push(`${seg.path}: ${seg.label}`);
   return {
     schemaVersion: TIMELINE_SCHEMA_VERSION,
     store: storeHeader(index),

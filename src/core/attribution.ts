@@ -146,6 +146,16 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
   for (let changed = true; changed; ) {
     changed = false;
     if (!candidates.some((f) => !byFile.has(f.path))) break;
+    // An id the last round attached (a reset archive's) brings its other files along: its
+    // `.bak` trims and any other archive named by it.
+    for (const f of candidates) {
+      if (byFile.has(f.path) || !f.sessionId) continue;
+      for (const owner of idOwners.get(f.sessionId) ?? []) {
+        link(f.path, owner.key, { ...owner.evidence, detail: `${f.sessionId} is a sessionId of ${owner.key} (${owner.evidence.detail})` });
+        filesOfKey.get(owner.key)!.push(f.path);
+        changed = true;
+      }
+    }
     const known = indexKnownFiles(filesOfKey, fileByPath, headerOf);
     for (const f of candidates) {
       if (byFile.has(f.path)) continue;

@@ -51,6 +51,7 @@ export interface LoadNote {
   code:
     | "non-object-entry"
     | "unsafe-session-id"
+    | "missing-session-id"
     | "invalid-session-id"
     | "non-string-session-file"
     | "invalid-updated-at"
@@ -139,11 +140,22 @@ export interface ClassifiedFile {
   /** The sessionId the name carries, when it carries one. */
   sessionId: string | null;
   archive?: ArchiveInfo;
+  /** Set when the name (after symlinks) is no regular file: what it is. Such a file is never opened. */
+  notRegular?: string;
 }
 
 /** How a transcript's bytes are reached. */
 export type TranscriptRef =
-  | { kind: "file"; path: string; compression: "none" | "zstd" }
+  | {
+      kind: "file";
+      path: string;
+      compression: "none" | "zstd";
+      /**
+       * A trimmed copy (`.bak`): read only the entries whose id none of these later transcripts
+       * holds, so what was trimmed appears once (lines keep their own numbers).
+       */
+      omitIdsOf?: TranscriptRef[];
+    }
   | { kind: "sqlite"; dbPath: string; sessionId: string; label: string }
   | { kind: "sqlite-archive"; dbPath: string; archiveName: string; label: string };
 
@@ -209,6 +221,12 @@ export interface ActiveTranscript {
   candidates: TranscriptCandidate[];
   /** Why OpenClaw will not find a file that is nevertheless present here (moved store…). */
   note?: string;
+  /**
+   * The key's current transcript as it sits in this sessions dir when OpenClaw cannot resolve the
+   * stored absolute sessionFile (the state dir moved or was copied). Forensic views show it,
+   * labelled; OpenClaw's own views (default history) do not.
+   */
+  unresolved?: { path: string; storedPath: string; bytes: number; ref: TranscriptRef };
   ref: TranscriptRef | null;
 }
 

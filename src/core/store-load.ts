@@ -9,9 +9,11 @@ const SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
 const VALID_SESSION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 const LEGACY_FIELDS: Record<string, string> = { provider: "channel", lastProvider: "lastChannel", room: "groupChannel" };
 
-/** isSafeSessionId: what the loader keeps at all. */
+/** isSafeSessionId: what the loader keeps at all (it trims first). */
 export function isSafeSessionId(id: unknown): id is string {
-  return typeof id === "string" && id.length <= 255 && SAFE_SESSION_ID.test(id) && !id.includes("/");
+  if (typeof id !== "string") return false;
+  const t = id.trim();
+  return t.length > 0 && t.length <= 255 && SAFE_SESSION_ID.test(t) && !t.includes("/") && !t.includes("\\");
 }
 
 /** validateSessionId: what may name a transcript file. */
@@ -28,7 +30,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function entryNotes(entry: SessionEntry): { dropped: boolean; notes: LoadNote[] } {
   const notes: LoadNote[] = [];
   let dropped = false;
-  if (!isSafeSessionId(entry.sessionId)) {
+  if (entry.sessionId === undefined) {
+    // normalizePersistedSessionEntryShape checks a sessionId only when there is one: the entry stays.
+    notes.push({
+      code: "missing-session-id",
+      field: "sessionId",
+      message: "entry has no sessionId; OpenClaw keeps it (and finds it by key) but it names no transcript",
+    });
+  } else if (!isSafeSessionId(entry.sessionId)) {
     dropped = true;
     notes.push({
       code: "unsafe-session-id",

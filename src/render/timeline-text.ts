@@ -42,6 +42,7 @@ function eventLines(e: TimelineEvent, segs: TimelineSegment[], base: string, sty
       const details = [`${s.messages} message${s.messages === 1 ? "" : "s"}, ${s.compactions} compaction${s.compactions === 1 ? "" : "s"} · ${where}`];
       if (typeof e.firstUserMessage === "string" && e.firstUserMessage) details.push(c.dim(`first user message: "${truncate(e.firstUserMessage.replace(/\s+/g, " "), 70)}"`));
       if (s.problems > 0) details.push(c.yellow(`${s.problems} unreadable line${s.problems === 1 ? "" : "s"}`));
+      if (s.label) details.push(c.yellow(s.label));
       return { head: `${c.green("●")} ${c.bold(label)}  ${shortId(s.sessionId)} started${s.current ? c.green(" (current)") : ""}`, details };
     }
     case "compaction": {

@@ -6,6 +6,7 @@
  */
 import fs from "node:fs";
 import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
+import { noteUnreadable, openRegularSync } from "./safe-read.js";
 
 export interface TextBlock {
   /** Complete lines joined by "\n" (no final newline). Invalid UTF-8 reads as U+FFFD. null when `skip` said so. */
@@ -27,43 +28,93 @@ export interface BlockOptions {
   skip?: (raw: Buffer) => boolean;
 }
 
-export function* plainTextBlocks(file: string, opts: BlockOptions = {}): Generator<TextBlock> {
+/** A line too long to keep in a block: where it is, so a caller can scan its bytes in pieces. */
+export interface LongLine {
+  lineNo: number;
+  /** File offset of its first byte. */
+  offset: number;
+  bytes: number;
+}
+
+export function* plainTextBlocks(file: string, opts: BlockOptions & { onLongLine?: (l: LongLine) => void } = {}): Generator<TextBlock> {
   const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const buf = (shared ??= Buffer.allocUnsafe(BLOCK));
-  const fd = fs.openSync(file, "r");
+  const fd = openRegularSync(file);
   let lineNo = 1;
-  let carry: Buffer | null = null; // start of a line that continues in the next read
+  let carry: Buffer[] | null = null; // start of a line that continues in the next read
+  let carryBytes = 0;
+  let carryStart = 0; // its file offset
   let skipping = false; // inside a line too long to keep
+  let pos = 0; // file offset of the next read
   try {
     for (;;) {
-      const n = fs.readSync(fd, buf, 0, BLOCK, null);
+      let n: number;
+      try {
+        n = fs.readSync(fd, buf, 0, BLOCK, pos);
+      } catch (err) {
+        throw noteUnreadable(file, err);
+      }
       if (n === 0) break;
+      const at = pos;
+      pos += n;
       let data = buf.subarray(0, n);
+      let dataStart = at;
       if (skipping) {
         const nl = data.indexOf(0x0a);
         if (nl < 0) continue;
         skipping = false;
+        opts.onLongLine?.({ lineNo, offset: carryStart, bytes: at + nl - carryStart });
         lineNo += 1;
         data = data.subarray(nl + 1);
+        dataStart = at + nl + 1;
       }
       const last = data.lastIndexOf(0x0a);
       if (last < 0) {
-        carry = carry ? Buffer.concat([carry, data]) : Buffer.from(data);
-        if (carry.length > maxLineBytes) {
+        if (!carry) {
+          carryStart = dataStart;
+          carry = [];
+          carryBytes = 0;
+        }
+        carry.push(Buffer.from(data));
+        carryBytes += data.length;
+        if (carryBytes > maxLineBytes) {
           carry = null;
           skipping = true;
         }
         continue;
       }
-      const head = carry ? Buffer.concat([carry, data.subarray(0, last)]) : data.subarray(0, last);
+      // Pieces of a long line are joined once, when it ends (joining per read is quadratic).
+      const head = carry ? Buffer.concat([...carry, data.subarray(0, last)]) : data.subarray(0, last);
       const text = opts.skip?.(head) ? null : head.toString("utf8");
       let lines = 1;
       for (let i = head.indexOf(0x0a); i >= 0; i = head.indexOf(0x0a, i + 1)) lines += 1;
       yield { text, raw: head, firstLineNo: lineNo, lines };
       lineNo += lines;
-      carry = last + 1 < data.length ? Buffer.from(data.subarray(last + 1)) : null;
+      carry = last + 1 < data.length ? [Buffer.from(data.subarray(last + 1))] : null;
+      carryBytes = carry ? carry[0]!.length : 0;
+      carryStart = dataStart + last + 1;
     }
-    if (carry && carry.length > 0) yield { text: opts.skip?.(carry) ? null : carry.toString("utf8"), raw: carry, firstLineNo: lineNo, lines: 1 };
+    if (skipping) opts.onLongLine?.({ lineNo, offset: carryStart, bytes: pos - carryStart });
+    else if (carry && carryBytes > 0) {
+      const rest = Buffer.concat(carry);
+      yield { text: opts.skip?.(rest) ? null : rest.toString("utf8"), raw: rest, firstLineNo: lineNo, lines: 1 };
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Bytes [offset, offset+bytes) of a regular file in pieces of at most `piece` bytes (one reused buffer). */
+export function* byteRange(file: string, offset: number, bytes: number, piece = BLOCK): Generator<Buffer> {
+  const fd = openRegularSync(file);
+  const buf = Buffer.allocUnsafe(piece);
+  try {
+    for (let done = 0; done < bytes; ) {
+      const n = fs.readSync(fd, buf, 0, Math.min(piece, bytes - done), offset + done);
+      if (n === 0) return;
+      done += n;
+      yield buf.subarray(0, n);
+    }
   } finally {
     fs.closeSync(fd);
   }

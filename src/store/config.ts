@@ -2,6 +2,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { json5Package } from "./lazy-packages.js";
+import { causeOf, readRegularFileSync } from "./safe-read.js";
+
+/** Real configs are kilobytes; JSON5 parsing is slow and memory-hungry past this. */
+export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
 export interface OpenClawConfig {
   path: string | null;
@@ -19,12 +23,20 @@ export function configPathFor(stateDir: string | null, env: NodeJS.ProcessEnv): 
 
 export function readConfig(file: string | null): OpenClawConfig {
   if (!file || !fs.existsSync(file)) return { path: null, raw: {} };
+  let text: string;
   try {
-    const parsed: unknown = json5Package().parse(fs.readFileSync(file, "utf8"));
+    text = readRegularFileSync(file, MAX_CONFIG_BYTES).toString("utf8");
+  } catch (err) {
+    return { path: file, raw: {}, problem: `cannot read ${file}: ${causeOf(err)}` };
+  }
+  try {
+    const parsed: unknown = json5Package().parse(text);
     const raw = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
     return { path: file, raw };
   } catch (err) {
-    return { path: file, raw: {}, problem: `cannot parse ${file}: ${(err as Error).message}` };
+    // Deep nesting overflows the parser's stack: a parse failure like any other, named.
+    const why = err instanceof RangeError ? "nested too deeply to parse" : (err as Error).message;
+    return { path: file, raw: {}, problem: `cannot parse ${file}: ${why}` };
   }
 }
 

@@ -113,12 +113,51 @@ export function closeStores(): void {
  * does not change. `close()` after the last pass.
  */
 export function openTranscript(ref: TranscriptRef): PinnedLines {
+  if (ref.kind === "file" && ref.omitIdsOf) {
+    const pinned = pinnedFileLines(ref.path, { compression: ref.compression });
+    const omit = ref.omitIdsOf;
+    let ids: Promise<Set<string>> | null = null;
+    return { lines: () => withoutIds(pinned.lines(), (ids ??= entryIdsOf(omit))), close: () => pinned.close() };
+  }
   if (ref.kind === "file") return pinnedFileLines(ref.path, { compression: ref.compression });
   return { lines: () => transcriptLines(ref), close: async () => undefined };
 }
 
+/** The entry id of a transcript line, when it has one (a session header's id is the sessionId, not an entry). */
+function entryIdOf(text: string | null): string | null {
+  if (text === null || !text.includes('"id"')) return null;
+  try {
+    const v = JSON.parse(text) as { type?: unknown; id?: unknown } | null;
+    return typeof v === "object" && v !== null && v.type !== "session" && typeof v.id === "string" ? v.id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Every entry id the given transcripts hold (a trimmed copy's later versions). */
+async function entryIdsOf(refs: TranscriptRef[]): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const r of refs) {
+    for await (const line of transcriptLines(r)) {
+      const id = entryIdOf(line.text);
+      if (id !== null) ids.add(id);
+    }
+  }
+  return ids;
+}
+
+/** The lines of a trimmed copy that its later transcripts do not repeat. */
+async function* withoutIds(lines: AsyncIterable<RawLine>, ids: Promise<Set<string>>): AsyncGenerator<RawLine> {
+  const omit = await ids;
+  for await (const line of lines) {
+    const id = entryIdOf(line.text);
+    if (id === null || !omit.has(id)) yield line;
+  }
+}
+
 /** Stream the raw lines of any transcript the model refers to. */
 export function transcriptLines(ref: TranscriptRef): AsyncIterable<RawLine> {
+  if (ref.kind === "file" && ref.omitIdsOf) return withoutIds(fileLines(ref.path, { compression: ref.compression }), entryIdsOf(ref.omitIdsOf));
   if (ref.kind === "file") return fileLines(ref.path, { compression: ref.compression });
   const db = dbFor(ref.dbPath);
   if (ref.kind === "sqlite") {

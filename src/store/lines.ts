@@ -7,6 +7,7 @@ import fs from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import type { TranscriptLine } from "../core/transcript/parse.js";
 import { noteLineBytes, noteStreamStart } from "./memory.js";
+import { noteUnreadable, openRegular, UnreadableFileError } from "./safe-read.js";
 
 /** A line as both store layers yield it (the shape lives in core: the transcript core reads it). */
 export type RawLine = TranscriptLine;
@@ -34,7 +35,8 @@ export async function* splitLines(
 
   const finish = (unterminated: boolean): RawLine => {
     lineNo += 1;
-    noteLineBytes(lineBytes);
+    // An overflowing line's bytes were counted as they were skipped.
+    noteLineBytes(overflow ? 0 : lineBytes);
     const line: RawLine = { lineNo, text: null, bytes: lineBytes, offset: lineStart };
     if (overflow) {
       line.tooLong = true;
@@ -64,6 +66,8 @@ export async function* splitLines(
         const nl = chunk.indexOf(0x0a, start);
         const end = nl === -1 ? chunk.length : nl;
         lineBytes += end - start;
+        // Skipped bytes still count toward the GC budget: their chunks are garbage all the same.
+        if (overflow) noteLineBytes(end - start);
         if (!overflow) {
           if (lineBytes > maxLineBytes) {
             overflow = true;
@@ -82,7 +86,8 @@ export async function* splitLines(
     }
   } catch (err) {
     if (lineBytes > 0 || overflow) yield finish(true);
-    yield { lineNo: lineNo + 1, text: null, bytes: 0, offset: consumed, readError: (err as Error).message };
+    const reason = err instanceof UnreadableFileError ? err.reason : (err as Error).message;
+    yield { lineNo: lineNo + 1, text: null, bytes: 0, offset: consumed, readError: reason };
     return;
   }
   if (lineBytes > 0 || overflow) yield finish(true);
@@ -96,16 +101,115 @@ async function* owned(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
 /** node:zlib, fetched on first use: most runs read no zstd, and loading it costs start-up time. */
 export const zlib = () => process.getBuiltinModule("node:zlib");
 
-/** Decompresses a zstd byte stream (node:zlib). */
+const ZSTD_MAGIC = 0xfd2fb528;
+/** zstd's own default decoder limit (ZSTD_WINDOWLOG_LIMIT_DEFAULT = 27): larger windows are refused. */
+export const MAX_ZSTD_WINDOW = 128 * 1024 * 1024;
+/** A stream that decompresses past this many times its compressed size (and past the floor) is a bomb. */
+const MAX_ZSTD_RATIO = 1000;
+// A real transcript compresses 5–20:1; past 1000:1 and this floor it is a bomb, whatever its lines.
+const MIN_ZSTD_OUTPUT_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * Why the first frame of a zstd stream must not be decoded, or null when it may: not zstd at all,
+ * or a window larger than zstd's own default limit (a decoder would allocate all of it up front).
+ */
+export function zstdFrameProblem(head: Uint8Array): string | null {
+  if (head.length < 4) return head.length === 0 ? null : "not a zstd stream (too short)";
+  const magic = (head[0]! | (head[1]! << 8) | (head[2]! << 16) | (head[3]! << 24)) >>> 0;
+  if ((magic & 0xfffffff0) === 0x184d2a50) return null; // a skippable frame first: nothing to size
+  if (magic !== ZSTD_MAGIC) return "not a zstd stream";
+  if (head.length < 6) return null;
+  const fhd = head[4]!;
+  const fcsFlag = fhd >> 6;
+  const single = (fhd >> 5) & 1;
+  let window: number;
+  if (!single) {
+    const wd = head[5]!;
+    const base = 2 ** (10 + (wd >> 3));
+    window = base + (base / 8) * (wd & 7);
+  } else {
+    const dictBytes = [0, 1, 2, 4][fhd & 3]!;
+    const at = 5 + dictBytes;
+    const size = [1, 2, 4, 8][fcsFlag]!;
+    if (head.length < at + size) return null;
+    let fcs = 0;
+    for (let i = size - 1; i >= 0; i--) fcs = fcs * 256 + head[at + i]!;
+    window = size === 2 ? fcs + 256 : fcs;
+  }
+  return window > MAX_ZSTD_WINDOW ? `zstd frame needs a ${Math.ceil(window / 2 ** 20)} MiB window, over the ${MAX_ZSTD_WINDOW / 2 ** 20} MiB limit; not decompressed` : null;
+}
+
+/**
+ * Decompresses a zstd byte stream (node:zlib), bounded (see zstdFrameProblem, MAX_ZSTD_RATIO).
+ * The decoder inflates a whole written piece before any backpressure applies, so it is fed by
+ * hand: a piece at a time, sized by the ratio seen so far (~4 MiB of output each), and each
+ * piece's output is taken before the next is written. A bomb's first 4 KB would be 128 MB.
+ */
 export async function* zstdChunks(compressed: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const { Readable } = await import("node:stream");
-  const out = Readable.from(owned(compressed)).pipe(zlib().createZstdDecompress());
-  for await (const c of out as AsyncIterable<Buffer>) yield c;
+  let inBytes = 0;
+  let outBytes = 0;
+  let checked = false;
+  const limit = () => Math.max(MIN_ZSTD_OUTPUT_LIMIT, inBytes * MAX_ZSTD_RATIO);
+  const z = zlib().createZstdDecompress();
+  let failure: Error | null = null;
+  z.on("error", (err) => (failure = err));
+  /** Resolves on the next sign of life: output to read, the end, or an error. */
+  const stirred = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        z.off("readable", done).off("end", done).off("error", done);
+        resolve();
+      };
+      z.on("readable", done).on("end", done).on("error", done);
+    });
+  function* taken(): Generator<Buffer> {
+    for (let c = z.read() as Buffer | null; c !== null; c = z.read() as Buffer | null) {
+      outBytes += c.length;
+      if (outBytes > limit()) throw new Error(`decompresses to over ${limit()} bytes from ${inBytes} (over ${MAX_ZSTD_RATIO}:1): a zstd bomb; read stopped`);
+      yield c;
+    }
+    if (failure) throw failure;
+  }
+  try {
+    for await (const c of owned(compressed)) {
+      if (!checked) {
+        checked = true;
+        const problem = zstdFrameProblem(c);
+        if (problem) throw new Error(problem);
+      }
+      for (let i = 0; i < c.length; ) {
+        const ratio = outBytes === 0 ? 65536 : Math.max(1, outBytes / inBytes);
+        const n = Math.min(c.length - i, 1024 * 1024, Math.max(64, Math.floor((4 * 1024 * 1024) / ratio)));
+        let written = false;
+        const write = new Promise<void>((resolve) => z.write(c.subarray(i, i + n), () => resolve()));
+        void write.then(() => (written = true));
+        inBytes += n;
+        i += n;
+        // Reading releases the decoder when its output buffer is full; the write then completes.
+        while (!written) {
+          yield* taken();
+          if (!written) await Promise.race([write, stirred()]);
+        }
+        yield* taken();
+      }
+    }
+    z.end();
+    while (!z.readableEnded) {
+      yield* taken();
+      if (!z.readableEnded) await stirred();
+      if (failure) throw failure;
+    }
+    yield* taken();
+  } finally {
+    z.destroy();
+  }
 }
 
 /** Decompresses one whole zstd buffer (SQLite `event_zstd`, archive blobs). */
 export function zstdDecompressSync(buf: Uint8Array): Buffer {
-  return zlib().zstdDecompressSync(buf);
+  const problem = zstdFrameProblem(buf.subarray(0, 32));
+  if (problem) throw new Error(problem);
+  return zlib().zstdDecompressSync(buf, { maxOutputLength: Math.max(MIN_ZSTD_OUTPUT_LIMIT, buf.length * MAX_ZSTD_RATIO) });
 }
 
 const CHUNK = 1024 * 1024;
@@ -162,7 +266,7 @@ async function* fileChunks(path: string): AsyncGenerator<Buffer> {
     if (small.length > 0) yield small;
     return;
   }
-  const fh = await fs.promises.open(path, "r");
+  const fh = await openRegular(path);
   try {
     yield* readChunks(fh);
   } finally {
@@ -175,13 +279,27 @@ export interface FileLineOptions {
   maxLineBytes?: number;
 }
 
-function linesOf(chunks: AsyncIterable<Buffer>, opts: FileLineOptions) {
-  return splitLines(opts.compression === "zstd" ? zstdChunks(chunks) : chunks, opts.maxLineBytes);
+/** Any failure reading or decompressing `path` is remembered for the run, named by its cause. */
+async function* noted(path: string, chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    yield* chunks;
+  } catch (err) {
+    throw noteUnreadable(path, err);
+  }
+}
+
+/** The bytes of a transcript file, decompressed when `.zst`; bounded and checked like its lines. */
+export function transcriptFileChunks(path: string, compression: "none" | "zstd" = "none"): AsyncIterable<Buffer> {
+  return noted(path, compression === "zstd" ? zstdChunks(fileChunks(path)) : fileChunks(path));
+}
+
+function linesOf(path: string, chunks: AsyncIterable<Buffer>, opts: FileLineOptions) {
+  return splitLines(noted(path, opts.compression === "zstd" ? zstdChunks(chunks) : chunks), opts.maxLineBytes);
 }
 
 /** Lines of a transcript file, plain or `.zst`. */
 export function fileLines(path: string, opts: FileLineOptions = {}) {
-  return linesOf(fileChunks(path), opts);
+  return linesOf(path, fileChunks(path), opts);
 }
 
 /** A transcript read in several passes; `close()` when the last pass is done. */
@@ -198,11 +316,11 @@ export interface PinnedLines {
 export function pinnedFileLines(path: string, opts: FileLineOptions = {}): PinnedLines {
   let handle: Promise<FileHandle> | null = null;
   async function* chunks(): AsyncGenerator<Buffer> {
-    handle ??= fs.promises.open(path, "r");
+    handle ??= openRegular(path);
     yield* readChunks(await handle);
   }
   return {
-    lines: () => linesOf(chunks(), opts),
+    lines: () => linesOf(path, chunks(), opts),
     async close() {
       const h = handle;
       handle = null;

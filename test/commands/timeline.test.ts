@@ -62,10 +62,14 @@ describe("timeline on the corpus", () => {
     expect(r.segments).toHaveLength(1);
   });
 
-  it("manual-compact-bak: one segment and a manual-compact event per .bak, in time order", async () => {
+  it("manual-compact-bak: each .bak a trimmed segment (no reset), the live file current, a manual-compact event per .bak, in time order", async () => {
     const { stateDir, home } = copyState("files", "manual-compact-bak");
     const r = await timeline(stateDir, "agent:main:main", home);
-    expect(r.segments).toHaveLength(1);
+    expect(r.segments.map((s) => [s.source, s.current, Boolean(s.label)])).toEqual([["archive", false, true], ["archive", false, true], ["active", true, false]]);
+    // De-duplicated by entry id: the trimmed heads and the live tail add up to the 18 messages written.
+    expect(r.segments.map((s) => s.messages)).toEqual([11, 4, 3]);
+    expect(r.resets).toBe(0);
+    expect(r.segments.map((s) => s.endReason)).toEqual([null, null, null]);
     const baks = r.events.filter((e) => e.type === "manual-compact");
     expect(baks.map((e) => e.iso)).toEqual(["2026-07-01T09:05:24.000Z", "2026-07-01T09:10:29.500Z"]);
     const times = r.events.map((e) => e.time).filter((t): t is number => t !== null);

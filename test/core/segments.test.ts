@@ -20,9 +20,14 @@ describe("segmentsOf", () => {
     ]);
     expect(segs.map((s) => s.source)).toEqual(["archive", "archive", "archive", "active"]);
   });
-  it("leaves .bak copies out unless asked", async () => {
+  it("reads .bak trims before the live file, each told to omit what a later transcript of its id holds", async () => {
     const s = await record("manual-compact-bak", "agent:main:main");
-    expect(segmentsOf(s).map((x) => x.source)).toEqual(["active"]);
-    expect(segmentsOf(s, { includeBak: true }).map((x) => x.archive?.reason ?? x.source)).toEqual(["bak", "bak", "active"]);
+    const segs = segmentsOf(s);
+    expect(segs.map((x) => x.archive?.reason ?? x.source)).toEqual(["bak", "bak", "active"]);
+    expect(segs.map((x) => x.trimmed === true)).toEqual([true, true, false]);
+    const omit = (i: number) => (segs[i]!.ref.kind === "file" ? (segs[i]!.ref as { omitIdsOf?: Array<{ path: string }> }).omitIdsOf?.map((r) => r.path) : undefined);
+    expect(omit(0)).toEqual([segs[1]!.path, segs[2]!.path]);
+    expect(omit(1)).toEqual([segs[2]!.path]);
+    expect(segmentsOf(s, { excludeBak: true }).map((x) => x.source)).toEqual(["active"]);
   });
 });

@@ -49,6 +49,8 @@ export function hashTree(dir: string): Record<string, string> {
       const full = path.join(d, e.name);
       if (e.isDirectory()) walk(full);
       else if (e.isSymbolicLink()) out[path.relative(dir, full)] = `link:${fs.readlinkSync(full)}`;
+      // FIFOs, sockets and devices are never read (a FIFO would block): their kind is their content.
+      else if (!e.isFile()) out[path.relative(dir, full)] = `special:${e.isFIFO() ? "fifo" : e.isSocket() ? "socket" : "device"}`;
       else out[path.relative(dir, full)] = crypto.createHash("sha256").update(fs.readFileSync(full)).digest("hex");
     }
   };

@@ -112,10 +112,12 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
       } else if (mode === "files") out(renderGrepFilesOnly(result.files));
       else if (mode === "count") out(renderGrepCounts(result.files, style));
       app.context(opts, app.styleFor("stderr", opts).c.dim(renderGrepSummary(result)));
-      for (const w of result.warnings) app.io.stderr.write(safeLine(`openclaw-sessions: ${w.path}: ${w.message}`) + "\n");
+      // result.warnings are files or lines not searched: the error boundary names each once on stderr (exit 3).
       if (result.totalMatches === 0) {
         // Like grep, no match exits 1; unlike grep, say so (cron mails stderr), unless --quiet.
-        if (!opts.quiet) app.io.stderr.write(`openclaw-sessions: no match for ${safeLine(JSON.stringify(result.pattern))}\n`);
+        // Files or lines that could not be searched are not a "no match": say so (they make the exit 3).
+        const unsearched = result.warnings.length > 0 ? ` in what could be read (${result.warnings.length} not searched, named below)` : "";
+        if (!opts.quiet) app.io.stderr.write(`openclaw-sessions: no match for ${safeLine(JSON.stringify(result.pattern))}${unsearched}\n`);
         app.raise(ExitCode.problems);
       }
     });

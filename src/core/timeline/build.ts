@@ -19,6 +19,10 @@ export interface SegmentSource {
   /** Unparsable lines seen while streaming. */
   problems: number;
   readError?: string | null;
+  /** A `.bak` read for what the trim removed: its sessionId goes on in the next transcript, no reset between. */
+  trimmed?: boolean;
+  /** Why OpenClaw does not show this transcript (a trim, an unresolvable sessionFile). */
+  label?: string;
 }
 
 export interface BakFile {
@@ -61,6 +65,8 @@ export interface TimelineSegment {
   endReason: EndReason | null;
   problems: number;
   readError?: string;
+  /** Set when OpenClaw does not show this transcript: why (a `.bak` trim, a sessionFile that does not resolve). */
+  label?: string;
 }
 
 export type TimelineEventType = "segment-start" | "compaction" | "branch-summary" | "error" | "reset" | "reset-row" | "window" | "deleted" | "manual-compact";
@@ -100,7 +106,9 @@ function flatten(sources: SegmentSource[]): Flat[] {
   return out;
 }
 
-function startOf(f: Flat, input: TimelineInput, isCurrent: boolean): number | null {
+function startOf(f: Flat, input: TimelineInput, isCurrent: boolean, afterTrim = false): number | null {
+  // After a trimmed part of the same transcript, this part starts where its own entries do.
+  if (afterTrim) return f.facts.firstEntryTime ?? f.facts.headerTime;
   if (isCurrent && input.sessionStartedAt !== null) return input.sessionStartedAt;
   if (f.stretch > 0) return f.facts.startReset?.time ?? f.facts.firstEntryTime;
   return f.facts.headerTime ?? f.facts.firstEntryTime;
@@ -128,6 +136,12 @@ function boundaryOf(prev: Flat, next: Flat | null, input: TimelineInput): Bounda
     era: input.era,
     fmt: input.fmt,
   };
+}
+
+/** The last transcript was archived by a reset and the store already names the next sessionId, which has no transcript. */
+function unstartedEnd(b: Boundary): EndReason {
+  const r = inferEndReason(b);
+  return { ...r, evidence: [...r.evidence, `the store's sessionId ${b.toSessionId} has no transcript yet: a reset to a session that has not started`] };
 }
 
 /** A segment with no successor on disk that is not the current one (its key moved on, the file is gone). */
@@ -204,7 +218,13 @@ function boundaryEvent(b: Boundary, prevSeg: TimelineSegment, reason: EndReason,
   }
   if (b.kind === "window") return { type: "window", ...common };
   if (b.archiveReason === "deleted") return { type: "deleted", ...common, archivePath: prevSrc.path };
-  return { type: "reset", ...common, archivePath: prevSrc.archive ? prevSrc.path : null, archiveTimestamp: prevSrc.archive?.timestamp ?? null };
+  return {
+    type: "reset",
+    ...common,
+    archivePath: prevSrc.archive ? prevSrc.path : null,
+    archiveTimestamp: prevSrc.archive?.timestamp ?? null,
+    ...(nextSeg === null && b.toSessionId !== null && b.toSessionId !== b.fromSessionId ? { toSessionNotStarted: true } : {}),
+  };
 }
 
 /** Put the `.bak` events in time order among the others (they carry no line of their own). */
@@ -227,9 +247,17 @@ export function buildTimeline(input: TimelineInput): TimelineCore {
     const isCurrent = f.src.current && f.lastOfSource && i === flat.length - 1;
     const next = flat[i + 1] ?? null;
     const b = boundaryOf(f, next, input);
-    const reason = isCurrent ? null : next ? inferEndReason(b) : orphanEnd(b);
-    const startedAt = startOf(f, input, isCurrent);
-    const endedAt = isCurrent ? null : (b.at ?? (next ? startOf(next, input, false) : null) ?? f.facts.lastEntryTime);
+    // The rest of a trimmed transcript is the next one of its sessionId: a trim, not a reset.
+    const continued = f.src.trimmed === true && next !== null && next.src.sessionId === f.src.sessionId;
+    // The store names a sessionId no transcript holds yet (a bare /new): a reset to a session that has not started.
+    const toUnstarted =
+      !next && !isCurrent && !continued && input.sessionId !== null && f.src.sessionId !== input.sessionId && f.src.archive?.reason === "reset" && !flat.some((x) => x.src.sessionId === input.sessionId);
+    const reason = isCurrent || continued ? null : next ? inferEndReason(b) : toUnstarted ? unstartedEnd({ ...b, toSessionId: input.sessionId }) : orphanEnd(b);
+    if (toUnstarted) b.toSessionId = input.sessionId;
+    const prev = flat[i - 1];
+    const afterTrim = prev !== undefined && prev.src.trimmed === true && prev.src.sessionId === f.src.sessionId;
+    const startedAt = startOf(f, input, isCurrent, afterTrim);
+    const endedAt = isCurrent ? null : continued ? (f.src.archive?.timestamp ?? f.facts.lastEntryTime) : (b.at ?? (next ? startOf(next, input, false) : null) ?? f.facts.lastEntryTime);
     segments.push({
       index: i,
       sessionId: f.src.sessionId,
@@ -248,6 +276,7 @@ export function buildTimeline(input: TimelineInput): TimelineCore {
       endReason: reason,
       problems: f.lastOfSource ? f.src.problems : 0,
       ...(f.src.readError && f.lastOfSource ? { readError: f.src.readError } : {}),
+      ...(f.src.label ? { label: f.src.label } : {}),
     });
     boundaries.push(reason ? { b, reason } : null);
   });
@@ -280,6 +309,6 @@ export function buildTimeline(input: TimelineInput): TimelineCore {
       lastBoundaryVia: lastVia,
       manualTrims: currentSessionTrims,
     }),
-    resets: boundaries.filter((x) => x !== null && x.reason.kind !== "deleted" && segments[boundaries.indexOf(x) + 1]).length,
+    resets: boundaries.filter((x, i) => x !== null && x.reason.kind !== "deleted" && (segments[i + 1] !== undefined || (i === segments.length - 1 && x.b.toSessionId === input.sessionId && input.sessionId !== x.b.fromSessionId))).length,
   };
 }

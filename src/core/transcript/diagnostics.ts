@@ -6,6 +6,8 @@ export type IssueCode =
   | "malformed"
   | "too-long"
   | "not-object"
+  // the read stopped: the file could not be opened, read or decompressed (named by the store layer)
+  | "read-error"
   | "invalid-utf8"
   | "unterminated"
   | "missing-header"

@@ -251,7 +251,17 @@ function window96(scan: ScanResult): Window96 {
   return { resetPos, keptPos: kept >= 0 && kept < resetPos ? kept : -1 };
 }
 
-/** Reset-kept tail rule: user/assistant messages, and tool results pairing with a kept call. */
+/**
+ * The reset kept tail in `chat.history` (history scope): OpenClaw keeps the tail's entries by the
+ * model-context rule, then lists only their user and assistant messages.
+ */
+export function keptInHistory(rec: EntryRecord): boolean {
+  if (rec.type !== "message") return false;
+  const role = messageOf(rec)?.role;
+  return role === "user" || role === "assistant";
+}
+
+/** Reset-kept tail rule of the model context: user/assistant messages, and tool results pairing with a kept call. */
 export class ResetKeptFilter {
   private readonly calls = new Set<string>();
   keep(rec: EntryRecord): boolean {
@@ -314,7 +324,6 @@ export async function* streamHistory96(open: OpenLines, scan: ScanResult, opts: 
   const { tree } = scan;
   const { resetPos, keptPos } = window96(scan);
   const start = keptPos >= 0 ? keptPos : Math.max(resetPos, 0);
-  const filter = new ResetKeptFilter();
   let seq = 0;
   // Path indices ascend, so comparing node indices compares path positions.
   const resetIdx = resetPos >= 0 ? tree.path.at(resetPos) : -1;
@@ -323,7 +332,7 @@ export async function* streamHistory96(open: OpenLines, scan: ScanResult, opts: 
     const next = seq + 1;
     let item: HistoryItem | null = null;
     if (i < resetIdx) {
-      if (filter.keep(w.rec)) item = { ...enrich(capText(item96(w, next, oversized), max), w, opts), prelude: true };
+      if (keptInHistory(w.rec)) item = { ...enrich(capText(item96(w, next, oversized), max), w, opts), prelude: true };
     } else if (i === resetIdx) {
       item = { ...base(w, next), role: "system", kind: "reset", text: "Reset", contentTypes: ["text"] };
     } else if ("message" in w.rec.raw) {

@@ -57,7 +57,7 @@ export interface EntryRecord extends Located {
   raw: Record<string, unknown>;
 }
 
-export type ProblemCode = "blank" | "malformed" | "too-long" | "not-object";
+export type ProblemCode = "blank" | "malformed" | "too-long" | "not-object" | "read-error";
 
 export interface ProblemRecord extends Located {
   kind: "problem";
@@ -146,6 +146,9 @@ export function parseLine(line: TranscriptLine): ParsedRecord {
   const flags = line.invalidUtf8 || line.unterminated || line.crlf ? flagsOf(line) : NO_FLAGS;
   const { lineNo, offset, bytes } = line;
   const text = line.text;
+  if (line.readError !== undefined && text === null) {
+    return { lineNo, offset, bytes, flags, kind: "problem", code: "read-error", message: line.readError };
+  }
   if (line.tooLong || text === null) {
     return { lineNo, offset, bytes, flags, kind: "problem", code: "too-long", message: `line of ${bytes} bytes was not kept in memory` };
   }

@@ -33,6 +33,10 @@ import { configPathFor, configuredChannels, readConfig } from "../config.js";
 import type { AgentTarget } from "../locate.js";
 import { peekTranscript, readHeader } from "./peek.js";
 import { scanDir } from "./scan.js";
+import { causeOf, readRegularFileSync } from "../safe-read.js";
+
+/** Far above any real store (5,000 keys are a few MB), far below a memory problem when parsed. */
+export const MAX_STORE_BYTES = 128 * 1024 * 1024;
 
 export function fileRef(p: string): TranscriptRef & { kind: "file" } {
   return { kind: "file", path: p, compression: p.endsWith(".zst") ? "zstd" : "none" };
@@ -40,16 +44,17 @@ export function fileRef(p: string): TranscriptRef & { kind: "file" } {
 
 export function readStoreFile(storePath: string): { status: StoreFileStatus; entries: StoreEntry[] } {
   let buf: Buffer;
+  if (!fs.existsSync(storePath) && !isSymlink(storePath)) return { status: { state: "missing", bytes: null, message: `no such file: ${storePath}` }, entries: [] };
   try {
-    buf = fs.readFileSync(storePath);
+    buf = readRegularFileSync(storePath, MAX_STORE_BYTES);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return {
-      status: { state: code === "ENOENT" ? "missing" : "unreadable", bytes: null, message: (err as Error).message },
-      entries: [],
-    };
+    return { status: { state: "unreadable", bytes: null, message: causeOf(err) }, entries: [] };
   }
   return interpretStoreText(buf.toString("utf8"), buf.length);
+}
+
+function isSymlink(p: string): boolean {
+  return fs.lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
 }
 
 function isFile(p: string): boolean {
@@ -139,8 +144,10 @@ function resolveActive(
   const stored = typeof entry.sessionFile === "string" ? entry.sessionFile : null;
   if (!found && stored && path.isAbsolute(stored) && !stored.startsWith(ctx.sessionsDir + path.sep)) {
     const local = path.join(ctx.sessionsDir, path.basename(stored));
-    if (present.has(local)) {
+    const copy = present.get(local);
+    if (copy && !copy.symlink) {
       active.note = `sessionFile ${stored} points outside this state dir; OpenClaw will not find it, but ${path.basename(stored)} is present here`;
+      active.unresolved = { path: local, storedPath: stored, bytes: copy.bytes, ref: fileRef(local) };
     }
   }
   return active;
@@ -177,7 +184,8 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     const stored = typeof e.entry!.sessionFile === "string" ? path.basename(e.entry!.sessionFile) : null;
     const custom = stored && !parseGeneratedTranscriptName(stored) ? stored : null;
     const active = actives.get(e.sessionKey);
-    return { sessionKey: e.sessionKey, sessionId, entry: e.entry!, sessionFileBasename: custom, activePaths: active?.exists ? [active.path] : [] };
+    const activePaths = active?.exists ? [active.path] : active?.unresolved ? [active.unresolved.path] : [];
+    return { sessionKey: e.sessionKey, sessionId, entry: e.entry!, sessionFileBasename: custom, activePaths };
   });
 
   // Headers for every transcript-bearing file: attribution by header id, parent and timing.
@@ -258,7 +266,7 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     });
   }
 
-  const activePaths = new Set(sessions.filter((s) => s.active.exists).map((s) => s.active.path));
+  const activePaths = new Set(sessions.flatMap((s) => (s.active.exists ? [s.active.path] : s.active.unresolved ? [s.active.unresolved.path] : [])));
   const unattributed: UnattributedFile[] = [];
   for (const f of files) {
     if (!ATTRIBUTABLE_KINDS.has(f.kind) || activePaths.has(f.path) || byFile.has(f.path)) continue;

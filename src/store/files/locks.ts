@@ -3,6 +3,7 @@
  * read and judged live, stale or unreadable as OpenClaw's cleanStaleLockFiles would, never removed.
  */
 import fs from "node:fs";
+import { openRegularSync } from "../safe-read.js";
 import type { ClassifiedFile, LockInfo } from "../../core/model.js";
 import { pidAlive, processStartTime } from "../process-probe.js";
 
@@ -64,7 +65,7 @@ export function inspectLocks(files: readonly ClassifiedFile[], now: number, prob
     const transcriptPath = f.path.slice(0, -".lock".length);
     let text: string;
     try {
-      const fd = fs.openSync(f.path, "r");
+      const fd = openRegularSync(f.path);
       try {
         const buf = Buffer.alloc(Math.min(f.bytes, MAX_LOCK_BYTES));
         const n = fs.readSync(fd, buf, 0, buf.length, 0);

@@ -6,7 +6,8 @@
 import fs from "node:fs";
 import type { TranscriptHeader, TranscriptPeek, TranscriptRef } from "../../core/model.js";
 import { headerOf } from "../../core/transcript/parse.js";
-import { zlib } from "../lines.js";
+import { zlib, zstdFrameProblem } from "../lines.js";
+import { noteUnreadable, openRegularSync } from "../safe-read.js";
 
 const HEAD_BYTES = 64 * 1024;
 /** What one head read may inflate to before it is retried on a shorter prefix. */
@@ -21,7 +22,7 @@ const scratch = Buffer.allocUnsafe(Math.max(HEAD_BYTES, TAIL_BYTES));
 
 /** Bytes [start, start+length) of a file; the result is only valid until the next call. */
 function readRange(file: string, start: number, length: number): Buffer {
-  const fd = fs.openSync(file, "r");
+  const fd = openRegularSync(file);
   try {
     const n = fs.readSync(fd, scratch, 0, Math.min(length, scratch.length), start);
     return scratch.subarray(0, n);
@@ -33,6 +34,8 @@ function readRange(file: string, start: number, length: number): Buffer {
 /** The first `limit` decompressed bytes of a zstd file, from its first compressed bytes. */
 function zstdHead(file: string, limit: number): Buffer {
   const input = Buffer.from(readRange(file, 0, HEAD_BYTES));
+  const problem = zstdFrameProblem(input);
+  if (problem) throw noteUnreadable(file, new Error(problem));
   // A prefix that inflates past the cap (a bomb) is retried shorter: the head is all we want.
   for (let n = input.length; n > 0; n >>= 2) {
     try {

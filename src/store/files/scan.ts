@@ -3,6 +3,20 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ClassifiedFile } from "../../core/model.js";
 import { classifyName, parseImportArchiveName } from "../../core/names.js";
+import { causeOf, fileTypeName, noteUnreadable, UnreadableFileError } from "../safe-read.js";
+
+/** What a directory entry is when it is no regular file (after symlinks), or null. */
+function notRegular(full: string, st: fs.Stats): string | null {
+  let target = st;
+  if (st.isSymbolicLink()) {
+    try {
+      target = fs.statSync(full);
+    } catch (err) {
+      return causeOf(err) === "no such file (or a dangling symlink)" ? "a dangling symlink" : causeOf(err);
+    }
+  }
+  return target.isFile() ? null : fileTypeName(target);
+}
 
 /** Subfolders whose files are not classified by name. */
 const FOLDER_KINDS: Record<string, ClassifiedFile["kind"]> = {
@@ -62,6 +76,12 @@ export function scanDir(root: string, opts: { relBase?: string; kind?: Classifie
         sessionId: forcedKind === "import-archive" ? parseImportArchiveName(d.name) : forcedKind ? null : cls.sessionId,
       };
       if (cls.archive && !forcedKind) file.archive = cls.archive;
+      // A FIFO, socket or device here is classified and reported by name, and never opened.
+      const odd = notRegular(full, st);
+      if (odd !== null && !(st.isSymbolicLink() && odd.startsWith("a directory"))) {
+        file.notRegular = odd;
+        noteUnreadable(full, new UnreadableFileError(full, `${odd}, not a regular file; not opened`));
+      }
       out.push(file);
     }
   };

@@ -20,6 +20,8 @@ import os from "node:os";
 import path from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { ToolError } from "../../core/errors.js";
+import { checkRegular } from "../safe-read.js";
+import { pidAlive } from "../process-probe.js";
 
 export type SqliteDriverName = "node:sqlite";
 
@@ -70,6 +72,8 @@ function snapshot(dbPath: string, dir: string): string[] {
       const dest = path.join(dir, path.basename(src));
       fs.rmSync(dest, { force: true });
       if (before[i] === "absent") continue;
+      // Only a regular file is copied: a FIFO would block the copy, a device would never end.
+      checkRegular(src);
       // COPYFILE_FICLONE only tries a reflink; it falls back to a plain copy. Never modifies src.
       fs.copyFileSync(src, dest, fs.constants.COPYFILE_FICLONE);
       if (i > 0) copied.push(DATA_SIDE_FILES[i - 1]!);
@@ -79,13 +83,63 @@ function snapshot(dbPath: string, dir: string): string[] {
   }
 }
 
+const SNAPSHOT_PREFIX = "openclaw-sessions-sqlite-";
+const live = new Set<string>();
+let exitHook = false;
+
+/**
+ * Snapshot dirs are named by the pid that made them: a run killed before its close() (SIGKILL,
+ * a crash) leaves one behind, and the next run removes every dir whose pid is gone.
+ */
+export function removeStaleSnapshots(tmp = os.tmpdir()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(tmp);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = /^openclaw-sessions-sqlite-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+    try {
+      fs.rmSync(path.join(tmp, name), { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // another user's dir, or already gone
+    }
+  }
+  return removed;
+}
+
 /** Opens a read-only snapshot of `dbPath`. Always call close(): it removes the temp copy. */
 export function openSqliteReadOnly(dbPath: string): SqliteDb {
   if (!fs.existsSync(dbPath)) {
     throw new ToolError("environment", "SQLITE_MISSING", `database not found: ${dbPath}`);
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-sessions-sqlite-"));
-  const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
+  removeStaleSnapshots();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${SNAPSHOT_PREFIX}${process.pid}-`));
+  live.add(dir);
+  if (!exitHook) {
+    exitHook = true;
+    // An exit without close() (an error path, process.exit) still removes the copies.
+    const removeAll = () => {
+      for (const d of live) fs.rmSync(d, { recursive: true, force: true });
+      live.clear();
+    };
+    process.once("exit", removeAll);
+    // Interrupted (Ctrl-C, kill): remove the copies, then die of the same signal.
+    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+      process.once(sig, () => {
+        removeAll();
+        process.kill(process.pid, sig);
+      });
+    }
+  }
+  const cleanup = () => {
+    live.delete(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
   let conn: DatabaseSync;
   let copied: string[];
   try {

@@ -117,7 +117,7 @@ describe("9.6 history", () => {
     ]);
   });
 
-  it("puts the reset's kept tail first: user/assistant and paired tool results only", async () => {
+  it("puts the reset's kept tail first: its user and assistant messages only (chat.history scope)", async () => {
     const rows = [
       msg("u1", null, "user", "hi"),
       msg("a1", "u1", "assistant", [{ type: "toolCall", id: "c1", name: "ls", arguments: {} }], { stopReason: "toolUse" }),
@@ -130,9 +130,8 @@ describe("9.6 history", () => {
     const { items } = await projectHistory96(open(rows));
     expect(items.map((i) => [i.seq, i.id, i.prelude])).toEqual([
       [1, "a1", true],
-      [2, "t1", true],
-      [3, "R", undefined],
-      [4, "u2", undefined],
+      [2, "R", undefined],
+      [3, "u2", undefined],
     ]);
   });
 

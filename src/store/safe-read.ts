@@ -1,0 +1,155 @@
+/**
+ * Every byte the tool reads from a store goes through here: only regular files are opened (a FIFO
+ * would block the read forever, a device would never end), and each open is non-blocking so a file
+ * swapped for a FIFO between the check and the open cannot hang either. What cannot be read is
+ * named by its cause and remembered for the run: the CLI reports each such file once and exits 3
+ * (docs/exit-codes.md), whatever the command, so "unreadable" is never shown as "empty" or "no match".
+ */
+import fs from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { ToolError } from "../core/errors.js";
+
+/** A file the run needed and could not read, and why, in words. */
+export interface UnreadableFile {
+  path: string;
+  cause: string;
+}
+
+/** An input file that cannot be read: environment error (exit 3), one per file. */
+export class UnreadableFileError extends ToolError {
+  readonly path: string;
+  readonly reason: string;
+  constructor(file: string, reason: string) {
+    super("environment", "FILE_UNREADABLE", `cannot read ${file}: ${reason}`, {
+      hint: "fix the file's type or permissions, or move it out of the sessions dir",
+      details: { path: file, cause: reason },
+    });
+    this.path = file;
+    this.reason = reason;
+  }
+}
+
+const unreadable = new Map<string, string>();
+
+/** Remember that `file` could not be read (the first cause wins). Returns the error to throw. */
+export function noteUnreadable(file: string, err: unknown): UnreadableFileError {
+  const e = err instanceof UnreadableFileError ? err : new UnreadableFileError(file, causeOf(err));
+  if (!unreadable.has(e.path)) unreadable.set(e.path, e.reason);
+  return e;
+}
+
+/** The files this run could not read, in the order met; the list starts empty again. */
+export function takeUnreadable(): UnreadableFile[] {
+  const out = [...unreadable].map(([path, cause]) => ({ path, cause }));
+  unreadable.clear();
+  return out;
+}
+
+const ERRNO_CAUSES: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  ELOOP: "a symlink loop",
+  ENOENT: "no such file (or a dangling symlink)",
+  EISDIR: "a directory",
+  ENXIO: "a socket or a device with nothing behind it",
+  EIO: "I/O error",
+  ENOTDIR: "a path through something that is not a directory",
+};
+
+/** An error as a short cause a person can act on. */
+export function causeOf(err: unknown): string {
+  if (err instanceof UnreadableFileError) return err.reason;
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code && ERRNO_CAUSES[code]) return ERRNO_CAUSES[code];
+  const msg = (err as Error)?.message ?? String(err);
+  return code ? `${code}: ${msg}` : msg;
+}
+
+/** What a non-regular file is, by name. */
+export function fileTypeName(st: fs.Stats): string {
+  if (st.isFile()) return "a regular file";
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO (named pipe)";
+  if (st.isSocket()) return "a socket";
+  if (st.isCharacterDevice()) return "a character device";
+  if (st.isBlockDevice()) return "a block device";
+  if (st.isSymbolicLink()) return "a symlink";
+  return "not a regular file";
+}
+
+const NONBLOCK = (fs.constants as { O_NONBLOCK?: number }).O_NONBLOCK ?? 0;
+const OPEN_FLAGS = fs.constants.O_RDONLY | NONBLOCK;
+
+function refuseUnlessRegular(file: string, st: fs.Stats, maxBytes: number | undefined): void {
+  if (!st.isFile()) throw new UnreadableFileError(file, `${fileTypeName(st)}, not a regular file; not opened`);
+  if (maxBytes !== undefined && st.size > maxBytes) {
+    throw new UnreadableFileError(file, `${st.size} bytes, over the ${maxBytes}-byte limit for this file; not read`);
+  }
+}
+
+/** Throws unless `file` (after symlinks) is a regular file within `maxBytes`. Records the failure. */
+export function checkRegular(file: string, maxBytes?: number): fs.Stats {
+  try {
+    const st = fs.statSync(file);
+    refuseUnlessRegular(file, st, maxBytes);
+    return st;
+  } catch (err) {
+    throw noteUnreadable(file, err);
+  }
+}
+
+/** `open(file, "r")` for regular files only, never blocking. Records the failure. */
+export function openRegularSync(file: string, maxBytes?: number): number {
+  try {
+    checkRegular(file, maxBytes);
+    const fd = fs.openSync(file, OPEN_FLAGS);
+    try {
+      refuseUnlessRegular(file, fs.fstatSync(fd), maxBytes);
+    } catch (err) {
+      fs.closeSync(fd);
+      throw err;
+    }
+    return fd;
+  } catch (err) {
+    throw noteUnreadable(file, err);
+  }
+}
+
+/** The async twin of `openRegularSync`. */
+export async function openRegular(file: string): Promise<FileHandle> {
+  try {
+    checkRegular(file);
+    const fh = await fs.promises.open(file, OPEN_FLAGS);
+    try {
+      refuseUnlessRegular(file, await fh.stat(), undefined);
+    } catch (err) {
+      await fh.close();
+      throw err;
+    }
+    return fh;
+  } catch (err) {
+    throw noteUnreadable(file, err);
+  }
+}
+
+/** A whole small file (a store, a config), bounded by `maxBytes`. Records the failure. */
+export function readRegularFileSync(file: string, maxBytes: number): Buffer {
+  const fd = openRegularSync(file, maxBytes);
+  try {
+    const size = fs.fstatSync(fd).size;
+    const buf = Buffer.allocUnsafe(Math.min(size, maxBytes) + 1);
+    let n = 0;
+    for (;;) {
+      const r = fs.readSync(fd, buf, n, buf.length - n, n);
+      if (r === 0) break;
+      n += r;
+      // Grew while we read: refuse rather than read without bound.
+      if (n > maxBytes) throw new UnreadableFileError(file, `grew past the ${maxBytes}-byte limit while being read; not read`);
+    }
+    return buf.subarray(0, n);
+  } catch (err) {
+    throw noteUnreadable(file, err);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

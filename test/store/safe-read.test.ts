@@ -1,0 +1,118 @@
+/** Only regular files are opened, never blocking; what cannot be read is named and remembered. */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { checkRegular, openRegular, openRegularSync, readRegularFileSync, takeUnreadable, UnreadableFileError } from "../../src/store/safe-read.js";
+import { fileLines, zstdChunks, zstdFrameProblem } from "../../src/store/lines.js";
+import { cli } from "../helpers/cli.js";
+import { copyState } from "../helpers/corpus.js";
+import { listenSocket, mkfifo, zstdBomb } from "../hostile/inputs.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-safe-"));
+  takeUnreadable();
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe("opening only regular files", () => {
+  it("refuses a FIFO without blocking, by name, and remembers it once", async () => {
+    const fifo = path.join(dir, "a.jsonl");
+    mkfifo(fifo);
+    expect(() => openRegularSync(fifo)).toThrow(/a FIFO \(named pipe\), not a regular file/);
+    await expect(openRegular(fifo)).rejects.toBeInstanceOf(UnreadableFileError);
+    expect(takeUnreadable()).toEqual([{ path: fifo, cause: "a FIFO (named pipe), not a regular file; not opened" }]);
+    expect(takeUnreadable()).toEqual([]);
+  });
+
+  it("names a socket, a symlink to a device and a symlink loop", async () => {
+    const sock = path.join(dir, "s.jsonl");
+    const server = await listenSocket(sock);
+    const dev = path.join(dir, "d.jsonl");
+    fs.symlinkSync("/dev/zero", dev);
+    const loop = path.join(dir, "l.jsonl");
+    fs.symlinkSync(loop, loop);
+    try {
+      expect(() => checkRegular(sock)).toThrow(/a socket/);
+      expect(() => checkRegular(dev)).toThrow(/a character device/);
+      expect(() => checkRegular(loop)).toThrow(/a symlink loop/);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("bounds a whole-file read", () => {
+    const big = path.join(dir, "sessions.json");
+    fs.writeFileSync(big, "x".repeat(2000));
+    expect(readRegularFileSync(big, 4096).length).toBe(2000);
+    expect(() => readRegularFileSync(big, 1000)).toThrow(/2000 bytes, over the 1000-byte limit/);
+  });
+
+  it("a transcript that cannot be opened is one read-error line naming the cause", async () => {
+    const fifo = path.join(dir, "b.jsonl");
+    mkfifo(fifo);
+    const lines = [];
+    for await (const l of fileLines(fifo)) lines.push(l);
+    expect(lines).toMatchObject([{ lineNo: 1, text: null, readError: expect.stringMatching(/FIFO/) }]);
+  });
+});
+
+describe("bounded zstd", () => {
+  it("knows zstd from not-zstd and refuses windows over 128 MiB", () => {
+    expect(zstdFrameProblem(Buffer.from("plain text\n"))).toBe("not a zstd stream");
+    expect(zstdFrameProblem(zstdBomb(1024))).toBeNull();
+    // single segment, 4-byte content size of 1 GiB: the window is the whole content
+    const single = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0b1010_0000, 0, 0, 0, 0x40]);
+    expect(zstdFrameProblem(single)).toMatch(/1024 MiB window, over the 128 MiB limit/);
+  });
+
+  it("stops a bomb after a bounded amount of output", async () => {
+    const file = path.join(dir, "bomb.jsonl.zst");
+    fs.writeFileSync(file, zstdBomb(1024 * 1024 * 1024));
+    const lines = [];
+    for await (const l of fileLines(file, { compression: "zstd" })) lines.push(l);
+    expect(lines.at(-1)?.readError).toMatch(/zstd bomb; read stopped/);
+    expect(takeUnreadable().map((u) => u.path)).toEqual([file]);
+  });
+
+  it("still reads a real zstd transcript", async () => {
+    const native = (zlib as unknown as { zstdCompressSync?: (b: Buffer) => Buffer }).zstdCompressSync;
+    const text = '{"type":"session","id":"x"}\n{"type":"message","id":"a"}\n';
+    // Without a native compressor, a raw-block frame written by hand (type 0, last block).
+    const frame = native
+      ? native(Buffer.from(text))
+      : Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, (20 - 10) << 3]), (() => {
+          const h = Buffer.alloc(3);
+          h.writeUIntLE(1 | (0 << 1) | (Buffer.byteLength(text) << 3), 0, 3);
+          return h;
+        })(), Buffer.from(text)]);
+    async function* one() {
+      yield frame;
+    }
+    let out = "";
+    for await (const c of zstdChunks(one())) out += c.toString();
+    expect(out).toBe(text);
+  });
+});
+
+describe("an unreadable store: the same message in every command", () => {
+  it("history, timeline, ls <key>, export and grep --key say STORE_UNREADABLE with the cause, exit 3", async () => {
+    const { stateDir, root } = copyState("files", "single-active");
+    const store = path.join(stateDir, "agents/main/sessions/sessions.json");
+    fs.rmSync(store);
+    mkfifo(store);
+    const s = ["--state-dir", stateDir];
+    const messages: string[] = [];
+    for (const argv of [["history", "agent:main:main", "--json"], ["timeline", "agent:main:main", "--json"], ["ls", "agent:main:main", "--json"], ["grep", "x", "--key", "agent:main:main", "--json"], ["export", "agent:main:main", "--format", "jsonl"]]) {
+      const r = await cli([...argv, ...s]);
+      expect(r.code, argv.join(" ")).toBe(3);
+      if (argv.includes("--json")) expect(r.json().error.code, argv.join(" ")).toBe("STORE_UNREADABLE");
+      messages.push(r.stderr.split("\n").find((l) => l.includes("empty store")) ?? "");
+    }
+    expect(new Set(messages).size).toBe(1);
+    expect(messages[0]).toMatch(/sessions\.json is unreadable \(a FIFO \(named pipe\), not a regular file; not opened\)/);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});

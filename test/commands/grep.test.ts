@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runGrep } from "../../src/commands/grep.js";
-import { scenarioDir } from "../helpers/corpus.js";
+import { copyState, scenarioDir } from "../helpers/corpus.js";
+import { hugeMessageLine } from "../hostile/inputs.js";
 import { cli } from "../helpers/cli.js";
 
 const ctx = { env: { HOME: "/nonexistent-home" }, cwd: process.cwd() };
@@ -149,4 +150,25 @@ describe("grep seq and block reading on a generated store", () => {
     }
     fs.rmSync(root, { recursive: true, force: true });
   });
+});
+
+describe("grep in a line longer than the 32 MiB line limit", () => {
+  it("finds a match in a 64 MiB line, with its role and line number", async () => {
+    const { stateDir, root } = copyState("files", "single-active");
+    const file = path.join(stateDir, "agents/main/sessions/1a88a76f-4669-4201-8889-bfd9a63beaf9.jsonl");
+    const linesBefore = fs.readFileSync(file, "utf8").split("\n").length - 1;
+    fs.appendFileSync(file, `${hugeMessageLine(64 * 1024 * 1024, "NEEDLE-64")}\n`);
+    try {
+      const r = await cli(["grep", "NEEDLE-64", "--json", "--state-dir", stateDir]);
+      expect(r.code).toBe(0);
+      const [m] = r.json().matches;
+      expect(m).toMatchObject({ role: "user", part: "text" });
+      expect(m.snippet).toContain("NEEDLE-64");
+      expect(m.lineNo).toBe(linesBefore + 1);
+      const miss = await cli(["grep", "-i", "needle-6[0-3]", "--state-dir", stateDir]);
+      expect(miss.code).toBe(1);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -1,21 +1,16 @@
 /** The shipped entry: the runtime floor, the bundle as users run it, no driver noise on stderr. */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { BIN } from "../helpers/built-cli.js";
 import { ROOT, scenarioDir } from "../helpers/corpus.js";
 
-const BIN = path.join(ROOT, "bin/openclaw-sessions.js");
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
   version: string;
   engines: { node: string };
   dependencies?: Record<string, string>;
 };
-
-beforeAll(() => {
-  // `npm ci` builds dist/ (prepare); build it here when a checkout has not.
-  if (!fs.existsSync(path.join(ROOT, "dist/cli.js"))) execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT });
-}, 60_000);
 
 const runBin = (node: string, args: string[]) =>
   spawnSync(node, [BIN, ...args], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: "/nonexistent-home", NO_COLOR: "1" } });

@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { BIN, RSS_PROBE } from "../helpers/built-cli.js";
 import { copyState, hashTree, ROOT } from "../helpers/corpus.js";
 import { HOSTILE_KINDS, mkfifo, plant, type HostileKind } from "./inputs.js";
 
@@ -24,7 +25,8 @@ function runCli(argv: string[], env: NodeJS.ProcessEnv, scratch: string): Promis
   const rssFile = path.join(scratch, `rss-${Math.random().toString(36).slice(2)}`);
   const t0 = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--import", path.join(ROOT, "test/hostile/rss-probe.ts"), path.join(ROOT, "test/helpers/run-cli.ts"), ...argv], {
+    // The built CLI, as users run it: through tsx, its compiler would count in the peak RSS.
+    const child = spawn(process.execPath, ["--import", RSS_PROBE, BIN, ...argv], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: "1", OCS_RSS_FILE: rssFile, ...env },
       stdio: ["ignore", "ignore", "pipe"],

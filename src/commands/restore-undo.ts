@@ -51,7 +51,10 @@ function stateDirOf(sessionsDir: string): string | null {
 async function checkUndoStore(m: RestoreManifest, ctx: UndoContext): Promise<void> {
   const root = lstatKind(m.sessionsDir) === "absent" ? "absent" : fs.lstatSync(m.sessionsDir).isDirectory() ? "dir" : "not a directory";
   const store = lstatKind(m.storePath);
-  if (root !== "dir" || (store !== "file" && store !== "absent")) {
+  if (m.era === "sqlite" && store !== "file") {
+    throw refusedError("MANIFEST_INVALID", `the manifest's agent database ${m.storePath} is ${store === "absent" ? "absent" : `a ${store}`}; undo touches nothing`, "undo only acts on a real agent database");
+  }
+  if (m.era !== "sqlite" && (root !== "dir" || (store !== "file" && store !== "absent"))) {
     throw refusedError("MANIFEST_INVALID", `the manifest's sessions dir ${m.sessionsDir} is ${root === "dir" ? `there, but its ${path.basename(m.storePath)} is a ${store}` : root}; undo touches nothing`, "undo only acts on a real store directory");
   }
   const sel = ctx.selection;

@@ -241,13 +241,12 @@ describe("restore refusals change nothing", () => {
     expect(hashTree(s.stateDir)).toEqual(before);
   });
 
-  it("a SQLite-era store → exit 4 pointing at openclaw doctor --session-sqlite", async () => {
+  it("a SQLite-era store: an archive it does not hold → exit 2, nothing written (SQLite restore: restore.sqlite.test.ts)", async () => {
     const s = setup("sqlite-reset", "sqlite");
     const before = hashTree(s.stateDir);
     const r = await s.run("whatever.jsonl.reset.2026-07-01T09-00-00.000Z", "--yes", "--json");
-    expect(r.code).toBe(4);
-    expect(r.json().error.code).toBe("SQLITE_STORE");
-    expect(r.stderr).toContain("doctor --session-sqlite");
+    expect(r.code).toBe(2);
+    expect(r.json().error.code).toBe("ARCHIVE_NOT_FOUND");
     expect(hashTree(s.stateDir)).toEqual(before);
   });
 

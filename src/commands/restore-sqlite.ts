@@ -52,6 +52,10 @@ export interface SqliteRestoreResult {
   sessionId: string;
   previousSessionId: string | null;
   source: SqliteRestoreSource;
+  /** The source as a path or `<db>#…` reference (the field file-era results carry too). */
+  archive: string;
+  /** File steps: none in the SQLite era (its writes are `rows`). */
+  steps: [];
   /** Every row the plan inserts or updates, in write order (§2.2). */
   rows: Array<{ n: number; table: string; op: "insert" | "update"; key: Record<string, unknown>; values?: Record<string, unknown>; before?: Record<string, unknown> }>;
   /** Every file the run writes (outside the store: backup and manifest). */
@@ -322,6 +326,8 @@ function resultOf(plan: SqliteRestorePlan, index: StoreIndex, manifest: RestoreM
     sessionId: plan.sessionId,
     previousSessionId: plan.previousSessionId,
     source: plan.source,
+    archive: manifest.archive,
+    steps: [],
     rows: plan.rows.map((r, i) => ({ n: i + 1, table: r.table, op: r.op, key: r.key, values: r.values, ...(r.before ? { before: r.before } : {}) })),
     files: alreadyRestored ? [] : [
       { path: manifest.backups.store, what: "VACUUM INTO backup of the agent database before the restore (outside the store)" },

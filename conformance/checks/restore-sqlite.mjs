@@ -11,24 +11,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-
-function openclaw(ctx, stateDir, args) {
-  const home = path.join(path.dirname(stateDir), "home");
-  fs.mkdirSync(home, { recursive: true });
-  const r = spawnSync(ctx.node, [path.join(ctx.openclaw96Dir, "openclaw.mjs"), ...args], {
-    encoding: "utf8",
-    env: { PATH: process.env.PATH, HOME: home, OPENCLAW_STATE_DIR: stateDir, NO_COLOR: "1" },
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 120_000,
-  });
-  let json = null;
-  try {
-    json = JSON.parse(r.stdout.slice(r.stdout.indexOf("{")));
-  } catch {
-    json = null;
-  }
-  return { code: r.status, out: `${r.stdout}\n${r.stderr}`, json };
-}
+import { openclaw96 as openclaw } from "../lib/openclaw96.mjs";
 
 function sdk(ctx, stateDir, req) {
   const home = path.join(path.dirname(stateDir), "home");

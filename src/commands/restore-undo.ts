@@ -80,17 +80,11 @@ export async function runUndo(manifestPath: string, apply: boolean, ctx: UndoCon
   } catch (err) {
     rethrowEnvironment(err, "undo");
   }
-  return {
-    schemaVersion: RESTORE_SCHEMA_VERSION,
-    dryRun: !apply,
-    undo: true,
-    manifest: file,
-    runId: manifest.runId,
-    sessionKey: manifest.sessionKey,
-    status: apply ? "undone" : manifest.status,
-    actions,
-    applied: apply,
-  };
+  return undoResult(manifest, file, apply, actions);
+}
+
+function undoResult(manifest: RestoreManifest, file: string, apply: boolean, actions: UndoResult["actions"]): UndoResult {
+  return { schemaVersion: RESTORE_SCHEMA_VERSION, dryRun: !apply, undo: true, manifest: file, runId: manifest.runId, sessionKey: manifest.sessionKey, status: apply ? "undone" : manifest.status, actions, applied: apply };
 }
 
 async function runSqliteUndo(manifest: RestoreManifest, file: string, apply: boolean, ctx: UndoContext): Promise<UndoResult> {
@@ -100,17 +94,8 @@ async function runSqliteUndo(manifest: RestoreManifest, file: string, apply: boo
   } catch (err) {
     rethrowEnvironment(err, "undo");
   }
-  return {
-    schemaVersion: RESTORE_SCHEMA_VERSION,
-    dryRun: !apply,
-    undo: true,
-    manifest: file,
-    runId: manifest.runId,
-    sessionKey: manifest.sessionKey,
-    status: apply ? "undone" : manifest.status,
-    actions: actions.map((a, i) => ({ n: i + 1, step: a.table, path: Object.values(a.key).join(" "), action: a.action, from: a.detail, sha256Now: null, sha256After: null })),
-    applied: apply,
-  };
+  const view = actions.map((a, i) => ({ n: i + 1, step: a.table, path: Object.values(a.key).join(" "), action: a.action, from: a.detail, sha256Now: null, sha256After: null }));
+  return undoResult(manifest, file, apply, view);
 }
 
 function entryOf(storePath: string, key: string): Record<string, unknown> | null {

@@ -3,9 +3,9 @@
  * names each with its code. 9.6 readers used: `openclaw sessions --json` (the CLI listing, the
  * same reader as the Gateway's sessions.list) and `openclaw doctor --session-sqlite inspect --json`.
  */
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { openclaw96 as openclaw } from "../lib/openclaw96.mjs";
 import { DatabaseSync } from "node:sqlite";
 
 const MAIN = "agent:main:main";
@@ -48,25 +48,6 @@ const DAMAGES = [
     expect: "silent",
   },
 ];
-
-function openclaw(ctx, stateDir, args) {
-  const home = path.join(path.dirname(stateDir), "home");
-  fs.mkdirSync(home, { recursive: true });
-  const r = spawnSync(ctx.node, [path.join(ctx.openclaw96Dir, "openclaw.mjs"), ...args], {
-    encoding: "utf8",
-    env: { PATH: process.env.PATH, HOME: home, OPENCLAW_STATE_DIR: stateDir, NO_COLOR: "1" },
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 120_000,
-  });
-  const json = (() => {
-    try {
-      return JSON.parse(r.stdout.slice(r.stdout.indexOf("{")));
-    } catch {
-      return null;
-    }
-  })();
-  return { code: r.status, out: `${r.stdout}\n${r.stderr}`, json };
-}
 
 export default async function (ctx) {
   const record = [];

@@ -18,6 +18,7 @@ import { rethrowEnvironment } from "../store/env-errors.js";
 import { listRuns, writeManifest, type RunRecord } from "../store/restore-runs.js";
 import { fileStepShapes, planUndo, readFileManifest, undoSteps, type UndoAction } from "../store/files/restore-apply.js";
 import { guardStore, lockedTranscripts, type WriteContext } from "../store/files/restore-guard.js";
+import { undoSqlite, type SqliteUndoAction } from "../store/sqlite/restore-write.js";
 
 export interface UndoResult {
   schemaVersion: number;
@@ -27,7 +28,8 @@ export interface UndoResult {
   runId: string;
   sessionKey: string;
   status: string;
-  actions: UndoAction[];
+  /** File era: file actions; SQLite era: one per table (step = table, path = the row key, from = what). */
+  actions: Array<Omit<UndoAction, "step"> & { step: string }>;
   applied: boolean;
 }
 
@@ -35,6 +37,8 @@ export interface UndoContext extends StoreContext {
   /** Store options given with --undo: the manifest must belong to that store. */
   selection?: StoreSelection;
   onStep?: (point: string) => void;
+  /** Test seam for the SQLite era: OpenClaw's coordinator dir. */
+  lockDir?: string | null;
 }
 
 /** `<state>/agents/<id>/sessions` → `<state>`; null for any other layout. */
@@ -47,7 +51,10 @@ function stateDirOf(sessionsDir: string): string | null {
 async function checkUndoStore(m: RestoreManifest, ctx: UndoContext): Promise<void> {
   const root = lstatKind(m.sessionsDir) === "absent" ? "absent" : fs.lstatSync(m.sessionsDir).isDirectory() ? "dir" : "not a directory";
   const store = lstatKind(m.storePath);
-  if (root !== "dir" || (store !== "file" && store !== "absent")) {
+  if (m.era === "sqlite" && store !== "file") {
+    throw refusedError("MANIFEST_INVALID", `the manifest's agent database ${m.storePath} is ${store === "absent" ? "absent" : `a ${store}`}; undo touches nothing`, "undo only acts on a real agent database");
+  }
+  if (m.era !== "sqlite" && (root !== "dir" || (store !== "file" && store !== "absent"))) {
     throw refusedError("MANIFEST_INVALID", `the manifest's sessions dir ${m.sessionsDir} is ${root === "dir" ? `there, but its ${path.basename(m.storePath)} is a ${store}` : root}; undo touches nothing`, "undo only acts on a real store directory");
   }
   const sel = ctx.selection;
@@ -63,6 +70,7 @@ export async function runUndo(manifestPath: string, apply: boolean, ctx: UndoCon
   const file = path.resolve(ctx.cwd, manifestPath);
   const manifest = readFileManifest(file);
   await checkUndoStore(manifest, ctx);
+  if (manifest.era === "sqlite") return runSqliteUndo(manifest, file, apply, ctx);
   const wctx: WriteContext = { env: ctx.env, stateDir: manifest.stateDir ?? stateDirOf(manifest.sessionsDir), onStep: ctx.onStep };
   let actions: UndoAction[];
   try {
@@ -72,17 +80,22 @@ export async function runUndo(manifestPath: string, apply: boolean, ctx: UndoCon
   } catch (err) {
     rethrowEnvironment(err, "undo");
   }
-  return {
-    schemaVersion: RESTORE_SCHEMA_VERSION,
-    dryRun: !apply,
-    undo: true,
-    manifest: file,
-    runId: manifest.runId,
-    sessionKey: manifest.sessionKey,
-    status: apply ? "undone" : manifest.status,
-    actions,
-    applied: apply,
-  };
+  return undoResult(manifest, file, apply, actions);
+}
+
+function undoResult(manifest: RestoreManifest, file: string, apply: boolean, actions: UndoResult["actions"]): UndoResult {
+  return { schemaVersion: RESTORE_SCHEMA_VERSION, dryRun: !apply, undo: true, manifest: file, runId: manifest.runId, sessionKey: manifest.sessionKey, status: apply ? "undone" : manifest.status, actions, applied: apply };
+}
+
+async function runSqliteUndo(manifest: RestoreManifest, file: string, apply: boolean, ctx: UndoContext): Promise<UndoResult> {
+  let actions: SqliteUndoAction[];
+  try {
+    actions = await undoSqlite(manifest, file, apply, { env: ctx.env, stateDir: manifest.stateDir ?? null, dbPath: manifest.storePath, onStep: ctx.onStep, ...(ctx.lockDir !== undefined ? { lockDir: ctx.lockDir } : {}) });
+  } catch (err) {
+    rethrowEnvironment(err, "undo");
+  }
+  const view = actions.map((a, i) => ({ n: i + 1, step: a.table, path: Object.values(a.key).join(" "), action: a.action, from: a.detail, sha256Now: null, sha256After: null }));
+  return undoResult(manifest, file, apply, view);
 }
 
 function entryOf(storePath: string, key: string): Record<string, unknown> | null {

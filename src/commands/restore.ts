@@ -36,6 +36,7 @@ import { defaultManifestDir, type RunRecord } from "../store/restore-runs.js";
 import { applyPlan, hashFile, hashOrNull, modeOf, sha256Text } from "../store/files/restore-apply.js";
 import { findFinishedMove, markRunApplied } from "./restore-undo.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
+import { planSqliteRestore, segmentStretches, type PlannedSqliteRestore } from "./restore-sqlite.js";
 
 export { RESTORE_SCHEMA_VERSION };
 
@@ -43,6 +44,8 @@ export interface RestoreOptions extends StoreSelection {
   archive?: string;
   key?: string;
   from?: string;
+  /** Segment n as `timeline <key>` numbers it (SQLite: un-reset; files: that segment's archive). */
+  segment?: number;
   move?: boolean;
   manifestDir?: string;
 }
@@ -297,8 +300,47 @@ async function selectOrFinished(fileIndexes: StoreIndex[], opts: RestoreOptions,
   }
 }
 
-export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs = Date.now()): Promise<PlannedRestore> {
-  const fileIndexes = fileIndexesOf(await openStores(opts, ctx));
+/** The SQLite-era store a restore targets, when it targets one. */
+function sqliteIndexFor(indexes: StoreIndex[], opts: RestoreOptions): StoreIndex | null {
+  const sqlite = indexes.filter((i) => i.location.era === "sqlite");
+  if (sqlite.length === 0) return null;
+  const byKey = opts.key !== undefined ? sqlite.find((i) => i.sessions.some((s) => s.sessionKey === opts.key)) : undefined;
+  const byArchive = opts.archive !== undefined ? sqlite.find((i) => opts.archive!.includes(`${path.basename(i.location.storePath)}#archive/`) || opts.archive!.startsWith(i.location.sessionsDir) || fs.existsSync(path.join(i.location.sessionsDir, opts.archive!)) || i.files.some((f) => f.kind === "import-archive" && (f.path === opts.archive || f.name === opts.archive))) : undefined;
+  if (indexes.every((i) => i.location.era === "sqlite")) return byArchive ?? byKey ?? sqlite[0]!;
+  return byArchive ?? (opts.segment !== undefined ? byKey : undefined) ?? null;
+}
+
+export type AnyPlannedRestore = { era: "files"; planned: PlannedRestore } | { era: "sqlite"; planned: PlannedSqliteRestore };
+
+/** Plan a restore in whichever era the store is. */
+export async function planAnyRestore(opts: RestoreOptions, ctx: StoreContext, nowMs = Date.now()): Promise<AnyPlannedRestore> {
+  const indexes = await openStores(opts, ctx);
+  const sqlite = sqliteIndexFor(indexes, opts);
+  if (sqlite) {
+    if (opts.from !== undefined || opts.move) throw usageError("CONFLICTING_OPTIONS", "--from and --move are file-era options; a SQLite-era restore takes <archive> or --key <key> --segment <n>");
+    const manifestDir = checkedManifestDir(opts, ctx, sqlite.location.sessionsDir);
+    return { era: "sqlite", planned: await planSqliteRestore(sqlite, { archive: opts.archive, key: opts.key, segment: opts.segment, manifestDir }, ctx, nowMs) };
+  }
+  return { era: "files", planned: await planRestore(opts, ctx, nowMs, indexes) };
+}
+
+/** File era `--segment n`: the archive that segment is (the same selection as `--from`). */
+async function segmentArchive(indexes: StoreIndex[], opts: RestoreOptions): Promise<string> {
+  const { record } = findKey(indexes, opts.key!);
+  const stretches = await segmentStretches(record);
+  const s = stretches[opts.segment! - 1];
+  if (!s) throw usageError("NO_SUCH_SEGMENT", `${opts.key} has ${stretches.length} segment(s); --segment ${opts.segment} does not exist`, "run `openclaw-sessions timeline <key>` to see them numbered");
+  if (s.source !== "archive") throw usageError("SEGMENT_IS_CURRENT", `segment ${opts.segment} is the current transcript of ${opts.key}`);
+  return s.path;
+}
+
+export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs = Date.now(), opened?: StoreIndex[]): Promise<PlannedRestore> {
+  const fileIndexes = fileIndexesOf(opened ?? (await openStores(opts, ctx)));
+  if (opts.segment !== undefined) {
+    if (opts.archive !== undefined || opts.from !== undefined) throw usageError("CONFLICTING_OPTIONS", "--segment picks the archive; give no <archive> or --from with it");
+    if (opts.key === undefined) throw usageError("MISSING_ARCHIVE", "--segment needs --key <key>");
+    opts = { ...opts, archive: await segmentArchive(fileIndexes, opts) };
+  }
   const selected = await selectOrFinished(fileIndexes, opts, ctx);
   if ("plan" in selected) return selected;
   const { index, record, file, warnings } = selected;

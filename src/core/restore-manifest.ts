@@ -14,6 +14,10 @@ export type ManifestStatus = "applying" | "applied" | "rolled-back" | "undone" |
 
 export interface RestoreManifest {
   schemaVersion: number;
+  /** Absent in file-era manifests (written before the SQLite restore existed). */
+  era?: "files" | "sqlite";
+  /** SQLite era: the rows written and what undo needs to put back (docs/restore.md). */
+  sqlite?: SqliteManifestPart;
   kind: typeof MANIFEST_KIND;
   runId: string;
   createdAt: string;
@@ -37,6 +41,20 @@ export interface RestoreManifest {
   temps: string[];
   undo: string;
 }
+
+export interface SqliteManifestPart {
+  op: "undelete" | "unreset" | "reimport";
+  /** The rows as planned (table, key, values; before for updates). */
+  rows: Array<{ table: string; op: "insert" | "update"; key: Record<string, unknown>; values?: Record<string, unknown>; before?: Record<string, unknown> }>;
+  nodeBefore: { entryJson: string; currentSessionId: string; updatedAt: number | null } | null;
+  nodeAfter: { entryJson: string; currentSessionId: string; updatedAt: number };
+  pendingValidationBefore: boolean;
+  /** Rows the new window holds (header included) as the restore wrote it. */
+  eventRows: number;
+}
+
+/** The file name of the database backup next to a SQLite-era manifest. */
+export const SQLITE_BACKUP_NAME = "openclaw-agent.sqlite.before";
 
 const STATUSES: readonly ManifestStatus[] = ["applying", "applied", "rolled-back", "undone", "unverified"];
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -72,6 +90,7 @@ export function manifestProblems(v: unknown, manifestFile: string, stepShapes: S
   else if (path.basename(runDir) !== m.runId) out.push(`the manifest lies in ${runDir}, not in the dir of its run ${m.runId}`);
   if (!STATUSES.includes(m.status)) out.push(`unknown status ${String(m.status)}`);
   if (!isCleanAbsoluteDir(m.sessionsDir)) return [...out, `sessionsDir ${String(m.sessionsDir)} is not an absolute normalised dir`];
+  if (m.era === "sqlite") return [...out, ...sqliteProblems(m, runDir)];
   const roots = { store: m.sessionsDir, run: runDir };
   for (const [what, p] of [["storePath", m.storePath], ["archive", m.archive]] as const) {
     if (!isDirectChild(m.sessionsDir, p)) out.push(`${what} ${String(p)} is not directly in the sessions dir ${m.sessionsDir}`);
@@ -87,4 +106,27 @@ export function manifestProblems(v: unknown, manifestFile: string, stepShapes: S
     for (const f of s.files) out.push(...fileProblems(f, roots));
   }
   return out.length > 0 ? out : stepShapes(m);
+}
+
+/**
+ * A SQLite-era manifest: the database must be `<agent dir>/agent/openclaw-agent.sqlite` next to
+ * the sessions dir, the source an archive in the sessions dir or a row/window of that database,
+ * the backup in the run dir, and the rows only the tables restore writes.
+ */
+function sqliteProblems(m: RestoreManifest, runDir: string): string[] {
+  const out: string[] = [];
+  const agentDir = path.dirname(m.sessionsDir);
+  if (m.storePath !== path.join(agentDir, "agent", "openclaw-agent.sqlite")) out.push(`storePath ${String(m.storePath)} is not the agent database next to ${m.sessionsDir}`);
+  const source: unknown = m.archive;
+  const inDb = typeof source === "string" && source.startsWith(`${m.storePath}#`);
+  if (!inDb && !isDirectChild(m.sessionsDir, source)) out.push(`source ${String(m.archive)} is neither in ${m.sessionsDir} nor in the agent database`);
+  if (m.backups?.store !== path.join(runDir, SQLITE_BACKUP_NAME)) out.push(`backups.store ${String(m.backups?.store)} is not ${path.join(runDir, SQLITE_BACKUP_NAME)}`);
+  if (m.steps.length !== 0) out.push("a SQLite-era manifest has no file steps");
+  const part = m.sqlite;
+  if (typeof part !== "object" || part === null || !Array.isArray(part.rows) || typeof part.nodeAfter?.entryJson !== "string") return [...out, "no sqlite section"];
+  if (!["undelete", "unreset", "reimport"].includes(part.op)) out.push(`unknown operation ${String(part.op)}`);
+  const tables = new Set(["session_nodes", "session_windows", "transcript_events", "transcript_event_identities", "transcript_rewrite_watermarks", "session_conversations"]);
+  for (const r of part.rows) if (!tables.has(r.table)) out.push(`row of table ${String(r.table)} is not one restore writes`);
+  if (typeof m.sessionId !== "string" || m.sessionId.length === 0) out.push("no sessionId");
+  return out;
 }

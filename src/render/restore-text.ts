@@ -6,7 +6,7 @@ import { safeLine } from "./safe-text.js";
 import { renderTable, type Cell, type Column } from "./table.js";
 
 /** The fixed-width table of src/render/table.ts, fed row by row (the width is the caller's). */
-function table(head: string[], style: Style, width: number | null = null) {
+export function restoreTable(head: string[], style: Style, width: number | null = null) {
   const columns: Column[] = head.map((h) => ({ head: h, cut: h === "FILE" || h === "FROM" || h === "BEFORE" || h === "AFTER" ? "middle" : "end", min: 8 }));
   const rows: Cell[][] = [];
   return { push: (row: Cell[]) => void rows.push(row), toString: () => renderTable(columns, rows, { width, style }).trimEnd() };
@@ -30,7 +30,7 @@ export function renderRestoreText(r: RestoreResult, style: Style, width: number 
   out.push(`  archive    ${r.archiveInfo.reason}${r.archiveInfo.compressed ? ", zstd" : ""}, ${formatBytes(r.archiveInfo.contentBytes)}, sha256 ${short(r.archiveInfo.contentSha256)}\n`);
   if (r.alreadyRestored) out.push(style.c.green("  already restored: the archive's bytes are the key's active transcript; nothing to do\n"));
   if (r.steps.length > 0) {
-    const t = table(["#", "STEP", "FILE", "SHA256 BEFORE", "SHA256 AFTER"], style, width);
+    const t = restoreTable(["#", "STEP", "FILE", "SHA256 BEFORE", "SHA256 AFTER"], style, width);
     for (const s of r.steps) {
       s.files.forEach((f, i) => {
         t.push([i === 0 ? String(s.n) : "", i === 0 ? s.step : "", displayPath(f.path, base), short(f.sha256Before), short(f.sha256After)]);
@@ -41,7 +41,7 @@ export function renderRestoreText(r: RestoreResult, style: Style, width: number 
   }
   if (r.entry.changes.length > 0) {
     out.push(`\n${style.c.bold(`sessions.json: ${safeLine(r.sessionKey)}`)} (every other field kept)\n`);
-    const t = table(["FIELD", "BEFORE", "AFTER"], style, width);
+    const t = restoreTable(["FIELD", "BEFORE", "AFTER"], style, width);
     for (const c of r.entry.changes) t.push([c.field, value(c.before), value(c.after)]);
     out.push(`${t.toString()}\n`);
   }
@@ -55,7 +55,7 @@ export function renderRestoreText(r: RestoreResult, style: Style, width: number 
 export function renderUndoText(r: UndoResult, style: Style, width: number | null = null): string {
   const out: string[] = [];
   out.push(`${style.c.bold(r.applied ? "Undone" : "Undo plan (dry run, nothing written)")}: restore ${safeLine(r.runId)} of ${safeLine(r.sessionKey)}\n`);
-  const t = table(["STEP", "FILE", "ACTION", "FROM"], style, width);
+  const t = restoreTable(["STEP", "FILE", "ACTION", "FROM"], style, width);
   for (const a of r.actions) t.push([`${a.n} ${a.step}`, safeLine(a.path), a.action, a.from ? safeLine(a.from) : "-"]);
   out.push(`${t.toString()}\n`);
   if (r.actions.every((a) => a.action === "none")) out.push("Nothing to undo: every file is as it was before the restore.\n");

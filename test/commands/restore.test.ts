@@ -241,13 +241,12 @@ describe("restore refusals change nothing", () => {
     expect(hashTree(s.stateDir)).toEqual(before);
   });
 
-  it("a SQLite-era store → exit 4 pointing at openclaw doctor --session-sqlite", async () => {
+  it("a SQLite-era store: an archive it does not hold → exit 2, nothing written (SQLite restore: restore.sqlite.test.ts)", async () => {
     const s = setup("sqlite-reset", "sqlite");
     const before = hashTree(s.stateDir);
     const r = await s.run("whatever.jsonl.reset.2026-07-01T09-00-00.000Z", "--yes", "--json");
-    expect(r.code).toBe(4);
-    expect(r.json().error.code).toBe("SQLITE_STORE");
-    expect(r.stderr).toContain("doctor --session-sqlite");
+    expect(r.code).toBe(2);
+    expect(r.json().error.code).toBe("ARCHIVE_NOT_FOUND");
     expect(hashTree(s.stateDir)).toEqual(before);
   });
 
@@ -315,5 +314,32 @@ describe("restore variants", () => {
     }
     expect(doc.entry.before.sessionId).toBe(GEN4);
     expect(doc.entry.after.sessionId).toBe("9648af9a-0de1-40ec-bd5a-136426cbdd39");
+  });
+});
+
+describe("restore --key K --segment N (file era)", () => {
+  it("selects the segment's archive: the same plan as --from, applied the same way", async () => {
+    const a = setup("reset-chain");
+    const b = setup("reset-chain");
+    const bySegment = await a.run("--key", KEY, "--segment", "2", "--json");
+    expect(bySegment.code).toBe(0);
+    const seg = bySegment.json();
+    const byFrom = await b.run("--key", KEY, "--from", seg.sessionId, "--json");
+    const from = byFrom.json();
+    expect(path.basename(seg.archive)).toBe(path.basename(from.archive));
+    expect(seg.steps.map((s: { step: string }) => s.step)).toEqual(from.steps.map((s: { step: string }) => s.step));
+    const norm = (cs: Array<{ field: string; before: unknown; after: unknown }>) => cs.map((c) => (c.field === "sessionFile" ? { ...c, before: path.basename(String(c.before)), after: path.basename(String(c.after)) } : c));
+    expect(norm(seg.entry.changes)).toEqual(norm(from.entry.changes));
+    expect((await a.run("--key", KEY, "--segment", "2", "--yes")).code).toBe(0);
+    expect((await b.run("--key", KEY, "--from", seg.sessionId, "--yes")).code).toBe(0);
+    const storeA = JSON.parse(fs.readFileSync(path.join(a.sessions, "sessions.json"), "utf8"))[KEY];
+    const storeB = JSON.parse(fs.readFileSync(path.join(b.sessions, "sessions.json"), "utf8"))[KEY];
+    expect({ ...storeA, sessionFile: path.basename(storeA.sessionFile) }).toEqual({ ...storeB, sessionFile: path.basename(storeB.sessionFile) });
+  });
+
+  it("the current segment is refused (exit 2)", async () => {
+    const s = setup("reset-chain");
+    const n = (await cli(["timeline", KEY, "--state-dir", s.stateDir, "--json"], { env: { HOME: s.home } })).json().segments.length;
+    expect((await s.run("--key", KEY, "--segment", String(n))).code).toBe(2);
   });
 });

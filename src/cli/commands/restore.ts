@@ -1,12 +1,13 @@
 import { Command } from "commander";
 import type { App } from "../app.js";
-import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+import { addOutputOptions, addStoreOptions, integerOption, selectionOf, type CommonOptions } from "../options.js";
 import type { RestoreResult } from "../../commands/restore.js";
 import { ExitCode, usageError } from "../../core/errors.js";
 
 interface RestoreFlags extends CommonOptions {
   key?: string;
   from?: string;
+  segment?: number;
   yes?: boolean;
   dryRun?: boolean;
   move?: boolean;
@@ -22,6 +23,7 @@ export function registerRestore(program: Command, app: App): void {
     .description("make an archive the active transcript of its key again (dry run unless --yes; undoable)")
     .option("--key <sessionKey>", "the key to restore into (default: the key attribution gives the archive)")
     .option("--from <sessionId|timestamp>", "with --key: pick the key's archive by sessionId (or its first 8+ chars) or archive time")
+    .option("--segment <n>", "with --key: segment n as `timeline <key>` numbers it (SQLite era: un-reset into a new window; file era: that segment's archive)", integerOption("--segment", { min: 1 }))
     .option("-y, --yes", "apply the plan (without it, only the plan is printed)")
     .option("--dry-run", "print the plan and write nothing (wins over --yes)")
     .option("--move", "remove the archive after restoring it (a copy is kept next to the manifest)")
@@ -43,13 +45,16 @@ Refused (exit 5, nothing written): a running OpenClaw Gateway, a live .jsonl.loc
 transcripts, an OpenClaw sessions.json write in flight, sessions.json changed since the plan, a
 destination that exists and is not the key's current transcript, a path outside the store or a
 symlink, an undo manifest naming paths outside its store. A full disk or read-only store exits 3.
-SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`). Every code: docs/restore.md.
+SQLite era (OpenClaw ≥ 2026.7.2): \`restore <deleted archive>\` undeletes, \`--key K --segment N\`
+un-resets, a file in session-sqlite-import-archive/ is re-imported, each as a new window; refused
+(exit 5) while a Gateway/Doctor holds the gateway-lifecycle lock, exit 4 for an agent schema
+other than 23. Every code: docs/restore.md.
 `,
   );
   cmd.action(async (archive: string | undefined, opts: RestoreFlags) => {
     await app.guard(opts, async () => {
       // Loaded when the command runs: start-up only pays for what this invocation uses.
-      const { applyRestore, planRestore, runUndo } = await import("../../commands/restore.js");
+      const { applyRestore, planAnyRestore, runUndo } = await import("../../commands/restore.js");
       const { renderJson } = await import("../../render/json.js");
       const { renderRestoreText, renderUndoText } = await import("../../render/restore-text.js");
       const ctx = { env: app.io.env, cwd: app.io.cwd };
@@ -63,7 +68,7 @@ SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`). Every code:
       };
 
       if (opts.undo !== undefined) {
-        if (archive !== undefined || opts.key !== undefined || opts.from !== undefined || opts.move) {
+        if (archive !== undefined || opts.key !== undefined || opts.from !== undefined || opts.segment !== undefined || opts.move) {
           throw usageError("CONFLICTING_OPTIONS", "--undo takes only the manifest (and --yes/--dry-run)");
         }
         const undoCtx = { ...ctx, selection: selectionOf(opts) };
@@ -79,9 +84,43 @@ SQLite-era stores exit 4 (use \`openclaw doctor --session-sqlite\`). Every code:
         return;
       }
 
+      const segment = opts.segment;
+      if (segment !== undefined && opts.key === undefined) throw usageError("MISSING_ARGUMENT", "--segment needs --key <sessionKey>");
       const { storeLine } = await import("../../render/common.js");
-      const planned = await planRestore({ ...selectionOf(opts, opts.key), archive, key: opts.key, from: opts.from, move: opts.move, manifestDir: opts.manifestDir }, ctx);
-      app.context(opts, storeLine([planned.result.store], app.styleFor("stderr", opts)));
+      const any = await planAnyRestore({ ...selectionOf(opts, opts.key), archive, key: opts.key, from: opts.from, segment, move: opts.move, manifestDir: opts.manifestDir }, ctx);
+      app.context(opts, storeLine([any.planned.result.store], app.styleFor("stderr", opts)));
+      if (any.era === "sqlite") {
+        const { applySqliteRestore } = await import("../../commands/restore-sqlite.js");
+        const { renderSqliteRestoreText } = await import("../../render/restore-sqlite-text.js");
+        const sq = any.planned;
+        const show = (r: typeof sq.result) => app.io.stdout.write(opts.json ? renderJson(r) : renderSqliteRestoreText(r, style, width));
+        if (sq.result.refusals.length > 0) {
+          show(sq.result);
+          for (const r of sq.result.refusals) app.io.stderr.write(`openclaw-sessions: refused: ${r.message}\n${r.hint ? `  hint: ${r.hint}\n` : ""}`);
+          app.raise(Math.max(...sq.result.refusals.map((r) => r.exitCode)));
+          return;
+        }
+        let go = opts.yes === true && !opts.dryRun;
+        if (!go && !opts.dryRun && !opts.yes && canPrompt && !sq.result.alreadyRestored) {
+          show(sq.result);
+          go = await confirm("Apply this plan? [y/N] ");
+          if (!go) {
+            note("nothing written");
+            return;
+          }
+        }
+        if (!go) {
+          show(sq.result);
+          note(sq.result.alreadyRestored ? "nothing to do: already restored" : "dry run: nothing written; rerun with --yes to apply");
+          return;
+        }
+        const done = await applySqliteRestore(sq, ctx);
+        show(done);
+        note(done.applied ? `restored ${done.sessionKey} → window ${done.sessionId}; undo manifest: ${done.manifest}` : "nothing to do: already restored");
+        app.raise(ExitCode.ok);
+        return;
+      }
+      const planned = any.planned;
       const refused = planned.result.refusals;
       if (refused.length > 0) {
         emit(planned.result);

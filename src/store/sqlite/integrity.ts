@@ -6,10 +6,10 @@
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { SqliteDb } from "./driver.js";
 import { probeSqliteLock } from "./driver.js";
+import { lifecycleLockDir as defaultLockDir, lifecycleLockPath } from "./lifecycle-lock.js";
 import { hasTable, readColdArchives, readSessionNodes, readSessionWindows, readTranscriptArchives } from "./read.js";
 import type { SqliteIntegrityFacts, SqliteNodeFacts } from "../../core/findings/sqlite-rules.js";
 
@@ -100,17 +100,8 @@ function pidAlive(pid: number): boolean {
  */
 export function inspectGatewayLocks(stateDir: string, lockDir = defaultLockDir()): SqliteIntegrityFacts["gatewayLocks"] {
   const out: SqliteIntegrityFacts["gatewayLocks"] = [];
-  const stateDb = path.join(stateDir, "state", "openclaw.sqlite");
-  let real: string | null = null;
-  try {
-    real = fs.realpathSync(stateDb);
-  } catch {
-    real = null;
-  }
-  if (real && lockDir) {
-    const lock = path.join(lockDir, `gateway-lifecycle.${crypto.createHash("sha256").update(real).digest("hex").slice(0, 8)}.lock.sqlite`);
-    if (fs.existsSync(lock) && probeSqliteLock(lock) === "held") out.push({ path: lock, kind: "lifecycle", pid: null, role: null, createdAt: null });
-  }
+  const lock = lifecycleLockPath(stateDir, lockDir);
+  if (lock && fs.existsSync(lock) && probeSqliteLock(lock) === "held") out.push({ path: lock, kind: "lifecycle", pid: null, role: null, createdAt: null });
   const tmp = path.join(stateDir, "tmp");
   let dirs: string[] = [];
   try {
@@ -139,13 +130,6 @@ export function inspectGatewayLocks(stateDir: string, lockDir = defaultLockDir()
     }
   }
   return out;
-}
-
-/** OpenClaw's lock dir: hard-coded `/tmp` on POSIX, `%LOCALAPPDATA%\OpenClaw\locks` on Windows. */
-function defaultLockDir(): string | null {
-  if (process.platform === "win32") return process.env.LOCALAPPDATA ? path.join(process.env.LOCALAPPDATA, "OpenClaw", "locks") : null;
-  const uid = typeof os.userInfo === "function" ? os.userInfo().uid : 0;
-  return `/tmp/openclaw-state-locks-${uid}`;
 }
 
 export function readSqliteIntegrityFacts(db: SqliteDb, opts: { sessionsDir: string; stateDir: string | null; lockDir?: string | null }): SqliteIntegrityFacts {

@@ -1,0 +1,364 @@
+/**
+ * `restore` on a SQLite-era store (OpenClaw ≥ 2026.7.2; rules verified for agent schema 23,
+ * OpenClaw 2026.9.6): undelete an archive, un-reset a segment, re-import a legacy JSONL, each as
+ * one new window (docs/restore.md). planSqliteRestore reads and plans (writes nothing);
+ * applySqliteRestore hands the plan to the one writer (store/sqlite/restore-write.ts).
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { SessionRecord, StoreIndex } from "../core/model.js";
+import { refusedError, usageError } from "../core/errors.js";
+import { archiveStamp, RESTORE_SCHEMA_VERSION, type Refusal } from "../core/restore-plan.js";
+import { MANIFEST_KIND, SQLITE_BACKUP_NAME, undoCommand, type RestoreManifest } from "../core/restore-manifest.js";
+import { parseImportArchiveName } from "../core/names.js";
+import {
+  fieldChanges,
+  nodeRow,
+  sourceProblems,
+  stateRefusals,
+  switchedEntry,
+  undeletedEntry,
+  windowHeader,
+  windowRows,
+  type PlanClock,
+  type RowWrite,
+  type SourceLine,
+  type SqliteRestoreOp,
+  type SqliteRestorePlan,
+  type SqliteRestoreSource,
+} from "../core/sqlite-restore.js";
+import { segmentsOf } from "../core/segments.js";
+import { transcriptLines, type StoreContext } from "../store/index.js";
+import { rethrowEnvironment } from "../store/env-errors.js";
+import { listRuns, writeManifest, type RunRecord } from "../store/restore-runs.js";
+import { documentLines, mainKeyOf, openRestoreSnapshot, pendingValidation, readArchiveSource, readRestoreFacts } from "../store/sqlite/restore-facts.js";
+import { applySqlitePlan } from "../store/sqlite/restore-write.js";
+import { storeHeader, type StoreHeader } from "./store-header.js";
+
+export interface SqliteRestoreOptions {
+  archive?: string;
+  key?: string;
+  segment?: number;
+  manifestDir: string;
+}
+
+export interface SqliteRestoreResult {
+  schemaVersion: number;
+  era: "sqlite";
+  dryRun: boolean;
+  operation: SqliteRestoreOp;
+  sessionKey: string;
+  sessionId: string;
+  previousSessionId: string | null;
+  source: SqliteRestoreSource;
+  /** The source as a path or `<db>#…` reference (the field file-era results carry too). */
+  archive: string;
+  /** File steps: none in the SQLite era (its writes are `rows`). */
+  steps: [];
+  /** Every row the plan inserts or updates, in write order (§2.2). */
+  rows: Array<{ n: number; table: string; op: "insert" | "update"; key: Record<string, unknown>; values?: Record<string, unknown>; before?: Record<string, unknown> }>;
+  /** Every file the run writes (outside the store: backup and manifest). */
+  files: Array<{ path: string; what: string }>;
+  entry: { before: unknown; after: unknown; changes: Array<{ field: string; before: unknown; after: unknown }> };
+  eventCount: number;
+  refusals: Refusal[];
+  warnings: string[];
+  notRecovered: string[];
+  alreadyRestored: boolean;
+  applied: boolean;
+  runId: string;
+  manifest: string | null;
+  plannedManifest: string;
+  store: StoreHeader;
+}
+
+export interface PlannedSqliteRestore {
+  result: SqliteRestoreResult;
+  plan: SqliteRestorePlan;
+  index: StoreIndex;
+  manifest: RestoreManifest;
+  finishedRun?: RunRecord;
+}
+
+function clockFor(nowMs: number): PlanClock {
+  return { nowMs, revision: crypto.randomUUID(), generation: crypto.randomBytes(16).toString("hex"), newSessionId: crypto.randomUUID() };
+}
+
+function linesOf(texts: Array<string | null>): SourceLine[] {
+  return documentLines(Buffer.from(texts.filter((t): t is string => t !== null).join("\n")));
+}
+
+/** What an archive argument names: a published file, `<db>#archive/<name>` as `ls` prints it, or a row's name. */
+function archiveNameOf(arg: string, index: StoreIndex, cwd: string): { name: string; file: string | null } | null {
+  const hash = arg.lastIndexOf("#archive/");
+  if (hash >= 0) return { name: arg.slice(hash + "#archive/".length), file: null };
+  const abs = path.resolve(cwd, arg);
+  const inSessions = arg.includes("/") ? abs : path.join(index.location.sessionsDir, arg);
+  if (path.dirname(inSessions) === index.location.sessionsDir && /\.jsonl\.(deleted|reset)\./.test(path.basename(inSessions))) {
+    return { name: path.basename(inSessions), file: fs.existsSync(inSessions) ? inSessions : null };
+  }
+  return null;
+}
+
+/** The import-archive file a re-import names (inside `<agent>/session-sqlite-import-archive/`). */
+function importFileOf(arg: string, index: StoreIndex, cwd: string): string | null {
+  const f = index.files.find((x) => x.kind === "import-archive" && (x.path === path.resolve(cwd, arg) || x.name === arg || x.relPath === arg));
+  return f?.path ?? null;
+}
+
+interface Stretch {
+  segment: number;
+  sessionId: string | null;
+  source: "archive" | "window" | "active";
+  lines: SourceLine[];
+  header: Record<string, unknown> | null;
+  firstSeq: number;
+  lastSeq: number;
+  path: string;
+}
+
+/** The key's segments as `timeline`/`history --archived` number them: each source cut at reset rows. */
+export async function segmentStretches(record: SessionRecord): Promise<Stretch[]> {
+  const out: Stretch[] = [];
+  for (const seg of segmentsOf(record)) {
+    let cur: SourceLine[] = [];
+    let first = -1;
+    let seq = -1;
+    let header: Record<string, unknown> | null = null;
+    const flush = () => {
+      out.push({ segment: out.length + 1, sessionId: seg.sessionId, source: seg.source, lines: cur, header, firstSeq: first, lastSeq: seq, path: seg.path });
+      cur = [];
+      first = -1;
+    };
+    for await (const line of transcriptLines(seg.ref)) {
+      seq = (line as { seq?: number }).seq ?? seq + 1;
+      const [l] = linesOf([line.text]);
+      if (!l) continue;
+      if (l.value?.type === "session" && header === null) {
+        header = l.value;
+        continue;
+      }
+      if (l.value?.type === "reset") {
+        flush();
+        continue;
+      }
+      if (first < 0) first = seq;
+      cur.push(l);
+    }
+    flush();
+  }
+  return out;
+}
+
+function manifestFor(plan: SqliteRestorePlan, index: StoreIndex, runId: string, runDir: string, nowMs: number): RestoreManifest {
+  const nodeRowWrite = plan.rows.find((r) => r.table === "session_nodes")!;
+  const file = path.join(runDir, "manifest.json");
+  return {
+    schemaVersion: RESTORE_SCHEMA_VERSION,
+    era: "sqlite",
+    kind: MANIFEST_KIND,
+    runId,
+    createdAt: new Date(nowMs).toISOString(),
+    status: "applying",
+    pid: process.pid,
+    agentId: index.location.agentId,
+    stateDir: index.location.stateDir,
+    sessionKey: plan.sessionKey,
+    storePath: index.location.storePath,
+    sessionsDir: index.location.sessionsDir,
+    archive: plan.source.kind === "archive-file" || plan.source.kind === "legacy-file" ? plan.source.label : `${index.location.storePath}#${plan.source.kind === "window-segment" ? plan.source.window!.sessionId : `archive/${plan.source.label}`}`,
+    sessionId: plan.sessionId,
+    previousSessionId: plan.previousSessionId,
+    destination: null,
+    entry: { before: plan.entry.before, after: plan.entry.after },
+    steps: [],
+    backups: { store: path.join(runDir, SQLITE_BACKUP_NAME), archive: null },
+    temps: [],
+    undo: undoCommand(file),
+    sqlite: {
+      op: plan.op,
+      rows: plan.rows.map((r) => (r.table === "transcript_events" ? { table: r.table, op: r.op, key: r.key } : r)),
+      nodeBefore: plan.nodeBefore,
+      nodeAfter: { entryJson: String(nodeRowWrite.values.entry_json), currentSessionId: plan.sessionId, updatedAt: Number(nodeRowWrite.values.updated_at) },
+      pendingValidationBefore: plan.pendingValidationBefore,
+      eventRows: plan.rows.filter((r) => r.table === "transcript_events").length,
+    },
+  };
+}
+
+/** A run of this tool that already wrote exactly this restore (a crash before its manifest was finalised). */
+function finishedRunFor(manifestDir: string, index: StoreIndex, sessionKey: string, nodeEntryJson: string | null): RunRecord | null {
+  if (nodeEntryJson === null) return null;
+  for (const run of listRuns(manifestDir, () => [])) {
+    const m = run.manifest;
+    if (m.era !== "sqlite" || m.storePath !== index.location.storePath || m.sessionKey !== sessionKey) continue;
+    if (["applying", "applied"].includes(m.status) && m.sqlite?.nodeAfter.entryJson === nodeEntryJson) return run;
+  }
+  return null;
+}
+
+export async function planSqliteRestore(index: StoreIndex, opts: SqliteRestoreOptions, ctx: StoreContext, nowMs = Date.now()): Promise<PlannedSqliteRestore> {
+  const clock = clockFor(nowMs);
+  const loc = index.location;
+  const snap = openRestoreSnapshot(loc.storePath);
+  try {
+    const db = snap.db;
+    let op: SqliteRestoreOp;
+    let sessionKey: string;
+    let sessionId: string;
+    let lines: SourceLine[];
+    let source: SqliteRestoreSource;
+    let keepHeader = false;
+    // A segment's new window takes its header's version and cwd.
+    let segmentHeader: Record<string, unknown> | null = null;
+    const warnings: string[] = [];
+    const extraRefusals: Refusal[] = [];
+
+    if (opts.archive !== undefined) {
+      if (opts.segment !== undefined) throw usageError("CONFLICTING_OPTIONS", "give either <archive> or --segment, not both");
+      const named = archiveNameOf(opts.archive, index, ctx.cwd);
+      const legacy = named ? null : importFileOf(opts.archive, index, ctx.cwd);
+      if (named) {
+        const a = readArchiveSource(db, named.name, named.file ?? path.join(loc.sessionsDir, named.name));
+        if (!a) throw usageError("ARCHIVE_NOT_FOUND", `no archive row or file named ${named.name} in ${loc.storePath}`, "run `openclaw-sessions ls` to list the archives");
+        if (a.shaMismatch) extraRefusals.push({ code: "ARCHIVE_SHA_MISMATCH", message: `${named.name}: its bytes do not match the row's archive_sha256`, hint: "read it with `history`/`export`; a damaged archive is not restored", exitCode: 5 });
+        op = "undelete";
+        sessionId = a.sessionId;
+        sessionKey = opts.key ?? a.sessionKey ?? "";
+        if (!sessionKey) throw usageError("UNATTRIBUTED_ARCHIVE", `${named.name} names no key`, "name the key to revive it under with --key <sessionKey>");
+        lines = a.lines;
+        keepHeader = true;
+        source = { kind: a.row && !named.file ? "archive-row" : "archive-file", label: named.file ?? named.name, sha256: a.sha256, expectedSha256: a.row?.archiveSha256 ?? null };
+      } else if (legacy) {
+        const id = parseImportArchiveName(path.basename(legacy));
+        const owner = opts.key ?? index.sessions.find((s) => s.windows?.some((w) => w.sessionId === id))?.sessionKey;
+        if (!owner) throw usageError("UNATTRIBUTED_ARCHIVE", `no key owns the window of ${path.basename(legacy)}`, "name the key to re-import it into with --key <sessionKey>");
+        op = "reimport";
+        sessionKey = owner;
+        const all = documentLines(fs.readFileSync(legacy));
+        const exists = id !== null && db.get("SELECT 1 AS x FROM session_windows WHERE session_id = ?", id) !== undefined;
+        // Its own id when no window holds it; a new window id when one does (never appended to it).
+        sessionId = exists || !id ? clock.newSessionId : id;
+        keepHeader = !exists && all[0]?.value?.type === "session";
+        lines = keepHeader ? all : all.filter((l, i) => !(i === 0 && l.value?.type === "session"));
+        if (!exists) warnings.push(`no window holds ${id ?? "this file's id"}; it is re-imported under its own id`);
+        source = { kind: "legacy-file", label: legacy, sha256: crypto.createHash("sha256").update(fs.readFileSync(legacy)).digest("hex") };
+      } else {
+        throw usageError("NOT_AN_ARCHIVE", `${opts.archive} is neither a SQLite-era archive (\`<id>.jsonl.deleted.<ts>…\`, \`…#archive/<name>\` as ls prints it) nor a file in session-sqlite-import-archive/`, "run `openclaw-sessions ls` to list them");
+      }
+    } else {
+      if (opts.key === undefined || opts.segment === undefined) throw usageError("MISSING_ARCHIVE", "name what to restore: `restore <archive>` or `restore --key <key> --segment <n>`");
+      const record = index.sessions.find((s) => s.sessionKey === opts.key);
+      if (!record) throw usageError("KEY_NOT_FOUND", `no key ${opts.key} in ${loc.storePath}`, "run `openclaw-sessions ls` to list the keys");
+      const stretches = await segmentStretches(record);
+      const s = stretches[opts.segment - 1];
+      if (!s) throw usageError("NO_SUCH_SEGMENT", `${opts.key} has ${stretches.length} segment(s); --segment ${opts.segment} does not exist`, "run `openclaw-sessions timeline <key>` to see them numbered");
+      if (opts.segment === stretches.length) throw usageError("SEGMENT_IS_CURRENT", `segment ${opts.segment} is already the current context of ${opts.key}`);
+      if (s.lines.length === 0) throw usageError("EMPTY_SEGMENT", `segment ${opts.segment} of ${opts.key} holds no lines`);
+      op = "unreset";
+      sessionKey = opts.key;
+      sessionId = clock.newSessionId;
+      lines = s.lines;
+      source = { kind: "window-segment", label: `${opts.key} segment ${opts.segment}`, sha256: null, segment: opts.segment, ...(s.sessionId ? { window: { sessionId: s.sessionId, firstSeq: s.firstSeq, lastSeq: s.lastSeq } } : {}) };
+      segmentHeader = s.header;
+    }
+
+    const facts = { ...readRestoreFacts(db, sessionKey, sessionId), lockRefusals: [] as Refusal[] };
+    const manifestDir = opts.manifestDir;
+    const finished = finishedRunFor(manifestDir, index, sessionKey, facts.node?.entryJson ?? null);
+    const refusals = finished ? [] : [...stateRefusals(op, sessionKey, facts), ...extraRefusals, ...sourceProblems(lines, keepHeader, sessionId)];
+    const oldHeader = segmentHeader ?? (lines[0]?.value?.type === "session" ? lines[0].value : null);
+    const fullLines = keepHeader ? lines.map((l) => l.text) : [windowHeader(sessionId, nowMs, oldHeader), ...lines.map((l) => l.text)];
+    const startedAt = nowMs;
+    const entryBefore = op === "undelete" ? null : facts.node?.entry ?? null;
+    const entryAfter = op === "undelete" ? undeletedEntry(sessionKey, sessionId, lines, clock) : switchedEntry(entryBefore ?? {}, sessionKey, sessionId, clock, startedAt);
+    const rows: RowWrite[] = [
+      nodeRow(sessionKey, entryAfter, op === "undelete" ? null : facts.node),
+      ...windowRows({
+        sessionKey,
+        sessionId,
+        previousSessionId: op === "undelete" ? null : (facts.node?.currentSessionId ?? null),
+        lines: fullLines,
+        like: op === "undelete" ? null : (facts.currentWindow?.row ?? null),
+        mainKey: mainKeyOf(db),
+        conversationLinks: op === "undelete" ? [] : facts.conversationLinks,
+        clock,
+      }),
+    ];
+    const notRecovered =
+      op === "undelete"
+        ? ["the deleted session's entry: OpenClaw archives only its transcript, so its label, creator, delivery route (channel sessions get delivery {kind:\"none\"} until the next inbound message), model overrides and token counters are not restored"]
+        : ["the turns after this segment stay in the old window (readable, searchable); they are not merged into the restored one"];
+    const plan: SqliteRestorePlan = {
+      op,
+      sessionKey,
+      sessionId,
+      previousSessionId: op === "undelete" ? null : (facts.node?.currentSessionId ?? null),
+      source,
+      rows: finished ? [] : rows,
+      entry: { before: entryBefore, after: entryAfter, changes: fieldChanges(entryBefore, entryAfter) },
+      eventCount: lines.length,
+      refusals,
+      warnings,
+      notRecovered,
+      nodeBefore: op === "undelete" || !facts.node ? null : { entryJson: facts.node.entryJson, currentSessionId: facts.node.currentSessionId, updatedAt: facts.node.updatedAt },
+      pendingValidationBefore: pendingValidation(db, sessionKey),
+    };
+    if (finished) plan.warnings.push(`run ${finished.manifest.runId} already wrote this restore (it was interrupted before its manifest was finalised); applying marks it applied`);
+    const runId = finished?.manifest.runId ?? `${archiveStamp(nowMs)}-${crypto.randomBytes(4).toString("hex")}`;
+    const runDir = finished ? path.dirname(finished.file) : path.join(manifestDir, runId);
+    const manifest = finished?.manifest ?? manifestFor(plan, index, runId, runDir, nowMs);
+    return { plan, index, manifest, ...(finished ? { finishedRun: finished } : {}), result: resultOf(plan, index, manifest, runDir, true, Boolean(finished)) };
+  } finally {
+    snap.close();
+  }
+}
+
+function resultOf(plan: SqliteRestorePlan, index: StoreIndex, manifest: RestoreManifest, runDir: string, dryRun: boolean, alreadyRestored: boolean): SqliteRestoreResult {
+  const file = path.join(runDir, "manifest.json");
+  return {
+    schemaVersion: RESTORE_SCHEMA_VERSION,
+    era: "sqlite",
+    dryRun,
+    operation: plan.op,
+    sessionKey: plan.sessionKey,
+    sessionId: plan.sessionId,
+    previousSessionId: plan.previousSessionId,
+    source: plan.source,
+    archive: manifest.archive,
+    steps: [],
+    rows: plan.rows.map((r, i) => ({ n: i + 1, table: r.table, op: r.op, key: r.key, values: r.values, ...(r.before ? { before: r.before } : {}) })),
+    files: alreadyRestored ? [] : [
+      { path: manifest.backups.store, what: "VACUUM INTO backup of the agent database before the restore (outside the store)" },
+      { path: file, what: "undo manifest" },
+    ],
+    entry: { before: plan.entry.before, after: plan.entry.after, changes: plan.entry.changes },
+    eventCount: plan.eventCount,
+    refusals: plan.refusals,
+    warnings: plan.warnings,
+    notRecovered: plan.notRecovered,
+    alreadyRestored,
+    applied: false,
+    runId: manifest.runId,
+    manifest: null,
+    plannedManifest: file,
+    store: storeHeader(index),
+  };
+}
+
+export async function applySqliteRestore(planned: PlannedSqliteRestore, ctx: StoreContext & { onStep?: (point: string) => void; lockDir?: string | null }): Promise<SqliteRestoreResult> {
+  const { plan, index, manifest } = planned;
+  if (plan.refusals.length > 0) throw refusedError(plan.refusals[0]!.code, plan.refusals[0]!.message, plan.refusals[0]!.hint);
+  const file = planned.result.plannedManifest;
+  if (planned.finishedRun) {
+    if (planned.finishedRun.manifest.status !== "applied") await writeManifest(planned.finishedRun.file, { ...planned.finishedRun.manifest, status: "applied" });
+    return { ...planned.result, dryRun: false, applied: false, manifest: planned.finishedRun.file };
+  }
+  try {
+    await applySqlitePlan(plan, manifest, file, { env: ctx.env, stateDir: index.location.stateDir, dbPath: index.location.storePath, onStep: ctx.onStep, ...(ctx.lockDir !== undefined ? { lockDir: ctx.lockDir } : {}) });
+  } catch (err) {
+    rethrowEnvironment(err, "restore");
+  }
+  return { ...planned.result, dryRun: false, applied: true, manifest: file };
+}

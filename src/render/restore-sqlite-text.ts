@@ -1,0 +1,57 @@
+/** Text reporter for a SQLite-era `restore` plan: the rows by table, the entry's field changes, the files. */
+import type { SqliteRestoreResult } from "../commands/restore-sqlite.js";
+import type { Style } from "../cli/output.js";
+import { truncate } from "./common.js";
+import { restoreTable } from "./restore-text.js";
+import { safeLine } from "./safe-text.js";
+
+function value(v: unknown): string {
+  if (v === null || v === undefined) return "(absent)";
+  if (typeof v === "number" && v > 1e12 && v < 1e14) return `${v} (${new Date(v).toISOString()})`;
+  return truncate(typeof v === "string" ? v : JSON.stringify(v), 80);
+}
+
+const keyText = (k: Record<string, unknown>) => Object.entries(k).map(([c, v]) => `${c}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
+
+const OPS: Record<SqliteRestoreResult["operation"], string> = {
+  undelete: "undelete (the deleted session comes back under its key)",
+  unreset: "un-reset (the segment becomes the key's current context in a new window)",
+  reimport: "re-import (the legacy transcript becomes a new window, in original order)",
+};
+
+export function renderSqliteRestoreText(r: SqliteRestoreResult, style: Style, width: number | null = null): string {
+  const out: string[] = [];
+  const verb = r.applied ? "Restored" : r.alreadyRestored ? "Already restored" : "Plan (dry run, nothing written)";
+  out.push(`${style.c.bold(verb)}: ${OPS[r.operation]}\n`);
+  out.push(`  source     ${safeLine(truncate(r.source.label, 100))}${r.source.sha256 ? `, sha256 ${r.source.sha256.slice(0, 12)}` : ""}\n`);
+  out.push(`  key        ${safeLine(r.sessionKey)}\n`);
+  out.push(`  window     ${r.previousSessionId ?? "(none)"} → ${r.sessionId} (${r.eventCount} line(s) after the header, original order)\n`);
+  if (r.rows.length > 0) {
+    // Events and identities are many; the table groups them, --json lists each row.
+    const t = restoreTable(["#", "TABLE", "OP", "KEY", "ROWS"], style, width);
+    const groups: Array<{ n: number; table: string; op: string; key: string; count: number }> = [];
+    for (const row of r.rows) {
+      const last = groups.at(-1);
+      if (last && last.table === row.table && (row.table === "transcript_events" || row.table === "transcript_event_identities")) last.count += 1;
+      else groups.push({ n: row.n, table: row.table, op: row.op, key: keyText(row.key), count: 1 });
+    }
+    for (const g of groups) t.push([String(g.n), g.table, g.op, truncate(g.count > 1 ? `${g.key} … (${g.count} rows)` : g.key, 80), String(g.count)]);
+    out.push(`${t.toString()}\n`);
+    out.push(style.c.dim("  then UPDATE session_nodes SET entry_valid = 1 after the node write; index/FTS rows are left for OpenClaw to rebuild\n"));
+  }
+  if (r.entry.changes.length > 0) {
+    out.push(`\n${style.c.bold(`session_nodes.entry_json: ${safeLine(r.sessionKey)}`)}${r.entry.before ? " (every other field kept)" : " (a new entry)"}\n`);
+    const t = restoreTable(["FIELD", "BEFORE", "AFTER"], style, width);
+    for (const c of r.entry.changes) t.push([c.field, value(c.before), value(c.after)]);
+    out.push(`${t.toString()}\n`);
+  }
+  if (r.files.length > 0) {
+    out.push(`\n${style.c.bold("Files")} (outside the store)\n`);
+    for (const f of r.files) out.push(`  ${f.path}  ${style.c.dim(f.what)}\n`);
+  }
+  for (const n of r.notRecovered) out.push(style.c.yellow(`! not recovered: ${safeLine(n)}\n`));
+  for (const w of r.warnings) out.push(style.c.yellow(`! ${safeLine(w)}\n`));
+  for (const f of r.refusals) out.push(style.c.red(`✗ refused (${f.code}): ${safeLine(f.message)}\n`) + (f.hint ? `  hint: ${safeLine(f.hint)}\n` : ""));
+  if (r.applied && r.manifest) out.push(style.c.green(`\nUndo manifest: ${r.manifest}\n`) + `  undo with: openclaw-sessions restore --undo ${r.manifest} --yes\n`);
+  return out.join("");
+}

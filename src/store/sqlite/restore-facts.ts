@@ -1,0 +1,167 @@
+/**
+ * What the SQLite restore plans from, read on the run's private read-only snapshot: schema
+ * versions, the target node and windows, cold archives, pending inputs, conversation links, and
+ * the source documents (archive rows, published archive files, legacy JSONL files).
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import type { NodeFacts, SqliteFacts, SqlValue, SourceLine, WindowFacts } from "../../core/sqlite-restore.js";
+import { zstdDecompressSync } from "../lines.js";
+import { openSqliteReadOnly, type SqliteDb, type SqliteRow } from "./driver.js";
+import { hasTable, readArchiveBlob, readTranscriptArchives, type TranscriptArchiveRow } from "./read.js";
+
+const num = (v: unknown): number | null => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : null);
+
+export function sha256Of(b: Uint8Array): string {
+  return crypto.createHash("sha256").update(b).digest("hex");
+}
+
+/** A JSONL document as source lines (blank lines dropped; the final newline is optional). */
+export function documentLines(doc: Buffer): SourceLine[] {
+  return doc
+    .toString("utf8")
+    .split("\n")
+    .map((t) => (t.endsWith("\r") ? t.slice(0, -1) : t))
+    .filter((t) => t.trim() !== "")
+    .map((text) => {
+      try {
+        const v: unknown = JSON.parse(text);
+        return { text, value: typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null };
+      } catch {
+        return { text, value: null };
+      }
+    });
+}
+
+function rowValues(r: SqliteRow): Record<string, SqlValue> {
+  const out: Record<string, SqlValue> = {};
+  for (const [k, v] of Object.entries(r)) out[k] = typeof v === "bigint" ? Number(v) : (v as SqlValue);
+  return out;
+}
+
+export interface SqliteRestoreSnapshot {
+  db: SqliteDb;
+  close(): void;
+}
+
+export function openRestoreSnapshot(dbPath: string): SqliteRestoreSnapshot {
+  const db = openSqliteReadOnly(dbPath);
+  return { db, close: () => db.close() };
+}
+
+export function readNode(db: SqliteDb, sessionKey: string): NodeFacts | null {
+  const r = db.get("SELECT session_key, current_session_id, entry_json, entry_valid, updated_at FROM session_nodes WHERE session_key = ?", sessionKey);
+  if (!r) return null;
+  let entry: Record<string, unknown> | null = null;
+  try {
+    const v: unknown = JSON.parse(String(r.entry_json));
+    if (typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length > 0) entry = v as Record<string, unknown>;
+  } catch {
+    entry = null;
+  }
+  return { sessionKey, currentSessionId: String(r.current_session_id), entryJson: String(r.entry_json), entry, entryValid: num(r.entry_valid), updatedAt: num(r.updated_at) };
+}
+
+export function readWindow(db: SqliteDb, sessionId: string): WindowFacts | null {
+  const r = db.get("SELECT * FROM session_windows WHERE session_id = ?", sessionId);
+  return r ? { sessionId, sessionKey: String(r.session_key), row: rowValues(r) } : null;
+}
+
+export function mainKeyOf(db: SqliteDb): string {
+  if (!hasTable(db, "session_key_contract")) return "main";
+  const r = db.get("SELECT main_key FROM session_key_contract WHERE id = 1");
+  return typeof r?.main_key === "string" ? r.main_key : "main";
+}
+
+export function pendingValidation(db: SqliteDb, sessionKey: string): boolean {
+  return hasTable(db, "session_canonical_validation_pending") && db.get("SELECT 1 AS x FROM session_canonical_validation_pending WHERE session_key = ?", sessionKey) !== undefined;
+}
+
+/** The facts the refusals need, for a key (may be absent) and the window id the restore creates. */
+export function readRestoreFacts(db: SqliteDb, sessionKey: string, newSessionId: string): Omit<SqliteFacts, "lockRefusals"> {
+  const userVersion = num(db.get("PRAGMA user_version")?.user_version);
+  const meta = hasTable(db, "schema_meta") ? db.get("SELECT schema_version FROM schema_meta WHERE meta_key = 'primary'") : undefined;
+  const node = readNode(db, sessionKey);
+  const currentWindow = node ? readWindow(db, node.currentSessionId) : null;
+  const sid = node?.currentSessionId ?? null;
+  const coldArchives = sid && hasTable(db, "session_transcript_cold_archives") ? (num(db.get("SELECT count(*) AS n FROM session_transcript_cold_archives WHERE session_id = ?", sid)?.n) ?? 0) : 0;
+  const pendingInputs = hasTable(db, "session_pending_inputs") ? (num(db.get("SELECT count(*) AS n FROM session_pending_inputs WHERE session_key = ? OR session_id = ?", sessionKey, sid ?? "")?.n) ?? 0) : 0;
+  const conversationLinks = sid && hasTable(db, "session_conversations") ? db.all("SELECT * FROM session_conversations WHERE session_id = ? ORDER BY rowid", sid).map(rowValues) : [];
+  return {
+    userVersion,
+    schemaMetaVersion: num(meta?.schema_version),
+    node,
+    currentWindow,
+    windowWithNewId: readWindow(db, newSessionId),
+    coldArchives,
+    pendingInputs,
+    conversationLinks,
+  };
+}
+
+export interface ArchiveSource {
+  row: TranscriptArchiveRow | null;
+  /** The published file, when it exists. */
+  file: string | null;
+  lines: SourceLine[];
+  sha256: string;
+  /** The blob (or file) hash disagrees with the row's archive_sha256. */
+  shaMismatch: boolean;
+  sessionId: string;
+  sessionKey: string | null;
+}
+
+/** An archive by its name: the row's blob when it checks out (the row is canonical), else the file. */
+export function readArchiveSource(db: SqliteDb, archiveName: string, file: string | null): ArchiveSource | null {
+  const row = readTranscriptArchives(db).find((a) => a.archiveName === archiveName) ?? null;
+  const blob = row ? readArchiveBlob(db, archiveName) : null;
+  let bytes: Buffer | null = null;
+  let encoding = "zstd";
+  let shaMismatch = false;
+  if (blob && sha256Of(blob.blob) === row!.archiveSha256) {
+    bytes = blob.blob;
+    encoding = blob.encoding;
+  } else if (file && fs.existsSync(file)) {
+    bytes = fs.readFileSync(file);
+    encoding = file.endsWith(".zst") ? "zstd" : "identity";
+    if (row && sha256Of(bytes) !== row.archiveSha256) shaMismatch = true;
+  } else if (blob) {
+    bytes = blob.blob;
+    encoding = blob.encoding;
+    shaMismatch = true;
+  }
+  if (!bytes) return null;
+  const doc = encoding === "zstd" ? zstdDecompressSync(bytes) : bytes;
+  const lines = documentLines(doc);
+  const headerId = lines[0]?.value?.id;
+  return {
+    row,
+    file,
+    lines,
+    sha256: sha256Of(bytes),
+    shaMismatch,
+    sessionId: row?.sessionId ?? (typeof headerId === "string" ? headerId : ""),
+    sessionKey: row?.sessionKey ?? null,
+  };
+}
+
+/** Every row of every table, for tests and the undo check (BLOBs as hex). */
+export function dumpTables(db: { prepare(sql: string): { all(): unknown[] } }): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>;
+  for (const { name } of tables) {
+    const t = `"${name.replace(/"/g, '""')}"`;
+    let rows: Array<Record<string, unknown>>;
+    try {
+      rows = db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all() as Array<Record<string, unknown>>;
+    } catch {
+      rows = db.prepare(`SELECT * FROM ${t} ORDER BY 1`).all() as Array<Record<string, unknown>>; // WITHOUT ROWID
+    }
+    out[name] = rows.map((r) => {
+      const o: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(r)) o[k] = v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v;
+      return o;
+    });
+  }
+  return out;
+}

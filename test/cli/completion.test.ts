@@ -110,3 +110,42 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
     });
   });
 });
+
+const hasShell = (sh: string) => spawnSync("sh", ["-c", `command -v ${sh}`], { stdio: "ignore" }).status === 0;
+
+describe("completion in zsh and fish themselves", () => {
+  const stateDir = path.join(scenarioDir("files", "reset-chain"), "state");
+  const scripts: string[] = [];
+  afterAll(() => {
+    for (const d of scripts.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+  const scriptFile = async (shell: string) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-comp-"));
+    scripts.push(dir);
+    const file = path.join(dir, `c.${shell}`);
+    fs.writeFileSync(file, (await cli(["completion", shell])).stdout);
+    return file;
+  };
+
+  it.skipIf(!hasShell("zsh"))("zsh parses its script", async () => {
+    const r = spawnSync("zsh", ["-n", await scriptFile("zsh")], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+  });
+
+  it.skipIf(!hasShell("fish"))("fish completes keys after agent:main:, --format values and --state-dir paths", async () => {
+    const file = await scriptFile("fish");
+    const shim = shimDir();
+    scripts.push(shim);
+    const complete = (line: string) => {
+      const r = spawnSync("fish", ["--no-config", "-c", `source ${JSON.stringify(file)}; complete -C ${JSON.stringify(line)}`], {
+        encoding: "utf8",
+        env: { PATH: `${shim}:${process.env.PATH}`, OPENCLAW_STATE_DIR: stateDir, HOME: "/nonexistent-home" },
+      });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout.trim().split("\n").map((l) => l.split("\t")[0]);
+    };
+    expect(complete("openclaw-sessions history agent:main:")).toEqual(["agent:main:main", "agent:main:telegram:direct:424242"]);
+    expect(complete("openclaw-sessions export k --format ")).toEqual(["html", "jsonl", "md"]);
+    expect(complete(`openclaw-sessions ls --state-dir ${path.join(ROOT, "fixtures", "corp")}`)).toEqual([`${path.join(ROOT, "fixtures", "corpus")}/`]);
+  });
+});

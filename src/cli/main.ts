@@ -34,6 +34,11 @@ async function ask(question: string): Promise<string> {
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   if (fastVersion(argv)) return;
+  const young = await import("./young-generation.js");
+  if (process.argv[1] && young.wantsCappedYoungGeneration(argv, process.execArgv, process.env)) {
+    process.exitCode = await young.runWithCappedYoungGeneration(process.argv[1], argv);
+    return;
+  }
   quietSqliteWarning();
   // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
   const { run } = await import("./program.js");

@@ -4,5 +4,9 @@ import { ROOT } from "./corpus.js";
 
 export const BIN = path.join(ROOT, "bin/openclaw-sessions.js");
 
-/** A preload that writes the process's peak RSS (KiB) to $OCS_RSS_FILE on exit. */
-export const RSS_PROBE = `data:text/javascript,import fs from "node:fs"; const out = process.env.OCS_RSS_FILE; if (out) process.on("exit", () => fs.writeFileSync(out, String(process.resourceUsage().maxRSS)));`;
+/**
+ * A preload that writes the peak RSS (KiB) to $OCS_RSS_FILE on exit. Store readers run in a child
+ * Node (src/cli/young-generation.ts) that inherits the preload; the parent exits last, so each
+ * process keeps the larger of its own figure and the one already written.
+ */
+export const RSS_PROBE = `data:text/javascript,import fs from "node:fs"; const out = process.env.OCS_RSS_FILE; if (out) process.on("exit", () => { let prev = 0; try { prev = Number(fs.readFileSync(out, "utf8")) || 0; } catch {} fs.writeFileSync(out, String(Math.max(prev, process.resourceUsage().maxRSS))); });`;

@@ -83,13 +83,25 @@ export function* plainTextBlocks(file: string, opts: BlockOptions & { onLongLine
         }
         continue;
       }
-      // Pieces of a long line are joined once, when it ends (joining per read is quadratic).
-      const head = carry ? Buffer.concat([...carry, data.subarray(0, last)]) : data.subarray(0, last);
-      const text = opts.skip?.(head) ? null : head.toString("utf8");
-      let lines = 1;
-      for (let i = head.indexOf(0x0a); i >= 0; i = head.indexOf(0x0a, i + 1)) lines += 1;
-      yield { text, raw: head, firstLineNo: lineNo, lines };
-      lineNo += lines;
+      let whole = data.subarray(0, last);
+      let rest = true; // lines after the spanning one (an empty `whole` can be one blank line)
+      if (carry) {
+        // Only the line that spans the reads is joined (once, when it ends: joining per read is
+        // quadratic); the rest of this read is passed on in place, never copied.
+        const nl = data.indexOf(0x0a);
+        const spanning = Buffer.concat([...carry, data.subarray(0, nl)]);
+        yield { text: opts.skip?.(spanning) ? null : spanning.toString("utf8"), raw: spanning, firstLineNo: lineNo, lines: 1 };
+        lineNo += 1;
+        rest = nl < last;
+        whole = data.subarray(nl + 1, Math.max(nl + 1, last));
+      }
+      if (rest) {
+        const text = opts.skip?.(whole) ? null : whole.toString("utf8");
+        let lines = 1;
+        for (let i = whole.indexOf(0x0a); i >= 0; i = whole.indexOf(0x0a, i + 1)) lines += 1;
+        yield { text, raw: whole, firstLineNo: lineNo, lines };
+        lineNo += lines;
+      }
       carry = last + 1 < data.length ? [Buffer.from(data.subarray(last + 1))] : null;
       carryBytes = carry ? carry[0]!.length : 0;
       carryStart = dataStart + last + 1;

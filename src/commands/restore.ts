@@ -4,6 +4,7 @@
  * runUndo reverses a manifest. Rendering, prompting and exit codes are the CLI's business.
  */
 import { findSession } from "../core/lookup.js";
+import { closeMatches } from "../core/suggest.js";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -28,7 +29,7 @@ import { isInside } from "../core/restore-paths.js";
 import { openStores, type StoreContext, type StoreSelection } from "../store/index.js";
 import { fileRef } from "../store/files/index.js";
 import { evaluateLock } from "../store/files/locks.js";
-import { readHeader } from "../store/files/peek.js";
+import { peekTranscript, readHeader } from "../store/files/peek.js";
 import { lstatKind } from "../store/atomic-write.js";
 import { rethrowEnvironment } from "../store/env-errors.js";
 import { describeGateway, gatewayStopHint, probeGatewayLocks } from "../store/gateway-probe.js";
@@ -48,6 +49,8 @@ export interface RestoreOptions extends StoreSelection {
   segment?: number;
   move?: boolean;
   manifestDir?: string;
+  /** File era: `restore <orphan or archive> --key K --create-key` adds K when it does not exist. */
+  createKey?: boolean;
 }
 
 export interface RestoreResult {
@@ -69,6 +72,8 @@ export interface RestoreResult {
   refusals: Array<Omit<Refusal, "exitCode"> & { exitCode: number }>;
   warnings: string[];
   alreadyRestored: boolean;
+  /** The restore adds the key to sessions.json (`--create-key`); its entry is `entry.after`. */
+  createsKey: boolean;
   applied: boolean;
   /** Where the manifest will be written when the plan is applied. */
   plannedManifest: string;
@@ -104,7 +109,18 @@ function escapes(arg: string, dir: string): never {
   );
 }
 
-/** The archive a path or file name names, inside the store and never through a symlink. */
+/** Transcript kinds an unreferenced file may have and still be re-attached in place. */
+const ORPHAN_KINDS = new Set(["primary", "topic", "fork", "custom"]);
+
+/**
+ * An unreferenced transcript of the store (no key points at it, `check`: ORPHAN_TRANSCRIPT), or
+ * one a key already has as its current file (a rerun after it was re-attached: nothing to do).
+ */
+function isOrphan(index: StoreIndex, file: ClassifiedFile): boolean {
+  return ORPHAN_KINDS.has(file.kind) && (index.unattributed.some((u) => u.path === file.path) || index.sessions.some((s) => s.active.exists && s.active.path === file.path));
+}
+
+/** The archive (or orphan transcript) a path or file name names, inside the store and never through a symlink. */
 function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { index: StoreIndex; file: ClassifiedFile } {
   const hasDir = arg.includes("/") || arg.includes(path.sep) || arg === "." || arg === "..";
   let index: StoreIndex | undefined;
@@ -137,35 +153,94 @@ function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { i
   // A symlinked folder on the way would lead outside the store although the path looks inside.
   if (!inside(realOr(dir), fs.realpathSync(abs))) escapes(arg, dir);
   const file = index.files.find((f) => f.path === abs);
+  if (file && isOrphan(index, file)) return { index, file };
   if (!file || file.kind !== "archive" || !file.archive) {
-    throw usageError("NOT_AN_ARCHIVE", `${abs} is not a transcript archive (.reset/.deleted/.bak); it is ${file ? `a ${file.kind} file` : "not a session file"}`, "restore takes `<id>.jsonl.reset.<ts>`-style files");
+    throw usageError("NOT_AN_ARCHIVE", `${abs} is neither a transcript archive (.reset/.deleted/.bak) nor a transcript no key references; it is ${file ? `a ${file.kind} file` : "not a session file"}`, "restore takes `<id>.jsonl.reset.<ts>`-style files and orphan transcripts (`openclaw-sessions check` lists them)");
   }
   return { index, file };
 }
 
-function findKey(indexes: StoreIndex[], key: string): { index: StoreIndex; record: SessionRecord } {
-  return findSession(indexes, key, "run `openclaw-sessions ls` to list the keys (restore does not create keys)");
+function findKey(indexes: StoreIndex[], key: string, hint = "run `openclaw-sessions ls` to list the keys (restore creates a key only from `<archive> --key K --create-key`)"): { index: StoreIndex; record: SessionRecord } {
+  return findSession(indexes, key, hint);
+}
+
+/** A session key this store's agent may hold: `agent:<agentId>:<rest>`, printable, no spaces. */
+function checkNewKey(index: StoreIndex, key: string): void {
+  const prefix = `agent:${index.location.agentId}:`;
+  // eslint-disable-next-line no-control-regex
+  if (!key.startsWith(prefix) || key.length === prefix.length || /[\s\x00-\x1f\x7f]/.test(key) || key !== key.trim()) {
+    throw usageError("INVALID_SESSION_KEY", `--create-key: ${JSON.stringify(key)} is not a session key of agent "${index.location.agentId}"`, `a key of this store looks like ${prefix}<channel>:<chatType>:<peer> (see \`openclaw-sessions ls\`)`);
+  }
+}
+
+/** The record of a key `--create-key` adds: no entry, no transcript, no lineage yet. */
+function newKeyRecord(index: StoreIndex, key: string): SessionRecord {
+  return {
+    agentId: index.location.agentId,
+    sessionKey: key,
+    sessionId: null,
+    compactionCount: null,
+    updatedAt: null,
+    entry: null,
+    active: { path: "", exists: false, bytes: null, candidates: [], ref: null },
+    archives: [],
+    related: [],
+    historySource: { path: null, via: "none", considered: [], ref: null },
+    lineage: [],
+  };
+}
+
+/** The key `--key` names in the archive's store, or (with --create-key) a new one. */
+function keyFor(index: StoreIndex, opts: RestoreOptions, arg: string): { record: SessionRecord; created: boolean } {
+  const key = opts.key!;
+  const existing = index.sessions.find((s) => s.sessionKey === key);
+  if (existing) return { record: existing, created: false };
+  if (index.storeFile.state !== "ok") findKey([index], key); // names an unreadable store as such
+  if (!opts.createKey) {
+    throw usageError("SESSION_NOT_FOUND", `no key "${key}" in ${index.location.storePath}`, `to add it to sessions.json with this transcript, run \`openclaw-sessions restore ${arg} --key ${key} --create-key\` (plan first; --yes applies)`, {
+      candidates: closeMatches(key, index.sessions.map((s) => s.sessionKey)),
+    });
+  }
+  checkNewKey(index, key);
+  return { record: newKeyRecord(index, key), created: true };
+}
+
+interface Selected {
+  index: StoreIndex;
+  record: SessionRecord;
+  file: ClassifiedFile;
+  warnings: string[];
+  /** The key does not exist yet: the plan adds it (`--create-key`). */
+  created?: boolean;
 }
 
 /** Which archive and which key: a path/name with attribution (or --key), or --key + --from. */
-function select(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): { index: StoreIndex; record: SessionRecord; file: ClassifiedFile; warnings: string[] } {
+function select(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): Selected {
   const warnings: string[] = [];
+  if (opts.createKey && (opts.archive === undefined || opts.key === undefined)) {
+    throw usageError("CONFLICTING_OPTIONS", "--create-key goes with `restore <archive or orphan transcript> --key <new key>`");
+  }
   if (opts.archive !== undefined) {
     if (opts.from !== undefined) throw usageError("CONFLICTING_OPTIONS", "give either <archive> or --from, not both");
     const { index, file } = resolveArchiveArg(indexes, opts.archive, cwd);
-    const owners = index.sessions.filter((s) => s.archives.some((a) => a.path === file.path));
+    const orphan = file.kind !== "archive";
+    if (orphan && opts.move) throw usageError("CONFLICTING_OPTIONS", `${file.name} is re-attached where it is; --move would remove the transcript being restored`);
+    const what = orphan ? "transcript" : "archive";
+    const owners = index.sessions.filter((s) => (orphan ? s.active.exists && s.active.path === file.path : s.archives.some((a) => a.path === file.path)));
     if (opts.key !== undefined) {
-      const { record } = findKey([index], opts.key);
+      const { record, created } = keyFor(index, opts, opts.archive);
+      if (created) warnings.push(`${opts.key} does not exist; --create-key adds its entry (no delivery route, model or token counters: OpenClaw writes them on the next message and run)`);
+      else if (opts.createKey) warnings.push(`${opts.key} exists; --create-key has nothing to add`);
       if (owners.length > 0 && !owners.includes(record)) {
         warnings.push(`attribution gives this archive to ${owners.map((o) => o.sessionKey).join(", ")}; --key ${opts.key} overrides it`);
       } else if (owners.length === 0) {
-        warnings.push(`no key owns this archive by attribution; restoring it into ${opts.key} because --key says so`);
+        warnings.push(`no key owns this ${what} by attribution; restoring it into ${opts.key} because --key says so`);
       }
-      return { index, record, file, warnings };
+      return { index, record, file, warnings, created };
     }
     if (owners.length === 1) return { index, record: owners[0]!, file, warnings };
     if (owners.length === 0) {
-      throw usageError("UNATTRIBUTED_ARCHIVE", `no key owns ${file.name} (see \`openclaw-sessions ls\`)`, "name the key it belongs to with --key <sessionKey>", { path: file.path });
+      throw usageError("UNATTRIBUTED_ARCHIVE", `no key owns ${file.name} (see \`openclaw-sessions ls\`)`, `name the key it belongs to: \`openclaw-sessions restore ${opts.archive} --key <sessionKey>\` (add --create-key for a key sessions.json no longer has)`, { path: file.path });
     }
     throw usageError(
       "AMBIGUOUS_OWNER",
@@ -256,8 +331,8 @@ function gatewayRefusals(stateDir: string | null, env: NodeJS.ProcessEnv): Refus
     .map((g) => ({ code: "GATEWAY_RUNNING", message: `${describeGateway(g)}; OpenClaw 7.1 serialises sessions.json writes inside the Gateway only, so restore cannot write safely while it runs`, hint: gatewayStopHint(g), exitCode: 5 as const }));
 }
 
-async function archiveFacts(file: ClassifiedFile): Promise<ArchiveFacts> {
-  const info = file.archive!;
+async function archiveFacts(file: ClassifiedFile, withLastTimestamp: boolean): Promise<ArchiveFacts> {
+  const info = file.archive ?? { reason: "orphan" as const, compressed: false, sourceName: file.name };
   const fileHash = await hashFile(file.path);
   const content = info.compressed ? await hashFile(file.path, true) : fileHash;
   return {
@@ -265,6 +340,7 @@ async function archiveFacts(file: ClassifiedFile): Promise<ArchiveFacts> {
     reason: info.reason,
     compressed: info.compressed,
     sourceName: info.sourceName,
+    ...(withLastTimestamp ? { lastTimestamp: peekTranscript(fileRef(file.path)).lastTimestamp } : {}),
     sha256: fileHash.sha256,
     bytes: fileHash.bytes,
     contentSha256: content.sha256,
@@ -317,7 +393,7 @@ export async function planAnyRestore(opts: RestoreOptions, ctx: StoreContext, no
   const indexes = await openStores(opts, ctx);
   const sqlite = sqliteIndexFor(indexes, opts);
   if (sqlite) {
-    if (opts.from !== undefined || opts.move) throw usageError("CONFLICTING_OPTIONS", "--from and --move are file-era options; a SQLite-era restore takes <archive> or --key <key> --segment <n>");
+    if (opts.from !== undefined || opts.move || opts.createKey) throw usageError("CONFLICTING_OPTIONS", "--from, --move and --create-key are file-era options; a SQLite-era restore takes <archive> or --key <key> --segment <n> (an undelete creates its key itself)");
     const manifestDir = checkedManifestDir(opts, ctx, sqlite.location.sessionsDir);
     return { era: "sqlite", planned: await planSqliteRestore(sqlite, { archive: opts.archive, key: opts.key, segment: opts.segment, manifestDir }, ctx, nowMs) };
   }
@@ -343,7 +419,7 @@ export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs
   }
   const selected = await selectOrFinished(fileIndexes, opts, ctx);
   if ("plan" in selected) return selected;
-  const { index, record, file, warnings } = selected;
+  const { index, record, file, warnings, created = false } = selected;
   const loc = index.location;
   if (index.storeFile.state !== "ok") {
     throw environmentError("STORE_UNUSABLE", `${loc.storePath} is ${index.storeFile.state}${index.storeFile.message ? ` (${index.storeFile.message})` : ""}; restore edits one entry of a readable store only`, "repair sessions.json first (`openclaw-sessions check`)");
@@ -352,10 +428,10 @@ export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs
     throw refusedError("SYMLINK_REFUSED", `${loc.storePath} is not a regular file (a symbolic link?); restore replaces only a real sessions.json`, "replace the link with the real file, then plan again", { path: loc.storePath });
   }
   const storeBuf = fs.readFileSync(loc.storePath);
-  const archive = await archiveFacts(file);
+  const archive = await archiveFacts(file, created);
   const restoredId = restoredSessionId(archive);
   const dest = restoredId ? destinationPath(file.path, archive.sourceName, restoredId) : path.join(path.dirname(file.path), "(none)");
-  const current = record.active.exists || lstatKind(record.active.path) !== "absent" ? await fileFact(record.active.path) : null;
+  const current = !created && (record.active.exists || lstatKind(record.active.path) !== "absent") ? await fileFact(record.active.path) : null;
   const ids = new Set([...record.lineage, ...(record.sessionId ? [record.sessionId] : []), ...(restoredId ? [restoredId] : [])]);
   const manifestDir = checkedManifestDir(opts, ctx, loc.sessionsDir);
   const runId = newRunId(nowMs);
@@ -379,6 +455,7 @@ export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs
       runId,
       runDir: path.join(manifestDir, runId),
       move: opts.move === true,
+      createKey: created,
     },
     sha256Text,
   );
@@ -414,6 +491,7 @@ function resultOf(plan: RestorePlan, index: StoreIndex, dryRun: boolean, manifes
     refusals: plan.refusals,
     warnings: plan.warnings,
     alreadyRestored: plan.alreadyRestored,
+    createsKey: plan.createsKey,
     applied: false,
     plannedManifest: plan.manifestPath,
   };

@@ -10,6 +10,7 @@ import path from "node:path";
 import type { AttributedArchive, SessionEntry, SessionRecord, TranscriptHeader } from "./model.js";
 import { parseArchiveStamp, parseGeneratedTranscriptName } from "./names.js";
 import { isValidSessionId } from "./store-load.js";
+import { chatTypeOfKey } from "./sqlite-restore.js";
 
 export const RESTORE_SCHEMA_VERSION = 1;
 
@@ -57,7 +58,8 @@ export interface LockFact {
 
 export interface ArchiveFacts {
   path: string;
-  reason: AttributedArchive["reason"];
+  /** "orphan": an unreferenced transcript (`<id>.jsonl` no key points at), re-attached in place. */
+  reason: AttributedArchive["reason"] | "orphan";
   compressed: boolean;
   /** The transcript name the archive was made from, e.g. `<id>.jsonl`. */
   sourceName: string;
@@ -68,6 +70,8 @@ export interface ArchiveFacts {
   contentBytes: number;
   header: TranscriptHeader | null;
   mode: string;
+  /** The last `timestamp` a bounded read of the transcript found (for a created key's entry). */
+  lastTimestamp?: string | null;
 }
 
 export interface FileFact {
@@ -103,6 +107,8 @@ export interface PlanInput {
   runId: string;
   runDir: string;
   move: boolean;
+  /** The key does not exist: `--create-key` adds its entry (see createdEntry). */
+  createKey?: boolean;
 }
 
 export interface RestorePlan {
@@ -118,6 +124,8 @@ export interface RestorePlan {
   warnings: string[];
   /** The archive is already the key's active transcript: nothing to do. */
   alreadyRestored: boolean;
+  /** The plan adds the key's entry to sessions.json (`--create-key`). */
+  createsKey: boolean;
   /** The new sessions.json text (not part of the JSON output). */
   storeTextAfter: string | null;
   storeSha256After: string | null;
@@ -196,6 +204,40 @@ export function restoredEntry(
   return { after, changes };
 }
 
+function msOf(iso: string | null | undefined): number | null {
+  if (!iso) return null;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/**
+ * The entry of a key `--create-key` adds, shaped as OpenClaw 7.1's reply-session initialisation
+ * writes a brand-new one (`sessionId, updatedAt, sessionStartedAt, lastInteractionAt, systemSent,
+ * abortedLastRun, chatType, …, sessionFile`), with the times the transcript tells. Left out: the
+ * delivery route and origin (7.1 takes them from the inbound message, which the transcript does
+ * not record; the next inbound message writes them), and the token counters and compactionCount
+ * a new session starts at 0 (OpenClaw rewrites them after the next run; 0 would be false here).
+ * Added: `usageFamilySessionIds`, as every restore adds it.
+ */
+export function createdEntry(
+  sessionKey: string,
+  change: { sessionId: string; sessionFile: string; startedAt: number | null; lastInteractionAt: number | null; nowMs: number },
+): { after: SessionEntry; changes: FieldChange[] } {
+  const after: SessionEntry = {
+    sessionId: change.sessionId,
+    updatedAt: change.nowMs,
+    ...(change.startedAt !== null ? { sessionStartedAt: change.startedAt } : {}),
+    ...(change.lastInteractionAt !== null ? { lastInteractionAt: change.lastInteractionAt } : {}),
+    systemSent: false,
+    abortedLastRun: false,
+    chatType: chatTypeOfKey(sessionKey),
+    sessionFile: change.sessionFile,
+    // What every restore adds (restoredEntry), so a rerun finds nothing to change.
+    usageFamilySessionIds: [change.sessionId],
+  };
+  return { after, changes: Object.entries(after).map(([field, value]) => ({ field, before: null, after: value })) };
+}
+
 /** OpenClaw's store formatting: `JSON.stringify(store, null, 2)`, no trailing newline. */
 export function formatStore(store: Record<string, unknown>): string {
   return JSON.stringify(store, null, 2);
@@ -272,6 +314,7 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
     refusals,
     warnings,
     alreadyRestored: false,
+    createsKey: input.createKey === true && entryBefore === null,
     storeTextAfter: null,
     storeSha256After: null,
     manifestPath,
@@ -315,12 +358,9 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
 
   const startedAt = headerStartedAt(archive.header);
   if (startedAt === null) warnings.push("the archive header has no timestamp: sessionStartedAt is removed so OpenClaw falls back to the header/updatedAt");
-  const { after, changes } = restoredEntry(entryBefore ?? {}, {
-    sessionId,
-    sessionFile: dest,
-    startedAt,
-    previousSessionId: record.sessionId,
-  });
+  const { after, changes } = base.createsKey
+    ? createdEntry(input.sessionKey, { sessionId, sessionFile: dest, startedAt, lastInteractionAt: msOf(archive.lastTimestamp), nowMs: input.nowMs })
+    : restoredEntry(entryBefore ?? {}, { sessionId, sessionFile: dest, startedAt, previousSessionId: record.sessionId });
   base.entry = { before: entryBefore, after, changes };
 
   base.alreadyRestored = inPlace && changes.length === 0 && !input.move;
@@ -375,11 +415,12 @@ function planSteps(input: PlanInput, base: RestorePlan, stored: { text: string; 
         `${archive.compressed ? "decompress" : "copy"} the archive to ${path.basename(dest)} (byte-identical, sha256 checked, mode 0600)`,
         [{ path: dest, sha256Before: null, sha256After: archive.contentSha256, bytesAfter: archive.contentBytes }],
       );
-    } else {
+    } else if (archive.path !== dest) {
       base.warnings.push(`${dest} already holds the archive's bytes (an earlier interrupted restore?); it is kept as it is`);
     }
     if (ctx.changes > 0 || stored.reformatted) {
-      add("write-store", `point ${input.sessionKey} at ${sessionId} in sessions.json (atomic rename, mode 0600)`, [
+      const what = base.createsKey ? `add the entry of ${input.sessionKey} (new key) pointing at ${sessionId}` : `point ${input.sessionKey} at ${sessionId}`;
+      add("write-store", `${what} in sessions.json (atomic rename, mode 0600)`, [
         { path: input.storePath, sha256Before: input.storeSha256, sha256After: storeAfterHash, bytesAfter: Buffer.byteLength(stored.text), modeBefore: input.storeMode },
       ]);
     }

@@ -18,7 +18,9 @@ export interface LeftoverStore {
 }
 
 function finishCommand(m: RestoreManifest, file: string): string {
-  return `finish it with \`openclaw-sessions restore ${m.archive} --sessions-dir ${m.sessionsDir} --key ${m.sessionKey} --yes\`, or roll it back with \`${undoCommand(file)}\``;
+  // A run that adds its key: the key may not exist yet, so the rerun needs --create-key again.
+  const create = m.era !== "sqlite" && m.entry?.before === null ? " --create-key" : "";
+  return `finish it with \`openclaw-sessions restore ${m.archive} --sessions-dir ${m.sessionsDir} --key ${m.sessionKey}${create} --yes\`, or roll it back with \`${undoCommand(file)}\``;
 }
 
 function runFinding(store: LeftoverStore, run: RunRecord): Finding | null {

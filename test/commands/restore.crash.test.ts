@@ -217,3 +217,58 @@ describe("check reports the tool's own leftovers", () => {
     expect(after.json().findings.filter((f: { code: string }) => f.code.startsWith("RESTORE_"))).toEqual([]);
   }, 30_000);
 });
+
+/** Key creation (`--create-key`): an orphan re-attached in place, and a deleted key's archive placed. */
+const CREATE_CASES = [
+  { scenario: "orphans", source: "c822c754-948f-4e45-b54f-3b2dd1c378ad.jsonl", key: "agent:main:webchat:direct:lost", points: ["backup-store", "write-store"] },
+  {
+    scenario: "deleted-keys",
+    source: "34071c90-44f6-448e-a7e8-82167f2d1319.jsonl.deleted.2026-07-01T09-10-15.000Z",
+    key: "agent:main:discord:channel:2222",
+    points: ["backup-store", "place-transcript:temp", "place-transcript", "write-store"],
+  },
+];
+
+describe("restore --create-key crash matrix", () => {
+  for (const c of CREATE_CASES) {
+    for (const point of c.points) {
+      it.concurrent(`${c.scenario}: killed after ${point}; a rerun completes, undo of both gives back the store`, async () => {
+        const s = copyState("files", c.scenario);
+        roots.push(s.root);
+        const sessions = path.join(s.stateDir, "agents/main/sessions");
+        const manifests = path.join(s.root, "manifests");
+        const original = hashTree(s.stateDir);
+        const args = ["restore", "--state-dir", s.stateDir, "--manifest-dir", manifests, c.source, "--key", c.key, "--create-key", "--yes"];
+        const crashed = await runChild(args, { HOME: s.home, OPENCLAW_SESSIONS_CRASH_AFTER: point });
+        expect(crashed.signal, crashed.stderr).toBe("SIGKILL");
+        // sessions.json is the old or the new complete file: the key is absent or has the entry restore writes.
+        const store = JSON.parse(fs.readFileSync(path.join(sessions, "sessions.json"), "utf8"));
+        expect(store["agent:main:main"]).toBeDefined();
+        if (point === "write-store") expect(store[c.key]?.sessionFile).toMatch(/\.jsonl$/);
+        else expect(store[c.key]).toBeUndefined();
+        const now = allHashes(s.stateDir, manifests);
+        for (const [file, h] of Object.entries(original)) expect(now.has(h), `${file} lost after ${point}`).toBe(true);
+        for (const n of fs.readdirSync(sessions)) if (n.endsWith(".tmp")) expect(n.startsWith(".")).toBe(true);
+        const [runDir] = fs.readdirSync(manifests);
+        const crashedManifest = path.join(manifests, runDir!, "manifest.json");
+
+        const again = await cli(args, { env: { HOME: s.home } });
+        expect(again.code, again.stderr).toBe(0);
+        const [index] = await openStores({ stateDir: s.stateDir }, { env: { HOME: s.home }, cwd: s.stateDir });
+        const record = index!.sessions.find((x) => x.sessionKey === c.key)!;
+        expect(record.historySource.via).toBe("active");
+        const { items } = await projectHistory(() => transcriptLines(record.historySource.ref!));
+        const { items: want } = await projectHistory(() => fileLines(path.join(scenarioDir("files", c.scenario), "state/agents/main/sessions", c.source)));
+        expect(items.map((i) => i.text)).toEqual(want.map((i) => i.text));
+
+        for (const d of fs.readdirSync(manifests).filter((d) => d !== runDir)) {
+          const u = await cli(["restore", "--undo", path.join(manifests, d, "manifest.json"), "--yes"], { env: { HOME: s.home } });
+          expect(u.code, u.stderr).toBe(0);
+        }
+        const undo = await cli(["restore", "--undo", crashedManifest, "--yes"], { env: { HOME: s.home } });
+        expect(undo.code, undo.stderr).toBe(0);
+        expect(hashTree(s.stateDir)).toEqual(original);
+      }, 30_000);
+    }
+  }
+});

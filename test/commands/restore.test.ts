@@ -306,7 +306,7 @@ describe("restore variants", () => {
     const doc = (await s.run(GEN3, "--json")).json();
     expect(Object.keys(doc)).toEqual([
       "schemaVersion", "dryRun", "sessionKey", "archive", "steps", "manifest", "store", "runId", "archiveInfo",
-      "sessionId", "previousSessionId", "destination", "entry", "refusals", "warnings", "alreadyRestored", "applied", "plannedManifest",
+      "sessionId", "previousSessionId", "destination", "entry", "refusals", "warnings", "alreadyRestored", "createsKey", "applied", "plannedManifest",
     ]);
     for (const step of doc.steps) {
       expect(Object.keys(step)).toEqual(["n", "step", "description", "files"]);

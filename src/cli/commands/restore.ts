@@ -13,15 +13,17 @@ interface RestoreFlags extends CommonOptions {
   move?: boolean;
   undo?: string;
   manifestDir?: string;
+  createKey?: boolean;
   input?: boolean;
 }
 
 export function registerRestore(program: Command, app: App): void {
   const cmd = program
     .command("restore")
-    .argument("[archive]", "archive to restore: a file name in the sessions dir, or a path inside it")
+    .argument("[archive]", "archive (or transcript no key references) to restore: a file name in the sessions dir, or a path inside it")
     .description("make an archive the active transcript of its key again (dry run unless --yes; undoable)")
     .option("--key <sessionKey>", "the key to restore into (default: the key attribution gives the archive)")
+    .option("--create-key", "file era, with <archive> --key: add the key to sessions.json when it does not exist (re-attach an orphan or a deleted key's archive)")
     .option("--from <sessionId|timestamp>", "with --key: pick the key's archive by sessionId (or its first 8+ chars) or archive time")
     .option("--segment <n>", "with --key: segment n as `timeline <key>` numbers it (SQLite era: un-reset into a new window; file era: that segment's archive)", integerOption("--segment", { min: 1 }))
     .option("-y, --yes", "apply the plan (without it, only the plan is printed)")
@@ -38,6 +40,7 @@ export function registerRestore(program: Command, app: App): void {
 Examples:
   $ openclaw-sessions restore 9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z
   $ openclaw-sessions restore --key agent:main:telegram:direct:42 --from 9648af9a --yes
+  $ openclaw-sessions restore c822c754-948f-4e45-b54f-3b2dd1c378ad.jsonl --key agent:main:webchat:direct:lost --create-key
   $ openclaw-sessions restore <archive> --json --yes | jq -r .manifest
   $ openclaw-sessions restore --undo ~/.local/state/openclaw-sessions/restores/<runId>/manifest.json --yes
 
@@ -68,7 +71,7 @@ other than 23. Every code: docs/restore.md.
       };
 
       if (opts.undo !== undefined) {
-        if (archive !== undefined || opts.key !== undefined || opts.from !== undefined || opts.segment !== undefined || opts.move) {
+        if (archive !== undefined || opts.key !== undefined || opts.from !== undefined || opts.segment !== undefined || opts.move || opts.createKey) {
           throw usageError("CONFLICTING_OPTIONS", "--undo takes only the manifest (and --yes/--dry-run)");
         }
         const undoCtx = { ...ctx, selection: selectionOf(opts) };
@@ -87,7 +90,7 @@ other than 23. Every code: docs/restore.md.
       const segment = opts.segment;
       if (segment !== undefined && opts.key === undefined) throw usageError("MISSING_ARGUMENT", "--segment needs --key <sessionKey>");
       const { storeLine } = await import("../../render/common.js");
-      const any = await planAnyRestore({ ...selectionOf(opts, opts.key), archive, key: opts.key, from: opts.from, segment, move: opts.move, manifestDir: opts.manifestDir }, ctx);
+      const any = await planAnyRestore({ ...selectionOf(opts, opts.key), archive, key: opts.key, from: opts.from, segment, move: opts.move, manifestDir: opts.manifestDir, createKey: opts.createKey }, ctx);
       app.context(opts, storeLine([any.planned.result.store], app.styleFor("stderr", opts)));
       if (any.era === "sqlite") {
         const { applySqliteRestore } = await import("../../commands/restore-sqlite.js");

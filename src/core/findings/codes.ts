@@ -82,7 +82,7 @@ export const FINDING_CODES = {
   ORPHAN_TRANSCRIPT: {
     severity: "error",
     message: "transcript belongs to no key ({reason}); it looks like a conversation ({preview})",
-    hint: "OpenClaw shows it nowhere and disk-budget maintenance may remove it; keep a copy or re-attach it (`openclaw-sessions restore`)",
+    hint: "OpenClaw shows it nowhere and disk-budget maintenance may remove it; keep a copy or re-attach it: {reattach}",
   },
   ORPHAN_TRANSCRIPT_MACHINE: {
     severity: "info",

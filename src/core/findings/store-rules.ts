@@ -140,7 +140,7 @@ export function retentionRules({ index, now, policy, pruneWithinMs = DEFAULT_PRU
 
 const CONVERSATION_KINDS = new Set(["primary", "topic", "fork", "custom", "sqlite"]);
 
-function orphanFinding(agentId: string, u: UnattributedFile, sessionsDir: string, now: number, policy: RetentionPolicy): Finding | null {
+function orphanFinding(agentId: string, u: UnattributedFile, sessionsDir: string, stateDir: string | null, now: number, policy: RetentionPolicy): Finding | null {
   const where = { agentId, sessionKey: u.sessionKey ?? null, path: u.path };
   if (u.archive) {
     const p = u.ref.kind === "file" ? pruneSchedule(u.archive.reason, u.archive.timestampMs, policy, now) : null;
@@ -152,7 +152,20 @@ function orphanFinding(agentId: string, u: UnattributedFile, sessionsDir: string
   const machine = machineKindOf({ sessionKey: u.sessionKey, relPath, cwd: u.peek?.header?.cwd, preview: u.peek?.preview });
   if (machine) return finding("ORPHAN_TRANSCRIPT_MACHINE", where, { machine: machine.kind, via: machine.via, reason: u.reason }, { machine: machine.kind });
   const preview = u.peek?.preview ? JSON.stringify(u.peek.preview.slice(0, 60)) : "no user message in its first lines";
-  return finding("ORPHAN_TRANSCRIPT", where, { reason: u.reason, preview });
+  return finding("ORPHAN_TRANSCRIPT", where, { reason: u.reason, preview, reattach: reattachCommand(u, stateDir, sessionsDir) });
+}
+
+/** A shell word: bare when it is plainly safe, else single-quoted. */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command that re-attaches an orphan transcript (file era); SQLite windows have no such command yet. */
+function reattachCommand(u: UnattributedFile, stateDir: string | null, sessionsDir: string): string {
+  if (u.ref.kind !== "file") return "`openclaw-sessions export` keeps a copy; re-attaching a SQLite window to a new key is not supported";
+  const store = stateDir ? `--state-dir ${shellWord(stateDir)}` : `--sessions-dir ${shellWord(sessionsDir)}`;
+  const key = u.sessionKey ? shellWord(u.sessionKey) : "<sessionKey>";
+  return `\`openclaw-sessions restore ${shellWord(u.path)} ${store} --key ${key} --create-key\` (name the key it belonged to; the plan is shown first, --yes applies)`;
 }
 
 export function orphanRules({ index, now, policy }: StoreFacts): Finding[] {
@@ -161,7 +174,7 @@ export function orphanRules({ index, now, policy }: StoreFacts): Finding[] {
   const placeholders = new Set(index.entries.filter((e) => e.notes.some((n) => n.code === "sqlite-placeholder")).map((e) => e.sessionKey));
   for (const u of index.unattributed) {
     if (u.ref.kind === "sqlite" && u.sessionKey && placeholders.has(u.sessionKey)) continue;
-    const f = orphanFinding(index.location.agentId, u, index.location.sessionsDir, now, policy);
+    const f = orphanFinding(index.location.agentId, u, index.location.sessionsDir, index.location.stateDir, now, policy);
     if (f) out.push(f);
   }
   return out;

@@ -9,7 +9,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { usageError } from "../core/errors.js";
-import { segmentsOf, type Segment } from "../core/segments.js";
+import { segmentsOf, type Segment, type SegmentRestore } from "../core/segments.js";
+import { knownRestores } from "../store/restore-known.js";
 import { closeMatches } from "../core/suggest.js";
 import { toEpochMs } from "../core/when.js";
 import {
@@ -103,6 +104,8 @@ export interface HistorySegment {
   label?: string;
   /** A `.bak` of gateway sessions.compact: only its entries the later transcripts do not hold. */
   trimmed?: boolean;
+  /** This tool's restore archived this segment (`role: "ended"`) or wrote it (`"copy"`: only entries no earlier segment holds are read). */
+  restore?: SegmentRestore;
 }
 
 export interface RawOutLine {
@@ -222,7 +225,7 @@ function whyOf(record: SessionRecord, era96: boolean): string {
   return `${parts.join("; ")}: OpenClaw shows no history`;
 }
 
-function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string): Plan {
+function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string, env: NodeJS.ProcessEnv): Plan {
   const { index, record } = findRecord(indexes, key);
   const era96 = index.location.era === "sqlite";
   const hs = record.historySource;
@@ -240,7 +243,7 @@ function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string): Plan
   const notes: string[] = [];
   let targets: ReadTarget[];
   if (opts.archived) {
-    targets = segmentsOf(record).map((s) => ({ path: s.path, ref: s.ref, sessionId: s.sessionId, era96: false, segment: s }));
+    targets = segmentsOf(record, { restores: knownRestores(env, index.location.storePath) }).map((s) => ({ path: s.path, ref: s.ref, sessionId: s.sessionId, era96: false, segment: s }));
     if (targets.length === 0) notes.push(`${key}: nothing to read: ${whyOf(record, false)}`);
   } else if (hs.via === "none" || !hs.ref || !hs.path) {
     targets = [];
@@ -398,7 +401,7 @@ async function plan(opts: HistoryOptions, ctx: StoreContext): Promise<Plan> {
   const indexes = await openStores(opts, ctx);
   if (opts.file !== undefined) return filePlan(opts, indexes, ctx.cwd);
   if (opts.sessionId !== undefined) return sessionIdPlan(opts, indexes);
-  return keyPlan(opts, indexes, opts.key!);
+  return keyPlan(opts, indexes, opts.key!, ctx.env);
 }
 
 // ---- reading -----------------------------------------------------------------------------
@@ -465,7 +468,13 @@ function segmentOf(index: number, t: ReadTarget, s: Stretch): HistorySegment {
     reason: s.reason,
     ...(seg.label ? { label: seg.label } : {}),
     ...(seg.trimmed ? { trimmed: true } : {}),
+    ...(seg.restore ? { restore: seg.restore } : {}),
   };
+}
+
+/** How a segment ended: its archive reason, or "restore" when this tool's restore archived it. */
+function segmentEnd(seg: Segment): string | null {
+  return seg.restore?.role === "ended" ? "restore" : (seg.archive?.reason ?? null);
 }
 
 function fileInfo(t: ReadTarget, diag: Diagnostics): FileReadInfo {
@@ -505,7 +514,7 @@ async function* viewEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: 
     return { type: "segment", segment };
   };
   if (p.view === "raw") {
-    if (t.segment) yield divider({ startNode: -1, startedAt: null, endedAt: null, reason: t.segment.archive?.reason ?? null });
+    if (t.segment) yield divider({ startNode: -1, startedAt: null, endedAt: null, reason: segmentEnd(t.segment) });
     const diag = new Diagnostics();
     for await (const line of open()) {
       diag.linesRead += 1;
@@ -533,7 +542,7 @@ async function* viewEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: 
       };
     }
   } else if (t.segment) {
-    const stretches = await stretchesOf(open, scan, t.segment.archive?.reason ?? null);
+    const stretches = await stretchesOf(open, scan, segmentEnd(t.segment));
     let k = 0;
     let base = 0;
     yield divider(stretches[0]!);

@@ -8,7 +8,8 @@ import path from "node:path";
 import { formatInstant, resolveTimeZone } from "../core/format.js";
 import type { SessionRecord, StoreIndex } from "../core/model.js";
 import { usageError } from "../core/errors.js";
-import { segmentsOf, type Segment } from "../core/segments.js";
+import { segmentsOf, type KnownRestore, type Segment } from "../core/segments.js";
+import { knownRestores } from "../store/restore-known.js";
 import { parseLine } from "../core/transcript/parse.js";
 import {
   buildTimeline,
@@ -85,6 +86,8 @@ export interface TimelineSummaryResult {
 
 interface Env {
   timeZone: string;
+  /** The tool's own restore runs of a store (read once per store). */
+  restores: (index: StoreIndex) => KnownRestore[];
   config: (index: StoreIndex) => OpenClawConfig;
   fmt: (ms: number) => string;
 }
@@ -102,8 +105,14 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
     explicit = readConfig(file);
   }
   const cache = new Map<string, OpenClawConfig>();
+  const runs = new Map<string, KnownRestore[]>();
   return {
     timeZone,
+    restores: (index) => {
+      const k = index.location.storePath;
+      if (!runs.has(k)) runs.set(k, knownRestores(ctx.env, k));
+      return runs.get(k)!;
+    },
     config: (index) => {
       if (explicit) return explicit;
       const file = configPathFor(index.location.stateDir, ctx.env);
@@ -152,7 +161,7 @@ function policyFor(index: StoreIndex, s: SessionRecord, env: Env): PolicyReport 
 
 async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores: StoreHeader[]): Promise<TimelineResult> {
   const policy = policyFor(index, s, env);
-  const segs = segmentsOf(s);
+  const segs = segmentsOf(s, { restores: env.restores(index) });
   const sources: SegmentSource[] = [];
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i]!;
@@ -168,6 +177,7 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
       readError,
       ...(seg.trimmed ? { trimmed: true } : {}),
       ...(seg.label ? { label: seg.label } : {}),
+      ...(seg.restore ? { restore: seg.restore } : {}),
     });
   }
   const baks: BakFile[] = s.archives.filter((a) => a.reason === "bak").map((a) => ({ path: a.path, sessionId: a.sessionId, timestamp: a.timestamp, bytes: a.bytes }));

@@ -156,7 +156,14 @@ export type TranscriptRef =
        */
       omitIdsOf?: TranscriptRef[];
     }
-  | { kind: "sqlite"; dbPath: string; sessionId: string; label: string }
+  | {
+      kind: "sqlite";
+      dbPath: string;
+      sessionId: string;
+      label: string;
+      /** A window restore wrote: read only the entries none of these earlier transcripts holds. */
+      omitIdsOf?: TranscriptRef[];
+    }
   | { kind: "sqlite-archive"; dbPath: string; archiveName: string; label: string };
 
 /** The first line of a transcript, read within a bounded window. */

@@ -27,11 +27,51 @@ export interface Segment {
   unresolvedSessionFile?: string;
   /** Why this segment is not what OpenClaw shows, for people; absent when it is. */
   label?: string;
+  /** This tool's restore made this segment (a copy) or archived it (its manifest says so). */
+  restore?: SegmentRestore;
 }
 
 export interface SegmentOptions {
   /** Leave the `.bak` trims out. */
   excludeBak?: boolean;
+  /** This tool's own restore runs of the key's store (from their manifests): marked, not inferred. */
+  restores?: readonly KnownRestore[];
+}
+
+/** A restore this tool applied, as its manifest records it (the store layer reads the run dirs). */
+export interface KnownRestore {
+  runId: string;
+  /** When the run started (manifest `createdAt`), ms. */
+  at: number;
+  manifest: string;
+  era: "files" | "sqlite";
+  /** "restore" (file era), "create-key" (file era, the key was added), or the SQLite operation. */
+  op: "restore" | "create-key" | "undelete" | "unreset" | "reimport";
+  sessionKey: string;
+  /** The session the restore made current (file era: the archive's id; SQLite: the new window). */
+  sessionId: string | null;
+  previousSessionId: string | null;
+  /** What was restored: the archive path, or `<db>#<sessionId>` / `<db>#archive/<name>` / a legacy file. */
+  source: string;
+  /** File era: the restored transcript. */
+  destination: string | null;
+  /** File era: the `.reset.<ts>` archive restore made of the key's former current transcript. */
+  archivedCurrent: string | null;
+}
+
+/** What restore did to a segment: it was archived by a restore, or it is a restored copy. */
+export interface SegmentRestore {
+  runId: string;
+  at: number;
+  manifest: string;
+  op: KnownRestore["op"];
+  /**
+   * "ended": restore ended this segment (file era: archived the key's current transcript into this
+   * file; SQLite: opened a new window after this one); "copy": restore wrote this segment.
+   */
+  role: "ended" | "copy";
+  /** For a copy: the 1-based position (in this list) of the segment it copies, when that is here. */
+  copyOf?: number;
 }
 
 const sameFile = (ref: TranscriptRef): TranscriptRef => (ref.kind === "file" ? { kind: "file", path: ref.path, compression: ref.compression } : ref);
@@ -82,7 +122,7 @@ export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment
       },
     ];
   } else tail = [];
-  const all = [...archives, ...tail];
+  const all = markRestores([...archives, ...tail], s.sessionKey, opts.restores ?? []);
   // A trim's entries that a later transcript of its sessionId still holds are read there, not here.
   return all.map((seg, i) => {
     if (seg.archive?.reason !== "bak") return seg;
@@ -90,4 +130,57 @@ export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment
     const ref: TranscriptRef = seg.ref.kind === "file" && later.length > 0 ? { ...seg.ref, omitIdsOf: later } : seg.ref;
     return { ...seg, ref, trimmed: true, label: "trimmed by gateway sessions.compact {maxLines}: the entries the live transcript no longer holds" };
   });
+}
+
+function isoOf(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** The entries of `ref` that none of `earlier` holds: a restored copy shows only what is new in it. */
+function withoutEarlier(ref: TranscriptRef, earlier: TranscriptRef[]): TranscriptRef {
+  if (earlier.length === 0 || ref.kind === "sqlite-archive") return ref;
+  return { ...ref, omitIdsOf: earlier.map(sameFile) };
+}
+
+/**
+ * Mark what the tool's own restores did (newest run last wins): the file a restore archived the
+ * key's current transcript into, and the segment a restore wrote — a copy of an earlier segment
+ * (file era: the archive's bytes under the same sessionId; SQLite: a new window of the segment's
+ * lines). A copy reads only the entries no earlier segment holds, so the conversation is not
+ * shown twice; what was appended after the restore still shows.
+ */
+export function markRestores(segments: Segment[], sessionKey: string, restores: readonly KnownRestore[]): Segment[] {
+  const runs = restores.filter((r) => r.sessionKey === sessionKey).sort((a, b) => a.at - b.at);
+  if (runs.length === 0) return segments;
+  const out = segments.map((x) => ({ ...x }));
+  for (const r of runs) {
+    const mark = { runId: r.runId, at: r.at, manifest: r.manifest, op: r.op };
+    if (r.era === "files") {
+      const archived = r.archivedCurrent ? out.find((x) => x.path === r.archivedCurrent) : undefined;
+      if (archived) archived.restore = { ...mark, role: "ended" };
+      const copyAt = out.findIndex((x) => x.source !== "archive" && x.path === r.destination && x.sessionId === r.sessionId);
+      if (copyAt < 0) continue;
+      const sourceAt = out.findIndex((x, i) => i < copyAt && x.path === r.source);
+      const copy = out[copyAt]!;
+      copy.restore = { ...mark, role: "copy", ...(sourceAt >= 0 ? { copyOf: sourceAt + 1 } : {}) };
+      if (sourceAt >= 0) copy.ref = withoutEarlier(copy.ref, [out[sourceAt]!.ref]);
+      copy.label = sourceAt >= 0
+        ? `restored by openclaw-sessions at ${isoOf(r.at)}: a copy of segment ${sourceAt + 1}; its entries are shown there, only what came after the restore here`
+        : `${r.op === "create-key" ? "re-attached to this key" : "restored"} by openclaw-sessions at ${isoOf(r.at)}`;
+    } else {
+      const copyAt = out.findIndex((x) => x.source === "window" && x.sessionId === r.sessionId);
+      if (copyAt < 0) continue;
+      const copy = out[copyAt]!;
+      const earlier = out.slice(0, copyAt);
+      copy.restore = { ...mark, role: "copy" };
+      const before = out[copyAt - 1];
+      if (r.op !== "undelete" && before?.source === "window" && before.sessionId === r.previousSessionId) before.restore = { ...mark, role: "ended" };
+      if (r.op !== "undelete") copy.ref = withoutEarlier(copy.ref, earlier.map((x) => x.ref));
+      copy.label =
+        r.op === "undelete"
+          ? `undeleted by openclaw-sessions at ${isoOf(r.at)}`
+          : `restored by openclaw-sessions at ${isoOf(r.at)} (${r.op === "unreset" ? "un-reset" : "re-import"} into a new window): the lines earlier segments hold are shown there, only what came after the restore here`;
+    }
+  }
+  return out;
 }

@@ -50,7 +50,7 @@ export function renderHistoryTextHeader(h: HistoryHeader, style: Style, tz: stri
 export function renderSegmentText(s: HistorySegment, style: Style, tz: string): string {
   const at = (ms: number | null) => (ms === null ? "?" : formatInstant(ms, tz));
   const span = `${at(s.startedAt)} → ${at(s.endedAt)}`;
-  const ended = s.reason ? `ended: ${s.reason}` : s.source === "archive" ? "ended: unknown" : "current";
+  const ended = s.reason === "restore" ? "ended: restored by openclaw-sessions" : s.reason ? `ended: ${s.reason}` : s.source === "archive" ? "ended: unknown" : "current";
   const title = safeLine(`══ segment ${s.index + 1} · sessionId ${s.sessionId ?? "?"} · ${span} · ${ended}${s.label ? ` · ${s.label}` : ""}`);
   return `${style.c.bold.blue(title)}\n${style.c.dim(`   ${safeLine(s.path)}`)}\n\n`;
 }

@@ -19,6 +19,8 @@ function tokens(n: unknown): string {
 }
 
 function reasonText(kind: string, confidence: string, style: Style): string {
+  // The tool's own work, from its manifest: a fact, not an inference.
+  if (kind === "restore") return style.c.cyan.bold("restored by openclaw-sessions");
   const colour = kind === "error" || kind === "deleted" ? style.c.red : kind === "unknown" ? style.c.yellow : style.c.cyan;
   return `${colour.bold(kind)} ${style.c.dim(`(${confidence} confidence)`)}`;
 }

@@ -123,6 +123,13 @@ export function openTranscript(ref: TranscriptRef): PinnedLines {
   return { lines: () => transcriptLines(ref), close: async () => undefined };
 }
 
+/** A ref without its omit list: the transcript's own lines. */
+function ownLines(ref: TranscriptRef): TranscriptRef {
+  if (ref.kind === "sqlite-archive" || !ref.omitIdsOf) return ref;
+  const { omitIdsOf: _omit, ...own } = ref;
+  return own;
+}
+
 /** The entry id of a transcript line, when it has one (a session header's id is the sessionId, not an entry). */
 function entryIdOf(text: string | null): string | null {
   if (text === null || !text.includes('"id"')) return null;
@@ -157,7 +164,7 @@ async function* withoutIds(lines: AsyncIterable<RawLine>, ids: Promise<Set<strin
 
 /** Stream the raw lines of any transcript the model refers to. */
 export function transcriptLines(ref: TranscriptRef): AsyncIterable<RawLine> {
-  if (ref.kind === "file" && ref.omitIdsOf) return withoutIds(fileLines(ref.path, { compression: ref.compression }), entryIdsOf(ref.omitIdsOf));
+  if (ref.kind !== "sqlite-archive" && ref.omitIdsOf) return withoutIds(transcriptLines(ownLines(ref)), entryIdsOf(ref.omitIdsOf));
   if (ref.kind === "file") return fileLines(ref.path, { compression: ref.compression });
   const db = dbFor(ref.dbPath);
   if (ref.kind === "sqlite") {

@@ -7,6 +7,7 @@ import type { StretchFacts } from "./facts.js";
 import { inferEndReason, type Boundary, type EndReason } from "./infer.js";
 import type { ResetPolicy } from "./policy.js";
 import { explainCompactionCount, type CompactionCountReport } from "./compaction-count.js";
+import type { SegmentRestore } from "../segments.js";
 
 export interface SegmentSource {
   sessionId: string | null;
@@ -21,8 +22,10 @@ export interface SegmentSource {
   readError?: string | null;
   /** A `.bak` read for what the trim removed: its sessionId goes on in the next transcript, no reset between. */
   trimmed?: boolean;
-  /** Why OpenClaw does not show this transcript (a trim, an unresolvable sessionFile). */
+  /** Why OpenClaw does not show this transcript (a trim, an unresolvable sessionFile, a restored copy). */
   label?: string;
+  /** This tool's restore archived this transcript or wrote it (its manifest says so). */
+  restore?: SegmentRestore;
 }
 
 export interface BakFile {
@@ -114,6 +117,13 @@ function startOf(f: Flat, input: TimelineInput, isCurrent: boolean, afterTrim = 
   return f.facts.headerTime ?? f.facts.firstEntryTime;
 }
 
+/** The tool's own restore at this boundary: it archived the previous file, or opened the next window. */
+function restoreOf(prev: Flat, next: Flat | null, kind: Boundary["kind"]): { restore: SegmentRestore } | Record<string, never> {
+  if (kind === "file" && prev.lastOfSource && prev.src.restore?.role === "ended") return { restore: prev.src.restore };
+  if (kind === "window" && next && next.stretch === 0 && next.src.restore?.role === "copy") return { restore: next.src.restore };
+  return {};
+}
+
 function boundaryOf(prev: Flat, next: Flat | null, input: TimelineInput): Boundary {
   const kind: Boundary["kind"] = next && next.src === prev.src ? "row" : next && prev.src.source === "window" && next.src.source === "window" ? "window" : "file";
   const fromId = prev.src.sessionId;
@@ -132,6 +142,7 @@ function boundaryOf(prev: Flat, next: Flat | null, input: TimelineInput): Bounda
     prev: prev.facts,
     next: next?.facts ?? null,
     inUsageFamily: input.usageFamilySessionIds && fromId ? input.usageFamilySessionIds.includes(fromId) : null,
+    ...restoreOf(prev, next, kind),
     policy: input.policy,
     era: input.era,
     fmt: input.fmt,
@@ -277,6 +288,7 @@ export function buildTimeline(input: TimelineInput): TimelineCore {
       problems: f.lastOfSource ? f.src.problems : 0,
       ...(f.src.readError && f.lastOfSource ? { readError: f.src.readError } : {}),
       ...(f.src.label ? { label: f.src.label } : {}),
+      ...(f.src.restore ? { restore: f.src.restore } : {}),
     });
     boundaries.push(reason ? { b, reason } : null);
   });
@@ -309,6 +321,6 @@ export function buildTimeline(input: TimelineInput): TimelineCore {
       lastBoundaryVia: lastVia,
       manualTrims: currentSessionTrims,
     }),
-    resets: boundaries.filter((x, i) => x !== null && x.reason.kind !== "deleted" && (segments[i + 1] !== undefined || (i === segments.length - 1 && x.b.toSessionId === input.sessionId && input.sessionId !== x.b.fromSessionId))).length,
+    resets: boundaries.filter((x, i) => x !== null && x.reason.kind !== "deleted" && x.reason.kind !== "restore" && (segments[i + 1] !== undefined || (i === segments.length - 1 && x.b.toSessionId === input.sessionId && input.sessionId !== x.b.fromSessionId))).length,
   };
 }

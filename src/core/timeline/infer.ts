@@ -14,7 +14,7 @@ import type { ResetPolicy } from "./policy.js";
 import type { StretchFacts } from "./facts.js";
 import { latestBoundary } from "./tz.js";
 
-export type EndKind = "daily" | "idle" | "manual" | "error" | "deleted" | "unknown";
+export type EndKind = "daily" | "idle" | "manual" | "error" | "deleted" | "restore" | "unknown";
 export type ReasonConfidence = "high" | "medium" | "low";
 
 export interface EndReason {
@@ -22,7 +22,7 @@ export interface EndReason {
   confidence: ReasonConfidence;
   evidence: string[];
   /** Which OpenClaw path most likely did it, when the files say so. */
-  via?: "gateway-reset" | "auto-reply-rollover" | "reset-row" | "sqlite-window" | "delete" | null;
+  via?: "gateway-reset" | "auto-reply-rollover" | "reset-row" | "sqlite-window" | "delete" | "openclaw-sessions" | null;
   /** The raw `reason` of a SQLite reset row. */
   openclawReason?: string | null;
 }
@@ -43,6 +43,8 @@ export interface Boundary {
   /** The store's era: which OpenClaw wrote the files decides what a missing trigger means. */
   era: "files" | "sqlite";
   fmt: (ms: number) => string;
+  /** This tool's own restore made this boundary (its manifest says so): nothing to infer. */
+  restore?: { runId: string; at: number; manifest: string; op: string };
 }
 
 /** Timestamps written by one operation agree to the millisecond; allow a little slack. */
@@ -231,7 +233,13 @@ function inferWindowBoundary(b: Boundary): EndReason {
   return { kind: "unknown", confidence: "low", evidence: [base, "no daily or idle expiry fits the gap", policyNote(b.policy)], via: "sqlite-window" };
 }
 
+function restoreEnd(r: NonNullable<Boundary["restore"]>, b: Boundary): EndReason {
+  const what = r.op === "unreset" ? "un-reset (a new window of an earlier segment's lines)" : r.op === "reimport" ? "re-import (a new window)" : "restore (the key's current transcript archived, an earlier one made current)";
+  return { kind: "restore", confidence: "high", evidence: [`restored by openclaw-sessions at ${b.fmt(r.at)}: ${what}, run ${r.runId}`, `undo manifest ${r.manifest}`], via: "openclaw-sessions" };
+}
+
 export function inferEndReason(b: Boundary): EndReason {
+  if (b.restore) return restoreEnd(b.restore, b);
   if (b.kind === "row" && b.prev.endReset) return inferRowBoundary(b);
   if (b.kind === "window") return inferWindowBoundary(b);
   return inferFileBoundary(b);

@@ -13,6 +13,7 @@ import { archiveStamp, RESTORE_SCHEMA_VERSION, type Refusal } from "../core/rest
 import { MANIFEST_KIND, SQLITE_BACKUP_NAME, undoCommand, type RestoreManifest } from "../core/restore-manifest.js";
 import { parseImportArchiveName } from "../core/names.js";
 import {
+  eventsMissingFromFile,
   fieldChanges,
   nodeRow,
   sourceProblems,
@@ -243,6 +244,19 @@ export async function planSqliteRestore(index: StoreIndex, opts: SqliteRestoreOp
         keepHeader = !exists && all[0]?.value?.type === "session";
         lines = keepHeader ? all : all.filter((l, i) => !(i === 0 && l.value?.type === "session"));
         if (!exists) warnings.push(`no window holds ${id ?? "this file's id"}; it is re-imported under its own id`);
+        else {
+          const rows: Array<Record<string, unknown> | null> = [];
+          for await (const l of transcriptLines({ kind: "sqlite", dbPath: loc.storePath, sessionId: id!, label: id! })) rows.push(l.text === null ? null : (documentLines(Buffer.from(l.text))[0]?.value ?? null));
+          const extra = eventsMissingFromFile(rows, all);
+          if (extra.length > 0) {
+            extraRefusals.push({
+              code: "SQLITE_EVENTS_NOT_IN_FILE",
+              message: `window ${id} holds ${extra.length} event(s) ${path.basename(legacy)} does not (${extra.slice(0, 3).join(", ")}${extra.length > 3 ? ", …" : ""}): turns written after the import; a re-import would leave them behind in the old window`,
+              hint: "the window is newer than the file: read it with `history`; to bring back an earlier part use `restore --key <key> --segment <n>`",
+              exitCode: 5,
+            });
+          }
+        }
         source = { kind: "legacy-file", label: legacy, sha256: crypto.createHash("sha256").update(fs.readFileSync(legacy)).digest("hex") };
       } else {
         throw usageError("NOT_AN_ARCHIVE", `${opts.archive} is neither a SQLite-era archive (\`<id>.jsonl.deleted.<ts>…\`, \`…#archive/<name>\` as ls prints it) nor a file in session-sqlite-import-archive/`, "run `openclaw-sessions ls` to list them");

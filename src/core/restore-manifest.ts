@@ -119,7 +119,10 @@ function sqliteProblems(m: RestoreManifest, runDir: string): string[] {
   if (m.storePath !== path.join(agentDir, "agent", "openclaw-agent.sqlite")) out.push(`storePath ${String(m.storePath)} is not the agent database next to ${m.sessionsDir}`);
   const source: unknown = m.archive;
   const inDb = typeof source === "string" && source.startsWith(`${m.storePath}#`);
-  if (!inDb && !isDirectChild(m.sessionsDir, source)) out.push(`source ${String(m.archive)} is neither in ${m.sessionsDir} nor in the agent database`);
+  // A re-import reads a legacy JSONL Doctor moved aside next to the sessions dir.
+  const importDir = path.join(agentDir, "session-sqlite-import-archive");
+  const legacy = m.sqlite?.op === "reimport" && isDirectChild(importDir, source);
+  if (!inDb && !legacy && !isDirectChild(m.sessionsDir, source)) out.push(`source ${String(m.archive)} is neither in ${m.sessionsDir}, nor (a re-import) in ${importDir}, nor in the agent database`);
   if (m.backups?.store !== path.join(runDir, SQLITE_BACKUP_NAME)) out.push(`backups.store ${String(m.backups?.store)} is not ${path.join(runDir, SQLITE_BACKUP_NAME)}`);
   if (m.steps.length !== 0) out.push("a SQLite-era manifest has no file steps");
   const part = m.sqlite;

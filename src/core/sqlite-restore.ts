@@ -364,3 +364,18 @@ export function nodeRow(sessionKey: string, entry: Record<string, unknown>, befo
     before: { current_session_id: before.currentSessionId, entry_json: before.entryJson, updated_at: before.updatedAt },
   };
 }
+
+/** The entry id of a transcript row (a session header's id is the session's, not an entry's). */
+function entryId(v: Record<string, unknown> | null): string | null {
+  return v && v.type !== "session" && typeof v.id === "string" ? v.id : null;
+}
+
+/**
+ * Re-import precondition (sqlite-restore.md §2.3, C): the window's events must be a subset of the
+ * legacy file, by event id. Returns the ids SQLite holds that the file does not (empty = subset):
+ * turns written after the import, which a re-import of the file would leave behind in the old window.
+ */
+export function eventsMissingFromFile(windowRows: ReadonlyArray<Record<string, unknown> | null>, fileLines: readonly SourceLine[]): string[] {
+  const inFile = new Set(fileLines.map((l) => entryId(l.value)).filter((x): x is string => x !== null));
+  return windowRows.map(entryId).filter((id): id is string => id !== null && !inFile.has(id));
+}

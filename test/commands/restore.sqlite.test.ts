@@ -241,3 +241,70 @@ describe("restore, SQLite era: crash matrix", () => {
     expect(dump(t.db)).toEqual(before);
   }, 30_000);
 });
+
+describe("restore, SQLite era: re-import of a legacy JSONL whose events are missing from SQLite", () => {
+  const TG = "agent:main:telegram:direct:5550009";
+  const TG_ID = "019e82e0-5d69-7433-9835-afe028b6798d";
+
+  /** doctor-import with two turns appended to the telegram key's import archive: lines SQLite never got. */
+  function withMissingEvents() {
+    const s = copyState("sqlite", "doctor-import");
+    roots.push(s.root);
+    const env = { XDG_STATE_HOME: path.join(s.root, "xdg") };
+    const dir = path.join(s.stateDir, "agents/main/session-sqlite-import-archive");
+    const name = fs.readdirSync(dir).find((n) => n.startsWith("agent_main_telegram_direct_5550009."))!;
+    const file = path.join(dir, name);
+    const turns = [
+      { type: "message", id: "e1a2b3c4", parentId: "cd417687", timestamp: "2026-06-01T11:12:02.601Z", message: { role: "user", content: "are you still there?", timestamp: 1780312322601 } },
+      { type: "message", id: "f5e6d7c8", parentId: "e1a2b3c4", timestamp: "2026-06-01T11:13:02.601Z", message: { role: "assistant", content: [{ type: "text", text: "still here" }], stopReason: "stop", timestamp: 1780312382601 } },
+    ];
+    fs.appendFileSync(file, turns.map((t) => `${JSON.stringify(t)}\n`).join(""));
+    const db = path.join(s.stateDir, "agents/main/agent/openclaw-agent.sqlite");
+    return { ...s, env, db, file, args: ["--state-dir", s.stateDir] };
+  }
+
+  it("verify-import sees the gap; the re-import is a new window with every line in the file's order; undo returns every table", async () => {
+    const t = withMissingEvents();
+    const gap = await cli(["verify-import", ...t.args, "--json"], { env: t.env });
+    const entry = gap.json().files.find((f: { path: string }) => f.path === t.file);
+    expect(entry.status).not.toBe("complete");
+    const before = dump(t.db);
+
+    const r = await cli(["restore", t.file, ...t.args, "--yes", "--json"], { env: t.env });
+    expect(r.code, r.stderr).toBe(0);
+    const doc = r.json();
+    expect(doc).toMatchObject({ era: "sqlite", operation: "reimport", sessionKey: TG, previousSessionId: TG_ID, applied: true });
+    expect(doc.sessionId).not.toBe(TG_ID); // a window holds the id: a new one, never appended to it
+
+    // The key's history (OpenClaw's view: the current window) is the file's messages, in order.
+    const h = await cli(["history", TG, ...t.args, "--json"], { env: t.env });
+    expect(h.json().messages.map((m: { text: string }) => m.text)).toEqual(["ping", "pong", "are you still there?", "still here"]);
+    // The old window is untouched.
+    const old = await cli(["history", "--session-id", TG_ID, ...t.args, "--json"], { env: t.env });
+    expect(old.json().messages.map((m: { text: string }) => m.text)).toEqual(["ping", "pong"]);
+    // Every line of the file is now in SQLite.
+    const after = await cli(["verify-import", ...t.args, "--json"], { env: t.env });
+    expect(after.json().files.find((f: { path: string }) => f.path === t.file).status).toBe("complete");
+
+    const undo = await cli(["restore", "--undo", doc.manifest, "--yes"], { env: t.env });
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(dump(t.db)).toEqual(before);
+  });
+});
+
+describe("restore, SQLite era: re-import refuses a file that lacks events the window holds (§2.3 C)", () => {
+  it("the telegram window's import archive cut to its header and first line: exit 5, SQLITE_EVENTS_NOT_IN_FILE, database unchanged", async () => {
+    const s = copyState("sqlite", "doctor-import");
+    roots.push(s.root);
+    const env = { XDG_STATE_HOME: path.join(s.root, "xdg") };
+    const dir = path.join(s.stateDir, "agents/main/session-sqlite-import-archive");
+    const file = path.join(dir, fs.readdirSync(dir).find((n) => n.startsWith("agent_main_telegram_direct_5550009."))!);
+    fs.writeFileSync(file, `${fs.readFileSync(file, "utf8").split("\n").slice(0, 2).join("\n")}\n`);
+    const before = hashTree(s.stateDir);
+    const r = await cli(["restore", file, "--state-dir", s.stateDir, "--yes", "--json"], { env });
+    expect(r.code).toBe(5);
+    expect(r.json().refusals.map((x: { code: string }) => x.code)).toContain("SQLITE_EVENTS_NOT_IN_FILE");
+    expect(r.json().refusals.find((x: { code: string }) => x.code === "SQLITE_EVENTS_NOT_IN_FILE").message).toContain("cd417687");
+    expect(hashTree(s.stateDir)).toEqual(before);
+  });
+});

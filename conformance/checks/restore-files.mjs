@@ -6,25 +6,12 @@
  * key's entry, its transcript path resolution gives the restored file, and its history reader
  * returns the restored messages in order — the ones `history` lists for that archive or segment.
  */
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { jsonChild } from "../lib/json-child.mjs";
 
 function reader71(ctx, stateDir, sessionKey) {
-  const home = path.join(path.dirname(stateDir), "home");
-  fs.mkdirSync(home, { recursive: true });
-  const r = spawnSync(ctx.node, [path.join(ctx.repoRoot, "conformance/lib/reader71.mjs"), ctx.openclaw71Dir, stateDir, JSON.stringify({ agentId: "main", sessionKey })], {
-    encoding: "utf8",
-    env: { PATH: process.env.PATH, HOME: home, NO_COLOR: "1" },
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 120_000,
-  });
-  const last = (r.stdout ?? "").trim().split("\n").pop();
-  try {
-    return JSON.parse(last);
-  } catch {
-    throw new Error(`7.1 reader failed (exit ${r.status}): ${(r.stderr ?? "").trim().split("\n").slice(-3).join(" | ")}`);
-  }
+  return jsonChild(ctx, "reader71.mjs", ctx.openclaw71Dir, stateDir, { agentId: "main", sessionKey }, "7.1 reader");
 }
 
 async function ours(ctx, args, dir) {

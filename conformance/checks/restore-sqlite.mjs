@@ -8,25 +8,13 @@
  * same ones `history` lists — and a later append lands on the restored window. The old window
  * of an un-reset stays readable.
  */
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { openclaw96 as openclaw } from "../lib/openclaw96.mjs";
+import { jsonChild } from "../lib/json-child.mjs";
 
 function sdk(ctx, stateDir, req) {
-  const home = path.join(path.dirname(stateDir), "home");
-  const r = spawnSync(ctx.node, [path.join(ctx.repoRoot, "conformance/lib/sdk96-reader.mjs"), ctx.openclaw96Dir, stateDir, JSON.stringify({ agentId: "main", ...req })], {
-    encoding: "utf8",
-    env: { PATH: process.env.PATH, HOME: home, NO_COLOR: "1" },
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 120_000,
-  });
-  const last = (r.stdout ?? "").trim().split("\n").pop();
-  try {
-    return JSON.parse(last);
-  } catch {
-    throw new Error(`SDK reader failed (exit ${r.status}): ${(r.stderr ?? "").trim().split("\n").slice(-3).join(" | ")}`);
-  }
+  return jsonChild(ctx, "sdk96-reader.mjs", ctx.openclaw96Dir, stateDir, { agentId: "main", ...req }, "SDK reader");
 }
 
 async function ours(ctx, args, dir) {

@@ -63,6 +63,15 @@ async function historySource(stateDir: string, home: string) {
   return index!.sessions.find((s) => s.sessionKey === KEY)!.historySource;
 }
 
+/** Undo the rerun (if it wrote a run of its own), then the crashed run. */
+async function undoRerunsThenCrashed(manifests: string, crashedRunDir: string, home: string): Promise<void> {
+  const others = fs.readdirSync(manifests).filter((d) => d !== crashedRunDir);
+  for (const d of [...others, crashedRunDir]) {
+    const u = await cli(["restore", "--undo", path.join(manifests, d, "manifest.json"), "--yes"], { env: { HOME: home } });
+    expect(u.code, u.stderr).toBe(0);
+  }
+}
+
 const archiveItems = async () => {
   const { items } = await projectHistory(() => fileLines(path.join(scenarioDir("files", "reset-chain"), "state/agents/main/sessions", GEN3)));
   return items.map((i) => i.text);
@@ -115,15 +124,8 @@ describe("restore crash matrix (reset-chain, gen 3 archive)", () => {
         expect(src.via).toBe("active");
         const { items } = await projectHistory(() => transcriptLines(src.ref!));
         expect(items.map((i) => i.text)).toEqual(await archiveItems());
-        // Undo the rerun (if it wrote anything), then the crashed run.
-        const runs = fs.readdirSync(manifests).filter((d) => d !== runDir);
-        for (const d of runs) {
-          const u = await cli(["restore", "--undo", path.join(manifests, d, "manifest.json"), "--yes"], { env: { HOME: s.home } });
-          expect(u.code, u.stderr).toBe(0);
-        }
       }
-      const undo = await cli(["restore", "--undo", crashedManifest, "--yes"], { env: { HOME: s.home } });
-      expect(undo.code, undo.stderr).toBe(0);
+      await undoRerunsThenCrashed(manifests, runDir!, s.home);
       expect(hashTree(s.stateDir)).toEqual(original);
     }, 30_000);
   }
@@ -250,7 +252,6 @@ describe("restore --create-key crash matrix", () => {
         for (const [file, h] of Object.entries(original)) expect(now.has(h), `${file} lost after ${point}`).toBe(true);
         for (const n of fs.readdirSync(sessions)) if (n.endsWith(".tmp")) expect(n.startsWith(".")).toBe(true);
         const [runDir] = fs.readdirSync(manifests);
-        const crashedManifest = path.join(manifests, runDir!, "manifest.json");
 
         const again = await cli(args, { env: { HOME: s.home } });
         expect(again.code, again.stderr).toBe(0);
@@ -261,12 +262,7 @@ describe("restore --create-key crash matrix", () => {
         const { items: want } = await projectHistory(() => fileLines(path.join(scenarioDir("files", c.scenario), "state/agents/main/sessions", c.source)));
         expect(items.map((i) => i.text)).toEqual(want.map((i) => i.text));
 
-        for (const d of fs.readdirSync(manifests).filter((d) => d !== runDir)) {
-          const u = await cli(["restore", "--undo", path.join(manifests, d, "manifest.json"), "--yes"], { env: { HOME: s.home } });
-          expect(u.code, u.stderr).toBe(0);
-        }
-        const undo = await cli(["restore", "--undo", crashedManifest, "--yes"], { env: { HOME: s.home } });
-        expect(undo.code, undo.stderr).toBe(0);
+        await undoRerunsThenCrashed(manifests, runDir!, s.home);
         expect(hashTree(s.stateDir)).toEqual(original);
       }, 30_000);
     }

@@ -1,6 +1,6 @@
 /** What a command's CLI wiring gets: the streams, the environment, and a way to set the exit code. */
-import type { IO, Style } from "./output.js";
-import { colorLevel, makeStyle } from "./output.js";
+import { colorLevel, type IO } from "./output.js";
+import { makeStyle, type Style } from "../render/style.js";
 import type { CommonOptions } from "./options.js";
 import { reportError } from "./boundary.js";
 import { resolveTimeZone } from "../core/format.js";
@@ -16,7 +16,7 @@ export class OutputClosed extends Error {
 }
 import { ExitCode } from "../core/errors.js";
 import { takeUnreadable, UnreadableFileError } from "../store/safe-read.js";
-import { safeLine } from "../render/safe-text.js";
+import { safeLine } from "../core/safe-text.js";
 
 export interface App {
   io: IO;

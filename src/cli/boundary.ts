@@ -5,7 +5,7 @@
  */
 import { ToolError, ExitCode, environmentError, type ExitCodeValue } from "../core/errors.js";
 import type { IO } from "./output.js";
-import { safeLine } from "../render/safe-text.js";
+import { safeLine } from "../core/safe-text.js";
 
 export const ERROR_SCHEMA_VERSION = 1;
 

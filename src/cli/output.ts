@@ -2,7 +2,7 @@
  * Output decisions made once at start-up and passed down: colour level per stream (NO_COLOR,
  * FORCE_COLOR, TERM=dumb, TTY), and whether a spinner may run. No global chalk instance.
  */
-import { Chalk, type ChalkInstance } from "chalk";
+import type { ColorLevel } from "../render/style.js";
 
 export interface IO {
   stdout: NodeJS.WriteStream | { write(s: string): boolean; isTTY?: boolean };
@@ -13,8 +13,6 @@ export interface IO {
   /** Reads one answer from the terminal (prompt on stderr); absent when no terminal can answer. */
   ask?: (question: string) => Promise<string>;
 }
-
-export type ColorLevel = 0 | 1 | 2 | 3;
 
 /** Precedence: --no-color/--color, NO_COLOR, FORCE_COLOR, TERM=dumb, then the stream being a TTY. */
 export function colorLevel(flag: boolean | undefined, env: NodeJS.ProcessEnv, isTTY: boolean | undefined): ColorLevel {
@@ -29,15 +27,6 @@ export function colorLevel(flag: boolean | undefined, env: NodeJS.ProcessEnv, is
   }
   if (env.TERM === "dumb") return 0;
   return isTTY ? 1 : 0;
-}
-
-export interface Style {
-  level: ColorLevel;
-  c: ChalkInstance;
-}
-
-export function makeStyle(level: ColorLevel): Style {
-  return { level, c: new Chalk({ level }) };
 }
 
 /** Spinners: only on a TTY stderr, never for machine output, quiet runs or CI. */

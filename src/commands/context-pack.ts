@@ -5,7 +5,7 @@
  * so memory is bounded by `--max-chars`, not by the transcripts.
  */
 import { usageError } from "../core/errors.js";
-import { oneLine } from "../render/history-text.js";
+import { oneLine } from "../core/safe-text.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
 import { openHistory, type HistoryMessage, type HistorySegment } from "./history.js";
 import type { StoreHeader } from "./store-header.js";

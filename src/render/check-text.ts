@@ -1,9 +1,9 @@
 /** Text reporter for `check`: findings grouped by severity, with counts. */
 import type { CheckResult } from "../commands/check.js";
-import type { Style } from "../cli/output.js";
+import type { Style } from "./style.js";
 import type { Severity } from "../core/findings/codes.js";
 import { displayPath } from "./common.js";
-import { safeLine } from "./safe-text.js";
+import { safeLine } from "../core/safe-text.js";
 
 const TITLES: Record<Severity, string> = { error: "Errors", warn: "Warnings", info: "Info" };
 

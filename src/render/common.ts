@@ -3,8 +3,9 @@ import path from "node:path";
 import { formatDistanceStrict } from "date-fns/formatDistanceStrict";
 export { formatBytes } from "../core/format.js";
 import type { StoreHeader } from "../commands/store-header.js";
-import type { Style } from "../cli/output.js";
-import { safeLine } from "./safe-text.js";
+import type { Style } from "./style.js";
+import { safeLine } from "../core/safe-text.js";
+export { truncate } from "../core/safe-text.js";
 
 /** "3 hours ago" (relative to `now`), or "-" when unknown. */
 export function relativeTime(ms: number | null | undefined, now: number): string {
@@ -42,11 +43,6 @@ export function scopeLines(stores: StoreHeader[], otherAgents: string[], style: 
   return storeLine(stores, style) + others;
 }
 
-/** At most `max` characters of untrusted one-line text, made safe. */
-export function truncate(s: string, max: number): string {
-  const t = safeLine(s);
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-}
 
 /** What a text renderer needs beyond the data: colours, the zone times are shown in, the clock. */
 export interface TextContext {

@@ -4,7 +4,7 @@
  * as visible symbols (a pack may be printed to a terminal before it is pasted).
  */
 import type { ContextPackResult, PackSegment, PackTurn } from "../commands/context-pack.js";
-import { safeText as visible } from "./safe-text.js";
+import { safeText as visible } from "../core/safe-text.js";
 
 function where(t: PackTurn): string {
   return t.provenance.store === "sqlite" ? `event ${t.provenance.line}` : `line ${t.provenance.line}`;

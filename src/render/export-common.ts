@@ -1,7 +1,7 @@
 /** Wording shared by the Markdown and HTML export renderers. */
 import type { ExportHeader, ExportItem, ExportSegmentInfo } from "../commands/export.js";
 import { formatInstant } from "../core/format.js";
-import { safeLine } from "./safe-text.js";
+import { safeLine } from "../core/safe-text.js";
 
 /** "2026-07-01 09:00:03 UTC" from an ISO string or ms, in the zone `tz`. */
 export function readableTime(t: string | number | null | undefined, tz = "UTC"): string {

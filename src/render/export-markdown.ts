@@ -1,7 +1,7 @@
 /** Markdown export: readable on GitHub and in any editor; tool calls and thinking folded in <details>. */
 import type { ExportHeader, ExportItem, ExportRenderer, ExportSegmentInfo } from "../commands/export.js";
 import { compactionTokens, readableTime, roleLabel, segmentTitle, storeLabel, toolCallViews, viewLabel } from "./export-common.js";
-import { safeLine, safeText } from "./safe-text.js";
+import { safeLine, safeText } from "../core/safe-text.js";
 
 /** A fenced code block whose fence is longer than any backtick run inside. */
 function fenced(text: string, lang = ""): string {

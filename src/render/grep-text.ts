@@ -1,9 +1,9 @@
 /** Text reporter for `grep`: matches grouped under a line naming the key and the file. */
 import type { GrepFileCount, GrepMatch, GrepResult } from "../commands/grep.js";
-import type { Style } from "../cli/output.js";
+import type { Style } from "./style.js";
 import { formatInstant } from "../core/format.js";
 import { displayPath, shortId } from "./common.js";
-import { safeLine } from "./safe-text.js";
+import { safeLine } from "../core/safe-text.js";
 
 /** What kind of file a match came from, for people. */
 export function sourceLabel(t: Pick<GrepMatch, "source" | "archiveReason">): string {

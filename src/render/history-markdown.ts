@@ -1,8 +1,7 @@
 /** Markdown reporter for `history`, one event at a time: a heading per message, dividers per segment. */
 import type { HistoryHeader, HistoryMessage, HistoryMeta, HistorySegment } from "../commands/history.js";
 import { formatInstant } from "../core/format.js";
-import { oneLine } from "./history-text.js";
-import { safeLine, safeText } from "./safe-text.js";
+import { oneLine, safeLine, safeText } from "../core/safe-text.js";
 
 const ROLE_NAMES: Record<string, string> = { user: "User", assistant: "Assistant", toolResult: "Tool result", system: "System" };
 

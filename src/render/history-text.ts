@@ -3,17 +3,12 @@
  * tool calls and tool results folded to one line, segment dividers for --archived.
  */
 import type { HistoryHeader, HistoryMessage, HistoryMeta, HistorySegment, RawOutLine } from "../commands/history.js";
-import type { Style } from "../cli/output.js";
+import type { Style } from "./style.js";
 import { formatInstant } from "../core/format.js";
-import { storeLine, truncate } from "./common.js";
-import { safeLine, safeText } from "./safe-text.js";
+import { storeLine } from "./common.js";
+import { oneLine, safeLine, safeText } from "../core/safe-text.js";
 
 const FOLD = 120;
-
-/** One line of a possibly multi-line untrusted text, for folded views (made safe). */
-export function oneLine(s: string, max = FOLD): string {
-  return truncate(s.replace(/\s+/g, " ").trim(), max);
-}
 
 function roleLabel(role: string, style: Style): string {
   const c = style.c;

@@ -1,10 +1,10 @@
 /** Text reporter for `ls`: a table of keys, then the files no key owns. */
 import path from "node:path";
 import type { LsResult, LsSession } from "../commands/ls.js";
-import type { Style } from "../cli/output.js";
+import type { Style } from "./style.js";
 import { formatInstant } from "../core/format.js";
 import { displayPath, formatBytes, relativeTime, shortId, type TextContext } from "./common.js";
-import { safeLine } from "./safe-text.js";
+import { safeLine } from "../core/safe-text.js";
 import { renderTable, type Cell, type Column } from "./table.js";
 
 export interface LsTextContext extends TextContext {

@@ -1,9 +1,9 @@
 /** Text reporter for a SQLite-era `restore` plan: the rows by table, the entry's field changes, the files. */
 import type { SqliteRestoreResult } from "../commands/restore-sqlite.js";
-import type { Style } from "../cli/output.js";
+import type { Style } from "./style.js";
 import { truncate } from "./common.js";
 import { restoreTable } from "./restore-text.js";
-import { safeLine } from "./safe-text.js";
+import { safeLine } from "../core/safe-text.js";
 
 function value(v: unknown): string {
   if (v === null || v === undefined) return "(absent)";

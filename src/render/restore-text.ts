@@ -1,8 +1,8 @@
 /** Text reporter for `restore`: the plan as tables (file moves, then sessions.json field changes). */
 import type { RestoreResult, UndoResult } from "../commands/restore.js";
-import type { Style } from "../cli/output.js";
+import type { Style } from "./style.js";
 import { displayPath, formatBytes, truncate } from "./common.js";
-import { safeLine } from "./safe-text.js";
+import { safeLine } from "../core/safe-text.js";
 import { renderTable, type Cell, type Column } from "./table.js";
 
 /** The fixed-width table of src/render/table.ts, fed row by row (the width is the caller's). */

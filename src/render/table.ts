@@ -5,8 +5,8 @@
  * paths (the end tells archives apart) and the start of free text. Without a width (a pipe) every
  * cell is printed whole, so the form is stable.
  */
-import type { Style } from "../cli/output.js";
-import { safeLine } from "./safe-text.js";
+import type { Style } from "./style.js";
+import { safeLine } from "../core/safe-text.js";
 
 export interface Column {
   head: string;

@@ -3,9 +3,9 @@ import { formatDistanceStrict } from "date-fns/formatDistanceStrict";
 import type { TimelineResult, TimelineSummaryResult } from "../commands/timeline.js";
 import type { TimelineEvent, TimelineSegment } from "../core/timeline/build.js";
 import { displayedSeconds, formatInstant } from "../core/format.js";
-import type { Style } from "../cli/output.js";
+import type { Style } from "./style.js";
 import { displayPath, relativeTime, shortId, truncate, type TextContext } from "./common.js";
-import { safeLine } from "./safe-text.js";
+import { safeLine } from "../core/safe-text.js";
 import { renderTable } from "./table.js";
 
 const TIME_WIDTH = 19;

@@ -1,7 +1,7 @@
 /** Text reporter for `verify-import`: one block per legacy file, differences with line and event id. */
 import type { VerifyImportResult, VerifiedFile } from "../commands/verify-import.js";
-import type { Style } from "../cli/output.js";
-import { safeLine } from "./safe-text.js";
+import type { Style } from "./style.js";
+import { safeLine } from "../core/safe-text.js";
 
 const LABEL: Record<VerifiedFile["status"], string> = {
   complete: "fully in SQLite",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeStyle } from "../../src/cli/output.js";
+import { makeStyle } from "../../src/render/style.js";
 import { cutEnd, cutMiddle, displayWidth, outputWidth, renderTable } from "../../src/render/table.js";
 
 const style = makeStyle(0);

@@ -4,7 +4,7 @@ import { addOutputOptions, addStoreOptions, roleList, selectionOf, type CommonOp
 import { progressLine } from "../progress.js";
 import type { GrepMode } from "../../render/grep-json.js";
 import { ExitCode, usageError } from "../../core/errors.js";
-import { safeLine } from "../../render/safe-text.js";
+import { safeLine } from "../../core/safe-text.js";
 
 interface GrepFlags extends CommonOptions {
   fixedStrings?: boolean;

@@ -6,11 +6,11 @@ import type { App } from "../app.js";
 import type { IO } from "../output.js";
 import { HISTORY_SCHEMA_VERSION, openHistory, runHistory, type HistoryOptions } from "../../commands/history.js";
 import { renderJson } from "../../render/json.js";
-import { safeLine } from "../../render/safe-text.js";
+import { safeLine } from "../../core/safe-text.js";
 import { renderHistoryTextFooter, renderHistoryTextHeader, renderMessageText, renderRawLineText, renderSegmentText } from "../../render/history-text.js";
 import { renderHistoryMarkdownFooter, renderHistoryMarkdownHeader, renderMessageMarkdown, renderSegmentMarkdown } from "../../render/history-markdown.js";
 import { renderJsonlEvent, renderJsonlHeader, renderJsonlSummary } from "../../render/history-jsonl.js";
-import type { HistoryFlags } from "./history.js";
+import type { HistoryFlags } from "./history-flags.js";
 import type { HistoryEvent, HistoryMessage } from "../../commands/history.js";
 import { usageError } from "../../core/errors.js";
 

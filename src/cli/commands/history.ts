@@ -1,30 +1,10 @@
 import { Command } from "commander";
 import type { App } from "../app.js";
-import { addOutputOptions, addStoreOptions, integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
+import { addOutputOptions, addStoreOptions, integerOption, roleList, selectionOf } from "../options.js";
+import type { HistoryFlags } from "./history-flags.js";
 import type { HistoryOptions, HistoryViewName } from "../../commands/history.js";
 import { usageError } from "../../core/errors.js";
 import { parseWhen } from "../../core/when.js";
-
-export interface HistoryFlags extends CommonOptions {
-  file?: string;
-  sessionId?: string;
-  archived?: boolean;
-  segment?: number;
-  allBranches?: boolean;
-  raw?: boolean;
-  context?: boolean;
-  tail?: number;
-  limit?: number;
-  since?: string;
-  until?: string;
-  role?: string[];
-  tools?: boolean;
-  thinking?: boolean;
-  jsonl?: boolean;
-  markdown?: boolean;
-  around?: number;
-  contextMessages?: number;
-}
 
 function when(flag: string, v: string | undefined, now: number): number | undefined {
   if (v === undefined) return undefined;

@@ -9,7 +9,33 @@
  * views are short-lived and cheap.
  */
 import { uint16Column, uint8Column, type Column } from "./columns.js";
-import type { Reparent, TreeNode } from "./tree.js";
+
+export type Reparent = "parentless" | "stale" | "self" | "reset";
+
+/**
+ * One entry's metadata. Kept small on purpose (no id or timestamp strings): a transcript's tree
+ * costs memory per entry, and that is what bounds a multi-GB read. The id is re-read in pass 2.
+ */
+export interface TreeNode {
+  /** Position among canonical entries, in file order. */
+  index: number;
+  /**
+   * 16 bits of the id's hash: pass 2 checks the line still holds the same entry. After the scan,
+   * only every CHECK_EVERY-th entry keeps it (see `NodeTable`).
+   */
+  idCheck?: number;
+  /** The id was made up (`#L<lineNo>`) because the row had none. */
+  syntheticId?: true;
+  type: string;
+  lineNo: number;
+  /** Index of the effective parent, -1 for a root. Always < index, so no cycle can form. */
+  parent: number;
+  /** Why the effective parent differs from the written one. */
+  reparented?: Reparent;
+  side?: true;
+  /** compaction / reset: the written firstKeptEntryId. */
+  firstKeptEntryId?: string;
+}
 
 const REPARENT: readonly (Reparent | undefined)[] = [undefined, "parentless", "stale", "self", "reset"];
 const SYNTHETIC = 1 << 0;

@@ -7,7 +7,8 @@ import { Diagnostics } from "./diagnostics.js";
 import { idCheck } from "./id-index.js";
 import { NodePath } from "./node-path.js";
 import { entryId, parseLine, type EntryRecord, type HeaderRecord, type ParsedRecord, type TranscriptLine } from "./parse.js";
-import { nodeType, TreeBuilder, type EntryTree, type TreeNode } from "./tree.js";
+import type { TreeNode } from "./node-table.js";
+import { nodeType, TreeBuilder, type EntryTree } from "./tree.js";
 
 /** Opens the transcript from its first line. Views may call it twice (two passes). */
 export type OpenLines = () => AsyncIterable<TranscriptLine>;

@@ -8,35 +8,8 @@ import { Diagnostics } from "./diagnostics.js";
 import { uint8Column } from "./columns.js";
 import { idCheck, IdLookup } from "./id-index.js";
 import { NodePath } from "./node-path.js";
-import { NodeTable, type NewNode } from "./node-table.js";
+import { NodeTable, type NewNode, type Reparent } from "./node-table.js";
 import { isKnownEntryType, KNOWN_TYPE_NAMES, type EntryRecord } from "./parse.js";
-
-export type Reparent = "parentless" | "stale" | "self" | "reset";
-
-/**
- * One entry's metadata. Kept small on purpose (no id or timestamp strings): a transcript's tree
- * costs memory per entry, and that is what bounds a multi-GB read. The id is re-read in pass 2.
- */
-export interface TreeNode {
-  /** Position among canonical entries, in file order. */
-  index: number;
-  /**
-   * 16 bits of the id's hash: pass 2 checks the line still holds the same entry. After the scan,
-   * only every CHECK_EVERY-th entry keeps it (see `NodeTable`).
-   */
-  idCheck?: number;
-  /** The id was made up (`#L<lineNo>`) because the row had none. */
-  syntheticId?: true;
-  type: string;
-  lineNo: number;
-  /** Index of the effective parent, -1 for a root. Always < index, so no cycle can form. */
-  parent: number;
-  /** Why the effective parent differs from the written one. */
-  reparented?: Reparent;
-  side?: true;
-  /** compaction / reset: the written firstKeptEntryId. */
-  firstKeptEntryId?: string;
-}
 
 /** The type a node records for a row (known names shared, so a node costs no string of its own). */
 export const nodeType = (rec: EntryRecord): string => KNOWN_TYPE_NAMES.get(rec.type) ?? rec.type;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CHECK_EVERY, NodeTable, type NewNode } from "../../../src/core/transcript/node-table.js";
-import type { TreeNode } from "../../../src/core/transcript/tree.js";
+import type { TreeNode } from "../../../src/core/transcript/node-table.js";
 
 /** A long table with every kind of row now and then: other types, flags, branch parents, line gaps. */
 function sampleNode(i: number): NewNode {

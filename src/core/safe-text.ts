@@ -34,3 +34,14 @@ export function safeLine(s: string): string {
 export function hasUnsafe(s: string): boolean {
   return UNSAFE.test(s);
 }
+
+/** At most `max` characters of untrusted one-line text, made safe. */
+export function truncate(s: string, max: number): string {
+  const t = safeLine(s);
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** One line of a possibly multi-line untrusted text, for folded views (whitespace runs become one space; made safe). */
+export function oneLine(s: string, max = 120): string {
+  return truncate(s.replace(/\s+/g, " ").trim(), max);
+}

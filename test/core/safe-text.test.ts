@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasUnsafe, safeLine, safeText } from "../../src/render/safe-text.js";
+import { hasUnsafe, safeLine, safeText } from "../../src/core/safe-text.js";
 
 describe("safeText / safeLine", () => {
   it("shows C0, DEL, C1 and bidi controls instead of passing them through", () => {

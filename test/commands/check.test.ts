@@ -388,7 +388,7 @@ describe("check on damaged copies of SQLite corpus stores (issue 21)", () => {
     const altered = damagedCopy("sqlite-deleted", (db) => {
       const row = get(db, "SELECT archive_name AS n, archive_blob AS b FROM session_transcript_archives")!;
       const blob = Buffer.from(row.b as Uint8Array);
-      blob[blob.length - 1] ^= 0xff;
+      blob[blob.length - 1]! ^= 0xff;
       run(db, "UPDATE session_transcript_archives SET archive_blob = ? WHERE archive_name = ?", blob, row.n);
     });
     const r2 = await findingsOf(altered.stateDir, altered.home);

@@ -59,9 +59,6 @@ export function integerOption(flag: string, opts: { min?: number } = {}) {
   };
 }
 
-/** Kept for callers of the old name: a whole number ≥ 0. */
-export const parsePositiveInt = (flag: string) => integerOption(flag);
-
 /** The roles a transcript message can have, as the tool names them (`system`: summaries). */
 export const ROLES = ["user", "assistant", "toolResult", "system"] as const;
 

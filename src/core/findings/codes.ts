@@ -5,8 +5,6 @@
 
 export type Severity = "error" | "warn" | "info";
 
-export const SEVERITIES: readonly Severity[] = ["error", "warn", "info"];
-
 export interface CodeSpec {
   severity: Severity;
   /** Message template, filled with the finding's vars. */

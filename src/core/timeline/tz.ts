@@ -102,9 +102,3 @@ export function latestBoundary(ms: number, atHour: number, tz: string): number {
   const prev = new Date(Date.UTC(w.year, w.month - 1, w.day - 1));
   return instantOf(prev.getUTCFullYear(), prev.getUTCMonth() + 1, prev.getUTCDate(), atHour, tz);
 }
-
-/** A Date whose *local* fields show the zone's wall time, for date-fns `format`. */
-export function zonedDate(ms: number, tz: string): Date {
-  const w = wallTime(ms, tz);
-  return new Date(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, ((ms % 1000) + 1000) % 1000);
-}

@@ -188,16 +188,6 @@ export function openSqliteReadOnly(dbPath: string): SqliteDb {
   };
 }
 
-/** Runs `fn` on a read-only snapshot and always removes the snapshot afterwards. */
-export async function withSqliteDb<T>(dbPath: string, fn: (db: SqliteDb) => T | Promise<T>): Promise<T> {
-  const db = openSqliteReadOnly(dbPath);
-  try {
-    return await fn(db);
-  } finally {
-    db.close();
-  }
-}
-
 /**
  * Whether another process holds a SQLite lock on `file` (OpenClaw's lock coordinators hold
  * BEGIN EXCLUSIVE for their owner's lifetime). Opens the file itself read-only, without a copy:

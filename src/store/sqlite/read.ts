@@ -210,7 +210,7 @@ export interface TranscriptArchiveRow {
   row: SqliteRow;
 }
 
-/** Archive rows without their blobs (read one with `readArchiveDocument`). */
+/** Archive rows without their blobs (read one with `readArchiveBlob`). */
 export function readTranscriptArchives(db: SqliteDb): TranscriptArchiveRow[] {
   if (!hasTable(db, "session_transcript_archives")) return [];
   return db
@@ -235,23 +235,11 @@ export function readTranscriptArchives(db: SqliteDb): TranscriptArchiveRow[] {
     }));
 }
 
-function decodeBlob(blob: Uint8Array, encoding: string): Buffer {
-  if (encoding === "zstd") return zstdDecompressSync(blob);
-  if (encoding === "identity") return Buffer.from(blob);
-  throw new Error(`unknown archive encoding ${JSON.stringify(encoding)}`);
-}
-
 /** The raw (still encoded) blob of an archive row, e.g. to compare with the published file. */
 export function readArchiveBlob(db: SqliteDb, archiveName: string): { blob: Buffer; encoding: string } | null {
   const row = db.get("SELECT encoding, archive_blob FROM session_transcript_archives WHERE archive_name = ?", archiveName);
   if (!row) return null;
   return { blob: Buffer.from(row.archive_blob as Uint8Array), encoding: String(row.encoding) };
-}
-
-/** The whole JSONL document of an archive row, decoded per its `encoding`. */
-export function readArchiveDocument(db: SqliteDb, archiveName: string): Buffer | null {
-  const b = readArchiveBlob(db, archiveName);
-  return b ? decodeBlob(b.blob, b.encoding) : null;
 }
 
 // ---- session_transcript_cold_archives ------------------------------------------------------

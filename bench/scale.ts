@@ -46,7 +46,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 /** Medians of several commands measured in turns. */
 function interleaved(cmds: string[][], runs = RUNS): { ms: number; rssMb: number | null }[] {
   const all = cmds.map(() => [] as Run[]);
-  for (let i = 0; i < runs; i++) cmds.forEach((c, j) => all[j]!.push(once(c)));
+  for (let i = 0; i < runs; i++) cmds.forEach((c, j) => void all[j]!.push(once(c)));
   return all.map((rs) => ({ ms: median(rs.map((r) => r.ms)), rssMb: rs[0]!.rssMb === null ? null : median(rs.map((r) => r.rssMb!)) }));
 }
 

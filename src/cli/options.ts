@@ -1,5 +1,5 @@
 /** Options shared by every command that reads a store, and the one coercion of option values. */
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import type { StoreSelection } from "../store/locate.js";
 import { usageError } from "../core/errors.js";
 import { docsPath } from "./package-info.js";

@@ -4,7 +4,7 @@
  */
 import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
 import { usageError } from "../core/errors.js";
-import { type Severity } from "../core/findings/codes.js";
+import type { Severity } from "../core/findings/codes.js";
 import { finding, sortFindings, summarize, type Finding } from "../core/findings/finding.js";
 import { legacyImportFinding } from "../core/findings/legacy.js";
 import { BodyScanner, bodyFindings, DEFAULT_OVERSIZE_BYTES, type BodyTarget } from "../core/findings/body.js";
@@ -118,7 +118,7 @@ function windowRefs(index: StoreIndex): Map<string, TranscriptRef> {
 
 /** The `id` of a JSONL entry line (headers have none worth comparing). */
 function collectEntryId(text: string | null, into: Set<string>): void {
-  if (!text || !text.includes('"id"')) return;
+  if (!text?.includes('"id"')) return;
   try {
     const v = JSON.parse(text) as { type?: unknown; id?: unknown };
     if (v.type !== "session" && typeof v.id === "string") into.add(v.id);

@@ -126,17 +126,13 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
         link(f.path, owner.key, { kind: "header-id", confidence: "strong", detail: `header id ${headerId} is a sessionId of ${owner.key}` });
       }
     }
-    {
-      for (const k of named) {
-        {
-          const matches = headerId !== undefined && headerId === k.sessionId;
-          link(f.path, k.sessionKey, {
-            kind: "session-file-name",
-            confidence: matches ? "certain" : "strong",
-            detail: `archive of ${k.sessionFileBasename}, the sessionFile of ${k.sessionKey}` + (matches ? "" : ` (header id ${headerId ?? "missing"}: an earlier generation)`),
-          });
-        }
-      }
+    for (const k of named) {
+      const matches = headerId !== undefined && headerId === k.sessionId;
+      link(f.path, k.sessionKey, {
+        kind: "session-file-name",
+        confidence: matches ? "certain" : "strong",
+        detail: `archive of ${k.sessionFileBasename}, the sessionFile of ${k.sessionKey}` + (matches ? "" : ` (header id ${headerId ?? "missing"}: an earlier generation)`),
+      });
     }
   }
 

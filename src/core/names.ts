@@ -13,10 +13,7 @@ const ARCHIVE_SUFFIX_96 = new RegExp(`^(${STAMP})(?:\\.([0-9a-f]{32}))?$`);
 const LEGACY_STORE_BACKUP = /^sessions\.json\.bak\.\d+$/;
 const MIGRATION_ARCHIVE = /\.migrated(?:\.\d+)?$/;
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
-const CHECKPOINT = new RegExp(
-  String.raw`^(.+)\.checkpoint\.([0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})\.jsonl$`,
-  "i",
-);
+const CHECKPOINT = /^(.+)\.checkpoint\.([0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})\.jsonl$/i;
 const STORE_TEMP = new RegExp(String.raw`^sessions\.json\.(?:\d+\.)?${UUID}\.tmp$`, "i");
 const GENERATED_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const TOPIC_NAME = /^(.+?)-topic-(.+)$/;

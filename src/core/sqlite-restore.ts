@@ -253,7 +253,7 @@ export function stateRefusals(op: SqliteRestoreOp, sessionKey: string, facts: Sq
     return out;
   }
   const node = facts.node;
-  if (!node || !node.entry) {
+  if (!node?.entry) {
     out.push({ code: "KEY_NOT_FOUND", message: `${sessionKey} has no valid session_nodes row`, hint: "run `openclaw-sessions ls` to list the keys", exitCode: 5 });
     return out;
   }

@@ -38,7 +38,8 @@ export interface LongLine {
 
 export function* plainTextBlocks(file: string, opts: BlockOptions & { onLongLine?: (l: LongLine) => void } = {}): Generator<TextBlock> {
   const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const buf = (shared ??= Buffer.allocUnsafe(BLOCK));
+  shared ??= Buffer.allocUnsafe(BLOCK);
+  const buf = shared;
   const fd = openRegularSync(file);
   let lineNo = 1;
   let carry: Buffer[] | null = null; // start of a line that continues in the next read

@@ -117,7 +117,11 @@ export function openTranscript(ref: TranscriptRef): PinnedLines {
     const pinned = pinnedFileLines(ref.path, { compression: ref.compression });
     const omit = ref.omitIdsOf;
     let ids: Promise<Set<string>> | null = null;
-    return { lines: () => withoutIds(pinned.lines(), (ids ??= entryIdsOf(omit))), close: () => pinned.close() };
+    const lines = () => {
+      ids ??= entryIdsOf(omit);
+      return withoutIds(pinned.lines(), ids);
+    };
+    return { lines, close: () => pinned.close() };
   }
   if (ref.kind === "file") return pinnedFileLines(ref.path, { compression: ref.compression });
   return { lines: () => transcriptLines(ref), close: async () => undefined };

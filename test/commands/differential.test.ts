@@ -79,7 +79,7 @@ function trim(w: World, rand: Rand): void {
   flush(w);
 }
 
-export function generate(seed: number) {
+function generate(seed: number) {
   const rand = seeded(seed);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-diff-"));
   const stateDir = path.join(root, "state");

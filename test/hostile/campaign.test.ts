@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cli } from "../helpers/cli.js";
+import { cli, type CliResult } from "../helpers/cli.js";
 import { hashTree, scenarioDir } from "../helpers/corpus.js";
 import { mutate, seeded } from "./mutations.js";
 
@@ -58,7 +58,7 @@ describe(`hostile input campaign (${CASES} cases, seed ${SEED})`, () => {
       const applied = mutate({ rand, sessionsDir, sentinel }, 1 + Math.floor(rand() * 3));
       const before = hashTree(caseDir);
       for (const argv of readCommands(stateDir, "agent:main:main")) {
-        let r;
+        let r: CliResult;
         try {
           r = await cli(argv, { env: { HOME: path.join(caseDir, "home") } });
         } catch (err) {

@@ -1,4 +1,4 @@
-import { Command, Option } from "commander";
+import type { Command, Option } from "commander";
 import type { App } from "../app.js";
 import { addStoreOptions, ROLES, selectionOf, type CommonOptions } from "../options.js";
 import { usageError } from "../../core/errors.js";
@@ -8,7 +8,7 @@ import { completionScript, type CommandSpec, type Shell, type ValueKind } from "
 const FILE_FLAGS = new Set(["--file", "--output", "--store", "--config", "--undo"]);
 const DIR_FLAGS = new Set(["--state-dir", "--sessions-dir", "--manifest-dir"]);
 
-function valueOf(o: Option): ValueKind | null {
+function valueKindOf(o: Option): ValueKind | null {
   if (!o.required && !o.optional) return null;
   const long = o.long ?? "";
   if (o.argChoices?.length) return { kind: "words", words: o.argChoices };
@@ -37,7 +37,7 @@ function specsOf(program: Command): CommandSpec[] {
     .map((c) => ({
       name: c.name(),
       description: c.description(),
-      flags: c.options.map((o) => ({ long: o.long, short: o.short, description: o.description, value: valueOf(o) })),
+      flags: c.options.map((o) => ({ long: o.long, short: o.short, description: o.description, value: valueKindOf(o) })),
       positional: positionalOf(c),
     }));
 }

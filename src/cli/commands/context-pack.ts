@@ -1,4 +1,4 @@
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
 import { usageError } from "../../core/errors.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { once } from "node:events";
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
 import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "../../commands/export-formats.js";

@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import type { Command } from "commander";
 import type { App } from "../app.js";
 import { addOutputOptions, addStoreOptions, roleList, selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";

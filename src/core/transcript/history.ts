@@ -2,7 +2,7 @@
  * OpenClaw's `chat.history` projection: 7.1 (file-backed, transcript-format.md §9) and the 9.6
  * SQLite-era variant (latest reset window, error-turn text).
  */
-import { Diagnostics } from "./diagnostics.js";
+import type { Diagnostics } from "./diagnostics.js";
 import { entryId, type EntryRecord } from "./parse.js";
 import { allIndices, pathPosition, scanTranscript, walkEntries, type OpenLines, type ScanResult, type WalkedEntry } from "./scan.js";
 import { contentText, contentTypes, llmErrorText, resultCallId, TEXT_71, TEXT_96, thinkingText, toolCallArgs, toolCallIds, toolCallNames } from "./text.js";

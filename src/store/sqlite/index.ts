@@ -33,9 +33,12 @@ import {
   readSessionNodes,
   readSessionWindows,
   readTranscriptArchives,
+  type ColdArchiveRow,
+  type DbFacts,
   type SessionNodeRow,
   type SessionWindowRow,
   type TranscriptArchiveRow,
+  type TranscriptEventStats,
 } from "./read.js";
 
 export interface IndexSqliteAgentOptions {
@@ -120,7 +123,12 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
   });
 
   const db = openSqliteReadOnly(dbPath);
-  let facts, nodes, windowRows, stats, archiveRows, coldRows;
+  let facts: DbFacts;
+  let nodes: SessionNodeRow[];
+  let windowRows: SessionWindowRow[];
+  let stats: Map<string, TranscriptEventStats>;
+  let archiveRows: TranscriptArchiveRow[];
+  let coldRows: ColdArchiveRow[];
   try {
     facts = readDbFacts(db);
     // Without these tables this is not an agent database this tool knows: never an empty listing.

@@ -8,7 +8,9 @@ describe("NodePath", () => {
     const arr = [0, 1, 2, 5, 6, 9];
     expect([...path]).toEqual(arr);
     expect(path.length).toBe(6);
-    arr.forEach((v, p) => expect(path.at(p)).toBe(v));
+    arr.forEach((v, p) => {
+      expect(path.at(p)).toBe(v);
+    });
     for (let i = -1; i < 12; i++) {
       expect(path.indexOf(i)).toBe(arr.indexOf(i));
       expect(path.has(i)).toBe(arr.includes(i));

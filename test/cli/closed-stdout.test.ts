@@ -1,18 +1,18 @@
 /** `| head`: the run stops once the reader has gone, and the exit status stays the command's own. */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/corpus.js";
 import { generateStore } from "../../bench/gen-store.js";
+import { tempDir } from "../helpers/temp.js";
 
 let root = "";
 let stateDir = "";
 const cliCmd = `node --import tsx "${ROOT}/test/helpers/run-cli.ts"`;
 
 beforeAll(() => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-epipe-"));
+  root = tempDir("ocs-epipe-");
   stateDir = generateStore(root, { keys: 500 }).stateDir;
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

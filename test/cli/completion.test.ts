@@ -1,14 +1,14 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { ROOT, scenarioDir } from "../helpers/corpus.js";
+import { tempDir } from "../helpers/temp.js";
 
 /** A PATH entry with an `openclaw-sessions` that runs this checkout's source. */
 function shimDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-shim-"));
+  const dir = tempDir("ocs-shim-");
   const shim = path.join(dir, "openclaw-sessions");
   fs.writeFileSync(shim, `#!/bin/sh\nexec node --import tsx "${ROOT}/test/helpers/run-cli.ts" "$@"\n`, { mode: 0o755 });
   return dir;
@@ -50,7 +50,7 @@ describe("completion", () => {
     let env: NodeJS.ProcessEnv = {};
     const state = path.join(scenarioDir("files", "reset-chain"), "state");
     beforeAll(async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-comp-"));
+      const dir = tempDir("ocs-comp-");
       const shim = shimDir();
       roots.push(dir, shim);
       file = path.join(dir, "c.bash");

@@ -5,7 +5,6 @@
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
@@ -15,6 +14,7 @@ import { segmentsOf } from "../../src/core/segments.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { openStores, transcriptLines } from "../../src/store/index.js";
 import { ROOT, scenarioDir } from "../helpers/corpus.js";
+import { tempDir } from "../helpers/temp.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const run = promisify(execFile);
@@ -67,9 +67,9 @@ document.getElementById("f").addEventListener("load", () => {
 
 describe.skipIf(!hasChromium)("export HTML in headless Chromium", () => {
   it("every message of the --archived history is there, and readable", { timeout: 60_000 }, async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-browser-"));
-    const profile = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-chromium-profile-"));
-    const profile2 = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-chromium-profile-"));
+    const dir = tempDir("ocs-browser-");
+    const profile = tempDir("ocs-chromium-profile-");
+    const profile2 = tempDir("ocs-chromium-profile-");
     try {
       const { header } = await prepareExport({ stateDir: STATE, key: KEY, format: "html", archived: true }, ctx);
       let html = "";

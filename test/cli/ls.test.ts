@@ -1,9 +1,9 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { ROOT, copyState, scenarioDir } from "../helpers/corpus.js";
+import { tempDir } from "../helpers/temp.js";
 
 const state = (s: string) => path.join(scenarioDir("files", s), "state");
 
@@ -69,7 +69,7 @@ describe("ls (CLI)", () => {
   });
 
   it("finds ~/.openclaw, then the legacy ~/.clawdbot, through HOME and OPENCLAW_HOME", async () => {
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-home-"));
+    const home = tempDir("ocs-home-");
     fs.cpSync(state("single-active"), path.join(home, ".clawdbot"), { recursive: true });
     let doc = (await cli(["ls", "--json"], { env: { HOME: home } })).json();
     expect(doc.stores[0].stateDir).toBe(path.join(home, ".clawdbot"));
@@ -167,7 +167,7 @@ describe("session.store in openclaw.json", () => {
 
 describe("--profile", () => {
   it("reads ~/.openclaw-<name>", async () => {
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-profile-"));
+    const home = tempDir("ocs-profile-");
     fs.cpSync(state("reset-chain"), path.join(home, ".openclaw-work"), { recursive: true });
     const doc = (await cli(["ls", "--json", "--profile", "work"], { env: { HOME: home } })).json();
     expect(doc.stores[0].stateDir).toBe(path.join(home, ".openclaw-work"));

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { expectedOf, hashTree, scenarioDir, sqliteScenarios } from "../helpers/corpus.js";
+import { tempDir } from "../helpers/temp.js";
 
 describe("every command leaves SQLite stores byte-identical", () => {
   for (const scenario of sqliteScenarios()) {
@@ -35,8 +36,7 @@ describe("every command leaves SQLite stores byte-identical", () => {
 describe("databases the tool cannot read", () => {
   it("a damaged database exits 3 and a foreign schema exits 4, never an empty listing", async () => {
     const fs = await import("node:fs");
-    const os = await import("node:os");
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-baddb-"));
+    const root = tempDir("ocs-baddb-");
     const db = path.join(root, "agents/main/agent/openclaw-agent.sqlite");
     fs.mkdirSync(path.dirname(db), { recursive: true });
     fs.writeFileSync(db, "this is not a database\n");

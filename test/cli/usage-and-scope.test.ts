@@ -1,10 +1,10 @@
 /** One-line usage errors (and JSON error documents), export -o safety, and which agent a key names. */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { copyState, scenarioDir } from "../helpers/corpus.js";
+import { tempDir } from "../helpers/temp.js";
 
 const state = (s: string) => path.join(scenarioDir("files", s), "state");
 
@@ -70,7 +70,7 @@ describe("commander's own errors speak as the tool", () => {
 describe("export --output", () => {
   let dir = "";
   beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-export-out-"));
+    dir = tempDir("ocs-export-out-");
     roots.push(dir);
   });
 

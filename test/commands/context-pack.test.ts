@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runContextPack, type ContextPackOptions } from "../../src/commands/context-pack.js";
@@ -8,8 +7,9 @@ import { renderContextPackMarkdown, renderPackTurnMarkdown } from "../../src/ren
 import { closeStores } from "../../src/store/index.js";
 import { cli } from "../helpers/cli.js";
 import { scenarioDir } from "../helpers/corpus.js";
+import { tempDir } from "../helpers/temp.js";
 
-const HOME = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-pack-home-"));
+const HOME = tempDir("ocs-pack-home-");
 const ctx = { env: { HOME }, cwd: process.cwd() };
 const tmpRoots: string[] = [];
 afterAll(() => {
@@ -188,7 +188,7 @@ describe("context-pack CLI", () => {
 
   it("a 20 MB archive streams through: the pack keeps only the capped newest turns", async () => {
     // 20,000 turns of 1 KiB (about 20 MB) in an archive; the pack holds what 4,000 chars allow.
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-pack-big-"));
+    const root = tempDir("ocs-pack-big-");
     tmpRoots.push(root);
     const state = path.join(root, "state");
     fs.cpSync(RESET_CHAIN, state, { recursive: true });

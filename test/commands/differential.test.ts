@@ -8,11 +8,11 @@
  * longer run.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { seeded, type Rand } from "../hostile/mutations.js";
+import { tempDir } from "../helpers/temp.js";
 
 const SEEDS = Number(process.env.DIFF_SEEDS ?? 30);
 const BASE = Date.parse("2026-07-01T09:00:00.000Z");
@@ -81,7 +81,7 @@ function trim(w: World, rand: Rand): void {
 
 function generate(seed: number) {
   const rand = seeded(seed);
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-diff-"));
+  const root = tempDir("ocs-diff-");
   const stateDir = path.join(root, "state");
   const sessions = path.join(stateDir, "agents/main/sessions");
   fs.mkdirSync(sessions, { recursive: true });

@@ -1,11 +1,11 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runGrep } from "../../src/commands/grep.js";
 import { copyState, scenarioDir } from "../helpers/corpus.js";
 import { hugeMessageLine } from "../hostile/inputs.js";
 import { cli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 
 const ctx = { env: { HOME: "/nonexistent-home" }, cwd: process.cwd() };
 const state = (era: "files" | "sqlite", name: string) => path.join(scenarioDir(era, name), "state");
@@ -117,7 +117,7 @@ describe("grep CLI", () => {
 
 describe("grep seq and block reading on a generated store", () => {
   it("seq is the same on every path (bytes, decoded block, per-line) across 1 MiB block edges", async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-grep-seq-"));
+    const root = tempDir("ocs-grep-seq-");
     const dir = path.join(root, "agents/main/sessions");
     fs.mkdirSync(dir, { recursive: true });
     const id = "11111111-2222-4333-8444-555555555555";

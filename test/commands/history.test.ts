@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runHistory, type HistoryOptions, type HistoryResult } from "../../src/commands/history.js";
@@ -8,8 +7,9 @@ import { projectHistory } from "../../src/core/transcript/history.js";
 import { closeStores } from "../../src/store/index.js";
 import { fileLines } from "../../src/store/lines.js";
 import { expectedOf, fileScenarios, scenarioDir, sqliteScenarios, sub } from "../helpers/corpus.js";
+import { tempDir } from "../helpers/temp.js";
 
-const HOME = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-history-home-"));
+const HOME = tempDir("ocs-history-home-");
 const ctx = { env: { HOME }, cwd: process.cwd() };
 afterAll(() => {
   closeStores();
@@ -176,7 +176,7 @@ describe("direct reads", () => {
     const up = await failure(run("files", "single-active", { file: path.join(dir, "..", "..", "..", "openclaw.json") }));
     expect(up.exitCode).toBe(2);
     expect(up.code).toBe("FILE_OUTSIDE_STORE");
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-esc-"));
+    const root = tempDir("ocs-esc-");
     try {
       const sessions = path.join(root, "state", "agents", "main", "sessions");
       fs.mkdirSync(sessions, { recursive: true });
@@ -245,7 +245,7 @@ describe("bad input never crashes", () => {
   });
 
   it("invalid UTF-8 and a 40 MB line in a crafted transcript", async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-bad-"));
+    const root = tempDir("ocs-bad-");
     try {
       const sessions = path.join(root, "state", "agents", "main", "sessions");
       fs.mkdirSync(sessions, { recursive: true });

@@ -5,11 +5,11 @@
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { CORPUS, hashTree } from "../helpers/corpus.js";
+import { tempDir } from "../helpers/temp.js";
 
 const GEN3 = "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z";
 const isRoot = process.getuid?.() === 0;
@@ -25,7 +25,7 @@ function tryMount(dir: string, opts: string): boolean {
 
 const canMount = (() => {
   if (!isRoot || process.platform !== "linux") return false;
-  const probe = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-mnt-probe-"));
+  const probe = tempDir("ocs-mnt-probe-");
   const ok = tryMount(probe, "size=64k");
   if (ok) execFileSync("umount", [probe]);
   fs.rmdirSync(probe);
@@ -41,7 +41,7 @@ afterEach(() => {
 
 /** The reset-chain store on its own tmpfs of `size`; manifests and HOME outside it. */
 function onTmpfs(size: string) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-env-"));
+  const root = tempDir("ocs-env-");
   roots.push(root);
   const stateDir = path.join(root, "state");
   fs.mkdirSync(stateDir);
@@ -124,7 +124,7 @@ describe.skipIf(!canMount)("restore on a full or read-only filesystem (tmpfs)", 
 
 describe.skipIf(isRoot || process.platform === "win32")("restore into a store it may not write", () => {
   it("PERMISSION_DENIED (exit 3), the store as it was", async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-perm-"));
+    const root = tempDir("ocs-perm-");
     roots.push(root);
     const stateDir = path.join(root, "state");
     fs.cpSync(path.join(CORPUS, "files/reset-chain/state"), stateDir, { recursive: true });

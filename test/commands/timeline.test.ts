@@ -1,10 +1,10 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTimeline, type TimelineResult, type TimelineSummaryResult } from "../../src/commands/timeline.js";
 import { copyState, expectedOf, hashTree, ROOT } from "../helpers/corpus.js";
 import { cli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 
 const ctx = (home: string) => ({ env: { HOME: home }, cwd: "/" });
 const RESET_CHAIN_KEY = "agent:main:telegram:direct:424242";
@@ -15,7 +15,7 @@ async function timeline(stateDir: string, key: string, home = "/nonexistent-home
 
 /** A copy of fixtures/timeline/<reason>/state in a temp dir. */
 function copyReasonFixture(reason: string): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), `ocs-timeline-${reason}-`));
+  const root = tempDir(`ocs-timeline-${reason}-`);
   fs.cpSync(path.join(ROOT, "fixtures/timeline", reason, "state"), path.join(root, "state"), { recursive: true });
   return path.join(root, "state");
 }

@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runVerifyImport, type VerifyImportResult } from "../../src/commands/verify-import.js";
@@ -7,6 +6,7 @@ import { closeStores } from "../../src/store/index.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, hashTree } from "../helpers/corpus.js";
 import { damagedCopy, run } from "../helpers/sqlite-writer.js";
+import { tempDir } from "../helpers/temp.js";
 
 const MAIN_ID = "019e82d9-f4c9-716e-8f29-35009202853e";
 const importArchive = (stateDir: string) => path.join(stateDir, "agents/main/session-sqlite-import-archive");
@@ -59,7 +59,7 @@ describe("verify-import on damaged copies", () => {
     expect(f.differences).toEqual([expect.objectContaining({ lineNo: 5, outcome: "missing", eventId: "58ae3c8d", type: "message" })]);
     expect(r.status).toBe("gaps");
 
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-missing-"));
+    const out = tempDir("ocs-missing-");
     temps.push(out);
     const res = await cli(["verify-import", "--state-dir", c.stateDir, "--export-missing", out, "--json"], { env: { HOME: c.home } });
     expect(res.code).toBe(1);
@@ -94,7 +94,7 @@ describe("verify-import on damaged copies", () => {
     temps.push(root);
     const extra = `{"type":"message","id":"appended1","parentId":"1d3b0fe3","timestamp":"2026-06-01T11:10:02.601Z","message":{"role":"user","content":"caf\u00e9 \u2014 one more"}}\r\n`;
     fs.appendFileSync(mainArchive(stateDir), extra);
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-missing-"));
+    const out = tempDir("ocs-missing-");
     temps.push(out);
     const r = await verify(stateDir, home, { exportMissing: out });
     const f = fileOf(r, MAIN_ID);

@@ -1,9 +1,9 @@
 /** The corpus fixtures (copied from shared/corpus) and their expected.json ground truth. */
 import crypto from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { tempDir } from "./temp.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const CORPUS = path.join(ROOT, "fixtures/corpus");
@@ -27,7 +27,7 @@ export function expectedOf(era: "files" | "sqlite", name: string): any {
 
 /** Copy a whole scenario state dir into a fresh temp dir (tests that might write, or need a clean HOME). */
 export function copyState(era: "files" | "sqlite", name: string): { stateDir: string; home: string; root: string } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), `ocs-${name}-`));
+  const root = tempDir(`ocs-${name}-`);
   const stateDir = path.join(root, "state");
   fs.cpSync(path.join(CORPUS, era, name, "state"), stateDir, { recursive: true, verbatimSymlinks: true });
   const home = path.join(root, "home");

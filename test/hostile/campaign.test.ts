@@ -5,12 +5,12 @@
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, type CliResult } from "../helpers/cli.js";
 import { hashTree, scenarioDir } from "../helpers/corpus.js";
 import { mutate, seeded } from "./mutations.js";
+import { tempDir } from "../helpers/temp.js";
 
 const CASES = Number(process.env.HOSTILE_CASES ?? 150);
 const SEED = Number(process.env.HOSTILE_SEED ?? 20261130);
@@ -42,7 +42,7 @@ const DOCUMENTED = new Set([0, 1, 2, 3, 4]);
 
 describe(`hostile input campaign (${CASES} cases, seed ${SEED})`, () => {
   it("never crashes, always exits with a documented code and a message, never writes", async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-hostile-"));
+    const root = tempDir("ocs-hostile-");
     const sentinel = path.join(root, "sentinel.txt");
     fs.writeFileSync(sentinel, "outside the store\n");
     const sentinelHash = crypto.createHash("sha256").update(fs.readFileSync(sentinel)).digest("hex");

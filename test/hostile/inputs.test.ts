@@ -7,12 +7,12 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BIN, RSS_PROBE } from "../helpers/built-cli.js";
 import { copyState, hashTree, ROOT } from "../helpers/corpus.js";
 import { HOSTILE_KINDS, mkfifo, plant, type HostileKind } from "./inputs.js";
+import { tempDir } from "../helpers/temp.js";
 
 interface Run {
   code: number | null;
@@ -144,7 +144,7 @@ describe("hostile inputs: every read command finishes, names the file, stays bou
 describe("snapshot dirs of a killed run", () => {
   it("are removed by the next run; a live run's dir is kept", async () => {
     const { removeStaleSnapshots } = await import("../../src/store/sqlite/driver.js");
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-stale-"));
+    const tmp = tempDir("ocs-stale-");
     // A pid that cannot exist (above Linux's pid_max) and this process's own pid.
     const dead = path.join(tmp, "openclaw-sessions-sqlite-4194305-abc");
     const mine = path.join(tmp, `openclaw-sessions-sqlite-${process.pid}-def`);

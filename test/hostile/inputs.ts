@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 
 /** A zstd frame of RLE blocks: `bytes` copies of `byte` from ~4 bytes per 128 KiB (a 1 GiB line is 32 KB). */
@@ -48,10 +49,17 @@ export function mkfifo(p: string): void {
   execFileSync("mkfifo", [p]);
 }
 
-/** A listening unix socket at `p`; close() when done. */
+let socketCount = 0;
+
+/**
+ * A listening unix socket at `p`; close() when done. Bound at a short name in the same dir tree
+ * and renamed into place: a socket's path must fit in 107 bytes, a temp store's rarely does.
+ */
 export async function listenSocket(p: string): Promise<net.Server> {
   const server = net.createServer((c) => c.destroy());
-  await new Promise<void>((resolve) => server.listen(p, resolve));
+  const short = path.join(os.tmpdir(), `s${process.pid}-${socketCount++}`);
+  await new Promise<void>((resolve) => server.listen(short, resolve));
+  fs.renameSync(short, p);
   return server;
 }
 

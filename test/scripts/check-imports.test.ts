@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/corpus.js";
+import { tempDir } from "../helpers/temp.js";
 
 const SCRIPT = path.join(ROOT, "scripts/check-imports.mjs");
 let dirs: string[] = [];
@@ -14,7 +14,7 @@ afterEach(() => {
 
 /** Runs the import check on a tree of src/ files; status 0 or 1 and what it printed. */
 function check(files: Record<string, string>): { status: number; out: string } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-imports-"));
+  const root = tempDir("ocs-imports-");
   dirs.push(root);
   for (const [rel, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, "src", rel)), { recursive: true });

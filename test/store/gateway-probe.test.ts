@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gatewayLockName, gatewayOwnerStatus, isGatewayArgv, probeGatewayLocks } from "../../src/store/gateway-probe.js";
 import { processStartTime } from "../../src/store/process-probe.js";
+import { tempDir } from "../helpers/temp.js";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -13,7 +13,7 @@ afterEach(() => {
 });
 
 function tmpEnv() {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-gw-"));
+  const root = tempDir("ocs-gw-");
   roots.push(root);
   const stateDir = path.join(root, "state");
   fs.mkdirSync(stateDir);

@@ -1,11 +1,11 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { fileLines, pinnedFileLines, type RawLine } from "../../src/store/lines.js";
+import { tempDir } from "../helpers/temp.js";
 
-const ROOT = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-lines-"));
+const ROOT = tempDir("ocs-lines-");
 afterAll(() => fs.rmSync(ROOT, { recursive: true, force: true }));
 
 const header = { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" };

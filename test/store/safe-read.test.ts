@@ -1,6 +1,5 @@
 /** Only regular files are opened, never blocking; what cannot be read is named and remembered. */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,10 +8,11 @@ import { fileLines, zstdChunks, zstdFrameProblem } from "../../src/store/lines.j
 import { cli } from "../helpers/cli.js";
 import { copyState } from "../helpers/corpus.js";
 import { listenSocket, mkfifo, zstdBomb } from "../hostile/inputs.js";
+import { tempDir } from "../helpers/temp.js";
 
 let dir: string;
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-safe-"));
+  dir = tempDir("ocs-safe-");
   takeUnreadable();
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));

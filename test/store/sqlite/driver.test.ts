@@ -1,9 +1,9 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteReadOnly } from "../../../src/store/sqlite/driver.js";
 import { SQLITE_CORPUS, openWriter } from "./helpers.js";
+import { tempDir } from "../../helpers/temp.js";
 
 const tmpDirs: string[] = [];
 afterEach(() => {
@@ -15,7 +15,7 @@ afterEach(() => {
  * and deletes the WAL when the last connection closes), like a Gateway that never checkpointed.
  */
 function makeWalDb(): { dir: string; file: string; writer: { exec(sql: string): void; close(): void } } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-wal-test-"));
+  const dir = tempDir("ocs-wal-test-");
   tmpDirs.push(dir);
   const file = path.join(dir, "openclaw-agent.sqlite");
   const writer = openWriter(file);
@@ -93,7 +93,7 @@ describe("corpus shared state DB", () => {
         db.close();
       }
     };
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-alone-"));
+    const dir = tempDir("ocs-alone-");
     tmpDirs.push(dir);
     fs.copyFileSync(src, path.join(dir, "x.sqlite"));
     expect(tables(src)).toBeGreaterThan(50);

@@ -3,17 +3,17 @@
  * previous_session_id set) and a legacy archive file named after the older window.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { indexSqliteAgent } from "../../../src/store/sqlite/index.js";
 import { agentPaths, openWriter } from "./helpers.js";
+import { tempDir } from "../../helpers/temp.js";
 
 const A = "aaaaaaaa-0000-4000-8000-000000000001";
 const B = "bbbbbbbb-0000-4000-8000-000000000002";
 const KEY = "agent:main:rolled";
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-lineage-"));
+const root = tempDir("ocs-lineage-");
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 function build(): { stateDir: string; dbPath: string; sessionsDir: string } {

@@ -1,0 +1,37 @@
+/**
+ * Temp dirs a test file makes, removed when the file's tests end (test/helpers/cleanup.ts), so no
+ * test has to remember to. The run's global setup fails the run if any dir is left over.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const made: string[] = [];
+
+/** A fresh dir in os.tmpdir(), named `<prefix>XXXXXX`, removed after the file's tests. */
+export function tempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Gives back owner access below `dir` (tests take permissions away), so it can be removed. */
+function restoreAccess(dir: string): void {
+  try {
+    fs.chmodSync(dir, 0o700);
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) restoreAccess(path.join(dir, e.name));
+  } catch {
+    // Gone or not ours: rmSync says what is left.
+  }
+}
+
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      restoreAccess(dir);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}

@@ -1,6 +1,6 @@
 /** Wall-clock times in a zone: the cached offsets agree with Intl for every instant. */
 import { describe, expect, it } from "vitest";
-import { wallTime, wallTimeByIntl } from "../../../src/core/timeline/tz.js";
+import { instantOf, latestBoundary, wallTime, wallTimeByIntl } from "../../../src/core/timeline/tz.js";
 
 const ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham", "Africa/Casablanca"];
 
@@ -21,5 +21,26 @@ describe("wallTime", () => {
   it("falls back to Intl for historical local mean time offsets", () => {
     const ms = Date.UTC(1880, 5, 1, 12, 0, 0);
     expect(wallTime(ms, "Europe/Amsterdam")).toEqual(wallTimeByIntl(ms, "Europe/Amsterdam"));
+  });
+});
+
+describe("instantOf and latestBoundary", () => {
+  it("a wall time in a DST gap is read with the later offset", () => {
+    // New York, 2026-03-08: 02:00 EST jumps to 03:00 EDT; 02:xx does not exist. 02:00 at EDT's
+    // -4h is 06:00Z (01:00 EST on the clock). Pinned as it is; whether OpenClaw's daily reset
+    // reads a gap hour the same way is not checked here.
+    expect(new Date(instantOf(2026, 3, 8, 2, "America/New_York")).toISOString()).toBe("2026-03-08T06:00:00.000Z");
+    expect(new Date(instantOf(2026, 3, 8, 1, "America/New_York")).toISOString()).toBe("2026-03-08T06:00:00.000Z");
+    expect(new Date(instantOf(2026, 11, 1, 1, "America/New_York")).toISOString()).toBe("2026-11-01T05:00:00.000Z");
+    expect(new Date(instantOf(2026, 3, 8, 3, "America/New_York")).toISOString()).toBe("2026-03-08T07:00:00.000Z");
+    expect(new Date(instantOf(2026, 7, 1, 4, "Asia/Kathmandu")).toISOString()).toBe("2026-06-30T22:15:00.000Z");
+  });
+
+  it("the latest daily boundary at or before an instant, across a DST change", () => {
+    const atHour = 4;
+    // Just before 04:00 EDT on the day after the spring change: the boundary is the day before, at 04:00 EST.
+    expect(new Date(latestBoundary(Date.UTC(2026, 2, 9, 7, 59), atHour, "America/New_York")).toISOString()).toBe("2026-03-08T08:00:00.000Z");
+    expect(new Date(latestBoundary(Date.UTC(2026, 2, 9, 8, 0), atHour, "America/New_York")).toISOString()).toBe("2026-03-09T08:00:00.000Z");
+    expect(new Date(latestBoundary(Date.UTC(2026, 2, 7, 12), atHour, "America/New_York")).toISOString()).toBe("2026-03-07T09:00:00.000Z");
   });
 });

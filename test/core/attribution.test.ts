@@ -1,0 +1,135 @@
+/** Attribution on plain data: which key each transcript file belongs to, and why. */
+import { describe, expect, it } from "vitest";
+import { attribute, lineageOf, type KeyInput } from "../../src/core/attribution.js";
+import type { ClassifiedFile, Evidence, SessionEntry, TranscriptHeader } from "../../src/core/model.js";
+import { classifyName } from "../../src/core/names.js";
+
+const DIR = "/s";
+const A = "11111111-1111-4111-8111-111111111111";
+const B = "22222222-2222-4222-8222-222222222222";
+const C = "33333333-3333-4333-8333-333333333333";
+const D = "44444444-4444-4444-8444-444444444444";
+
+function file(name: string): ClassifiedFile {
+  return { path: `${DIR}/${name}`, relPath: name, name, bytes: 1, mtimeMs: 0, symlink: false, ...classifyName(name) };
+}
+function key(sessionKey: string, sessionId: string | null, entry: SessionEntry = {}, sessionFileBasename: string | null = null): KeyInput {
+  return { sessionKey, sessionId, entry: { sessionId, ...entry }, sessionFileBasename, activePaths: sessionId ? [`${DIR}/${sessionId}.jsonl`] : [] };
+}
+function header(id: string | null, timestamp: string | null = null, parentSession: string | null = null): TranscriptHeader {
+  return { id, timestamp, version: 3, parentSession, cwd: null };
+}
+/** A header lookup over a table, recording which paths were asked for. */
+function headers(table: Record<string, TranscriptHeader>) {
+  const asked: string[] = [];
+  const lookup = (p: string) => {
+    asked.push(p);
+    return table[p.slice(DIR.length + 1)] ?? null;
+  };
+  return { lookup, asked };
+}
+const kinds = (a: ReturnType<typeof attribute>, name: string) =>
+  Object.fromEntries([...(a.byFile.get(`${DIR}/${name}`) ?? new Map<string, Evidence[]>()).entries()].map(([k, ev]) => [k, ev.map((e) => `${e.kind}/${e.confidence}`)]));
+
+describe("lineageOf", () => {
+  it("lists usageFamilySessionIds, compaction checkpoints and previousSessionId with their fields; ignores junk", () => {
+    const entry: SessionEntry = {
+      usageFamilySessionIds: [A, "", 7],
+      compactionCheckpoints: [{ preCompaction: { sessionId: B }, postCompaction: { sessionId: "" } }, null, "x"],
+      previousSessionId: C,
+    };
+    expect(lineageOf(entry)).toEqual([
+      { id: A, kind: "usage-family", field: "usageFamilySessionIds" },
+      { id: B, kind: "compaction-checkpoint", field: "compactionCheckpoints[0].preCompaction.sessionId" },
+      { id: C, kind: "previous-session-id", field: "previousSessionId" },
+    ]);
+    expect(lineageOf({ usageFamilySessionIds: "nope", compactionCheckpoints: {} })).toEqual([]);
+  });
+});
+
+describe("attribute", () => {
+  it("an archive named by the current sessionId is the key's, certainly; the active file is never an archive", () => {
+    const archive = `${A}.jsonl.reset.2026-07-01T09-00-00.000Z`;
+    const { lookup, asked } = headers({});
+    const a = attribute([key("agent:main:main", A)], [file(`${A}.jsonl`), file(archive)], lookup);
+    expect(kinds(a, archive)).toEqual({ "agent:main:main": ["current-session-id/certain"] });
+    expect(a.byFile.has(`${DIR}/${A}.jsonl`)).toBe(false);
+    // The name decided: no header was read for it.
+    expect(asked).not.toContain(`${DIR}/${archive}`);
+    expect(a.lineage.get("agent:main:main")).toEqual([A]);
+  });
+
+  it("ids the entry records (lineage) own their archives, and come before the current id in the lineage", () => {
+    const archive = `${B}.jsonl.deleted.2026-07-01T09-00-00.000Z`;
+    const a = attribute([key("k", A, { previousSessionId: B })], [file(archive)], headers({}).lookup);
+    expect(kinds(a, archive)).toEqual({ k: ["previous-session-id/certain"] });
+    expect(a.lineage.get("k")).toEqual([B, A]);
+  });
+
+  it("a header id that is another key's sessionId links the file to that key (strong)", () => {
+    const archive = `${C}.jsonl.reset.2026-07-01T09-00-00.000Z`;
+    const a = attribute([key("k1", A), key("k2", B)], [file(archive)], headers({ [archive]: header(B) }).lookup);
+    expect(kinds(a, archive)).toEqual({ k2: ["header-id/strong"] });
+  });
+
+  it("an archive of a custom sessionFile name is the key's: certain when the header id matches, strong otherwise", () => {
+    const now = "custom-name.jsonl.reset.2026-07-01T09-00-00.000Z";
+    const older = "custom-name.jsonl.reset.2026-06-01T09-00-00.000Z";
+    const a = attribute([key("k", A, {}, "custom-name.jsonl")], [file(now), file(older)], headers({ [now]: header(A), [older]: header(D) }).lookup);
+    // The header id is the key's sessionId too: that links it on its own as well.
+    expect(kinds(a, now)).toEqual({ k: ["header-id/strong", "session-file-name/certain"] });
+    expect(kinds(a, older)).toEqual({ k: ["session-file-name/strong"] });
+    expect(a.byFile.get(`${DIR}/${older}`)!.get("k")![0]!.detail).toContain(`header id ${D}: an earlier generation`);
+  });
+
+  it("a header's parentSession (an id or a path) names the key the file continues", () => {
+    const byId = `${C}.jsonl.reset.2026-07-01T09-00-00.000Z`;
+    const byPath = `${D}.jsonl.reset.2026-07-02T09-00-00.000Z`;
+    const a = attribute(
+      [key("k", A)],
+      [file(byId), file(byPath)],
+      headers({ [byId]: header(C, null, A), [byPath]: header(D, null, `/elsewhere/sessions/${A}.jsonl`) }).lookup,
+    );
+    expect(kinds(a, byId)).toEqual({ k: ["header-parent-session/strong"] });
+    expect(kinds(a, byPath)).toEqual({ k: ["header-parent-session/strong"] });
+    // Each attached id joins the key's lineage.
+    expect(a.lineage.get("k")).toEqual(expect.arrayContaining([C, D, A]));
+  });
+
+  it("a reset archive is followed by the key whose oldest file starts at the archive's instant (strong), within 2 s (weak)", () => {
+    const exact = `${C}.jsonl.reset.2026-07-01T09-00-00.000Z`;
+    const a1 = attribute([key("k", A)], [file(`${A}.jsonl`), file(exact)], headers({ [`${A}.jsonl`]: header(A, "2026-07-01T09:00:00.000Z") }).lookup);
+    expect(kinds(a1, exact)).toEqual({ k: ["reset-successor/strong"] });
+
+    const a2 = attribute([key("k", A)], [file(`${A}.jsonl`), file(exact)], headers({ [`${A}.jsonl`]: header(A, "2026-07-01T09:00:01.500Z") }).lookup);
+    expect(kinds(a2, exact)).toEqual({ k: ["reset-successor/weak"] });
+
+    const a3 = attribute([key("k", A)], [file(`${A}.jsonl`), file(exact)], headers({ [`${A}.jsonl`]: header(A, "2026-07-01T09:00:02.500Z") }).lookup);
+    expect(a3.byFile.has(`${DIR}/${exact}`)).toBe(false);
+  });
+
+  it("a chain of resets attaches link by link, oldest last", () => {
+    // k's live file started when C was archived; C's header started when D was archived.
+    const c = `${C}.jsonl.reset.2026-07-02T09-00-00.000Z`;
+    const d = `${D}.jsonl.reset.2026-07-01T09-00-00.000Z`;
+    const a = attribute(
+      [key("k", A)],
+      [file(`${A}.jsonl`), file(c), file(d)],
+      headers({ [`${A}.jsonl`]: header(A, "2026-07-02T09:00:00.000Z"), [c]: header(C, "2026-07-01T09:00:00.000Z"), [d]: header(D, "2026-06-30T09:00:00.000Z") }).lookup,
+    );
+    expect(kinds(a, c)).toEqual({ k: ["reset-successor/strong"] });
+    expect(kinds(a, d)).toEqual({ k: ["reset-successor/strong"] });
+  });
+
+  it("a file nothing names stays unattributed, and non-transcript kinds are never candidates", () => {
+    const orphan = `${C}.jsonl.reset.2026-07-01T09-00-00.000Z`;
+    const a = attribute([key("k", A)], [file(orphan), file("sessions.json"), file(`${A}.jsonl.lock`)], headers({ [orphan]: header(C) }).lookup);
+    expect([...a.byFile.keys()]).toEqual([]);
+  });
+
+  it("a file two keys can claim keeps both owners with their evidence", () => {
+    const shared = `${C}.jsonl.reset.2026-07-01T09-00-00.000Z`;
+    const a = attribute([key("k1", A, { usageFamilySessionIds: [C] }), key("k2", B, { previousSessionId: C })], [file(shared)], headers({}).lookup);
+    expect(kinds(a, shared)).toEqual({ k1: ["usage-family/certain"], k2: ["previous-session-id/certain"] });
+  });
+});

@@ -10,7 +10,7 @@ import path from "node:path";
 import type { AttributedArchive, SessionEntry, SessionRecord, TranscriptHeader } from "./model.js";
 import { parseArchiveStamp, parseGeneratedTranscriptName } from "./names.js";
 import { isValidSessionId } from "./store-load.js";
-import { chatTypeOfKey } from "./sqlite-restore.js";
+import { chatTypeOfKey } from "./session-key.js";
 
 export const RESTORE_SCHEMA_VERSION = 1;
 

@@ -9,6 +9,7 @@
  * it with a fresh lifecycleRevision; index/FTS rows are left for OpenClaw to rebuild.
  */
 import type { FieldChange, Refusal } from "./restore-plan.js";
+import { chatTypeOfKey, sessionScopeOfKey } from "./session-key.js";
 
 /** The agent schema whose rules were verified against OpenClaw 2026.9.6 (`PRAGMA user_version`). */
 export const VERIFIED_AGENT_SCHEMA = 23;
@@ -123,23 +124,6 @@ function tsOf(v: unknown): number | null {
     return Number.isNaN(ms) ? null : ms;
   }
   return null;
-}
-
-/** `agent:<a>:<rest>` → the chat type OpenClaw gives such a key (dashboard/main threads are direct). */
-export function chatTypeOfKey(sessionKey: string): "direct" | "group" | "channel" {
-  const parts = sessionKey.split(":");
-  if (parts.includes("group")) return "group";
-  if (parts.includes("channel")) return "channel";
-  return "direct";
-}
-
-/** session_windows.session_scope as 9.6 sets it for a key. */
-export function sessionScopeOfKey(sessionKey: string, mainKey: string): string {
-  const parts = sessionKey.split(":");
-  if (parts.length === 3 && parts[2] === mainKey) return "shared-main";
-  if (parts.includes("group")) return "group";
-  if (parts.includes("channel")) return "channel";
-  return "conversation";
 }
 
 /** Fields of the entry OpenClaw keeps per run; cleared when the window changes (as its rewind does). */

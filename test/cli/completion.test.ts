@@ -120,7 +120,7 @@ describe("completion in zsh and fish themselves", () => {
     for (const d of scripts.splice(0)) fs.rmSync(d, { recursive: true, force: true });
   });
   const scriptFile = async (shell: string) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-comp-"));
+    const dir = tempDir("ocs-comp-");
     scripts.push(dir);
     const file = path.join(dir, `c.${shell}`);
     fs.writeFileSync(file, (await cli(["completion", shell])).stdout);

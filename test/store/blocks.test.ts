@@ -1,9 +1,9 @@
 /** plainTextBlocks: whole lines, each once, with its number, whatever falls on a read boundary. */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { plainTextBlocks, type LongLine } from "../../src/store/blocks.js";
+import { tempDir } from "../helpers/temp.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -11,7 +11,7 @@ afterEach(() => {
 });
 
 function fileOf(lines: string[], finalNewline: boolean): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-blocks-"));
+  const dir = tempDir("ocs-blocks-");
   dirs.push(dir);
   const file = path.join(dir, "t.jsonl");
   fs.writeFileSync(file, lines.join("\n") + (finalNewline ? "\n" : ""));
@@ -25,7 +25,9 @@ function read(file: string, maxLineBytes?: number) {
   for (const b of plainTextBlocks(file, { ...(maxLineBytes ? { maxLineBytes } : {}), onLongLine: (l) => long.push(l) })) {
     const parts = b.text!.split("\n");
     expect(parts.length).toBe(b.lines);
-    parts.forEach((t, i) => got.push([b.firstLineNo + i, t]));
+    parts.forEach((t, i) => {
+      got.push([b.firstLineNo + i, t]);
+    });
   }
   return { got, long };
 }

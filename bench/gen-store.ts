@@ -9,7 +9,7 @@ import path from "node:path";
 
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function uuid(rand: () => number): string {
@@ -24,14 +24,41 @@ function uuid(rand: () => number): string {
 const stamp = (ms: number) => new Date(ms).toISOString().replace(/:/g, "-");
 
 function transcript(id: string, startMs: number, turns: number, rand: () => number): string {
-  const lines = [JSON.stringify({ type: "session", version: 3, id, timestamp: new Date(startMs).toISOString(), cwd: "/home/ana/.openclaw/workspace" })];
+  const lines = [
+    JSON.stringify({ type: "session", version: 3, id, timestamp: new Date(startMs).toISOString(), cwd: "/home/ana/.openclaw/workspace" }),
+  ];
   let parent: string | null = null;
   for (let t = 0; t < turns; t++) {
     const at = startMs + t * 60_000;
     const uid = crypto.randomBytes(4).toString("hex");
-    lines.push(JSON.stringify({ type: "message", id: uid, parentId: parent, timestamp: new Date(at).toISOString(), message: { role: "user", content: [{ type: "text", text: `question ${t} ${rand().toString(36)}` }], timestamp: at } }));
+    lines.push(
+      JSON.stringify({
+        type: "message",
+        id: uid,
+        parentId: parent,
+        timestamp: new Date(at).toISOString(),
+        message: { role: "user", content: [{ type: "text", text: `question ${t} ${rand().toString(36)}` }], timestamp: at },
+      }),
+    );
     const aid = crypto.randomBytes(4).toString("hex");
-    lines.push(JSON.stringify({ type: "message", id: aid, parentId: uid, timestamp: new Date(at + 2000).toISOString(), message: { role: "assistant", content: [{ type: "text", text: `answer ${t} `.repeat(8) }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: { input: 100, output: 20 }, stopReason: "stop", timestamp: at + 2000 } }));
+    lines.push(
+      JSON.stringify({
+        type: "message",
+        id: aid,
+        parentId: uid,
+        timestamp: new Date(at + 2000).toISOString(),
+        message: {
+          role: "assistant",
+          content: [{ type: "text", text: `answer ${t} `.repeat(8) }],
+          api: "anthropic-messages",
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          usage: { input: 100, output: 20 },
+          stopReason: "stop",
+          timestamp: at + 2000,
+        },
+      }),
+    );
     parent = aid;
   }
   return `${lines.join("\n")}\n`;
@@ -57,7 +84,12 @@ export function generateStore(root: string, opts: { keys: number; seed?: number 
   };
   const base = Date.parse("2026-06-01T00:00:00.000Z");
   for (let k = 0; k < opts.keys; k++) {
-    const key = k % 3 === 0 ? `agent:main:telegram:direct:${100000 + k}` : k % 3 === 1 ? `agent:main:cron:job-${k}` : `agent:main:webchat:direct:user-${k}`;
+    const key =
+      k % 3 === 0
+        ? `agent:main:telegram:direct:${100000 + k}`
+        : k % 3 === 1
+          ? `agent:main:cron:job-${k}`
+          : `agent:main:webchat:direct:user-${k}`;
     const generations = 2 + Math.floor(rand() * 2); // 2–3 resets
     const ids: string[] = [];
     let t = base + k * 3_600_000;

@@ -14,7 +14,10 @@ function rng(seed: number): () => number {
   };
 }
 
-const WORDS = "the a repo file test build error fix run check config session agent tool result output line value node path write read list deploy branch merge commit".split(" ");
+const WORDS =
+  "the a repo file test build error fix run check config session agent tool result output line value node path write read list deploy branch merge commit".split(
+    " ",
+  );
 const TOOLS = ["read", "bash", "ls", "grep", "edit", "web_fetch"];
 
 export interface GenStats {
@@ -47,13 +50,25 @@ export function generateTranscript(file: string, targetBytes: number, seed = 42)
   let n = 0;
   const id = () => `e${(n++).toString(16).padStart(8, "0")}`;
   const msg = (parent: string | null, message: Record<string, unknown>) => {
-    const entry = { type: "message", id: id(), parentId: parent, timestamp: new Date(t).toISOString(), message: { ...message, timestamp: t } };
+    const entry = {
+      type: "message",
+      id: id(),
+      parentId: parent,
+      timestamp: new Date(t).toISOString(),
+      message: { ...message, timestamp: t },
+    };
     t += 500 + Math.floor(rand() * 4000);
     stats.messages += 1;
     emit(entry);
     return entry.id;
   };
-  emit({ type: "session", version: 3, id: "bench-0000-4000-8000-000000000000", timestamp: new Date(t).toISOString(), cwd: "/home/ana/.openclaw/workspace" });
+  emit({
+    type: "session",
+    version: 3,
+    id: "bench-0000-4000-8000-000000000000",
+    timestamp: new Date(t).toISOString(),
+    cwd: "/home/ana/.openclaw/workspace",
+  });
   let leaf: string | null = null;
   let turn = 0;
   const usage = { input: 1200, output: 40, cacheRead: 0, cacheWrite: 0, totalTokens: 1240 };
@@ -82,8 +97,22 @@ export function generateTranscript(file: string, targetBytes: number, seed = 42)
     });
     // Tool output dominates real transcripts: 0.5–6 KB, now and then 40 KB.
     const size = rand() < 0.03 ? 40_000 : 500 + Math.floor(rand() * 5500);
-    leaf = msg(leaf, { role: "toolResult", toolCallId: callId, toolName: tool, content: [{ type: "text", text: words(Math.ceil(size / 6)) }], isError: rand() < 0.05 });
-    leaf = msg(leaf, { role: "assistant", content: [{ type: "text", text: words(15 + Math.floor(rand() * 80)) }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage, stopReason: "stop" });
+    leaf = msg(leaf, {
+      role: "toolResult",
+      toolCallId: callId,
+      toolName: tool,
+      content: [{ type: "text", text: words(Math.ceil(size / 6)) }],
+      isError: rand() < 0.05,
+    });
+    leaf = msg(leaf, {
+      role: "assistant",
+      content: [{ type: "text", text: words(15 + Math.floor(rand() * 80)) }],
+      api: "anthropic-messages",
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      usage,
+      stopReason: "stop",
+    });
   }
   if (batch.length) fs.writeSync(fd, batch.join(""));
   fs.closeSync(fd);

@@ -18,7 +18,7 @@ const FILES = Number(args[args.indexOf("--files") + 1] ?? 0) || 2000;
 
 // A small deterministic PRNG so every run builds the same store.
 let seed = 42;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
 let counter = 0;
 const uuid = () => {
@@ -26,19 +26,38 @@ const uuid = () => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 };
 
-const WORDS = "the a to of and in is it you that for on with as this be are at by not from or have an they which one all were we when your can said there use each she do how their if will up other about out many then them these so some her would make like him into time has look two more write go see number no way could people my than first water been call who oil its now find long down day did get come made may part".split(" ");
+const WORDS =
+  "the a to of and in is it you that for on with as this be are at by not from or have an they which one all were we when your can said there use each she do how their if will up other about out many then them these so some her would make like him into time has look two more write go see number no way could people my than first water been call who oil its now find long down day did get come made may part".split(
+    " ",
+  );
 const sentence = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(" ");
 const paragraph = () => Array.from({ length: 2 + Math.floor(rnd() * 4) }, () => `${sentence(8 + Math.floor(rnd() * 12))}.`).join(" ");
 const NEEDLE = "purple elephant migration";
 
 function messageLines(sessionId: string, start: number, count: number, large: boolean, needle: boolean): string[] {
-  const lines = [JSON.stringify({ type: "session", version: 3, id: sessionId, timestamp: new Date(start).toISOString(), cwd: "/home/ana/.openclaw/workspace" })];
+  const lines = [
+    JSON.stringify({
+      type: "session",
+      version: 3,
+      id: sessionId,
+      timestamp: new Date(start).toISOString(),
+      cwd: "/home/ana/.openclaw/workspace",
+    }),
+  ];
   let parent: string | null = null;
   let t = start;
   const push = (message: Record<string, unknown>) => {
     const id = uuid().slice(0, 8);
     t += 1500 + Math.floor(rnd() * 30_000);
-    lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(t).toISOString(), message: { ...message, timestamp: t } }));
+    lines.push(
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId: parent,
+        timestamp: new Date(t).toISOString(),
+        message: { ...message, timestamp: t },
+      }),
+    );
     parent = id;
   };
   const needleAt = needle ? Math.floor(rnd() * count) : -1;
@@ -47,13 +66,36 @@ function messageLines(sessionId: string, start: number, count: number, large: bo
     push({ role: "user", content: [{ type: "text", text }] });
     if (rnd() < 0.4) {
       const callId = `toolu_${uuid().slice(0, 12)}`;
-      push({ role: "assistant", content: [{ type: "thinking", thinking: paragraph() }, { type: "toolCall", id: callId, name: pick(["exec", "read", "web_search", "memory_search"]), arguments: { command: `grep -rn "${pick(WORDS)}" ./src`, path: "/home/ana/project" } }], stopReason: "toolUse", usage: { input: 1200, output: 40, totalTokens: 1240 } });
+      push({
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: paragraph() },
+          {
+            type: "toolCall",
+            id: callId,
+            name: pick(["exec", "read", "web_search", "memory_search"]),
+            arguments: { command: `grep -rn "${pick(WORDS)}" ./src`, path: "/home/ana/project" },
+          },
+        ],
+        stopReason: "toolUse",
+        usage: { input: 1200, output: 40, totalTokens: 1240 },
+      });
       const size = large && rnd() < 0.3 ? 200_000 : 600 + Math.floor(rnd() * 4000);
       let out = "";
       while (out.length < size) out += `src/${pick(WORDS)}.ts:${Math.floor(rnd() * 900)}:  const ${pick(WORDS)} = "${sentence(6)}";\n`;
       push({ role: "toolResult", toolCallId: callId, toolName: "exec", content: [{ type: "text", text: out }], isError: false });
     }
-    push({ role: "assistant", content: [{ type: "text", text: `${paragraph()}\n\n- ${sentence(6)}\n- ${sentence(7)}\n\n\`\`\`ts\nconst x = "${sentence(4)}";\n\`\`\`` }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: { input: 1200, output: 40, cacheRead: 0, cacheWrite: 0, totalTokens: 1240 }, stopReason: "stop" });
+    push({
+      role: "assistant",
+      content: [
+        { type: "text", text: `${paragraph()}\n\n- ${sentence(6)}\n- ${sentence(7)}\n\n\`\`\`ts\nconst x = "${sentence(4)}";\n\`\`\`` },
+      ],
+      api: "anthropic-messages",
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      usage: { input: 1200, output: 40, cacheRead: 0, cacheWrite: 0, totalTokens: 1240 },
+      stopReason: "stop",
+    });
   }
   return lines;
 }
@@ -119,8 +161,22 @@ async function breakdown(): Promise<string> {
     const indexes = await openStores({ stateDir: OUT }, { env: { HOME: "/nonexistent" }, cwd: ROOT });
     const t1 = performance.now();
     const matcher = compileMatcher(NEEDLE, { fixed: true });
-    const f = { matcher, byteSkip: byteSkipFor(NEEDLE, matcher, false), roles: null, since: null, until: null, tools: true, firstPerFile: false };
-    for (const t of indexes.flatMap(grepTargets)) await grepTarget(t, f, () => {}, () => {});
+    const f = {
+      matcher,
+      byteSkip: byteSkipFor(NEEDLE, matcher, false),
+      roles: null,
+      since: null,
+      until: null,
+      tools: true,
+      firstPerFile: false,
+    };
+    for (const t of indexes.flatMap(grepTargets))
+      await grepTarget(
+        t,
+        f,
+        () => {},
+        () => {},
+      );
     const t2 = performance.now();
     bestIndex = Math.min(bestIndex, t1 - t0);
     bestScan = Math.min(bestScan, t2 - t1);
@@ -146,22 +202,36 @@ async function main(): Promise<void> {
   console.log(`${"case".padEnd(34)} ${"ours ms".padStart(9)} ${"rg ms".padStart(9)} ${"ratio".padStart(7)}  matches (ours / rg lines)`);
   for (const c of cases) {
     const ours = best("node", [cli, "grep", ...c.ours, "-c", "-q", "--tools", "--state-dir", OUT]);
-    const oursCount = ours.out.split("\n").filter(Boolean).reduce((n, l) => n + Number(l.trim().split(/\s+/)[0]), 0);
+    const oursCount = ours.out
+      .split("\n")
+      .filter(Boolean)
+      .reduce((n, l) => n + Number(l.trim().split(/\s+/)[0]), 0);
     if (!rg) {
-      console.log(`${c.name.padEnd(34)} ${ours.ms.toFixed(0).padStart(9)} ${"-".padStart(9)} ${"-".padStart(7)}  ${oursCount} / rg not installed`);
+      console.log(
+        `${c.name.padEnd(34)} ${ours.ms.toFixed(0).padStart(9)} ${"-".padStart(9)} ${"-".padStart(7)}  ${oursCount} / rg not installed`,
+      );
       continue;
     }
     const r = best("rg", [...c.rg, "-c", sessions]);
-    const rgCount = r.out.split("\n").filter(Boolean).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(":") + 1)), 0);
-    console.log(`${c.name.padEnd(34)} ${ours.ms.toFixed(0).padStart(9)} ${r.ms.toFixed(0).padStart(9)} ${(ours.ms / r.ms).toFixed(2).padStart(6)}×  ${oursCount} / ${rgCount}`);
+    const rgCount = r.out
+      .split("\n")
+      .filter(Boolean)
+      .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(":") + 1)), 0);
+    console.log(
+      `${c.name.padEnd(34)} ${ours.ms.toFixed(0).padStart(9)} ${r.ms.toFixed(0).padStart(9)} ${(ours.ms / r.ms).toFixed(2).padStart(6)}×  ${oursCount} / ${rgCount}`,
+    );
   }
   if (!rg) console.log("\nrg not installed (apt-get install -y ripgrep) — no comparison");
   const empty = best("node", [cli, "grep", "-F", "no-such-needle-xyz", "-q", "--state-dir", path.join(OUT, "nope")], 3);
   const node0 = best("node", ["-e", "0"], 3);
-  console.log(`\n(node start-up + CLI load, no store: ${empty.ms.toFixed(0)} ms, of which \`node -e 0\` ${node0.ms.toFixed(0)} ms; rg counts matching lines, ours counts matching entries)`);
+  console.log(
+    `\n(node start-up + CLI load, no store: ${empty.ms.toFixed(0)} ms, of which \`node -e 0\` ${node0.ms.toFixed(0)} ms; rg counts matching lines, ours counts matching entries)`,
+  );
   if (rg) {
     const rgLiteral = best("rg", ["-F", NEEDLE, "-c", sessions]);
-    console.log(`goal ≤ 3× rg on the literal case: ${(3 * rgLiteral.ms).toFixed(0)} ms in all, against a fixed cost of ${empty.ms.toFixed(0)} ms before the first byte is read`);
+    console.log(
+      `goal ≤ 3× rg on the literal case: ${(3 * rgLiteral.ms).toFixed(0)} ms in all, against a fixed cost of ${empty.ms.toFixed(0)} ms before the first byte is read`,
+    );
   }
   console.log(await breakdown());
   if (!args.includes("--keep")) fs.rmSync(path.join(ROOT, "bench/out"), { recursive: true, force: true });

@@ -83,7 +83,9 @@ function main(): void {
       const file = path.join(sessions, `bench-${size / MB}mb.jsonl`);
       const t0 = performance.now();
       const g = generateTranscript(file, size);
-      console.error(`generated ${file}: ${(g.bytes / MB).toFixed(0)} MB, ${g.lines} lines, ${g.messages} messages, ${g.branches} abandoned branches (${fmtMs(performance.now() - t0)})`);
+      console.error(
+        `generated ${file}: ${(g.bytes / MB).toFixed(0)} MB, ${g.lines} lines, ${g.messages} messages, ${g.branches} abandoned branches (${fmtMs(performance.now() - t0)})`,
+      );
       return { file, bytes: g.bytes, runs: SETTINGS.map(() => [] as Measured[]) };
     });
     // Sizes and settings take turns, so a drift of the machine weighs on each alike.
@@ -96,10 +98,16 @@ function main(): void {
         }
       }
     }
-    const mid = <T,>(xs: T[], key: (x: T) => number): T => [...xs].sort((a, b) => key(a) - key(b))[RUNS >> 1]!;
+    const mid = <T>(xs: T[], key: (x: T) => number): T => [...xs].sort((a, b) => key(a) - key(b))[RUNS >> 1]!;
     for (const { file, bytes, runs } of files) {
-      const [users, quiet] = runs.map((rs) => ({ ms: mid(rs, (r) => r.ms).ms, rssMb: mid(rs, (r) => r.rssMb ?? 0).rssMb })) as [Median, Median];
-      for (const [k, rs] of runs.entries()) console.error(`${path.basename(file)}${k ? " (compiler on the main thread)" : ""}: peak RSS of the ${RUNS} runs: ${rs.map((r) => fmtMb(r.rssMb)).join(", ")}`);
+      const [users, quiet] = runs.map((rs) => ({ ms: mid(rs, (r) => r.ms).ms, rssMb: mid(rs, (r) => r.rssMb ?? 0).rssMb })) as [
+        Median,
+        Median,
+      ];
+      for (const [k, rs] of runs.entries())
+        console.error(
+          `${path.basename(file)}${k ? " (compiler on the main thread)" : ""}: peak RSS of the ${RUNS} runs: ${rs.map((r) => fmtMb(r.rssMb)).join(", ")}`,
+        );
       rss.push([users.rssMb, quiet.rssMb]);
       peaks.push(runs.map((rs) => rs.map((r) => r.rssMb ?? Number.NaN)));
       const theirs = jq ? measure("jq", ["-c", 'select(.type=="message")', file], false) : null;
@@ -117,7 +125,15 @@ function main(): void {
     fs.rmSync(root, { recursive: true, force: true });
   }
   if (!jq) console.log("jq not installed: only openclaw-sessions was measured");
-  const head = ["size", "history --jsonl", "peak RSS", "peak RSS, compiler on main thread", "jq select(message)", "jq peak RSS", "speed-up"];
+  const head = [
+    "size",
+    "history --jsonl",
+    "peak RSS",
+    "peak RSS, compiler on main thread",
+    "jq select(message)",
+    "jq peak RSS",
+    "speed-up",
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");
   console.log(line(head));

@@ -28,11 +28,15 @@ const rss = peakRss("node", [bin, "ls", "--json", "--state-dir", store.stateDir]
 const check = spawnSync("node", [bin, "ls", "--json", "--state-dir", store.stateDir], { maxBuffer: 1 << 30 });
 const doc = JSON.parse(check.stdout.toString());
 
-console.log(`ls --json:            ${ls.toFixed(1)} ms (median of ${runs}); ${doc.sessions.length} keys, ${doc.files.length} files, ${doc.unattributed.length} unattributed`);
+console.log(
+  `ls --json:            ${ls.toFixed(1)} ms (median of ${runs}); ${doc.sessions.length} keys, ${doc.files.length} files, ${doc.unattributed.length} unattributed`,
+);
 console.log(`find -printf:         ${find.toFixed(1)} ms`);
 console.log(`node -e 0:            ${node0.toFixed(1)} ms`);
 console.log(`ratio ls / (find + node): ${(ls / (find + node0)).toFixed(2)}× (goal ≤ 1.5×)`);
 const budget = 1.5 * (find + node0);
-console.log(`ls --json, empty store:  ${empty.toFixed(1)} ms: the fixed cost; the goal leaves ${budget.toFixed(0)} ms in all, ${(budget - empty).toFixed(0)} ms for ${store.files} files and ${(check.stdout.length / 1048576).toFixed(1)} MiB of JSON`);
+console.log(
+  `ls --json, empty store:  ${empty.toFixed(1)} ms: the fixed cost; the goal leaves ${budget.toFixed(0)} ms in all, ${(budget - empty).toFixed(0)} ms for ${store.files} files and ${(check.stdout.length / 1048576).toFixed(1)} MiB of JSON`,
+);
 console.log(`peak RSS of ls --json: ${rss === null ? "n/a" : `${(rss / 1024).toFixed(1)} MiB`}`);
 fs.rmSync(root, { recursive: true, force: true });

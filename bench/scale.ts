@@ -69,16 +69,33 @@ try {
   const empty = path.join(root, "empty/state");
   fs.mkdirSync(path.join(empty, "agents/main/sessions"), { recursive: true });
   fs.writeFileSync(path.join(empty, "agents/main/sessions/sessions.json"), "{}");
-  const [node0, version, lsEmpty] = interleaved([[NODE, "-e", "0"], cli("--version"), cli("ls", "--json", "--state-dir", empty)], Math.max(RUNS, 15));
+  const [node0, version, lsEmpty] = interleaved(
+    [[NODE, "-e", "0"], cli("--version"), cli("ls", "--json", "--state-dir", empty)],
+    Math.max(RUNS, 15),
+  );
   row("--version", ms(version!.ms), `node -e 0: ${ms(node0!.ms)}`, version!.ms / node0!.ms, "≤ 1.3×", version!.ms / node0!.ms <= 1.3);
-  row("ls --json, empty store", ms(lsEmpty!.ms), `node -e 0: ${ms(node0!.ms)}`, lsEmpty!.ms / node0!.ms, "≤ 1.3×", lsEmpty!.ms / node0!.ms <= 1.3);
+  row(
+    "ls --json, empty store",
+    ms(lsEmpty!.ms),
+    `node -e 0: ${ms(node0!.ms)}`,
+    lsEmpty!.ms / node0!.ms,
+    "≤ 1.3×",
+    lsEmpty!.ms / node0!.ms <= 1.3,
+  );
 
   // 2,000 keys.
   const s2 = generateStore(path.join(root, "k2000"), { keys: 2000 });
   const files2 = `find ${s2.sessionsDir} -printf '%p %s\\n' >/dev/null; find ${s2.sessionsDir} -type f -exec head -c 4096 {} + >/dev/null`;
   const [ls2, base2, n2] = interleaved([cli("ls", "--json", "--state-dir", s2.stateDir), sh(files2), [NODE, "-e", "0"]]);
   const floor2 = base2!.ms + n2!.ms;
-  row(`ls --json, 2,000 keys / ${s2.files} files`, ms(ls2!.ms), `node -e 0 + find -printf + head -c 4096: ${ms(floor2)}`, ls2!.ms / floor2, "≤ 2×", ls2!.ms / floor2 <= 2);
+  row(
+    `ls --json, 2,000 keys / ${s2.files} files`,
+    ms(ls2!.ms),
+    `node -e 0 + find -printf + head -c 4096: ${ms(floor2)}`,
+    ls2!.ms / floor2,
+    "≤ 2×",
+    ls2!.ms / floor2 <= 2,
+  );
 
   // 5,000 keys, one 300 MiB transcript and one of 60 MiB: ≥ 400 MB of transcripts.
   const s5 = generateStore(path.join(root, "k5000"), { keys: 5000 });
@@ -91,15 +108,42 @@ try {
   console.log(`5,000-key store: ${s5.files} files, ${(Number(bytes5) / 1e6).toFixed(0)} MB`);
 
   const [lsJson5, lsText5] = interleaved([cli("ls", "--json", "--state-dir", s5.stateDir), cli("ls", "--state-dir", s5.stateDir)]);
-  row("ls text vs ls --json, 5,000 keys", ms(lsText5!.ms), `ls --json: ${ms(lsJson5!.ms)}`, lsText5!.ms / lsJson5!.ms, "≤ 1.2×", lsText5!.ms / lsJson5!.ms <= 1.2);
+  row(
+    "ls text vs ls --json, 5,000 keys",
+    ms(lsText5!.ms),
+    `ls --json: ${ms(lsJson5!.ms)}`,
+    lsText5!.ms / lsJson5!.ms,
+    "≤ 1.2×",
+    lsText5!.ms / lsJson5!.ms <= 1.2,
+  );
 
   const grepNever = sh(`grep -rF 'zq-never-in-any-transcript-zq' ${s5.sessionsDir} >/dev/null; true`);
-  const [timeline5, check5, grep5] = interleaved([cli("timeline", "--json", "--state-dir", s5.stateDir), cli("check", "--json", "--state-dir", s5.stateDir), grepNever], 3);
-  row("timeline summary, 5,000 keys", ms(timeline5!.ms), `grep -F (no match): ${ms(grep5!.ms)}`, timeline5!.ms / grep5!.ms, "≤ 2×", timeline5!.ms / grep5!.ms <= 2);
-  row("check, 5,000 keys", ms(check5!.ms), `grep -F (no match): ${ms(grep5!.ms)}`, check5!.ms / grep5!.ms, "≤ 2×", check5!.ms / grep5!.ms <= 2);
+  const [timeline5, check5, grep5] = interleaved(
+    [cli("timeline", "--json", "--state-dir", s5.stateDir), cli("check", "--json", "--state-dir", s5.stateDir), grepNever],
+    3,
+  );
+  row(
+    "timeline summary, 5,000 keys",
+    ms(timeline5!.ms),
+    `grep -F (no match): ${ms(grep5!.ms)}`,
+    timeline5!.ms / grep5!.ms,
+    "≤ 2×",
+    timeline5!.ms / grep5!.ms <= 2,
+  );
+  row(
+    "check, 5,000 keys",
+    ms(check5!.ms),
+    `grep -F (no match): ${ms(grep5!.ms)}`,
+    check5!.ms / grep5!.ms,
+    "≤ 2×",
+    check5!.ms / grep5!.ms <= 2,
+  );
 
   if (has("rg")) {
-    const [ours, rg] = interleaved([cli("grep", "-F", "purple elephant", "--state-dir", s5.stateDir), sh(`rg -F 'purple elephant' ${s5.sessionsDir} >/dev/null; true`)], 3);
+    const [ours, rg] = interleaved(
+      [cli("grep", "-F", "purple elephant", "--state-dir", s5.stateDir), sh(`rg -F 'purple elephant' ${s5.sessionsDir} >/dev/null; true`)],
+      3,
+    );
     row("grep -F, ≥ 400 MB store", ms(ours!.ms), `rg -F: ${ms(rg!.ms)}`, ours!.ms / rg!.ms, "≤ 3×", ours!.ms / rg!.ms <= 3);
   } else row("grep -F, ≥ 400 MB store", "", "rg not installed", null, "≤ 3×", null);
 
@@ -123,7 +167,9 @@ try {
   }
   console.log(`(export times: 300 MiB ${ms(exp300.ms)}, 900 MiB ${ms(exp900.ms)})`);
 
-  const widths = rows[0]!.map((_, i) => Math.max(...[["figure", "ours", "baseline", "ratio", "goal", ""], ...rows].map((r) => r[i]!.length)));
+  const widths = rows[0]!.map((_, i) =>
+    Math.max(...[["figure", "ours", "baseline", "ratio", "goal", ""], ...rows].map((r) => r[i]!.length)),
+  );
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
   console.log(`\n${line(["figure", "ours", "baseline", "ratio", "goal", ""])}\n| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`);
   for (const r of rows) console.log(line(r));

@@ -19,7 +19,10 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "..");
-const VERSIONS = { openclaw96Dir: ["2026.9.6", "OPENCLAW_SESSIONS_OPENCLAW96"], openclaw71Dir: ["2026.7.1", "OPENCLAW_SESSIONS_OPENCLAW71"] };
+const VERSIONS = {
+  openclaw96Dir: ["2026.9.6", "OPENCLAW_SESSIONS_OPENCLAW96"],
+  openclaw71Dir: ["2026.7.1", "OPENCLAW_SESSIONS_OPENCLAW71"],
+};
 
 function say(line) {
   process.stdout.write(`${line}\n`);
@@ -43,7 +46,9 @@ function installOpenClaw(version, envName) {
   if (fs.existsSync(path.join(pkg, "package.json"))) return pkg;
   fs.mkdirSync(prefix, { recursive: true });
   say(`installing openclaw@${version} into ${prefix} (npm install --ignore-scripts) …`);
-  execFileSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", prefix, `openclaw@${version}`], { stdio: ["ignore", "inherit", "inherit"] });
+  execFileSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", prefix, `openclaw@${version}`], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   return pkg;
 }
 
@@ -55,7 +60,9 @@ function nodeMajor(bin) {
 
 /** A Node 24 binary: the project's own devDependency, else OPENCLAW_SESSIONS_NODE24. */
 function findNode24() {
-  const candidates = [path.join(repoRoot, "node_modules", ".bin", "node"), process.env.OPENCLAW_SESSIONS_NODE24, process.execPath].filter(Boolean);
+  const candidates = [path.join(repoRoot, "node_modules", ".bin", "node"), process.env.OPENCLAW_SESSIONS_NODE24, process.execPath].filter(
+    Boolean,
+  );
   for (const c of candidates) if (fs.existsSync(c) && nodeMajor(c) >= 24) return c;
   throw new Error("no Node ≥ 24 found: install the project's devDependencies or set OPENCLAW_SESSIONS_NODE24 to a Node 24 binary");
 }

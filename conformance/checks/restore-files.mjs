@@ -20,7 +20,8 @@ async function ours(ctx, args, dir) {
   return JSON.parse(r.stdout);
 }
 
-const texts = (messages) => messages.filter((m) => ["user", "assistant", "toolResult"].includes(m.role)).map((m) => `${m.role}:${(m.text ?? "").trim()}`);
+const texts = (messages) =>
+  messages.filter((m) => ["user", "assistant", "toolResult"].includes(m.role)).map((m) => `${m.role}:${(m.text ?? "").trim()}`);
 
 function copy(ctx, scenario, label) {
   const dir = path.join(ctx.tmpDir, label);
@@ -33,13 +34,17 @@ function copy(ctx, scenario, label) {
 function judge71(ctx, stateDir, key, restored, expected, label) {
   const seen = reader71(ctx, stateDir, key);
   if (!seen.entry) throw new Error(`${label}: 7.1's store loader has no entry for ${key} (keys: ${seen.keys.join(", ")})`);
-  if (seen.entry.sessionId !== restored.sessionId) throw new Error(`${label}: 7.1 loads ${key} with sessionId ${seen.entry.sessionId}, restore wrote ${restored.sessionId}`);
+  if (seen.entry.sessionId !== restored.sessionId)
+    throw new Error(`${label}: 7.1 loads ${key} with sessionId ${seen.entry.sessionId}, restore wrote ${restored.sessionId}`);
   const real = (p) => (p ? fs.realpathSync(p) : p);
   if (real(seen.transcriptPath) !== real(restored.destination) || real(seen.readPath) !== real(restored.destination)) {
-    throw new Error(`${label}: 7.1 resolves ${key} to ${seen.transcriptPath} (reads ${seen.readPath}), restore placed ${restored.destination}`);
+    throw new Error(
+      `${label}: 7.1 resolves ${key} to ${seen.transcriptPath} (reads ${seen.readPath}), restore placed ${restored.destination}`,
+    );
   }
   const got = texts(seen.messages);
-  if (JSON.stringify(got) !== JSON.stringify(expected)) throw new Error(`${label}: 7.1 reads ${JSON.stringify(got)}, history listed ${JSON.stringify(expected)}`);
+  if (JSON.stringify(got) !== JSON.stringify(expected))
+    throw new Error(`${label}: 7.1 reads ${JSON.stringify(got)}, history listed ${JSON.stringify(expected)}`);
   return got.length;
 }
 
@@ -51,7 +56,9 @@ export default async function (ctx) {
   {
     const c = copy(ctx, "reset-chain", "archive");
     const archive = "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z";
-    const expected = texts((await ours(ctx, ["history", "--file", path.join(c.sessions, archive), "--json", "--state-dir", c.stateDir], c.dir)).messages);
+    const expected = texts(
+      (await ours(ctx, ["history", "--file", path.join(c.sessions, archive), "--json", "--state-dir", c.stateDir], c.dir)).messages,
+    );
     const r = await ours(ctx, ["restore", archive, "--state-dir", c.stateDir, "--yes", "--json"], c.dir);
     const n = judge71(ctx, c.stateDir, KEY, r, expected, "archive");
     notes.push(`reset-chain archive 9648af9a: 7.1 resolves ${path.basename(r.destination)}, reads ${n} messages = history`);
@@ -60,7 +67,9 @@ export default async function (ctx) {
   // reset-chain: --key K --segment 1 (the oldest segment, as `timeline` numbers it).
   {
     const c = copy(ctx, "reset-chain", "segment");
-    const expected = texts((await ours(ctx, ["history", KEY, "--archived", "--segment", "1", "--json", "--state-dir", c.stateDir], c.dir)).messages);
+    const expected = texts(
+      (await ours(ctx, ["history", KEY, "--archived", "--segment", "1", "--json", "--state-dir", c.stateDir], c.dir)).messages,
+    );
     const r = await ours(ctx, ["restore", "--key", KEY, "--segment", "1", "--state-dir", c.stateDir, "--yes", "--json"], c.dir);
     const n = judge71(ctx, c.stateDir, KEY, r, expected, "segment");
     notes.push(`--segment 1: ${n} messages = history --archived --segment 1`);
@@ -73,7 +82,9 @@ export default async function (ctx) {
     const orphan = "c822c754-948f-4e45-b54f-3b2dd1c378ad.jsonl";
     const before = reader71(ctx, c.stateDir, lost);
     if (before.entry) throw new Error(`orphans: 7.1 already has an entry for ${lost}`);
-    const expected = texts((await ours(ctx, ["history", "--file", path.join(c.sessions, orphan), "--json", "--state-dir", c.stateDir], c.dir)).messages);
+    const expected = texts(
+      (await ours(ctx, ["history", "--file", path.join(c.sessions, orphan), "--json", "--state-dir", c.stateDir], c.dir)).messages,
+    );
     const r = await ours(ctx, ["restore", orphan, "--key", lost, "--create-key", "--state-dir", c.stateDir, "--yes", "--json"], c.dir);
     const n = judge71(ctx, c.stateDir, lost, r, expected, "orphan");
     notes.push(`orphans: ${lost} created, 7.1 reads ${n} messages of ${orphan.slice(0, 8)}`);
@@ -84,7 +95,9 @@ export default async function (ctx) {
     const c = copy(ctx, "deleted-keys", "deleted");
     const key = "agent:main:discord:channel:2222";
     const archive = fs.readdirSync(c.sessions).find((n) => n.includes(".jsonl.deleted."));
-    const expected = texts((await ours(ctx, ["history", "--file", path.join(c.sessions, archive), "--json", "--state-dir", c.stateDir], c.dir)).messages);
+    const expected = texts(
+      (await ours(ctx, ["history", "--file", path.join(c.sessions, archive), "--json", "--state-dir", c.stateDir], c.dir)).messages,
+    );
     const r = await ours(ctx, ["restore", archive, "--key", key, "--create-key", "--state-dir", c.stateDir, "--yes", "--json"], c.dir);
     const n = judge71(ctx, c.stateDir, key, r, expected, "deleted");
     notes.push(`deleted-keys: ${key} revived, 7.1 reads ${n} messages`);

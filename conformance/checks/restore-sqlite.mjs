@@ -25,27 +25,38 @@ async function ours(ctx, args, dir) {
 
 /** The user/assistant/toolResult texts `history` shows, in order. */
 function historyTexts(stdout) {
-  return JSON.parse(stdout).messages.filter((m) => ["user", "assistant", "toolResult"].includes(m.role)).map((m) => `${m.role}:${m.text}`);
+  return JSON.parse(stdout)
+    .messages.filter((m) => ["user", "assistant", "toolResult"].includes(m.role))
+    .map((m) => `${m.role}:${m.text}`);
 }
 
 function judge96(ctx, stateDir, key, sessionId, expected, label) {
   const list = openclaw(ctx, stateDir, ["sessions", "--json", "--agent", "main"]);
-  if (list.code !== 0) throw new Error(`${label}: openclaw sessions exited ${list.code}: ${list.out.trim().split("\n").slice(-2).join(" | ")}`);
+  if (list.code !== 0)
+    throw new Error(`${label}: openclaw sessions exited ${list.code}: ${list.out.trim().split("\n").slice(-2).join(" | ")}`);
   const row = list.json?.sessions?.find((s) => s.key === key);
-  if (row?.sessionId !== sessionId) throw new Error(`${label}: openclaw sessions lists ${key} with ${row ? row.sessionId : "nothing"}, expected ${sessionId}`);
+  if (row?.sessionId !== sessionId)
+    throw new Error(`${label}: openclaw sessions lists ${key} with ${row ? row.sessionId : "nothing"}, expected ${sessionId}`);
   const inspect = openclaw(ctx, stateDir, ["doctor", "--session-sqlite", "inspect", "--json"]);
   const t = inspect.json?.targets?.[0];
-  if (inspect.code !== 0 || t?.dbStats?.integrityCheck !== "ok" || inspect.json?.totals?.issues !== 0) throw new Error(`${label}: doctor inspect exit ${inspect.code}, integrity ${t?.dbStats?.integrityCheck}, ${inspect.json?.totals?.issues} issue(s)`);
+  if (inspect.code !== 0 || t?.dbStats?.integrityCheck !== "ok" || inspect.json?.totals?.issues !== 0)
+    throw new Error(
+      `${label}: doctor inspect exit ${inspect.code}, integrity ${t?.dbStats?.integrityCheck}, ${inspect.json?.totals?.issues} issue(s)`,
+    );
   const seen = sdk(ctx, stateDir, { sessionKey: key });
-  if (seen.entry?.sessionId !== sessionId) throw new Error(`${label}: getSessionEntry gives ${seen.entry?.sessionId}, expected ${sessionId}`);
+  if (seen.entry?.sessionId !== sessionId)
+    throw new Error(`${label}: getSessionEntry gives ${seen.entry?.sessionId}, expected ${sessionId}`);
   const context = seen.context.map((m) => `${m.role}:${m.text}`);
-  if (JSON.stringify(context) !== JSON.stringify(expected)) throw new Error(`${label}: the model context is ${JSON.stringify(context)}, history showed ${JSON.stringify(expected)}`);
+  if (JSON.stringify(context) !== JSON.stringify(expected))
+    throw new Error(`${label}: the model context is ${JSON.stringify(context)}, history showed ${JSON.stringify(expected)}`);
   const after = sdk(ctx, stateDir, { sessionKey: key, append: "a later question" });
   const last = after.events.at(-1);
   const prev = after.events.at(-2);
-  if (after.entry.sessionId !== sessionId || last?.id !== after.appended || last?.parentId !== prev?.id) throw new Error(`${label}: the append did not land on the restored window after its last event`);
+  if (after.entry.sessionId !== sessionId || last?.id !== after.appended || last?.parentId !== prev?.id)
+    throw new Error(`${label}: the append did not land on the restored window after its last event`);
   const ctxAfter = after.context.map((m) => `${m.role}:${m.text}`);
-  if (ctxAfter.at(-1) !== "user:a later question" || ctxAfter.length !== expected.length + 1) throw new Error(`${label}: after the append the context is ${JSON.stringify(ctxAfter)}`);
+  if (ctxAfter.at(-1) !== "user:a later question" || ctxAfter.length !== expected.length + 1)
+    throw new Error(`${label}: after the append the context is ${JSON.stringify(ctxAfter)}`);
   return { events: seen.events.length, context: context.length };
 }
 
@@ -56,12 +67,19 @@ export default async function (ctx) {
   {
     const dir = path.join(ctx.tmpDir, "undelete");
     const stateDir = path.join(dir, "state");
-    fs.cpSync(path.join(ctx.repoRoot, "fixtures/corpus/sqlite/sqlite-deleted/state"), stateDir, { recursive: true, verbatimSymlinks: true });
+    fs.cpSync(path.join(ctx.repoRoot, "fixtures/corpus/sqlite/sqlite-deleted/state"), stateDir, {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
     const zst = fs.readdirSync(path.join(stateDir, "agents/main/sessions")).find((n) => n.includes(".jsonl.deleted."));
-    const archived = historyTexts(await ours(ctx, ["history", "--file", path.join(stateDir, "agents/main/sessions", zst), "--json", "--state-dir", stateDir], dir));
+    const archived = historyTexts(
+      await ours(ctx, ["history", "--file", path.join(stateDir, "agents/main/sessions", zst), "--json", "--state-dir", stateDir], dir),
+    );
     const r = JSON.parse(await ours(ctx, ["restore", zst, "--state-dir", stateDir, "--yes", "--json"], dir));
     const got = judge96(ctx, stateDir, r.sessionKey, r.sessionId, archived, "undelete");
-    notes.push(`undelete ${r.sessionKey.slice(0, 30)}…: 9.6 lists it, inspect ok, ${got.events} events, context ${got.context} messages = history, append lands on it`);
+    notes.push(
+      `undelete ${r.sessionKey.slice(0, 30)}…: 9.6 lists it, inspect ok, ${got.events} events, context ${got.context} messages = history, append lands on it`,
+    );
   }
 
   // Un-reset.
@@ -76,8 +94,11 @@ export default async function (ctx) {
     const oldBefore = sdk(ctx, stateDir, { sessionKey: key, sessionIds: [oldId] }).windows[oldId];
     const got = judge96(ctx, stateDir, key, r.sessionId, seg, "un-reset");
     const oldAfter = sdk(ctx, stateDir, { sessionKey: key, sessionIds: [oldId] }).windows[oldId];
-    if (!(oldBefore > 0) || oldAfter !== oldBefore) throw new Error(`un-reset: the old window ${oldId} reads ${oldBefore} then ${oldAfter} events`);
-    notes.push(`un-reset segment 1: context ${got.context} messages = history --segment 1, append lands on ${r.sessionId.slice(0, 8)}, old window ${oldId.slice(0, 8)} still ${oldAfter} events`);
+    if (!(oldBefore > 0) || oldAfter !== oldBefore)
+      throw new Error(`un-reset: the old window ${oldId} reads ${oldBefore} then ${oldAfter} events`);
+    notes.push(
+      `un-reset segment 1: context ${got.context} messages = history --segment 1, append lands on ${r.sessionId.slice(0, 8)}, old window ${oldId.slice(0, 8)} still ${oldAfter} events`,
+    );
   }
   return notes.join("; ");
 }

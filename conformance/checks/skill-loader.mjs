@@ -47,7 +47,8 @@ export default async function (ctx) {
   const done = await ctx.cli(["skill", "install", "--workspace", workspace, "--state-dir", state, "--yes", "--json"]);
   if (done.code !== 0) throw new Error(`skill install --yes exited ${done.code}: ${done.stderr}`);
   const installed = JSON.parse(done.stdout);
-  if (installed.target !== path.join(workspace, "skills", "openclaw-sessions")) throw new Error(`installed to ${installed.target}, not <workspace>/skills/openclaw-sessions`);
+  if (installed.target !== path.join(workspace, "skills", "openclaw-sessions"))
+    throw new Error(`installed to ${installed.target}, not <workspace>/skills/openclaw-sessions`);
 
   const { file, exportName } = findStatusModule(distDir);
   const out = execFileSync(ctx.node, ["--input-type=module", "-e", LIST, file, exportName, workspace], {
@@ -60,11 +61,14 @@ export default async function (ctx) {
   const ours = skills.find((s) => s.name === "openclaw-sessions");
   if (!ours) throw new Error(`OpenClaw 9.6 does not list the skill; it lists ${skills.length}: ${skills.map((s) => s.name).join(", ")}`);
   if (ours.source !== "openclaw-workspace") throw new Error(`listed from source ${ours.source}, not openclaw-workspace`);
-  if (fs.realpathSync(ours.filePath) !== fs.realpathSync(path.join(installed.target, "SKILL.md"))) throw new Error(`listed file ${ours.filePath} is not the installed SKILL.md`);
-  if (!/^Recall this chat's past across resets/.test(ours.description ?? "")) throw new Error(`description as parsed: ${JSON.stringify(ours.description)}`);
+  if (fs.realpathSync(ours.filePath) !== fs.realpathSync(path.join(installed.target, "SKILL.md")))
+    throw new Error(`listed file ${ours.filePath} is not the installed SKILL.md`);
+  if (!/^Recall this chat's past across resets/.test(ours.description ?? ""))
+    throw new Error(`description as parsed: ${JSON.stringify(ours.description)}`);
   if (ours.description.length > 160) throw new Error(`description is ${ours.description.length} characters; OpenClaw asks for at most 160`);
   const bins = ours.requirements?.bins ?? [];
-  if (JSON.stringify(bins) !== JSON.stringify(["openclaw-sessions"])) throw new Error(`requirements.bins as parsed: ${JSON.stringify(ours.requirements)}`);
+  if (JSON.stringify(bins) !== JSON.stringify(["openclaw-sessions"]))
+    throw new Error(`requirements.bins as parsed: ${JSON.stringify(ours.requirements)}`);
   const installer = (ours.install ?? []).find((i) => i.kind === "node");
   if (!installer) throw new Error(`no node installer parsed: ${JSON.stringify(ours.install)}`);
   return `OpenClaw 9.6 lists openclaw-sessions from ${ours.source}: requires bins ${bins.join(", ")}, ${ours.missing?.bins?.length ? "missing here" : "present here"}; ${ours.description.length}-char description`;

@@ -31,7 +31,8 @@ const DAMAGES = [
   {
     name: "archive file deleted",
     scenario: "sqlite-deleted",
-    damage: (db, sessionsDir) => fs.rmSync(path.join(sessionsDir, db.prepare("SELECT archive_name AS n FROM session_transcript_archives").get().n)),
+    damage: (db, sessionsDir) =>
+      fs.rmSync(path.join(sessionsDir, db.prepare("SELECT archive_name AS n FROM session_transcript_archives").get().n)),
     code: "SQLITE_ARCHIVE_FILE_MISSING",
     expect: "silent",
   },
@@ -54,7 +55,10 @@ export default async function (ctx) {
   for (const d of DAMAGES) {
     const dir = path.join(ctx.tmpDir, d.name.replace(/\W+/g, "-"));
     const stateDir = path.join(dir, "state");
-    fs.cpSync(path.join(ctx.repoRoot, "fixtures/corpus/sqlite", d.scenario, "state"), stateDir, { recursive: true, verbatimSymlinks: true });
+    fs.cpSync(path.join(ctx.repoRoot, "fixtures/corpus/sqlite", d.scenario, "state"), stateDir, {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
     const sessionsDir = path.join(stateDir, "agents/main/sessions");
     const db = new DatabaseSync(path.join(stateDir, "agents/main/agent/openclaw-agent.sqlite"));
     db.exec("PRAGMA foreign_keys = OFF");
@@ -64,7 +68,8 @@ export default async function (ctx) {
     // What OpenClaw does (before our tool touches the copy; OpenClaw may repair or republish).
     const list = openclaw(ctx, stateDir, ["sessions", "--json", "--agent", "main"]);
     let seen;
-    if (list.code !== 0 || /requires repair/.test(list.out)) seen = /invalid persisted session row requires repair/.test(list.out) ? "throws" : `fails (exit ${list.code})`;
+    if (list.code !== 0 || /requires repair/.test(list.out))
+      seen = /invalid persisted session row requires repair/.test(list.out) ? "throws" : `fails (exit ${list.code})`;
     else if (d.scenario === "sqlite-basic" && !list.json?.sessions?.some((s) => s.key === MAIN)) seen = "hides";
     else {
       const inspect = openclaw(ctx, stateDir, ["doctor", "--session-sqlite", "inspect", "--json"]);

@@ -38,14 +38,21 @@ const readMessages = await exported("readSessionMessagesWithSourceAsync");
 const storePath = path.join(stateDir, "agents", req.agentId, "sessions", "sessions.json");
 const store = loadSessionStore(storePath, { skipCache: true });
 const entry = resolveSessionStoreEntry({ store, sessionKey: req.sessionKey }).existing ?? null;
-const out = { keys: Object.keys(store), entry: entry ? { sessionId: entry.sessionId, sessionFile: entry.sessionFile ?? null, updatedAt: entry.updatedAt } : null };
+const out = {
+  keys: Object.keys(store),
+  entry: entry ? { sessionId: entry.sessionId, sessionFile: entry.sessionFile ?? null, updatedAt: entry.updatedAt } : null,
+};
 if (entry) {
   const opts = { agentId: req.agentId, allowResetArchiveFallback: true };
   out.transcriptPath = (await resolvePath(entry.sessionId, storePath, entry.sessionFile, opts)) ?? null;
   // The scope form (session-transcript-readers) or the positional one (session-utils.fs): both exist in 7.1.
-  const read = readMessages.length <= 2
-    ? await readMessages({ agentId: req.agentId, sessionKey: req.sessionKey, sessionId: entry.sessionId, sessionEntry: entry, storePath }, { allowResetArchiveFallback: true })
-    : await readMessages(entry.sessionId, storePath, entry.sessionFile, { allowResetArchiveFallback: true }, req.agentId);
+  const read =
+    readMessages.length <= 2
+      ? await readMessages(
+          { agentId: req.agentId, sessionKey: req.sessionKey, sessionId: entry.sessionId, sessionEntry: entry, storePath },
+          { allowResetArchiveFallback: true },
+        )
+      : await readMessages(entry.sessionId, storePath, entry.sessionFile, { allowResetArchiveFallback: true }, req.agentId);
   const text = (c) => (typeof c === "string" ? c : Array.isArray(c) ? c.map((p) => p?.text ?? "").join("") : "");
   out.readPath = read.transcriptPath ?? null;
   out.messages = read.messages.map((m) => ({ role: m.role, text: text(m.content) }));

@@ -13,13 +13,19 @@ const storePath = `${stateDir}/agents/${req.agentId}/sessions/sessions.json`;
 const base = { agentId: req.agentId, sessionKey: req.sessionKey, storePath };
 const text = (c) => (typeof c === "string" ? c : Array.isArray(c) ? c.map((p) => p?.text ?? "").join("") : "");
 const entry = store.getSessionEntry(base);
-const out = { entry: entry ? { sessionId: entry.sessionId, updatedAt: entry.updatedAt, previousSessionId: entry.previousSessionId ?? null } : null, windows: {} };
+const out = {
+  entry: entry ? { sessionId: entry.sessionId, updatedAt: entry.updatedAt, previousSessionId: entry.previousSessionId ?? null } : null,
+  windows: {},
+};
 if (entry) {
   const target = { ...base, sessionId: entry.sessionId };
-  if (req.append) out.appended = agent.SessionManager.open(target).appendMessage({ role: "user", content: req.append, timestamp: Date.now() });
+  if (req.append)
+    out.appended = agent.SessionManager.open(target).appendMessage({ role: "user", content: req.append, timestamp: Date.now() });
   const events = store.loadTranscriptEventsSync(target);
   out.events = events.map((e) => ({ type: e.type, id: e.id ?? null, parentId: e.parentId ?? null }));
-  out.context = agent.SessionManager.open(target).buildSessionContext().messages.map((m) => ({ role: m.role, text: text(m.content) }));
+  out.context = agent.SessionManager.open(target)
+    .buildSessionContext()
+    .messages.map((m) => ({ role: m.role, text: text(m.content) }));
 }
 for (const id of req.sessionIds ?? []) out.windows[id] = store.loadTranscriptEventsSync({ ...base, sessionId: id }).length;
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -9,10 +9,21 @@ import { safeLine } from "../core/safe-text.js";
 
 export const ERROR_SCHEMA_VERSION = 1;
 
-const CAPABILITY_CODES = new Set(["ERR_UNKNOWN_BUILTIN_MODULE", "ERR_DLOPEN_FAILED", "ERR_MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "ERR_REQUIRE_ESM"]);
+const CAPABILITY_CODES = new Set([
+  "ERR_UNKNOWN_BUILTIN_MODULE",
+  "ERR_DLOPEN_FAILED",
+  "ERR_MODULE_NOT_FOUND",
+  "MODULE_NOT_FOUND",
+  "ERR_REQUIRE_ESM",
+]);
 
 function firstLine(s: string): string {
-  return s.split(/\r?\n/).find((l) => l.trim() !== "")?.trim() ?? s;
+  return (
+    s
+      .split(/\r?\n/)
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? s
+  );
 }
 
 /** A runtime that lacks something the tool needs (a built-in module, a native binding): one line, exit 3. */
@@ -34,7 +45,11 @@ export function reportError(err: unknown, io: IO, opts: { json?: boolean; debug?
   const message = known ? known.message : `unexpected error: ${firstLine((err as Error)?.message ?? String(err))}`;
   const hint = known ? known.hint : "rerun with --debug for the stack, and report it with the command you ran";
   if (opts.json) {
-    const doc = { schemaVersion: ERROR_SCHEMA_VERSION, ok: false, error: { code, kind, message, hint: hint ?? null, ...(known?.details ?? {}) } };
+    const doc = {
+      schemaVersion: ERROR_SCHEMA_VERSION,
+      ok: false,
+      error: { code, kind, message, hint: hint ?? null, ...(known?.details ?? {}) },
+    };
     io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   }
   io.stderr.write(`openclaw-sessions: ${safeLine(message)}\n`);

@@ -25,7 +25,8 @@ export function addStoreOptions(cmd: Command): Command {
 export function addOutputOptions(cmd: Command, json = true): Command {
   if (json) cmd.option("--json", `machine-readable JSON on stdout (stable schema: ${docsPath("json.md")})`);
   // timeline declares its own --tz (it also sets the daily-reset boundaries).
-  if (!cmd.options.some((o) => o.long === "--tz")) cmd.option("--tz <zone>", "IANA time zone for the times shown (default: $TZ or this machine's)");
+  if (!cmd.options.some((o) => o.long === "--tz"))
+    cmd.option("--tz <zone>", "IANA time zone for the times shown (default: $TZ or this machine's)");
   return cmd
     .addOption(new Option("--color", "force colour"))
     .addOption(new Option("--no-color", "no colour"))
@@ -38,7 +39,14 @@ export function addOutputOptions(cmd: Command, json = true): Command {
  * store), so without --agent/--all-agents/--sessions-dir/--store the key's agent is read.
  */
 export function selectionOf(o: CommonOptions, key?: string): StoreSelection {
-  const sel: StoreSelection = { stateDir: o.stateDir, profile: o.profile, agent: o.agent, allAgents: o.allAgents, sessionsDir: o.sessionsDir, store: o.store };
+  const sel: StoreSelection = {
+    stateDir: o.stateDir,
+    profile: o.profile,
+    agent: o.agent,
+    allAgents: o.allAgents,
+    sessionsDir: o.sessionsDir,
+    store: o.store,
+  };
   const named = key !== undefined ? /^agent:([^:]+):/i.exec(key.trim()) : null;
   if (named && sel.agent === undefined && !sel.allAgents && sel.sessionsDir === undefined && sel.store === undefined) sel.agent = named[1];
   return sel;
@@ -53,7 +61,10 @@ export function integerOption(flag: string, opts: { min?: number } = {}) {
   return (v: string): number => {
     const n = /^\+?\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
     if (!Number.isSafeInteger(n) || n < min) {
-      throw usageError("BAD_OPTION_VALUE", `${flag} takes a whole number ≥ ${min}, got ${JSON.stringify(v)}`, undefined, { option: flag, value: v });
+      throw usageError("BAD_OPTION_VALUE", `${flag} takes a whole number ≥ ${min}, got ${JSON.stringify(v)}`, undefined, {
+        option: flag,
+        value: v,
+      });
     }
     return n;
   };
@@ -65,12 +76,22 @@ export const ROLES = ["user", "assistant", "toolResult", "system"] as const;
 /** `--role`: repeatable and comma-separated; an unknown role is a usage error. */
 export function roleList(flag = "--role") {
   return (v: string, prev: string[] = []): string[] => {
-    const roles = v.split(",").map((s) => s.trim()).filter(Boolean);
-    if (roles.length === 0) throw usageError("BAD_OPTION_VALUE", `${flag} needs one of ${ROLES.join(", ")}, got ${JSON.stringify(v)}`, undefined, { option: flag, value: v });
+    const roles = v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (roles.length === 0)
+      throw usageError("BAD_OPTION_VALUE", `${flag} needs one of ${ROLES.join(", ")}, got ${JSON.stringify(v)}`, undefined, {
+        option: flag,
+        value: v,
+      });
     const known = roles.map((r) => ROLES.find((k) => k.toLowerCase() === r.toLowerCase()));
     const bad = roles.find((_, i) => known[i] === undefined);
     if (bad !== undefined) {
-      throw usageError("BAD_OPTION_VALUE", `${flag} ${JSON.stringify(bad)} is not a role: use ${ROLES.join(", ")}`, undefined, { option: flag, value: v });
+      throw usageError("BAD_OPTION_VALUE", `${flag} ${JSON.stringify(bad)} is not a role: use ${ROLES.join(", ")}`, undefined, {
+        option: flag,
+        value: v,
+      });
     }
     return [...prev, ...(known as string[])];
   };

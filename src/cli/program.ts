@@ -19,7 +19,6 @@ import { VERSION } from "./version.js";
 import { reportError } from "./boundary.js";
 import { docsPath } from "./package-info.js";
 
-
 export const EXIT_CODES_HELP = `
 Exit codes:
   0  ran, no problems found
@@ -45,7 +44,10 @@ const COMMANDER_CODES: Record<string, string> = {
 
 function usageFromCommander(err: CommanderError): ToolError {
   const [first = "", ...rest] = err.message.replace(/^error: /, "").split("\n");
-  const hint = rest.join(" ").trim().replace(/^\((.*)\)$/, "$1");
+  const hint = rest
+    .join(" ")
+    .trim()
+    .replace(/^\((.*)\)$/, "$1");
   return usageError(COMMANDER_CODES[err.code] ?? "USAGE", first.trim(), hint || "see openclaw-sessions --help");
 }
 

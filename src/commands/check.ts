@@ -52,7 +52,15 @@ export interface CheckResult {
   findings: CheckFinding[];
   summary: Record<Severity, number>;
   scanned: { transcripts: number; lines: number; bytes: number };
-  retention: Array<{ agentId: string; mode: string; pruneAfterMs: number | null; resetArchiveRetentionMs: number | null; maxDiskBytes: number | null; highWaterBytes: number | null; source: Record<string, string> }>;
+  retention: Array<{
+    agentId: string;
+    mode: string;
+    pruneAfterMs: number | null;
+    resetArchiveRetentionMs: number | null;
+    maxDiskBytes: number | null;
+    highWaterBytes: number | null;
+    source: Record<string, string>;
+  }>;
 }
 
 /** Does the result fail under `failOn`? (exit 1) */
@@ -99,7 +107,11 @@ function bodyJobs(index: StoreIndex): Job[] {
   for (const s of index.sessions) {
     if (s.active.exists && s.active.ref) {
       // A custom or stale sessionFile may legitimately carry another header id: trust the name only.
-      add(s.active.ref, s.sessionKey, s.active.ref.kind === "sqlite" ? s.active.ref.sessionId : nameId(s.active.ref) === s.sessionId ? s.sessionId : nameId(s.active.ref));
+      add(
+        s.active.ref,
+        s.sessionKey,
+        s.active.ref.kind === "sqlite" ? s.active.ref.sessionId : nameId(s.active.ref) === s.sessionId ? s.sessionId : nameId(s.active.ref),
+      );
     }
     for (const w of s.windows ?? []) add(w.ref, s.sessionKey, w.sessionId);
     for (const a of s.archives) add(a.ref, s.sessionKey, nameId(a.ref));
@@ -181,11 +193,14 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
     if (index.location.era === "sqlite" && !index.location.legacy) findings.push(...(await sqliteStoreFindings(index)));
     if (index.location.era === "files") findings.push(...restoreLeftoverFindings(index.location, ctx.env, fileStepShapes));
     for (const f of index.files) {
-      if (f.kind === "import-archive") findings.push(finding("IMPORT_ARCHIVE_LEFTOVER", { agentId: index.location.agentId, path: f.path }, { file: f.relPath }));
+      if (f.kind === "import-archive")
+        findings.push(finding("IMPORT_ARCHIVE_LEFTOVER", { agentId: index.location.agentId, path: f.path }, { file: f.relPath }));
     }
     if (opts.fast) continue;
     // Mixed state: compare each legacy transcript with the database of the same agent.
-    const database = index.location.legacy ? indexes.find((i) => i.location.era === "sqlite" && i.location.agentId === index.location.agentId) : undefined;
+    const database = index.location.legacy
+      ? indexes.find((i) => i.location.era === "sqlite" && i.location.agentId === index.location.agentId)
+      : undefined;
     const windows = database ? windowRefs(database) : null;
     for (const job of jobsOf.get(index)!) {
       ctx.progress?.(jobsDone++, totalJobs, "transcripts");
@@ -202,7 +217,16 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
         if (sessionId) {
           const window = windows.get(sessionId);
           const sqliteIds = window ? await entryIds(open(window)) : null;
-          findings.push(legacyImportFinding({ agentId: index.location.agentId, sessionKey: job.target.sessionKey, path: job.target.path, sessionId, fileIds: ids, sqliteIds }));
+          findings.push(
+            legacyImportFinding({
+              agentId: index.location.agentId,
+              sessionKey: job.target.sessionKey,
+              path: job.target.path,
+              sessionId,
+              fileIds: ids,
+              sqliteIds,
+            }),
+          );
         }
       }
       scanned.transcripts += 1;
@@ -228,4 +252,3 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
     retention,
   };
 }
-

@@ -115,7 +115,11 @@ complete -F _openclaw_sessions ${NAME}
 // ---- zsh ----------------------------------------------------------------------------------
 
 /** Text safe inside a zsh _arguments spec (no brackets, colons or quotes). */
-const zdesc = (s: string) => s.replace(/[[\]:'\\`$]/g, " ").replace(/\s+/g, " ").trim();
+const zdesc = (s: string) =>
+  s
+    .replace(/[[\]:'\\`$]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 
 function zshAction(v: ValueKind): string {
   switch (v.kind) {
@@ -142,7 +146,8 @@ function zsh(cmds: CommandSpec[]): string {
         const value = f.value === null ? "" : `:${zdesc(f.description).split(" ")[0] || "value"}:${zshAction(f.value)}`;
         specs.push(`'${head}[${zdesc(f.description)}]${value}'`);
       }
-      if (c.positional.kind !== "none") specs.push(`'1:${c.positional.kind === "dynamic" ? c.positional.what : "argument"}:${zshAction(c.positional)}'`);
+      if (c.positional.kind !== "none")
+        specs.push(`'1:${c.positional.kind === "dynamic" ? c.positional.what : "argument"}:${zshAction(c.positional)}'`);
       return `      ${c.name}) _arguments -s ${specs.join(" \\\n        ")} ;;`;
     })
     .join("\n");
@@ -192,7 +197,11 @@ if (( $+functions[compdef] )); then compdef _openclaw_sessions ${NAME}; fi
 
 // ---- fish ---------------------------------------------------------------------------------
 
-const fdesc = (s: string) => s.replace(/["\\$]/g, "").replace(/\s+/g, " ").trim();
+const fdesc = (s: string) =>
+  s
+    .replace(/["\\$]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
 
 function fishValue(v: ValueKind): string {
   switch (v.kind) {
@@ -236,7 +245,12 @@ function fish(cmds: CommandSpec[]): string {
     const when = `-n "__fish_seen_subcommand_from ${c.name}"`;
     for (const f of c.flags) {
       const names = [f.long ? `-l ${f.long.slice(2)}` : "", f.short ? `-s ${f.short.slice(1)}` : ""].filter(Boolean).join(" ");
-      lines.push(`complete -c ${NAME} ${when} ${names} ${f.value === null ? "" : `${fishValue(f.value)} `}-d "${fdesc(f.description)}"`.replace(/ {2,}/g, " "));
+      lines.push(
+        `complete -c ${NAME} ${when} ${names} ${f.value === null ? "" : `${fishValue(f.value)} `}-d "${fdesc(f.description)}"`.replace(
+          / {2,}/g,
+          " ",
+        ),
+      );
     }
     if (c.positional.kind !== "none") lines.push(`complete -c ${NAME} ${when} ${fishValue(c.positional)}`);
   }

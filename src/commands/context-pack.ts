@@ -190,9 +190,14 @@ const emptyTally = (): CutTally => ({ turns: 0, chars: 0, from: null, to: null }
 
 function checkOptions(opts: ContextPackOptions): number {
   if (opts.segments !== undefined && opts.since !== undefined) {
-    throw usageError("CONFLICTING_OPTIONS", "use one of --segments and --since", "--segments n takes the last n segments before the current one; --since takes a time window");
+    throw usageError(
+      "CONFLICTING_OPTIONS",
+      "use one of --segments and --since",
+      "--segments n takes the last n segments before the current one; --since takes a time window",
+    );
   }
-  if (opts.segments !== undefined && opts.segments < 1) throw usageError("BAD_ARGUMENT", `--segments must be at least 1, got ${opts.segments}`);
+  if (opts.segments !== undefined && opts.segments < 1)
+    throw usageError("BAD_ARGUMENT", `--segments must be at least 1, got ${opts.segments}`);
   const max = opts.maxChars ?? DEFAULT_MAX_CHARS;
   if (max < 1) throw usageError("BAD_ARGUMENT", `--max-chars must be at least 1, got ${max}`);
   return max;
@@ -207,7 +212,10 @@ export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext
   const maxChars = checkOptions(opts);
   const measure = opts.measure ?? contentChars;
   const wantSegments = opts.segments ?? (opts.since === undefined ? 1 : null);
-  const run = await openHistory({ ...opts, key: opts.key, archived: true, since: opts.since, roles: opts.roles, thinking: opts.thinking, toolArgs: true }, ctx);
+  const run = await openHistory(
+    { ...opts, key: opts.key, archived: true, since: opts.since, roles: opts.roles, thinking: opts.thinking, toolArgs: true },
+    ctx,
+  );
   const dbPath = run.header.stores.find((s) => s.era === "sqlite")?.storePath ?? null;
 
   const kept: Held[] = [];
@@ -216,7 +224,8 @@ export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext
   /** Segment numbers whose turns are in `kept`, oldest first. */
   const flushed: number[] = [];
 
-  let reading: { seg: HistorySegment; number: number; store: PackProvenance["store"]; held: Held[]; chars: number; cut: CutTally } | null = null;
+  let reading: { seg: HistorySegment; number: number; store: PackProvenance["store"]; held: Held[]; chars: number; cut: CutTally } | null =
+    null;
 
   const trimKept = () => {
     while (keptChars > maxChars && kept.length > 1) {
@@ -331,11 +340,21 @@ export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext
 
   const cut: PackCut | null =
     total.turns > 0 || partialTurn
-      ? { turns: total.turns, chars: total.chars, from: total.from, to: total.to, fromIso: iso(total.from), toIso: iso(total.to), segments: cutSegments, ...(partialTurn ? { partialTurn } : {}) }
+      ? {
+          turns: total.turns,
+          chars: total.chars,
+          from: total.from,
+          to: total.to,
+          fromIso: iso(total.from),
+          toIso: iso(total.to),
+          segments: cutSegments,
+          ...(partialTurn ? { partialTurn } : {}),
+        }
       : null;
   const warnings = [...run.warnings];
   if (segs.length === 0) warnings.push(`${opts.key}: no segment to read`);
-  else if (segments.length === 0) warnings.push(`${opts.key}: no segment before the current one (${segs.length} segment${segs.length === 1 ? "" : "s"} in all)`);
+  else if (segments.length === 0)
+    warnings.push(`${opts.key}: no segment before the current one (${segs.length} segment${segs.length === 1 ? "" : "s"} in all)`);
   const now = opts.now ?? Date.now();
   return {
     schemaVersion: CONTEXT_PACK_SCHEMA_VERSION,

@@ -67,7 +67,6 @@ export interface ExportRenderer {
   end(h: ExportHeader): string;
 }
 
-
 export interface ExportSummary {
   schemaVersion: number;
   sessionKey: string;
@@ -78,7 +77,6 @@ export interface ExportSummary {
   items: number;
   bytes: number;
 }
-
 
 /** The segments an export reads: the history source, or the whole chain with --archived. */
 export function exportSegments(record: SessionRecord, archived: boolean): ExportSegmentInfo[] {
@@ -144,20 +142,35 @@ export function checkOutputPath(output: string, indexes: StoreIndex[], cwd: stri
   } catch {
     // reported below
   }
-  if (!dirStat?.isDirectory()) throw usageError("OUTPUT_DIR_NOT_FOUND", `cannot write ${abs}: no directory ${dir}`, "create the directory first, or pick another --output path");
+  if (!dirStat?.isDirectory())
+    throw usageError(
+      "OUTPUT_DIR_NOT_FOUND",
+      `cannot write ${abs}: no directory ${dir}`,
+      "create the directory first, or pick another --output path",
+    );
   let target: fs.Stats | null = null;
   try {
     target = fs.statSync(abs);
   } catch {
     // does not exist yet: the usual case
   }
-  if (target?.isDirectory()) throw usageError("OUTPUT_IS_DIRECTORY", `cannot write ${abs}: it is a directory`, `name a file, e.g. --output ${path.join(output, "export.md")}`);
-  if (target && !opts.force) throw refusedError("OUTPUT_EXISTS", `refusing to overwrite ${abs}`, "pass --force to replace it, or pick another --output path");
+  if (target?.isDirectory())
+    throw usageError(
+      "OUTPUT_IS_DIRECTORY",
+      `cannot write ${abs}: it is a directory`,
+      `name a file, e.g. --output ${path.join(output, "export.md")}`,
+    );
+  if (target && !opts.force)
+    throw refusedError("OUTPUT_EXISTS", `refusing to overwrite ${abs}`, "pass --force to replace it, or pick another --output path");
   const real = realish(abs);
   for (const i of indexes) {
     for (const dir of [i.location.stateDir, i.location.sessionsDir]) {
       if (dir && (inside(abs, path.resolve(dir)) || inside(real, realish(dir)))) {
-        throw refusedError("OUTPUT_IN_STATE_DIR", `refusing to write ${abs}: it is inside OpenClaw's state dir ${dir}`, "write the export somewhere else, e.g. --output ~/export.html");
+        throw refusedError(
+          "OUTPUT_IN_STATE_DIR",
+          `refusing to write ${abs}: it is inside OpenClaw's state dir ${dir}`,
+          "write the export somewhere else, e.g. --output ~/export.html",
+        );
       }
     }
   }
@@ -208,7 +221,8 @@ export interface ExportPrepared {
 
 /** Index the stores and resolve the key and its segments (nothing written yet). */
 export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Promise<ExportPrepared> {
-  if (!EXPORT_FORMATS.includes(opts.format)) throw usageError("BAD_FORMAT", `unknown format "${opts.format}"`, `use one of: ${EXPORT_FORMATS.join(", ")}`);
+  if (!EXPORT_FORMATS.includes(opts.format))
+    throw usageError("BAD_FORMAT", `unknown format "${opts.format}"`, `use one of: ${EXPORT_FORMATS.join(", ")}`);
   const indexes = await openStores(opts, ctx);
   const { index, record } = findSession(indexes, opts.key);
   const view = opts.archived ? "archived" : "current";
@@ -226,7 +240,12 @@ export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Pro
 }
 
 /** Write the export to `sink`. `renderer` is required for md/html. */
-export async function writeExport(header: ExportHeader, format: ExportFormat, sink: ExportSink, renderer?: ExportRenderer): Promise<ExportSummary> {
+export async function writeExport(
+  header: ExportHeader,
+  format: ExportFormat,
+  sink: ExportSink,
+  renderer?: ExportRenderer,
+): Promise<ExportSummary> {
   let items = 0;
   let bytes = 0;
   // Rendered items are gathered into writes of about 64 KiB: one write per item is slow.

@@ -112,16 +112,34 @@ export function grepTargets(index: StoreIndex): GrepTarget[] {
   const fileRef = (p: string, zstd: boolean): TranscriptRef => ({ kind: "file", path: p, compression: zstd ? "zstd" : "none" });
   for (const s of index.sessions) {
     const key = s.sessionKey;
-    if (s.active.exists && s.active.ref) add({ sessionKey: key, sessionId: s.sessionId, path: s.active.path, ref: s.active.ref, source: "active", archiveReason: null });
+    if (s.active.exists && s.active.ref)
+      add({ sessionKey: key, sessionId: s.sessionId, path: s.active.path, ref: s.active.ref, source: "active", archiveReason: null });
     // A moved store: the current transcript OpenClaw cannot resolve is still searched.
-    else if (s.active.unresolved) add({ sessionKey: key, sessionId: s.sessionId, path: s.active.unresolved.path, ref: s.active.unresolved.ref, source: "active", archiveReason: null });
+    else if (s.active.unresolved)
+      add({
+        sessionKey: key,
+        sessionId: s.sessionId,
+        path: s.active.unresolved.path,
+        ref: s.active.unresolved.ref,
+        source: "active",
+        archiveReason: null,
+      });
     for (const w of s.windows ?? []) {
       const p = w.ref.kind === "sqlite" ? `${w.ref.dbPath}#${w.ref.sessionId}` : w.ref.kind === "file" ? w.ref.path : w.ref.label;
       add({ sessionKey: key, sessionId: w.sessionId, path: p, ref: w.ref, source: "window", archiveReason: null });
     }
-    for (const a of s.archives) add({ sessionKey: key, sessionId: a.sessionId, path: a.path, ref: a.ref, source: "archive", archiveReason: a.reason });
+    for (const a of s.archives)
+      add({ sessionKey: key, sessionId: a.sessionId, path: a.path, ref: a.ref, source: "archive", archiveReason: a.reason });
     for (const r of s.related) {
-      if (TRANSCRIPT_KINDS.has(r.kind)) add({ sessionKey: key, sessionId: r.sessionId, path: r.path, ref: fileRef(r.path, r.path.endsWith(".zst")), source: "related", archiveReason: null });
+      if (TRANSCRIPT_KINDS.has(r.kind))
+        add({
+          sessionKey: key,
+          sessionId: r.sessionId,
+          path: r.path,
+          ref: fileRef(r.path, r.path.endsWith(".zst")),
+          source: "related",
+          archiveReason: null,
+        });
     }
   }
   for (const u of index.unattributed) {
@@ -140,7 +158,14 @@ export function grepTargets(index: StoreIndex): GrepTarget[] {
   for (const f of index.files) {
     if (!TRANSCRIPT_KINDS.has(f.kind)) continue;
     const zstd = f.archive?.compressed === true || f.kind === "cold-archive" || f.name.endsWith(".zst");
-    add({ sessionKey: null, sessionId: f.sessionId, path: f.path, ref: fileRef(f.path, zstd), source: "unattributed", archiveReason: (f.archive?.reason ?? null) as ArchiveReason });
+    add({
+      sessionKey: null,
+      sessionId: f.sessionId,
+      path: f.path,
+      ref: fileRef(f.path, zstd),
+      source: "unattributed",
+      archiveReason: (f.archive?.reason ?? null) as ArchiveReason,
+    });
   }
   return [...out.values()];
 }
@@ -201,11 +226,25 @@ class TranscriptSearch {
     const hit = firstHit(f.matcher, entry.pieces);
     if (!hit) return;
     const snip = makeSnippet(hit.piece.text, hit.index, hit.length);
-    this.found({ seq: isMessage ? this.seq : null, lineNo, role: entry.role, entryType: entry.entryType, part: hit.piece.kind, timestamp: entry.timestamp, timestampMs: entry.timestampMs }, snip);
+    this.found(
+      {
+        seq: isMessage ? this.seq : null,
+        lineNo,
+        role: entry.role,
+        entryType: entry.entryType,
+        part: hit.piece.kind,
+        timestamp: entry.timestamp,
+        timestampMs: entry.timestampMs,
+      },
+      snip,
+    );
   }
 
   /** Report one matching entry of this transcript. */
-  private found(at: Pick<GrepMatch, "seq" | "lineNo" | "role" | "entryType" | "part" | "timestamp" | "timestampMs">, snip: { text: string; highlight: [number, number] }): void {
+  private found(
+    at: Pick<GrepMatch, "seq" | "lineNo" | "role" | "entryType" | "part" | "timestamp" | "timestampMs">,
+    snip: { text: string; highlight: [number, number] },
+  ): void {
     const t = this.t;
     this.count += 1;
     this.emit({
@@ -250,7 +289,10 @@ class TranscriptSearch {
       if (m) {
         const snip = makeSnippet(text, m.index, m[0].length);
         const entryType = isMessage ? "message" : (/"type"\s*:\s*"([A-Za-z_]+)"/.exec(head)?.[1] ?? "entry");
-        this.found({ seq: isMessage ? this.seq : null, lineNo: l.lineNo, role, entryType, part: "text", timestamp, timestampMs: tms }, snip);
+        this.found(
+          { seq: isMessage ? this.seq : null, lineNo: l.lineNo, role, entryType, part: "text", timestamp, timestampMs: tms },
+          snip,
+        );
         return;
       }
       tail = text.slice(-LONG_LINE_OVERLAP);
@@ -262,7 +304,11 @@ class TranscriptSearch {
     for (let start = 0; start <= raw.length; ) {
       let end = raw.indexOf(0x0a, start);
       if (end < 0) end = raw.length;
-      if (end - start >= MESSAGE_PREFIX.length && raw.compare(MESSAGE_PREFIX, 0, MESSAGE_PREFIX.length, start, start + MESSAGE_PREFIX.length) === 0) this.seq += 1;
+      if (
+        end - start >= MESSAGE_PREFIX.length &&
+        raw.compare(MESSAGE_PREFIX, 0, MESSAGE_PREFIX.length, start, start + MESSAGE_PREFIX.length) === 0
+      )
+        this.seq += 1;
       else if (raw.subarray(start, end).indexOf(MESSAGE_KEY) >= 0) {
         const text = raw.toString("utf8", start, end);
         if (messageLineHint(text) !== "no" && isMessageLine(text)) this.seq += 1;

@@ -200,11 +200,19 @@ function findRecord(indexes: StoreIndex[], key: string): { index: StoreIndex; re
   for (const index of indexes) for (const record of index.sessions) if (record.sessionKey === key) hits.push({ index, record });
   if (hits.length === 1) return hits[0]!;
   if (hits.length > 1) {
-    throw usageError("AMBIGUOUS_SESSION", `key "${key}" exists in ${hits.length} agents: ${hits.map((h) => h.record.agentId).join(", ")}`, "pass --agent <id>");
+    throw usageError(
+      "AMBIGUOUS_SESSION",
+      `key "${key}" exists in ${hits.length} agents: ${hits.map((h) => h.record.agentId).join(", ")}`,
+      "pass --agent <id>",
+    );
   }
   const dropped = indexes.flatMap((i) => i.entries).find((e) => e.sessionKey === key && e.dropped);
   if (dropped) {
-    throw usageError("SESSION_NOT_LOADED", `key "${key}" is in the store but OpenClaw's loader drops it: ${dropped.notes.map((n) => n.message).join("; ")}`, "run `openclaw-sessions ls` for details");
+    throw usageError(
+      "SESSION_NOT_LOADED",
+      `key "${key}" is in the store but OpenClaw's loader drops it: ${dropped.notes.map((n) => n.message).join("; ")}`,
+      "run `openclaw-sessions ls` for details",
+    );
   }
   throw sessionNotFound(key, indexes);
 }
@@ -219,7 +227,9 @@ function whyOf(record: SessionRecord, era96: boolean): string {
   const tried = record.active.candidates.map((c) => c.path).join(", ");
   const parts = [
     record.sessionId ? `no transcript candidate exists (tried ${tried || "none"})` : "the entry has no usable sessionId",
-    hs.considered.length > 0 ? `no usable .reset archive among ${hs.considered.length} considered` : "no .reset archive of the current sessionId",
+    hs.considered.length > 0
+      ? `no usable .reset archive among ${hs.considered.length} considered`
+      : "no .reset archive of the current sessionId",
   ];
   if (record.active.note) parts.push(record.active.note);
   return `${parts.join("; ")}: OpenClaw shows no history`;
@@ -243,7 +253,13 @@ function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string, env: 
   const notes: string[] = [];
   let targets: ReadTarget[];
   if (opts.archived) {
-    targets = segmentsOf(record, { restores: knownRestores(env, index.location.storePath) }).map((s) => ({ path: s.path, ref: s.ref, sessionId: s.sessionId, era96: false, segment: s }));
+    targets = segmentsOf(record, { restores: knownRestores(env, index.location.storePath) }).map((s) => ({
+      path: s.path,
+      ref: s.ref,
+      sessionId: s.sessionId,
+      era96: false,
+      segment: s,
+    }));
     if (targets.length === 0) notes.push(`${key}: nothing to read: ${whyOf(record, false)}`);
   } else if (hs.via === "none" || !hs.ref || !hs.path) {
     targets = [];
@@ -295,13 +311,21 @@ function filePlan(opts: HistoryOptions, indexes: StoreIndex[], cwd: string): Pla
   const roots = allowedRoots(indexes);
   const where = roots.join(", ");
   if (!roots.some((r) => isInside(wanted, r))) {
-    throw usageError("FILE_OUTSIDE_STORE", `refusing to read ${wanted}: it is not inside the store (${where})`, "pass a file under the sessions dir, or select its store with --state-dir / --sessions-dir");
+    throw usageError(
+      "FILE_OUTSIDE_STORE",
+      `refusing to read ${wanted}: it is not inside the store (${where})`,
+      "pass a file under the sessions dir, or select its store with --state-dir / --sessions-dir",
+    );
   }
   const real = realOrNull(wanted);
   if (real === null) throw usageError("FILE_NOT_FOUND", `no such file: ${wanted}`, "`openclaw-sessions ls` lists the store's files");
   const realRoots = roots.map(realOrNull).filter((r): r is string => r !== null);
   if (!realRoots.some((r) => isInside(real, r))) {
-    throw usageError("FILE_OUTSIDE_STORE", `refusing to read ${wanted}: it resolves to ${real}, outside the store (${where})`, "symlinks may not lead out of the store");
+    throw usageError(
+      "FILE_OUTSIDE_STORE",
+      `refusing to read ${wanted}: it resolves to ${real}, outside the store (${where})`,
+      "symlinks may not lead out of the store",
+    );
   }
   if (fs.statSync(real).isDirectory()) throw usageError("NOT_A_FILE", `${wanted} is a directory, not a transcript file`);
   // A FIFO, socket or device: named, exit 3, like every unreadable input.
@@ -345,31 +369,80 @@ function sessionIdPlan(opts: HistoryOptions, indexes: StoreIndex[]): Plan {
     const sqlite = index.location.era === "sqlite";
     for (const s of index.sessions) {
       if (s.sessionId === id && s.active.exists && s.active.ref) {
-        found.push({ index, path: s.active.path, ref: s.active.ref, sessionKey: s.sessionKey, era96: sqlite, what: "the active transcript", order: Infinity });
+        found.push({
+          index,
+          path: s.active.path,
+          ref: s.active.ref,
+          sessionKey: s.sessionKey,
+          era96: sqlite,
+          what: "the active transcript",
+          order: Infinity,
+        });
       }
       for (const w of s.windows ?? []) {
         if (w.sessionId === id && !w.current) {
           const p = w.ref.kind === "sqlite" ? `${w.ref.dbPath}#${w.ref.sessionId}` : s.active.path;
-          found.push({ index, path: p, ref: w.ref, sessionKey: s.sessionKey, era96: true, what: "an earlier SQLite window", order: w.createdAt ?? 0 });
+          found.push({
+            index,
+            path: p,
+            ref: w.ref,
+            sessionKey: s.sessionKey,
+            era96: true,
+            what: "an earlier SQLite window",
+            order: w.createdAt ?? 0,
+          });
         }
       }
       for (const a of s.archives) {
-        if (a.sessionId === id) found.push({ index, path: a.path, ref: a.ref, sessionKey: s.sessionKey, era96: false, what: `a ${a.reason} archive`, order: a.timestamp ?? 0 });
+        if (a.sessionId === id)
+          found.push({
+            index,
+            path: a.path,
+            ref: a.ref,
+            sessionKey: s.sessionKey,
+            era96: false,
+            what: `a ${a.reason} archive`,
+            order: a.timestamp ?? 0,
+          });
       }
     }
     for (const u of index.unattributed) {
-      if (u.sessionId === id) found.push({ index, path: u.path, ref: u.ref, sessionKey: null, era96: false, what: `a file no key owns (${u.kind})`, order: u.archive?.timestampMs ?? 0 });
+      if (u.sessionId === id)
+        found.push({
+          index,
+          path: u.path,
+          ref: u.ref,
+          sessionKey: null,
+          era96: false,
+          what: `a file no key owns (${u.kind})`,
+          order: u.archive?.timestampMs ?? 0,
+        });
     }
   }
   if (found.length === 0) {
-    const ids = indexes.flatMap((i) => [...i.sessions.map((s) => s.sessionId ?? ""), ...i.files.map((f) => f.sessionId ?? "")]).filter(Boolean);
+    const ids = indexes
+      .flatMap((i) => [...i.sessions.map((s) => s.sessionId ?? ""), ...i.files.map((f) => f.sessionId ?? "")])
+      .filter(Boolean);
     const near = closeMatches(id, ids);
-    throw usageError("SESSION_ID_NOT_FOUND", `no transcript or archive of sessionId ${id}`, near.length ? `did you mean: ${near.join(", ")}?` : "run `openclaw-sessions ls` to list them", { candidates: near });
+    throw usageError(
+      "SESSION_ID_NOT_FOUND",
+      `no transcript or archive of sessionId ${id}`,
+      near.length ? `did you mean: ${near.join(", ")}?` : "run `openclaw-sessions ls` to list them",
+      { candidates: near },
+    );
   }
   // The live transcript first, else the newest archive.
   found.sort((a, b) => b.order - a.order);
   const pick = found[0]!;
-  const notes = found.length > 1 ? [`sessionId ${id}: ${found.length} files hold it; reading ${pick.path} (${pick.what}); others: ${found.slice(1).map((f) => f.path).join(", ")}`] : [];
+  const notes =
+    found.length > 1
+      ? [
+          `sessionId ${id}: ${found.length} files hold it; reading ${pick.path} (${pick.what}); others: ${found
+            .slice(1)
+            .map((f) => f.path)
+            .join(", ")}`,
+        ]
+      : [];
   const header: HistoryHeader = {
     schemaVersion: HISTORY_SCHEMA_VERSION,
     stores: [storeHeader(pick.index)],
@@ -379,21 +452,40 @@ function sessionIdPlan(opts: HistoryOptions, indexes: StoreIndex[]): Plan {
     source: { path: pick.path, via: "session-id", why: `${pick.what} of sessionId ${id} (--session-id)`, sessionId: id },
     archived: false,
   };
-  return { header, targets: [{ path: pick.path, ref: pick.ref, sessionId: id, era96: pick.era96 }], view: viewName(opts, pick.era96), notes };
+  return {
+    header,
+    targets: [{ path: pick.path, ref: pick.ref, sessionId: id, era96: pick.era96 }],
+    view: viewName(opts, pick.era96),
+    notes,
+  };
 }
 
 function checkOptions(opts: HistoryOptions): void {
   const picks = [opts.key !== undefined, opts.file !== undefined, opts.sessionId !== undefined].filter(Boolean).length;
-  if (picks === 0) throw usageError("MISSING_ARGUMENT", "name a key, or pass --file <path> or --session-id <id>", "run `openclaw-sessions ls` to list the keys");
+  if (picks === 0)
+    throw usageError(
+      "MISSING_ARGUMENT",
+      "name a key, or pass --file <path> or --session-id <id>",
+      "run `openclaw-sessions ls` to list the keys",
+    );
   if (picks > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of <key>, --file and --session-id");
-  if (opts.archived && opts.key === undefined) throw usageError("CONFLICTING_OPTIONS", "--archived needs a key (it follows the key across resets)");
+  if (opts.archived && opts.key === undefined)
+    throw usageError("CONFLICTING_OPTIONS", "--archived needs a key (it follows the key across resets)");
   if (opts.segment !== undefined && !opts.archived) throw usageError("CONFLICTING_OPTIONS", "--segment picks one segment of --archived");
-  if (opts.segment !== undefined && opts.segment < 1) throw usageError("BAD_ARGUMENT", `--segment counts from 1 (segment 1 is the oldest), got ${opts.segment}`);
+  if (opts.segment !== undefined && opts.segment < 1)
+    throw usageError("BAD_ARGUMENT", `--segment counts from 1 (segment 1 is the oldest), got ${opts.segment}`);
   if (opts.archived && opts.view && opts.view !== "history" && opts.view !== "raw") {
     throw usageError("CONFLICTING_OPTIONS", `--archived cannot be combined with --${opts.view}`);
   }
-  const filtered = opts.tail !== undefined || opts.limit !== undefined || opts.since !== undefined || opts.until !== undefined || (opts.roles?.length ?? 0) > 0 || opts.tools === false;
-  if (opts.view === "raw" && filtered) throw usageError("CONFLICTING_OPTIONS", "--raw prints every line as written; filters and paging do not apply");
+  const filtered =
+    opts.tail !== undefined ||
+    opts.limit !== undefined ||
+    opts.since !== undefined ||
+    opts.until !== undefined ||
+    (opts.roles?.length ?? 0) > 0 ||
+    opts.tools === false;
+  if (opts.view === "raw" && filtered)
+    throw usageError("CONFLICTING_OPTIONS", "--raw prints every line as written; filters and paging do not apply");
 }
 
 async function plan(opts: HistoryOptions, ctx: StoreContext): Promise<Plan> {
@@ -478,10 +570,26 @@ function segmentEnd(seg: Segment): string | null {
 }
 
 function fileInfo(t: ReadTarget, diag: Diagnostics): FileReadInfo {
-  return { path: t.path, sessionId: t.sessionId, linesRead: diag.linesRead, entries: diag.entries, skippedLines: diag.skipped, counts: { ...diag.counts } };
+  return {
+    path: t.path,
+    sessionId: t.sessionId,
+    linesRead: diag.linesRead,
+    entries: diag.entries,
+    skippedLines: diag.skipped,
+    counts: { ...diag.counts },
+  };
 }
 
-const WARN_CODES = ["malformed", "too-long", "not-object", "blank", "invalid-utf8", "missing-header", "unterminated", "changed-between-passes"] as const;
+const WARN_CODES = [
+  "malformed",
+  "too-long",
+  "not-object",
+  "blank",
+  "invalid-utf8",
+  "missing-header",
+  "unterminated",
+  "changed-between-passes",
+] as const;
 
 function warningFor(t: ReadTarget, diag: Diagnostics): string | null {
   const parts: string[] = [];
@@ -489,7 +597,9 @@ function warningFor(t: ReadTarget, diag: Diagnostics): string | null {
     const n = diag.count(code);
     if (n === 0) continue;
     const lines = diag.lineNumbers(code).slice(0, 5);
-    parts.push(`${n} ${code}${lines.length ? ` (line${lines.length > 1 ? "s" : ""} ${lines.join(", ")}${n > lines.length ? ", …" : ""})` : ""}`);
+    parts.push(
+      `${n} ${code}${lines.length ? ` (line${lines.length > 1 ? "s" : ""} ${lines.join(", ")}${n > lines.length ? ", …" : ""})` : ""}`,
+    );
   }
   if (parts.length === 0) return null;
   const skipped = diag.skipped;
@@ -519,7 +629,8 @@ async function* viewEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: 
     for await (const line of open()) {
       diag.linesRead += 1;
       if (line.tooLong) diag.add({ code: "too-long", lineNo: line.lineNo, message: `line of ${line.bytes} bytes not printed` });
-      if (line.invalidUtf8) diag.add({ code: "invalid-utf8", lineNo: line.lineNo, message: "invalid UTF-8; printed with replacement characters" });
+      if (line.invalidUtf8)
+        diag.add({ code: "invalid-utf8", lineNo: line.lineNo, message: "invalid UTF-8; printed with replacement characters" });
       yield { type: "line", line: { path: t.path, lineNo: line.lineNo, bytes: line.bytes, text: line.text } };
     }
     meta.files.push(fileInfo(t, diag));
@@ -538,7 +649,18 @@ async function* viewEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: 
       const kind = c.kind === "message" ? undefined : c.kind;
       yield {
         type: "message",
-        message: toMessage({ seq, role: c.role, text: c.text, id: c.id, timestamp: c.timestamp, contentTypes: c.contentTypes, lineNo: c.lineNo, ...(kind ? { kind } : {}), ...(c.kept ? { kept: true } : {}), ...(c.tokensBefore !== undefined ? { tokensBefore: c.tokensBefore } : {}) } as never),
+        message: toMessage({
+          seq,
+          role: c.role,
+          text: c.text,
+          id: c.id,
+          timestamp: c.timestamp,
+          contentTypes: c.contentTypes,
+          lineNo: c.lineNo,
+          ...(kind ? { kind } : {}),
+          ...(c.kept ? { kept: true } : {}),
+          ...(c.tokensBefore !== undefined ? { tokensBefore: c.tokensBefore } : {}),
+        } as never),
       };
     }
   } else if (t.segment) {
@@ -558,7 +680,12 @@ async function* viewEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: 
       yield { type: "message", message: m };
     }
   } else {
-    const items = p.view === "all-branches" ? streamAllBranches(open, scan, extra) : t.era96 ? streamHistory96(open, scan, extra) : streamHistory(open, scan, extra);
+    const items =
+      p.view === "all-branches"
+        ? streamAllBranches(open, scan, extra)
+        : t.era96
+          ? streamHistory96(open, scan, extra)
+          : streamHistory(open, scan, extra);
     for await (const item of items) yield { type: "message", message: toMessage(item) };
   }
   meta.files.push(fileInfo(t, diag));
@@ -687,7 +814,9 @@ export async function openHistory(opts: HistoryOptions, ctx: StoreContext): Prom
       }
     }
     if (wanted !== undefined && state.segments.length < wanted) {
-      state.warnings.push(`--segment ${wanted}: ${p.header.sessionKey} has ${state.segments.length} segment${state.segments.length === 1 ? "" : "s"}`);
+      state.warnings.push(
+        `--segment ${wanted}: ${p.header.sessionKey} has ${state.segments.length} segment${state.segments.length === 1 ? "" : "s"}`,
+      );
     }
   }
   async function* events(): AsyncGenerator<HistoryEvent> {

@@ -47,7 +47,13 @@ export interface LsSession {
   archives: LsArchive[];
   related: Array<{ path: string; kind: string; sessionId: string | null; bytes: number; evidence: Evidence[] }>;
   lineage: string[];
-  windows?: Array<{ sessionId: string; previousSessionId: string | null; reason: string | null; createdAt: number | null; current: boolean }>;
+  windows?: Array<{
+    sessionId: string;
+    previousSessionId: string | null;
+    reason: string | null;
+    createdAt: number | null;
+    current: boolean;
+  }>;
   loadNotes: Array<{ code: string; field?: string; message: string }>;
 }
 
@@ -96,7 +102,14 @@ async function countMessages(ref: Parameters<typeof transcriptLines>[0]): Promis
 }
 
 function fileRow(agentId: string, f: ClassifiedFile): LsResult["files"][number] {
-  return { agentId, path: f.path, kind: f.kind, bytes: f.bytes, sessionId: f.sessionId, ...(f.archive ? { reason: f.archive.reason } : {}) };
+  return {
+    agentId,
+    path: f.path,
+    kind: f.kind,
+    bytes: f.bytes,
+    sessionId: f.sessionId,
+    ...(f.archive ? { reason: f.archive.reason } : {}),
+  };
 }
 
 async function sessionsOf(index: StoreIndex, stats: boolean): Promise<LsSession[]> {
@@ -132,7 +145,15 @@ async function sessionsOf(index: StoreIndex, stats: boolean): Promise<LsSession[
       related: s.related,
       lineage: s.lineage,
       ...(s.windows
-        ? { windows: s.windows.map((w) => ({ sessionId: w.sessionId, previousSessionId: w.previousSessionId, reason: w.reason, createdAt: w.createdAt, current: w.current })) }
+        ? {
+            windows: s.windows.map((w) => ({
+              sessionId: w.sessionId,
+              previousSessionId: w.previousSessionId,
+              reason: w.reason,
+              createdAt: w.createdAt,
+              current: w.current,
+            })),
+          }
         : {}),
       loadNotes: notes.get(s.sessionKey) ?? [],
     };
@@ -168,7 +189,15 @@ export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResul
         sessionId: u.sessionId,
         bytes: u.bytes,
         reason: u.reason,
-        ...(u.archive ? { archive: { reason: u.archive.reason, timestamp: u.archive.timestampMs, iso: u.archive.timestampMs === null ? null : new Date(u.archive.timestampMs).toISOString() } } : {}),
+        ...(u.archive
+          ? {
+              archive: {
+                reason: u.archive.reason,
+                timestamp: u.archive.timestampMs,
+                iso: u.archive.timestampMs === null ? null : new Date(u.archive.timestampMs).toISOString(),
+              },
+            }
+          : {}),
         headerId: u.peek?.header?.id ?? null,
         firstTimestamp: u.peek?.firstTimestamp ?? null,
         lastTimestamp: u.peek?.lastTimestamp ?? null,

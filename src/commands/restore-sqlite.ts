@@ -33,7 +33,14 @@ import { segmentsOf } from "../core/segments.js";
 import { transcriptLines, type StoreContext } from "../store/index.js";
 import { rethrowEnvironment } from "../store/env-errors.js";
 import { listRuns, writeManifest, type RunRecord } from "../store/restore-runs.js";
-import { documentLines, mainKeyOf, openRestoreSnapshot, pendingValidation, readArchiveSource, readRestoreFacts } from "../store/sqlite/restore-facts.js";
+import {
+  documentLines,
+  mainKeyOf,
+  openRestoreSnapshot,
+  pendingValidation,
+  readArchiveSource,
+  readRestoreFacts,
+} from "../store/sqlite/restore-facts.js";
 import { applySqlitePlan } from "../store/sqlite/restore-write.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
@@ -58,7 +65,14 @@ export interface SqliteRestoreResult {
   /** File steps: none in the SQLite era (its writes are `rows`). */
   steps: [];
   /** Every row the plan inserts or updates, in write order (§2.2). */
-  rows: Array<{ n: number; table: string; op: "insert" | "update"; key: Record<string, unknown>; values?: Record<string, unknown>; before?: Record<string, unknown> }>;
+  rows: Array<{
+    n: number;
+    table: string;
+    op: "insert" | "update";
+    key: Record<string, unknown>;
+    values?: Record<string, unknown>;
+    before?: Record<string, unknown>;
+  }>;
   /** Every file the run writes (outside the store: backup and manifest). */
   files: Array<{ path: string; what: string }>;
   entry: { before: unknown; after: unknown; changes: Array<{ field: string; before: unknown; after: unknown }> };
@@ -104,7 +118,9 @@ function archiveNameOf(arg: string, index: StoreIndex, cwd: string): { name: str
 
 /** The import-archive file a re-import names (inside `<agent>/session-sqlite-import-archive/`). */
 function importFileOf(arg: string, index: StoreIndex, cwd: string): string | null {
-  const f = index.files.find((x) => x.kind === "import-archive" && (x.path === path.resolve(cwd, arg) || x.name === arg || x.relPath === arg));
+  const f = index.files.find(
+    (x) => x.kind === "import-archive" && (x.path === path.resolve(cwd, arg) || x.name === arg || x.relPath === arg),
+  );
   return f?.path ?? null;
 }
 
@@ -128,7 +144,16 @@ export async function segmentStretches(record: SessionRecord): Promise<Stretch[]
     let seq = -1;
     let header: Record<string, unknown> | null = null;
     const flush = () => {
-      out.push({ segment: out.length + 1, sessionId: seg.sessionId, source: seg.source, lines: cur, header, firstSeq: first, lastSeq: seq, path: seg.path });
+      out.push({
+        segment: out.length + 1,
+        sessionId: seg.sessionId,
+        source: seg.source,
+        lines: cur,
+        header,
+        firstSeq: first,
+        lastSeq: seq,
+        path: seg.path,
+      });
       cur = [];
       first = -1;
     };
@@ -168,7 +193,10 @@ function manifestFor(plan: SqliteRestorePlan, index: StoreIndex, runId: string, 
     sessionKey: plan.sessionKey,
     storePath: index.location.storePath,
     sessionsDir: index.location.sessionsDir,
-    archive: plan.source.kind === "archive-file" || plan.source.kind === "legacy-file" ? plan.source.label : `${index.location.storePath}#${plan.source.kind === "window-segment" ? plan.source.window!.sessionId : `archive/${plan.source.label}`}`,
+    archive:
+      plan.source.kind === "archive-file" || plan.source.kind === "legacy-file"
+        ? plan.source.label
+        : `${index.location.storePath}#${plan.source.kind === "window-segment" ? plan.source.window!.sessionId : `archive/${plan.source.label}`}`,
     sessionId: plan.sessionId,
     previousSessionId: plan.previousSessionId,
     destination: null,
@@ -181,7 +209,11 @@ function manifestFor(plan: SqliteRestorePlan, index: StoreIndex, runId: string, 
       op: plan.op,
       rows: plan.rows.map((r) => (r.table === "transcript_events" ? { table: r.table, op: r.op, key: r.key } : r)),
       nodeBefore: plan.nodeBefore,
-      nodeAfter: { entryJson: String(nodeRowWrite.values.entry_json), currentSessionId: plan.sessionId, updatedAt: Number(nodeRowWrite.values.updated_at) },
+      nodeAfter: {
+        entryJson: String(nodeRowWrite.values.entry_json),
+        currentSessionId: plan.sessionId,
+        updatedAt: Number(nodeRowWrite.values.updated_at),
+      },
       pendingValidationBefore: plan.pendingValidationBefore,
       eventRows: plan.rows.filter((r) => r.table === "transcript_events").length,
     },
@@ -199,7 +231,12 @@ function finishedRunFor(manifestDir: string, index: StoreIndex, sessionKey: stri
   return null;
 }
 
-export async function planSqliteRestore(index: StoreIndex, opts: SqliteRestoreOptions, ctx: StoreContext, nowMs = Date.now()): Promise<PlannedSqliteRestore> {
+export async function planSqliteRestore(
+  index: StoreIndex,
+  opts: SqliteRestoreOptions,
+  ctx: StoreContext,
+  nowMs = Date.now(),
+): Promise<PlannedSqliteRestore> {
   const clock = clockFor(nowMs);
   const loc = index.location;
   const snap = openRestoreSnapshot(loc.storePath);
@@ -222,19 +259,41 @@ export async function planSqliteRestore(index: StoreIndex, opts: SqliteRestoreOp
       const legacy = named ? null : importFileOf(opts.archive, index, ctx.cwd);
       if (named) {
         const a = readArchiveSource(db, named.name, named.file ?? path.join(loc.sessionsDir, named.name));
-        if (!a) throw usageError("ARCHIVE_NOT_FOUND", `no archive row or file named ${named.name} in ${loc.storePath}`, "run `openclaw-sessions ls` to list the archives");
-        if (a.shaMismatch) extraRefusals.push({ code: "ARCHIVE_SHA_MISMATCH", message: `${named.name}: its bytes do not match the row's archive_sha256`, hint: "read it with `history`/`export`; a damaged archive is not restored", exitCode: 5 });
+        if (!a)
+          throw usageError(
+            "ARCHIVE_NOT_FOUND",
+            `no archive row or file named ${named.name} in ${loc.storePath}`,
+            "run `openclaw-sessions ls` to list the archives",
+          );
+        if (a.shaMismatch)
+          extraRefusals.push({
+            code: "ARCHIVE_SHA_MISMATCH",
+            message: `${named.name}: its bytes do not match the row's archive_sha256`,
+            hint: "read it with `history`/`export`; a damaged archive is not restored",
+            exitCode: 5,
+          });
         op = "undelete";
         sessionId = a.sessionId;
         sessionKey = opts.key ?? a.sessionKey ?? "";
-        if (!sessionKey) throw usageError("UNATTRIBUTED_ARCHIVE", `${named.name} names no key`, "name the key to revive it under with --key <sessionKey>");
+        if (!sessionKey)
+          throw usageError("UNATTRIBUTED_ARCHIVE", `${named.name} names no key`, "name the key to revive it under with --key <sessionKey>");
         lines = a.lines;
         keepHeader = true;
-        source = { kind: a.row && !named.file ? "archive-row" : "archive-file", label: named.file ?? named.name, sha256: a.sha256, expectedSha256: a.row?.archiveSha256 ?? null };
+        source = {
+          kind: a.row && !named.file ? "archive-row" : "archive-file",
+          label: named.file ?? named.name,
+          sha256: a.sha256,
+          expectedSha256: a.row?.archiveSha256 ?? null,
+        };
       } else if (legacy) {
         const id = parseImportArchiveName(path.basename(legacy));
         const owner = opts.key ?? index.sessions.find((s) => s.windows?.some((w) => w.sessionId === id))?.sessionKey;
-        if (!owner) throw usageError("UNATTRIBUTED_ARCHIVE", `no key owns the window of ${path.basename(legacy)}`, "name the key to re-import it into with --key <sessionKey>");
+        if (!owner)
+          throw usageError(
+            "UNATTRIBUTED_ARCHIVE",
+            `no key owns the window of ${path.basename(legacy)}`,
+            "name the key to re-import it into with --key <sessionKey>",
+          );
         op = "reimport";
         sessionKey = owner;
         const all = documentLines(fs.readFileSync(legacy));
@@ -246,7 +305,8 @@ export async function planSqliteRestore(index: StoreIndex, opts: SqliteRestoreOp
         if (!exists) warnings.push(`no window holds ${id ?? "this file's id"}; it is re-imported under its own id`);
         else {
           const rows: Array<Record<string, unknown> | null> = [];
-          for await (const l of transcriptLines({ kind: "sqlite", dbPath: loc.storePath, sessionId: id!, label: id! })) rows.push(l.text === null ? null : (documentLines(Buffer.from(l.text))[0]?.value ?? null));
+          for await (const l of transcriptLines({ kind: "sqlite", dbPath: loc.storePath, sessionId: id!, label: id! }))
+            rows.push(l.text === null ? null : (documentLines(Buffer.from(l.text))[0]?.value ?? null));
           const extra = eventsMissingFromFile(rows, all);
           if (extra.length > 0) {
             extraRefusals.push({
@@ -259,34 +319,57 @@ export async function planSqliteRestore(index: StoreIndex, opts: SqliteRestoreOp
         }
         source = { kind: "legacy-file", label: legacy, sha256: crypto.createHash("sha256").update(fs.readFileSync(legacy)).digest("hex") };
       } else {
-        throw usageError("NOT_AN_ARCHIVE", `${opts.archive} is neither a SQLite-era archive (\`<id>.jsonl.deleted.<ts>…\`, \`…#archive/<name>\` as ls prints it) nor a file in session-sqlite-import-archive/`, "run `openclaw-sessions ls` to list them");
+        throw usageError(
+          "NOT_AN_ARCHIVE",
+          `${opts.archive} is neither a SQLite-era archive (\`<id>.jsonl.deleted.<ts>…\`, \`…#archive/<name>\` as ls prints it) nor a file in session-sqlite-import-archive/`,
+          "run `openclaw-sessions ls` to list them",
+        );
       }
     } else {
-      if (opts.key === undefined || opts.segment === undefined) throw usageError("MISSING_ARCHIVE", "name what to restore: `restore <archive>` or `restore --key <key> --segment <n>`");
+      if (opts.key === undefined || opts.segment === undefined)
+        throw usageError("MISSING_ARCHIVE", "name what to restore: `restore <archive>` or `restore --key <key> --segment <n>`");
       const record = index.sessions.find((s) => s.sessionKey === opts.key);
-      if (!record) throw usageError("KEY_NOT_FOUND", `no key ${opts.key} in ${loc.storePath}`, "run `openclaw-sessions ls` to list the keys");
+      if (!record)
+        throw usageError("KEY_NOT_FOUND", `no key ${opts.key} in ${loc.storePath}`, "run `openclaw-sessions ls` to list the keys");
       const stretches = await segmentStretches(record);
       const s = stretches[opts.segment - 1];
-      if (!s) throw usageError("NO_SUCH_SEGMENT", `${opts.key} has ${stretches.length} segment(s); --segment ${opts.segment} does not exist`, "run `openclaw-sessions timeline <key>` to see them numbered");
-      if (opts.segment === stretches.length) throw usageError("SEGMENT_IS_CURRENT", `segment ${opts.segment} is already the current context of ${opts.key}`);
+      if (!s)
+        throw usageError(
+          "NO_SUCH_SEGMENT",
+          `${opts.key} has ${stretches.length} segment(s); --segment ${opts.segment} does not exist`,
+          "run `openclaw-sessions timeline <key>` to see them numbered",
+        );
+      if (opts.segment === stretches.length)
+        throw usageError("SEGMENT_IS_CURRENT", `segment ${opts.segment} is already the current context of ${opts.key}`);
       if (s.lines.length === 0) throw usageError("EMPTY_SEGMENT", `segment ${opts.segment} of ${opts.key} holds no lines`);
       op = "unreset";
       sessionKey = opts.key;
       sessionId = clock.newSessionId;
       lines = s.lines;
-      source = { kind: "window-segment", label: `${opts.key} segment ${opts.segment}`, sha256: null, segment: opts.segment, ...(s.sessionId ? { window: { sessionId: s.sessionId, firstSeq: s.firstSeq, lastSeq: s.lastSeq } } : {}) };
+      source = {
+        kind: "window-segment",
+        label: `${opts.key} segment ${opts.segment}`,
+        sha256: null,
+        segment: opts.segment,
+        ...(s.sessionId ? { window: { sessionId: s.sessionId, firstSeq: s.firstSeq, lastSeq: s.lastSeq } } : {}),
+      };
       segmentHeader = s.header;
     }
 
     const facts = { ...readRestoreFacts(db, sessionKey, sessionId), lockRefusals: [] as Refusal[] };
     const manifestDir = opts.manifestDir;
     const finished = finishedRunFor(manifestDir, index, sessionKey, facts.node?.entryJson ?? null);
-    const refusals = finished ? [] : [...stateRefusals(op, sessionKey, facts), ...extraRefusals, ...sourceProblems(lines, keepHeader, sessionId)];
+    const refusals = finished
+      ? []
+      : [...stateRefusals(op, sessionKey, facts), ...extraRefusals, ...sourceProblems(lines, keepHeader, sessionId)];
     const oldHeader = segmentHeader ?? (lines[0]?.value?.type === "session" ? lines[0].value : null);
     const fullLines = keepHeader ? lines.map((l) => l.text) : [windowHeader(sessionId, nowMs, oldHeader), ...lines.map((l) => l.text)];
     const startedAt = nowMs;
-    const entryBefore = op === "undelete" ? null : facts.node?.entry ?? null;
-    const entryAfter = op === "undelete" ? undeletedEntry(sessionKey, sessionId, lines, clock) : switchedEntry(entryBefore ?? {}, sessionKey, sessionId, clock, startedAt);
+    const entryBefore = op === "undelete" ? null : (facts.node?.entry ?? null);
+    const entryAfter =
+      op === "undelete"
+        ? undeletedEntry(sessionKey, sessionId, lines, clock)
+        : switchedEntry(entryBefore ?? {}, sessionKey, sessionId, clock, startedAt);
     const rows: RowWrite[] = [
       nodeRow(sessionKey, entryAfter, op === "undelete" ? null : facts.node),
       ...windowRows({
@@ -302,7 +385,9 @@ export async function planSqliteRestore(index: StoreIndex, opts: SqliteRestoreOp
     ];
     const notRecovered =
       op === "undelete"
-        ? ["the deleted session's entry: OpenClaw archives only its transcript, so its label, creator, delivery route (channel sessions get delivery {kind:\"none\"} until the next inbound message), model overrides and token counters are not restored"]
+        ? [
+            'the deleted session\'s entry: OpenClaw archives only its transcript, so its label, creator, delivery route (channel sessions get delivery {kind:"none"} until the next inbound message), model overrides and token counters are not restored',
+          ]
         : ["the turns after this segment stay in the old window (readable, searchable); they are not merged into the restored one"];
     const plan: SqliteRestorePlan = {
       op,
@@ -316,20 +401,39 @@ export async function planSqliteRestore(index: StoreIndex, opts: SqliteRestoreOp
       refusals,
       warnings,
       notRecovered,
-      nodeBefore: op === "undelete" || !facts.node ? null : { entryJson: facts.node.entryJson, currentSessionId: facts.node.currentSessionId, updatedAt: facts.node.updatedAt },
+      nodeBefore:
+        op === "undelete" || !facts.node
+          ? null
+          : { entryJson: facts.node.entryJson, currentSessionId: facts.node.currentSessionId, updatedAt: facts.node.updatedAt },
       pendingValidationBefore: pendingValidation(db, sessionKey),
     };
-    if (finished) plan.warnings.push(`run ${finished.manifest.runId} already wrote this restore (it was interrupted before its manifest was finalised); applying marks it applied`);
+    if (finished)
+      plan.warnings.push(
+        `run ${finished.manifest.runId} already wrote this restore (it was interrupted before its manifest was finalised); applying marks it applied`,
+      );
     const runId = finished?.manifest.runId ?? `${archiveStamp(nowMs)}-${crypto.randomBytes(4).toString("hex")}`;
     const runDir = finished ? path.dirname(finished.file) : path.join(manifestDir, runId);
     const manifest = finished?.manifest ?? manifestFor(plan, index, runId, runDir, nowMs);
-    return { plan, index, manifest, ...(finished ? { finishedRun: finished } : {}), result: resultOf(plan, index, manifest, runDir, true, Boolean(finished)) };
+    return {
+      plan,
+      index,
+      manifest,
+      ...(finished ? { finishedRun: finished } : {}),
+      result: resultOf(plan, index, manifest, runDir, true, Boolean(finished)),
+    };
   } finally {
     snap.close();
   }
 }
 
-function resultOf(plan: SqliteRestorePlan, index: StoreIndex, manifest: RestoreManifest, runDir: string, dryRun: boolean, alreadyRestored: boolean): SqliteRestoreResult {
+function resultOf(
+  plan: SqliteRestorePlan,
+  index: StoreIndex,
+  manifest: RestoreManifest,
+  runDir: string,
+  dryRun: boolean,
+  alreadyRestored: boolean,
+): SqliteRestoreResult {
   const file = path.join(runDir, "manifest.json");
   return {
     schemaVersion: RESTORE_SCHEMA_VERSION,
@@ -342,11 +446,20 @@ function resultOf(plan: SqliteRestorePlan, index: StoreIndex, manifest: RestoreM
     source: plan.source,
     archive: manifest.archive,
     steps: [],
-    rows: plan.rows.map((r, i) => ({ n: i + 1, table: r.table, op: r.op, key: r.key, values: r.values, ...(r.before ? { before: r.before } : {}) })),
-    files: alreadyRestored ? [] : [
-      { path: manifest.backups.store, what: "VACUUM INTO backup of the agent database before the restore (outside the store)" },
-      { path: file, what: "undo manifest" },
-    ],
+    rows: plan.rows.map((r, i) => ({
+      n: i + 1,
+      table: r.table,
+      op: r.op,
+      key: r.key,
+      values: r.values,
+      ...(r.before ? { before: r.before } : {}),
+    })),
+    files: alreadyRestored
+      ? []
+      : [
+          { path: manifest.backups.store, what: "VACUUM INTO backup of the agent database before the restore (outside the store)" },
+          { path: file, what: "undo manifest" },
+        ],
     entry: { before: plan.entry.before, after: plan.entry.after, changes: plan.entry.changes },
     eventCount: plan.eventCount,
     refusals: plan.refusals,
@@ -361,16 +474,26 @@ function resultOf(plan: SqliteRestorePlan, index: StoreIndex, manifest: RestoreM
   };
 }
 
-export async function applySqliteRestore(planned: PlannedSqliteRestore, ctx: StoreContext & { onStep?: (point: string) => void; lockDir?: string | null }): Promise<SqliteRestoreResult> {
+export async function applySqliteRestore(
+  planned: PlannedSqliteRestore,
+  ctx: StoreContext & { onStep?: (point: string) => void; lockDir?: string | null },
+): Promise<SqliteRestoreResult> {
   const { plan, index, manifest } = planned;
   if (plan.refusals.length > 0) throw refusedError(plan.refusals[0]!.code, plan.refusals[0]!.message, plan.refusals[0]!.hint);
   const file = planned.result.plannedManifest;
   if (planned.finishedRun) {
-    if (planned.finishedRun.manifest.status !== "applied") await writeManifest(planned.finishedRun.file, { ...planned.finishedRun.manifest, status: "applied" });
+    if (planned.finishedRun.manifest.status !== "applied")
+      await writeManifest(planned.finishedRun.file, { ...planned.finishedRun.manifest, status: "applied" });
     return { ...planned.result, dryRun: false, applied: false, manifest: planned.finishedRun.file };
   }
   try {
-    await applySqlitePlan(plan, manifest, file, { env: ctx.env, stateDir: index.location.stateDir, dbPath: index.location.storePath, onStep: ctx.onStep, ...(ctx.lockDir !== undefined ? { lockDir: ctx.lockDir } : {}) });
+    await applySqlitePlan(plan, manifest, file, {
+      env: ctx.env,
+      stateDir: index.location.stateDir,
+      dbPath: index.location.storePath,
+      onStep: ctx.onStep,
+      ...(ctx.lockDir !== undefined ? { lockDir: ctx.lockDir } : {}),
+    });
   } catch (err) {
     rethrowEnvironment(err, "restore");
   }

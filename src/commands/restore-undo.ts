@@ -52,16 +52,28 @@ async function checkUndoStore(m: RestoreManifest, ctx: UndoContext): Promise<voi
   const root = lstatKind(m.sessionsDir) === "absent" ? "absent" : fs.lstatSync(m.sessionsDir).isDirectory() ? "dir" : "not a directory";
   const store = lstatKind(m.storePath);
   if (m.era === "sqlite" && store !== "file") {
-    throw refusedError("MANIFEST_INVALID", `the manifest's agent database ${m.storePath} is ${store === "absent" ? "absent" : `a ${store}`}; undo touches nothing`, "undo only acts on a real agent database");
+    throw refusedError(
+      "MANIFEST_INVALID",
+      `the manifest's agent database ${m.storePath} is ${store === "absent" ? "absent" : `a ${store}`}; undo touches nothing`,
+      "undo only acts on a real agent database",
+    );
   }
   if (m.era !== "sqlite" && (root !== "dir" || (store !== "file" && store !== "absent"))) {
-    throw refusedError("MANIFEST_INVALID", `the manifest's sessions dir ${m.sessionsDir} is ${root === "dir" ? `there, but its ${path.basename(m.storePath)} is a ${store}` : root}; undo touches nothing`, "undo only acts on a real store directory");
+    throw refusedError(
+      "MANIFEST_INVALID",
+      `the manifest's sessions dir ${m.sessionsDir} is ${root === "dir" ? `there, but its ${path.basename(m.storePath)} is a ${store}` : root}; undo touches nothing`,
+      "undo only acts on a real store directory",
+    );
   }
   const sel = ctx.selection;
   if (!sel || [sel.stateDir, sel.profile, sel.agent, sel.sessionsDir, sel.store].every((v) => v === undefined)) return;
   const stores = await openStores(sel, ctx);
   if (!stores.some((i) => i.location.storePath === m.storePath)) {
-    throw refusedError("MANIFEST_STORE_MISMATCH", `manifest ${m.runId} belongs to ${m.storePath}, not to the store selected (${stores.map((i) => i.location.storePath).join(", ")}); nothing was written`, "drop the store options or select the store the manifest names");
+    throw refusedError(
+      "MANIFEST_STORE_MISMATCH",
+      `manifest ${m.runId} belongs to ${m.storePath}, not to the store selected (${stores.map((i) => i.location.storePath).join(", ")}); nothing was written`,
+      "drop the store options or select the store the manifest names",
+    );
   }
 }
 
@@ -84,17 +96,41 @@ export async function runUndo(manifestPath: string, apply: boolean, ctx: UndoCon
 }
 
 function undoResult(manifest: RestoreManifest, file: string, apply: boolean, actions: UndoResult["actions"]): UndoResult {
-  return { schemaVersion: RESTORE_SCHEMA_VERSION, dryRun: !apply, undo: true, manifest: file, runId: manifest.runId, sessionKey: manifest.sessionKey, status: apply ? "undone" : manifest.status, actions, applied: apply };
+  return {
+    schemaVersion: RESTORE_SCHEMA_VERSION,
+    dryRun: !apply,
+    undo: true,
+    manifest: file,
+    runId: manifest.runId,
+    sessionKey: manifest.sessionKey,
+    status: apply ? "undone" : manifest.status,
+    actions,
+    applied: apply,
+  };
 }
 
 async function runSqliteUndo(manifest: RestoreManifest, file: string, apply: boolean, ctx: UndoContext): Promise<UndoResult> {
   let actions: SqliteUndoAction[];
   try {
-    actions = await undoSqlite(manifest, file, apply, { env: ctx.env, stateDir: manifest.stateDir ?? null, dbPath: manifest.storePath, onStep: ctx.onStep, ...(ctx.lockDir !== undefined ? { lockDir: ctx.lockDir } : {}) });
+    actions = await undoSqlite(manifest, file, apply, {
+      env: ctx.env,
+      stateDir: manifest.stateDir ?? null,
+      dbPath: manifest.storePath,
+      onStep: ctx.onStep,
+      ...(ctx.lockDir !== undefined ? { lockDir: ctx.lockDir } : {}),
+    });
   } catch (err) {
     rethrowEnvironment(err, "undo");
   }
-  const view = actions.map((a, i) => ({ n: i + 1, step: a.table, path: Object.values(a.key).join(" "), action: a.action, from: a.detail, sha256Now: null, sha256After: null }));
+  const view = actions.map((a, i) => ({
+    n: i + 1,
+    step: a.table,
+    path: Object.values(a.key).join(" "),
+    action: a.action,
+    from: a.detail,
+    sha256Now: null,
+    sha256After: null,
+  }));
   return undoResult(manifest, file, apply, view);
 }
 
@@ -133,7 +169,11 @@ async function removedArchiveFacts(m: RestoreManifest): Promise<ArchiveFacts> {
  * when that run's entry change is in sessions.json and its transcript is in place, the store is
  * restored; the plan has no steps and applying it marks that run applied.
  */
-export async function findFinishedMove(manifestDir: string, archivePath: string, index: StoreIndex): Promise<{ plan: RestorePlan; index: StoreIndex; finishedRun: RunRecord } | null> {
+export async function findFinishedMove(
+  manifestDir: string,
+  archivePath: string,
+  index: StoreIndex,
+): Promise<{ plan: RestorePlan; index: StoreIndex; finishedRun: RunRecord } | null> {
   for (const run of listRuns(manifestDir, fileStepShapes)) {
     const m = run.manifest;
     if (m.archive !== archivePath || m.storePath !== index.location.storePath || m.destination === null) continue;
@@ -150,7 +190,9 @@ export async function findFinishedMove(manifestDir: string, archivePath: string,
       steps: [],
       entry: { before: m.entry.before as RestorePlan["entry"]["before"], after: entry, changes: [] },
       refusals: [],
-      warnings: [`run ${m.runId} already restored this archive and removed it (--move); its copy is ${m.backups.archive ?? "kept next to the manifest"}`],
+      warnings: [
+        `run ${m.runId} already restored this archive and removed it (--move); its copy is ${m.backups.archive ?? "kept next to the manifest"}`,
+      ],
       alreadyRestored: true,
       createsKey: m.entry.before === null,
       storeTextAfter: null,

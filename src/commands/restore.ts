@@ -64,7 +64,16 @@ export interface RestoreResult {
   manifest: string | null;
   store: StoreHeader;
   runId: string;
-  archiveInfo: { reason: string; compressed: boolean; sha256: string; bytes: number; contentSha256: string; contentBytes: number; headerId: string | null; headerTimestamp: string | null };
+  archiveInfo: {
+    reason: string;
+    compressed: boolean;
+    sha256: string;
+    bytes: number;
+    contentSha256: string;
+    contentBytes: number;
+    headerId: string | null;
+    headerTimestamp: string | null;
+  };
   sessionId: string | null;
   previousSessionId: string | null;
   destination: string | null;
@@ -117,7 +126,10 @@ const ORPHAN_KINDS = new Set(["primary", "topic", "fork", "custom"]);
  * one a key already has as its current file (a rerun after it was re-attached: nothing to do).
  */
 function isOrphan(index: StoreIndex, file: ClassifiedFile): boolean {
-  return ORPHAN_KINDS.has(file.kind) && (index.unattributed.some((u) => u.path === file.path) || index.sessions.some((s) => s.active.exists && s.active.path === file.path));
+  return (
+    ORPHAN_KINDS.has(file.kind) &&
+    (index.unattributed.some((u) => u.path === file.path) || index.sessions.some((s) => s.active.exists && s.active.path === file.path))
+  );
 }
 
 /** The archive (or orphan transcript) a path or file name names, inside the store and never through a symlink. */
@@ -129,7 +141,8 @@ function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { i
     abs = path.resolve(cwd, arg);
     index = indexes.find((i) => inside(i.location.sessionsDir, abs) || inside(realOr(i.location.sessionsDir), abs));
     if (!index) escapes(arg, indexes.map((i) => i.location.sessionsDir).join(", "));
-    if (!inside(index.location.sessionsDir, abs)) abs = path.join(index.location.sessionsDir, path.relative(realOr(index.location.sessionsDir), abs));
+    if (!inside(index.location.sessionsDir, abs))
+      abs = path.join(index.location.sessionsDir, path.relative(realOr(index.location.sessionsDir), abs));
   } else {
     const hits = indexes.filter((i) => fs.existsSync(path.join(i.location.sessionsDir, arg)));
     if (hits.length > 1) {
@@ -148,19 +161,32 @@ function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { i
     throw usageError("ARCHIVE_NOT_FOUND", `no file ${abs}`, "run `openclaw-sessions ls <key>` to list a key's archives", { path: abs });
   }
   if (st.isSymbolicLink()) {
-    throw refusedError("SYMLINK_REFUSED", `${abs} is a symbolic link; restore reads only regular files inside the store`, "copy the real file into the sessions dir if it belongs there", { path: abs });
+    throw refusedError(
+      "SYMLINK_REFUSED",
+      `${abs} is a symbolic link; restore reads only regular files inside the store`,
+      "copy the real file into the sessions dir if it belongs there",
+      { path: abs },
+    );
   }
   // A symlinked folder on the way would lead outside the store although the path looks inside.
   if (!inside(realOr(dir), fs.realpathSync(abs))) escapes(arg, dir);
   const file = index.files.find((f) => f.path === abs);
   if (file && isOrphan(index, file)) return { index, file };
   if (!file || file.kind !== "archive" || !file.archive) {
-    throw usageError("NOT_AN_ARCHIVE", `${abs} is neither a transcript archive (.reset/.deleted/.bak) nor a transcript no key references; it is ${file ? `a ${file.kind} file` : "not a session file"}`, "restore takes `<id>.jsonl.reset.<ts>`-style files and orphan transcripts (`openclaw-sessions check` lists them)");
+    throw usageError(
+      "NOT_AN_ARCHIVE",
+      `${abs} is neither a transcript archive (.reset/.deleted/.bak) nor a transcript no key references; it is ${file ? `a ${file.kind} file` : "not a session file"}`,
+      "restore takes `<id>.jsonl.reset.<ts>`-style files and orphan transcripts (`openclaw-sessions check` lists them)",
+    );
   }
   return { index, file };
 }
 
-function findKey(indexes: StoreIndex[], key: string, hint = "run `openclaw-sessions ls` to list the keys (restore creates a key only from `<archive> --key K --create-key`)"): { index: StoreIndex; record: SessionRecord } {
+function findKey(
+  indexes: StoreIndex[],
+  key: string,
+  hint = "run `openclaw-sessions ls` to list the keys (restore creates a key only from `<archive> --key K --create-key`)",
+): { index: StoreIndex; record: SessionRecord } {
   return findSession(indexes, key, hint);
 }
 
@@ -169,7 +195,11 @@ function checkNewKey(index: StoreIndex, key: string): void {
   const prefix = `agent:${index.location.agentId}:`;
   // eslint-disable-next-line no-control-regex
   if (!key.startsWith(prefix) || key.length === prefix.length || /[\s\x00-\x1f\x7f]/.test(key) || key !== key.trim()) {
-    throw usageError("INVALID_SESSION_KEY", `--create-key: ${JSON.stringify(key)} is not a session key of agent "${index.location.agentId}"`, `a key of this store looks like ${prefix}<channel>:<chatType>:<peer> (see \`openclaw-sessions ls\`)`);
+    throw usageError(
+      "INVALID_SESSION_KEY",
+      `--create-key: ${JSON.stringify(key)} is not a session key of agent "${index.location.agentId}"`,
+      `a key of this store looks like ${prefix}<channel>:<chatType>:<peer> (see \`openclaw-sessions ls\`)`,
+    );
   }
 }
 
@@ -197,9 +227,17 @@ function keyFor(index: StoreIndex, opts: RestoreOptions, arg: string): { record:
   if (existing) return { record: existing, created: false };
   if (index.storeFile.state !== "ok") findKey([index], key); // names an unreadable store as such
   if (!opts.createKey) {
-    throw usageError("SESSION_NOT_FOUND", `no key "${key}" in ${index.location.storePath}`, `to add it to sessions.json with this transcript, run \`openclaw-sessions restore ${arg} --key ${key} --create-key\` (plan first; --yes applies)`, {
-      candidates: closeMatches(key, index.sessions.map((s) => s.sessionKey)),
-    });
+    throw usageError(
+      "SESSION_NOT_FOUND",
+      `no key "${key}" in ${index.location.storePath}`,
+      `to add it to sessions.json with this transcript, run \`openclaw-sessions restore ${arg} --key ${key} --create-key\` (plan first; --yes applies)`,
+      {
+        candidates: closeMatches(
+          key,
+          index.sessions.map((s) => s.sessionKey),
+        ),
+      },
+    );
   }
   checkNewKey(index, key);
   return { record: newKeyRecord(index, key), created: true };
@@ -224,12 +262,18 @@ function select(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): Selec
     if (opts.from !== undefined) throw usageError("CONFLICTING_OPTIONS", "give either <archive> or --from, not both");
     const { index, file } = resolveArchiveArg(indexes, opts.archive, cwd);
     const orphan = file.kind !== "archive";
-    if (orphan && opts.move) throw usageError("CONFLICTING_OPTIONS", `${file.name} is re-attached where it is; --move would remove the transcript being restored`);
+    if (orphan && opts.move)
+      throw usageError("CONFLICTING_OPTIONS", `${file.name} is re-attached where it is; --move would remove the transcript being restored`);
     const what = orphan ? "transcript" : "archive";
-    const owners = index.sessions.filter((s) => (orphan ? s.active.exists && s.active.path === file.path : s.archives.some((a) => a.path === file.path)));
+    const owners = index.sessions.filter((s) =>
+      orphan ? s.active.exists && s.active.path === file.path : s.archives.some((a) => a.path === file.path),
+    );
     if (opts.key !== undefined) {
       const { record, created } = keyFor(index, opts, opts.archive);
-      if (created) warnings.push(`${opts.key} does not exist; --create-key adds its entry (no delivery route, model or token counters: OpenClaw writes them on the next message and run)`);
+      if (created)
+        warnings.push(
+          `${opts.key} does not exist; --create-key adds its entry (no delivery route, model or token counters: OpenClaw writes them on the next message and run)`,
+        );
       else if (opts.createKey) warnings.push(`${opts.key} exists; --create-key has nothing to add`);
       if (owners.length > 0 && !owners.includes(record)) {
         warnings.push(`attribution gives this archive to ${owners.map((o) => o.sessionKey).join(", ")}; --key ${opts.key} overrides it`);
@@ -240,13 +284,23 @@ function select(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): Selec
     }
     if (owners.length === 1) return { index, record: owners[0]!, file, warnings };
     if (owners.length === 0) {
-      throw usageError("UNATTRIBUTED_ARCHIVE", `no key owns ${file.name} (see \`openclaw-sessions ls\`)`, `name the key it belongs to: \`openclaw-sessions restore ${opts.archive} --key <sessionKey>\` (add --create-key for a key sessions.json no longer has)`, { path: file.path });
+      throw usageError(
+        "UNATTRIBUTED_ARCHIVE",
+        `no key owns ${file.name} (see \`openclaw-sessions ls\`)`,
+        `name the key it belongs to: \`openclaw-sessions restore ${opts.archive} --key <sessionKey>\` (add --create-key for a key sessions.json no longer has)`,
+        { path: file.path },
+      );
     }
     throw usageError(
       "AMBIGUOUS_OWNER",
       `${file.name} is attributed to ${owners.length} keys: ${owners.map((o) => o.sessionKey).join(", ")}`,
       "choose one with --key <sessionKey>",
-      { candidates: owners.map((o) => ({ sessionKey: o.sessionKey, evidence: o.archives.find((a) => a.path === file.path)?.evidence ?? [] })) },
+      {
+        candidates: owners.map((o) => ({
+          sessionKey: o.sessionKey,
+          evidence: o.archives.find((a) => a.path === file.path)?.evidence ?? [],
+        })),
+      },
     );
   }
   if (opts.key === undefined || opts.from === undefined) {
@@ -256,15 +310,26 @@ function select(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): Selec
   const matches = archivesMatching(record, opts.from);
   const list = record.archives.map((a) => ({ path: a.path, sessionId: a.sessionId, reason: a.reason, iso: a.iso }));
   if (matches.length === 0) {
-    throw usageError("NO_MATCHING_ARCHIVE", `no archive of ${opts.key} matches --from ${opts.from}`, list.length ? `its archives: ${list.map((a) => path.basename(a.path)).join(", ")}` : "this key has no archives", { candidates: list });
+    throw usageError(
+      "NO_MATCHING_ARCHIVE",
+      `no archive of ${opts.key} matches --from ${opts.from}`,
+      list.length ? `its archives: ${list.map((a) => path.basename(a.path)).join(", ")}` : "this key has no archives",
+      { candidates: list },
+    );
   }
   if (matches.length > 1) {
-    throw usageError("AMBIGUOUS_ARCHIVE", `--from ${opts.from} matches ${matches.length} archives of ${opts.key}: ${matches.map((a) => path.basename(a.path)).join(", ")}`, "pass the archive's file name instead", {
-      candidates: matches.map((a) => ({ path: a.path, sessionId: a.sessionId, reason: a.reason, iso: a.iso })),
-    });
+    throw usageError(
+      "AMBIGUOUS_ARCHIVE",
+      `--from ${opts.from} matches ${matches.length} archives of ${opts.key}: ${matches.map((a) => path.basename(a.path)).join(", ")}`,
+      "pass the archive's file name instead",
+      {
+        candidates: matches.map((a) => ({ path: a.path, sessionId: a.sessionId, reason: a.reason, iso: a.iso })),
+      },
+    );
   }
   const file = index.files.find((f) => f.path === matches[0]!.path)!;
-  if (file.symlink) throw refusedError("SYMLINK_REFUSED", `${file.path} is a symbolic link; restore reads only regular files inside the store`);
+  if (file.symlink)
+    throw refusedError("SYMLINK_REFUSED", `${file.path} is a symbolic link; restore reads only regular files inside the store`);
   return { index, record, file, warnings };
 }
 
@@ -314,12 +379,21 @@ function realOrSelf(p: string): string {
 export function checkedManifestDir(opts: RestoreOptions, ctx: StoreContext, sessionsDir: string): string {
   const dir = path.resolve(ctx.cwd, opts.manifestDir ?? defaultManifestDir(ctx.env));
   if (lstatKind(dir) === "symlink") {
-    throw refusedError("SYMLINK_REFUSED", `the manifest dir ${dir} is a symbolic link; run dirs are only created in a real directory`, "pass the real directory with --manifest-dir", { path: dir });
+    throw refusedError(
+      "SYMLINK_REFUSED",
+      `the manifest dir ${dir} is a symbolic link; run dirs are only created in a real directory`,
+      "pass the real directory with --manifest-dir",
+      { path: dir },
+    );
   }
   const real = realOrSelf(dir);
   const store = realOr(sessionsDir);
   if (dir === sessionsDir || inside(sessionsDir, dir) || real === store || inside(store, real)) {
-    throw usageError("MANIFEST_DIR_IN_STORE", `the manifest dir ${dir} lies inside the sessions dir; OpenClaw's globs and disk budget would see it`, "choose a dir outside the state dir");
+    throw usageError(
+      "MANIFEST_DIR_IN_STORE",
+      `the manifest dir ${dir} lies inside the sessions dir; OpenClaw's globs and disk budget would see it`,
+      "choose a dir outside the state dir",
+    );
   }
   return dir;
 }
@@ -328,7 +402,12 @@ export function checkedManifestDir(opts: RestoreOptions, ctx: StoreContext, sess
 function gatewayRefusals(stateDir: string | null, env: NodeJS.ProcessEnv): Refusal[] {
   return probeGatewayLocks(stateDir, env)
     .filter((g) => g.blocking)
-    .map((g) => ({ code: "GATEWAY_RUNNING", message: `${describeGateway(g)}; OpenClaw 7.1 serialises sessions.json writes inside the Gateway only, so restore cannot write safely while it runs`, hint: gatewayStopHint(g), exitCode: 5 as const }));
+    .map((g) => ({
+      code: "GATEWAY_RUNNING",
+      message: `${describeGateway(g)}; OpenClaw 7.1 serialises sessions.json writes inside the Gateway only, so restore cannot write safely while it runs`,
+      hint: gatewayStopHint(g),
+      exitCode: 5 as const,
+    }));
 }
 
 async function archiveFacts(file: ClassifiedFile, withLastTimestamp: boolean): Promise<ArchiveFacts> {
@@ -364,11 +443,18 @@ function fileIndexesOf(indexes: StoreIndex[]): StoreIndex[] {
 }
 
 /** select(), except that an archive a finished `--move` run removed is recognised as restored. */
-async function selectOrFinished(fileIndexes: StoreIndex[], opts: RestoreOptions, ctx: StoreContext): Promise<ReturnType<typeof select> | PlannedRestore> {
+async function selectOrFinished(
+  fileIndexes: StoreIndex[],
+  opts: RestoreOptions,
+  ctx: StoreContext,
+): Promise<ReturnType<typeof select> | PlannedRestore> {
   try {
     return select(fileIndexes, opts, ctx.cwd);
   } catch (err) {
-    const missing = (err as { code?: string; details?: { path?: string } }).code === "ARCHIVE_NOT_FOUND" ? (err as { details: { path: string } }).details.path : null;
+    const missing =
+      (err as { code?: string; details?: { path?: string } }).code === "ARCHIVE_NOT_FOUND"
+        ? (err as { details: { path: string } }).details.path
+        : null;
     const index = missing ? fileIndexes.find((i) => path.dirname(missing) === i.location.sessionsDir) : undefined;
     const finished = index ? await findFinishedMove(checkedManifestDir(opts, ctx, index.location.sessionsDir), missing!, index) : null;
     if (finished) return { ...finished, result: resultOf(finished.plan, index!, true, null) };
@@ -381,7 +467,16 @@ function sqliteIndexFor(indexes: StoreIndex[], opts: RestoreOptions): StoreIndex
   const sqlite = indexes.filter((i) => i.location.era === "sqlite");
   if (sqlite.length === 0) return null;
   const byKey = opts.key !== undefined ? sqlite.find((i) => i.sessions.some((s) => s.sessionKey === opts.key)) : undefined;
-  const byArchive = opts.archive !== undefined ? sqlite.find((i) => opts.archive!.includes(`${path.basename(i.location.storePath)}#archive/`) || opts.archive!.startsWith(i.location.sessionsDir) || fs.existsSync(path.join(i.location.sessionsDir, opts.archive!)) || i.files.some((f) => f.kind === "import-archive" && (f.path === opts.archive || f.name === opts.archive))) : undefined;
+  const byArchive =
+    opts.archive !== undefined
+      ? sqlite.find(
+          (i) =>
+            opts.archive!.includes(`${path.basename(i.location.storePath)}#archive/`) ||
+            opts.archive!.startsWith(i.location.sessionsDir) ||
+            fs.existsSync(path.join(i.location.sessionsDir, opts.archive!)) ||
+            i.files.some((f) => f.kind === "import-archive" && (f.path === opts.archive || f.name === opts.archive)),
+        )
+      : undefined;
   if (indexes.every((i) => i.location.era === "sqlite")) return byArchive ?? byKey ?? sqlite[0]!;
   return byArchive ?? (opts.segment !== undefined ? byKey : undefined) ?? null;
 }
@@ -393,9 +488,16 @@ export async function planAnyRestore(opts: RestoreOptions, ctx: StoreContext, no
   const indexes = await openStores(opts, ctx);
   const sqlite = sqliteIndexFor(indexes, opts);
   if (sqlite) {
-    if (opts.from !== undefined || opts.move || opts.createKey) throw usageError("CONFLICTING_OPTIONS", "--from, --move and --create-key are file-era options; a SQLite-era restore takes <archive> or --key <key> --segment <n> (an undelete creates its key itself)");
+    if (opts.from !== undefined || opts.move || opts.createKey)
+      throw usageError(
+        "CONFLICTING_OPTIONS",
+        "--from, --move and --create-key are file-era options; a SQLite-era restore takes <archive> or --key <key> --segment <n> (an undelete creates its key itself)",
+      );
     const manifestDir = checkedManifestDir(opts, ctx, sqlite.location.sessionsDir);
-    return { era: "sqlite", planned: await planSqliteRestore(sqlite, { archive: opts.archive, key: opts.key, segment: opts.segment, manifestDir }, ctx, nowMs) };
+    return {
+      era: "sqlite",
+      planned: await planSqliteRestore(sqlite, { archive: opts.archive, key: opts.key, segment: opts.segment, manifestDir }, ctx, nowMs),
+    };
   }
   return { era: "files", planned: await planRestore(opts, ctx, nowMs, indexes) };
 }
@@ -405,15 +507,26 @@ async function segmentArchive(indexes: StoreIndex[], opts: RestoreOptions): Prom
   const { record } = findKey(indexes, opts.key!);
   const stretches = await segmentStretches(record);
   const s = stretches[opts.segment! - 1];
-  if (!s) throw usageError("NO_SUCH_SEGMENT", `${opts.key} has ${stretches.length} segment(s); --segment ${opts.segment} does not exist`, "run `openclaw-sessions timeline <key>` to see them numbered");
+  if (!s)
+    throw usageError(
+      "NO_SUCH_SEGMENT",
+      `${opts.key} has ${stretches.length} segment(s); --segment ${opts.segment} does not exist`,
+      "run `openclaw-sessions timeline <key>` to see them numbered",
+    );
   if (s.source !== "archive") throw usageError("SEGMENT_IS_CURRENT", `segment ${opts.segment} is the current transcript of ${opts.key}`);
   return s.path;
 }
 
-export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs = Date.now(), opened?: StoreIndex[]): Promise<PlannedRestore> {
+export async function planRestore(
+  opts: RestoreOptions,
+  ctx: StoreContext,
+  nowMs = Date.now(),
+  opened?: StoreIndex[],
+): Promise<PlannedRestore> {
   const fileIndexes = fileIndexesOf(opened ?? (await openStores(opts, ctx)));
   if (opts.segment !== undefined) {
-    if (opts.archive !== undefined || opts.from !== undefined) throw usageError("CONFLICTING_OPTIONS", "--segment picks the archive; give no <archive> or --from with it");
+    if (opts.archive !== undefined || opts.from !== undefined)
+      throw usageError("CONFLICTING_OPTIONS", "--segment picks the archive; give no <archive> or --from with it");
     if (opts.key === undefined) throw usageError("MISSING_ARCHIVE", "--segment needs --key <key>");
     opts = { ...opts, archive: await segmentArchive(fileIndexes, opts) };
   }
@@ -422,16 +535,26 @@ export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs
   const { index, record, file, warnings, created = false } = selected;
   const loc = index.location;
   if (index.storeFile.state !== "ok") {
-    throw environmentError("STORE_UNUSABLE", `${loc.storePath} is ${index.storeFile.state}${index.storeFile.message ? ` (${index.storeFile.message})` : ""}; restore edits one entry of a readable store only`, "repair sessions.json first (`openclaw-sessions check`)");
+    throw environmentError(
+      "STORE_UNUSABLE",
+      `${loc.storePath} is ${index.storeFile.state}${index.storeFile.message ? ` (${index.storeFile.message})` : ""}; restore edits one entry of a readable store only`,
+      "repair sessions.json first (`openclaw-sessions check`)",
+    );
   }
   if (lstatKind(loc.storePath) !== "file") {
-    throw refusedError("SYMLINK_REFUSED", `${loc.storePath} is not a regular file (a symbolic link?); restore replaces only a real sessions.json`, "replace the link with the real file, then plan again", { path: loc.storePath });
+    throw refusedError(
+      "SYMLINK_REFUSED",
+      `${loc.storePath} is not a regular file (a symbolic link?); restore replaces only a real sessions.json`,
+      "replace the link with the real file, then plan again",
+      { path: loc.storePath },
+    );
   }
   const storeBuf = fs.readFileSync(loc.storePath);
   const archive = await archiveFacts(file, created);
   const restoredId = restoredSessionId(archive);
   const dest = restoredId ? destinationPath(file.path, archive.sourceName, restoredId) : path.join(path.dirname(file.path), "(none)");
-  const current = !created && (record.active.exists || lstatKind(record.active.path) !== "absent") ? await fileFact(record.active.path) : null;
+  const current =
+    !created && (record.active.exists || lstatKind(record.active.path) !== "absent") ? await fileFact(record.active.path) : null;
   const ids = new Set([...record.lineage, ...(record.sessionId ? [record.sessionId] : []), ...(restoredId ? [restoredId] : [])]);
   const manifestDir = checkedManifestDir(opts, ctx, loc.sessionsDir);
   const runId = newRunId(nowMs);
@@ -450,7 +573,9 @@ export async function planRestore(opts: RestoreOptions, ctx: StoreContext, nowMs
       existingNames: new Set(fs.readdirSync(path.dirname(current?.path ?? dest))),
       locks: locksFor(index, ids, [record.active.path, dest].filter(Boolean)),
       refusals: gatewayRefusals(loc.stateDir, ctx.env),
-      otherKeysWithId: index.sessions.filter((s) => s.sessionKey !== record.sessionKey && s.sessionId === restoredId).map((s) => s.sessionKey),
+      otherKeysWithId: index.sessions
+        .filter((s) => s.sessionKey !== record.sessionKey && s.sessionId === restoredId)
+        .map((s) => s.sessionKey),
       nowMs,
       runId,
       runDir: path.join(manifestDir, runId),
@@ -498,7 +623,11 @@ function resultOf(plan: RestorePlan, index: StoreIndex, dryRun: boolean, manifes
 }
 
 /** Apply a plan without refusals. Returns the result with `manifest` set. */
-export async function applyRestore(planned: PlannedRestore, ctx: StoreContext & { onStep?: (point: string) => void }, nowMs = Date.now()): Promise<RestoreResult> {
+export async function applyRestore(
+  planned: PlannedRestore,
+  ctx: StoreContext & { onStep?: (point: string) => void },
+  nowMs = Date.now(),
+): Promise<RestoreResult> {
   const { plan, index } = planned;
   if (plan.refusals.length > 0) throw refusedError(plan.refusals[0]!.code, plan.refusals[0]!.message, plan.refusals[0]!.hint);
   if (plan.steps.length === 0) {
@@ -507,7 +636,18 @@ export async function applyRestore(planned: PlannedRestore, ctx: StoreContext & 
   }
   const loc = index.location;
   try {
-    await applyPlan(plan, { env: ctx.env, stateDir: loc.stateDir, agentId: loc.agentId, storePath: loc.storePath, sessionsDir: loc.sessionsDir, onStep: ctx.onStep }, nowMs);
+    await applyPlan(
+      plan,
+      {
+        env: ctx.env,
+        stateDir: loc.stateDir,
+        agentId: loc.agentId,
+        storePath: loc.storePath,
+        sessionsDir: loc.sessionsDir,
+        onStep: ctx.onStep,
+      },
+      nowMs,
+    );
   } catch (err) {
     rethrowEnvironment(err, "restore");
   }

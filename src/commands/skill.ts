@@ -65,7 +65,9 @@ export function shippedSkillDir(): string {
 function listFiles(dir: string, base = dir): string[] {
   return fs
     .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name), base) : e.isFile() ? [path.relative(base, path.join(dir, e.name))] : []))
+    .flatMap((e) =>
+      e.isDirectory() ? listFiles(path.join(dir, e.name), base) : e.isFile() ? [path.relative(base, path.join(dir, e.name))] : [],
+    )
     .sort();
 }
 
@@ -73,7 +75,10 @@ function sameTree(a: string, b: string): boolean {
   try {
     const fa = listFiles(a);
     const fb = listFiles(b);
-    return fa.length === fb.length && fa.every((f, i) => f === fb[i] && fs.readFileSync(path.join(a, f)).equals(fs.readFileSync(path.join(b, f))));
+    return (
+      fa.length === fb.length &&
+      fa.every((f, i) => f === fb[i] && fs.readFileSync(path.join(a, f)).equals(fs.readFileSync(path.join(b, f))))
+    );
   } catch {
     return false;
   }
@@ -123,7 +128,8 @@ function storeDirs(stateDir: string, agentId: string, opts: SkillInstallOptions,
 }
 
 export function runSkillInstall(opts: SkillInstallOptions, ctx: { env: NodeJS.ProcessEnv; cwd: string }): SkillInstallResult {
-  if (opts.allAgents) throw usageError("CONFLICTING_OPTIONS", "skill install puts the skill in one agent's workspace: pass --agent <id>, not --all-agents");
+  if (opts.allAgents)
+    throw usageError("CONFLICTING_OPTIONS", "skill install puts the skill in one agent's workspace: pass --agent <id>, not --all-agents");
   const { env, cwd } = ctx;
   const homeDir = resolveHomeDir(env);
   const state =
@@ -132,7 +138,8 @@ export function runSkillInstall(opts: SkillInstallOptions, ctx: { env: NodeJS.Pr
       : resolveStateDir(opts.stateDir, env, cwd);
   const agentId = normalizeAgentId(opts.agent);
   const sourceDir = opts.sourceDir ?? shippedSkillDir();
-  if (!fs.existsSync(path.join(sourceDir, "SKILL.md"))) throw new Error(`the shipped skill is missing: no ${path.join(sourceDir, "SKILL.md")}`);
+  if (!fs.existsSync(path.join(sourceDir, "SKILL.md")))
+    throw new Error(`the shipped skill is missing: no ${path.join(sourceDir, "SKILL.md")}`);
   const era = fs.existsSync(path.join(state.dir, "agents", agentId, "agent", "openclaw-agent.sqlite")) ? "sqlite" : "files";
   const workspace =
     opts.workspace !== undefined
@@ -153,7 +160,11 @@ export function runSkillInstall(opts: SkillInstallOptions, ctx: { env: NodeJS.Pr
   const realTarget = realish(target);
   for (const dir of storeDirs(state.dir, agentId, opts, env, cwd)) {
     if (contains(path.resolve(dir), target) || contains(realish(dir), realTarget)) {
-      throw refusedError("TARGET_IN_SESSION_STORE", `refusing to install into ${target}: it is inside the session store ${dir}`, "pass --workspace <the agent's workspace dir>");
+      throw refusedError(
+        "TARGET_IN_SESSION_STORE",
+        `refusing to install into ${target}: it is inside the session store ${dir}`,
+        "pass --workspace <the agent's workspace dir>",
+      );
     }
   }
   const existing: SkillInstallResult["existing"] = !fs.existsSync(target) ? "none" : sameTree(sourceDir, target) ? "same" : "different";
@@ -172,7 +183,12 @@ export function runSkillInstall(opts: SkillInstallOptions, ctx: { env: NodeJS.Pr
   };
   if (!opts.yes || action === "none") return result;
   if (action === "overwrite" && !opts.force) {
-    throw refusedError("TARGET_EXISTS", `${target} exists and differs from the shipped skill`, "pass --force to replace it (the old copy is removed only after the new one is in place)", { target });
+    throw refusedError(
+      "TARGET_EXISTS",
+      `${target} exists and differs from the shipped skill`,
+      "pass --force to replace it (the old copy is removed only after the new one is in place)",
+      { target },
+    );
   }
   // Copy into the workspace (same file system, but outside the skill roots OpenClaw watches),
   // then rename: OpenClaw never sees half a skill.

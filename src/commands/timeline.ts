@@ -71,7 +71,14 @@ export interface TimelineSummaryRow {
   resets: number;
   compactions: number;
   compactionCount: number | null;
-  lastReset: { time: number | null; iso: string | null; kind: string; confidence: string; fromSessionId: string | null; toSessionId: string | null } | null;
+  lastReset: {
+    time: number | null;
+    iso: string | null;
+    kind: string;
+    confidence: string;
+    fromSessionId: string | null;
+    toSessionId: string | null;
+  } | null;
   policy: { mode: string; atHour: number | null; idleMinutes: number | null; source: string; description: string };
 }
 
@@ -101,7 +108,8 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
   let explicit: OpenClawConfig | null = null;
   if (opts.config !== undefined) {
     const file = path.resolve(ctx.cwd, opts.config);
-    if (!fs.existsSync(file)) throw usageError("CONFIG_NOT_FOUND", `no config file at ${file}`, "pass the path of an openclaw.json (JSON5)");
+    if (!fs.existsSync(file))
+      throw usageError("CONFIG_NOT_FOUND", `no config file at ${file}`, "pass the path of an openclaw.json (JSON5)");
     explicit = readConfig(file);
   }
   const cache = new Map<string, OpenClawConfig>();
@@ -180,8 +188,12 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
       ...(seg.restore ? { restore: seg.restore } : {}),
     });
   }
-  const baks: BakFile[] = s.archives.filter((a) => a.reason === "bak").map((a) => ({ path: a.path, sessionId: a.sessionId, timestamp: a.timestamp, bytes: a.bytes }));
-  const family = Array.isArray(s.entry?.usageFamilySessionIds) ? (s.entry!.usageFamilySessionIds as unknown[]).filter((x): x is string => typeof x === "string") : null;
+  const baks: BakFile[] = s.archives
+    .filter((a) => a.reason === "bak")
+    .map((a) => ({ path: a.path, sessionId: a.sessionId, timestamp: a.timestamp, bytes: a.bytes }));
+  const family = Array.isArray(s.entry?.usageFamilySessionIds)
+    ? (s.entry!.usageFamilySessionIds as unknown[]).filter((x): x is string => typeof x === "string")
+    : null;
   const core = buildTimeline({
     era: index.location.era,
     sessionKey: s.sessionKey,
@@ -252,9 +264,22 @@ export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Pro
         compactions: t.compactionCountCheck.inAllSegments,
         compactionCount: s.compactionCount,
         lastReset: last
-          ? { time: last.time, iso: last.iso, kind: reason?.kind ?? "unknown", confidence: reason?.confidence ?? "low", fromSessionId: (last.fromSessionId as string | null) ?? null, toSessionId: (last.toSessionId as string | null) ?? null }
+          ? {
+              time: last.time,
+              iso: last.iso,
+              kind: reason?.kind ?? "unknown",
+              confidence: reason?.confidence ?? "low",
+              fromSessionId: (last.fromSessionId as string | null) ?? null,
+              toSessionId: (last.toSessionId as string | null) ?? null,
+            }
           : null,
-        policy: { mode: t.policy.mode, atHour: t.policy.atHour, idleMinutes: t.policy.idleMinutes, source: t.policy.source, description: t.policy.description },
+        policy: {
+          mode: t.policy.mode,
+          atHour: t.policy.atHour,
+          idleMinutes: t.policy.idleMinutes,
+          source: t.policy.source,
+          description: t.policy.description,
+        },
       });
     }
   }

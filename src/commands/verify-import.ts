@@ -114,11 +114,16 @@ function readManifests(stateDir: string | null): Map<string, { sourcePath: strin
   }
   for (const n of names) {
     try {
-      const doc = JSON.parse(fs.readFileSync(path.join(dir, n), "utf8")) as { targets?: Array<{ completedMoves?: Array<Record<string, unknown>> }> };
+      const doc = JSON.parse(fs.readFileSync(path.join(dir, n), "utf8")) as {
+        targets?: Array<{ completedMoves?: Array<Record<string, unknown>> }>;
+      };
       for (const t of doc.targets ?? []) {
         for (const m of t.completedMoves ?? []) {
           if (typeof m.archivePath === "string" && typeof m.sourcePath === "string") {
-            out.set(path.basename(m.archivePath), { sourcePath: m.sourcePath, sessionKey: typeof m.sessionKey === "string" ? m.sessionKey : null });
+            out.set(path.basename(m.archivePath), {
+              sourcePath: m.sourcePath,
+              sessionKey: typeof m.sessionKey === "string" ? m.sessionKey : null,
+            });
           }
         }
       }
@@ -209,7 +214,11 @@ function verifyCold(r: VerifiedFile, f: ClassifiedFile, cold: Map<string, { sess
   r.status = !row ? "absent" : r.cold.sha256Matches ? "complete" : "differs";
 }
 
-async function verifyLines(r: VerifiedFile, f: ClassifiedFile, ctx: { events: InstanceType<typeof import("../store/sqlite/events.js").SqliteEventIndex>; manifests: ReturnType<typeof readManifests> }): Promise<void> {
+async function verifyLines(
+  r: VerifiedFile,
+  f: ClassifiedFile,
+  ctx: { events: InstanceType<typeof import("../store/sqlite/events.js").SqliteEventIndex>; manifests: ReturnType<typeof readManifests> },
+): Promise<void> {
   const compression = f.archive?.compressed ? "zstd" : "none";
   const pinned = pinnedFileLines(f.path, { compression });
   try {
@@ -237,7 +246,16 @@ async function verifyLines(r: VerifiedFile, f: ClassifiedFile, ctx: { events: In
       const p = parseLine(line);
       if ("malformed" in p) {
         r.counts.malformed += 1;
-        r.differences.push({ lineNo: line.lineNo, outcome: "malformed", eventId: null, type: null, foundIn: null, fileHash: null, dbHash: null, reason: p.malformed });
+        r.differences.push({
+          lineNo: line.lineNo,
+          outcome: "malformed",
+          eventId: null,
+          type: null,
+          foundIn: null,
+          fileHash: null,
+          dbHash: null,
+          reason: p.malformed,
+        });
         continue;
       }
       if (p.skip) continue;
@@ -254,7 +272,9 @@ async function verifyLines(r: VerifiedFile, f: ClassifiedFile, ctx: { events: In
     r.status = fileStatus(r.counts, headerMismatch);
   } catch (err) {
     r.status = "unreadable";
-    r.error = (err as NodeJS.ErrnoException).code ? `${(err as NodeJS.ErrnoException).code}: ${(err as Error).message}` : (err as Error).message;
+    r.error = (err as NodeJS.ErrnoException).code
+      ? `${(err as NodeJS.ErrnoException).code}: ${(err as Error).message}`
+      : (err as Error).message;
   } finally {
     await pinned.close();
   }
@@ -273,14 +293,16 @@ function exportMissing(r: VerifiedFile, dir: string): VerifiedFile["exported"] {
     const nl = buf.indexOf(0x0a, start);
     const end = nl === -1 ? buf.length : nl + 1;
     lineNo += 1;
-    if (wanted.has(lineNo)) chunks.push(nl === -1 ? Buffer.concat([buf.subarray(start, end), Buffer.from("\n")]) : buf.subarray(start, end));
+    if (wanted.has(lineNo))
+      chunks.push(nl === -1 ? Buffer.concat([buf.subarray(start, end), Buffer.from("\n")]) : buf.subarray(start, end));
     start = end;
   }
   const data = Buffer.concat(chunks);
   try {
     fs.writeFileSync(target, data, { flag: "wx" });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") throw refusedError("EXPORT_EXISTS", `${target} already exists; not overwriting it`, "choose an empty directory for --export-missing");
+    if ((err as NodeJS.ErrnoException).code === "EEXIST")
+      throw refusedError("EXPORT_EXISTS", `${target} already exists; not overwriting it`, "choose an empty directory for --export-missing");
     throw err;
   }
   return { path: target, lines: chunks.length, bytes: data.length };
@@ -296,14 +318,22 @@ export async function runVerifyImport(opts: VerifyImportOptions, ctx: StoreConte
   }));
   const sqliteTargets = targets.filter((t) => t.era === "sqlite" && t.sqlitePath);
   if (sqliteTargets.length === 0) {
-    throw unsupportedError("NOT_SQLITE", "verify-import needs a SQLite-era store (OpenClaw ≥ 2026.7.2): no agent database here", "run it after `openclaw doctor --session-sqlite import`; `openclaw-sessions check` covers file-backed stores");
+    throw unsupportedError(
+      "NOT_SQLITE",
+      "verify-import needs a SQLite-era store (OpenClaw ≥ 2026.7.2): no agent database here",
+      "run it after `openclaw doctor --session-sqlite import`; `openclaw-sessions check` covers file-backed stores",
+    );
   }
   if (opts.exportMissing) {
     const dir = path.resolve(ctx.cwd, opts.exportMissing);
     for (const t of sqliteTargets) {
       const root = t.stateDir ?? path.dirname(t.sessionsDir);
       if (dir === root || dir.startsWith(root + path.sep)) {
-        throw usageError("EXPORT_INSIDE_STORE", `--export-missing ${dir} is inside the store (${root}); nothing is written there`, "pick a directory outside the state dir");
+        throw usageError(
+          "EXPORT_INSIDE_STORE",
+          `--export-missing ${dir} is inside the store (${root}); nothing is written there`,
+          "pick a directory outside the state dir",
+        );
       }
     }
     fs.mkdirSync(dir, { recursive: true });
@@ -311,7 +341,18 @@ export async function runVerifyImport(opts: VerifyImportOptions, ctx: StoreConte
   }
   const files: VerifiedFile[] = [];
   for (const t of sqliteTargets) files.push(...(await verifyAgent(t, opts)));
-  const summary = { complete: 0, partial: 0, differs: 0, absent: 0, "header-mismatch": 0, empty: 0, unreadable: 0, files: files.length, gaps: 0, missingLines: 0 };
+  const summary = {
+    complete: 0,
+    partial: 0,
+    differs: 0,
+    absent: 0,
+    "header-mismatch": 0,
+    empty: 0,
+    unreadable: 0,
+    files: files.length,
+    gaps: 0,
+    missingLines: 0,
+  };
   for (const f of files) {
     summary[f.status] += 1;
     if (!f.gap) continue;

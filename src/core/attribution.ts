@@ -119,11 +119,15 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
   // do not decide.
   for (const f of candidates) {
     for (const owner of idOwners.get(f.sessionId ?? "") ?? []) link(f.path, owner.key, owner.evidence);
-    const named = f.archive ? keysByFileName.get(f.archive.sourceName) ?? [] : [];
+    const named = f.archive ? (keysByFileName.get(f.archive.sourceName) ?? []) : [];
     const headerId = byFile.has(f.path) && named.length === 0 ? undefined : headerOf(f.path)?.id;
     if (headerId && headerId !== f.sessionId) {
       for (const owner of idOwners.get(headerId) ?? []) {
-        link(f.path, owner.key, { kind: "header-id", confidence: "strong", detail: `header id ${headerId} is a sessionId of ${owner.key}` });
+        link(f.path, owner.key, {
+          kind: "header-id",
+          confidence: "strong",
+          detail: `header id ${headerId} is a sessionId of ${owner.key}`,
+        });
       }
     }
     for (const k of named) {
@@ -131,7 +135,9 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
       link(f.path, k.sessionKey, {
         kind: "session-file-name",
         confidence: matches ? "certain" : "strong",
-        detail: `archive of ${k.sessionFileBasename}, the sessionFile of ${k.sessionKey}` + (matches ? "" : ` (header id ${headerId ?? "missing"}: an earlier generation)`),
+        detail:
+          `archive of ${k.sessionFileBasename}, the sessionFile of ${k.sessionKey}` +
+          (matches ? "" : ` (header id ${headerId ?? "missing"}: an earlier generation)`),
       });
     }
   }
@@ -161,11 +167,25 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
       const parent = parentIdOf(header);
       if (parent) {
         for (const o of idOwners.get(parent) ?? []) {
-          found.push({ key: o.key, evidence: { kind: "header-parent-session", confidence: "strong", detail: `header parentSession ${parent} is a sessionId of ${o.key}` } });
+          found.push({
+            key: o.key,
+            evidence: {
+              kind: "header-parent-session",
+              confidence: "strong",
+              detail: `header parentSession ${parent} is a sessionId of ${o.key}`,
+            },
+          });
         }
       }
-      for (const k of ownId ? known.byParent.get(ownId) ?? [] : []) {
-        found.push({ key: k.key, evidence: { kind: "header-parent-session", confidence: "strong", detail: `${path.basename(k.path)} names ${ownId} as its parentSession` } });
+      for (const k of ownId ? (known.byParent.get(ownId) ?? []) : []) {
+        found.push({
+          key: k.key,
+          evidence: {
+            kind: "header-parent-session",
+            confidence: "strong",
+            detail: `${path.basename(k.path)} names ${ownId} as its parentSession`,
+          },
+        });
       }
       const successor = resetSuccessor(f, known.byStart);
       if (successor) found.push(successor);

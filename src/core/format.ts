@@ -37,6 +37,7 @@ export function displayedSeconds(from: number, to: number): number {
 /** The zone times are shown in: --tz, else a valid $TZ, else this machine's; an unknown name is a usage error. */
 export function resolveTimeZone(tz: string | undefined, env: NodeJS.ProcessEnv): string {
   const zone = tz ?? (env.TZ && isValidTimeZone(env.TZ) ? env.TZ : localTimeZone());
-  if (!isValidTimeZone(zone)) throw usageError("BAD_TIME_ZONE", `unknown time zone "${zone}"`, "pass an IANA name such as Europe/Berlin or UTC");
+  if (!isValidTimeZone(zone))
+    throw usageError("BAD_TIME_ZONE", `unknown time zone "${zone}"`, "pass an IANA name such as Europe/Berlin or UTC");
   return zone;
 }

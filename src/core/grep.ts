@@ -188,6 +188,11 @@ export function parseTimeBound(value: string, now: number, flag: string): number
     return now - Number(rel[1]) * unit;
   }
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw usageError("BAD_TIME", `${flag}: cannot read "${value}" as a date or a duration`, "use e.g. 2026-07-01, 2026-07-01T09:00:00Z, 12h or 7d");
+  if (Number.isNaN(ms))
+    throw usageError(
+      "BAD_TIME",
+      `${flag}: cannot read "${value}" as a date or a duration`,
+      "use e.g. 2026-07-01, 2026-07-01T09:00:00Z, 12h or 7d",
+    );
   return ms;
 }

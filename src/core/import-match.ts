@@ -86,7 +86,13 @@ export class DoctorEventMapper {
     let e = normalizeLoaded(record);
     const v = this.plan.sourceVersion;
     if (originalIndex === this.plan.headerIndex) {
-      const h: Obj = { ...e, id: this.sessionId, type: "session", timestamp: typeof e.timestamp === "string" ? e.timestamp : "", cwd: typeof e.cwd === "string" ? e.cwd : "" };
+      const h: Obj = {
+        ...e,
+        id: this.sessionId,
+        type: "session",
+        timestamp: typeof e.timestamp === "string" ? e.timestamp : "",
+        cwd: typeof e.cwd === "string" ? e.cwd : "",
+      };
       delete h.sessionId;
       if (v < 3) h.version = 3;
       return h;
@@ -152,13 +158,22 @@ export function matchEvent(lineNo: number, event: unknown, lookup: EventLookup):
   const base = { lineNo, eventId: id, type, fileHash };
   if (id === null) {
     const hit = lookup.inWindowByHash(fileHash);
-    return hit ? { ...base, outcome: "present", foundIn: { sessionId: hit.sessionId, seq: hit.seq }, dbHash: hit.hash } : { ...base, outcome: "missing", foundIn: null, dbHash: null };
+    return hit
+      ? { ...base, outcome: "present", foundIn: { sessionId: hit.sessionId, seq: hit.seq }, dbHash: hit.hash }
+      : { ...base, outcome: "missing", foundIn: null, dbHash: null };
   }
   const hit = lookup.inWindow(id) ?? lookup.elsewhere(id);
   if (!hit) return { ...base, outcome: "missing", foundIn: null, dbHash: null };
   const foundIn = { sessionId: hit.sessionId, seq: hit.seq };
   if (hit.hash !== fileHash) return { ...base, outcome: "differs", foundIn, dbHash: hit.hash, reason: "same event id, different content" };
-  if (!hit.hasIdentity) return { ...base, outcome: "no-identity", foundIn, dbHash: hit.hash, reason: "no transcript_event_identities row: a later import would append it again" };
+  if (!hit.hasIdentity)
+    return {
+      ...base,
+      outcome: "no-identity",
+      foundIn,
+      dbHash: hit.hash,
+      reason: "no transcript_event_identities row: a later import would append it again",
+    };
   return { ...base, outcome: "present", foundIn, dbHash: hit.hash };
 }
 

@@ -4,7 +4,11 @@ import type { SessionRecord, StoreIndex } from "./model.js";
 import { closeMatches } from "./suggest.js";
 
 /** The "no such key" error: the stores searched and the closest keys. */
-export function sessionNotFound(key: string, indexes: readonly StoreIndex[], fallbackHint = "run `openclaw-sessions ls` to list the keys"): ToolError {
+export function sessionNotFound(
+  key: string,
+  indexes: readonly StoreIndex[],
+  fallbackHint = "run `openclaw-sessions ls` to list the keys",
+): ToolError {
   // A store OpenClaw loads as empty has no key at all: say why, the same in every command.
   const broken = indexes.find((i) => i.storeFile.state !== "ok" && i.storeFile.state !== "missing");
   if (broken) {
@@ -16,7 +20,10 @@ export function sessionNotFound(key: string, indexes: readonly StoreIndex[], fal
       { storePath: broken.location.storePath, state: st.state },
     );
   }
-  const near = closeMatches(key, indexes.flatMap((i) => i.sessions.map((s) => s.sessionKey)));
+  const near = closeMatches(
+    key,
+    indexes.flatMap((i) => i.sessions.map((s) => s.sessionKey)),
+  );
   return usageError(
     "SESSION_NOT_FOUND",
     `no key "${key}" in ${indexes.map((i) => i.location.storePath).join(", ")}`,
@@ -26,7 +33,11 @@ export function sessionNotFound(key: string, indexes: readonly StoreIndex[], fal
 }
 
 /** The first store holding the key, and its record; throws `sessionNotFound` otherwise. */
-export function findSession(indexes: readonly StoreIndex[], key: string, fallbackHint?: string): { index: StoreIndex; record: SessionRecord } {
+export function findSession(
+  indexes: readonly StoreIndex[],
+  key: string,
+  fallbackHint?: string,
+): { index: StoreIndex; record: SessionRecord } {
   for (const index of indexes) {
     const record = index.sessions.find((s) => s.sessionKey === key);
     if (record) return { index, record };

@@ -80,11 +80,7 @@ export function isPrimaryTranscriptName(name: string, dialect: Dialect = "9.6"):
 }
 
 export function isUsageCountedName(name: string, dialect: Dialect = "9.6"): boolean {
-  return (
-    isPrimaryTranscriptName(name, dialect) ||
-    hasArchiveSuffix(name, "reset", dialect) ||
-    hasArchiveSuffix(name, "deleted", dialect)
-  );
+  return isPrimaryTranscriptName(name, dialect) || hasArchiveSuffix(name, "reset", dialect) || hasArchiveSuffix(name, "deleted", dialect);
 }
 
 /** The sessionId OpenClaw reads from a usage-counted name (text before the last `.jsonl.<reason>.`). */

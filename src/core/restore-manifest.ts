@@ -45,7 +45,13 @@ export interface RestoreManifest {
 export interface SqliteManifestPart {
   op: "undelete" | "unreset" | "reimport";
   /** The rows as planned (table, key, values; before for updates). */
-  rows: Array<{ table: string; op: "insert" | "update"; key: Record<string, unknown>; values?: Record<string, unknown>; before?: Record<string, unknown> }>;
+  rows: Array<{
+    table: string;
+    op: "insert" | "update";
+    key: Record<string, unknown>;
+    values?: Record<string, unknown>;
+    before?: Record<string, unknown>;
+  }>;
   nodeBefore: { entryJson: string; currentSessionId: string; updatedAt: number | null } | null;
   nodeAfter: { entryJson: string; currentSessionId: string; updatedAt: number };
   pendingValidationBefore: boolean;
@@ -83,7 +89,8 @@ export type StepShapeCheck = (m: RestoreManifest) => string[];
  */
 export function manifestProblems(v: unknown, manifestFile: string, stepShapes: StepShapeCheck): string[] {
   const m = v as RestoreManifest;
-  if (typeof m !== "object" || m === null || m.kind !== MANIFEST_KIND || !Array.isArray(m.steps)) return ["not an openclaw-sessions restore manifest"];
+  if (typeof m !== "object" || m === null || m.kind !== MANIFEST_KIND || !Array.isArray(m.steps))
+    return ["not an openclaw-sessions restore manifest"];
   const runDir = path.dirname(manifestFile);
   const out: string[] = [];
   if (!isRunId(m.runId)) out.push(`runId ${String(m.runId)} is not a run id`);
@@ -92,12 +99,18 @@ export function manifestProblems(v: unknown, manifestFile: string, stepShapes: S
   if (!isCleanAbsoluteDir(m.sessionsDir)) return [...out, `sessionsDir ${String(m.sessionsDir)} is not an absolute normalised dir`];
   if (m.era === "sqlite") return [...out, ...sqliteProblems(m, runDir)];
   const roots = { store: m.sessionsDir, run: runDir };
-  for (const [what, p] of [["storePath", m.storePath], ["archive", m.archive]] as const) {
+  for (const [what, p] of [
+    ["storePath", m.storePath],
+    ["archive", m.archive],
+  ] as const) {
     if (!isDirectChild(m.sessionsDir, p)) out.push(`${what} ${String(p)} is not directly in the sessions dir ${m.sessionsDir}`);
   }
-  if (m.destination !== null && !isDirectChild(m.sessionsDir, m.destination)) out.push(`destination ${String(m.destination)} is not directly in ${m.sessionsDir}`);
-  if (m.backups?.store !== path.join(runDir, "sessions.json.before")) out.push(`backups.store ${String(m.backups?.store)} is not ${path.join(runDir, "sessions.json.before")}`);
-  if (m.backups?.archive != null && m.backups.archive !== path.join(runDir, path.basename(String(m.archive)))) out.push(`backups.archive ${String(m.backups.archive)} is not next to the manifest`);
+  if (m.destination !== null && !isDirectChild(m.sessionsDir, m.destination))
+    out.push(`destination ${String(m.destination)} is not directly in ${m.sessionsDir}`);
+  if (m.backups?.store !== path.join(runDir, "sessions.json.before"))
+    out.push(`backups.store ${String(m.backups?.store)} is not ${path.join(runDir, "sessions.json.before")}`);
+  if (m.backups?.archive != null && m.backups.archive !== path.join(runDir, path.basename(String(m.archive))))
+    out.push(`backups.archive ${String(m.backups.archive)} is not next to the manifest`);
   for (const s of m.steps) {
     if (typeof s !== "object" || s === null || !Array.isArray(s.files)) {
       out.push("a step without files");
@@ -116,19 +129,30 @@ export function manifestProblems(v: unknown, manifestFile: string, stepShapes: S
 function sqliteProblems(m: RestoreManifest, runDir: string): string[] {
   const out: string[] = [];
   const agentDir = path.dirname(m.sessionsDir);
-  if (m.storePath !== path.join(agentDir, "agent", "openclaw-agent.sqlite")) out.push(`storePath ${String(m.storePath)} is not the agent database next to ${m.sessionsDir}`);
+  if (m.storePath !== path.join(agentDir, "agent", "openclaw-agent.sqlite"))
+    out.push(`storePath ${String(m.storePath)} is not the agent database next to ${m.sessionsDir}`);
   const source: unknown = m.archive;
   const inDb = typeof source === "string" && source.startsWith(`${m.storePath}#`);
   // A re-import reads a legacy JSONL Doctor moved aside next to the sessions dir.
   const importDir = path.join(agentDir, "session-sqlite-import-archive");
   const legacy = m.sqlite?.op === "reimport" && isDirectChild(importDir, source);
-  if (!inDb && !legacy && !isDirectChild(m.sessionsDir, source)) out.push(`source ${String(m.archive)} is neither in ${m.sessionsDir}, nor (a re-import) in ${importDir}, nor in the agent database`);
-  if (m.backups?.store !== path.join(runDir, SQLITE_BACKUP_NAME)) out.push(`backups.store ${String(m.backups?.store)} is not ${path.join(runDir, SQLITE_BACKUP_NAME)}`);
+  if (!inDb && !legacy && !isDirectChild(m.sessionsDir, source))
+    out.push(`source ${String(m.archive)} is neither in ${m.sessionsDir}, nor (a re-import) in ${importDir}, nor in the agent database`);
+  if (m.backups?.store !== path.join(runDir, SQLITE_BACKUP_NAME))
+    out.push(`backups.store ${String(m.backups?.store)} is not ${path.join(runDir, SQLITE_BACKUP_NAME)}`);
   if (m.steps.length !== 0) out.push("a SQLite-era manifest has no file steps");
   const part = m.sqlite;
-  if (typeof part !== "object" || part === null || !Array.isArray(part.rows) || typeof part.nodeAfter?.entryJson !== "string") return [...out, "no sqlite section"];
+  if (typeof part !== "object" || part === null || !Array.isArray(part.rows) || typeof part.nodeAfter?.entryJson !== "string")
+    return [...out, "no sqlite section"];
   if (!["undelete", "unreset", "reimport"].includes(part.op)) out.push(`unknown operation ${String(part.op)}`);
-  const tables = new Set(["session_nodes", "session_windows", "transcript_events", "transcript_event_identities", "transcript_rewrite_watermarks", "session_conversations"]);
+  const tables = new Set([
+    "session_nodes",
+    "session_windows",
+    "transcript_events",
+    "transcript_event_identities",
+    "transcript_rewrite_watermarks",
+    "session_conversations",
+  ]);
   for (const r of part.rows) if (!tables.has(r.table)) out.push(`row of table ${String(r.table)} is not one restore writes`);
   if (typeof m.sessionId !== "string" || m.sessionId.length === 0) out.push("no sessionId");
   return out;

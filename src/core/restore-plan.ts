@@ -342,7 +342,9 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
 
   const current = input.current && input.current.exists && insideDir(input.sessionsDir, input.current.path) ? input.current : null;
   if (input.current?.exists && !current) {
-    warnings.push(`the key's current transcript ${input.current.path} lies outside this sessions dir; it is left untouched (OpenClaw will read the restored file first)`);
+    warnings.push(
+      `the key's current transcript ${input.current.path} lies outside this sessions dir; it is left untouched (OpenClaw will read the restored file first)`,
+    );
   }
   const destIsCurrent = current !== null && current.path === dest;
   const destRegular = input.dest.kind === undefined || input.dest.kind === "file";
@@ -357,9 +359,16 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
   }
 
   const startedAt = headerStartedAt(archive.header);
-  if (startedAt === null) warnings.push("the archive header has no timestamp: sessionStartedAt is removed so OpenClaw falls back to the header/updatedAt");
+  if (startedAt === null)
+    warnings.push("the archive header has no timestamp: sessionStartedAt is removed so OpenClaw falls back to the header/updatedAt");
   const { after, changes } = base.createsKey
-    ? createdEntry(input.sessionKey, { sessionId, sessionFile: dest, startedAt, lastInteractionAt: msOf(archive.lastTimestamp), nowMs: input.nowMs })
+    ? createdEntry(input.sessionKey, {
+        sessionId,
+        sessionFile: dest,
+        startedAt,
+        lastInteractionAt: msOf(archive.lastTimestamp),
+        nowMs: input.nowMs,
+      })
     : restoredEntry(entryBefore ?? {}, { sessionId, sessionFile: dest, startedAt, previousSessionId: record.sessionId });
   base.entry = { before: entryBefore, after, changes };
 
@@ -371,7 +380,8 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
   } catch (err) {
     refusals.push({ code: "STORE_INVALID", message: `sessions.json does not parse: ${(err as Error).message}`, exitCode: 5 });
   }
-  if (stored?.reformatted) warnings.push("sessions.json is not in OpenClaw's own formatting; it will be rewritten as JSON.stringify(store, null, 2)");
+  if (stored?.reformatted)
+    warnings.push("sessions.json is not in OpenClaw's own formatting; it will be rewritten as JSON.stringify(store, null, 2)");
 
   if (stored) base.steps = planSteps(input, base, stored, { current, destIsCurrent, inPlace, changes: changes.length, hashText });
   return base;
@@ -398,14 +408,26 @@ function planSteps(input: PlanInput, base: RestorePlan, stored: { text: string; 
     base.storeTextAfter = stored.text;
     base.storeSha256After = storeAfterHash;
     add("backup-store", "copy sessions.json and write the undo manifest (outside the store)", [
-      { path: path.join(input.runDir, "sessions.json.before"), sha256Before: null, sha256After: input.storeSha256, bytesAfter: Buffer.byteLength(input.storeText), outsideStore: true },
+      {
+        path: path.join(input.runDir, "sessions.json.before"),
+        sha256Before: null,
+        sha256After: input.storeSha256,
+        bytesAfter: Buffer.byteLength(input.storeText),
+        outsideStore: true,
+      },
     ]);
     // The current transcript is archived unless it already holds exactly the archive's bytes.
     if (current && !(destIsCurrent && inPlace)) {
       const resetName = resetArchiveName(path.basename(current.path), input.nowMs, input.existingNames);
       const resetPath = path.join(path.dirname(current.path), resetName);
       add("archive-current", `archive the key's current transcript as ${resetName} (OpenClaw's reset naming)`, [
-        { path: current.path, sha256Before: current.sha256, sha256After: null, bytesAfter: null, ...(current.mode ? { modeBefore: current.mode } : {}) },
+        {
+          path: current.path,
+          sha256Before: current.sha256,
+          sha256After: null,
+          bytesAfter: null,
+          ...(current.mode ? { modeBefore: current.mode } : {}),
+        },
         { path: resetPath, sha256Before: null, sha256After: current.sha256, bytesAfter: null },
       ]);
     }
@@ -419,20 +441,40 @@ function planSteps(input: PlanInput, base: RestorePlan, stored: { text: string; 
       base.warnings.push(`${dest} already holds the archive's bytes (an earlier interrupted restore?); it is kept as it is`);
     }
     if (ctx.changes > 0 || stored.reformatted) {
-      const what = base.createsKey ? `add the entry of ${input.sessionKey} (new key) pointing at ${sessionId}` : `point ${input.sessionKey} at ${sessionId}`;
+      const what = base.createsKey
+        ? `add the entry of ${input.sessionKey} (new key) pointing at ${sessionId}`
+        : `point ${input.sessionKey} at ${sessionId}`;
       add("write-store", `${what} in sessions.json (atomic rename, mode 0600)`, [
-        { path: input.storePath, sha256Before: input.storeSha256, sha256After: storeAfterHash, bytesAfter: Buffer.byteLength(stored.text), modeBefore: input.storeMode },
+        {
+          path: input.storePath,
+          sha256Before: input.storeSha256,
+          sha256After: storeAfterHash,
+          bytesAfter: Buffer.byteLength(stored.text),
+          modeBefore: input.storeMode,
+        },
       ]);
     }
   }
   if (input.move) {
     if (steps.length === 0) {
       add("backup-store", "write the undo manifest (outside the store)", [
-        { path: path.join(input.runDir, "sessions.json.before"), sha256Before: null, sha256After: input.storeSha256, bytesAfter: Buffer.byteLength(input.storeText), outsideStore: true },
+        {
+          path: path.join(input.runDir, "sessions.json.before"),
+          sha256Before: null,
+          sha256After: input.storeSha256,
+          bytesAfter: Buffer.byteLength(input.storeText),
+          outsideStore: true,
+        },
       ]);
     }
     add("backup-archive", "copy the archive next to the manifest (so --undo can bring it back)", [
-      { path: path.join(input.runDir, path.basename(archive.path)), sha256Before: null, sha256After: archive.sha256, bytesAfter: archive.bytes, outsideStore: true },
+      {
+        path: path.join(input.runDir, path.basename(archive.path)),
+        sha256Before: null,
+        sha256After: archive.sha256,
+        bytesAfter: archive.bytes,
+        outsideStore: true,
+      },
     ]);
     add("remove-archive", "remove the archive (--move)", [
       { path: archive.path, sha256Before: archive.sha256, sha256After: null, bytesAfter: null, modeBefore: archive.mode },
@@ -444,7 +486,9 @@ function planSteps(input: PlanInput, base: RestorePlan, stored: { text: string; 
 /** What `--from` names: a sessionId (or its first 8+ characters), or an archive time. */
 export function archivesMatching(record: SessionRecord, from: string): AttributedArchive[] {
   const f = from.trim();
-  const byId = record.archives.filter((a) => a.sessionId === f || (f.length >= 8 && a.sessionId?.startsWith(f)) || path.basename(a.path).startsWith(f));
+  const byId = record.archives.filter(
+    (a) => a.sessionId === f || (f.length >= 8 && a.sessionId?.startsWith(f)) || path.basename(a.path).startsWith(f),
+  );
   if (byId.length > 0) return byId;
   const ms = parseFromTime(f);
   if (ms === null) return [];
@@ -479,10 +523,18 @@ export function describeStoreDifference(written: string, actual: string, session
   const theirs = (b[sessionKey] ?? null) as Record<string, unknown> | null;
   if (!theirs) parts.push(`${sessionKey} is gone`);
   else {
-    const fields = [...new Set([...Object.keys(mine), ...Object.keys(theirs)])].filter((f) => JSON.stringify(mine[f]) !== JSON.stringify(theirs[f]));
-    for (const f of fields.slice(0, 6)) parts.push(`${sessionKey}.${f} is ${JSON.stringify(theirs[f] ?? null)}, restore wrote ${JSON.stringify(mine[f] ?? null)}`);
+    const fields = [...new Set([...Object.keys(mine), ...Object.keys(theirs)])].filter(
+      (f) => JSON.stringify(mine[f]) !== JSON.stringify(theirs[f]),
+    );
+    for (const f of fields.slice(0, 6))
+      parts.push(`${sessionKey}.${f} is ${JSON.stringify(theirs[f] ?? null)}, restore wrote ${JSON.stringify(mine[f] ?? null)}`);
   }
-  const others = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => k !== sessionKey && JSON.stringify(a[k]) !== JSON.stringify(b[k]));
-  if (others.length > 0) parts.push(`${others.length} other entr${others.length === 1 ? "y" : "ies"} changed (${others.slice(0, 3).join(", ")}${others.length > 3 ? ", …" : ""})`);
+  const others = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter(
+    (k) => k !== sessionKey && JSON.stringify(a[k]) !== JSON.stringify(b[k]),
+  );
+  if (others.length > 0)
+    parts.push(
+      `${others.length} other entr${others.length === 1 ? "y" : "ies"} changed (${others.slice(0, 3).join(", ")}${others.length > 3 ? ", …" : ""})`,
+    );
   return parts.length > 0 ? `another writer replaced it: ${parts.join("; ")}` : "its formatting differs from what restore wrote";
 }

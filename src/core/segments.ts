@@ -74,7 +74,8 @@ export interface SegmentRestore {
   copyOf?: number;
 }
 
-const sameFile = (ref: TranscriptRef): TranscriptRef => (ref.kind === "file" ? { kind: "file", path: ref.path, compression: ref.compression } : ref);
+const sameFile = (ref: TranscriptRef): TranscriptRef =>
+  ref.kind === "file" ? { kind: "file", path: ref.path, compression: ref.compression } : ref;
 
 export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment[] {
   const windowIds = new Set((s.windows ?? []).map((w) => w.sessionId));
@@ -126,9 +127,17 @@ export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment
   // A trim's entries that a later transcript of its sessionId still holds are read there, not here.
   return all.map((seg, i) => {
     if (seg.archive?.reason !== "bak") return seg;
-    const later = all.slice(i + 1).filter((x) => x.sessionId !== null && x.sessionId === seg.sessionId).map((x) => sameFile(x.ref));
+    const later = all
+      .slice(i + 1)
+      .filter((x) => x.sessionId !== null && x.sessionId === seg.sessionId)
+      .map((x) => sameFile(x.ref));
     const ref: TranscriptRef = seg.ref.kind === "file" && later.length > 0 ? { ...seg.ref, omitIdsOf: later } : seg.ref;
-    return { ...seg, ref, trimmed: true, label: "trimmed by gateway sessions.compact {maxLines}: the entries the live transcript no longer holds" };
+    return {
+      ...seg,
+      ref,
+      trimmed: true,
+      label: "trimmed by gateway sessions.compact {maxLines}: the entries the live transcript no longer holds",
+    };
   });
 }
 
@@ -164,9 +173,10 @@ export function markRestores(segments: Segment[], sessionKey: string, restores: 
       const copy = out[copyAt]!;
       copy.restore = { ...mark, role: "copy", ...(sourceAt >= 0 ? { copyOf: sourceAt + 1 } : {}) };
       if (sourceAt >= 0) copy.ref = withoutEarlier(copy.ref, [out[sourceAt]!.ref]);
-      copy.label = sourceAt >= 0
-        ? `restored by openclaw-sessions at ${isoOf(r.at)}: a copy of segment ${sourceAt + 1}; its entries are shown there, only what came after the restore here`
-        : `${r.op === "create-key" ? "re-attached to this key" : "restored"} by openclaw-sessions at ${isoOf(r.at)}`;
+      copy.label =
+        sourceAt >= 0
+          ? `restored by openclaw-sessions at ${isoOf(r.at)}: a copy of segment ${sourceAt + 1}; its entries are shown there, only what came after the restore here`
+          : `${r.op === "create-key" ? "re-attached to this key" : "restored"} by openclaw-sessions at ${isoOf(r.at)}`;
     } else {
       const copyAt = out.findIndex((x) => x.source === "window" && x.sessionId === r.sessionId);
       if (copyAt < 0) continue;
@@ -174,8 +184,13 @@ export function markRestores(segments: Segment[], sessionKey: string, restores: 
       const earlier = out.slice(0, copyAt);
       copy.restore = { ...mark, role: "copy" };
       const before = out[copyAt - 1];
-      if (r.op !== "undelete" && before?.source === "window" && before.sessionId === r.previousSessionId) before.restore = { ...mark, role: "ended" };
-      if (r.op !== "undelete") copy.ref = withoutEarlier(copy.ref, earlier.map((x) => x.ref));
+      if (r.op !== "undelete" && before?.source === "window" && before.sessionId === r.previousSessionId)
+        before.restore = { ...mark, role: "ended" };
+      if (r.op !== "undelete")
+        copy.ref = withoutEarlier(
+          copy.ref,
+          earlier.map((x) => x.ref),
+        );
       copy.label =
         r.op === "undelete"
           ? `undeleted by openclaw-sessions at ${isoOf(r.at)}`

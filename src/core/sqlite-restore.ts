@@ -19,7 +19,13 @@ export type SqlValue = string | number | null;
 
 /** One row the restore inserts or updates: the plan shows it, the writer runs it, undo reverses it. */
 export interface RowWrite {
-  table: "session_nodes" | "session_windows" | "transcript_events" | "transcript_event_identities" | "transcript_rewrite_watermarks" | "session_conversations";
+  table:
+    | "session_nodes"
+    | "session_windows"
+    | "transcript_events"
+    | "transcript_event_identities"
+    | "transcript_rewrite_watermarks"
+    | "session_conversations";
   op: "insert" | "update";
   /** Primary-key columns and their values. */
   key: Record<string, SqlValue>;
@@ -128,10 +134,35 @@ function tsOf(v: unknown): number | null {
 
 /** Fields of the entry OpenClaw keeps per run; cleared when the window changes (as its rewind does). */
 const RUNTIME_FIELDS = [
-  "lifecycleRunId", "lastRunId", "startedAt", "endedAt", "runtimeMs", "status", "inputTokens", "outputTokens", "cacheRead", "cacheWrite",
-  "estimatedCostUsd", "totalTokens", "totalTokensFresh", "totalTokensVersion", "contextTokens", "contextTokensSource", "contextBudgetStatus",
-  "compactionCount", "transcriptByteCompactionLatch", "memoryFlush", "cliSessionBindings", "cliSessionIds", "claudeCliSessionId",
-  "restartRecoveryRuns", "restartRecoveryForceSafeTools", "abortCutoffMessageSid", "abortCutoffTimestamp", "systemPromptReport", "activeWriterRunId",
+  "lifecycleRunId",
+  "lastRunId",
+  "startedAt",
+  "endedAt",
+  "runtimeMs",
+  "status",
+  "inputTokens",
+  "outputTokens",
+  "cacheRead",
+  "cacheWrite",
+  "estimatedCostUsd",
+  "totalTokens",
+  "totalTokensFresh",
+  "totalTokensVersion",
+  "contextTokens",
+  "contextTokensSource",
+  "contextBudgetStatus",
+  "compactionCount",
+  "transcriptByteCompactionLatch",
+  "memoryFlush",
+  "cliSessionBindings",
+  "cliSessionIds",
+  "claudeCliSessionId",
+  "restartRecoveryRuns",
+  "restartRecoveryForceSafeTools",
+  "abortCutoffMessageSid",
+  "abortCutoffTimestamp",
+  "systemPromptReport",
+  "activeWriterRunId",
 ];
 
 export function fieldChanges(before: Record<string, unknown> | null, after: Record<string, unknown>): FieldChange[] {
@@ -171,7 +202,13 @@ export function undeletedEntry(sessionKey: string, sessionId: string, lines: Sou
  * fields cleared, a new lifecycleRevision and the same-key rollover lineage OpenClaw itself keeps
  * (previousSessionId, usageFamilyKey, usageFamilySessionIds).
  */
-export function switchedEntry(before: Record<string, unknown>, sessionKey: string, newSessionId: string, clock: PlanClock, startedAt: number | null): Record<string, unknown> {
+export function switchedEntry(
+  before: Record<string, unknown>,
+  sessionKey: string,
+  newSessionId: string,
+  clock: PlanClock,
+  startedAt: number | null,
+): Record<string, unknown> {
   const after: Record<string, unknown> = JSON.parse(JSON.stringify(before)) as Record<string, unknown>;
   for (const f of RUNTIME_FIELDS) delete after[f];
   const old = typeof before.sessionId === "string" ? before.sessionId : null;
@@ -192,17 +229,34 @@ export function switchedEntry(before: Record<string, unknown>, sessionKey: strin
 /** The seq-0 header of a new window: OpenClaw's shape, the old header's version and cwd kept. */
 export function windowHeader(sessionId: string, nowMs: number, like: Record<string, unknown> | null): string {
   const version = typeof like?.version === "number" ? like.version : 3;
-  return JSON.stringify({ type: "session", version, id: sessionId, timestamp: new Date(nowMs).toISOString(), ...(typeof like?.cwd === "string" ? { cwd: like.cwd } : {}) });
+  return JSON.stringify({
+    type: "session",
+    version,
+    id: sessionId,
+    timestamp: new Date(nowMs).toISOString(),
+    ...(typeof like?.cwd === "string" ? { cwd: like.cwd } : {}),
+  });
 }
 
 /** Problems of the source lines that would make OpenClaw drop or mis-thread rows. */
 export function sourceProblems(lines: SourceLine[], header: boolean, sessionId: string): Refusal[] {
   const out: Refusal[] = [];
   const bad = lines.findIndex((l) => l.value === null);
-  if (bad >= 0) out.push({ code: "SOURCE_LINE_UNPARSABLE", message: `line ${bad + 1} of the source is not a JSON object; OpenClaw would skip it`, hint: "read it with `history --raw`; a damaged source is not restored", exitCode: 5 });
+  if (bad >= 0)
+    out.push({
+      code: "SOURCE_LINE_UNPARSABLE",
+      message: `line ${bad + 1} of the source is not a JSON object; OpenClaw would skip it`,
+      hint: "read it with `history --raw`; a damaged source is not restored",
+      exitCode: 5,
+    });
   if (header) {
     const h = lines[0]?.value;
-    if (h?.type !== "session" || h.id !== sessionId) out.push({ code: "SOURCE_HEADER_MISMATCH", message: `the source's first line is not a session header with id ${sessionId}`, exitCode: 5 });
+    if (h?.type !== "session" || h.id !== sessionId)
+      out.push({
+        code: "SOURCE_HEADER_MISMATCH",
+        message: `the source's first line is not a session header with id ${sessionId}`,
+        exitCode: 5,
+      });
   }
   const seen = new Set<string>();
   for (const l of lines) {
@@ -221,7 +275,10 @@ export function sourceProblems(lines: SourceLine[], header: boolean, sessionId: 
 export function stateRefusals(op: SqliteRestoreOp, sessionKey: string, facts: SqliteFacts): Refusal[] {
   const out: Refusal[] = [...facts.lockRefusals];
   const found = facts.userVersion ?? facts.schemaMetaVersion;
-  if (facts.userVersion !== VERIFIED_AGENT_SCHEMA || (facts.schemaMetaVersion !== null && facts.schemaMetaVersion !== VERIFIED_AGENT_SCHEMA)) {
+  if (
+    facts.userVersion !== VERIFIED_AGENT_SCHEMA ||
+    (facts.schemaMetaVersion !== null && facts.schemaMetaVersion !== VERIFIED_AGENT_SCHEMA)
+  ) {
     out.push({
       code: "SQLITE_SCHEMA_UNVERIFIED",
       message: `the agent database has schema version ${found ?? "unknown"} (user_version ${facts.userVersion ?? "?"}, schema_meta ${facts.schemaMetaVersion ?? "?"}); restore writes only schema ${VERIFIED_AGENT_SCHEMA} (OpenClaw 2026.9.6), whose rules were verified`,
@@ -230,28 +287,78 @@ export function stateRefusals(op: SqliteRestoreOp, sessionKey: string, facts: Sq
     });
   }
   if (facts.windowWithNewId) {
-    out.push({ code: "WINDOW_EXISTS", message: `a window with sessionId ${facts.windowWithNewId.sessionId} already exists (owned by ${facts.windowWithNewId.sessionKey}); restore never appends to a window`, hint: "the session is not deleted; read it with `history`", exitCode: 5 });
+    out.push({
+      code: "WINDOW_EXISTS",
+      message: `a window with sessionId ${facts.windowWithNewId.sessionId} already exists (owned by ${facts.windowWithNewId.sessionKey}); restore never appends to a window`,
+      hint: "the session is not deleted; read it with `history`",
+      exitCode: 5,
+    });
   }
   if (op === "undelete") {
-    if (facts.node) out.push({ code: "KEY_EXISTS", message: `${sessionKey} exists; undelete brings a deleted session back only under a free key`, hint: "name another key with --key <new key>", exitCode: 5 });
+    if (facts.node)
+      out.push({
+        code: "KEY_EXISTS",
+        message: `${sessionKey} exists; undelete brings a deleted session back only under a free key`,
+        hint: "name another key with --key <new key>",
+        exitCode: 5,
+      });
     return out;
   }
   const node = facts.node;
   if (!node?.entry) {
-    out.push({ code: "KEY_NOT_FOUND", message: `${sessionKey} has no valid session_nodes row`, hint: "run `openclaw-sessions ls` to list the keys", exitCode: 5 });
+    out.push({
+      code: "KEY_NOT_FOUND",
+      message: `${sessionKey} has no valid session_nodes row`,
+      hint: "run `openclaw-sessions ls` to list the keys",
+      exitCode: 5,
+    });
     return out;
   }
   if (node.entryValid !== 1 || node.currentSessionId !== node.entry.sessionId || node.updatedAt !== node.entry.updatedAt) {
-    out.push({ code: "NODE_NOT_VALID", message: `the session_nodes row of ${sessionKey} is not valid (entry_valid ${node.entryValid}, or its projections disagree with entry_json)`, hint: "stop the Gateway and run `openclaw doctor --fix` first", exitCode: 5 });
+    out.push({
+      code: "NODE_NOT_VALID",
+      message: `the session_nodes row of ${sessionKey} is not valid (entry_valid ${node.entryValid}, or its projections disagree with entry_json)`,
+      hint: "stop the Gateway and run `openclaw doctor --fix` first",
+      exitCode: 5,
+    });
   }
   const e = node.entry;
-  if (e.initializationPending) out.push({ code: "SESSION_INITIALIZING", message: `${sessionKey} is still initializing (initializationPending)`, hint: "let OpenClaw finish creating it, then plan again", exitCode: 5 });
+  if (e.initializationPending)
+    out.push({
+      code: "SESSION_INITIALIZING",
+      message: `${sessionKey} is still initializing (initializationPending)`,
+      hint: "let OpenClaw finish creating it, then plan again",
+      exitCode: 5,
+    });
   const harness = e.agentHarnessId ?? facts.currentWindow?.row.agent_harness_id;
-  if (harness) out.push({ code: "HARNESS_OWNED", message: `${sessionKey} is owned by agent harness ${String(harness)}; its generations live outside this database`, exitCode: 5 });
-  if (e.acp || facts.currentWindow?.row.acp_owned === 1 || e.upstreamSessionKey) out.push({ code: "ACP_OWNED", message: `${sessionKey} is an ACP/upstream-linked session; OpenClaw mirrors it from elsewhere`, exitCode: 5 });
-  if (e.incognito) out.push({ code: "INCOGNITO", message: `${sessionKey} is incognito; restoring history into it would defeat that`, exitCode: 5 });
-  if (facts.coldArchives > 0) out.push({ code: "WINDOW_COLD", message: `the current window of ${sessionKey} is in cold storage`, hint: "let OpenClaw thaw it (open the session once), then plan again", exitCode: 5 });
-  if (facts.pendingInputs > 0) out.push({ code: "PENDING_INPUTS", message: `${sessionKey} has ${facts.pendingInputs} queued input(s) bound to its current window`, hint: "let the Gateway deliver or cancel them, then plan again", exitCode: 5 });
+  if (harness)
+    out.push({
+      code: "HARNESS_OWNED",
+      message: `${sessionKey} is owned by agent harness ${String(harness)}; its generations live outside this database`,
+      exitCode: 5,
+    });
+  if (e.acp || facts.currentWindow?.row.acp_owned === 1 || e.upstreamSessionKey)
+    out.push({
+      code: "ACP_OWNED",
+      message: `${sessionKey} is an ACP/upstream-linked session; OpenClaw mirrors it from elsewhere`,
+      exitCode: 5,
+    });
+  if (e.incognito)
+    out.push({ code: "INCOGNITO", message: `${sessionKey} is incognito; restoring history into it would defeat that`, exitCode: 5 });
+  if (facts.coldArchives > 0)
+    out.push({
+      code: "WINDOW_COLD",
+      message: `the current window of ${sessionKey} is in cold storage`,
+      hint: "let OpenClaw thaw it (open the session once), then plan again",
+      exitCode: 5,
+    });
+  if (facts.pendingInputs > 0)
+    out.push({
+      code: "PENDING_INPUTS",
+      message: `${sessionKey} has ${facts.pendingInputs} queued input(s) bound to its current window`,
+      hint: "let the Gateway deliver or cancel them, then plan again",
+      exitCode: 5,
+    });
   return out;
 }
 
@@ -268,7 +375,20 @@ export interface WindowRowsInput {
   clock: PlanClock;
 }
 
-const WINDOW_COPY = ["session_scope", "chat_type", "channel", "account_id", "primary_conversation_id", "model_provider", "model", "parent_session_key", "spawned_by", "display_name", "plugin_owner_id", "hook_external_content_source"];
+const WINDOW_COPY = [
+  "session_scope",
+  "chat_type",
+  "channel",
+  "account_id",
+  "primary_conversation_id",
+  "model_provider",
+  "model",
+  "parent_session_key",
+  "spawned_by",
+  "display_name",
+  "plugin_owner_id",
+  "hook_external_content_source",
+];
 
 /** Rows 2–6 of §2.2 for one new window: window, events, identities, watermark, conversation links. */
 export function windowRows(input: WindowRowsInput): RowWrite[] {
@@ -303,7 +423,12 @@ export function windowRows(input: WindowRowsInput): RowWrite[] {
   input.lines.forEach((text, seq) => {
     const v = parsed[seq];
     const at = tsOf(v?.timestamp) ?? clock.nowMs;
-    rows.push({ table: "transcript_events", op: "insert", key: { session_id: sessionId, seq }, values: { session_id: sessionId, seq, event_json: text, created_at: at, event_utf8_bytes: Buffer.byteLength(text) } });
+    rows.push({
+      table: "transcript_events",
+      op: "insert",
+      key: { session_id: sessionId, seq },
+      values: { session_id: sessionId, seq, event_json: text, created_at: at, event_utf8_bytes: Buffer.byteLength(text) },
+    });
     if (typeof v?.id !== "string") return;
     const msg = isObject(v.message) ? v.message : null;
     let idem = typeof msg?.idempotencyKey === "string" ? msg.idempotencyKey : null;
@@ -313,14 +438,32 @@ export function windowRows(input: WindowRowsInput): RowWrite[] {
       table: "transcript_event_identities",
       op: "insert",
       key: { session_id: sessionId, event_id: v.id },
-      values: { session_id: sessionId, event_id: v.id, seq, event_type: typeof v.type === "string" ? v.type : null, parent_id: typeof v.parentId === "string" ? v.parentId : null, message_idempotency_key: idem, created_at: at },
+      values: {
+        session_id: sessionId,
+        event_id: v.id,
+        seq,
+        event_type: typeof v.type === "string" ? v.type : null,
+        parent_id: typeof v.parentId === "string" ? v.parentId : null,
+        message_idempotency_key: idem,
+        created_at: at,
+      },
     });
   });
   rows.push(...identities);
-  rows.push({ table: "transcript_rewrite_watermarks", op: "insert", key: { session_id: sessionId }, values: { session_id: sessionId, generation: clock.generation, updated_at: clock.nowMs } });
+  rows.push({
+    table: "transcript_rewrite_watermarks",
+    op: "insert",
+    key: { session_id: sessionId },
+    values: { session_id: sessionId, generation: clock.generation, updated_at: clock.nowMs },
+  });
   for (const link of input.conversationLinks) {
     const values = { ...link, session_id: sessionId };
-    rows.push({ table: "session_conversations", op: "insert", key: { session_id: sessionId, conversation_id: link.conversation_id ?? null, role: link.role ?? "primary" }, values });
+    rows.push({
+      table: "session_conversations",
+      op: "insert",
+      key: { session_id: sessionId, conversation_id: link.conversation_id ?? null, role: link.role ?? "primary" },
+      values,
+    });
   }
   return rows;
 }
@@ -337,7 +480,11 @@ export function nodeRow(sessionKey: string, entry: Record<string, unknown>, befo
       table: "session_nodes",
       op: "insert",
       key: { session_key: sessionKey },
-      values: { session_key: sessionKey, ...values, last_interaction_at: typeof entry.lastInteractionAt === "number" ? entry.lastInteractionAt : null },
+      values: {
+        session_key: sessionKey,
+        ...values,
+        last_interaction_at: typeof entry.lastInteractionAt === "number" ? entry.lastInteractionAt : null,
+      },
     };
   }
   return {
@@ -359,7 +506,10 @@ function entryId(v: Record<string, unknown> | null): string | null {
  * legacy file, by event id. Returns the ids SQLite holds that the file does not (empty = subset):
  * turns written after the import, which a re-import of the file would leave behind in the old window.
  */
-export function eventsMissingFromFile(windowRows: ReadonlyArray<Record<string, unknown> | null>, fileLines: readonly SourceLine[]): string[] {
+export function eventsMissingFromFile(
+  windowRows: ReadonlyArray<Record<string, unknown> | null>,
+  fileLines: readonly SourceLine[],
+): string[] {
   const inFile = new Set(fileLines.map((l) => entryId(l.value)).filter((x): x is string => x !== null));
   return windowRows.map(entryId).filter((id): id is string => id !== null && !inFile.has(id));
 }

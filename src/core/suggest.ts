@@ -35,6 +35,8 @@ export function closeMatches(input: string, candidates: readonly string[], limit
       if (d <= max) scored.push({ c, score: 1 + d });
     }
   }
-  return scored.sort((x, y) => x.score - y.score || x.c.localeCompare(y.c)).slice(0, limit).map((s) => s.c);
+  return scored
+    .sort((x, y) => x.score - y.score || x.c.localeCompare(y.c))
+    .slice(0, limit)
+    .map((s) => s.c);
 }
-

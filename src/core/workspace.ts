@@ -79,10 +79,15 @@ function defaultWorkspace(input: WorkspaceInput): WorkspaceDir {
   const profile = str(input.profile) ?? str(input.env.OPENCLAW_PROFILE);
   const named = profile && profile.toLowerCase() !== "default" ? profile : undefined;
   if (input.era === "sqlite") {
-    if (input.stateDirExplicit) return { dir: path.join(input.stateDir, "workspace"), why: "the default workspace of the named state dir (<stateDir>/workspace)" };
-    if (named) return { dir: path.join(input.homeDir, `.openclaw-${named}`, "workspace"), why: `the default workspace of profile ${named}` };
+    if (input.stateDirExplicit)
+      return { dir: path.join(input.stateDir, "workspace"), why: "the default workspace of the named state dir (<stateDir>/workspace)" };
+    if (named)
+      return { dir: path.join(input.homeDir, `.openclaw-${named}`, "workspace"), why: `the default workspace of profile ${named}` };
   } else if (named) {
-    return { dir: path.join(input.homeDir, ".openclaw", `workspace-${named}`), why: `the default workspace of profile ${named} (OpenClaw 2026.7.1)` };
+    return {
+      dir: path.join(input.homeDir, ".openclaw", `workspace-${named}`),
+      why: `the default workspace of profile ${named} (OpenClaw 2026.7.1)`,
+    };
   }
   return { dir: path.join(input.homeDir, ".openclaw", "workspace"), why: "the default workspace (~/.openclaw/workspace)" };
 }
@@ -98,6 +103,10 @@ export function agentWorkspaceDir(input: WorkspaceInput): WorkspaceDir {
     if (fallback) return { dir: expandHome(fallback, input.homeDir), why: "agents.defaults.workspace in openclaw.json" };
     return defaultWorkspace(input);
   }
-  if (fallback) return { dir: path.join(expandHome(fallback, input.homeDir), id), why: `agents.defaults.workspace in openclaw.json, then the agent id` };
+  if (fallback)
+    return {
+      dir: path.join(expandHome(fallback, input.homeDir), id),
+      why: `agents.defaults.workspace in openclaw.json, then the agent id`,
+    };
   return { dir: path.join(input.stateDir, `workspace-${id}`), why: `<stateDir>/workspace-${id} (agent "${id}" is not the default agent)` };
 }

@@ -17,7 +17,12 @@ export function renderCheckText(r: CheckResult, style: Style, opts: { quiet?: bo
     if (list.length === 0) continue;
     out.push(`${out.length ? "\n" : ""}${style.c.bold(paint[sev](`${TITLES[sev]} (${list.length})`))}\n`);
     for (const f of list) {
-      const where = [f.path ? displayPath(f.path, base) + (f.line !== null ? `:${f.line}` : "") : null, f.sessionKey ? safeLine(f.sessionKey) : null].filter(Boolean).join("  ");
+      const where = [
+        f.path ? displayPath(f.path, base) + (f.line !== null ? `:${f.line}` : "") : null,
+        f.sessionKey ? safeLine(f.sessionKey) : null,
+      ]
+        .filter(Boolean)
+        .join("  ");
       out.push(`  ${paint[sev](f.code)}  ${where}\n    ${safeLine(f.message)}\n`);
       if (!opts.quiet) out.push(style.c.dim(`    → ${safeLine(f.hint)}\n`));
     }

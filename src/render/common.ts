@@ -38,11 +38,14 @@ export function storeLine(stores: StoreHeader[], style: Style): string {
 /** The context block of store-wide commands: the stores read, and the agents left out. */
 export function scopeLines(stores: StoreHeader[], otherAgents: string[], style: Style): string {
   const others = otherAgents.length
-    ? style.c.dim(safeLine(`other agent${otherAgents.length === 1 ? "" : "s"} in this state dir, not read: ${otherAgents.join(", ")} (--agent <id> or --all-agents)`)) + "\n"
+    ? style.c.dim(
+        safeLine(
+          `other agent${otherAgents.length === 1 ? "" : "s"} in this state dir, not read: ${otherAgents.join(", ")} (--agent <id> or --all-agents)`,
+        ),
+      ) + "\n"
     : "";
   return storeLine(stores, style) + others;
 }
-
 
 /** What a text renderer needs beyond the data: colours, the zone times are shown in, the clock. */
 export interface TextContext {

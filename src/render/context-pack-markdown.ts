@@ -29,7 +29,14 @@ export function renderPackTurnMarkdown(t: PackTurn): string {
 
 function segmentHeading(s: PackSegment): string {
   const ended = s.current ? "current segment" : `ended: ${s.reason ?? "unknown"}`;
-  const src = s.store === "sqlite" ? (s.source === "window" ? "SQLite window" : "SQLite archive row") : s.source === "active" ? "active transcript" : "archive file";
+  const src =
+    s.store === "sqlite"
+      ? s.source === "window"
+        ? "SQLite window"
+        : "SQLite archive row"
+      : s.source === "active"
+        ? "active transcript"
+        : "archive file";
   return [
     `## Segment ${s.number} · sessionId ${s.sessionId ?? "?"} · ${s.startedAtIso ?? "?"} → ${s.endedAtIso ?? "?"} · ${ended}`,
     ``,
@@ -54,9 +61,19 @@ export function renderContextPackMarkdown(r: ContextPackResult, tool: { version:
     "",
   );
   if (store) out.push(`- Store: \`${store.storePath}\` (${store.era === "sqlite" ? "SQLite" : "file-backed"}, agent \`${store.agentId}\`)`);
-  const what = sel.segments !== null ? `the last ${sel.segments} segment${sel.segments === 1 ? "" : "s"} before the current one` : `turns since ${sel.sinceIso}`;
-  const current = r.currentSegment === null ? "the key has no current segment" : sel.includeCurrent ? `current segment ${r.currentSegment} included` : `current segment ${r.currentSegment} not included`;
-  out.push(`- Selection: ${what} (${span(r.segments)} of ${r.segmentsTotal}; ${current})${sel.roles ? `, roles ${sel.roles.join(", ")}` : ""}`);
+  const what =
+    sel.segments !== null
+      ? `the last ${sel.segments} segment${sel.segments === 1 ? "" : "s"} before the current one`
+      : `turns since ${sel.sinceIso}`;
+  const current =
+    r.currentSegment === null
+      ? "the key has no current segment"
+      : sel.includeCurrent
+        ? `current segment ${r.currentSegment} included`
+        : `current segment ${r.currentSegment} not included`;
+  out.push(
+    `- Selection: ${what} (${span(r.segments)} of ${r.segmentsTotal}; ${current})${sel.roles ? `, roles ${sel.roles.join(", ")}` : ""}`,
+  );
   out.push(`- Size: ${r.turns.length} turn${r.turns.length === 1 ? "" : "s"}, ${r.chars} of at most ${sel.maxChars} chars`);
   if (r.cut) {
     const c = r.cut;
@@ -66,9 +83,12 @@ export function renderContextPackMarkdown(r: ContextPackResult, tool: { version:
         `the ${c.turns} oldest turn${c.turns === 1 ? "" : "s"} (${c.fromIso ?? "?"} → ${c.toIso ?? "?"}, ${c.chars} chars, segment${c.segments.length === 1 ? "" : "s"} ${c.segments.join(", ")}) left out`,
       );
     }
-    if (c.partialTurn) parts.push(`the first ${c.partialTurn.chars} chars of segment ${c.partialTurn.segment} #${c.partialTurn.seq} left out`);
+    if (c.partialTurn)
+      parts.push(`the first ${c.partialTurn.chars} chars of segment ${c.partialTurn.segment} #${c.partialTurn.seq} left out`);
     const first = c.segments[0] ?? c.partialTurn?.segment;
-    out.push(`- Cut by --max-chars: ${parts.join("; ")}. Read them with \`openclaw-sessions history ${r.sessionKey} --segment ${first} --json\`.`);
+    out.push(
+      `- Cut by --max-chars: ${parts.join("; ")}. Read them with \`openclaw-sessions history ${r.sessionKey} --segment ${first} --json\`.`,
+    );
   } else {
     out.push("- Cut: nothing");
   }

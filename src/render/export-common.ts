@@ -25,12 +25,16 @@ export function segmentTitle(seg: ExportSegmentInfo, tz = "UTC"): string {
 }
 
 export function viewLabel(h: ExportHeader): string {
-  return h.view === "archived" ? "whole logical history across resets (--archived)" : "OpenClaw's current history (what chat.history reads)";
+  return h.view === "archived"
+    ? "whole logical history across resets (--archived)"
+    : "OpenClaw's current history (what chat.history reads)";
 }
 
 export function storeLabel(h: ExportHeader): string {
   const s = h.store;
-  return safeLine(`${s.storePath} (${s.era === "sqlite" ? "SQLite" : "file-backed"} store of agent "${s.agentId}", found by ${s.resolvedBy})`);
+  return safeLine(
+    `${s.storePath} (${s.era === "sqlite" ? "SQLite" : "file-backed"} store of agent "${s.agentId}", found by ${s.resolvedBy})`,
+  );
 }
 
 /** Role names for people. */
@@ -56,5 +60,7 @@ export function toolCallViews(item: ExportItem): Array<{ name: string; args: str
 export function compactionTokens(item: Pick<ExportItem, "tokensBefore" | "tokensAfter">): string {
   const n = (v: number) => v.toLocaleString("en-US");
   if (item.tokensBefore === undefined) return "";
-  return item.tokensAfter !== undefined ? ` · ${n(item.tokensBefore)} → ${n(item.tokensAfter)} tokens` : ` · ${n(item.tokensBefore)} tokens before`;
+  return item.tokensAfter !== undefined
+    ? ` · ${n(item.tokensBefore)} → ${n(item.tokensAfter)} tokens`
+    : ` · ${n(item.tokensBefore)} tokens before`;
 }

@@ -70,7 +70,8 @@ function renderItem(item: ExportItem, segIndex: number, tz: string): string {
   let body = "";
   if (item.thinking) body += `<details class="thinking"><summary>Thinking</summary><div class="body">${esc(item.thinking)}</div></details>`;
   if (item.text) body += `<div class="text">${esc(item.text)}</div>`;
-  for (const c of toolCallViews(item)) body += `<details class="tool-call"><summary>Tool call: ${esc(c.name)}</summary><pre>${esc(c.args)}</pre></details>`;
+  for (const c of toolCallViews(item))
+    body += `<details class="tool-call"><summary>Tool call: ${esc(c.name)}</summary><pre>${esc(c.args)}</pre></details>`;
   if (item.truncated) body += `<div class="empty">(${esc(item.truncated.reason)})</div>`;
   return `<article class="msg ${role}${off}" id="${id}">${meta(item)}${body}</article>\n`;
 }
@@ -78,11 +79,14 @@ function renderItem(item: ExportItem, segIndex: number, tz: string): string {
 /** The HTML export with times in the zone `tz`. */
 export function makeHtmlRenderer(tz = "UTC"): ExportRenderer {
   return {
-  begin(h: ExportHeader): string {
-    const segs = h.segments
-      .map((s) => `<li>${esc(segmentTitle(s, tz).replace(/^Segment \d+: /, ""))} · session <code>${esc(s.sessionId ?? "?")}</code><br><code>${esc(s.path)}</code></li>`)
-      .join("");
-    return `<!doctype html>
+    begin(h: ExportHeader): string {
+      const segs = h.segments
+        .map(
+          (s) =>
+            `<li>${esc(segmentTitle(s, tz).replace(/^Segment \d+: /, ""))} · session <code>${esc(s.sessionId ?? "?")}</code><br><code>${esc(s.path)}</code></li>`,
+        )
+        .join("");
+      return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -105,17 +109,23 @@ ${h.segments.length ? `<ol class="segments">${segs}</ol>` : `<p class="empty">No
 </header>
 <main>
 `;
-  },
-  segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string {
-    const divider = seg.index > 1 ? `<div class="divider" role="separator">Reset: a new session begins${seg.sessionId ? ` (${esc(seg.sessionId)})` : ""}</div>\n` : "";
-    const head = h.segments.length > 1 || h.view === "archived" ? `<h2>${esc(segmentTitle(seg, tz))}</h2><p class="where"><code>${esc(seg.path)}</code></p>\n` : "";
-    return `${divider}<section class="segment" id="segment-${seg.index}">\n${head}`;
-  },
-  item: (item: ExportItem, seg: ExportSegmentInfo) => renderItem(item, seg.index, tz),
-  segmentEnd: (_seg: ExportSegmentInfo, items: number) => `${items === 0 ? `<p class="empty">No messages.</p>\n` : ""}</section>\n`,
-  end(): string {
-    return `</main>\n</body>\n</html>\n`;
-  },
+    },
+    segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string {
+      const divider =
+        seg.index > 1
+          ? `<div class="divider" role="separator">Reset: a new session begins${seg.sessionId ? ` (${esc(seg.sessionId)})` : ""}</div>\n`
+          : "";
+      const head =
+        h.segments.length > 1 || h.view === "archived"
+          ? `<h2>${esc(segmentTitle(seg, tz))}</h2><p class="where"><code>${esc(seg.path)}</code></p>\n`
+          : "";
+      return `${divider}<section class="segment" id="segment-${seg.index}">\n${head}`;
+    },
+    item: (item: ExportItem, seg: ExportSegmentInfo) => renderItem(item, seg.index, tz),
+    segmentEnd: (_seg: ExportSegmentInfo, items: number) => `${items === 0 ? `<p class="empty">No messages.</p>\n` : ""}</section>\n`,
+    end(): string {
+      return `</main>\n</body>\n</html>\n`;
+    },
   };
 }
 

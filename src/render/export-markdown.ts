@@ -33,7 +33,10 @@ function meta(item: ExportItem, tz: string): string {
 function renderItem(item: ExportItem, tz: string): string {
   if (item.kind === "compaction") {
     const tokens = compactionTokens(item);
-    const summary = safeText(item.summary ?? "").split("\n").map((l) => `> ${l}`).join("\n");
+    const summary = safeText(item.summary ?? "")
+      .split("\n")
+      .map((l) => `> ${l}`)
+      .join("\n");
     return `> **Compaction summary**${tokens} · ${readableTime(item.timestamp, tz)} · #${item.seq}\n>\n${summary}\n\n`;
   }
   if (item.kind === "reset") return `> **Reset** · ${readableTime(item.timestamp, tz)} · #${item.seq}\n\n`;
@@ -51,31 +54,37 @@ function renderItem(item: ExportItem, tz: string): string {
 /** The Markdown export with times in the zone `tz`; transcript text made safe (controls shown, not obeyed). */
 export function makeMarkdownRenderer(tz = "UTC"): ExportRenderer {
   return {
-  begin(h: ExportHeader): string {
-    const lines = [
-      `# ${safeLine(h.sessionKey)}`,
-      "",
-      `- **Store:** ${code(storeLabel(h))}`,
-      `- **Current sessionId:** ${h.sessionId ? code(safeLine(h.sessionId)) : "none"}`,
-      `- **View:** ${viewLabel(h)}`,
-      `- **Exported:** ${readableTime(h.exportedAt, tz)} by openclaw-sessions`,
-      `- **Segments:** ${h.segments.length}`,
-      ...h.segments.map((s) => `  ${s.index}. ${segmentTitle(s, tz).replace(/^Segment \d+: /, "")} · session ${code(safeLine(s.sessionId ?? "?"))} · ${code(safeLine(s.path))}`),
-      "",
-    ];
-    if (h.segments.length === 0) lines.push("_No transcript: OpenClaw has no history for this key._", "");
-    return `${lines.join("\n")}\n`;
-  },
-  segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string {
-    const divider = seg.index > 1 ? "---\n\n> 🔁 **Reset**: a new session begins below.\n\n" : "";
-    const head = h.segments.length > 1 || h.view === "archived" ? `## ${segmentTitle(seg, tz)}\n\nsession ${code(safeLine(seg.sessionId ?? "?"))} · ${code(safeLine(seg.path))}\n\n` : "";
-    return divider + head;
-  },
-  item: (item: ExportItem) => renderItem(item, tz),
-  segmentEnd: (_seg: ExportSegmentInfo, items: number) => (items === 0 ? "_No messages._\n\n" : ""),
-  end(): string {
-    return "";
-  },
+    begin(h: ExportHeader): string {
+      const lines = [
+        `# ${safeLine(h.sessionKey)}`,
+        "",
+        `- **Store:** ${code(storeLabel(h))}`,
+        `- **Current sessionId:** ${h.sessionId ? code(safeLine(h.sessionId)) : "none"}`,
+        `- **View:** ${viewLabel(h)}`,
+        `- **Exported:** ${readableTime(h.exportedAt, tz)} by openclaw-sessions`,
+        `- **Segments:** ${h.segments.length}`,
+        ...h.segments.map(
+          (s) =>
+            `  ${s.index}. ${segmentTitle(s, tz).replace(/^Segment \d+: /, "")} · session ${code(safeLine(s.sessionId ?? "?"))} · ${code(safeLine(s.path))}`,
+        ),
+        "",
+      ];
+      if (h.segments.length === 0) lines.push("_No transcript: OpenClaw has no history for this key._", "");
+      return `${lines.join("\n")}\n`;
+    },
+    segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string {
+      const divider = seg.index > 1 ? "---\n\n> 🔁 **Reset**: a new session begins below.\n\n" : "";
+      const head =
+        h.segments.length > 1 || h.view === "archived"
+          ? `## ${segmentTitle(seg, tz)}\n\nsession ${code(safeLine(seg.sessionId ?? "?"))} · ${code(safeLine(seg.path))}\n\n`
+          : "";
+      return divider + head;
+    },
+    item: (item: ExportItem) => renderItem(item, tz),
+    segmentEnd: (_seg: ExportSegmentInfo, items: number) => (items === 0 ? "_No messages._\n\n" : ""),
+    end(): string {
+      return "";
+    },
   };
 }
 

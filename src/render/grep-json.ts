@@ -7,7 +7,17 @@ export type GrepMode = "matches" | "files" | "count";
 
 export function renderGrepJson(r: GrepResult, mode: GrepMode): string {
   const { schemaVersion, stores, pattern, matches, files, totalMatches, filesSearched, warnings } = r;
-  return renderJson({ schemaVersion, mode, pattern, stores, matches: mode === "matches" ? matches : [], files, totalMatches, filesSearched, warnings });
+  return renderJson({
+    schemaVersion,
+    mode,
+    pattern,
+    stores,
+    matches: mode === "matches" ? matches : [],
+    files,
+    totalMatches,
+    filesSearched,
+    warnings,
+  });
 }
 
 export function renderGrepMatchRecord(m: GrepMatch): string {

@@ -43,11 +43,18 @@ export function renderSegmentMarkdown(s: HistorySegment, tz: string): string {
 export function renderMessageMarkdown(m: HistoryMessage, tz: string): string {
   const when = m.timestamp !== null ? ` · ${formatInstant(m.timestamp, tz)}` : "";
   if (m.kind === "compaction" || m.kind === "reset") {
-    const what = m.kind === "compaction" ? `Compaction${m.summary ? `: ${oneLine(m.summary, 300)}` : ""}` : `Reset${m.resetReason ? ` (${safeLine(m.resetReason)})` : ""}`;
+    const what =
+      m.kind === "compaction"
+        ? `Compaction${m.summary ? `: ${oneLine(m.summary, 300)}` : ""}`
+        : `Reset${m.resetReason ? ` (${safeLine(m.resetReason)})` : ""}`;
     return `> **${what}**${when}\n\n`;
   }
   const role = ROLE_NAMES[m.role] ?? safeLine(m.role);
-  const notes = [m.onActiveBranch === false ? "off the active branch" : "", m.truncated ? `truncated: ${safeLine(m.truncated.reason)}` : "", m.isError ? "error" : ""].filter(Boolean);
+  const notes = [
+    m.onActiveBranch === false ? "off the active branch" : "",
+    m.truncated ? `truncated: ${safeLine(m.truncated.reason)}` : "",
+    m.isError ? "error" : "",
+  ].filter(Boolean);
   const out = [`### ${m.seq}. ${role}${when}${notes.length ? ` (${notes.join(", ")})` : ""}`, ""];
   if (m.thinking) out.push(`<details><summary>Thinking</summary>\n\n${safeText(m.thinking)}\n\n</details>`, "");
   if (m.role === "toolResult") {

@@ -37,7 +37,10 @@ function sourceText(h: HistoryHeader): string {
 /** Context for stderr: which store, which key, which file and why, the zone of the times. */
 export function renderHistoryTextHeader(h: HistoryHeader, style: Style, tz: string): string {
   const who = h.sessionKey ?? (h.sessionId ? `sessionId ${h.sessionId}` : "transcript");
-  const lines = [storeLine(h.stores, style).trimEnd(), style.c.dim(safeLine(`history of ${who}${h.archived ? " across resets (--archived)" : ""} · times in ${tz}`))];
+  const lines = [
+    storeLine(h.stores, style).trimEnd(),
+    style.c.dim(safeLine(`history of ${who}${h.archived ? " across resets (--archived)" : ""} · times in ${tz}`)),
+  ];
   if (!h.archived) lines.push(style.c.dim(safeLine(sourceText(h))));
   return `${lines.join("\n")}\n`;
 }
@@ -45,14 +48,24 @@ export function renderHistoryTextHeader(h: HistoryHeader, style: Style, tz: stri
 export function renderSegmentText(s: HistorySegment, style: Style, tz: string): string {
   const at = (ms: number | null) => (ms === null ? "?" : formatInstant(ms, tz));
   const span = `${at(s.startedAt)} → ${at(s.endedAt)}`;
-  const ended = s.reason === "restore" ? "ended: restored by openclaw-sessions" : s.reason ? `ended: ${s.reason}` : s.source === "archive" ? "ended: unknown" : "current";
-  const title = safeLine(`══ segment ${s.index + 1} · sessionId ${s.sessionId ?? "?"} · ${span} · ${ended}${s.label ? ` · ${s.label}` : ""}`);
+  const ended =
+    s.reason === "restore"
+      ? "ended: restored by openclaw-sessions"
+      : s.reason
+        ? `ended: ${s.reason}`
+        : s.source === "archive"
+          ? "ended: unknown"
+          : "current";
+  const title = safeLine(
+    `══ segment ${s.index + 1} · sessionId ${s.sessionId ?? "?"} · ${span} · ${ended}${s.label ? ` · ${s.label}` : ""}`,
+  );
   return `${style.c.bold.blue(title)}\n${style.c.dim(`   ${safeLine(s.path)}`)}\n\n`;
 }
 
 function markerText(m: HistoryMessage): string {
   if (m.kind === "compaction") {
-    const tokens = m.tokensBefore !== undefined ? ` (${m.tokensBefore}${m.tokensAfter !== undefined ? ` → ${m.tokensAfter}` : ""} tokens)` : "";
+    const tokens =
+      m.tokensBefore !== undefined ? ` (${m.tokensBefore}${m.tokensAfter !== undefined ? ` → ${m.tokensAfter}` : ""} tokens)` : "";
     return `── compaction${tokens}${m.summary ? `: ${oneLine(m.summary)}` : ""}`;
   }
   return `── reset${m.resetReason ? ` (${safeLine(m.resetReason)})` : ""}`;
@@ -67,7 +80,12 @@ export function renderMessageText(m: HistoryMessage, style: Style, tz: string): 
   const c = style.c;
   const when = m.timestamp !== null ? c.dim(formatInstant(m.timestamp, tz)) : "";
   const off = m.onActiveBranch === false ? c.red(" [off-branch]") : "";
-  const flags = [m.prelude ? "kept before reset" : "", m.kept ? "kept" : "", m.truncated ? `truncated: ${safeLine(m.truncated.reason)}` : "", m.isError ? "error" : ""].filter(Boolean);
+  const flags = [
+    m.prelude ? "kept before reset" : "",
+    m.kept ? "kept" : "",
+    m.truncated ? `truncated: ${safeLine(m.truncated.reason)}` : "",
+    m.isError ? "error" : "",
+  ].filter(Boolean);
   const flagText = flags.length ? c.yellow(` [${flags.join(", ")}]`) : "";
   if (m.kind === "compaction" || m.kind === "reset") {
     return `${position(m, style)} ${c.magenta(markerText(m))} ${when}${off}\n\n`;

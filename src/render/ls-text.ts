@@ -68,14 +68,22 @@ export function renderLsText(r: LsResult, ctx: LsTextContext): string {
     ];
     const rows = r.sessions.map((s) => {
       const outside = s.active.exists && outsideStore(s.active.path, r, s);
-      const cells: Cell[] = [s.sessionKey, shortId(s.sessionId), activeCell(s, style, outside), archivesCell(s), s.compactionCount ?? "-", dateCell(s.lastActivityAt, ctx)];
+      const cells: Cell[] = [
+        s.sessionKey,
+        shortId(s.sessionId),
+        activeCell(s, style, outside),
+        archivesCell(s),
+        s.compactionCount ?? "-",
+        dateCell(s.lastActivityAt, ctx),
+      ];
       return many ? [storeOf(s), ...cells] : cells;
     });
     out.push(renderTable(columns, rows, ctx));
   } else {
     out.push("No keys in this store.\n");
   }
-  for (const d of r.droppedEntries) out.push(style.c.yellow(safeLine(`! entry ${JSON.stringify(d.sessionKey)}: ${d.notes.map((n) => n.message).join("; ")}`) + "\n"));
+  for (const d of r.droppedEntries)
+    out.push(style.c.yellow(safeLine(`! entry ${JSON.stringify(d.sessionKey)}: ${d.notes.map((n) => n.message).join("; ")}`) + "\n"));
   if (r.unattributed.length > 0) {
     out.push(`\n${style.c.bold(`Belonging to no key (${r.unattributed.length})`)}\n`);
     const columns: Column[] = [
@@ -111,9 +119,13 @@ export function renderLsKeyText(r: LsResult, ctx: LsTextContext): string {
     out.push(`  compactionCount  ${s.compactionCount ?? "-"}\n`);
     out.push(`  last activity    ${when(s.lastActivityAt)}\n`);
     const activePath = safeLine(s.active.path);
-    out.push(`  active           ${s.active.exists ? `${activePath} (${formatBytes(s.active.bytes)})` : style.c.red(`missing (${activePath || "no candidate"})`)}\n`);
+    out.push(
+      `  active           ${s.active.exists ? `${activePath} (${formatBytes(s.active.bytes)})` : style.c.red(`missing (${activePath || "no candidate"})`)}\n`,
+    );
     if (s.active.exists && outsideStore(s.active.path, r, s)) {
-      out.push(`                   ${style.c.yellow("outside the store read: OpenClaw's last fallback (the caller's ~/.openclaw/sessions/), not a file of this store")}\n`);
+      out.push(
+        `                   ${style.c.yellow("outside the store read: OpenClaw's last fallback (the caller's ~/.openclaw/sessions/), not a file of this store")}\n`,
+      );
     }
     if (s.active.note) out.push(`                   ${style.c.yellow(safeLine(s.active.note))}\n`);
     out.push(`  history reads    ${safeLine(s.history.path ?? "nothing")} (${s.history.via})\n`);
@@ -122,7 +134,9 @@ export function renderLsKeyText(r: LsResult, ctx: LsTextContext): string {
     if (s.lineage.length > 1) out.push(`  lineage          ${safeLine(s.lineage.join(" → "))}\n`);
     out.push(`  archives (${s.archives.length})\n`);
     for (const a of s.archives) {
-      out.push(`    ${a.reason.padEnd(7)} ${displayPath(a.path, base)}  ${formatBytes(a.bytes)}${a.messages !== undefined ? `, ${a.messages} msgs` : ""}\n`);
+      out.push(
+        `    ${a.reason.padEnd(7)} ${displayPath(a.path, base)}  ${formatBytes(a.bytes)}${a.messages !== undefined ? `, ${a.messages} msgs` : ""}\n`,
+      );
       for (const e of a.evidence) out.push(style.c.dim(`            ${e.kind} (${e.confidence}): ${safeLine(e.detail)}\n`));
     }
     if (s.related.length > 0) {

@@ -11,7 +11,10 @@ function value(v: unknown): string {
   return truncate(typeof v === "string" ? v : JSON.stringify(v), 80);
 }
 
-const keyText = (k: Record<string, unknown>) => Object.entries(k).map(([c, v]) => `${c}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
+const keyText = (k: Record<string, unknown>) =>
+  Object.entries(k)
+    .map(([c, v]) => `${c}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(" ");
 
 const OPS: Record<SqliteRestoreResult["operation"], string> = {
   undelete: "undelete (the deleted session comes back under its key)",
@@ -32,15 +35,23 @@ export function renderSqliteRestoreText(r: SqliteRestoreResult, style: Style, wi
     const groups: Array<{ n: number; table: string; op: string; key: string; count: number }> = [];
     for (const row of r.rows) {
       const last = groups.at(-1);
-      if (last && last.table === row.table && (row.table === "transcript_events" || row.table === "transcript_event_identities")) last.count += 1;
+      if (last && last.table === row.table && (row.table === "transcript_events" || row.table === "transcript_event_identities"))
+        last.count += 1;
       else groups.push({ n: row.n, table: row.table, op: row.op, key: keyText(row.key), count: 1 });
     }
-    for (const g of groups) t.push([String(g.n), g.table, g.op, truncate(g.count > 1 ? `${g.key} … (${g.count} rows)` : g.key, 80), String(g.count)]);
+    for (const g of groups)
+      t.push([String(g.n), g.table, g.op, truncate(g.count > 1 ? `${g.key} … (${g.count} rows)` : g.key, 80), String(g.count)]);
     out.push(`${t.toString()}\n`);
-    out.push(style.c.dim("  then UPDATE session_nodes SET entry_valid = 1 after the node write; index/FTS rows are left for OpenClaw to rebuild\n"));
+    out.push(
+      style.c.dim(
+        "  then UPDATE session_nodes SET entry_valid = 1 after the node write; index/FTS rows are left for OpenClaw to rebuild\n",
+      ),
+    );
   }
   if (r.entry.changes.length > 0) {
-    out.push(`\n${style.c.bold(`session_nodes.entry_json: ${safeLine(r.sessionKey)}`)}${r.entry.before ? " (every other field kept)" : " (a new entry)"}\n`);
+    out.push(
+      `\n${style.c.bold(`session_nodes.entry_json: ${safeLine(r.sessionKey)}`)}${r.entry.before ? " (every other field kept)" : " (a new entry)"}\n`,
+    );
     const t = restoreTable(["FIELD", "BEFORE", "AFTER"], style, width);
     for (const c of r.entry.changes) t.push([c.field, value(c.before), value(c.after)]);
     out.push(`${t.toString()}\n`);
@@ -51,7 +62,9 @@ export function renderSqliteRestoreText(r: SqliteRestoreResult, style: Style, wi
   }
   for (const n of r.notRecovered) out.push(style.c.yellow(`! not recovered: ${safeLine(n)}\n`));
   for (const w of r.warnings) out.push(style.c.yellow(`! ${safeLine(w)}\n`));
-  for (const f of r.refusals) out.push(style.c.red(`✗ refused (${f.code}): ${safeLine(f.message)}\n`) + (f.hint ? `  hint: ${safeLine(f.hint)}\n` : ""));
-  if (r.applied && r.manifest) out.push(style.c.green(`\nUndo manifest: ${r.manifest}\n`) + `  undo with: openclaw-sessions restore --undo ${r.manifest} --yes\n`);
+  for (const f of r.refusals)
+    out.push(style.c.red(`✗ refused (${f.code}): ${safeLine(f.message)}\n`) + (f.hint ? `  hint: ${safeLine(f.hint)}\n` : ""));
+  if (r.applied && r.manifest)
+    out.push(style.c.green(`\nUndo manifest: ${r.manifest}\n`) + `  undo with: openclaw-sessions restore --undo ${r.manifest} --yes\n`);
   return out.join("");
 }

@@ -7,7 +7,11 @@ import { renderTable, type Cell, type Column } from "./table.js";
 
 /** The fixed-width table of src/render/table.ts, fed row by row (the width is the caller's). */
 export function restoreTable(head: string[], style: Style, width: number | null = null) {
-  const columns: Column[] = head.map((h) => ({ head: h, cut: h === "FILE" || h === "FROM" || h === "BEFORE" || h === "AFTER" ? "middle" : "end", min: 8 }));
+  const columns: Column[] = head.map((h) => ({
+    head: h,
+    cut: h === "FILE" || h === "FROM" || h === "BEFORE" || h === "AFTER" ? "middle" : "end",
+    min: 8,
+  }));
   const rows: Cell[][] = [];
   return { push: (row: Cell[]) => void rows.push(row), toString: () => renderTable(columns, rows, { width, style }).trimEnd() };
 }
@@ -27,8 +31,11 @@ export function renderRestoreText(r: RestoreResult, style: Style, width: number 
   out.push(`${style.c.bold(verb)}: ${displayPath(r.archive, base)} → ${r.destination ? displayPath(r.destination, base) : "-"}\n`);
   out.push(`  key        ${safeLine(r.sessionKey)}\n`);
   out.push(`  sessionId  ${safeLine(r.previousSessionId ?? "(none)")} → ${safeLine(r.sessionId ?? "(none)")}\n`);
-  out.push(`  archive    ${r.archiveInfo.reason}${r.archiveInfo.compressed ? ", zstd" : ""}, ${formatBytes(r.archiveInfo.contentBytes)}, sha256 ${short(r.archiveInfo.contentSha256)}\n`);
-  if (r.alreadyRestored) out.push(style.c.green("  already restored: the archive's bytes are the key's active transcript; nothing to do\n"));
+  out.push(
+    `  archive    ${r.archiveInfo.reason}${r.archiveInfo.compressed ? ", zstd" : ""}, ${formatBytes(r.archiveInfo.contentBytes)}, sha256 ${short(r.archiveInfo.contentSha256)}\n`,
+  );
+  if (r.alreadyRestored)
+    out.push(style.c.green("  already restored: the archive's bytes are the key's active transcript; nothing to do\n"));
   if (r.steps.length > 0) {
     const t = restoreTable(["#", "STEP", "FILE", "SHA256 BEFORE", "SHA256 AFTER"], style, width);
     for (const s of r.steps) {
@@ -46,15 +53,19 @@ export function renderRestoreText(r: RestoreResult, style: Style, width: number 
     out.push(`${t.toString()}\n`);
   }
   for (const w of r.warnings) out.push(style.c.yellow(`! ${safeLine(w)}\n`));
-  for (const f of r.refusals) out.push(style.c.red(`✗ refused (${f.code}): ${safeLine(f.message)}\n`) + (f.hint ? `  hint: ${safeLine(f.hint)}\n` : ""));
-  if (r.applied && r.manifest) out.push(style.c.green(`\nUndo manifest: ${r.manifest}\n`) + `  undo with: openclaw-sessions restore --undo ${r.manifest} --yes\n`);
+  for (const f of r.refusals)
+    out.push(style.c.red(`✗ refused (${f.code}): ${safeLine(f.message)}\n`) + (f.hint ? `  hint: ${safeLine(f.hint)}\n` : ""));
+  if (r.applied && r.manifest)
+    out.push(style.c.green(`\nUndo manifest: ${r.manifest}\n`) + `  undo with: openclaw-sessions restore --undo ${r.manifest} --yes\n`);
   else if (r.refusals.length === 0 && !r.alreadyRestored) out.push(`\nManifest and backup would go to ${r.plannedManifest}\n`);
   return out.join("");
 }
 
 export function renderUndoText(r: UndoResult, style: Style, width: number | null = null): string {
   const out: string[] = [];
-  out.push(`${style.c.bold(r.applied ? "Undone" : "Undo plan (dry run, nothing written)")}: restore ${safeLine(r.runId)} of ${safeLine(r.sessionKey)}\n`);
+  out.push(
+    `${style.c.bold(r.applied ? "Undone" : "Undo plan (dry run, nothing written)")}: restore ${safeLine(r.runId)} of ${safeLine(r.sessionKey)}\n`,
+  );
   const t = restoreTable(["STEP", "FILE", "ACTION", "FROM"], style, width);
   for (const a of r.actions) t.push([`${a.n} ${a.step}`, safeLine(a.path), a.action, a.from ? safeLine(a.from) : "-"]);
   out.push(`${t.toString()}\n`);

@@ -122,7 +122,9 @@ function fitWidths(columns: Column[], texts: string[][], width: number | null): 
         if (best < 0 || widths[i]! > widths[best]!) best = i;
       }
       if (best < 0) break;
-      const next = widths.filter((w, i) => i !== best && columns[i]!.cut !== "none" && w < widths[best]!).reduce((a, b) => Math.max(a, b), 0);
+      const next = widths
+        .filter((w, i) => i !== best && columns[i]!.cut !== "none" && w < widths[best]!)
+        .reduce((a, b) => Math.max(a, b), 0);
       const floor = Math.max(floorOf(columns[best]!), 1, next);
       const step = Math.max(1, Math.min(total - width, widths[best]! - floor));
       widths[best] = widths[best]! - step;
@@ -167,7 +169,12 @@ export function renderTable(columns: Column[], rows: Cell[][], opts: { width: nu
   );
   const out = [head];
   for (let r = 0; r < rows.length; r++) {
-    out.push(line(texts[r]!, rows[r]!.map((c) => (typeof c === "object" ? c.paint : undefined))));
+    out.push(
+      line(
+        texts[r]!,
+        rows[r]!.map((c) => (typeof c === "object" ? c.paint : undefined)),
+      ),
+    );
   }
   return `${out.join("\n")}\n`;
 }

@@ -28,7 +28,10 @@ function reasonText(kind: string, confidence: string, style: Style): string {
 function policyLine(r: TimelineResult): string {
   const p = r.policy;
   const where = p.configPath ?? "no openclaw.json";
-  const src = p.source === "config" ? `from ${p.from.join(", ")} in ${where}` : `${p.from[0]}${p.configPath ? ` (no reset setting in ${where})` : " (no openclaw.json found)"}`;
+  const src =
+    p.source === "config"
+      ? `from ${p.from.join(", ")} in ${where}`
+      : `${p.from[0]}${p.configPath ? ` (no reset setting in ${where})` : " (no openclaw.json found)"}`;
   return safeLine(`${p.description} — ${src}`);
 }
 
@@ -41,28 +44,50 @@ function eventLines(e: TimelineEvent, segs: TimelineSegment[], base: string, sty
       const s = seg!;
       const label = `segment ${s.index + 1}${s.stretch > 0 ? ` (after reset row ${s.stretch})` : ""}`;
       const where = s.source === "window" ? `SQLite window ${shortId(s.sessionId)}` : displayPath(s.path, base);
-      const details = [`${s.messages} message${s.messages === 1 ? "" : "s"}, ${s.compactions} compaction${s.compactions === 1 ? "" : "s"} · ${where}`];
-      if (typeof e.firstUserMessage === "string" && e.firstUserMessage) details.push(c.dim(`first user message: "${truncate(e.firstUserMessage.replace(/\s+/g, " "), 70)}"`));
+      const details = [
+        `${s.messages} message${s.messages === 1 ? "" : "s"}, ${s.compactions} compaction${s.compactions === 1 ? "" : "s"} · ${where}`,
+      ];
+      if (typeof e.firstUserMessage === "string" && e.firstUserMessage)
+        details.push(c.dim(`first user message: "${truncate(e.firstUserMessage.replace(/\s+/g, " "), 70)}"`));
       if (s.problems > 0) details.push(c.yellow(`${s.problems} unreadable line${s.problems === 1 ? "" : "s"}`));
       if (s.label) details.push(c.yellow(s.label));
-      return { head: `${c.green("●")} ${c.bold(label)}  ${shortId(s.sessionId)} started${s.current ? c.green(" (current)") : ""}`, details };
+      return {
+        head: `${c.green("●")} ${c.bold(label)}  ${shortId(s.sessionId)} started${s.current ? c.green(" (current)") : ""}`,
+        details,
+      };
     }
     case "compaction": {
-      const flag = e.summaryFlag === "empty" ? c.yellow(" ⚠ empty summary") : e.summaryFlag === "fallback" ? c.yellow(" ⚠ fallback summary") : "";
+      const flag =
+        e.summaryFlag === "empty" ? c.yellow(" ⚠ empty summary") : e.summaryFlag === "fallback" ? c.yellow(" ⚠ fallback summary") : "";
       const details = [`summary: "${truncate(String(e.summaryPreview ?? ""), 90)}"${flag}`];
       if (e.firstKeptEntryId) details.push(c.dim(`keeps from entry ${safeLine(String(e.firstKeptEntryId))}`));
       return { head: `${c.magenta("◇")} compaction  ${tokens(e.tokensBefore)} → ${tokens(e.tokensAfter)} tokens`, details };
     }
     case "branch-summary":
-      return { head: `${c.magenta("◇")} branch summary (from ${safeLine(String(e.fromId ?? "?"))})`, details: [`"${truncate(String(e.summaryPreview ?? ""), 90)}"`] };
+      return {
+        head: `${c.magenta("◇")} branch summary (from ${safeLine(String(e.fromId ?? "?"))})`,
+        details: [`"${truncate(String(e.summaryPreview ?? ""), 90)}"`],
+      };
     case "error":
       return { head: `${c.red("✗")} ${safeLine(String(e.detail))}`, details: [] };
     case "manual-compact":
-      return { head: `${c.magenta("◇")} manual compact (trim): ${displayPath(e.path, base)}`, details: [c.dim(safeLine(String(e.detail)))] };
+      return {
+        head: `${c.magenta("◇")} manual compact (trim): ${displayPath(e.path, base)}`,
+        details: [c.dim(safeLine(String(e.detail)))],
+      };
     default: {
       const r = e.reason as { kind: string; confidence: string };
-      const what = e.type === "deleted" ? "deleted" : e.type === "reset-row" ? `reset row "${safeLine(String(e.openclawReason ?? "?"))}"` : e.type === "window" ? "new window" : "reset";
-      const ids = e.toSessionId ? `${shortId(e.fromSessionId as string)} → ${shortId(e.toSessionId as string)}` : shortId(e.fromSessionId as string);
+      const what =
+        e.type === "deleted"
+          ? "deleted"
+          : e.type === "reset-row"
+            ? `reset row "${safeLine(String(e.openclawReason ?? "?"))}"`
+            : e.type === "window"
+              ? "new window"
+              : "reset";
+      const ids = e.toSessionId
+        ? `${shortId(e.fromSessionId as string)} → ${shortId(e.toSessionId as string)}`
+        : shortId(e.fromSessionId as string);
       const details = (seg?.endReason?.evidence ?? []).map((x) => c.dim(`· ${safeLine(x)}`));
       if (typeof e.archivePath === "string") details.push(c.dim(`archive: ${displayPath(e.archivePath, base)}`));
       return { head: `${c.yellow("◆")} ${c.bold(what)} ${ids}: ${reasonText(r.kind, r.confidence, style)}`, details };
@@ -82,7 +107,9 @@ export function renderTimelineText(r: TimelineResult, ctx: TextContext): string 
   const ccLine = `${cc.stored ?? "-"} in the store · ${cc.inCurrentSegment} in the current segment · ${cc.inAllSegments} in all segments`;
   const ccWhy = safeLine(cc.explanation);
   out.push(`  compactionCount  ${ccLine}\n                   ${cc.matches ? c.dim(ccWhy) : c.yellow(ccWhy)}\n`);
-  out.push(`  ${r.segments.length} segment${r.segments.length === 1 ? "" : "s"}, ${r.resets} reset${r.resets === 1 ? "" : "s"} · times in ${tz}\n\n`);
+  out.push(
+    `  ${r.segments.length} segment${r.segments.length === 1 ? "" : "s"}, ${r.resets} reset${r.resets === 1 ? "" : "s"} · times in ${tz}\n\n`,
+  );
   const pad = " ".repeat(TIME_WIDTH);
   let prev: number | null = null;
   for (const e of r.events) {
@@ -97,7 +124,10 @@ export function renderTimelineText(r: TimelineResult, ctx: TextContext): string 
     if (e.time !== null) prev = e.time;
   }
   const cur = r.segments.find((s) => s.current);
-  if (cur) out.push(`\n${c.green("now")}: segment ${cur.index + 1} (${shortId(cur.sessionId)}), last activity ${relativeTime(cur.lastActivityAt, now)}\n`);
+  if (cur)
+    out.push(
+      `\n${c.green("now")}: segment ${cur.index + 1} (${shortId(cur.sessionId)}), last activity ${relativeTime(cur.lastActivityAt, now)}\n`,
+    );
   for (const n of r.notes) out.push(c.yellow(`! ${safeLine(n)}\n`));
   return out.join("");
 }

@@ -87,7 +87,12 @@ export function tempPathFor(target: string, runId: string): string {
 export type Hook = (point: string) => void;
 
 /** Write chunks to a fresh temp file next to `target`: created exclusively, fsynced, chmod-ed. */
-export async function writeTemp(target: string, runId: string, chunks: AsyncIterable<Buffer> | Buffer[], mode: number): Promise<{ temp: string; sha256: string; bytes: number }> {
+export async function writeTemp(
+  target: string,
+  runId: string,
+  chunks: AsyncIterable<Buffer> | Buffer[],
+  mode: number,
+): Promise<{ temp: string; sha256: string; bytes: number }> {
   const temp = tempPathFor(target, runId);
   const fd = fs.openSync(temp, "wx", mode);
   const h = crypto.createHash("sha256");
@@ -117,7 +122,14 @@ function mismatch(target: string, got: string, expect: string) {
 }
 
 /** Create `target` (which must not exist) from chunks, verifying the hash before it appears. */
-export async function createVerified(target: string, runId: string, chunks: AsyncIterable<Buffer> | Buffer[], expect: string, mode: number, atTemp?: Hook): Promise<void> {
+export async function createVerified(
+  target: string,
+  runId: string,
+  chunks: AsyncIterable<Buffer> | Buffer[],
+  expect: string,
+  mode: number,
+  atTemp?: Hook,
+): Promise<void> {
   const { temp, sha256 } = await writeTemp(target, runId, chunks, mode);
   try {
     if (sha256 !== expect) throw mismatch(target, sha256, expect);
@@ -130,7 +142,14 @@ export async function createVerified(target: string, runId: string, chunks: Asyn
 }
 
 /** Replace `target` with chunks via a temp file and rename (never truncates in place). */
-export async function replaceVerified(target: string, runId: string, chunks: AsyncIterable<Buffer> | Buffer[], expect: string, mode: number, atTemp?: Hook): Promise<void> {
+export async function replaceVerified(
+  target: string,
+  runId: string,
+  chunks: AsyncIterable<Buffer> | Buffer[],
+  expect: string,
+  mode: number,
+  atTemp?: Hook,
+): Promise<void> {
   const { temp, sha256 } = await writeTemp(target, runId, chunks, mode);
   if (sha256 !== expect) {
     fs.rmSync(temp, { force: true });

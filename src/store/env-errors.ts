@@ -6,11 +6,31 @@ import { environmentError, ToolError } from "../core/errors.js";
 
 const NAMED: Record<string, { code: string; what: string; hint: string }> = {
   ENOSPC: { code: "DISK_FULL", what: "the disk is full", hint: "free some space on that filesystem, then run the same command again" },
-  EDQUOT: { code: "DISK_FULL", what: "the disk quota is exhausted", hint: "free some space or raise the quota, then run the same command again" },
-  EROFS: { code: "READ_ONLY_FILESYSTEM", what: "the filesystem is mounted read-only", hint: "remount it read-write (or copy the store to a writable place), then run the same command again" },
-  EACCES: { code: "PERMISSION_DENIED", what: "permission denied", hint: "run as the user that owns the OpenClaw state dir, or fix the permissions of the dir named" },
-  EPERM: { code: "PERMISSION_DENIED", what: "operation not permitted", hint: "run as the user that owns the OpenClaw state dir; check for immutable files (lsattr)" },
-  EXDEV: { code: "CROSS_DEVICE", what: "the files are on different filesystems", hint: "keep the store on one filesystem (a mount point inside the sessions dir is not supported)" },
+  EDQUOT: {
+    code: "DISK_FULL",
+    what: "the disk quota is exhausted",
+    hint: "free some space or raise the quota, then run the same command again",
+  },
+  EROFS: {
+    code: "READ_ONLY_FILESYSTEM",
+    what: "the filesystem is mounted read-only",
+    hint: "remount it read-write (or copy the store to a writable place), then run the same command again",
+  },
+  EACCES: {
+    code: "PERMISSION_DENIED",
+    what: "permission denied",
+    hint: "run as the user that owns the OpenClaw state dir, or fix the permissions of the dir named",
+  },
+  EPERM: {
+    code: "PERMISSION_DENIED",
+    what: "operation not permitted",
+    hint: "run as the user that owns the OpenClaw state dir; check for immutable files (lsattr)",
+  },
+  EXDEV: {
+    code: "CROSS_DEVICE",
+    what: "the files are on different filesystems",
+    hint: "keep the store on one filesystem (a mount point inside the sessions dir is not supported)",
+  },
 };
 
 /** The errno code of a Node fs error, if it is one. */
@@ -26,12 +46,10 @@ export function environmentFailure(err: unknown, doing: string): ToolError | nul
   const named = errno ? NAMED[errno] : undefined;
   if (!named) return null;
   const target = (err as NodeJS.ErrnoException).path;
-  return environmentError(
-    named.code,
-    `${doing} failed: ${named.what}${target ? ` (${target})` : ""} [${errno}]`,
-    named.hint,
-    { errno, ...(target ? { path: target } : {}) },
-  );
+  return environmentError(named.code, `${doing} failed: ${named.what}${target ? ` (${target})` : ""} [${errno}]`, named.hint, {
+    errno,
+    ...(target ? { path: target } : {}),
+  });
 }
 
 /** Rethrows an fs failure as its named environment error; anything else unchanged. */

@@ -72,7 +72,12 @@ export function isGatewayArgv(argv: readonly string[]): boolean {
   return exe === "openclaw" || exe.endsWith("/openclaw") || gatewayBinary;
 }
 
-export function gatewayOwnerStatus(pid: number, startTime: number | null, probe: ProcessProbe, platform = process.platform): GatewayOwnerStatus {
+export function gatewayOwnerStatus(
+  pid: number,
+  startTime: number | null,
+  probe: ProcessProbe,
+  platform = process.platform,
+): GatewayOwnerStatus {
   if (!probe.alive(pid)) return "dead";
   if (platform === "linux" && startTime !== null) {
     const now = probe.startTime(pid);
@@ -118,7 +123,12 @@ function readLockFact(file: string, now: number, probe: ProcessProbe): GatewayLo
  * Every gateway lock that belongs to this state dir: named after one of its config paths, or
  * (any `gateway.*.lock`) whose payload's configPath lies in the state dir.
  */
-export function probeGatewayLocks(stateDir: string | null, env: NodeJS.ProcessEnv, now = Date.now(), probe: ProcessProbe = osProcessProbe): GatewayLockFact[] {
+export function probeGatewayLocks(
+  stateDir: string | null,
+  env: NodeJS.ProcessEnv,
+  now = Date.now(),
+  probe: ProcessProbe = osProcessProbe,
+): GatewayLockFact[] {
   const configs = gatewayConfigPaths(stateDir, env);
   const names = new Set(configs.map(gatewayLockName));
   const out: GatewayLockFact[] = [];
@@ -132,7 +142,10 @@ export function probeGatewayLocks(stateDir: string | null, env: NodeJS.ProcessEn
     for (const name of entries.filter((n) => /^gateway\.[0-9a-f]{8}\.lock$/.test(n)).sort()) {
       const fact = readLockFact(path.join(dir, name), now, probe);
       if (!fact) continue;
-      const ours = names.has(name) || (fact.configPath !== null && (configs.includes(fact.configPath) || (stateDir !== null && path.dirname(fact.configPath) === stateDir)));
+      const ours =
+        names.has(name) ||
+        (fact.configPath !== null &&
+          (configs.includes(fact.configPath) || (stateDir !== null && path.dirname(fact.configPath) === stateDir)));
       if (ours) out.push(fact);
     }
   }

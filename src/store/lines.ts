@@ -136,7 +136,9 @@ export function zstdFrameProblem(head: Uint8Array): string | null {
     for (let i = size - 1; i >= 0; i--) fcs = fcs * 256 + head[at + i]!;
     window = size === 2 ? fcs + 256 : fcs;
   }
-  return window > MAX_ZSTD_WINDOW ? `zstd frame needs a ${Math.ceil(window / 2 ** 20)} MiB window, over the ${MAX_ZSTD_WINDOW / 2 ** 20} MiB limit; not decompressed` : null;
+  return window > MAX_ZSTD_WINDOW
+    ? `zstd frame needs a ${Math.ceil(window / 2 ** 20)} MiB window, over the ${MAX_ZSTD_WINDOW / 2 ** 20} MiB limit; not decompressed`
+    : null;
 }
 
 /**
@@ -153,19 +155,24 @@ export async function* zstdChunks(compressed: AsyncIterable<Buffer>): AsyncGener
   const z = zlib().createZstdDecompress();
   let failure: Error | null = null;
   z.on("error", (err) => (failure = err));
-  /** Resolves on the next sign of life: output to read, the end, or an error. */
-  const stirred = () =>
+  /**
+   * Resolves on the next sign of life: output to read, the end, or an error, or when `other`
+   * settles first; either way its listeners are gone after (left behind, they would pile up).
+   */
+  const stirred = (other?: Promise<void>) =>
     new Promise<void>((resolve) => {
       const done = () => {
         z.off("readable", done).off("end", done).off("error", done);
         resolve();
       };
       z.on("readable", done).on("end", done).on("error", done);
+      void other?.then(done);
     });
   function* taken(): Generator<Buffer> {
     for (let c = z.read() as Buffer | null; c !== null; c = z.read() as Buffer | null) {
       outBytes += c.length;
-      if (outBytes > limit()) throw new Error(`decompresses to over ${limit()} bytes from ${inBytes} (over ${MAX_ZSTD_RATIO}:1): a zstd bomb; read stopped`);
+      if (outBytes > limit())
+        throw new Error(`decompresses to over ${limit()} bytes from ${inBytes} (over ${MAX_ZSTD_RATIO}:1): a zstd bomb; read stopped`);
       yield c;
     }
     if (failure) throw failure;
@@ -188,7 +195,7 @@ export async function* zstdChunks(compressed: AsyncIterable<Buffer>): AsyncGener
         // Reading releases the decoder when its output buffer is full; the write then completes.
         while (!written) {
           yield* taken();
-          if (!written) await Promise.race([write, stirred()]);
+          if (!written) await stirred(write);
         }
         yield* taken();
       }

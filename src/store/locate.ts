@@ -49,7 +49,11 @@ export function resolveHomeDir(env: NodeJS.ProcessEnv): string {
 
 /** normalizeAgentId: lower case, invalid characters to "-", at most 64 characters, "main" when empty. */
 export function normalizeAgentId(id: string | undefined): string {
-  const normalized = (id ?? "").trim().toLowerCase().replace(/[^a-z0-9_-]/g, "-").slice(0, 64);
+  const normalized = (id ?? "")
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, "-")
+    .slice(0, 64);
   return normalized || "main";
 }
 
@@ -86,7 +90,13 @@ export function configuredStorePath(value: unknown, agentId: string, homeDir: st
   return path.resolve(cwd, expandHome(expanded, homeDir));
 }
 
-function agentTarget(stateDir: string, agentId: string, resolvedBy: string, homeDir: string, storeOverride: string | null = null): AgentTarget {
+function agentTarget(
+  stateDir: string,
+  agentId: string,
+  resolvedBy: string,
+  homeDir: string,
+  storeOverride: string | null = null,
+): AgentTarget {
   const agentRoot = path.join(stateDir, "agents", agentId);
   const sqlitePath = path.join(agentRoot, "agent", "openclaw-agent.sqlite");
   const sqlite = fs.existsSync(sqlitePath);
@@ -113,7 +123,17 @@ function targetForSessionsDir(sessionsDir: string, storePath: string, resolvedBy
     const target = agentTarget(path.dirname(agentsDir), path.basename(agentRoot), resolvedBy, homeDir);
     return target.era === "files" ? { ...target, storePath } : target;
   }
-  return { agentId: "main", era: "files", stateDir: null, sessionsDir, storePath, sqlitePath: null, legacyStorePath: null, resolvedBy, homeDir };
+  return {
+    agentId: "main",
+    era: "files",
+    stateDir: null,
+    sessionsDir,
+    storePath,
+    sqlitePath: null,
+    legacyStorePath: null,
+    resolvedBy,
+    homeDir,
+  };
 }
 
 /** Every agent store the selection names. Throws environment errors for what does not exist. */
@@ -130,7 +150,8 @@ export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: s
   }
   if (sel.sessionsDir !== undefined) {
     const dir = path.resolve(cwd, expandHome(sel.sessionsDir, homeDir));
-    if (!isDir(dir)) throw environmentError("SESSIONS_DIR_NOT_FOUND", `sessions dir ${dir} does not exist`, "check the --sessions-dir path");
+    if (!isDir(dir))
+      throw environmentError("SESSIONS_DIR_NOT_FOUND", `sessions dir ${dir} does not exist`, "check the --sessions-dir path");
     return [targetForSessionsDir(dir, path.join(dir, "sessions.json"), "--sessions-dir", homeDir)];
   }
   const { dir, resolvedBy } =
@@ -147,7 +168,11 @@ export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: s
   }
   const agentsDir = path.join(dir, "agents");
   const available = isDir(agentsDir)
-    ? fs.readdirSync(agentsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    ? fs
+        .readdirSync(agentsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
     : [];
   const storeSetting = (readConfig(configPathFor(dir, env)).raw.session as { store?: unknown } | undefined)?.store;
   const target = (id: string) => agentTarget(dir, id, resolvedBy, homeDir, configuredStorePath(storeSetting, id, homeDir, cwd));

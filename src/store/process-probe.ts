@@ -51,10 +51,17 @@ export function processStartTime(pid: number): number | null {
 export function processArgv(pid: number): string[] | null {
   try {
     if (process.platform === "linux") {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").map((a) => a.trim()).filter(Boolean);
+      return fs
+        .readFileSync(`/proc/${pid}/cmdline`, "utf8")
+        .split("\0")
+        .map((a) => a.trim())
+        .filter(Boolean);
     }
     if (process.platform === "darwin") {
-      const line = process.getBuiltinModule("node:child_process").execFileSync("ps", ["-p", String(pid), "-o", "command="], { encoding: "utf8", timeout: 1000, stdio: ["ignore", "pipe", "ignore"] }).trim();
+      const line = process
+        .getBuiltinModule("node:child_process")
+        .execFileSync("ps", ["-p", String(pid), "-o", "command="], { encoding: "utf8", timeout: 1000, stdio: ["ignore", "pipe", "ignore"] })
+        .trim();
       return line ? line.split(/\s+/) : null;
     }
   } catch {

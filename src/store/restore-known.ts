@@ -19,7 +19,19 @@ function knownOf(m: RestoreManifest, file: string): KnownRestore | null {
   const era = m.era === "sqlite" ? "sqlite" : "files";
   const archivedCurrent = m.steps.find((s) => s.step === "archive-current")?.files[1]?.path ?? null;
   const op = era === "sqlite" ? (m.sqlite?.op ?? "undelete") : m.entry?.before === null ? "create-key" : "restore";
-  return { runId: m.runId, at, manifest: file, era, op, sessionKey: m.sessionKey, sessionId: m.sessionId, previousSessionId: m.previousSessionId, source: m.archive, destination: m.destination, archivedCurrent };
+  return {
+    runId: m.runId,
+    at,
+    manifest: file,
+    era,
+    op,
+    sessionKey: m.sessionKey,
+    sessionId: m.sessionId,
+    previousSessionId: m.previousSessionId,
+    source: m.archive,
+    destination: m.destination,
+    archivedCurrent,
+  };
 }
 
 /** Restores that took effect on the store at `storePath`, oldest first. */

@@ -25,9 +25,19 @@ function finishCommand(m: RestoreManifest, file: string): string {
 
 function runFinding(store: LeftoverStore, run: RunRecord): Finding | null {
   const m = run.manifest;
-  const state = m.status === "unverified" ? "found the store changed while it ran; its result was not confirmed" : isInterrupted(m) ? "was interrupted (its process is gone) between its first and last step" : null;
+  const state =
+    m.status === "unverified"
+      ? "found the store changed while it ran; its result was not confirmed"
+      : isInterrupted(m)
+        ? "was interrupted (its process is gone) between its first and last step"
+        : null;
   if (state === null) return null;
-  return finding("RESTORE_INTERRUPTED", { agentId: store.agentId, sessionKey: m.sessionKey, path: run.file }, { runId: m.runId, state, command: finishCommand(m, run.file) }, { runId: m.runId, status: m.status, manifest: run.file });
+  return finding(
+    "RESTORE_INTERRUPTED",
+    { agentId: store.agentId, sessionKey: m.sessionKey, path: run.file },
+    { runId: m.runId, state, command: finishCommand(m, run.file) },
+    { runId: m.runId, status: m.status, manifest: run.file },
+  );
 }
 
 function tempFinding(store: LeftoverStore, temp: string, runs: Map<string, RunRecord>): Finding {
@@ -38,19 +48,34 @@ function tempFinding(store: LeftoverStore, temp: string, runs: Map<string, RunRe
       ? `the run is over (${run.manifest.status}); \`${undoCommand(run.file)}\` removes it (or delete it: the file it was meant to become is unchanged)`
       : finishCommand(run.manifest, run.file)
     : "its run's manifest is not in the default manifest dir; delete the temp (the file it was meant to become is unchanged), or run the undo of that run";
-  return finding("RESTORE_TEMP_LEFTOVER", { agentId: store.agentId, path: temp }, { runId: t.runId, target: t.target, what: run ? "restore or undo" : "run", command }, { runId: t.runId, manifest: run?.file ?? null });
+  return finding(
+    "RESTORE_TEMP_LEFTOVER",
+    { agentId: store.agentId, path: temp },
+    { runId: t.runId, target: t.target, what: run ? "restore or undo" : "run", command },
+    { runId: t.runId, manifest: run?.file ?? null },
+  );
 }
 
 /** Findings for one store, from its sessions dir and the default manifest dir. */
 export function restoreLeftoverFindings(store: LeftoverStore, env: NodeJS.ProcessEnv, stepShapes: StepShapeCheck): Finding[] {
   const runs = new Map<string, RunRecord>();
-  for (const r of listRuns(defaultManifestDir(env), stepShapes)) if (r.manifest.storePath === store.storePath) runs.set(r.manifest.runId, r);
+  for (const r of listRuns(defaultManifestDir(env), stepShapes))
+    if (r.manifest.storePath === store.storePath) runs.set(r.manifest.runId, r);
   const out: Finding[] = [];
   const all = [...runs.values()];
   for (const run of all) {
     // A later run of the same restore that was applied finished what this one started.
     const m = run.manifest;
-    if (all.some((r) => r.manifest.runId > m.runId && r.manifest.status === "applied" && r.manifest.sessionKey === m.sessionKey && r.manifest.archive === m.archive)) continue;
+    if (
+      all.some(
+        (r) =>
+          r.manifest.runId > m.runId &&
+          r.manifest.status === "applied" &&
+          r.manifest.sessionKey === m.sessionKey &&
+          r.manifest.archive === m.archive,
+      )
+    )
+      continue;
     const f = runFinding(store, run);
     if (f) out.push(f);
   }

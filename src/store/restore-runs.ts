@@ -31,9 +31,19 @@ function realOr(p: string): string {
 
 function parseManifestFile(file: string): unknown {
   const kind = lstatKind(file);
-  if (kind === "symlink") throw refusedError("SYMLINK_REFUSED", `${file} is a symbolic link; undo reads only the manifest file itself`, "pass the real path of the manifest");
-  if (lstatKind(path.dirname(file)) === "symlink") throw refusedError("SYMLINK_REFUSED", `the run dir ${path.dirname(file)} is a symbolic link`, "pass the real path of the manifest");
-  if (kind !== "file") throw usageError("MANIFEST_UNREADABLE", `cannot read restore manifest ${file}: ${kind === "absent" ? "no such file" : "not a regular file"}`);
+  if (kind === "symlink")
+    throw refusedError(
+      "SYMLINK_REFUSED",
+      `${file} is a symbolic link; undo reads only the manifest file itself`,
+      "pass the real path of the manifest",
+    );
+  if (lstatKind(path.dirname(file)) === "symlink")
+    throw refusedError("SYMLINK_REFUSED", `the run dir ${path.dirname(file)} is a symbolic link`, "pass the real path of the manifest");
+  if (kind !== "file")
+    throw usageError(
+      "MANIFEST_UNREADABLE",
+      `cannot read restore manifest ${file}: ${kind === "absent" ? "no such file" : "not a regular file"}`,
+    );
   try {
     if (fs.lstatSync(file).size > MAX_MANIFEST_BYTES) throw new Error("larger than 16 MiB");
     return JSON.parse(fs.readFileSync(file, "utf8"));
@@ -54,10 +64,16 @@ export function readManifest(file: string, stepShapes: StepShapeCheck): RestoreM
   }
   // The run dir as the manifest spells it, when it is the same real dir (a symlinked ancestor).
   const recorded = typeof v.backups?.store === "string" ? path.dirname(v.backups.store) : null;
-  const asRead = recorded && path.isAbsolute(recorded) && realOr(recorded) === realOr(path.dirname(file)) ? path.join(recorded, "manifest.json") : file;
+  const asRead =
+    recorded && path.isAbsolute(recorded) && realOr(recorded) === realOr(path.dirname(file)) ? path.join(recorded, "manifest.json") : file;
   const problems = manifestProblems(v, asRead, stepShapes);
   if (problems.length > 0) {
-    throw refusedError("MANIFEST_INVALID", `restore manifest ${file} names paths undo will not touch; nothing was written:\n  ${problems.join("\n  ")}`, "undo only acts on a manifest this tool wrote, in its own run dir", { problems });
+    throw refusedError(
+      "MANIFEST_INVALID",
+      `restore manifest ${file} names paths undo will not touch; nothing was written:\n  ${problems.join("\n  ")}`,
+      "undo only acts on a manifest this tool wrote, in its own run dir",
+      { problems },
+    );
   }
   return v;
 }

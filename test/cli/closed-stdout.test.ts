@@ -18,7 +18,11 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 function pipeline(cmd: string): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync("bash", ["-c", `set -o pipefail; ${cmd}`], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", HOME: "/nonexistent-home" }, cwd: ROOT });
+  const r = spawnSync("bash", ["-c", `set -o pipefail; ${cmd}`], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", HOME: "/nonexistent-home" },
+    cwd: ROOT,
+  });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -90,7 +90,9 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
     });
 
     it("archive names after restore, option values, paths", () => {
-      expect(complete("openclaw-sessions restore 9648")).toEqual(["9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z"]);
+      expect(complete("openclaw-sessions restore 9648")).toEqual([
+        "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z",
+      ]);
       expect(complete("openclaw-sessions export k --format h")).toEqual(["html"]);
       expect(complete("openclaw-sessions grep x --role tool")).toEqual(["toolResult"]);
       expect(complete("openclaw-sessions timeline --sort r")).toEqual(["recent-reset"]);
@@ -103,7 +105,12 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
     it("a real Tab in an interactive bash completes a key after agent:main:", () => {
       // bash -i in a pty (script): type the line, press Tab, run it; ls of the completed key prints its detail.
       const input = `source "${file}"\nopenclaw-sessions ls agent:main:te\t\nexit\n`;
-      const r = spawnSync("script", ["-qec", "bash --norc --noprofile -i", "/dev/null"], { input, env: { ...env, TERM: "dumb", PS1: "$ " }, encoding: "utf8", timeout: 60_000 });
+      const r = spawnSync("script", ["-qec", "bash --norc --noprofile -i", "/dev/null"], {
+        input,
+        env: { ...env, TERM: "dumb", PS1: "$ " },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
       expect(r.stdout).toContain("agent:main:telegram:direct:424242");
       expect(r.stdout).toMatch(/sessionId\s+f1091dc4-aaaf-4980-b920-36af23252a48/);
       expect(r.stdout).not.toContain("agent:main::");
@@ -142,10 +149,15 @@ describe("completion in zsh and fish themselves", () => {
         env: { PATH: `${shim}:${process.env.PATH}`, OPENCLAW_STATE_DIR: stateDir, HOME: "/nonexistent-home" },
       });
       expect(r.status, r.stderr).toBe(0);
-      return r.stdout.trim().split("\n").map((l) => l.split("\t")[0]);
+      return r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.split("\t")[0]);
     };
     expect(complete("openclaw-sessions history agent:main:")).toEqual(["agent:main:main", "agent:main:telegram:direct:424242"]);
     expect(complete("openclaw-sessions export k --format ")).toEqual(["html", "jsonl", "md"]);
-    expect(complete(`openclaw-sessions ls --state-dir ${path.join(ROOT, "fixtures", "corp")}`)).toEqual([`${path.join(ROOT, "fixtures", "corpus")}/`]);
+    expect(complete(`openclaw-sessions ls --state-dir ${path.join(ROOT, "fixtures", "corp")}`)).toEqual([
+      `${path.join(ROOT, "fixtures", "corpus")}/`,
+    ]);
   });
 });

@@ -94,14 +94,30 @@ describe.skipIf(!hasChromium)("export HTML in headless Chromium", () => {
       const [{ stdout }] = await Promise.all([
         run(
           CHROMIUM,
-          [...chromiumArgs(profile), "--allow-file-access-from-files", "--virtual-time-budget=5000", "--dump-dom", `file://${path.join(dir, "harness.html")}`],
+          [
+            ...chromiumArgs(profile),
+            "--allow-file-access-from-files",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            `file://${path.join(dir, "harness.html")}`,
+          ],
           { timeout: 45_000, maxBuffer: 16 * 1024 * 1024 },
         ),
-        run(CHROMIUM, [...chromiumArgs(profile2), "--hide-scrollbars", "--window-size=1100,2400", `--screenshot=${shot}`, `file://${exportFile}`], { timeout: 45_000 }),
+        run(
+          CHROMIUM,
+          [...chromiumArgs(profile2), "--hide-scrollbars", "--window-size=1100,2400", `--screenshot=${shot}`, `file://${exportFile}`],
+          { timeout: 45_000 },
+        ),
       ]);
       const m = /<pre id="result">([\s\S]*?)<\/pre>/.exec(stdout);
       expect(m, "harness result in the dumped DOM").not.toBeNull();
-      const r = JSON.parse(m![1]!.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&"));
+      const r = JSON.parse(
+        m![1]!
+          .replace(/&quot;/g, '"')
+          .replace(/&lt;/g, "<")
+          .replace(/&gt;/g, ">")
+          .replace(/&amp;/g, "&"),
+      );
       expect(r.title).toContain(KEY);
       expect(r.missing).toEqual([]);
       expect(r.hiddenAfter).toEqual([]);

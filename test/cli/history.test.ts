@@ -36,14 +36,18 @@ describe("history CLI", () => {
     expect(r.code).toBe(0);
     const doc = r.json();
     expect(doc.segments).toHaveLength(4);
-    for (const s of doc.segments) expect(Object.keys(s)).toEqual(expect.arrayContaining(["sessionId", "path", "startedAt", "endedAt", "reason"]));
+    for (const s of doc.segments)
+      expect(Object.keys(s)).toEqual(expect.arrayContaining(["sessionId", "path", "startedAt", "endedAt", "reason"]));
     expect(doc.messages.every((m: any) => typeof m.sessionId === "string")).toBe(true);
   });
 
   it("--jsonl: a source record, one record per message, a summary", async () => {
     const r = await cli(["history", MAIN, "--state-dir", state("single-active"), "--jsonl"]);
     expect(r.code).toBe(0);
-    const recs = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+    const recs = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(recs[0]).toMatchObject({ schemaVersion: 1, recordType: "source", sessionKey: MAIN });
     expect(recs.at(-1)).toMatchObject({ recordType: "summary", count: 13 });
     const msgs = recs.filter((x) => x.recordType === "message");

@@ -9,7 +9,8 @@ import { ROOT, copyState, scenarioDir } from "../helpers/corpus.js";
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
 function validator(name: string) {
-  if (!compiled.has(name)) compiled.set(name, ajv.compile(JSON.parse(fs.readFileSync(path.join(ROOT, "docs/schema", `${name}.schema.json`), "utf8"))));
+  if (!compiled.has(name))
+    compiled.set(name, ajv.compile(JSON.parse(fs.readFileSync(path.join(ROOT, "docs/schema", `${name}.schema.json`), "utf8"))));
   return compiled.get(name)!;
 }
 
@@ -33,12 +34,27 @@ const CASES: Array<[schema: string, argv: string[]]> = [
   ["grep", ["grep", "milk", "--json", "--state-dir", files("reset-chain")]],
   ["context-pack", ["context-pack", KEY, "--segments", "3", "--json", "--state-dir", files("reset-chain")]],
   ["context-pack", ["context-pack", KEY, "--segments", "3", "--max-chars", "80", "--json", "--state-dir", files("reset-chain")]],
-  ["context-pack", ["context-pack", "agent:main:main", "--since", "2020-01-01", "--include-current", "--json", "--state-dir", sqlite("sqlite-reset")]],
+  [
+    "context-pack",
+    ["context-pack", "agent:main:main", "--since", "2020-01-01", "--include-current", "--json", "--state-dir", sqlite("sqlite-reset")],
+  ],
   ["skill-install", ["skill", "install", "--json", "--state-dir", sqlite("sqlite-reset")]],
   ["history", ["history", "agent:main:main", "--segment", "2", "--json", "--state-dir", sqlite("sqlite-reset")]],
-  ["restore", ["restore", "998635a2-5338-4ec7-bf4f-ba73a726d208.jsonl.reset.2026-07-01T09-10-16.000Z", "--json", "--state-dir", files("reset-chain")]],
+  [
+    "restore",
+    ["restore", "998635a2-5338-4ec7-bf4f-ba73a726d208.jsonl.reset.2026-07-01T09-10-16.000Z", "--json", "--state-dir", files("reset-chain")],
+  ],
   ["restore", ["restore", "--key", "agent:main:main", "--segment", "1", "--json", "--state-dir", sqlite("sqlite-reset")]],
-  ["restore", ["restore", "896b0937-ca5a-49f5-a00e-8de023b7a034.jsonl.deleted.2026-11-30T01-45-34.142Z.3eb20961b0cd4a7181537b66f5edef28.zst", "--json", "--state-dir", sqlite("sqlite-deleted")]],
+  [
+    "restore",
+    [
+      "restore",
+      "896b0937-ca5a-49f5-a00e-8de023b7a034.jsonl.deleted.2026-11-30T01-45-34.142Z.3eb20961b0cd4a7181537b66f5edef28.zst",
+      "--json",
+      "--state-dir",
+      sqlite("sqlite-deleted"),
+    ],
+  ],
   ["error", ["ls", "--json", "--state-dir", "/nonexistent/state"]],
   ["error", ["history", "agent:nope", "--json", "--state-dir", files("reset-chain")]],
   ["error", ["restore", "x.jsonl.reset.2026-01-01T00-00-00.000Z", "--json", "--state-dir", sqlite("sqlite-reset")]],

@@ -92,7 +92,11 @@ describe("ls (CLI)", () => {
     expect(r.code).toBe(0);
     const doc = r.json();
     expect(doc.stores.map((s: { era: string }) => s.era)).toEqual(["sqlite", "sqlite"]);
-    expect(doc.sessions.map((s: { sessionKey: string }) => s.sessionKey).sort()).toEqual(["agent:main:main", "agent:main:telegram:direct:5550001", "agent:work:main"]);
+    expect(doc.sessions.map((s: { sessionKey: string }) => s.sessionKey).sort()).toEqual([
+      "agent:main:main",
+      "agent:main:telegram:direct:5550001",
+      "agent:work:main",
+    ]);
   });
 
   it("exits 2 for an unknown key, suggesting close ones", async () => {

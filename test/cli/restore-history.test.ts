@@ -13,7 +13,9 @@ describe("restore then history", () => {
     const { stateDir, root } = copyState("files", "reset-chain");
     const s = ["--state-dir", stateDir];
     const before = hashTree(stateDir);
-    const archiveMessages = (await cli(["history", "--file", ARCHIVE, "--json", ...s])).json().messages.map((m: { role: string; text: string }) => [m.role, m.text]);
+    const archiveMessages = (await cli(["history", "--file", ARCHIVE, "--json", ...s]))
+      .json()
+      .messages.map((m: { role: string; text: string }) => [m.role, m.text]);
     expect(archiveMessages.length).toBeGreaterThan(0);
 
     const applied = await cli(["restore", ARCHIVE, "--yes", "--json", "--manifest-dir", path.join(root, "runs"), ...s]);

@@ -10,7 +10,8 @@ import { copyState } from "../helpers/corpus.js";
 import { run } from "../../src/cli/program.js";
 
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-const EVIL = "\u001b[31mRED\u001b[0m \u001b]0;pwned\u0007 \u001b]8;;http://x.test\u001b\\link\u001b]8;;\u001b\\ \u001b[2J \u009b1m \u202eevil\u202c cr\rx";
+const EVIL =
+  "\u001b[31mRED\u001b[0m \u001b]0;pwned\u0007 \u001b]8;;http://x.test\u001b\\link\u001b]8;;\u001b\\ \u001b[2J \u009b1m \u202eevil\u202c cr\rx";
 const KEY = "agent:main:telegram:direct:424242";
 const EVIL_KEY = "agent:main:evil\u001b[2Jkey";
 
@@ -29,23 +30,63 @@ beforeAll(() => {
   const ts = "2026-07-01T09:16:00.000Z";
   fs.appendFileSync(
     active,
-    line({ type: "message", id: "e1", parentId: "dc7d6423", timestamp: ts, message: { role: "user", content: [{ type: "text", text: `find ${EVIL}` }], timestamp: 1782897360000 } }) +
+    line({
+      type: "message",
+      id: "e1",
+      parentId: "dc7d6423",
+      timestamp: ts,
+      message: { role: "user", content: [{ type: "text", text: `find ${EVIL}` }], timestamp: 1782897360000 },
+    }) +
       line({
         type: "message",
         id: "e2",
         parentId: "e1",
         timestamp: ts,
-        message: { role: "assistant", content: [{ type: "thinking", thinking: `think ${EVIL}` }, { type: "text", text: `reply ${EVIL}` }, { type: "toolCall", id: "t1", name: `to\u001b[1mol`, arguments: { q: EVIL } }], timestamp: 1782897360000 },
+        message: {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: `think ${EVIL}` },
+            { type: "text", text: `reply ${EVIL}` },
+            { type: "toolCall", id: "t1", name: `to\u001b[1mol`, arguments: { q: EVIL } },
+          ],
+          timestamp: 1782897360000,
+        },
       }) +
-      line({ type: "message", id: "e3", parentId: "e2", timestamp: ts, message: { role: "toolResult", toolCallId: "t1", toolName: `to\u001b[1mol`, content: [{ type: "text", text: `result ${EVIL}` }], timestamp: 1782897360000 } }) +
-      line({ type: "compaction", id: "e4", parentId: "e3", timestamp: ts, summary: `summary ${EVIL}`, firstKeptEntryId: "e3", tokensBefore: 10 }),
+      line({
+        type: "message",
+        id: "e3",
+        parentId: "e2",
+        timestamp: ts,
+        message: {
+          role: "toolResult",
+          toolCallId: "t1",
+          toolName: `to\u001b[1mol`,
+          content: [{ type: "text", text: `result ${EVIL}` }],
+          timestamp: 1782897360000,
+        },
+      }) +
+      line({
+        type: "compaction",
+        id: "e4",
+        parentId: "e3",
+        timestamp: ts,
+        summary: `summary ${EVIL}`,
+        firstKeptEntryId: "e3",
+        tokensBefore: 10,
+      }),
   );
   // A file no key owns, whose name and first message are hostile.
   const orphan = path.join(sessions, `0badf00d-0000-4000-8000-00000000000\u001b[1m.jsonl`);
   fs.writeFileSync(
     orphan,
     line({ type: "session", version: 3, id: "0badf00d-0000-4000-8000-000000000001", timestamp: ts, cwd: "/w" }) +
-      line({ type: "message", id: "o1", parentId: null, timestamp: ts, message: { role: "user", content: [{ type: "text", text: `orphan ${EVIL}` }], timestamp: 1782897360000 } }),
+      line({
+        type: "message",
+        id: "o1",
+        parentId: null,
+        timestamp: ts,
+        message: { role: "user", content: [{ type: "text", text: `orphan ${EVIL}` }], timestamp: 1782897360000 },
+      }),
   );
   const store = JSON.parse(fs.readFileSync(path.join(sessions, "sessions.json"), "utf8"));
   store[EVIL_KEY] = { ...store["agent:main:main"], label: EVIL };

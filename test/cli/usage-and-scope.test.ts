@@ -114,13 +114,21 @@ describe("a key names its agent", () => {
     const file = path.join(dst, "sessions/sessions.json");
     const store = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, Record<string, unknown>>;
     const renamed = Object.fromEntries(
-      Object.entries(store).map(([k, v]) => [k.replace(/^agent:main:/, "agent:work:"), { ...v, sessionFile: typeof v.sessionFile === "string" ? v.sessionFile.replace("/agents/main/", "/agents/work/") : v.sessionFile }]),
+      Object.entries(store).map(([k, v]) => [
+        k.replace(/^agent:main:/, "agent:work:"),
+        { ...v, sessionFile: typeof v.sessionFile === "string" ? v.sessionFile.replace("/agents/main/", "/agents/work/") : v.sessionFile },
+      ]),
     );
     fs.writeFileSync(file, JSON.stringify(renamed, null, 2));
   });
 
   it("history/ls/timeline/export find agent:work:… without --agent", async () => {
-    for (const args of [["history", "agent:work:main"], ["ls", "agent:work:main"], ["timeline", "agent:work:main"], ["export", "agent:work:main"]]) {
+    for (const args of [
+      ["history", "agent:work:main"],
+      ["ls", "agent:work:main"],
+      ["timeline", "agent:work:main"],
+      ["export", "agent:work:main"],
+    ]) {
       const r = await cli([...args, "--state-dir", stateDir]);
       expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
     }

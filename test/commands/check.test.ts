@@ -48,7 +48,9 @@ describe("check on clean corpus scenarios", () => {
       // A files-era corpus store is a moved store: that is the one (info) fact a clean store reports.
       expect(r.findings.filter((f) => f.code !== "STORE_MOVED")).toEqual([]);
       expect(r.status).toBe("ok");
-      const res = await cli(["check", "--state-dir", stateDir, "--all-agents", "--fail-on", "error", "--now", ORACLE_NOW], { env: { HOME: home } });
+      const res = await cli(["check", "--state-dir", stateDir, "--all-agents", "--fail-on", "error", "--now", ORACLE_NOW], {
+        env: { HOME: home },
+      });
       expect(res.code).toBe(0);
       expect(hashTree(stateDir)).toEqual(before);
     });
@@ -79,7 +81,12 @@ describe("check on broken corpus scenarios", () => {
       expect(codes(r)).toEqual(expected);
       const res = await cli(["check", "--state-dir", stateDir, "--all-agents", "--now", ORACLE_NOW, "--json"], { env: { HOME: home } });
       expect(res.code).toBe(exit);
-      expect(res.json().findings.map((f: { code: string }) => f.code).sort()).toEqual(r.findings.map((f) => f.code).sort());
+      expect(
+        res
+          .json()
+          .findings.map((f: { code: string }) => f.code)
+          .sort(),
+      ).toEqual(r.findings.map((f) => f.code).sort());
       expect(hashTree(stateDir)).toEqual(before);
     });
   }
@@ -88,7 +95,12 @@ describe("check on broken corpus scenarios", () => {
     const { stateDir, home } = copyState("files", "corrupt-transcripts");
     const r = await check(stateDir, home);
     const malformed = r.findings.filter((f) => f.code === "LINE_MALFORMED").map((f) => [f.sessionKey, f.line]);
-    expect(malformed).toEqual(expect.arrayContaining([["agent:main:webchat:direct:truncated", 7], ["agent:main:webchat:direct:garbage", 5]]));
+    expect(malformed).toEqual(
+      expect.arrayContaining([
+        ["agent:main:webchat:direct:truncated", 7],
+        ["agent:main:webchat:direct:garbage", 5],
+      ]),
+    );
     expect(r.findings.find((f) => f.sessionKey?.endsWith("truncated") && f.code === "LINE_MALFORMED")!.hint).toMatch(/no newline/);
   });
 
@@ -148,7 +160,10 @@ describe("check on crafted fixtures", () => {
     const dir = sessionsDir(stateDir);
     const transcript = fs.readdirSync(dir).find((n) => n.endsWith(".jsonl"))!;
     const now = Date.parse(ORACLE_NOW);
-    fs.writeFileSync(path.join(dir, `${transcript}.lock`), JSON.stringify({ pid: process.pid, createdAt: new Date(now - 1000).toISOString(), maxHoldMs: 300000 }));
+    fs.writeFileSync(
+      path.join(dir, `${transcript}.lock`),
+      JSON.stringify({ pid: process.pid, createdAt: new Date(now - 1000).toISOString(), maxHoldMs: 300000 }),
+    );
     const tmp = path.join(dir, "sessions.json.4242.f5073781-7d56-4090-993e-ff9e9e93bd6e.tmp");
     fs.writeFileSync(tmp, "{}");
     fs.utimesSync(tmp, new Date(now - 60_000), new Date(now - 60_000));
@@ -185,7 +200,10 @@ describe("check on crafted fixtures", () => {
     const { stateDir, home } = copyState("files", "single-active");
     fs.writeFileSync(path.join(stateDir, "openclaw.json"), JSON.stringify({ session: { maintenance: { maxDiskBytes: 1000 } } }));
     expect(codes(await check(stateDir, home))).toContain("DISK_OVER_BUDGET");
-    fs.writeFileSync(path.join(stateDir, "openclaw.json"), JSON.stringify({ session: { maintenance: { maxDiskBytes: "1mb", highWaterBytes: 1000 } } }));
+    fs.writeFileSync(
+      path.join(stateDir, "openclaw.json"),
+      JSON.stringify({ session: { maintenance: { maxDiskBytes: "1mb", highWaterBytes: 1000 } } }),
+    );
     expect(codes(await check(stateDir, home))).toContain("DISK_NEAR_BUDGET");
   });
 
@@ -198,8 +216,18 @@ describe("check on crafted fixtures", () => {
     const lines = [
       row({ type: "session", version: 3, id: "another-id", cwd: "/home/ana/.openclaw/workspace" }),
       row({ type: "message", id: "a1", parentId: null, message: { role: "user", content: "hello there" } }),
-      row({ type: "message", id: "a2", parentId: "a1", message: { role: "assistant", content: [{ type: "toolCall", id: "call_1", name: "read", arguments: {} }] } }),
-      row({ type: "message", id: "a3", parentId: "a2", message: { role: "toolResult", toolCallId: "call_X", toolName: "read", content: [] } }),
+      row({
+        type: "message",
+        id: "a2",
+        parentId: "a1",
+        message: { role: "assistant", content: [{ type: "toolCall", id: "call_1", name: "read", arguments: {} }] },
+      }),
+      row({
+        type: "message",
+        id: "a3",
+        parentId: "a2",
+        message: { role: "toolResult", toolCallId: "call_X", toolName: "read", content: [] },
+      }),
       row({ type: "message", id: "a4", parentId: "gone", message: { role: "assistant", content: [{ type: "text", text: "ok" }] } }),
       row({ type: "compaction", id: "c1", parentId: "a4", summary: "No prior history.", firstKeptEntryId: "a4", tokensBefore: 10 }),
       row({ type: "leaf", id: "l1", parentId: "c1", targetId: "nowhere" }),
@@ -208,7 +236,11 @@ describe("check on crafted fixtures", () => {
       row({ type: "message", id: "a6", parentId: "c1", message: { role: "user", content: "x".repeat(500) } }),
       "",
     ];
-    const bad = Buffer.concat([Buffer.from(lines.join("\n") + "\n"), Buffer.from(row({ type: "custom", id: "u1", parentId: "c1", data: "x" }).replace("x", "\xff"), "latin1"), Buffer.from("\n")]);
+    const bad = Buffer.concat([
+      Buffer.from(lines.join("\n") + "\n"),
+      Buffer.from(row({ type: "custom", id: "u1", parentId: "c1", data: "x" }).replace("x", "\xff"), "latin1"),
+      Buffer.from("\n"),
+    ]);
     fs.writeFileSync(path.join(dir, `${id}.jsonl`), bad);
     fs.writeFileSync(path.join(dir, `${id}.jsonl.reset.2026-07-01T08-00-00.000Z.zst`), "not zstd at all");
     fs.writeFileSync(path.join(dir, `ffffffff-5d2a-4c7b-9e8f-1a2b3c4d5e6f.jsonl.bak.2026-07-01T08-00-00.000Z`), "");
@@ -219,7 +251,11 @@ describe("check on crafted fixtures", () => {
       opens.set(k, (opens.get(k) ?? 0) + 1);
       return transcriptLines(ref);
     };
-    const r = await runCheck({ stateDir, now: Date.parse(ORACLE_NOW), oversizeBytes: 200 }, { env: { HOME: home }, cwd: stateDir }, { open });
+    const r = await runCheck(
+      { stateDir, now: Date.parse(ORACLE_NOW), oversizeBytes: 200 },
+      { env: { HOME: home }, cwd: stateDir },
+      { open },
+    );
     const mine = r.findings.filter((f) => f.path === path.join(dir, `${id}.jsonl`));
     expect([...new Set(mine.map((f) => f.code))].sort()).toEqual(
       [
@@ -289,7 +325,6 @@ describe("check CLI and JSON contract", () => {
     const locks = expectedOf("files", "stale-locks").oracle.main.locks.locks as Array<{ pid: number | null; stale: boolean }>;
     expect(locks.every((l) => l.stale)).toBe(true);
   });
-
 });
 
 describe("check on SQLite stores with legacy files beside them (issue 7)", () => {
@@ -305,10 +340,22 @@ describe("check on SQLite stores with legacy files beside them (issue 7)", () =>
     let lines = "";
     for await (const l of transcriptLines(main.active.ref!)) lines += `${l.text}\n`;
     fs.writeFileSync(path.join(dir, `${main.sessionId}.jsonl`), lines);
-    const extra = JSON.stringify({ type: "message", id: "not-in-sqlite", parentId: null, timestamp: "2026-06-01T00:00:00Z", message: { role: "user", content: "x" } });
+    const extra = JSON.stringify({
+      type: "message",
+      id: "not-in-sqlite",
+      parentId: null,
+      timestamp: "2026-06-01T00:00:00Z",
+      message: { role: "user", content: "x" },
+    });
     const partialId = "11111111-1111-4111-8111-111111111111";
-    fs.writeFileSync(path.join(dir, `${partialId}.jsonl`), `${JSON.stringify({ type: "session", version: 3, id: partialId, timestamp: "2026-06-01T00:00:00Z" })}\n${extra}\n`);
-    fs.writeFileSync(path.join(dir, "sessions.json"), JSON.stringify({ "agent:main:legacy": { sessionId: partialId, updatedAt: 1 } }, null, 2));
+    fs.writeFileSync(
+      path.join(dir, `${partialId}.jsonl`),
+      `${JSON.stringify({ type: "session", version: 3, id: partialId, timestamp: "2026-06-01T00:00:00Z" })}\n${extra}\n`,
+    );
+    fs.writeFileSync(
+      path.join(dir, "sessions.json"),
+      JSON.stringify({ "agent:main:legacy": { sessionId: partialId, updatedAt: 1 } }, null, 2),
+    );
     const importDir = path.join(stateDir, "agents/main/session-sqlite-import-archive");
     fs.mkdirSync(importDir);
     fs.writeFileSync(path.join(importDir, `agent-main-old.${partialId}.jsonl.imported-1780000000000`), lines);
@@ -357,21 +404,32 @@ describe("check on damaged copies of SQLite corpus stores (issue 21)", () => {
     });
     const r = await findingsOf(c.stateDir, c.home);
     expect(r.findings.find((x) => x.code === "SQLITE_ROW_HIDDEN")).toMatchObject({ severity: "error", sessionKey: MAIN });
-    expect(r.findings.some((x) => x.code === "SQLITE_ENTRY_NOT_VALID" || (x.code === "ENTRY_DROPPED" && x.sessionKey === MAIN))).toBe(false);
+    expect(r.findings.some((x) => x.code === "SQLITE_ENTRY_NOT_VALID" || (x.code === "ENTRY_DROPPED" && x.sessionKey === MAIN))).toBe(
+      false,
+    );
     c.cleanup();
   });
 
   it("projection column, non-canonical key, seq hole, pending validation", async () => {
     const c = damagedCopy("sqlite-basic", (db) => {
       run(db, "UPDATE session_nodes SET spawned_by = 'agent:main:other' WHERE session_key = ?", MAIN);
-      run(db, "UPDATE session_nodes SET session_key = 'agent:main:Telegram:direct:5550001' WHERE session_key = 'agent:main:telegram:direct:5550001'");
+      run(
+        db,
+        "UPDATE session_nodes SET session_key = 'agent:main:Telegram:direct:5550001' WHERE session_key = 'agent:main:telegram:direct:5550001'",
+      );
       const w = get(db, "SELECT current_session_id AS id FROM session_nodes WHERE session_key = ?", MAIN)!;
       run(db, "DELETE FROM transcript_events WHERE session_id = ? AND seq = 2", w.id);
     });
     const r = await findingsOf(c.stateDir, c.home);
-    expect(r.findings.find((x) => x.code === "SQLITE_PROJECTION_MISMATCH")).toMatchObject({ sessionKey: MAIN, data: { column: "spawned_by", stored: "agent:main:other", entry: null } });
+    expect(r.findings.find((x) => x.code === "SQLITE_PROJECTION_MISMATCH")).toMatchObject({
+      sessionKey: MAIN,
+      data: { column: "spawned_by", stored: "agent:main:other", entry: null },
+    });
     expect(r.findings.find((x) => x.code === "SQLITE_KEY_NOT_CANONICAL")?.sessionKey).toBe("agent:main:Telegram:direct:5550001");
-    expect(r.findings.find((x) => x.code === "SQLITE_SEQ_HOLE")).toMatchObject({ sessionKey: MAIN, data: { missing: 1, firstMissingSeq: 2 } });
+    expect(r.findings.find((x) => x.code === "SQLITE_SEQ_HOLE")).toMatchObject({
+      sessionKey: MAIN,
+      data: { missing: 1, firstMissingSeq: 2 },
+    });
     expect(r.findings.find((x) => x.code === "SQLITE_VALIDATION_PENDING")?.severity).toBe("info");
     c.cleanup();
   });
@@ -382,7 +440,10 @@ describe("check on damaged copies of SQLite corpus stores (issue 21)", () => {
       fs.rmSync(path.join(sessionsDir, name));
     });
     const r1 = await findingsOf(gone.stateDir, gone.home);
-    expect(r1.findings.find((x) => x.code === "SQLITE_ARCHIVE_FILE_MISSING")).toMatchObject({ severity: "warn", data: { published: true } });
+    expect(r1.findings.find((x) => x.code === "SQLITE_ARCHIVE_FILE_MISSING")).toMatchObject({
+      severity: "warn",
+      data: { published: true },
+    });
     gone.cleanup();
 
     const altered = damagedCopy("sqlite-deleted", (db) => {
@@ -400,7 +461,8 @@ describe("check on damaged copies of SQLite corpus stores (issue 21)", () => {
   it("placeholder without its window; a cold archive whose file is missing; a live Gateway lock payload", async () => {
     const c = damagedCopy("sqlite-deleted", (db, { stateDir }) => {
       const w = get(db, "SELECT current_session_id AS id FROM session_nodes WHERE session_key = ?", MAIN)!;
-      run(db, 
+      run(
+        db,
         "INSERT INTO session_transcript_cold_archives (session_id, generation, archive_name, archive_sha256, event_count, raw_bytes, archive_bytes, last_seq, archived_at, storage) VALUES (?, ?, ?, ?, 1, 1, 1, 0, 0, 'file')",
         w.id,
         "0".repeat(32),
@@ -410,12 +472,18 @@ describe("check on damaged copies of SQLite corpus stores (issue 21)", () => {
       run(db, "UPDATE session_nodes SET current_session_id = 'no-such-window' WHERE entry_json = '{}'");
       const lockDir = path.join(stateDir, "tmp", "openclaw-1000");
       fs.mkdirSync(lockDir, { recursive: true });
-      fs.writeFileSync(path.join(lockDir, "gateway.state.lock"), JSON.stringify({ pid: process.pid, role: "gateway", createdAt: "2026-12-01T00:00:00Z" }));
+      fs.writeFileSync(
+        path.join(lockDir, "gateway.state.lock"),
+        JSON.stringify({ pid: process.pid, role: "gateway", createdAt: "2026-12-01T00:00:00Z" }),
+      );
     });
     const r = await findingsOf(c.stateDir, c.home);
     expect(r.findings.find((x) => x.code === "SQLITE_ENTRY_NOT_VALID")?.data).toMatchObject({ cause: "placeholder-without-window" });
     expect(r.findings.find((x) => x.code === "SQLITE_COLD_ARCHIVE_MISSING")?.severity).toBe("error");
-    expect(r.findings.find((x) => x.code === "GATEWAY_LOCK_LIVE")).toMatchObject({ severity: "info", data: { pid: process.pid, role: "gateway" } });
+    expect(r.findings.find((x) => x.code === "GATEWAY_LOCK_LIVE")).toMatchObject({
+      severity: "info",
+      data: { pid: process.pid, role: "gateway" },
+    });
     c.cleanup();
   });
 

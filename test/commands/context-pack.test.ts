@@ -28,11 +28,27 @@ async function archivedMessages(stateDir: string, key: string) {
   const h = await runHistory({ stateDir, key, archived: true, toolArgs: true }, ctx);
   return h.messages
     .filter((m) => m.kind !== "reset")
-    .map((m) => ({ segment: m.segment! + 1, seq: m.seq, role: m.role, line: m.lineNo, sessionId: m.sessionId, path: h.segments![m.segment!]!.path, id: m.id }));
+    .map((m) => ({
+      segment: m.segment! + 1,
+      seq: m.seq,
+      role: m.role,
+      line: m.lineNo,
+      sessionId: m.sessionId,
+      path: h.segments![m.segment!]!.path,
+      id: m.id,
+    }));
 }
 
 const shape = (r: Awaited<ReturnType<typeof runContextPack>>) =>
-  r.turns.map((t) => ({ segment: t.segment, seq: t.seq, role: t.role, line: t.provenance.line, sessionId: t.provenance.sessionId, path: t.provenance.path, id: t.provenance.entryId }));
+  r.turns.map((t) => ({
+    segment: t.segment,
+    seq: t.seq,
+    role: t.role,
+    line: t.provenance.line,
+    sessionId: t.provenance.sessionId,
+    path: t.provenance.path,
+    id: t.provenance.entryId,
+  }));
 
 describe("context-pack on reset-chain (file-backed, OpenClaw 7.1)", () => {
   it("--segments 3 holds exactly the messages of segments 1–3, in order, with provenance", async () => {
@@ -103,7 +119,12 @@ describe("context-pack on reset-chain (file-backed, OpenClaw 7.1)", () => {
       [2, "Second session after the gateway reset"],
       [3, "Third session: what's the weather?"],
     ]);
-    const withCurrent = await pack(RESET_CHAIN, { key: KEY, since: Date.parse("2026-07-01T09:05:00Z"), roles: ["user"], includeCurrent: true });
+    const withCurrent = await pack(RESET_CHAIN, {
+      key: KEY,
+      since: Date.parse("2026-07-01T09:05:00Z"),
+      roles: ["user"],
+      includeCurrent: true,
+    });
     expect(withCurrent.turns.map((t) => t.segment)).toEqual([2, 3, 4]);
     expect(withCurrent.segments.at(-1)).toMatchObject({ number: 4, current: true, source: "active" });
   });
@@ -132,7 +153,11 @@ describe("context-pack on sqlite-reset (SQLite, OpenClaw 9.6)", () => {
       "Start a plan for the weekend.",
       "Saturday: hike. Sunday: rest.",
     ]);
-    expect(r.turns.every((t) => t.provenance.store === "sqlite" && t.provenance.path.endsWith("openclaw-agent.sqlite#de266e05-d988-44b0-af66-9bf5707e7848"))).toBe(true);
+    expect(
+      r.turns.every(
+        (t) => t.provenance.store === "sqlite" && t.provenance.path.endsWith("openclaw-agent.sqlite#de266e05-d988-44b0-af66-9bf5707e7848"),
+      ),
+    ).toBe(true);
     expect(r.segments.map((s) => [s.number, s.reason])).toEqual([
       [1, "reset"],
       [2, "new"],
@@ -205,7 +230,10 @@ describe("context-pack CLI", () => {
       const id = `m${i}`;
       const role = i % 2 === 0 ? "user" : "assistant";
       const ts = new Date(Date.parse("2026-07-01T09:10:17Z") + i).toISOString();
-      fs.writeSync(fd, `${JSON.stringify({ type: "message", id, parentId: parent, timestamp: ts, message: { role, content: [{ type: "text", text: `${i} ${body}` }], timestamp: Date.parse(ts) } })}\n`);
+      fs.writeSync(
+        fd,
+        `${JSON.stringify({ type: "message", id, parentId: parent, timestamp: ts, message: { role, content: [{ type: "text", text: `${i} ${body}` }], timestamp: Date.parse(ts) } })}\n`,
+      );
       parent = id;
     }
     fs.closeSync(fd);

@@ -19,8 +19,7 @@ const BASE = Date.parse("2026-07-01T09:00:00.000Z");
 const KEY = "agent:main:main";
 
 const stamp = (ms: number) => new Date(ms).toISOString().replace(/:/g, "-");
-const uuid = (rand: Rand) =>
-  "xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx".replace(/x/g, () => Math.floor(rand() * 16).toString(16));
+const uuid = (rand: Rand) => "xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx".replace(/x/g, () => Math.floor(rand() * 16).toString(16));
 
 interface World {
   sessions: string;
@@ -52,7 +51,9 @@ function turn(w: World, rand: Rand): void {
     const last = w.live.length > 1 ? (JSON.parse(w.live.at(-1)!) as { id: string }).id : null;
     const id = `m${(w.n += 1)}`;
     const content = role === "user" ? `question ${w.n}` : [{ type: "text", text: `answer ${w.n}` }];
-    w.live.push(JSON.stringify({ type: "message", id, parentId: last, timestamp: new Date(w.now).toISOString(), message: { role, content } }));
+    w.live.push(
+      JSON.stringify({ type: "message", id, parentId: last, timestamp: new Date(w.now).toISOString(), message: { role, content } }),
+    );
     w.written.push(id);
   }
   flush(w);
@@ -99,7 +100,10 @@ function generate(seed: number) {
   const moved = rand() < 0.5;
   const sessionFile = moved ? `/old/root/.openclaw/agents/main/sessions/${w.sessionId}-topic-7.jsonl` : liveFile(w);
   if (moved) fs.renameSync(liveFile(w), path.join(sessions, path.basename(sessionFile)));
-  fs.writeFileSync(path.join(sessions, "sessions.json"), JSON.stringify({ [KEY]: { sessionId: w.sessionId, sessionFile, updatedAt: w.now } }, null, 2));
+  fs.writeFileSync(
+    path.join(sessions, "sessions.json"),
+    JSON.stringify({ [KEY]: { sessionId: w.sessionId, sessionFile, updatedAt: w.now } }, null, 2),
+  );
   const liveIds = w.live.slice(1).map((l) => (JSON.parse(l) as { id: string }).id);
   return { root, stateDir, written: w.written, liveIds, moved, resets: w.resets, trims: w.trims };
 }
@@ -121,7 +125,10 @@ describe(`randomized differential: generated stores vs the generator's record ($
       check(JSON.stringify(ids) === JSON.stringify(g.written), `--archived ids ${ids.join(",")} != written ${g.written.join(",")}`);
       const current = (await cli(["history", KEY, ...s], { env })).json();
       const want = g.moved ? [] : g.liveIds;
-      check(JSON.stringify(current.messages.map((m: { id: string }) => m.id)) === JSON.stringify(want), "default history is not the live file (or nothing when moved)");
+      check(
+        JSON.stringify(current.messages.map((m: { id: string }) => m.id)) === JSON.stringify(want),
+        "default history is not the live file (or nothing when moved)",
+      );
       const t = (await cli(["timeline", KEY, ...s, "--tz", "UTC"], { env })).json();
       check(t.resets === g.resets, `timeline resets ${t.resets} != ${g.resets}`);
       check(t.segments.at(-1)?.current === true, "the last segment is not current");

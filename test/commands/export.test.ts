@@ -70,7 +70,7 @@ describe("export html/md", () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).not.toMatch(/<script|<link |src=|https?:\/\//i);
     expect((html.match(/class="divider"/g) ?? []).length).toBe(3);
-    expect(html).toContain("<details class=\"tool-call\">");
+    expect(html).toContain('<details class="tool-call">');
     expect(html).toContain(KEY);
   });
   it("escapes HTML in transcript text", () => {
@@ -82,7 +82,10 @@ describe("export html/md", () => {
     expect((md.match(/\*\*Reset\*\*/g) ?? []).length).toBe(3);
   });
   it("current view of a key whose active file is missing uses OpenClaw's reset-archive fallback", async () => {
-    const { header } = await prepareExport({ stateDir: state("files", "fallback-active-missing"), key: "agent:main:main", format: "md" }, ctx);
+    const { header } = await prepareExport(
+      { stateDir: state("files", "fallback-active-missing"), key: "agent:main:main", format: "md" },
+      ctx,
+    );
     expect(header.segments.map((s) => s.source)).toEqual(["reset-archive"]);
   });
 });
@@ -112,4 +115,3 @@ describe("export CLI", () => {
     expect(r.stdout).not.toContain("buy milk");
   });
 });
-

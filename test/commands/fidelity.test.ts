@@ -76,7 +76,9 @@ describe("an entry without sessionId", () => {
     expect(row).toBeDefined();
     expect(row.loadNotes.map((n: { code: string }) => n.code)).toEqual(["missing-session-id"]);
     const check = (await cli(["check", "--json", "--state-dir", stateDir], { env: { HOME: home } })).json();
-    const f = check.findings.filter((x: { sessionKey?: string }) => x.sessionKey === "agent:main:nosid").map((x: { code: string }) => x.code);
+    const f = check.findings
+      .filter((x: { sessionKey?: string }) => x.sessionKey === "agent:main:nosid")
+      .map((x: { code: string }) => x.code);
     expect(f).toContain("ENTRY_NORMALIZED");
     expect(f).not.toContain("ENTRY_DROPPED");
   });

@@ -84,12 +84,44 @@ describe("grep CLI", () => {
     expect(doc.schemaVersion).toBe(1);
     const m = doc.matches[0];
     for (const k of ["sessionKey", "sessionId", "path", "seq", "role", "timestamp", "snippet"]) expect(m).toHaveProperty(k);
-    expect(m).toMatchObject({ sessionKey: "agent:main:telegram:direct:424242", seq: 5, role: "user", timestamp: "2026-07-01T09:00:06.000Z", snippet: "ok, note: buy milk" });
+    expect(m).toMatchObject({
+      sessionKey: "agent:main:telegram:direct:424242",
+      seq: 5,
+      role: "user",
+      timestamp: "2026-07-01T09:00:06.000Z",
+      snippet: "ok, note: buy milk",
+    });
     expect(path.isAbsolute(m.path)).toBe(true);
     // Golden shape: changing it is a schemaVersion decision.
-    expect(Object.keys(doc).sort()).toEqual(["files", "filesSearched", "matches", "mode", "pattern", "schemaVersion", "stores", "totalMatches", "warnings"]);
+    expect(Object.keys(doc).sort()).toEqual([
+      "files",
+      "filesSearched",
+      "matches",
+      "mode",
+      "pattern",
+      "schemaVersion",
+      "stores",
+      "totalMatches",
+      "warnings",
+    ]);
     expect(Object.keys(m).sort()).toEqual(
-      ["agentId", "archiveReason", "entryType", "highlight", "lineNo", "part", "path", "role", "seq", "sessionId", "sessionKey", "snippet", "source", "timestamp", "timestampMs"].sort(),
+      [
+        "agentId",
+        "archiveReason",
+        "entryType",
+        "highlight",
+        "lineNo",
+        "part",
+        "path",
+        "role",
+        "seq",
+        "sessionId",
+        "sessionKey",
+        "snippet",
+        "source",
+        "timestamp",
+        "timestampMs",
+      ].sort(),
     );
     expect(r.stdout).not.toMatch(/\u001b\[/);
   });
@@ -109,7 +141,10 @@ describe("grep CLI", () => {
     const c = await cli(["grep", "milk", "-c", "--state-dir", s]);
     expect(c.stdout).toMatch(/^\s+2\s+agent:main:telegram:direct:424242\s+\//);
     const j = await cli(["grep", "milk", "--jsonl", "--state-dir", s]);
-    const recs = j.stdout.trim().split("\n").map((x) => JSON.parse(x));
+    const recs = j.stdout
+      .trim()
+      .split("\n")
+      .map((x) => JSON.parse(x));
     expect(recs.map((x) => x.recordType)).toEqual(["match", "match", "summary"]);
     expect(recs.every((x) => x.schemaVersion === 1)).toBe(true);
   });
@@ -130,7 +165,11 @@ describe("grep seq and block reading on a generated store", () => {
       const msg = { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text }] };
       // Every 7th line writes the type after the id ("maybe" lines), every 11th is not a message.
       if (i % 11 === 3) lines.push(JSON.stringify({ type: "custom", id: `c${i}`, data: { message: "not a message line" } }));
-      lines.push(i % 7 === 0 ? JSON.stringify({ id: `m${i}`, type: "message", message: msg }) : JSON.stringify({ type: "message", id: `m${i}`, message: msg }));
+      lines.push(
+        i % 7 === 0
+          ? JSON.stringify({ id: `m${i}`, type: "message", message: msg })
+          : JSON.stringify({ type: "message", id: `m${i}`, message: msg }),
+      );
       seq += 1;
       if (needle) expected.push(seq);
     }
@@ -146,7 +185,10 @@ describe("grep seq and block reading on a generated store", () => {
     ];
     for (const r of runs) {
       const res = await runGrep({ stateDir: root, ...r }, ctx);
-      expect(res.matches.map((m) => m.seq), JSON.stringify(r)).toEqual(expected);
+      expect(
+        res.matches.map((m) => m.seq),
+        JSON.stringify(r),
+      ).toEqual(expected);
     }
     fs.rmSync(root, { recursive: true, force: true });
   });

@@ -192,7 +192,10 @@ describe("direct reads", () => {
 
   it("--session-id finds an archive of an earlier sessionId", async () => {
     const dir = sessionsOf("files", "reset-chain");
-    const name = fs.readdirSync(dir).filter((n) => n.includes(".jsonl.reset.")).sort()[0]!;
+    const name = fs
+      .readdirSync(dir)
+      .filter((n) => n.includes(".jsonl.reset."))
+      .sort()[0]!;
     const id = name.slice(0, 36);
     const r = await run("files", "reset-chain", { sessionId: id });
     expect(r.source.via).toBe("session-id");
@@ -251,7 +254,13 @@ describe("bad input never crashes", () => {
       fs.mkdirSync(sessions, { recursive: true });
       const file = path.join(sessions, "bad.jsonl");
       const msg = (id: string, parent: string | null, text: string) =>
-        JSON.stringify({ type: "message", id, parentId: parent, timestamp: "2026-07-01T09:00:00.000Z", message: { role: "user", content: text } });
+        JSON.stringify({
+          type: "message",
+          id,
+          parentId: parent,
+          timestamp: "2026-07-01T09:00:00.000Z",
+          message: { role: "user", content: text },
+        });
       const fd = fs.openSync(file, "w");
       fs.writeSync(fd, `${JSON.stringify({ type: "session", version: 3, id: "bad", timestamp: "2026-07-01T09:00:00.000Z" })}\n`);
       fs.writeSync(fd, `${msg("a", null, "first")}\n`);

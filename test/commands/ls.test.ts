@@ -26,10 +26,15 @@ describe("ls resolves each key's transcript exactly as OpenClaw 7.1 does", () =>
         else expect(got.active.path, key).toBe(sub(want.candidates.readTarget[0].path, stateDir, home));
         expect(got.history.path, key).toBe(sub(want.findExistingTranscriptHistoryPathAsync, stateDir, home));
         expect(got.history.via, key).toBe(want.derivedHistorySource);
-        expect(got.active.candidates.map((c) => c.path), key).toEqual(want.candidates.readTarget.map((c: { path: string }) => sub(c.path, stateDir, home)));
+        expect(
+          got.active.candidates.map((c) => c.path),
+          key,
+        ).toEqual(want.candidates.readTarget.map((c: { path: string }) => sub(c.path, stateDir, home)));
       }
       // Every file in the dir is listed exactly once.
-      const onDisk = oracle.dir.files.filter((f: { type: string }) => f.type === "file").map((f: { name: string }) => path.join(stateDir, "agents/main/sessions", f.name));
+      const onDisk = oracle.dir.files
+        .filter((f: { type: string }) => f.type === "file")
+        .map((f: { name: string }) => path.join(stateDir, "agents/main/sessions", f.name));
       const listed = r.files.map((f) => f.path);
       expect(new Set(listed).size).toBe(listed.length);
       for (const p of onDisk) expect(listed).toContain(p);
@@ -48,8 +53,10 @@ const ATTRIBUTION: Record<string, Record<string, string | null>> = {
     "cda622b0-9443-4aae-a288-df334d442ee0.jsonl.reset.2026-07-01T09-10-10.500Z": "agent:main:main",
   },
   "topic-reset": {
-    "b8a9d511-9362-4dca-acec-42fa71d6fa3a-topic-42.jsonl.reset.2026-07-01T09-05-04.500Z": "agent:main:telegram:group:-1001234567890:topic:42",
-    "bb78a1c3-3cab-423d-ba04-a6ef92a1fb10-topic-43.jsonl.reset.2026-07-01T09-10-16.000Z": "agent:main:telegram:group:-1001234567890:topic:43",
+    "b8a9d511-9362-4dca-acec-42fa71d6fa3a-topic-42.jsonl.reset.2026-07-01T09-05-04.500Z":
+      "agent:main:telegram:group:-1001234567890:topic:42",
+    "bb78a1c3-3cab-423d-ba04-a6ef92a1fb10-topic-43.jsonl.reset.2026-07-01T09-10-16.000Z":
+      "agent:main:telegram:group:-1001234567890:topic:43",
   },
   "custom-session-file": {
     "ops-notes.jsonl.reset.2026-07-01T09-10-09.000Z": "agent:main:main",
@@ -76,7 +83,9 @@ describe("ls attributes archives as the manifests describe", () => {
       const stateDir = path.join(scenarioDir("files", scenario), "state");
       const r = await lsOf(stateDir, "/nonexistent-home");
       const owner = (name: string) => {
-        const keys = r.sessions.filter((s) => s.archives.some((a) => path.basename(a.path) === name) || s.related.some((f) => path.basename(f.path) === name)).map((s) => s.sessionKey);
+        const keys = r.sessions
+          .filter((s) => s.archives.some((a) => path.basename(a.path) === name) || s.related.some((f) => path.basename(f.path) === name))
+          .map((s) => s.sessionKey);
         return keys.length === 0 ? null : keys.join(",");
       };
       for (const [name, key] of Object.entries(files)) {

@@ -19,11 +19,26 @@ afterEach(() => {
 
 function withKeptTail() {
   const at = (s: number) => `2026-11-30T02:00:${String(s).padStart(2, "0")}.000Z`;
-  const msg = (id: string, parentId: string, s: number, message: Record<string, unknown>) => ({ type: "message", id, parentId, timestamp: at(s), message: { ...message, timestamp: Date.parse(at(s)) } });
+  const msg = (id: string, parentId: string, s: number, message: Record<string, unknown>) => ({
+    type: "message",
+    id,
+    parentId,
+    timestamp: at(s),
+    message: { ...message, timestamp: Date.parse(at(s)) },
+  });
   const events = [
     msg("k-user", LAST, 1, { role: "user", content: [{ type: "text", text: "what is in the repo?" }] }),
-    msg("k-call", "k-user", 2, { role: "assistant", content: [{ type: "toolCall", id: "call-1", name: "ls", arguments: { path: "." } }], stopReason: "toolUse" }),
-    msg("k-result", "k-call", 3, { role: "toolResult", toolCallId: "call-1", toolName: "ls", content: [{ type: "text", text: "README.md src" }] }),
+    msg("k-call", "k-user", 2, {
+      role: "assistant",
+      content: [{ type: "toolCall", id: "call-1", name: "ls", arguments: { path: "." } }],
+      stopReason: "toolUse",
+    }),
+    msg("k-result", "k-call", 3, {
+      role: "toolResult",
+      toolCallId: "call-1",
+      toolName: "ls",
+      content: [{ type: "text", text: "README.md src" }],
+    }),
     msg("k-answer", "k-result", 4, { role: "assistant", content: [{ type: "text", text: "A README and src." }], stopReason: "stop" }),
     { type: "reset", id: "k-reset", parentId: "k-answer", timestamp: at(5), reason: "idle", firstKeptEntryId: "k-user" },
     msg("n-user", "k-reset", 6, { role: "user", content: [{ type: "text", text: "and after the reset?" }] }),
@@ -33,8 +48,24 @@ function withKeptTail() {
     const max = Number((db.prepare("SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?").get(WINDOW) as { m: number }).m);
     events.forEach((e, i) => {
       const seq = max + 1 + i;
-      run(db, "INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)", WINDOW, seq, JSON.stringify(e), Date.parse(e.timestamp));
-      run(db, "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?, ?, ?, ?, ?, ?)", WINDOW, e.id, seq, e.type, e.parentId, Date.parse(e.timestamp));
+      run(
+        db,
+        "INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)",
+        WINDOW,
+        seq,
+        JSON.stringify(e),
+        Date.parse(e.timestamp),
+      );
+      run(
+        db,
+        "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        WINDOW,
+        e.id,
+        seq,
+        e.type,
+        e.parentId,
+        Date.parse(e.timestamp),
+      );
     });
   });
   cleanups.push(copy.cleanup);

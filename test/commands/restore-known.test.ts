@@ -46,13 +46,17 @@ describe("file era (reset-chain): timeline and history --archived after a restor
     const restored = (await s.run("restore", GEN3, "--yes", "--json")).json();
 
     const t = (await s.run("timeline", KEY, "--json")).json();
-    const boundary = t.events.find((e: { type: string; fromSessionId: string }) => e.type === "reset" && e.fromSessionId === "f1091dc4-aaaf-4980-b920-36af23252a48");
+    const boundary = t.events.find(
+      (e: { type: string; fromSessionId: string }) => e.type === "reset" && e.fromSessionId === "f1091dc4-aaaf-4980-b920-36af23252a48",
+    );
     expect(boundary.reason).toEqual({ kind: "restore", confidence: "high" });
     expect(t.resets).toBe(beforeTimeline.resets); // a restore is not counted as a reset
     const segs = t.segments as Seg[];
     expect(segs).toHaveLength(5);
     expect(segs[3]!.restore).toMatchObject({ role: "ended", op: "restore", manifest: restored.manifest, runId: restored.runId });
-    expect((segs[3] as { endReason: { kind: string; evidence: string[] } } & Seg).endReason.evidence.join(" ")).toContain(restored.manifest);
+    expect((segs[3] as { endReason: { kind: string; evidence: string[] } } & Seg).endReason.evidence.join(" ")).toContain(
+      restored.manifest,
+    );
     expect(segs[4]!.restore).toMatchObject({ role: "copy", copyOf: 3 });
     expect(segs[4]!.label).toContain("a copy of segment 3");
     const text = (await s.run("timeline", KEY)).stdout;
@@ -76,7 +80,13 @@ describe("file era (reset-chain): timeline and history --archived after a restor
     const file = path.join(s.stateDir, "agents/main/sessions/9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl");
     const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n");
     const last = JSON.parse(lines.at(-1)!);
-    const turn = { type: "message", id: "after-restore-1", parentId: last.id, timestamp: "2026-07-02T10:00:00.000Z", message: { role: "user", content: [{ type: "text", text: "a turn after the restore" }], timestamp: 1782986400000 } };
+    const turn = {
+      type: "message",
+      id: "after-restore-1",
+      parentId: last.id,
+      timestamp: "2026-07-02T10:00:00.000Z",
+      message: { role: "user", content: [{ type: "text", text: "a turn after the restore" }], timestamp: 1782986400000 },
+    };
     fs.appendFileSync(file, `${JSON.stringify(turn)}\n`);
     const h = (await s.run("history", KEY, "--archived", "--segment", "5", "--json")).json();
     expect(h.messages.map((m: { text: string }) => m.text)).toEqual(["a turn after the restore"]);
@@ -111,7 +121,11 @@ describe("SQLite era (sqlite-reset): un-reset", () => {
     const restored = (await s.run("restore", "--key", key, "--segment", "1", "--yes", "--json")).json();
     const t = (await s.run("timeline", key, "--json")).json();
     const w = t.events.find((e: { type: string }) => e.type === "window");
-    expect(w).toMatchObject({ fromSessionId: restored.previousSessionId, toSessionId: restored.sessionId, reason: { kind: "restore", confidence: "high" } });
+    expect(w).toMatchObject({
+      fromSessionId: restored.previousSessionId,
+      toSessionId: restored.sessionId,
+      reason: { kind: "restore", confidence: "high" },
+    });
     const segs = t.segments as Seg[];
     expect(segs.at(-1)).toMatchObject({ sessionId: restored.sessionId, restore: { role: "copy", op: "unreset" } });
     const h = (await s.run("history", key, "--archived", "--json")).json();

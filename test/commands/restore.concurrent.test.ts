@@ -181,7 +181,10 @@ describe("a running OpenClaw 7.1 gateway", () => {
     fs.mkdirSync(dir, { recursive: true });
     const configPath = path.join(s.stateDir, "openclaw.json");
     const name = `gateway.${crypto.createHash("sha256").update(configPath).digest("hex").slice(0, 8)}.lock`;
-    fs.writeFileSync(path.join(dir, name), JSON.stringify({ pid, createdAt: new Date().toISOString(), configPath, ...(startTime !== null ? { startTime } : {}) }));
+    fs.writeFileSync(
+      path.join(dir, name),
+      JSON.stringify({ pid, createdAt: new Date().toISOString(), configPath, ...(startTime !== null ? { startTime } : {}) }),
+    );
     return path.join(dir, name);
   }
   const startTimeOf = (pid: number) => {
@@ -203,10 +206,24 @@ describe("a running OpenClaw 7.1 gateway", () => {
 // OPENCLAW_SESSIONS_OPENCLAW71 names a package dir); the tests above do not need it.
 const OC71 = path.join(
   process.env.OPENCLAW_SESSIONS_OPENCLAW71 ??
-    path.join(process.env.OPENCLAW_SESSIONS_CONFORMANCE_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "openclaw-sessions", "conformance"), "2026.7.1", "node_modules", "openclaw"),
+    path.join(
+      process.env.OPENCLAW_SESSIONS_CONFORMANCE_CACHE ??
+        path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "openclaw-sessions", "conformance"),
+      "2026.7.1",
+      "node_modules",
+      "openclaw",
+    ),
   "dist",
 );
-const oc71Lock = fs.existsSync(OC71) ? fs.readdirSync(OC71).find((n) => /^session-write-lock-.*\.js$/.test(n) && fs.readFileSync(path.join(OC71, n), "utf8").includes("async function acquireSessionWriteLock")) : undefined;
+const oc71Lock = fs.existsSync(OC71)
+  ? fs
+      .readdirSync(OC71)
+      .find(
+        (n) =>
+          /^session-write-lock-.*\.js$/.test(n) &&
+          fs.readFileSync(path.join(OC71, n), "utf8").includes("async function acquireSessionWriteLock"),
+      )
+  : undefined;
 
 function openclawAcquire(transcript: string): Promise<string> {
   const script = `const m = await import(${JSON.stringify(path.join(OC71, oc71Lock ?? ""))});

@@ -44,7 +44,10 @@ afterAll(() => {
 
 function runChild(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle, ...args], { env: { PATH: process.env.PATH, NO_COLOR: "1", ...env }, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [bundle, ...args], {
+      env: { PATH: process.env.PATH, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
@@ -73,7 +76,9 @@ async function undoRerunsThenCrashed(manifests: string, crashedRunDir: string, h
 }
 
 const archiveItems = async () => {
-  const { items } = await projectHistory(() => fileLines(path.join(scenarioDir("files", "reset-chain"), "state/agents/main/sessions", GEN3)));
+  const { items } = await projectHistory(() =>
+    fileLines(path.join(scenarioDir("files", "reset-chain"), "state/agents/main/sessions", GEN3)),
+  );
   return items.map((i) => i.text);
 };
 
@@ -147,7 +152,10 @@ async function restored(move: boolean) {
   roots.push(s.root);
   const manifests = path.join(s.root, "manifests");
   const original = hashTree(s.stateDir);
-  const r = await cli(["restore", "--state-dir", s.stateDir, "--manifest-dir", manifests, GEN3, "--yes", "--json", ...(move ? ["--move"] : [])], { env: { HOME: s.home } });
+  const r = await cli(
+    ["restore", "--state-dir", s.stateDir, "--manifest-dir", manifests, GEN3, "--yes", "--json", ...(move ? ["--move"] : [])],
+    { env: { HOME: s.home } },
+  );
   expect(r.code, r.stderr).toBe(0);
   return { ...s, manifests, original, manifest: r.json().manifest as string };
 }
@@ -190,7 +198,10 @@ describe("check reports the tool's own leftovers", () => {
     const s = copyState("files", "reset-chain");
     roots.push(s.root);
     const env = { HOME: s.home, XDG_STATE_HOME: path.join(s.root, "xdg") };
-    const crashed = await runChild(["restore", "--state-dir", s.stateDir, GEN3, "--yes"], { ...env, OPENCLAW_SESSIONS_CRASH_AFTER: "place-transcript:temp" });
+    const crashed = await runChild(["restore", "--state-dir", s.stateDir, GEN3, "--yes"], {
+      ...env,
+      OPENCLAW_SESSIONS_CRASH_AFTER: "place-transcript:temp",
+    });
     expect(crashed.signal, crashed.stderr).toBe("SIGKILL");
     const check = await cli(["check", "--state-dir", s.stateDir, "--fast", "--json"], { env });
     const codes = check.json().findings.filter((f: { code: string }) => f.code.startsWith("RESTORE_"));
@@ -202,7 +213,9 @@ describe("check reports the tool's own leftovers", () => {
       expect(f.hint).toContain(`openclaw-sessions restore --undo ${manifest} --yes`);
       expect(f.data.runId).toBe(runId);
     }
-    expect(codes.find((f: { code: string }) => f.code === "RESTORE_INTERRUPTED").hint).toContain(`restore ${path.join(s.stateDir, "agents/main/sessions", GEN3)}`);
+    expect(codes.find((f: { code: string }) => f.code === "RESTORE_INTERRUPTED").hint).toContain(
+      `restore ${path.join(s.stateDir, "agents/main/sessions", GEN3)}`,
+    );
     expect(check.code).toBe(1);
 
     // finishing it (rerun) clears both: the rerun removes the temp, the applied rerun supersedes the run
@@ -222,7 +235,12 @@ describe("check reports the tool's own leftovers", () => {
 
 /** Key creation (`--create-key`): an orphan re-attached in place, and a deleted key's archive placed. */
 const CREATE_CASES = [
-  { scenario: "orphans", source: "c822c754-948f-4e45-b54f-3b2dd1c378ad.jsonl", key: "agent:main:webchat:direct:lost", points: ["backup-store", "write-store"] },
+  {
+    scenario: "orphans",
+    source: "c822c754-948f-4e45-b54f-3b2dd1c378ad.jsonl",
+    key: "agent:main:webchat:direct:lost",
+    points: ["backup-store", "write-store"],
+  },
   {
     scenario: "deleted-keys",
     source: "34071c90-44f6-448e-a7e8-82167f2d1319.jsonl.deleted.2026-07-01T09-10-15.000Z",
@@ -259,7 +277,9 @@ describe("restore --create-key crash matrix", () => {
         const record = index!.sessions.find((x) => x.sessionKey === c.key)!;
         expect(record.historySource.via).toBe("active");
         const { items } = await projectHistory(() => transcriptLines(record.historySource.ref!));
-        const { items: want } = await projectHistory(() => fileLines(path.join(scenarioDir("files", c.scenario), "state/agents/main/sessions", c.source)));
+        const { items: want } = await projectHistory(() =>
+          fileLines(path.join(scenarioDir("files", c.scenario), "state/agents/main/sessions", c.source)),
+        );
         expect(items.map((i) => i.text)).toEqual(want.map((i) => i.text));
 
         await undoRerunsThenCrashed(manifests, runDir!, s.home);

@@ -29,7 +29,8 @@ function setup(scenario: string) {
   roots.push(s.root);
   const sessions = path.join(s.stateDir, "agents/main/sessions");
   const manifests = path.join(s.root, "manifests");
-  const run = (...args: string[]) => cli(["restore", "--state-dir", s.stateDir, "--manifest-dir", manifests, ...args], { env: { HOME: s.home } });
+  const run = (...args: string[]) =>
+    cli(["restore", "--state-dir", s.stateDir, "--manifest-dir", manifests, ...args], { env: { HOME: s.home } });
   const store = () => JSON.parse(fs.readFileSync(path.join(sessions, "sessions.json"), "utf8")) as Record<string, Record<string, unknown>>;
   return { ...s, sessions, manifests, run, store };
 }
@@ -67,12 +68,28 @@ describe("restore --create-key (orphans: the lost key's transcript)", () => {
     const plan = await s.run(ORPHAN, "--key", LOST, "--create-key", "--json");
     expect(plan.code, plan.stderr).toBe(0);
     const doc = plan.json();
-    expect(doc).toMatchObject({ dryRun: true, sessionKey: LOST, createsKey: true, sessionId: "c822c754-948f-4e45-b54f-3b2dd1c378ad", previousSessionId: null });
+    expect(doc).toMatchObject({
+      dryRun: true,
+      sessionKey: LOST,
+      createsKey: true,
+      sessionId: "c822c754-948f-4e45-b54f-3b2dd1c378ad",
+      previousSessionId: null,
+    });
     expect(doc.archiveInfo.reason).toBe("orphan");
     expect(doc.steps.map((x: { step: string }) => x.step)).toEqual(["backup-store", "write-store"]);
     expect(doc.entry.before).toBeNull();
     // 7.1's initSessionState order for a new session; times from the transcript (header, last line).
-    expect(Object.keys(doc.entry.after)).toEqual(["sessionId", "updatedAt", "sessionStartedAt", "lastInteractionAt", "systemSent", "abortedLastRun", "chatType", "sessionFile", "usageFamilySessionIds"]);
+    expect(Object.keys(doc.entry.after)).toEqual([
+      "sessionId",
+      "updatedAt",
+      "sessionStartedAt",
+      "lastInteractionAt",
+      "systemSent",
+      "abortedLastRun",
+      "chatType",
+      "sessionFile",
+      "usageFamilySessionIds",
+    ]);
     expect(doc.entry.after).toMatchObject({
       sessionStartedAt: Date.parse("2026-07-01T09:00:11.500Z"),
       lastInteractionAt: Date.parse("2026-07-01T09:00:13.000Z"),
@@ -81,7 +98,9 @@ describe("restore --create-key (orphans: the lost key's transcript)", () => {
       chatType: "direct",
       sessionFile: path.join(s.sessions, ORPHAN),
     });
-    expect(doc.entry.changes.map((c: { field: string; before: unknown }) => [c.field, c.before])).toEqual(Object.keys(doc.entry.after).map((f) => [f, null]));
+    expect(doc.entry.changes.map((c: { field: string; before: unknown }) => [c.field, c.before])).toEqual(
+      Object.keys(doc.entry.after).map((f) => [f, null]),
+    );
     expect(hashTree(s.stateDir)).toEqual(original);
 
     const r = await s.run(ORPHAN, "--key", LOST, "--create-key", "--yes", "--json");
@@ -146,7 +165,11 @@ describe("restore --create-key (deleted-keys: a deleted channel key's .deleted a
     expect(r.code, r.stderr).toBe(0);
     const doc = r.json();
     expect(doc.steps.map((x: { step: string }) => x.step)).toEqual(["backup-store", "place-transcript", "write-store"]);
-    expect(s.store()[CHANNEL]).toMatchObject({ sessionId: "34071c90-44f6-448e-a7e8-82167f2d1319", chatType: "channel", sessionFile: path.join(s.sessions, "34071c90-44f6-448e-a7e8-82167f2d1319.jsonl") });
+    expect(s.store()[CHANNEL]).toMatchObject({
+      sessionId: "34071c90-44f6-448e-a7e8-82167f2d1319",
+      chatType: "channel",
+      sessionFile: path.join(s.sessions, "34071c90-44f6-448e-a7e8-82167f2d1319.jsonl"),
+    });
     const { messages } = await historyOf(s.stateDir, s.home, CHANNEL);
     expect(messages).toEqual(await messagesOf(path.join(scenarioDir("files", "deleted-keys"), "state/agents/main/sessions", DELETED)));
     const undo = await cli(["restore", "--undo", doc.manifest, "--yes"], { env: { HOME: s.home } });

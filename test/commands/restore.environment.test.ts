@@ -51,7 +51,8 @@ function onTmpfs(size: string) {
   const home = path.join(root, "home");
   fs.mkdirSync(home);
   const manifests = path.join(root, "manifests");
-  const run = (...args: string[]) => cli(["restore", "--state-dir", stateDir, "--manifest-dir", manifests, ...args], { env: { HOME: home } });
+  const run = (...args: string[]) =>
+    cli(["restore", "--state-dir", stateDir, "--manifest-dir", manifests, ...args], { env: { HOME: home } });
   return { root, stateDir, home, manifests, run };
 }
 
@@ -132,7 +133,9 @@ describe.skipIf(isRoot || process.platform === "win32")("restore into a store it
     const before = hashTree(stateDir);
     fs.chmodSync(sessions, 0o555);
     try {
-      const r = await cli(["restore", "--state-dir", stateDir, "--manifest-dir", path.join(root, "m"), GEN3, "--yes", "--json"], { env: { HOME: root } });
+      const r = await cli(["restore", "--state-dir", stateDir, "--manifest-dir", path.join(root, "m"), GEN3, "--yes", "--json"], {
+        env: { HOME: root },
+      });
       expect(r.code, r.stderr).toBe(3);
       expect(r.json().error.code).toBe("PERMISSION_DENIED");
     } finally {

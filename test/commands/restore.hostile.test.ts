@@ -41,24 +41,39 @@ const sha = (b: Buffer | string) => crypto.createHash("sha256").update(b).digest
 
 describe("undo trusts no path in the manifest", () => {
   const cases: Array<[string, (m: any, outside: string, s: ReturnType<typeof setup>) => void]> = [
-    ["a step file outside the store (with that file's hash)", (m, outside) => {
-      const place = m.steps.find((x: any) => x.step === "place-transcript");
-      place.files[0].path = outside;
-      place.files[0].sha256After = sha(fs.readFileSync(outside));
-    }],
-    ["a step file reached through ..", (m, outside, s) => {
-      const place = m.steps.find((x: any) => x.step === "place-transcript");
-      place.files[0].path = `${s.sessions}/../../../../${path.basename(path.dirname(outside))}/${path.basename(outside)}`;
-    }],
-    ["a sessions dir that is not the store", (m, outside) => {
-      m.sessionsDir = path.dirname(outside);
-    }],
-    ["a backup path outside the run dir", (m, outside) => {
-      m.backups.store = outside;
-    }],
-    ["a runId that is not its run dir", (m) => {
-      m.runId = "2026-01-01T00-00-00.000Z-00000000";
-    }],
+    [
+      "a step file outside the store (with that file's hash)",
+      (m, outside) => {
+        const place = m.steps.find((x: any) => x.step === "place-transcript");
+        place.files[0].path = outside;
+        place.files[0].sha256After = sha(fs.readFileSync(outside));
+      },
+    ],
+    [
+      "a step file reached through ..",
+      (m, outside, s) => {
+        const place = m.steps.find((x: any) => x.step === "place-transcript");
+        place.files[0].path = `${s.sessions}/../../../../${path.basename(path.dirname(outside))}/${path.basename(outside)}`;
+      },
+    ],
+    [
+      "a sessions dir that is not the store",
+      (m, outside) => {
+        m.sessionsDir = path.dirname(outside);
+      },
+    ],
+    [
+      "a backup path outside the run dir",
+      (m, outside) => {
+        m.backups.store = outside;
+      },
+    ],
+    [
+      "a runId that is not its run dir",
+      (m) => {
+        m.runId = "2026-01-01T00-00-00.000Z-00000000";
+      },
+    ],
   ];
   for (const [what, edit] of cases) {
     it(`${what}: refused (exit 5), nothing inside or outside touched`, async () => {
@@ -160,7 +175,10 @@ describe("symlinks on the write path", () => {
     // a real dir whose path runs through a symlinked parent into the store: inside the store
     const parentLink = path.join(s.root, "parent-link");
     fs.symlinkSync(path.dirname(s.sessions), parentLink);
-    const viaParent = await cli(["restore", "--state-dir", s.stateDir, "--manifest-dir", path.join(parentLink, "sessions", "runs"), GEN3, "--yes", "--json"], { env: s.env });
+    const viaParent = await cli(
+      ["restore", "--state-dir", s.stateDir, "--manifest-dir", path.join(parentLink, "sessions", "runs"), GEN3, "--yes", "--json"],
+      { env: s.env },
+    );
     expect(viaParent.code).toBe(2);
     expect(viaParent.json().error.code).toBe("MANIFEST_DIR_IN_STORE");
     expect(hashTree(s.stateDir)).toEqual(before);
@@ -177,7 +195,10 @@ describe("a running OpenClaw 7.1 gateway for the state dir", () => {
     const stat = fs.readFileSync(`/proc/${process.pid}/stat`, "utf8");
     const startTime = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
     const name = `gateway.${sha(configPath).slice(0, 8)}.lock`;
-    fs.writeFileSync(path.join(lockDir, name), JSON.stringify({ pid: process.pid, createdAt: new Date().toISOString(), configPath, startTime }));
+    fs.writeFileSync(
+      path.join(lockDir, name),
+      JSON.stringify({ pid: process.pid, createdAt: new Date().toISOString(), configPath, startTime }),
+    );
     const before = hashTree(s.stateDir);
     const runsBefore = fs.readdirSync(s.manifests);
 

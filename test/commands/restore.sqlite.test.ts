@@ -69,7 +69,9 @@ describe("restore, SQLite era: undelete", () => {
     const db = new DatabaseSync(t.db);
     expect(verifyRestored(db, { sessionKey: DELETED_KEY, sessionId: r.sessionId, rows: p.rows })).toEqual([]);
     const node = db.prepare("SELECT entry_valid, current_session_id FROM session_nodes WHERE session_key = ?").get(DELETED_KEY);
-    const index = db.prepare("SELECT count(*) AS n FROM session_transcript_index_state WHERE session_id = ?").get(r.sessionId) as { n: number };
+    const index = db.prepare("SELECT count(*) AS n FROM session_transcript_index_state WHERE session_id = ?").get(r.sessionId) as {
+      n: number;
+    };
     db.close();
     expect(node).toMatchObject({ entry_valid: 1, current_session_id: "896b0937-ca5a-49f5-a00e-8de023b7a034" });
     expect(index.n).toBe(0);
@@ -133,11 +135,23 @@ describe("restore, SQLite era: un-reset", () => {
     const r = await cli(["restore", "--key", MAIN, "--segment", "1", ...t.args, "--yes", "--json"], { env: t.env });
     expect(r.code).toBe(0);
     const res = r.json();
-    expect(res).toMatchObject({ operation: "unreset", previousSessionId: "de266e05-d988-44b0-af66-9bf5707e7848", eventCount: 4, applied: true });
+    expect(res).toMatchObject({
+      operation: "unreset",
+      previousSessionId: "de266e05-d988-44b0-af66-9bf5707e7848",
+      eventCount: 4,
+      applied: true,
+    });
     const db = new DatabaseSync(t.db, { readOnly: true });
-    const node = db.prepare("SELECT entry_json, current_session_id FROM session_nodes WHERE session_key = ?").get(MAIN) as { entry_json: string; current_session_id: string };
-    const events = db.prepare("SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq").all(res.sessionId) as Array<{ event_json: string }>;
-    const oldCount = db.prepare("SELECT count(*) AS n FROM transcript_events WHERE session_id = ?").get(res.previousSessionId) as { n: number };
+    const node = db.prepare("SELECT entry_json, current_session_id FROM session_nodes WHERE session_key = ?").get(MAIN) as {
+      entry_json: string;
+      current_session_id: string;
+    };
+    const events = db.prepare("SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq").all(res.sessionId) as Array<{
+      event_json: string;
+    }>;
+    const oldCount = db.prepare("SELECT count(*) AS n FROM transcript_events WHERE session_id = ?").get(res.previousSessionId) as {
+      n: number;
+    };
     const win = db.prepare("SELECT previous_session_id, reason FROM session_windows WHERE session_id = ?").get(res.sessionId);
     db.close();
     const entry = JSON.parse(node.entry_json);
@@ -146,7 +160,10 @@ describe("restore, SQLite era: un-reset", () => {
     expect(entry.usageFamilySessionIds).toEqual([res.previousSessionId, res.sessionId]);
     expect(win).toMatchObject({ previous_session_id: res.previousSessionId, reason: "recovery" });
     expect(oldCount.n).toBe(17);
-    const texts = events.slice(1).map((e) => JSON.parse(e.event_json).message?.content).map((c) => (typeof c === "string" ? c : c[0].text));
+    const texts = events
+      .slice(1)
+      .map((e) => JSON.parse(e.event_json).message?.content)
+      .map((c) => (typeof c === "string" ? c : c[0].text));
     expect(texts).toEqual(["My favourite colour is teal. Remember that.", "Noted: teal.", "And my cat is called Miso.", "Got it, Miso."]);
     expect(JSON.parse(events[0]!.event_json)).toMatchObject({ type: "session", id: res.sessionId });
 
@@ -165,7 +182,10 @@ describe("restore, SQLite era: un-reset", () => {
     const t = setup("sqlite-reset");
     const res = (await cli(["restore", "--key", MAIN, "--segment", "2", ...t.args, "--yes", "--json"], { env: t.env })).json();
     const db = new DatabaseSync(t.db);
-    db.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, 4, ?, 1)").run(res.sessionId, JSON.stringify({ type: "message", id: "later", parentId: null, message: { role: "user", content: "later" } }));
+    db.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, 4, ?, 1)").run(
+      res.sessionId,
+      JSON.stringify({ type: "message", id: "later", parentId: null, message: { role: "user", content: "later" } }),
+    );
     db.close();
     const undo = await cli(["restore", "--undo", res.manifest, "--yes"], { env: t.env });
     expect(undo.code).toBe(5);
@@ -177,13 +197,25 @@ describe("restore, SQLite era: un-reset", () => {
 
 const bundle = path.join(ROOT, "dist", "test-cli", `restore-sqlite-crash-${process.pid}.mjs`);
 beforeAll(async () => {
-  await build({ entryPoints: [path.join(ROOT, "test/helpers/run-cli.ts")], bundle: true, platform: "node", format: "esm", packages: "external", target: "node22", outfile: bundle, logLevel: "error" });
+  await build({
+    entryPoints: [path.join(ROOT, "test/helpers/run-cli.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    target: "node22",
+    outfile: bundle,
+    logLevel: "error",
+  });
 }, 30_000);
 afterAll(() => fs.rmSync(bundle, { force: true }));
 
 function runChild(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; signal: string | null; stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle, ...args], { env: { PATH: process.env.PATH, NO_COLOR: "1", HOME: "/nonexistent-home", ...env }, stdio: ["ignore", "pipe", "ignore"] });
+    const child = spawn(process.execPath, [bundle, ...args], {
+      env: { PATH: process.env.PATH, NO_COLOR: "1", HOME: "/nonexistent-home", ...env },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     let stdout = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.on("error", reject);
@@ -213,7 +245,21 @@ describe("restore, SQLite era: crash matrix", () => {
       else {
         const db = new DatabaseSync(t.db, { readOnly: true });
         const planned = JSON.parse(fs.readFileSync(latestManifest(t.env.XDG_STATE_HOME)!, "utf8")).sqlite.rows;
-        const problems = verifyRestored(db, { sessionKey: DELETED_KEY, sessionId: "896b0937-ca5a-49f5-a00e-8de023b7a034", rows: planned.map((r: { table: string; key: Record<string, unknown> }) => ({ ...r, values: r.table === "transcript_events" ? { event_json: db.prepare("SELECT event_json FROM transcript_events WHERE session_id = ? AND seq = ?").get(r.key.session_id as string, r.key.seq as number)?.event_json } : {} })) });
+        const problems = verifyRestored(db, {
+          sessionKey: DELETED_KEY,
+          sessionId: "896b0937-ca5a-49f5-a00e-8de023b7a034",
+          rows: planned.map((r: { table: string; key: Record<string, unknown> }) => ({
+            ...r,
+            values:
+              r.table === "transcript_events"
+                ? {
+                    event_json: db
+                      .prepare("SELECT event_json FROM transcript_events WHERE session_id = ? AND seq = ?")
+                      .get(r.key.session_id as string, r.key.seq as number)?.event_json,
+                  }
+                : {},
+          })),
+        });
         db.close();
         expect(problems).toEqual([]);
       }
@@ -234,7 +280,10 @@ describe("restore, SQLite era: crash matrix", () => {
     const before = dump(t.db);
     const res = JSON.parse((await runChild(["restore", "--key", MAIN, "--segment", "1", ...t.args, "--yes", "--json"], t.env)).stdout);
     const restored = dump(t.db);
-    const crashed = await runChild(["restore", "--undo", res.manifest, "--yes"], { ...t.env, OPENCLAW_SESSIONS_CRASH_AFTER: "sqlite:undo:mid-transaction" });
+    const crashed = await runChild(["restore", "--undo", res.manifest, "--yes"], {
+      ...t.env,
+      OPENCLAW_SESSIONS_CRASH_AFTER: "sqlite:undo:mid-transaction",
+    });
     expect(crashed.signal).toBe("SIGKILL");
     expect(dump(t.db)).toEqual(restored);
     expect((await runChild(["restore", "--undo", res.manifest, "--yes"], t.env)).code).toBe(0);
@@ -255,8 +304,20 @@ describe("restore, SQLite era: re-import of a legacy JSONL whose events are miss
     const name = fs.readdirSync(dir).find((n) => n.startsWith("agent_main_telegram_direct_5550009."))!;
     const file = path.join(dir, name);
     const turns = [
-      { type: "message", id: "e1a2b3c4", parentId: "cd417687", timestamp: "2026-06-01T11:12:02.601Z", message: { role: "user", content: "are you still there?", timestamp: 1780312322601 } },
-      { type: "message", id: "f5e6d7c8", parentId: "e1a2b3c4", timestamp: "2026-06-01T11:13:02.601Z", message: { role: "assistant", content: [{ type: "text", text: "still here" }], stopReason: "stop", timestamp: 1780312382601 } },
+      {
+        type: "message",
+        id: "e1a2b3c4",
+        parentId: "cd417687",
+        timestamp: "2026-06-01T11:12:02.601Z",
+        message: { role: "user", content: "are you still there?", timestamp: 1780312322601 },
+      },
+      {
+        type: "message",
+        id: "f5e6d7c8",
+        parentId: "e1a2b3c4",
+        timestamp: "2026-06-01T11:13:02.601Z",
+        message: { role: "assistant", content: [{ type: "text", text: "still here" }], stopReason: "stop", timestamp: 1780312382601 },
+      },
     ];
     fs.appendFileSync(file, turns.map((t) => `${JSON.stringify(t)}\n`).join(""));
     const db = path.join(s.stateDir, "agents/main/agent/openclaw-agent.sqlite");

@@ -25,7 +25,8 @@ function setup(scenario: string, era: "files" | "sqlite" = "files") {
   roots.push(s.root);
   const sessions = path.join(s.stateDir, "agents/main/sessions");
   const manifests = path.join(s.root, "manifests");
-  const run = (...args: string[]) => cli(["restore", "--state-dir", s.stateDir, "--manifest-dir", manifests, ...args], { env: { HOME: s.home } });
+  const run = (...args: string[]) =>
+    cli(["restore", "--state-dir", s.stateDir, "--manifest-dir", manifests, ...args], { env: { HOME: s.home } });
   return { ...s, sessions, manifests, run };
 }
 
@@ -97,7 +98,9 @@ describe("restore on reset-chain (gen 3 archive)", () => {
     const u = await cli(["restore", "--undo", doc.manifest, "--yes", "--json"], { env: { HOME: s.home } });
     expect(u.code, u.stderr).toBe(0);
     expect(hashTree(s.stateDir)).toEqual(original);
-    expect(fs.statSync(path.join(s.sessions, "sessions.json")).mode & 0o777).toBe(fs.statSync(path.join(scenarioDir("files", "reset-chain"), "state/agents/main/sessions/sessions.json")).mode & 0o777);
+    expect(fs.statSync(path.join(s.sessions, "sessions.json")).mode & 0o777).toBe(
+      fs.statSync(path.join(scenarioDir("files", "reset-chain"), "state/agents/main/sessions/sessions.json")).mode & 0o777,
+    );
     // a second undo has nothing left to do
     const again = await cli(["restore", "--undo", doc.manifest, "--yes", "--json"], { env: { HOME: s.home } });
     expect(again.code).toBe(0);
@@ -215,7 +218,11 @@ describe("restore refusals change nothing", () => {
     const s = setup("reset-chain");
     const before = hashTree(s.stateDir);
     const outside = path.join(scenarioDir("files", "reset-chain"), "state/agents/main/sessions", GEN3);
-    for (const arg of [outside, path.join(s.sessions, "..", "..", "..", "openclaw.json"), `${s.sessions}/../sessions/../../../openclaw.json`]) {
+    for (const arg of [
+      outside,
+      path.join(s.sessions, "..", "..", "..", "openclaw.json"),
+      `${s.sessions}/../sessions/../../../openclaw.json`,
+    ]) {
       const r = await s.run(arg, "--yes", "--json");
       expect(r.code, arg).toBe(5);
       expect(r.json().error.code).toBe("PATH_ESCAPES_STORE");
@@ -295,7 +302,14 @@ describe("restore variants", () => {
     const plain = zstdDecompressSync(fs.readFileSync(path.join(zst, src)));
     expect(fs.readFileSync(dest)).toEqual(plain);
     expect(fs.existsSync(path.join(s.sessions, name))).toBe(false);
-    expect(doc.steps.map((x: { step: string }) => x.step)).toEqual(["backup-store", "archive-current", "place-transcript", "write-store", "backup-archive", "remove-archive"]);
+    expect(doc.steps.map((x: { step: string }) => x.step)).toEqual([
+      "backup-store",
+      "archive-current",
+      "place-transcript",
+      "write-store",
+      "backup-archive",
+      "remove-archive",
+    ]);
     const u = await cli(["restore", "--undo", doc.manifest, "--yes"], { env: { HOME: s.home } });
     expect(u.code, u.stderr).toBe(0);
     expect(hashTree(s.stateDir)).toEqual(original);
@@ -305,8 +319,25 @@ describe("restore variants", () => {
     const s = setup("reset-chain");
     const doc = (await s.run(GEN3, "--json")).json();
     expect(Object.keys(doc)).toEqual([
-      "schemaVersion", "dryRun", "sessionKey", "archive", "steps", "manifest", "store", "runId", "archiveInfo",
-      "sessionId", "previousSessionId", "destination", "entry", "refusals", "warnings", "alreadyRestored", "createsKey", "applied", "plannedManifest",
+      "schemaVersion",
+      "dryRun",
+      "sessionKey",
+      "archive",
+      "steps",
+      "manifest",
+      "store",
+      "runId",
+      "archiveInfo",
+      "sessionId",
+      "previousSessionId",
+      "destination",
+      "entry",
+      "refusals",
+      "warnings",
+      "alreadyRestored",
+      "createsKey",
+      "applied",
+      "plannedManifest",
     ]);
     for (const step of doc.steps) {
       expect(Object.keys(step)).toEqual(["n", "step", "description", "files"]);
@@ -328,13 +359,19 @@ describe("restore --key K --segment N (file era)", () => {
     const from = byFrom.json();
     expect(path.basename(seg.archive)).toBe(path.basename(from.archive));
     expect(seg.steps.map((s: { step: string }) => s.step)).toEqual(from.steps.map((s: { step: string }) => s.step));
-    const norm = (cs: Array<{ field: string; before: unknown; after: unknown }>) => cs.map((c) => (c.field === "sessionFile" ? { ...c, before: path.basename(String(c.before)), after: path.basename(String(c.after)) } : c));
+    const norm = (cs: Array<{ field: string; before: unknown; after: unknown }>) =>
+      cs.map((c) =>
+        c.field === "sessionFile" ? { ...c, before: path.basename(String(c.before)), after: path.basename(String(c.after)) } : c,
+      );
     expect(norm(seg.entry.changes)).toEqual(norm(from.entry.changes));
     expect((await a.run("--key", KEY, "--segment", "2", "--yes")).code).toBe(0);
     expect((await b.run("--key", KEY, "--from", seg.sessionId, "--yes")).code).toBe(0);
     const storeA = JSON.parse(fs.readFileSync(path.join(a.sessions, "sessions.json"), "utf8"))[KEY];
     const storeB = JSON.parse(fs.readFileSync(path.join(b.sessions, "sessions.json"), "utf8"))[KEY];
-    expect({ ...storeA, sessionFile: path.basename(storeA.sessionFile) }).toEqual({ ...storeB, sessionFile: path.basename(storeB.sessionFile) });
+    expect({ ...storeA, sessionFile: path.basename(storeA.sessionFile) }).toEqual({
+      ...storeB,
+      sessionFile: path.basename(storeB.sessionFile),
+    });
   });
 
   it("the current segment is refused (exit 2)", async () => {

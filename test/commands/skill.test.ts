@@ -29,7 +29,14 @@ describe("skill install", () => {
     expect(r.stdout).toContain("dry run: nothing written");
     expect(hashTree(root)).toEqual(before);
     const j = await cli(["skill", "install", "--state-dir", stateDir, "--json"], { env: { HOME: home } });
-    expect(j.json()).toMatchObject({ dryRun: true, action: "copy", existing: "none", written: false, target, skillsDir: path.dirname(target) });
+    expect(j.json()).toMatchObject({
+      dryRun: true,
+      action: "copy",
+      existing: "none",
+      written: false,
+      target,
+      skillsDir: path.dirname(target),
+    });
   });
 
   it("resolves the workspace as OpenClaw does: 9.6 with two explicit agents → <state>/workspace-<id>; 7.1 default agent → ~/.openclaw/workspace", async () => {
@@ -41,7 +48,11 @@ describe("skill install", () => {
     const fl = sandbox("files");
     const b = (await cli(["skill", "install", "--state-dir", fl.stateDir, "--json"], { env: { HOME: fl.home } })).json();
     expect(b.workspace.dir).toBe(path.join(fl.home, ".openclaw", "workspace"));
-    const c = (await cli(["skill", "install", "--state-dir", fl.stateDir, "--json"], { env: { HOME: fl.home, OPENCLAW_WORKSPACE_DIR: path.join(fl.root, "ws") } })).json();
+    const c = (
+      await cli(["skill", "install", "--state-dir", fl.stateDir, "--json"], {
+        env: { HOME: fl.home, OPENCLAW_WORKSPACE_DIR: path.join(fl.root, "ws") },
+      })
+    ).json();
     expect(c.workspace.dir).toBe(path.join(fl.root, "ws"));
   });
 
@@ -90,7 +101,9 @@ describe("skill install", () => {
       path.join(stateDir, "agents", "work", "sessions", "deeper"),
       path.join(root, "link-to-agent-dir"),
     ]) {
-      const r = await cli(["skill", "install", "--workspace", ws, "--state-dir", stateDir, "--yes", "--force", "--json"], { env: { HOME: home } });
+      const r = await cli(["skill", "install", "--workspace", ws, "--state-dir", stateDir, "--yes", "--force", "--json"], {
+        env: { HOME: home },
+      });
       expect(r.code, ws).toBe(5);
       expect(r.json().error.code).toBe("TARGET_IN_SESSION_STORE");
       expect(r.stderr.split("\n")[0]).toContain("refusing to install into");

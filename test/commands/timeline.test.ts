@@ -9,7 +9,12 @@ import { tempDir } from "../helpers/temp.js";
 const ctx = (home: string) => ({ env: { HOME: home }, cwd: "/" });
 const RESET_CHAIN_KEY = "agent:main:telegram:direct:424242";
 
-async function timeline(stateDir: string, key: string, home = "/nonexistent-home", extra: { config?: string } = {}): Promise<TimelineResult> {
+async function timeline(
+  stateDir: string,
+  key: string,
+  home = "/nonexistent-home",
+  extra: { config?: string } = {},
+): Promise<TimelineResult> {
   return runTimeline({ stateDir, key, tz: "UTC", ...extra }, ctx(home));
 }
 
@@ -65,7 +70,11 @@ describe("timeline on the corpus", () => {
   it("manual-compact-bak: each .bak a trimmed segment (no reset), the live file current, a manual-compact event per .bak, in time order", async () => {
     const { stateDir, home } = copyState("files", "manual-compact-bak");
     const r = await timeline(stateDir, "agent:main:main", home);
-    expect(r.segments.map((s) => [s.source, s.current, Boolean(s.label)])).toEqual([["archive", false, true], ["archive", false, true], ["active", true, false]]);
+    expect(r.segments.map((s) => [s.source, s.current, Boolean(s.label)])).toEqual([
+      ["archive", false, true],
+      ["archive", false, true],
+      ["active", true, false],
+    ]);
     // De-duplicated by entry id: the trimmed heads and the live tail add up to the 18 messages written.
     expect(r.segments.map((s) => s.messages)).toEqual([11, 4, 3]);
     expect(r.resets).toBe(0);
@@ -81,7 +90,12 @@ describe("timeline on the corpus", () => {
     const { stateDir, home } = copyState("sqlite", "sqlite-reset");
     const r = await timeline(stateDir, "agent:main:main", home);
     const sid = "de266e05-d988-44b0-af66-9bf5707e7848";
-    expect(r.segments.map((s) => [s.sessionId, s.stretch])).toEqual([[sid, 0], [sid, 1], [sid, 2], [sid, 3]]);
+    expect(r.segments.map((s) => [s.sessionId, s.stretch])).toEqual([
+      [sid, 0],
+      [sid, 1],
+      [sid, 2],
+      [sid, 3],
+    ]);
     expect(r.events.filter((e) => e.type === "reset-row").map((e) => e.openclawReason)).toEqual(["reset", "new", "new"]);
     expect(r.segments.slice(0, 3).map((s) => s.endReason?.kind)).toEqual(["manual", "manual", "manual"]);
     // The in-chat /new is stored after the third row; the gateway resets leave no message.
@@ -133,11 +147,13 @@ describe("timeline CLI", () => {
     const res = await cli(["timeline", RESET_CHAIN_KEY, "--state-dir", stateDir, "--tz", "UTC", "--json"]);
     expect(res.code).toBe(0);
     const doc = res.json();
-    for (const f of ["schemaVersion", "sessionKey", "compactionCount", "segments", "events", "policy", "store"]) expect(doc).toHaveProperty(f);
+    for (const f of ["schemaVersion", "sessionKey", "compactionCount", "segments", "events", "policy", "store"])
+      expect(doc).toHaveProperty(f);
     expect(doc.schemaVersion).toBe(1);
     for (const s of doc.segments) for (const f of ["sessionId", "path", "startedAt", "endedAt", "endReason"]) expect(s).toHaveProperty(f);
     expect(doc.segments.at(-1).endReason).toBeNull();
-    for (const s of doc.segments.slice(0, -1)) expect(Object.keys(s.endReason)).toEqual(expect.arrayContaining(["kind", "confidence", "evidence"]));
+    for (const s of doc.segments.slice(0, -1))
+      expect(Object.keys(s.endReason)).toEqual(expect.arrayContaining(["kind", "confidence", "evidence"]));
     for (const e of doc.events) for (const f of ["type", "time", "sessionId"]) expect(e).toHaveProperty(f);
     expect(path.isAbsolute(doc.segments[0].path)).toBe(true);
   });
@@ -157,7 +173,12 @@ describe("timeline CLI", () => {
     const res = await cli(["timeline", "--state-dir", stateDir, "--tz", "UTC", "--json"]);
     const doc = res.json() as TimelineSummaryResult;
     expect(doc.keys.map((k) => k.sessionKey)).toEqual([RESET_CHAIN_KEY, "agent:main:main"]);
-    expect(doc.keys[0]).toMatchObject({ segments: 4, resets: 3, compactions: 0, lastReset: { iso: "2026-07-01T09:15:21.500Z", kind: "manual" } });
+    expect(doc.keys[0]).toMatchObject({
+      segments: 4,
+      resets: 3,
+      compactions: 0,
+      lastReset: { iso: "2026-07-01T09:15:21.500Z", kind: "manual" },
+    });
     const byKey = (await cli(["timeline", "--state-dir", stateDir, "--sort", "key", "--json"])).json() as TimelineSummaryResult;
     expect(byKey.keys.map((k) => k.sessionKey)).toEqual(["agent:main:main", RESET_CHAIN_KEY]);
   });
@@ -170,7 +191,10 @@ describe("timeline CLI", () => {
   });
 
   it("streams transcripts: no whole-file reads in the timeline code", () => {
-    const files = [path.join(ROOT, "src/commands/timeline.ts"), ...fs.readdirSync(path.join(ROOT, "src/core/timeline")).map((f) => path.join(ROOT, "src/core/timeline", f))];
+    const files = [
+      path.join(ROOT, "src/commands/timeline.ts"),
+      ...fs.readdirSync(path.join(ROOT, "src/core/timeline")).map((f) => path.join(ROOT, "src/core/timeline", f)),
+    ];
     for (const f of files) expect(fs.readFileSync(f, "utf8"), f).not.toMatch(/readFile|readFileSync/);
   });
 });

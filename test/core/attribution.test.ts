@@ -14,7 +14,13 @@ function file(name: string): ClassifiedFile {
   return { path: `${DIR}/${name}`, relPath: name, name, bytes: 1, mtimeMs: 0, symlink: false, ...classifyName(name) };
 }
 function key(sessionKey: string, sessionId: string | null, entry: SessionEntry = {}, sessionFileBasename: string | null = null): KeyInput {
-  return { sessionKey, sessionId, entry: { sessionId, ...entry }, sessionFileBasename, activePaths: sessionId ? [`${DIR}/${sessionId}.jsonl`] : [] };
+  return {
+    sessionKey,
+    sessionId,
+    entry: { sessionId, ...entry },
+    sessionFileBasename,
+    activePaths: sessionId ? [`${DIR}/${sessionId}.jsonl`] : [],
+  };
 }
 function header(id: string | null, timestamp: string | null = null, parentSession: string | null = null): TranscriptHeader {
   return { id, timestamp, version: 3, parentSession, cwd: null };
@@ -29,7 +35,12 @@ function headers(table: Record<string, TranscriptHeader>) {
   return { lookup, asked };
 }
 const kinds = (a: ReturnType<typeof attribute>, name: string) =>
-  Object.fromEntries([...(a.byFile.get(`${DIR}/${name}`) ?? new Map<string, Evidence[]>()).entries()].map(([k, ev]) => [k, ev.map((e) => `${e.kind}/${e.confidence}`)]));
+  Object.fromEntries(
+    [...(a.byFile.get(`${DIR}/${name}`) ?? new Map<string, Evidence[]>()).entries()].map(([k, ev]) => [
+      k,
+      ev.map((e) => `${e.kind}/${e.confidence}`),
+    ]),
+  );
 
 describe("lineageOf", () => {
   it("lists usageFamilySessionIds, compaction checkpoints and previousSessionId with their fields; ignores junk", () => {
@@ -75,7 +86,11 @@ describe("attribute", () => {
   it("an archive of a custom sessionFile name is the key's: certain when the header id matches, strong otherwise", () => {
     const now = "custom-name.jsonl.reset.2026-07-01T09-00-00.000Z";
     const older = "custom-name.jsonl.reset.2026-06-01T09-00-00.000Z";
-    const a = attribute([key("k", A, {}, "custom-name.jsonl")], [file(now), file(older)], headers({ [now]: header(A), [older]: header(D) }).lookup);
+    const a = attribute(
+      [key("k", A, {}, "custom-name.jsonl")],
+      [file(now), file(older)],
+      headers({ [now]: header(A), [older]: header(D) }).lookup,
+    );
     // The header id is the key's sessionId too: that links it on its own as well.
     expect(kinds(a, now)).toEqual({ k: ["header-id/strong", "session-file-name/certain"] });
     expect(kinds(a, older)).toEqual({ k: ["session-file-name/strong"] });
@@ -98,13 +113,25 @@ describe("attribute", () => {
 
   it("a reset archive is followed by the key whose oldest file starts at the archive's instant (strong), within 2 s (weak)", () => {
     const exact = `${C}.jsonl.reset.2026-07-01T09-00-00.000Z`;
-    const a1 = attribute([key("k", A)], [file(`${A}.jsonl`), file(exact)], headers({ [`${A}.jsonl`]: header(A, "2026-07-01T09:00:00.000Z") }).lookup);
+    const a1 = attribute(
+      [key("k", A)],
+      [file(`${A}.jsonl`), file(exact)],
+      headers({ [`${A}.jsonl`]: header(A, "2026-07-01T09:00:00.000Z") }).lookup,
+    );
     expect(kinds(a1, exact)).toEqual({ k: ["reset-successor/strong"] });
 
-    const a2 = attribute([key("k", A)], [file(`${A}.jsonl`), file(exact)], headers({ [`${A}.jsonl`]: header(A, "2026-07-01T09:00:01.500Z") }).lookup);
+    const a2 = attribute(
+      [key("k", A)],
+      [file(`${A}.jsonl`), file(exact)],
+      headers({ [`${A}.jsonl`]: header(A, "2026-07-01T09:00:01.500Z") }).lookup,
+    );
     expect(kinds(a2, exact)).toEqual({ k: ["reset-successor/weak"] });
 
-    const a3 = attribute([key("k", A)], [file(`${A}.jsonl`), file(exact)], headers({ [`${A}.jsonl`]: header(A, "2026-07-01T09:00:02.500Z") }).lookup);
+    const a3 = attribute(
+      [key("k", A)],
+      [file(`${A}.jsonl`), file(exact)],
+      headers({ [`${A}.jsonl`]: header(A, "2026-07-01T09:00:02.500Z") }).lookup,
+    );
     expect(a3.byFile.has(`${DIR}/${exact}`)).toBe(false);
   });
 
@@ -115,7 +142,11 @@ describe("attribute", () => {
     const a = attribute(
       [key("k", A)],
       [file(`${A}.jsonl`), file(c), file(d)],
-      headers({ [`${A}.jsonl`]: header(A, "2026-07-02T09:00:00.000Z"), [c]: header(C, "2026-07-01T09:00:00.000Z"), [d]: header(D, "2026-06-30T09:00:00.000Z") }).lookup,
+      headers({
+        [`${A}.jsonl`]: header(A, "2026-07-02T09:00:00.000Z"),
+        [c]: header(C, "2026-07-01T09:00:00.000Z"),
+        [d]: header(D, "2026-06-30T09:00:00.000Z"),
+      }).lookup,
     );
     expect(kinds(a, c)).toEqual({ k: ["reset-successor/strong"] });
     expect(kinds(a, d)).toEqual({ k: ["reset-successor/strong"] });
@@ -123,13 +154,21 @@ describe("attribute", () => {
 
   it("a file nothing names stays unattributed, and non-transcript kinds are never candidates", () => {
     const orphan = `${C}.jsonl.reset.2026-07-01T09-00-00.000Z`;
-    const a = attribute([key("k", A)], [file(orphan), file("sessions.json"), file(`${A}.jsonl.lock`)], headers({ [orphan]: header(C) }).lookup);
+    const a = attribute(
+      [key("k", A)],
+      [file(orphan), file("sessions.json"), file(`${A}.jsonl.lock`)],
+      headers({ [orphan]: header(C) }).lookup,
+    );
     expect([...a.byFile.keys()]).toEqual([]);
   });
 
   it("a file two keys can claim keeps both owners with their evidence", () => {
     const shared = `${C}.jsonl.reset.2026-07-01T09-00-00.000Z`;
-    const a = attribute([key("k1", A, { usageFamilySessionIds: [C] }), key("k2", B, { previousSessionId: C })], [file(shared)], headers({}).lookup);
+    const a = attribute(
+      [key("k1", A, { usageFamilySessionIds: [C] }), key("k2", B, { previousSessionId: C })],
+      [file(shared)],
+      headers({}).lookup,
+    );
     expect(kinds(a, shared)).toEqual({ k1: ["usage-family/certain"], k2: ["previous-session-id/certain"] });
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { compileMatcher, lineMayMatch, makeSnippet, messageLineHint, parseTimeBound, searchableOf, unescapeJsonLine } from "../../src/core/grep.js";
+import {
+  compileMatcher,
+  lineMayMatch,
+  makeSnippet,
+  messageLineHint,
+  parseTimeBound,
+  searchableOf,
+  unescapeJsonLine,
+} from "../../src/core/grep.js";
 import { parseLine } from "../../src/core/transcript/parse.js";
 import { ToolError } from "../../src/core/errors.js";
 
@@ -43,7 +51,7 @@ describe("lineMayMatch (raw pre-filter) is never wrong when it says no", () => {
     ["CAFÉ", { ignoreCase: true }],
     ["\u001b\\[31", {}],
     ["plain", {}],
-    ['d\\\\n', {}],
+    ["d\\\\n", {}],
     ["^two", {}],
     ["here$", {}],
   ];
@@ -71,9 +79,26 @@ describe("lineMayMatch (raw pre-filter) is never wrong when it says no", () => {
 
 describe("searchableOf", () => {
   it("text and thinking by default; tool calls and results only with tools", () => {
-    const a = entry({ type: "message", id: "a", timestamp: "2026-07-01T09:00:00.000Z", message: { role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "hi" }, { type: "toolCall", id: "t", name: "exec", arguments: { cmd: "ls -la" } }] } });
+    const a = entry({
+      type: "message",
+      id: "a",
+      timestamp: "2026-07-01T09:00:00.000Z",
+      message: {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "hmm" },
+          { type: "text", text: "hi" },
+          { type: "toolCall", id: "t", name: "exec", arguments: { cmd: "ls -la" } },
+        ],
+      },
+    });
     expect(searchableOf(a, false)!.pieces.map((p) => p.kind)).toEqual(["thinking", "text"]);
-    expect(searchableOf(a, true)!.pieces.map((p) => `${p.kind}:${p.text}`)).toEqual(["thinking:hmm", "text:hi", "toolCall:exec", "toolCall:ls -la"]);
+    expect(searchableOf(a, true)!.pieces.map((p) => `${p.kind}:${p.text}`)).toEqual([
+      "thinking:hmm",
+      "text:hi",
+      "toolCall:exec",
+      "toolCall:ls -la",
+    ]);
     const r = entry({ type: "message", id: "b", message: { role: "toolResult", content: [{ type: "text", text: "out" }] } });
     expect(searchableOf(r, false)).toBeNull();
     expect(searchableOf(r, true)!.pieces).toEqual([{ kind: "toolResult", text: "out" }]);

@@ -22,7 +22,13 @@ const CUR = "22222222-2222-4222-8222-222222222222";
 const KEY = "agent:main:main";
 const DIR = "/state/agents/main/sessions";
 const sha = (t: string) => crypto.createHash("sha256").update(t).digest("hex");
-const header = (id: string | null, timestamp: string | null = "2026-06-30T08:00:00.000Z") => ({ id, timestamp, version: 3, parentSession: null, cwd: null });
+const header = (id: string | null, timestamp: string | null = "2026-06-30T08:00:00.000Z") => ({
+  id,
+  timestamp,
+  version: 3,
+  parentSession: null,
+  cwd: null,
+});
 
 describe("names and times", () => {
   it("archiveStamp is the ISO time with ':' as '-'; a taken reset name moves one ms on", () => {
@@ -71,8 +77,20 @@ describe("names and times", () => {
 
 describe("the entry and the store text", () => {
   it("restoredEntry changes four fields, keeps the rest and their order, and records each change", () => {
-    const before = { sessionId: CUR, updatedAt: 5, sessionFile: `${DIR}/${CUR}.jsonl`, sessionStartedAt: 1, usageFamilySessionIds: [CUR], label: "x" };
-    const { after, changes } = restoredEntry(before, { sessionId: OLD, sessionFile: `${DIR}/${OLD}.jsonl`, startedAt: null, previousSessionId: CUR });
+    const before = {
+      sessionId: CUR,
+      updatedAt: 5,
+      sessionFile: `${DIR}/${CUR}.jsonl`,
+      sessionStartedAt: 1,
+      usageFamilySessionIds: [CUR],
+      label: "x",
+    };
+    const { after, changes } = restoredEntry(before, {
+      sessionId: OLD,
+      sessionFile: `${DIR}/${OLD}.jsonl`,
+      startedAt: null,
+      previousSessionId: CUR,
+    });
     expect(Object.keys(after)).toEqual(["sessionId", "updatedAt", "sessionFile", "usageFamilySessionIds", "label"]);
     expect(after).toMatchObject({ sessionId: OLD, updatedAt: 5, usageFamilySessionIds: [CUR, OLD], label: "x" });
     expect(changes.map((c) => c.field)).toEqual(["sessionId", "sessionFile", "sessionStartedAt", "usageFamilySessionIds"]);
@@ -94,7 +112,9 @@ describe("the entry and the store text", () => {
       `another writer replaced it: ${KEY}.sessionId is "${CUR}", restore wrote "${OLD}"; 1 other entry changed (other)`,
     );
     expect(describeStoreDifference(mine, JSON.stringify({ other: { a: 1 } }), KEY)).toBe(`another writer replaced it: ${KEY} is gone`);
-    expect(describeStoreDifference(mine, JSON.stringify(JSON.parse(mine), null, 2), KEY)).toBe("its formatting differs from what restore wrote");
+    expect(describeStoreDifference(mine, JSON.stringify(JSON.parse(mine), null, 2), KEY)).toBe(
+      "its formatting differs from what restore wrote",
+    );
   });
 });
 
@@ -140,7 +160,11 @@ describe("buildRestorePlan", () => {
     expect(plan.refusals).toEqual([]);
     expect(plan.steps.map((s) => s.step)).toEqual(["backup-store", "archive-current", "place-transcript", "write-store"]);
     expect(plan.steps[1]!.files[1]!.path).toBe(`${DIR}/${CUR}.jsonl.reset.2026-07-02T10-00-00.000Z`);
-    expect(JSON.parse(plan.storeTextAfter!)[KEY]).toMatchObject({ sessionId: OLD, sessionFile: `${DIR}/${OLD}.jsonl`, usageFamilySessionIds: [CUR, OLD] });
+    expect(JSON.parse(plan.storeTextAfter!)[KEY]).toMatchObject({
+      sessionId: OLD,
+      sessionFile: `${DIR}/${OLD}.jsonl`,
+      usageFamilySessionIds: [CUR, OLD],
+    });
     expect(plan.storeSha256After).toBe(sha(plan.storeTextAfter!));
     expect(plan.manifestPath).toBe("/backups/run1/manifest.json");
   });
@@ -173,14 +197,22 @@ describe("buildRestorePlan", () => {
   });
 
   it("a stale lock is a warning; an archive with no id anywhere is refused before any step", () => {
-    expect(buildRestorePlan(input({ locks: [{ path: "/l", pid: 9, createdAt: null, state: "dead-pid" }] }), sha).warnings[0]).toMatch(/stale lock \(pid 9 is not running\)/);
+    expect(buildRestorePlan(input({ locks: [{ path: "/l", pid: 9, createdAt: null, state: "dead-pid" }] }), sha).warnings[0]).toMatch(
+      /stale lock \(pid 9 is not running\)/,
+    );
     const plan = buildRestorePlan(input({ archive: { ...archive, header: null, sourceName: "notes.jsonl" } }), sha);
     expect(plan.refusals.map((r) => r.code)).toEqual(["ARCHIVE_WITHOUT_SESSION_ID"]);
     expect(plan.steps).toEqual([]);
   });
 
   it("a destination already holding the archive's bytes with the entry pointing at it is already restored: no steps", () => {
-    const restored = { ...entry, sessionId: OLD, sessionFile: `${DIR}/${OLD}.jsonl`, sessionStartedAt: Date.parse("2026-06-30T08:00:00.000Z"), usageFamilySessionIds: [CUR, OLD] };
+    const restored = {
+      ...entry,
+      sessionId: OLD,
+      sessionFile: `${DIR}/${OLD}.jsonl`,
+      sessionStartedAt: Date.parse("2026-06-30T08:00:00.000Z"),
+      usageFamilySessionIds: [CUR, OLD],
+    };
     const text = JSON.stringify({ [KEY]: restored }, null, 2);
     const plan = buildRestorePlan(
       input({

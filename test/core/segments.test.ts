@@ -5,7 +5,10 @@ import { openStores } from "../../src/store/index.js";
 import { scenarioDir } from "../helpers/corpus.js";
 
 async function record(scenario: string, key: string) {
-  const [index] = await openStores({ stateDir: path.join(scenarioDir("files", scenario), "state") }, { env: { HOME: "/nonexistent-home" }, cwd: "/" });
+  const [index] = await openStores(
+    { stateDir: path.join(scenarioDir("files", scenario), "state") },
+    { env: { HOME: "/nonexistent-home" }, cwd: "/" },
+  );
   return index!.sessions.find((s) => s.sessionKey === key)!;
 }
 
@@ -25,7 +28,8 @@ describe("segmentsOf", () => {
     const segs = segmentsOf(s);
     expect(segs.map((x) => x.archive?.reason ?? x.source)).toEqual(["bak", "bak", "active"]);
     expect(segs.map((x) => x.trimmed === true)).toEqual([true, true, false]);
-    const omit = (i: number) => (segs[i]!.ref.kind === "file" ? (segs[i]!.ref as { omitIdsOf?: Array<{ path: string }> }).omitIdsOf?.map((r) => r.path) : undefined);
+    const omit = (i: number) =>
+      segs[i]!.ref.kind === "file" ? (segs[i]!.ref as { omitIdsOf?: Array<{ path: string }> }).omitIdsOf?.map((r) => r.path) : undefined;
     expect(omit(0)).toEqual([segs[1]!.path, segs[2]!.path]);
     expect(omit(1)).toEqual([segs[2]!.path]);
     expect(segmentsOf(s, { excludeBak: true }).map((x) => x.source)).toEqual(["active"]);

@@ -9,11 +9,17 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const CORPUS = path.join(ROOT, "fixtures/corpus");
 
 export function fileScenarios(): string[] {
-  return fs.readdirSync(path.join(CORPUS, "files")).filter((n) => fs.existsSync(path.join(CORPUS, "files", n, "expected.json"))).sort();
+  return fs
+    .readdirSync(path.join(CORPUS, "files"))
+    .filter((n) => fs.existsSync(path.join(CORPUS, "files", n, "expected.json")))
+    .sort();
 }
 
 export function sqliteScenarios(): string[] {
-  return fs.readdirSync(path.join(CORPUS, "sqlite")).filter((n) => fs.existsSync(path.join(CORPUS, "sqlite", n, "expected.json"))).sort();
+  return fs
+    .readdirSync(path.join(CORPUS, "sqlite"))
+    .filter((n) => fs.existsSync(path.join(CORPUS, "sqlite", n, "expected.json")))
+    .sort();
 }
 
 export function scenarioDir(era: "files" | "sqlite", name: string): string {

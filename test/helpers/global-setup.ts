@@ -19,7 +19,10 @@ export default function setup(): () => void {
     if (outer === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = outer;
     // tsx keeps its compile cache in $TMPDIR/tsx-<uid>: a tool's cache, not a test's dir.
-    const left = fs.readdirSync(runTmp).filter((name) => !/^tsx-\d+$/.test(name)).sort();
+    const left = fs
+      .readdirSync(runTmp)
+      .filter((name) => !/^tsx-\d+$/.test(name))
+      .sort();
     fs.rmSync(runTmp, { recursive: true, force: true });
     if (left.length > 0) {
       // vitest reports an error thrown here but keeps its exit status: set ours.

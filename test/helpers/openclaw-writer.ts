@@ -34,7 +34,10 @@ export function looksLikeOpenClaw(argv: string[]): boolean {
   if (exe === "openclaw" || exe.endsWith("/openclaw") || exe.endsWith("/openclaw-gateway")) return true;
   if (a.some((x) => x === "openclaw" || x.endsWith("/openclaw") || x === "openclaw.mjs" || x.endsWith("/openclaw.mjs"))) return true;
   const token = a.some((x) => x === "gateway" || x === "agent");
-  return token && a.some((x) => ["dist/index.js", "dist/entry.js", "scripts/run-node.mjs", "src/entry.ts", "src/index.ts"].some((e) => x.endsWith(e)));
+  return (
+    token &&
+    a.some((x) => ["dist/index.js", "dist/entry.js", "scripts/run-node.mjs", "src/entry.ts", "src/index.ts"].some((e) => x.endsWith(e)))
+  );
 }
 
 function argvOf(pid: number): string[] | null {
@@ -75,7 +78,11 @@ export function tryTranscriptLock(transcript: string, pid: number): LockAttempt 
 }
 
 /** OpenClaw's sessions.json writer: whole file, temp `sessions.json.<pid>.<uuid>.tmp`, rename. */
-export function beginStoreWrite(storePath: string, mutate: (store: Record<string, Record<string, unknown>>) => void, pid = process.pid): { temp: string; commit: () => void } {
+export function beginStoreWrite(
+  storePath: string,
+  mutate: (store: Record<string, Record<string, unknown>>) => void,
+  pid = process.pid,
+): { temp: string; commit: () => void } {
   const store = JSON.parse(fs.readFileSync(storePath, "utf8")) as Record<string, Record<string, unknown>>;
   mutate(store);
   const temp = path.join(path.dirname(storePath), `sessions.json.${pid}.${crypto.randomUUID()}.tmp`);

@@ -10,7 +10,11 @@ export function openSqliteForWriting(file: string): DatabaseSync {
 }
 
 /** A temp copy of a SQLite corpus scenario whose agent database `damage` has changed. */
-export function damagedCopy(scenario: string, damage: (db: DatabaseSync, ctx: { stateDir: string; sessionsDir: string }) => void, agentId = "main") {
+export function damagedCopy(
+  scenario: string,
+  damage: (db: DatabaseSync, ctx: { stateDir: string; sessionsDir: string }) => void,
+  agentId = "main",
+) {
   const copy = copyState("sqlite", scenario);
   const dbPath = path.join(copy.stateDir, "agents", agentId, "agent", "openclaw-agent.sqlite");
   const db = openSqliteForWriting(dbPath);

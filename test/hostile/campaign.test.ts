@@ -14,7 +14,16 @@ import { tempDir } from "../helpers/temp.js";
 
 const CASES = Number(process.env.HOSTILE_CASES ?? 150);
 const SEED = Number(process.env.HOSTILE_SEED ?? 20261130);
-const BASES = ["reset-chain", "artifact-zoo", "corrupt-transcripts", "topic-reset", "custom-session-file", "stale-locks", "leaf-rewind", "single-active"];
+const BASES = [
+  "reset-chain",
+  "artifact-zoo",
+  "corrupt-transcripts",
+  "topic-reset",
+  "custom-session-file",
+  "stale-locks",
+  "leaf-rewind",
+  "single-active",
+];
 
 /** Every read command, as a user would run it on the damaged store. */
 function readCommands(stateDir: string, key: string): string[][] {
@@ -41,42 +50,47 @@ function readCommands(stateDir: string, key: string): string[][] {
 const DOCUMENTED = new Set([0, 1, 2, 3, 4]);
 
 describe(`hostile input campaign (${CASES} cases, seed ${SEED})`, () => {
-  it("never crashes, always exits with a documented code and a message, never writes", async () => {
-    const root = tempDir("ocs-hostile-");
-    const sentinel = path.join(root, "sentinel.txt");
-    fs.writeFileSync(sentinel, "outside the store\n");
-    const sentinelHash = crypto.createHash("sha256").update(fs.readFileSync(sentinel)).digest("hex");
-    const rand = seeded(SEED);
-    const failures: string[] = [];
-    const codes = new Map<number, number>();
-    for (let i = 0; i < CASES; i++) {
-      const base = BASES[i % BASES.length]!;
-      const caseDir = path.join(root, `case-${i}`);
-      const stateDir = path.join(caseDir, "state");
-      fs.cpSync(path.join(scenarioDir("files", base), "state"), stateDir, { recursive: true });
-      const sessionsDir = path.join(stateDir, "agents/main/sessions");
-      const applied = mutate({ rand, sessionsDir, sentinel }, 1 + Math.floor(rand() * 3));
-      const before = hashTree(caseDir);
-      for (const argv of readCommands(stateDir, "agent:main:main")) {
-        let r: CliResult;
-        try {
-          r = await cli(argv, { env: { HOME: path.join(caseDir, "home") } });
-        } catch (err) {
-          failures.push(`case ${i} (${base}: ${applied.join(", ")}) ${argv[0]} threw ${(err as Error).stack}`);
-          continue;
+  it(
+    "never crashes, always exits with a documented code and a message, never writes",
+    async () => {
+      const root = tempDir("ocs-hostile-");
+      const sentinel = path.join(root, "sentinel.txt");
+      fs.writeFileSync(sentinel, "outside the store\n");
+      const sentinelHash = crypto.createHash("sha256").update(fs.readFileSync(sentinel)).digest("hex");
+      const rand = seeded(SEED);
+      const failures: string[] = [];
+      const codes = new Map<number, number>();
+      for (let i = 0; i < CASES; i++) {
+        const base = BASES[i % BASES.length]!;
+        const caseDir = path.join(root, `case-${i}`);
+        const stateDir = path.join(caseDir, "state");
+        fs.cpSync(path.join(scenarioDir("files", base), "state"), stateDir, { recursive: true });
+        const sessionsDir = path.join(stateDir, "agents/main/sessions");
+        const applied = mutate({ rand, sessionsDir, sentinel }, 1 + Math.floor(rand() * 3));
+        const before = hashTree(caseDir);
+        for (const argv of readCommands(stateDir, "agent:main:main")) {
+          let r: CliResult;
+          try {
+            r = await cli(argv, { env: { HOME: path.join(caseDir, "home") } });
+          } catch (err) {
+            failures.push(`case ${i} (${base}: ${applied.join(", ")}) ${argv[0]} threw ${(err as Error).stack}`);
+            continue;
+          }
+          codes.set(r.code, (codes.get(r.code) ?? 0) + 1);
+          const why = `case ${i} (${base}: ${applied.join(", ")}) \`${argv.join(" ")}\` exit ${r.code}`;
+          if (!DOCUMENTED.has(r.code)) failures.push(`${why}: undocumented exit code`);
+          if (r.code !== 0 && r.stderr.trim() === "") failures.push(`${why}: failed without a message`);
+          if (/unexpected error|INTERNAL_ERROR/.test(r.stderr + r.stdout))
+            failures.push(`${why}: internal error: ${r.stderr.slice(0, 300)}`);
         }
-        codes.set(r.code, (codes.get(r.code) ?? 0) + 1);
-        const why = `case ${i} (${base}: ${applied.join(", ")}) \`${argv.join(" ")}\` exit ${r.code}`;
-        if (!DOCUMENTED.has(r.code)) failures.push(`${why}: undocumented exit code`);
-        if (r.code !== 0 && r.stderr.trim() === "") failures.push(`${why}: failed without a message`);
-        if (/unexpected error|INTERNAL_ERROR/.test(r.stderr + r.stdout)) failures.push(`${why}: internal error: ${r.stderr.slice(0, 300)}`);
+        if (JSON.stringify(hashTree(caseDir)) !== JSON.stringify(before)) failures.push(`case ${i}: the store changed`);
+        fs.rmSync(caseDir, { recursive: true, force: true });
       }
-      if (JSON.stringify(hashTree(caseDir)) !== JSON.stringify(before)) failures.push(`case ${i}: the store changed`);
-      fs.rmSync(caseDir, { recursive: true, force: true });
-    }
-    const after = crypto.createHash("sha256").update(fs.readFileSync(sentinel)).digest("hex");
-    expect(after).toBe(sentinelHash);
-    console.log(`hostile campaign: ${CASES} cases, exit codes ${JSON.stringify(Object.fromEntries(codes))}`);
-    expect(failures.slice(0, 20)).toEqual([]);
-  }, 60_000 + CASES * 300);
+      const after = crypto.createHash("sha256").update(fs.readFileSync(sentinel)).digest("hex");
+      expect(after).toBe(sentinelHash);
+      console.log(`hostile campaign: ${CASES} cases, exit codes ${JSON.stringify(Object.fromEntries(codes))}`);
+      expect(failures.slice(0, 20)).toEqual([]);
+    },
+    60_000 + CASES * 300,
+  );
 });

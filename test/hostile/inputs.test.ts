@@ -75,7 +75,17 @@ function commands(stateDir: string, file: string): string[][] {
 }
 
 /** Inputs a command cannot read, by their nature: every command that meets them must exit 3 and name them. */
-const UNREADABLE: ReadonlySet<HostileKind> = new Set(["fifo-transcript", "socket-transcript", "symlink-to-device", "symlink-loop", "fifo-store", "device-store", "huge-config", "not-zstd", "no-permission"]);
+const UNREADABLE: ReadonlySet<HostileKind> = new Set([
+  "fifo-transcript",
+  "socket-transcript",
+  "symlink-to-device",
+  "symlink-loop",
+  "fifo-store",
+  "device-store",
+  "huge-config",
+  "not-zstd",
+  "no-permission",
+]);
 /** Inputs only a command that reads the file's body meets. */
 const BODY_ONLY: ReadonlySet<HostileKind> = new Set(["not-zstd", "zstd-bomb"]);
 const READS_BODIES = new Set(["ls --stats", "timeline", "history --archived", "history --file", "check", "grep", "export"]);
@@ -83,43 +93,62 @@ const isRoot = process.getuid?.() === 0;
 
 describe("hostile inputs: every read command finishes, names the file, stays bounded, writes nothing", () => {
   for (const kind of HOSTILE_KINDS) {
-    it.skipIf(kind === "no-permission" && isRoot)(kind, async () => {
-      const { stateDir, root } = state("files", "single-active");
-      const tmp = path.join(root, "tmp");
-      fs.mkdirSync(tmp);
-      const { file, close } = await plant(kind, stateDir);
-      const before = hashTree(stateDir);
-      const problems: string[] = [];
-      try {
-        for (const argv of commands(stateDir, file)) {
-          const name = argv[0] === "history" && argv[1] === "--file" ? "history --file" : argv[0] === "history" && argv[2] === "--archived" ? "history --archived" : argv[1] === "--stats" ? "ls --stats" : argv[0]!;
-          const r = await runCli(argv, { HOME: path.join(root, "home"), TMPDIR: tmp }, root);
-          const why = `${kind}: \`${argv.slice(0, 3).join(" ")}\``;
-          if (r.ms > 10_000) problems.push(`${why} took ${r.ms} ms`);
-          if (r.rssMb > 200) {
-            // A loaded machine lets V8's GC threads fall behind and a peak spike past its usual size
-            // (seen: 208 MB once for a 64 MB run): a run over the bound is measured once more.
-            const again = await runCli(argv, { HOME: path.join(root, "home"), TMPDIR: tmp }, root);
-            if (again.rssMb > 200) problems.push(`${why} peaked at ${Math.round(r.rssMb)} and ${Math.round(again.rssMb)} MB`);
+    it.skipIf(kind === "no-permission" && isRoot)(
+      kind,
+      async () => {
+        const { stateDir, root } = state("files", "single-active");
+        const tmp = path.join(root, "tmp");
+        fs.mkdirSync(tmp);
+        const { file, close } = await plant(kind, stateDir);
+        const before = hashTree(stateDir);
+        const problems: string[] = [];
+        try {
+          for (const argv of commands(stateDir, file)) {
+            const name =
+              argv[0] === "history" && argv[1] === "--file"
+                ? "history --file"
+                : argv[0] === "history" && argv[2] === "--archived"
+                  ? "history --archived"
+                  : argv[1] === "--stats"
+                    ? "ls --stats"
+                    : argv[0]!;
+            const r = await runCli(argv, { HOME: path.join(root, "home"), TMPDIR: tmp }, root);
+            const why = `${kind}: \`${argv.slice(0, 3).join(" ")}\``;
+            if (r.ms > 10_000) problems.push(`${why} took ${r.ms} ms`);
+            if (r.rssMb > 200) {
+              // A loaded machine lets V8's GC threads fall behind and a peak spike past its usual size
+              // (seen: 208 MB once for a 64 MB run): a run over the bound is measured once more.
+              const again = await runCli(argv, { HOME: path.join(root, "home"), TMPDIR: tmp }, root);
+              if (again.rssMb > 200) problems.push(`${why} peaked at ${Math.round(r.rssMb)} and ${Math.round(again.rssMb)} MB`);
+            }
+            if (![0, 1, 2, 3].includes(r.code ?? -1)) problems.push(`${why} exit ${r.code}`);
+            if (/unexpected error|INTERNAL_ERROR|\n\s+at /.test(r.stderr))
+              problems.push(`${why} internal error: ${r.stderr.slice(0, 300)}`);
+            const meets = !BODY_ONLY.has(kind) || READS_BODIES.has(name);
+            if (UNREADABLE.has(kind) && meets) {
+              if (r.code !== 3) problems.push(`${why} exit ${r.code}, expected 3`);
+              if (!r.stderr.includes(path.basename(file)))
+                problems.push(`${why} does not name ${path.basename(file)}: ${r.stderr.slice(0, 300)}`);
+            }
+            if (
+              kind === "zstd-bomb" &&
+              READS_BODIES.has(name) &&
+              name !== "ls --stats" &&
+              name !== "history --file" &&
+              !r.stderr.includes(path.basename(file))
+            ) {
+              problems.push(`${why} does not name the bomb: ${r.stderr.slice(0, 300)}`);
+            }
           }
-          if (![0, 1, 2, 3].includes(r.code ?? -1)) problems.push(`${why} exit ${r.code}`);
-          if (/unexpected error|INTERNAL_ERROR|\n\s+at /.test(r.stderr)) problems.push(`${why} internal error: ${r.stderr.slice(0, 300)}`);
-          const meets = !BODY_ONLY.has(kind) || READS_BODIES.has(name);
-          if (UNREADABLE.has(kind) && meets) {
-            if (r.code !== 3) problems.push(`${why} exit ${r.code}, expected 3`);
-            if (!r.stderr.includes(path.basename(file))) problems.push(`${why} does not name ${path.basename(file)}: ${r.stderr.slice(0, 300)}`);
-          }
-          if (kind === "zstd-bomb" && READS_BODIES.has(name) && name !== "ls --stats" && name !== "history --file" && !r.stderr.includes(path.basename(file))) {
-            problems.push(`${why} does not name the bomb: ${r.stderr.slice(0, 300)}`);
-          }
+          expect(hashTree(stateDir)).toEqual(before);
+        } finally {
+          await close();
         }
-        expect(hashTree(stateDir)).toEqual(before);
-      } finally {
-        await close();
-      }
-      expect(problems).toEqual([]);
-      expect(snapshotsIn(tmp)).toEqual([]);
-    }, 240_000);
+        expect(problems).toEqual([]);
+        expect(snapshotsIn(tmp)).toEqual([]);
+      },
+      240_000,
+    );
   }
 
   it("a FIFO in place of the SQLite database: every command exits 3 naming it, and no snapshot dir is left", async () => {
@@ -134,7 +163,8 @@ describe("hostile inputs: every read command finishes, names the file, stays bou
     for (const argv of commands(stateDir, db)) {
       if (argv.includes("--file")) continue;
       const r = await runCli(argv, { HOME: path.join(root, "home"), TMPDIR: tmp }, root);
-      if (r.code !== 3 || !r.stderr.includes("openclaw-agent.sqlite") || r.ms > 10_000) problems.push(`${argv.slice(0, 2).join(" ")}: exit ${r.code} in ${r.ms} ms: ${r.stderr.slice(0, 200)}`);
+      if (r.code !== 3 || !r.stderr.includes("openclaw-agent.sqlite") || r.ms > 10_000)
+        problems.push(`${argv.slice(0, 2).join(" ")}: exit ${r.code} in ${r.ms} ms: ${r.stderr.slice(0, 200)}`);
     }
     expect(problems).toEqual([]);
     expect(snapshotsIn(tmp)).toEqual([]);
@@ -161,7 +191,11 @@ describe("snapshot dirs of a killed run", () => {
     const tmp = path.join(root, "tmp");
     fs.mkdirSync(tmp);
     const env = { ...process.env, HOME: path.join(root, "home"), TMPDIR: tmp, NO_COLOR: "1" };
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "test/helpers/run-cli.ts"), "grep", "zzz", "--state-dir", stateDir], { cwd: ROOT, env, stdio: "ignore" });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(ROOT, "test/helpers/run-cli.ts"), "grep", "zzz", "--state-dir", stateDir],
+      { cwd: ROOT, env, stdio: "ignore" },
+    );
     // Kill it as soon as its snapshot dir appears.
     const t0 = Date.now();
     while (snapshotsIn(tmp).length === 0 && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 5));

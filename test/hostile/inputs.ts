@@ -31,7 +31,13 @@ export function zstdBomb(bytes: number, byte = 0x78): Buffer {
 export function hugeMessageLine(n: number, needle = ""): string {
   const half = Math.floor((n - needle.length) / 2);
   const text = "x".repeat(half) + needle + "x".repeat(n - needle.length - half);
-  return JSON.stringify({ type: "message", id: "huge1", parentId: null, timestamp: "2026-07-01T00:00:00.000Z", message: { role: "user", content: text } });
+  return JSON.stringify({
+    type: "message",
+    id: "huge1",
+    parentId: null,
+    timestamp: "2026-07-01T00:00:00.000Z",
+    message: { role: "user", content: text },
+  });
 }
 
 export function deepLine(depth: number): string {
@@ -40,8 +46,20 @@ export function deepLine(depth: number): string {
 
 export function cycleTranscript(id: string): string {
   const header = JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-07-01T00:00:00.000Z", cwd: "/tmp" });
-  const a = JSON.stringify({ type: "message", id: "c1", parentId: "c2", timestamp: "2026-07-01T00:00:01.000Z", message: { role: "user", content: "one" } });
-  const b = JSON.stringify({ type: "message", id: "c2", parentId: "c1", timestamp: "2026-07-01T00:00:02.000Z", message: { role: "assistant", content: [{ type: "text", text: "two" }] } });
+  const a = JSON.stringify({
+    type: "message",
+    id: "c1",
+    parentId: "c2",
+    timestamp: "2026-07-01T00:00:01.000Z",
+    message: { role: "user", content: "one" },
+  });
+  const b = JSON.stringify({
+    type: "message",
+    id: "c2",
+    parentId: "c1",
+    timestamp: "2026-07-01T00:00:02.000Z",
+    message: { role: "assistant", content: [{ type: "text", text: "two" }] },
+  });
   return `${header}\n${a}\n${b}\n`;
 }
 

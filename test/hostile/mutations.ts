@@ -78,7 +78,8 @@ export const MUTATIONS: Mutation[] = [
     apply: ({ rand, sessionsDir }) => {
       const f = pick(rand, filesUnder(sessionsDir));
       const buf = fs.readFileSync(f);
-      for (let i = 0; i < 1 + Math.floor(rand() * 8) && buf.length > 0; i++) buf[Math.floor(rand() * buf.length)] = Math.floor(rand() * 256);
+      for (let i = 0; i < 1 + Math.floor(rand() * 8) && buf.length > 0; i++)
+        buf[Math.floor(rand() * buf.length)] = Math.floor(rand() * 256);
       fs.writeFileSync(f, buf);
     },
   },
@@ -99,7 +100,13 @@ export const MUTATIONS: Mutation[] = [
       const files = transcriptsOf(sessionsDir);
       if (!files.length) return;
       const text = "x".repeat(256 * 1024 + Math.floor(rand() * 1024 * 1024));
-      const line = JSON.stringify({ type: "message", id: "huge", parentId: null, timestamp: "2026-07-01T00:00:00Z", message: { role: "user", content: text } });
+      const line = JSON.stringify({
+        type: "message",
+        id: "huge",
+        parentId: null,
+        timestamp: "2026-07-01T00:00:00Z",
+        message: { role: "user", content: text },
+      });
       fs.appendFileSync(pick(rand, files), `${line}\n`);
     },
   },
@@ -108,10 +115,14 @@ export const MUTATIONS: Mutation[] = [
     apply: ({ rand, sessionsDir }) => {
       const files = transcriptsOf(sessionsDir);
       if (!files.length) return;
-      rewriteLines(pick(rand, files), (lines, r) => {
-        const i = Math.floor(r() * lines.length);
-        return [...lines.slice(0, i + 1), lines[i] ?? "", ...lines.slice(i + 1)];
-      }, rand);
+      rewriteLines(
+        pick(rand, files),
+        (lines, r) => {
+          const i = Math.floor(r() * lines.length);
+          return [...lines.slice(0, i + 1), lines[i] ?? "", ...lines.slice(i + 1)];
+        },
+        rand,
+      );
     },
   },
   {
@@ -119,20 +130,24 @@ export const MUTATIONS: Mutation[] = [
     apply: ({ rand, sessionsDir }) => {
       const files = transcriptsOf(sessionsDir);
       if (!files.length) return;
-      rewriteLines(pick(rand, files), (lines, r) => {
-        const parsed = lines.map((l) => {
-          try {
-            return JSON.parse(l) as Record<string, unknown>;
-          } catch {
-            return null;
-          }
-        });
-        const ids = parsed.filter((p) => p && typeof p.id === "string").map((p) => p!.id as string);
-        return parsed.map((p, i) => {
-          if (!p || typeof p.id !== "string" || r() > 0.5) return lines[i]!;
-          return JSON.stringify({ ...p, parentId: r() < 0.3 ? p.id : pick(r, ids) });
-        });
-      }, rand);
+      rewriteLines(
+        pick(rand, files),
+        (lines, r) => {
+          const parsed = lines.map((l) => {
+            try {
+              return JSON.parse(l) as Record<string, unknown>;
+            } catch {
+              return null;
+            }
+          });
+          const ids = parsed.filter((p) => p && typeof p.id === "string").map((p) => p!.id as string);
+          return parsed.map((p, i) => {
+            if (!p || typeof p.id !== "string" || r() > 0.5) return lines[i]!;
+            return JSON.stringify({ ...p, parentId: r() < 0.3 ? p.id : pick(r, ids) });
+          });
+        },
+        rand,
+      );
     },
   },
   {
@@ -156,8 +171,17 @@ export const MUTATIONS: Mutation[] = [
     apply: (ctx) =>
       editStore(ctx, (store) => {
         const key = pick(ctx.rand, Object.keys(store).concat(["agent:main:new"]));
-        const entry = (typeof store[key] === "object" && store[key] !== null ? store[key] : { sessionId: "x", updatedAt: 1 }) as Record<string, unknown>;
-        entry.sessionFile = pick(ctx.rand, ["../../../../etc/passwd", path.relative(ctx.sessionsDir, ctx.sentinel), ctx.sentinel, "sqlite:main:x:/tmp/db", ""]);
+        const entry = (typeof store[key] === "object" && store[key] !== null ? store[key] : { sessionId: "x", updatedAt: 1 }) as Record<
+          string,
+          unknown
+        >;
+        entry.sessionFile = pick(ctx.rand, [
+          "../../../../etc/passwd",
+          path.relative(ctx.sessionsDir, ctx.sentinel),
+          ctx.sentinel,
+          "sqlite:main:x:/tmp/db",
+          "",
+        ]);
         store[key] = entry;
       }),
   },
@@ -165,7 +189,14 @@ export const MUTATIONS: Mutation[] = [
     name: "store-garbage",
     apply: (ctx) => {
       const p = storeOf(ctx.sessionsDir);
-      const choice = pick(ctx.rand, ["[]", "null", '"text"', "{", '{"a": 1, "b": null, "c": []}', '{"agent:main:main": {"sessionId": 42}}']);
+      const choice = pick(ctx.rand, [
+        "[]",
+        "null",
+        '"text"',
+        "{",
+        '{"a": 1, "b": null, "c": []}',
+        '{"agent:main:main": {"sessionId": 42}}',
+      ]);
       fs.writeFileSync(p, choice);
     },
   },
@@ -177,14 +208,10 @@ export const MUTATIONS: Mutation[] = [
           if (ctx.rand() < 0.5) continue;
           const e = store[k] as Record<string, unknown>;
           if (typeof e !== "object" || e === null) continue;
-          e[pick(ctx.rand, ["usageFamilySessionIds", "compactionCheckpoints", "updatedAt", "sessionId", "previousSessionId"])] = pick(ctx.rand, [
-            null,
-            "str",
-            42,
-            [null, 1, {}],
-            { preCompaction: null },
-            "../x",
-          ]);
+          e[pick(ctx.rand, ["usageFamilySessionIds", "compactionCheckpoints", "updatedAt", "sessionId", "previousSessionId"])] = pick(
+            ctx.rand,
+            [null, "str", 42, [null, 1, {}], { preCompaction: null }, "../x"],
+          );
         }
       }),
   },

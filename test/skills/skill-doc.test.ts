@@ -51,15 +51,27 @@ function at(doc: unknown, field: string): unknown[] {
 function argv(command: string, fill: Record<string, string>): string[] {
   const words = [...command.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
   expect(words[0]).toBe("openclaw-sessions");
-  return words.slice(1).map((w) => w.replace(/<(\w+)>/g, (_, name: string) => {
-    expect(fill, `placeholder <${name}> in ${command}`).toHaveProperty(name);
-    return fill[name]!;
-  }));
+  return words.slice(1).map((w) =>
+    w.replace(/<(\w+)>/g, (_, name: string) => {
+      expect(fill, `placeholder <${name}> in ${command}`).toHaveProperty(name);
+      return fill[name]!;
+    }),
+  );
 }
 
 const STORES = [
-  { name: "reset-chain (files)", state: path.join(scenarioDir("files", "reset-chain"), "state"), key: "agent:main:telegram:direct:424242", text: "milk" },
-  { name: "sqlite-reset (SQLite)", state: path.join(scenarioDir("sqlite", "sqlite-reset"), "state"), key: "agent:main:main", text: "weekend" },
+  {
+    name: "reset-chain (files)",
+    state: path.join(scenarioDir("files", "reset-chain"), "state"),
+    key: "agent:main:telegram:direct:424242",
+    text: "milk",
+  },
+  {
+    name: "sqlite-reset (SQLite)",
+    state: path.join(scenarioDir("sqlite", "sqlite-reset"), "state"),
+    key: "agent:main:main",
+    text: "weekend",
+  },
 ];
 
 describe("the shipped SKILL.md", () => {
@@ -100,14 +112,17 @@ describe("the shipped SKILL.md", () => {
         expect(tl.segments.at(-1).current).toBe(true);
         expect(tl.segments.slice(0, -1).every((s: { current: boolean }) => !s.current)).toBe(true);
         expect(tl.resets).toBe(tl.segments.length - 1);
-        for (const s of tl.segments.slice(0, -1)) expect(["daily", "idle", "manual", "error", "deleted", "unknown"]).toContain(s.endReason.kind);
+        for (const s of tl.segments.slice(0, -1))
+          expect(["daily", "idle", "manual", "error", "deleted", "unknown"]).toContain(s.endReason.kind);
 
         const found = await run(grep!, { key: store.key, text: store.text });
         // "A match belongs to the first timeline segment with the same path whose endedAt is null or at or after
         // the match's timestampMs; … the message with the same lineNo."
         expect(found.matches.length).toBeGreaterThan(0);
         for (const m of found.matches) {
-          const seg = tl.segments.find((s: { path: string; endedAt: number | null }) => s.path === m.path && (s.endedAt === null || s.endedAt >= m.timestampMs));
+          const seg = tl.segments.find(
+            (s: { path: string; endedAt: number | null }) => s.path === m.path && (s.endedAt === null || s.endedAt >= m.timestampMs),
+          );
           expect(seg, `segment of match ${m.snippet}`).toBeDefined();
           const read = await run(history!, { key: store.key, n: String(seg.index + 1) });
           const hit = read.messages.find((x: { lineNo: number }) => x.lineNo === m.lineNo);
@@ -125,16 +140,26 @@ describe("the shipped SKILL.md", () => {
         const earlier = tl.segments.length - 1;
         const p = await run(pack!, { key: store.key, n: String(earlier) });
         // "--segments <n> takes the last n segments before the current one"; "cut is null when everything fit".
-        expect(p.segments.map((s: { number: number }) => s.number)).toEqual(tl.segments.slice(0, -1).map((s: { index: number }) => s.index + 1));
+        expect(p.segments.map((s: { number: number }) => s.number)).toEqual(
+          tl.segments.slice(0, -1).map((s: { index: number }) => s.index + 1),
+        );
         expect(p.cut).toBeNull();
-        const capped = await cli([...argv(pack!.command, { key: store.key, n: String(earlier) }).map((w) => (w === "8000" ? "300" : w)), "--state-dir", store.state]);
+        const capped = await cli([
+          ...argv(pack!.command, { key: store.key, n: String(earlier) }).map((w) => (w === "8000" ? "300" : w)),
+          "--state-dir",
+          store.state,
+        ]);
         const c = capped.json();
         for (const f of ["cut.turns", "cut.fromIso", "cut.toIso", "cut.segments"]) expect(at(c, f).length, f).toBeGreaterThan(0);
       });
 
       it("paging as taught: --limit, meta.hasMore, then --since the last message and skip ids already read", async () => {
         const history = taught()[3]!;
-        const first = await cli([...argv(history.command, { key: store.key, n: "1" }).map((w) => (w === "50" ? "2" : w)), "--state-dir", store.state]);
+        const first = await cli([
+          ...argv(history.command, { key: store.key, n: "1" }).map((w) => (w === "50" ? "2" : w)),
+          "--state-dir",
+          store.state,
+        ]);
         const all = await cli([...argv(history.command, { key: store.key, n: "1" }), "--state-dir", store.state]);
         const page1 = first.json();
         const whole = all.json().messages.map((m: { id: string }) => m.id);
@@ -142,7 +167,10 @@ describe("the shipped SKILL.md", () => {
         const seen = new Set(page1.messages.map((m: { id: string }) => m.id));
         const last = page1.messages.at(-1).iso;
         const next = await cli([...argv(history.command, { key: store.key, n: "1" }), "--since", last, "--state-dir", store.state]);
-        const rest = next.json().messages.map((m: { id: string }) => m.id).filter((id: string) => !seen.has(id));
+        const rest = next
+          .json()
+          .messages.map((m: { id: string }) => m.id)
+          .filter((id: string) => !seen.has(id));
         expect([...seen, ...rest]).toEqual(whole);
       });
     });

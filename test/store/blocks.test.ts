@@ -35,7 +35,7 @@ function read(file: string, maxLineBytes?: number) {
 describe("plainTextBlocks", () => {
   it("gives back every line of random files whose lines straddle the 1 MiB reads", () => {
     let seed = 11;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     for (let round = 0; round < 6; round++) {
       const lines: string[] = [];
       let bytes = 0;

@@ -20,7 +20,14 @@ describe("environment failures of a write", () => {
         return [c, e.code];
       }),
     );
-    expect(named).toEqual({ ENOSPC: "DISK_FULL", EDQUOT: "DISK_FULL", EROFS: "READ_ONLY_FILESYSTEM", EACCES: "PERMISSION_DENIED", EPERM: "PERMISSION_DENIED", EXDEV: "CROSS_DEVICE" });
+    expect(named).toEqual({
+      ENOSPC: "DISK_FULL",
+      EDQUOT: "DISK_FULL",
+      EROFS: "READ_ONLY_FILESYSTEM",
+      EACCES: "PERMISSION_DENIED",
+      EPERM: "PERMISSION_DENIED",
+      EXDEV: "CROSS_DEVICE",
+    });
   });
 
   it("other errors and the tool's own refusals pass through", () => {

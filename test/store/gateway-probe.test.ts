@@ -87,7 +87,8 @@ describe("gateway lock probe (OpenClaw 7.1 layout and owner rules)", () => {
     const child = spawn(process.execPath, [script, "gateway"], { stdio: "ignore" });
     try {
       // wait until the child has exec'd, so /proc shows its argv
-      for (let i = 0; i < 500 && !fs.readFileSync(`/proc/${child.pid}/cmdline`, "utf8").includes("gateway"); i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 500 && !fs.readFileSync(`/proc/${child.pid}/cmdline`, "utf8").includes("gateway"); i++)
+        await new Promise((r) => setTimeout(r, 10));
       writeLock(t.lockDir, path.join(t.stateDir, "openclaw.json"), { pid: child.pid, port: 18789 });
       const [g] = probeGatewayLocks(t.stateDir, t.env);
       expect(g).toMatchObject({ pid: child.pid, status: "alive", blocking: true, port: 18789 });

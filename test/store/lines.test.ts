@@ -68,3 +68,28 @@ describe("pinnedFileLines", () => {
     await missing.close();
   });
 });
+
+describe("zstdChunks", () => {
+  it("decompresses a long stream without piling up listeners (no MaxListeners warning)", async () => {
+    const { zstdChunks, zlib } = await import("../../src/store/lines.js");
+    const text = Buffer.from(
+      Array.from({ length: 200_000 }, (_, i) => `{"type":"message","n":${i},"text":"${"abc ".repeat(20)}"}`).join("\n"),
+    );
+    const compressed = zlib().zstdCompressSync(text);
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      async function* pieces() {
+        for (let i = 0; i < compressed.length; i += 4096) yield compressed.subarray(i, i + 4096);
+      }
+      const out: Buffer[] = [];
+      for await (const c of zstdChunks(pieces())) out.push(c);
+      expect(Buffer.concat(out).equals(text)).toBe(true);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+});

@@ -3,7 +3,14 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkRegular, openRegular, openRegularSync, readRegularFileSync, takeUnreadable, UnreadableFileError } from "../../src/store/safe-read.js";
+import {
+  checkRegular,
+  openRegular,
+  openRegularSync,
+  readRegularFileSync,
+  takeUnreadable,
+  UnreadableFileError,
+} from "../../src/store/safe-read.js";
 import { fileLines, zstdChunks, zstdFrameProblem } from "../../src/store/lines.js";
 import { cli } from "../helpers/cli.js";
 import { copyState } from "../helpers/corpus.js";
@@ -83,11 +90,15 @@ describe("bounded zstd", () => {
     // Without a native compressor, a raw-block frame written by hand (type 0, last block).
     const frame = native
       ? native(Buffer.from(text))
-      : Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, (20 - 10) << 3]), (() => {
-          const h = Buffer.alloc(3);
-          h.writeUIntLE(1 | (0 << 1) | (Buffer.byteLength(text) << 3), 0, 3);
-          return h;
-        })(), Buffer.from(text)]);
+      : Buffer.concat([
+          Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, (20 - 10) << 3]),
+          (() => {
+            const h = Buffer.alloc(3);
+            h.writeUIntLE(1 | (0 << 1) | (Buffer.byteLength(text) << 3), 0, 3);
+            return h;
+          })(),
+          Buffer.from(text),
+        ]);
     async function* one() {
       yield frame;
     }
@@ -105,7 +116,13 @@ describe("an unreadable store: the same message in every command", () => {
     mkfifo(store);
     const s = ["--state-dir", stateDir];
     const messages: string[] = [];
-    for (const argv of [["history", "agent:main:main", "--json"], ["timeline", "agent:main:main", "--json"], ["ls", "agent:main:main", "--json"], ["grep", "x", "--key", "agent:main:main", "--json"], ["export", "agent:main:main", "--format", "jsonl"]]) {
+    for (const argv of [
+      ["history", "agent:main:main", "--json"],
+      ["timeline", "agent:main:main", "--json"],
+      ["ls", "agent:main:main", "--json"],
+      ["grep", "x", "--key", "agent:main:main", "--json"],
+      ["export", "agent:main:main", "--format", "jsonl"],
+    ]) {
       const r = await cli([...argv, ...s]);
       expect(r.code, argv.join(" ")).toBe(3);
       if (argv.includes("--json")) expect(r.json().error.code, argv.join(" ")).toBe("STORE_UNREADABLE");

@@ -24,10 +24,18 @@ export function registerCheck(program: Command, app: App): void {
   const cmd = program
     .command("check")
     .description("integrity diagnostics (for cron): store, entries, orphans, retention, locks, temp files, transcript bodies; never writes")
-    .addOption(new Option("--fail-on <level>", "exit 1 when a finding of this severity or worse exists").choices(["error", "warn", "never"]).default("error"))
+    .addOption(
+      new Option("--fail-on <level>", "exit 1 when a finding of this severity or worse exists")
+        .choices(["error", "warn", "never"])
+        .default("error"),
+    )
     .option("--fast", "store-level checks only: no transcript body is read")
     .option("--now <iso>", "measure ages (retention, locks, temp files) against this instant instead of the clock")
-    .option("--prune-within <days>", "report archives of live keys pruned within this many days (default 7)", integerOption("--prune-within"));
+    .option(
+      "--prune-within <days>",
+      "report archives of live keys pruned within this many days (default 7)",
+      integerOption("--prune-within"),
+    );
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
@@ -64,7 +72,9 @@ Finding codes: ${docsPath("cron.md")}
       if (fails(result.summary, opts.failOn)) {
         // Cron mails stderr: say why the run failed even when stdout went to a file.
         const { error, warn, info } = result.summary;
-        app.io.stderr.write(`openclaw-sessions: check found problems (${error} error, ${warn} warn, ${info} info; --fail-on ${opts.failOn})\n`);
+        app.io.stderr.write(
+          `openclaw-sessions: check found problems (${error} error, ${warn} warn, ${info} info; --fail-on ${opts.failOn})\n`,
+        );
         app.raise(ExitCode.problems);
       }
     });

@@ -48,14 +48,14 @@ export function registerCompletion(program: Command, app: App): void {
     .argument("<shell>", "bash, zsh or fish")
     .description("print a shell completion script (commands, flags and the session keys of the current store)")
     .addHelpText(
-    "after",
-    `
+      "after",
+      `
 Examples:
   $ source <(openclaw-sessions completion bash)
   $ openclaw-sessions completion zsh > "\${fpath[1]}/_openclaw-sessions"
   $ openclaw-sessions completion fish > ~/.config/fish/completions/openclaw-sessions.fish
 `,
-  )
+    )
     .action(async (shell: string) => {
       await app.guard({}, async () => {
         if (shell !== "bash" && shell !== "zsh" && shell !== "fish") {
@@ -81,7 +81,12 @@ Examples:
             ? indexes.flatMap((i) => i.entries.map((e) => e.sessionKey))
             : indexes.flatMap((i) => i.files.filter((f) => f.archive !== null && f.archive !== undefined).map((f) => f.name));
       }
-      app.io.stdout.write([...new Set(out)].sort().map((k) => `${k}\n`).join(""));
+      app.io.stdout.write(
+        [...new Set(out)]
+          .sort()
+          .map((k) => `${k}\n`)
+          .join(""),
+      );
     } catch {
       // completion must stay quiet: no store, nothing to offer
     }

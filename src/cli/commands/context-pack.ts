@@ -18,7 +18,9 @@ export function registerContextPack(program: Command, app: App, version: string)
   const cmd = program
     .command("context-pack")
     .argument("<key>", "the sessionKey whose earlier conversation to pack")
-    .description("a verbatim, size-capped bundle of a key's conversation before its current segment, to paste into a new session or keep as a dated memory note")
+    .description(
+      "a verbatim, size-capped bundle of a key's conversation before its current segment, to paste into a new session or keep as a dated memory note",
+    )
     .option("--segments <n>", "the last n segments before the current one (default 1)", integerOption("--segments", { min: 1 }))
     .option("--since <when>", "instead: every turn since then, from all earlier segments (ISO date or 30m, 2h, 3d, 1w ago)")
     .option("--max-chars <n>", "at most this many characters of turns; the newest are kept (default 20000)", integerOption("--max-chars"))
@@ -53,7 +55,8 @@ Read-only; reads every era and archive kind as \`history --archived\` does.
       let since: number | undefined;
       if (flags.since !== undefined) {
         const ms = parseWhen(flags.since, Date.now());
-        if (ms === null) throw usageError("BAD_DATE", `--since "${flags.since}" is neither an ISO date nor a relative span like 30m, 2h, 3d, 1w`);
+        if (ms === null)
+          throw usageError("BAD_DATE", `--since "${flags.since}" is neither an ISO date nor a relative span like 30m, 2h, 3d, 1w`);
         since = ms;
       }
       const { runContextPack } = await import("../../commands/context-pack.js");

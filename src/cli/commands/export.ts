@@ -61,11 +61,19 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
       const ctx = { env: app.io.env, cwd: app.io.cwd };
       // Documents default to UTC (they travel); --tz names another zone.
       const tz = opts.tz === undefined ? "UTC" : resolveTimeZone(opts.tz, app.io.env);
-      const { header, indexes } = await prepareExport({ ...selectionOf(opts, key), key, archived: opts.archived, format: opts.format }, ctx);
+      const { header, indexes } = await prepareExport(
+        { ...selectionOf(opts, key), key, archived: opts.archived, format: opts.format },
+        ctx,
+      );
       const renderer = opts.format === "html" ? makeHtmlRenderer(tz) : opts.format === "md" ? makeMarkdownRenderer(tz) : undefined;
       if (!opts.output) {
         // Stops at the next chunk once the reader has gone (`| head`).
-        await writeExport(header, opts.format, streamSink(app.io.stdout as Writable, () => app.checkOutput()), renderer);
+        await writeExport(
+          header,
+          opts.format,
+          streamSink(app.io.stdout as Writable, () => app.checkOutput()),
+          renderer,
+        );
         return;
       }
       const target = checkOutputPath(opts.output, indexes, app.io.cwd, { force: opts.force });
@@ -75,7 +83,12 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
       let failure: NodeJS.ErrnoException | null = null;
       file.on("error", (err: NodeJS.ErrnoException) => (failure = err));
       const checkFile = () => {
-        if (failure) throw environmentError("OUTPUT_UNWRITABLE", `cannot write ${target}: ${failure.code ?? failure.message}`, "check the directory's permissions and free space");
+        if (failure)
+          throw environmentError(
+            "OUTPUT_UNWRITABLE",
+            `cannot write ${target}: ${failure.code ?? failure.message}`,
+            "check the directory's permissions and free space",
+          );
       };
       try {
         await once(file, "open").catch(() => checkFile());
@@ -86,7 +99,9 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
         fs.renameSync(tmp, target);
         if (!opts.quiet) {
           const what = opts.format === "jsonl" ? `${summary.items} lines` : `${summary.items} messages`;
-          app.io.stderr.write(`wrote ${target} (${what} from ${summary.segments.length} segment${summary.segments.length === 1 ? "" : "s"}, ${formatBytes(summary.bytes)})\n`);
+          app.io.stderr.write(
+            `wrote ${target} (${what} from ${summary.segments.length} segment${summary.segments.length === 1 ? "" : "s"}, ${formatBytes(summary.bytes)})\n`,
+          );
         }
       } catch (err) {
         file.destroy();

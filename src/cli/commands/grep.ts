@@ -35,7 +35,7 @@ export function registerGrep(program: Command, app: App): void {
     .option("--no-deleted", "leave out .deleted archives")
     .option("-l, --files-with-matches", "print only the paths of transcripts with a match")
     .option("-c, --count", "print the number of matching entries per transcript")
-    .option("--jsonl", "one JSON record per match (recordType \"match\"), then a summary record");
+    .option("--jsonl", 'one JSON record per match (recordType "match"), then a summary record');
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
@@ -59,7 +59,9 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
     await app.guard(opts, async () => {
       // Loaded when the command runs: start-up only pays for what this invocation uses.
       const { runGrep } = await import("../../commands/grep.js");
-      const { renderGrepFileRecord, renderGrepJson, renderGrepMatchRecord, renderGrepSummaryRecord } = await import("../../render/grep-json.js");
+      const { renderGrepFileRecord, renderGrepJson, renderGrepMatchRecord, renderGrepSummaryRecord } = await import(
+        "../../render/grep-json.js"
+      );
       const { renderGrepCounts, renderGrepFilesOnly, renderGrepSummary, textMatchPrinter } = await import("../../render/grep-text.js");
       const { scopeLines } = await import("../../render/common.js");
       const { otherAgentsOf } = await import("../../commands/store-header.js");
@@ -97,7 +99,8 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
           // Paths under the first store's sessions dir are shown relative to it.
           onStart: (stores) => {
             // Which stores (agents) are searched, before the first hit: stderr, not with -q.
-            if (!opts.jsonl) app.context(opts, scopeLines(stores, opts.allAgents ? [] : otherAgentsOf(stores), app.styleFor("stderr", opts)));
+            if (!opts.jsonl)
+              app.context(opts, scopeLines(stores, opts.allAgents ? [] : otherAgentsOf(stores), app.styleFor("stderr", opts)));
             if (streamText) print = textMatchPrinter(out, stores[0]?.sessionsDir ?? "", style, text.tz);
           },
           // Throws once stdout's reader is gone: the scan stops at the next match.

@@ -7,8 +7,19 @@ import type { IO } from "../output.js";
 import { HISTORY_SCHEMA_VERSION, openHistory, runHistory, type HistoryOptions } from "../../commands/history.js";
 import { renderJson } from "../../render/json.js";
 import { safeLine } from "../../core/safe-text.js";
-import { renderHistoryTextFooter, renderHistoryTextHeader, renderMessageText, renderRawLineText, renderSegmentText } from "../../render/history-text.js";
-import { renderHistoryMarkdownFooter, renderHistoryMarkdownHeader, renderMessageMarkdown, renderSegmentMarkdown } from "../../render/history-markdown.js";
+import {
+  renderHistoryTextFooter,
+  renderHistoryTextHeader,
+  renderMessageText,
+  renderRawLineText,
+  renderSegmentText,
+} from "../../render/history-text.js";
+import {
+  renderHistoryMarkdownFooter,
+  renderHistoryMarkdownHeader,
+  renderMessageMarkdown,
+  renderSegmentMarkdown,
+} from "../../render/history-markdown.js";
 import { renderJsonlEvent, renderJsonlHeader, renderJsonlSummary } from "../../render/history-jsonl.js";
 import type { HistoryFlags } from "./history-flags.js";
 import type { HistoryEvent, HistoryMessage } from "../../commands/history.js";
@@ -48,13 +59,23 @@ async function* around(events: AsyncIterable<HistoryEvent>, line: number, k: num
     before.push(ev);
     if (before.length > k) before.shift();
   }
-  if (after < 0) throw usageError("LINE_NOT_FOUND", `no message at or after line ${line} in the file read`, "take the L<n> of a grep hit, with --file <its path>");
+  if (after < 0)
+    throw usageError(
+      "LINE_NOT_FOUND",
+      `no message at or after line ${line} in the file read`,
+      "take the L<n> of a grep hit, with --file <its path>",
+    );
 }
 
 /** The same window over a collected list (--json). */
 function aroundList(messages: HistoryMessage[], line: number, k: number): HistoryMessage[] {
   const i = messages.findIndex((m) => m.lineNo >= line);
-  if (i < 0) throw usageError("LINE_NOT_FOUND", `no message at or after line ${line} in the file read`, "take the L<n> of a grep hit, with --file <its path>");
+  if (i < 0)
+    throw usageError(
+      "LINE_NOT_FOUND",
+      `no message at or after line ${line} in the file read`,
+      "take the L<n> of a grep hit, with --file <its path>",
+    );
   return messages.slice(Math.max(0, i - k), i + k + 1);
 }
 
@@ -98,13 +119,15 @@ async function streamOut(app: App, opts: HistoryOptions, flags: HistoryFlags): P
     if (out.closed) break;
     if (flags.jsonl) await out.write(renderJsonlEvent(ev, HISTORY_SCHEMA_VERSION));
     else if (ev.type === "line") await out.write(renderRawLineText(ev.line, rawSafe));
-    else if (ev.type === "segment") await out.write(flags.markdown ? renderSegmentMarkdown(ev.segment, tz) : renderSegmentText(ev.segment, style, tz));
+    else if (ev.type === "segment")
+      await out.write(flags.markdown ? renderSegmentMarkdown(ev.segment, tz) : renderSegmentText(ev.segment, style, tz));
     else await out.write(flags.markdown ? renderMessageMarkdown(ev.message, tz) : renderMessageText(ev.message, style, tz));
   }
   if (flags.jsonl) await out.write(renderJsonlSummary(run.meta, run.warnings, HISTORY_SCHEMA_VERSION));
   else if (flags.markdown) await out.write(renderHistoryMarkdownFooter(run.meta));
   await out.flush();
-  if (!raw && !flags.jsonl && !flags.markdown && flags.around === undefined) app.context(flags, renderHistoryTextFooter(run.meta, app.styleFor("stderr", flags)));
+  if (!raw && !flags.jsonl && !flags.markdown && flags.around === undefined)
+    app.context(flags, renderHistoryTextFooter(run.meta, app.styleFor("stderr", flags)));
   warn(app, flags, run.warnings);
 }
 

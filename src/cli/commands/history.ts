@@ -23,10 +23,16 @@ function optionsOf(key: string | undefined, o: HistoryFlags, now: number): Histo
   const formats = [o.json, o.jsonl, o.markdown].filter(Boolean).length;
   if (formats > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of --json, --jsonl and --markdown");
   const view = viewOf(o);
-  if (view === "raw" && (o.json || o.markdown)) throw usageError("CONFLICTING_OPTIONS", "--raw prints lines as written; combine it with --jsonl or nothing");
-  if (o.contextMessages !== undefined && o.around === undefined) throw usageError("CONFLICTING_OPTIONS", "-C/--context-messages goes with --around <line>");
+  if (view === "raw" && (o.json || o.markdown))
+    throw usageError("CONFLICTING_OPTIONS", "--raw prints lines as written; combine it with --jsonl or nothing");
+  if (o.contextMessages !== undefined && o.around === undefined)
+    throw usageError("CONFLICTING_OPTIONS", "-C/--context-messages goes with --around <line>");
   if (o.around !== undefined) {
-    if (o.archived) throw usageError("CONFLICTING_OPTIONS", "--around takes a line of one file: use it without --archived (--file <path> reads an archive)");
+    if (o.archived)
+      throw usageError(
+        "CONFLICTING_OPTIONS",
+        "--around takes a line of one file: use it without --archived (--file <path> reads an archive)",
+      );
     if (view === "raw") throw usageError("CONFLICTING_OPTIONS", "--around picks messages; it cannot be combined with --raw");
     if (o.tail !== undefined || o.limit !== undefined || o.since !== undefined || o.until !== undefined) {
       throw usageError("CONFLICTING_OPTIONS", "--around picks its own window; drop --tail, --limit, --since and --until");
@@ -57,7 +63,11 @@ export function registerHistory(program: Command, app: App): void {
     .argument("[key]", "the sessionKey to read")
     .description("show a key's messages exactly as OpenClaw's history reader would, or across every reset with --archived")
     .option("--archived", "every segment of the key across resets, oldest first, with dividers")
-    .option("--segment <n>", "with --archived: only segment n (1 = oldest, as the text output numbers them; JSON index + 1)", integerOption("--segment", { min: 1 }))
+    .option(
+      "--segment <n>",
+      "with --archived: only segment n (1 = oldest, as the text output numbers them; JSON index + 1)",
+      integerOption("--segment", { min: 1 }),
+    )
     .option("--file <path>", "read one transcript or archive directly (must be inside the store; .zst handled)")
     .option("--session-id <id>", "read the transcript or archive of this sessionId")
     .option("--all-branches", "every branch in file order, off-branch entries marked")
@@ -65,8 +75,16 @@ export function registerHistory(program: Command, app: App): void {
     .option("--raw", "every line as written, streamed")
     .option("--tail <n>", "only the last N messages (seq numbers are kept)", integerOption("--tail"))
     .option("--limit <n>", "at most N messages", integerOption("--limit"))
-    .option("--around <line>", "the message at this line of the file (the L<n> grep and history print) and its neighbours", integerOption("--around", { min: 1 }))
-    .option("-C, --context-messages <n>", "with --around: how many messages before and after (default 5)", integerOption("--context-messages"))
+    .option(
+      "--around <line>",
+      "the message at this line of the file (the L<n> grep and history print) and its neighbours",
+      integerOption("--around", { min: 1 }),
+    )
+    .option(
+      "-C, --context-messages <n>",
+      "with --around: how many messages before and after (default 5)",
+      integerOption("--context-messages"),
+    )
     .option("--since <when>", "messages at or after this time: ISO date or 30m, 2h, 3d, 1w ago")
     .option("--until <when>", "messages at or before this time (same forms as --since)")
     .option("--role <role>", "only these roles (repeatable or comma list: user,assistant,toolResult,system)", roleList())

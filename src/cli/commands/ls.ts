@@ -15,7 +15,7 @@ export function registerLs(program: Command, app: App): void {
     .argument("[key]", "show one sessionKey in detail")
     .description("index a store: every key, its active transcript and archives, and the files no key owns")
     .option("--stats", "count messages in every transcript (streams each file)")
-    .option("--absolute", "dates as times in --tz (2026-07-01 09:15:21) instead of \"5 months ago\"");
+    .option("--absolute", 'dates as times in --tz (2026-07-01 09:15:21) instead of "5 months ago"');
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(

@@ -23,9 +23,16 @@ export function registerRestore(program: Command, app: App): void {
     .argument("[archive]", "archive (or transcript no key references) to restore: a file name in the sessions dir, or a path inside it")
     .description("make an archive the active transcript of its key again (dry run unless --yes; undoable)")
     .option("--key <sessionKey>", "the key to restore into (default: the key attribution gives the archive)")
-    .option("--create-key", "file era, with <archive> --key: add the key to sessions.json when it does not exist (re-attach an orphan or a deleted key's archive)")
+    .option(
+      "--create-key",
+      "file era, with <archive> --key: add the key to sessions.json when it does not exist (re-attach an orphan or a deleted key's archive)",
+    )
     .option("--from <sessionId|timestamp>", "with --key: pick the key's archive by sessionId (or its first 8+ chars) or archive time")
-    .option("--segment <n>", "with --key: segment n as `timeline <key>` numbers it (SQLite era: un-reset into a new window; file era: that segment's archive)", integerOption("--segment", { min: 1 }))
+    .option(
+      "--segment <n>",
+      "with --key: segment n as `timeline <key>` numbers it (SQLite era: un-reset into a new window; file era: that segment's archive)",
+      integerOption("--segment", { min: 1 }),
+    )
     .option("-y, --yes", "apply the plan (without it, only the plan is printed)")
     .option("--dry-run", "print the plan and write nothing (wins over --yes)")
     .option("--move", "remove the archive after restoring it (a copy is kept next to the manifest)")
@@ -65,13 +72,21 @@ other than 23. Every code: docs/restore.md.
       const width = app.textContext(opts).width;
       const canPrompt = Boolean(app.io.ask && app.io.stdinIsTTY && app.io.stderr.isTTY && opts.input !== false && !opts.json);
       const confirm = async (question: string) => /^y(es)?$/i.test(((await app.io.ask!(question)) ?? "").trim());
-      const emit = (r: Parameters<typeof renderRestoreText>[0]) => app.io.stdout.write(opts.json ? renderJson(r) : renderRestoreText(r, style, width));
+      const emit = (r: Parameters<typeof renderRestoreText>[0]) =>
+        app.io.stdout.write(opts.json ? renderJson(r) : renderRestoreText(r, style, width));
       const note = (s: string) => {
         if (!opts.quiet) app.io.stderr.write(`openclaw-sessions: ${s}\n`);
       };
 
       if (opts.undo !== undefined) {
-        if (archive !== undefined || opts.key !== undefined || opts.from !== undefined || opts.segment !== undefined || opts.move || opts.createKey) {
+        if (
+          archive !== undefined ||
+          opts.key !== undefined ||
+          opts.from !== undefined ||
+          opts.segment !== undefined ||
+          opts.move ||
+          opts.createKey
+        ) {
           throw usageError("CONFLICTING_OPTIONS", "--undo takes only the manifest (and --yes/--dry-run)");
         }
         const undoCtx = { ...ctx, selection: selectionOf(opts) };
@@ -83,14 +98,30 @@ other than 23. Every code: docs/restore.md.
         }
         const result = apply ? await runUndo(opts.undo, true, undoCtx) : plan;
         app.io.stdout.write(opts.json ? renderJson(result) : renderUndoText(result, style, width));
-        note(result.applied ? `undone; the store is back to its state before restore ${result.runId}` : "dry run: nothing written; rerun with --yes to undo");
+        note(
+          result.applied
+            ? `undone; the store is back to its state before restore ${result.runId}`
+            : "dry run: nothing written; rerun with --yes to undo",
+        );
         return;
       }
 
       const segment = opts.segment;
       if (segment !== undefined && opts.key === undefined) throw usageError("MISSING_ARGUMENT", "--segment needs --key <sessionKey>");
       const { storeLine } = await import("../../render/common.js");
-      const any = await planAnyRestore({ ...selectionOf(opts, opts.key), archive, key: opts.key, from: opts.from, segment, move: opts.move, manifestDir: opts.manifestDir, createKey: opts.createKey }, ctx);
+      const any = await planAnyRestore(
+        {
+          ...selectionOf(opts, opts.key),
+          archive,
+          key: opts.key,
+          from: opts.from,
+          segment,
+          move: opts.move,
+          manifestDir: opts.manifestDir,
+          createKey: opts.createKey,
+        },
+        ctx,
+      );
       app.context(opts, storeLine([any.planned.result.store], app.styleFor("stderr", opts)));
       if (any.era === "sqlite") {
         const { applySqliteRestore } = await import("../../commands/restore-sqlite.js");
@@ -99,7 +130,8 @@ other than 23. Every code: docs/restore.md.
         const show = (r: typeof sq.result) => app.io.stdout.write(opts.json ? renderJson(r) : renderSqliteRestoreText(r, style, width));
         if (sq.result.refusals.length > 0) {
           show(sq.result);
-          for (const r of sq.result.refusals) app.io.stderr.write(`openclaw-sessions: refused: ${r.message}\n${r.hint ? `  hint: ${r.hint}\n` : ""}`);
+          for (const r of sq.result.refusals)
+            app.io.stderr.write(`openclaw-sessions: refused: ${r.message}\n${r.hint ? `  hint: ${r.hint}\n` : ""}`);
           app.raise(Math.max(...sq.result.refusals.map((r) => r.exitCode)));
           return;
         }
@@ -119,7 +151,11 @@ other than 23. Every code: docs/restore.md.
         }
         const done = await applySqliteRestore(sq, ctx);
         show(done);
-        note(done.applied ? `restored ${done.sessionKey} → window ${done.sessionId}; undo manifest: ${done.manifest}` : "nothing to do: already restored");
+        note(
+          done.applied
+            ? `restored ${done.sessionKey} → window ${done.sessionId}; undo manifest: ${done.manifest}`
+            : "nothing to do: already restored",
+        );
         app.raise(ExitCode.ok);
         return;
       }

@@ -9,7 +9,9 @@ interface SkillInstallFlags extends CommonOptions {
 }
 
 export function registerSkill(program: Command, app: App): void {
-  const skill = program.command("skill").description("the OpenClaw skill shipped with this tool: lets the agent recall its own past across resets, read-only");
+  const skill = program
+    .command("skill")
+    .description("the OpenClaw skill shipped with this tool: lets the agent recall its own past across resets, read-only");
   const cmd = skill
     .command("install")
     .description("copy the skill into <workspace>/skills/, where OpenClaw loads workspace skills (a dry run unless --yes)")
@@ -36,7 +38,10 @@ inside a session store (exit 5).
       const { runSkillInstall } = await import("../../commands/skill.js");
       const { renderJson } = await import("../../render/json.js");
       const { renderSkillInstallText } = await import("../../render/skill-text.js");
-      const result = runSkillInstall({ ...selectionOf(flags), workspace: flags.workspace, yes: flags.yes, force: flags.force }, { env: app.io.env, cwd: app.io.cwd });
+      const result = runSkillInstall(
+        { ...selectionOf(flags), workspace: flags.workspace, yes: flags.yes, force: flags.force },
+        { env: app.io.env, cwd: app.io.cwd },
+      );
       app.io.stdout.write(flags.json ? renderJson(result) : renderSkillInstallText(result));
     });
   });

@@ -53,7 +53,11 @@ Examples:
         if ("segments" in result) app.io.stdout.write(renderTimelineText(result as TimelineResult, ctx));
         else {
           app.io.stdout.write(renderTimelineSummaryText(result, ctx));
-          if (result.keys.length > 0) app.context(opts, `sorted by ${result.sort === "key" ? "key" : "most recent reset"}; run \`openclaw-sessions timeline <key>\` for the evidence`);
+          if (result.keys.length > 0)
+            app.context(
+              opts,
+              `sorted by ${result.sort === "key" ? "key" : "most recent reset"}; run \`openclaw-sessions timeline <key>\` for the evidence`,
+            );
         }
       }
       // A 0-byte or invalid sessions.json loads as no keys at all: an environment problem, as in `ls`.

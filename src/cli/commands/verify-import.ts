@@ -11,8 +11,13 @@ interface VerifyImportFlags extends CommonOptions {
 export function registerVerifyImport(program: Command, app: App): void {
   const cmd = program
     .command("verify-import")
-    .description("is every line of the legacy JSONL a SQLite store still holds in the database? (matched by event id and content hash; read-only)")
-    .option("--export-missing <dir>", "write each file's missing lines (original bytes) to <dir>/<file>.missing.jsonl; <dir> must be outside the store");
+    .description(
+      "is every line of the legacy JSONL a SQLite store still holds in the database? (matched by event id and content hash; read-only)",
+    )
+    .option(
+      "--export-missing <dir>",
+      "write each file's missing lines (original bytes) to <dir>/<file>.missing.jsonl; <dir> must be outside the store",
+    );
   addStoreOptions(cmd);
   addOutputOptions(cmd);
   cmd.addHelpText(
@@ -33,11 +38,16 @@ See ${docsPath("verify-import.md")}.
       const { runVerifyImport } = await import("../../commands/verify-import.js");
       const { renderJson } = await import("../../render/json.js");
       const { renderVerifyImportText } = await import("../../render/verify-import-text.js");
-      const result = await runVerifyImport({ ...selectionOf(opts), ...(opts.exportMissing ? { exportMissing: opts.exportMissing } : {}) }, { env: app.io.env, cwd: app.io.cwd });
+      const result = await runVerifyImport(
+        { ...selectionOf(opts), ...(opts.exportMissing ? { exportMissing: opts.exportMissing } : {}) },
+        { env: app.io.env, cwd: app.io.cwd },
+      );
       if (opts.json) app.io.stdout.write(renderJson(result));
       else app.io.stdout.write(renderVerifyImportText(result, app.styleFor("stdout", opts), { quiet: opts.quiet }));
       if (result.status !== "ok") {
-        app.io.stderr.write(`openclaw-sessions: verify-import found gaps (${result.summary.gaps} file(s), ${result.summary.missingLines} missing line(s))\n`);
+        app.io.stderr.write(
+          `openclaw-sessions: verify-import found gaps (${result.summary.gaps} file(s), ${result.summary.missingLines} missing line(s))\n`,
+        );
         app.raise(ExitCode.problems);
       }
     });

@@ -66,7 +66,8 @@ export class BodyScanner {
     }
     this.linesRead += 1;
     this.bytesRead += line.bytes;
-    if (line.bytes > this.oversizeBytes) this.oversized.push({ line: line.lineNo, bytes: line.bytes, kept: !line.tooLong && line.text !== null });
+    if (line.bytes > this.oversizeBytes)
+      this.oversized.push({ line: line.lineNo, bytes: line.bytes, kept: !line.tooLong && line.text !== null });
     const rec = parseLine(line);
     if (rec.kind === "problem" && rec.code === "blank") {
       this.blankLines += 1;
@@ -180,7 +181,11 @@ function capPerCode(list: Finding[]): Finding[] {
     const kept = group.slice(0, MAX_PER_CODE);
     const more = group.length - MAX_PER_CODE;
     const last = kept[kept.length - 1]!;
-    kept[kept.length - 1] = { ...last, message: `${last.message} (+${more} more like this in the file)`, data: { ...(last.data ?? {}), more } };
+    kept[kept.length - 1] = {
+      ...last,
+      message: `${last.message} (+${more} more like this in the file)`,
+      data: { ...(last.data ?? {}), more },
+    };
     out.push(...kept);
   }
   return out;
@@ -201,7 +206,8 @@ export function bodyFindings(facts: BodyFacts, target: BodyTarget, oversizeBytes
     else if (p.code === "extra-header") out.push(finding("HEADER_DUPLICATE", at(p.lineNo)));
     // too-long is reported with the oversized lines below
   }
-  if (facts.blankLines > 0) out.push(finding("LINE_BLANK", at(facts.firstBlankLine), { count: facts.blankLines }, { count: facts.blankLines }));
+  if (facts.blankLines > 0)
+    out.push(finding("LINE_BLANK", at(facts.firstBlankLine), { count: facts.blankLines }, { count: facts.blankLines }));
   for (const o of facts.oversized) {
     const f = finding("LINE_OVERSIZED", at(o.line), { size: kib(o.bytes), limit: kib(oversizeBytes) }, { bytes: o.bytes });
     out.push(o.kept ? f : { ...f, message: `${f.message}; too long for this tool to parse` });
@@ -209,7 +215,14 @@ export function bodyFindings(facts: BodyFacts, target: BodyTarget, oversizeBytes
   if (facts.missingHeaderLine !== null) out.push(finding("HEADER_MISSING", at(facts.missingHeaderLine)));
   const headerId = facts.header?.header.id ?? null;
   if (facts.header && target.expectedId && headerId !== target.expectedId) {
-    out.push(finding("HEADER_ID_MISMATCH", at(facts.header.lineNo), { headerId: headerId ?? "(none)", expected: target.expectedId }, { headerId, expected: target.expectedId }));
+    out.push(
+      finding(
+        "HEADER_ID_MISMATCH",
+        at(facts.header.lineNo),
+        { headerId: headerId ?? "(none)", expected: target.expectedId },
+        { headerId, expected: target.expectedId },
+      ),
+    );
   }
   for (const i of facts.treeIssues) {
     if (i.code === "leaf-unknown-target") {

@@ -73,7 +73,8 @@ export const FINDING_CODES = {
   },
   SESSION_FILE_OUTSIDE: {
     severity: "warn",
-    message: "stored sessionFile {stored} points outside this state dir (moved store); OpenClaw will not find it, but {name} is present here",
+    message:
+      "stored sessionFile {stored} points outside this state dir (moved store); OpenClaw will not find it, but {name} is present here",
     hint: "the store was moved or copied; point sessionFile at this dir (OpenClaw's store writer) or move the store back",
   },
   // ── files no key owns ───────────────────────────────────────────────────────
@@ -100,7 +101,8 @@ export const FINDING_CODES = {
   },
   UNATTRIBUTED_ARCHIVE_PRUNE: {
     severity: "error",
-    message: "{reason} archive no key owns will be pruned by OpenClaw's maintenance {when} ({setting} = {retention}, archived {archivedAt})",
+    message:
+      "{reason} archive no key owns will be pruned by OpenClaw's maintenance {when} ({setting} = {retention}, archived {archivedAt})",
     hint: "this is the only copy of a conversation; copy it out of the sessions dir now, or raise session.maintenance.{setting}",
   },
   // ── locks and temp files ────────────────────────────────────────────────────
@@ -138,7 +140,8 @@ export const FINDING_CODES = {
   // ── disk ────────────────────────────────────────────────────────────────────
   DISK_OVER_BUDGET: {
     severity: "warn",
-    message: "sessions dir uses {used}, above maxDiskBytes {max}: OpenClaw's next maintenance removes the oldest archives and unreferenced transcripts down to {highWater}",
+    message:
+      "sessions dir uses {used}, above maxDiskBytes {max}: OpenClaw's next maintenance removes the oldest archives and unreferenced transcripts down to {highWater}",
     hint: "copy what you need out of the sessions dir, or raise session.maintenance.maxDiskBytes",
   },
   DISK_NEAR_BUDGET: {
@@ -174,7 +177,7 @@ export const FINDING_CODES = {
   },
   LINE_OVERSIZED: {
     severity: "warn",
-    message: "line {line} is {size} (over {limit}); chat.history may replace it with \"[chat.history omitted: message too large]\"",
+    message: 'line {line} is {size} (over {limit}); chat.history may replace it with "[chat.history omitted: message too large]"',
     hint: "the content is on disk: read it with `openclaw-sessions history --raw`",
   },
   HEADER_MISSING: {
@@ -241,17 +244,19 @@ export const FINDING_CODES = {
   // ── SQLite era: rows OpenClaw 9.6 refuses or hides, archives, locks ──────────
   SQLITE_ENTRY_NOT_VALID: {
     severity: "error",
-    message: "OpenClaw refuses this session row ({reason}): every read of this agent's database throws \"invalid persisted session row requires repair for {key}\"",
+    message:
+      'OpenClaw refuses this session row ({reason}): every read of this agent\'s database throws "invalid persisted session row requires repair for {key}"',
     hint: "stop the Gateway and run `openclaw doctor --fix` (it rewrites the row); back up the database first",
   },
   SQLITE_PROJECTION_MISMATCH: {
     severity: "error",
-    message: "column {column} is {stored} but the entry says {entry}: OpenClaw refuses the row and every read of this agent's database throws",
+    message:
+      "column {column} is {stored} but the entry says {entry}: OpenClaw refuses the row and every read of this agent's database throws",
     hint: "stop the Gateway and run `openclaw doctor --fix`; back up the database first",
   },
   SQLITE_KEY_NOT_CANONICAL: {
     severity: "error",
-    message: "session key is not canonical ({reason}): OpenClaw refuses the row (\"non-canonical persisted row resolves to session key …\")",
+    message: 'session key is not canonical ({reason}): OpenClaw refuses the row ("non-canonical persisted row resolves to session key …")',
     hint: "stop the Gateway and run `openclaw doctor --fix`, which migrates the key",
   },
   SQLITE_ROW_HIDDEN: {
@@ -261,7 +266,8 @@ export const FINDING_CODES = {
   },
   SQLITE_PLACEHOLDER_NODE: {
     severity: "warn",
-    message: "placeholder row (deleted with deleteTranscript:false): OpenClaw shows no session, yet window {sessionId} still holds {events} event(s)",
+    message:
+      "placeholder row (deleted with deleteTranscript:false): OpenClaw shows no session, yet window {sessionId} still holds {events} event(s)",
     hint: "the conversation is still in the database (`openclaw-sessions ls` lists the window); copy it out before a cleanup removes it",
   },
   SQLITE_VALIDATION_PENDING: {
@@ -281,7 +287,8 @@ export const FINDING_CODES = {
   },
   SQLITE_COLD_ARCHIVE_MISSING: {
     severity: "error",
-    message: "cold archive of window {sessionId} is missing: its early events exist nowhere else and OpenClaw refuses to read the window (\"in cold storage\")",
+    message:
+      'cold archive of window {sessionId} is missing: its early events exist nowhere else and OpenClaw refuses to read the window ("in cold storage")',
     hint: "restore sessions/cold/ from a backup; nothing in the database holds these events",
   },
   SQLITE_SEQ_HOLE: {

@@ -23,7 +23,17 @@ export interface RetentionPolicy {
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY, w: 7 * DAY };
-const BYTE_UNITS: Record<string, number> = { b: 1, kb: 1024, k: 1024, mb: 1024 ** 2, m: 1024 ** 2, gb: GIB, g: GIB, tb: 1024 ** 4, t: 1024 ** 4 };
+const BYTE_UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1024,
+  k: 1024,
+  mb: 1024 ** 2,
+  m: 1024 ** 2,
+  gb: GIB,
+  g: GIB,
+  tb: 1024 ** 4,
+  t: 1024 ** 4,
+};
 
 /** "30d", "12h", "90m" → ms; a bare number is taken as ms. */
 export function parseDuration(v: unknown): number | null {
@@ -104,12 +114,22 @@ export interface PruneSchedule {
 }
 
 /** When maintenance will remove an archive, or null if never (bak, retention off, mode warn, bad stamp). */
-export function pruneSchedule(reason: "reset" | "deleted" | "bak", archivedAt: number | null, policy: RetentionPolicy, now: number): PruneSchedule | null {
+export function pruneSchedule(
+  reason: "reset" | "deleted" | "bak",
+  archivedAt: number | null,
+  policy: RetentionPolicy,
+  now: number,
+): PruneSchedule | null {
   if (policy.mode !== "enforce" || archivedAt === null || reason === "bak") return null;
   const retentionMs = reason === "deleted" ? policy.deletedMs : policy.resetMs;
   if (retentionMs === null) return null;
   const dueAt = archivedAt + retentionMs;
-  return { setting: reason === "deleted" ? policy.deletedSetting : "resetArchiveRetention", retentionMs, dueAt, daysLeft: Math.floor((dueAt - now) / DAY) };
+  return {
+    setting: reason === "deleted" ? policy.deletedSetting : "resetArchiveRetention",
+    retentionMs,
+    dueAt,
+    daysLeft: Math.floor((dueAt - now) / DAY),
+  };
 }
 
 export function formatDuration(ms: number): string {

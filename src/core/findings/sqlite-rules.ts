@@ -41,7 +41,15 @@ export interface SqliteIntegrityFacts {
     fileExists: boolean;
     fileSha256: string | null;
   }>;
-  cold: Array<{ sessionId: string; archiveName: string; storage: string; archiveSha256: string; file: string; fileExists: boolean; fileSha256: string | null }>;
+  cold: Array<{
+    sessionId: string;
+    archiveName: string;
+    storage: string;
+    archiveSha256: string;
+    file: string;
+    fileExists: boolean;
+    fileSha256: string | null;
+  }>;
   seqHoles: Array<{ sessionId: string; sessionKey: string | null; firstMissingSeq: number; missing: number }>;
   gatewayLocks: Array<{ path: string; kind: "lifecycle" | "payload"; pid: number | null; role: string | null; createdAt: string | null }>;
 }
@@ -72,24 +80,66 @@ function nodeRules(agentId: string, dbPath: string, n: SqliteNodeFacts): Finding
   if (n.placeholder) {
     // 9.6 accepts a placeholder only while its own window is still there.
     if (!n.ownWindow) {
-      out.push(finding("SQLITE_ENTRY_NOT_VALID", where, { reason: `placeholder row without its window ${n.currentSessionId}` }, { cause: "placeholder-without-window", entryValid: n.entryValid }));
+      out.push(
+        finding(
+          "SQLITE_ENTRY_NOT_VALID",
+          where,
+          { reason: `placeholder row without its window ${n.currentSessionId}` },
+          { cause: "placeholder-without-window", entryValid: n.entryValid },
+        ),
+      );
     } else {
-      out.push(finding("SQLITE_PLACEHOLDER_NODE", where, { sessionId: n.currentSessionId, events: n.currentWindowEvents }, { sessionId: n.currentSessionId, events: n.currentWindowEvents }));
+      out.push(
+        finding(
+          "SQLITE_PLACEHOLDER_NODE",
+          where,
+          { sessionId: n.currentSessionId, events: n.currentWindowEvents },
+          { sessionId: n.currentSessionId, events: n.currentWindowEvents },
+        ),
+      );
     }
     return out;
   }
   if (!isObject(n.entry)) {
-    out.push(finding("SQLITE_ENTRY_NOT_VALID", where, { reason: n.entry === undefined ? "entry_json does not parse" : "entry_json is not an object" }, { cause: "unparsable", entryValid: n.entryValid }));
+    out.push(
+      finding(
+        "SQLITE_ENTRY_NOT_VALID",
+        where,
+        { reason: n.entry === undefined ? "entry_json does not parse" : "entry_json is not an object" },
+        { cause: "unparsable", entryValid: n.entryValid },
+      ),
+    );
     return out;
   }
   const e = n.entry;
   if (n.entryValid !== 1) {
-    out.push(finding("SQLITE_ENTRY_NOT_VALID", where, { reason: `entry_valid is ${n.entryValid ?? "NULL"}` }, { cause: "entry-not-valid", entryValid: n.entryValid }));
+    out.push(
+      finding(
+        "SQLITE_ENTRY_NOT_VALID",
+        where,
+        { reason: `entry_valid is ${n.entryValid ?? "NULL"}` },
+        { cause: "entry-not-valid", entryValid: n.entryValid },
+      ),
+    );
   } else if (e.sessionId !== n.currentSessionId) {
-    out.push(finding("SQLITE_ENTRY_NOT_VALID", where, { reason: `current_session_id ${n.currentSessionId} ≠ entry.sessionId ${JSON.stringify(e.sessionId)}` }, { cause: "session-id-mismatch", entryValid: n.entryValid }));
+    out.push(
+      finding(
+        "SQLITE_ENTRY_NOT_VALID",
+        where,
+        { reason: `current_session_id ${n.currentSessionId} ≠ entry.sessionId ${JSON.stringify(e.sessionId)}` },
+        { cause: "session-id-mismatch", entryValid: n.entryValid },
+      ),
+    );
   }
   if (e.updatedAt !== n.updatedAt) {
-    out.push(finding("SQLITE_ROW_HIDDEN", where, { column: "updated_at", stored: String(n.updatedAt), entry: JSON.stringify(e.updatedAt) }, { updatedAt: n.updatedAt, entryUpdatedAt: e.updatedAt ?? null }));
+    out.push(
+      finding(
+        "SQLITE_ROW_HIDDEN",
+        where,
+        { column: "updated_at", stored: String(n.updatedAt), entry: JSON.stringify(e.updatedAt) },
+        { updatedAt: n.updatedAt, entryUpdatedAt: e.updatedAt ?? null },
+      ),
+    );
   }
   const fork = isObject(e.forkSource) ? e.forkSource.sessionKey : undefined;
   const projections: Array<[string, unknown, unknown]> = [
@@ -100,7 +150,12 @@ function nodeRules(agentId: string, dbPath: string, n: SqliteNodeFacts): Finding
   for (const [column, stored, expected] of projections) {
     if (stored === expected) continue;
     out.push(
-      finding("SQLITE_PROJECTION_MISMATCH", where, { column, stored: JSON.stringify(stored ?? null), entry: JSON.stringify(expected ?? null) }, { column, stored: stored ?? null, entry: expected ?? null }),
+      finding(
+        "SQLITE_PROJECTION_MISMATCH",
+        where,
+        { column, stored: JSON.stringify(stored ?? null), entry: JSON.stringify(expected ?? null) },
+        { column, stored: stored ?? null, entry: expected ?? null },
+      ),
     );
   }
   const keyProblem = nonCanonicalKeyReason(n.sessionKey);
@@ -112,34 +167,105 @@ export function sqliteFindings(agentId: string, dbPath: string, f: SqliteIntegri
   const out: Finding[] = [];
   for (const n of f.nodes) out.push(...nodeRules(agentId, dbPath, n));
   if (f.pendingValidation.length > 0) {
-    out.push(finding("SQLITE_VALIDATION_PENDING", { agentId, path: dbPath }, { count: f.pendingValidation.length }, { keys: f.pendingValidation.slice(0, 50) }));
+    out.push(
+      finding(
+        "SQLITE_VALIDATION_PENDING",
+        { agentId, path: dbPath },
+        { count: f.pendingValidation.length },
+        { keys: f.pendingValidation.slice(0, 50) },
+      ),
+    );
   }
   for (const a of f.archives) {
     const where = { agentId, sessionKey: a.sessionKey, path: a.file };
     if (a.blobSha256 !== null && a.blobSha256 !== a.archiveSha256) {
-      out.push(finding("SQLITE_ARCHIVE_SHA_MISMATCH", where, { what: "the row's own archive_blob", actual: a.blobSha256.slice(0, 12), expected: a.archiveSha256.slice(0, 12) }, { which: "blob", table: "session_transcript_archives", archiveName: a.archiveName, actual: a.blobSha256, expected: a.archiveSha256 }));
+      out.push(
+        finding(
+          "SQLITE_ARCHIVE_SHA_MISMATCH",
+          where,
+          { what: "the row's own archive_blob", actual: a.blobSha256.slice(0, 12), expected: a.archiveSha256.slice(0, 12) },
+          {
+            which: "blob",
+            table: "session_transcript_archives",
+            archiveName: a.archiveName,
+            actual: a.blobSha256,
+            expected: a.archiveSha256,
+          },
+        ),
+      );
     }
     if (!a.fileExists) {
-      const state = a.publishedAt === null ? `never published${a.lastPublishError ? ` (last error: ${a.lastPublishError})` : ""}` : "published, then removed";
-      out.push(finding("SQLITE_ARCHIVE_FILE_MISSING", where, { name: a.archiveName, state }, { archiveName: a.archiveName, published: a.publishedAt !== null, publishedAt: a.publishedAt }));
+      const state =
+        a.publishedAt === null
+          ? `never published${a.lastPublishError ? ` (last error: ${a.lastPublishError})` : ""}`
+          : "published, then removed";
+      out.push(
+        finding(
+          "SQLITE_ARCHIVE_FILE_MISSING",
+          where,
+          { name: a.archiveName, state },
+          { archiveName: a.archiveName, published: a.publishedAt !== null, publishedAt: a.publishedAt },
+        ),
+      );
     } else if (a.fileSha256 !== null && a.fileSha256 !== a.archiveSha256) {
-      out.push(finding("SQLITE_ARCHIVE_SHA_MISMATCH", where, { what: "the published file", actual: a.fileSha256.slice(0, 12), expected: a.archiveSha256.slice(0, 12) }, { which: "file", table: "session_transcript_archives", archiveName: a.archiveName, actual: a.fileSha256, expected: a.archiveSha256 }));
+      out.push(
+        finding(
+          "SQLITE_ARCHIVE_SHA_MISMATCH",
+          where,
+          { what: "the published file", actual: a.fileSha256.slice(0, 12), expected: a.archiveSha256.slice(0, 12) },
+          {
+            which: "file",
+            table: "session_transcript_archives",
+            archiveName: a.archiveName,
+            actual: a.fileSha256,
+            expected: a.archiveSha256,
+          },
+        ),
+      );
     }
   }
   for (const c of f.cold) {
     const where = { agentId, path: c.file };
     if (c.storage !== "file") continue;
-    if (!c.fileExists) out.push(finding("SQLITE_COLD_ARCHIVE_MISSING", where, { sessionId: c.sessionId }, { sessionId: c.sessionId, archiveName: c.archiveName }));
+    if (!c.fileExists)
+      out.push(
+        finding("SQLITE_COLD_ARCHIVE_MISSING", where, { sessionId: c.sessionId }, { sessionId: c.sessionId, archiveName: c.archiveName }),
+      );
     else if (c.fileSha256 !== null && c.fileSha256 !== c.archiveSha256) {
-      out.push(finding("SQLITE_ARCHIVE_SHA_MISMATCH", where, { what: "the cold archive file", actual: c.fileSha256.slice(0, 12), expected: c.archiveSha256.slice(0, 12) }, { which: "file", table: "session_transcript_cold_archives", archiveName: c.archiveName, actual: c.fileSha256, expected: c.archiveSha256 }));
+      out.push(
+        finding(
+          "SQLITE_ARCHIVE_SHA_MISMATCH",
+          where,
+          { what: "the cold archive file", actual: c.fileSha256.slice(0, 12), expected: c.archiveSha256.slice(0, 12) },
+          {
+            which: "file",
+            table: "session_transcript_cold_archives",
+            archiveName: c.archiveName,
+            actual: c.fileSha256,
+            expected: c.archiveSha256,
+          },
+        ),
+      );
     }
   }
   for (const h of f.seqHoles) {
-    out.push(finding("SQLITE_SEQ_HOLE", { agentId, sessionKey: h.sessionKey, path: dbPath }, { sessionId: h.sessionId, missing: h.missing, first: h.firstMissingSeq }, { sessionId: h.sessionId, missing: h.missing, firstMissingSeq: h.firstMissingSeq }));
+    out.push(
+      finding(
+        "SQLITE_SEQ_HOLE",
+        { agentId, sessionKey: h.sessionKey, path: dbPath },
+        { sessionId: h.sessionId, missing: h.missing, first: h.firstMissingSeq },
+        { sessionId: h.sessionId, missing: h.missing, firstMissingSeq: h.firstMissingSeq },
+      ),
+    );
   }
   for (const l of f.gatewayLocks) {
-    const who = l.kind === "lifecycle" ? "the gateway-lifecycle coordinator is held" : `${l.role ?? "gateway"} lock of live pid ${l.pid}${l.createdAt ? ` since ${l.createdAt}` : ""}`;
-    out.push(finding("GATEWAY_LOCK_LIVE", { agentId, path: l.path }, { who }, { kind: l.kind, pid: l.pid, role: l.role, createdAt: l.createdAt }));
+    const who =
+      l.kind === "lifecycle"
+        ? "the gateway-lifecycle coordinator is held"
+        : `${l.role ?? "gateway"} lock of live pid ${l.pid}${l.createdAt ? ` since ${l.createdAt}` : ""}`;
+    out.push(
+      finding("GATEWAY_LOCK_LIVE", { agentId, path: l.path }, { who }, { kind: l.kind, pid: l.pid, role: l.role, createdAt: l.createdAt }),
+    );
   }
   return out;
 }

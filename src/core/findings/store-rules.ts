@@ -30,7 +30,6 @@ export interface StoreFacts {
 const iso = (ms: number) => new Date(ms).toISOString();
 const day = (ms: number) => iso(ms).slice(0, 10);
 
-
 export function storeFileRules({ index }: StoreFacts): Finding[] {
   const st = index.storeFile;
   const where = { agentId: index.location.agentId, path: index.location.storePath };
@@ -75,7 +74,13 @@ function presentHere(index: StoreIndex, stored: string): string | null {
   if (!path.isAbsolute(stored) || stored.startsWith(index.location.sessionsDir + path.sep)) return null;
   const marker = `${path.sep}agents${path.sep}${index.location.agentId}${path.sep}sessions${path.sep}`;
   const at = stored.lastIndexOf(marker);
-  const rel = at >= 0 ? stored.slice(at + marker.length).split(path.sep).join("/") : path.basename(stored);
+  const rel =
+    at >= 0
+      ? stored
+          .slice(at + marker.length)
+          .split(path.sep)
+          .join("/")
+      : path.basename(stored);
   return index.files.some((f) => f.relPath === rel) ? rel : null;
 }
 
@@ -96,7 +101,14 @@ export function activeRules({ index }: StoreFacts): Finding[] {
     const stored = typeof s.entry?.sessionFile === "string" ? s.entry.sessionFile : null;
     const here = !s.active.exists && stored ? presentHere(index, stored) : null;
     if (here && stored) {
-      out.push(finding("SESSION_FILE_OUTSIDE", where, { stored, name: here }, { storedSessionFile: stored, presentAt: path.join(sessionsDir, here) }));
+      out.push(
+        finding(
+          "SESSION_FILE_OUTSIDE",
+          where,
+          { stored, name: here },
+          { storedSessionFile: stored, presentAt: path.join(sessionsDir, here) },
+        ),
+      );
     } else if (stored && path.isAbsolute(stored) && s.active.exists) {
       const home = stateDir ?? path.dirname(path.dirname(sessionsDir));
       if (!stored.startsWith(home + path.sep)) moved.push(stored);
@@ -121,7 +133,14 @@ function pruneVars(reason: string, archivedAt: number, p: PruneSchedule, now: nu
 }
 
 function pruneData(p: PruneSchedule, now: number) {
-  return { daysLeft: p.daysLeft, dueAt: p.dueAt, dueAtIso: iso(p.dueAt), overdue: p.dueAt <= now, setting: p.setting, retentionMs: p.retentionMs };
+  return {
+    daysLeft: p.daysLeft,
+    dueAt: p.dueAt,
+    dueAtIso: iso(p.dueAt),
+    overdue: p.dueAt <= now,
+    setting: p.setting,
+    retentionMs: p.retentionMs,
+  };
 }
 
 export function retentionRules({ index, now, policy, pruneWithinMs = DEFAULT_PRUNE_WITHIN_MS }: StoreFacts): Finding[] {
@@ -132,7 +151,14 @@ export function retentionRules({ index, now, policy, pruneWithinMs = DEFAULT_PRU
       if (a.ref.kind !== "file") continue; // SQLite archive rows are not swept by file maintenance
       const p = pruneSchedule(a.reason, a.timestamp, policy, now);
       if (!p || p.dueAt - now > pruneWithinMs) continue;
-      out.push(finding("ARCHIVE_PRUNE_SOON", { agentId, sessionKey: s.sessionKey, path: a.path }, pruneVars(a.reason, a.timestamp!, p, now), pruneData(p, now)));
+      out.push(
+        finding(
+          "ARCHIVE_PRUNE_SOON",
+          { agentId, sessionKey: s.sessionKey, path: a.path },
+          pruneVars(a.reason, a.timestamp!, p, now),
+          pruneData(p, now),
+        ),
+      );
     }
   }
   return out;
@@ -140,17 +166,31 @@ export function retentionRules({ index, now, policy, pruneWithinMs = DEFAULT_PRU
 
 const CONVERSATION_KINDS = new Set(["primary", "topic", "fork", "custom", "sqlite"]);
 
-function orphanFinding(agentId: string, u: UnattributedFile, sessionsDir: string, stateDir: string | null, now: number, policy: RetentionPolicy): Finding | null {
+function orphanFinding(
+  agentId: string,
+  u: UnattributedFile,
+  sessionsDir: string,
+  stateDir: string | null,
+  now: number,
+  policy: RetentionPolicy,
+): Finding | null {
   const where = { agentId, sessionKey: u.sessionKey ?? null, path: u.path };
   if (u.archive) {
     const p = u.ref.kind === "file" ? pruneSchedule(u.archive.reason, u.archive.timestampMs, policy, now) : null;
-    if (p) return finding("UNATTRIBUTED_ARCHIVE_PRUNE", where, pruneVars(u.archive.reason, u.archive.timestampMs!, p, now), pruneData(p, now));
+    if (p)
+      return finding("UNATTRIBUTED_ARCHIVE_PRUNE", where, pruneVars(u.archive.reason, u.archive.timestampMs!, p, now), pruneData(p, now));
     return finding("UNATTRIBUTED_ARCHIVE", where, { reason: u.archive.reason });
   }
   if (!CONVERSATION_KINDS.has(u.kind)) return null;
   const relPath = u.ref.kind === "file" ? path.relative(sessionsDir, u.path) : null;
   const machine = machineKindOf({ sessionKey: u.sessionKey, relPath, cwd: u.peek?.header?.cwd, preview: u.peek?.preview });
-  if (machine) return finding("ORPHAN_TRANSCRIPT_MACHINE", where, { machine: machine.kind, via: machine.via, reason: u.reason }, { machine: machine.kind });
+  if (machine)
+    return finding(
+      "ORPHAN_TRANSCRIPT_MACHINE",
+      where,
+      { machine: machine.kind, via: machine.via, reason: u.reason },
+      { machine: machine.kind },
+    );
   const preview = u.peek?.preview ? JSON.stringify(u.peek.preview.slice(0, 60)) : "no user message in its first lines";
   return finding("ORPHAN_TRANSCRIPT", where, { reason: u.reason, preview, reattach: reattachCommand(u, stateDir, sessionsDir) });
 }
@@ -194,7 +234,14 @@ export function lockRules({ index, locks }: StoreFacts): Finding[] {
   const owners = ownerOf(index);
   return locks.map((l) => {
     const where = { agentId: index.location.agentId, sessionKey: owners.get(l.path) ?? owners.get(l.transcriptPath) ?? null, path: l.path };
-    const data = { pid: l.pid, pidAlive: l.pidAlive, createdAt: l.createdAt, ageMs: l.ageMs, reasons: l.reasons, transcriptExists: l.transcriptExists };
+    const data = {
+      pid: l.pid,
+      pidAlive: l.pidAlive,
+      createdAt: l.createdAt,
+      ageMs: l.ageMs,
+      reasons: l.reasons,
+      transcriptExists: l.transcriptExists,
+    };
     if (l.state === "live") return finding("LOCK_LIVE", where, { pid: l.pid, createdAt: l.createdAt ?? "?" }, data);
     if (l.state === "unreadable") return finding("LOCK_UNREADABLE", where, { reason: l.reasons.join(", ") }, data);
     const reasons = l.reasons.join(", ") + (l.transcriptExists ? "" : ", no transcript");
@@ -208,9 +255,18 @@ export function tempRules({ index, now }: StoreFacts): Finding[] {
     if (f.kind !== "store-temp" && f.kind !== "temp") continue;
     const age = now - f.mtimeMs;
     if (age <= STALE_TEMP_MS) continue;
-    let what = f.kind === "store-temp" ? "atomic-write temp of sessions.json" : f.name.includes(".compact.") ? "manual-compact temp" : "repair temp";
-    if (f.kind === "store-temp" && index.storeFile.state !== "ok") what += `; sessions.json is ${index.storeFile.state}, this copy may be the last good store`;
-    out.push(finding("TEMP_STALE", { agentId: index.location.agentId, path: f.path }, { what, age: formatDuration(Math.max(60_000, Math.round(age / 60_000) * 60_000)) }, { ageMs: age, bytes: f.bytes }));
+    let what =
+      f.kind === "store-temp" ? "atomic-write temp of sessions.json" : f.name.includes(".compact.") ? "manual-compact temp" : "repair temp";
+    if (f.kind === "store-temp" && index.storeFile.state !== "ok")
+      what += `; sessions.json is ${index.storeFile.state}, this copy may be the last good store`;
+    out.push(
+      finding(
+        "TEMP_STALE",
+        { agentId: index.location.agentId, path: f.path },
+        { what, age: formatDuration(Math.max(60_000, Math.round(age / 60_000) * 60_000)) },
+        { ageMs: age, bytes: f.bytes },
+      ),
+    );
   }
   return out;
 }
@@ -219,14 +275,28 @@ export function diskRules({ index, policy }: StoreFacts): Finding[] {
   const used = index.files.reduce((n, f) => n + (f.symlink ? 0 : f.bytes), 0);
   const { maxDiskBytes: max, highWaterBytes: high } = policy;
   const where = { agentId: index.location.agentId, path: index.location.sessionsDir };
-  const vars = { used: formatBytes(used), max: max === null ? "unset" : formatBytes(max), highWater: high === null ? "unset" : formatBytes(high) };
+  const vars = {
+    used: formatBytes(used),
+    max: max === null ? "unset" : formatBytes(max),
+    highWater: high === null ? "unset" : formatBytes(high),
+  };
   const data = { usedBytes: used, maxDiskBytes: max, highWaterBytes: high };
   if (max !== null && used > max) return [finding("DISK_OVER_BUDGET", where, vars, data)];
   if (high !== null && used > high) return [finding("DISK_NEAR_BUDGET", where, vars, data)];
   return [];
 }
 
-export const STORE_RULES = [storeFileRules, configRules, entryRules, activeRules, retentionRules, orphanRules, lockRules, tempRules, diskRules];
+export const STORE_RULES = [
+  storeFileRules,
+  configRules,
+  entryRules,
+  activeRules,
+  retentionRules,
+  orphanRules,
+  lockRules,
+  tempRules,
+  diskRules,
+];
 
 export function storeFindings(facts: StoreFacts): Finding[] {
   return STORE_RULES.flatMap((rule) => rule(facts));

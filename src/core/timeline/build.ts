@@ -72,7 +72,16 @@ export interface TimelineSegment {
   label?: string;
 }
 
-export type TimelineEventType = "segment-start" | "compaction" | "branch-summary" | "error" | "reset" | "reset-row" | "window" | "deleted" | "manual-compact";
+export type TimelineEventType =
+  | "segment-start"
+  | "compaction"
+  | "branch-summary"
+  | "error"
+  | "reset"
+  | "reset-row"
+  | "window"
+  | "deleted"
+  | "manual-compact";
 
 export interface TimelineEvent {
   type: TimelineEventType;
@@ -125,7 +134,8 @@ function restoreOf(prev: Flat, next: Flat | null, kind: Boundary["kind"]): { res
 }
 
 function boundaryOf(prev: Flat, next: Flat | null, input: TimelineInput): Boundary {
-  const kind: Boundary["kind"] = next && next.src === prev.src ? "row" : next && prev.src.source === "window" && next.src.source === "window" ? "window" : "file";
+  const kind: Boundary["kind"] =
+    next && next.src === prev.src ? "row" : next && prev.src.source === "window" && next.src.source === "window" ? "window" : "file";
   const fromId = prev.src.sessionId;
   const at =
     kind === "row"
@@ -152,7 +162,10 @@ function boundaryOf(prev: Flat, next: Flat | null, input: TimelineInput): Bounda
 /** The last transcript was archived by a reset and the store already names the next sessionId, which has no transcript. */
 function unstartedEnd(b: Boundary): EndReason {
   const r = inferEndReason(b);
-  return { ...r, evidence: [...r.evidence, `the store's sessionId ${b.toSessionId} has no transcript yet: a reset to a session that has not started`] };
+  return {
+    ...r,
+    evidence: [...r.evidence, `the store's sessionId ${b.toSessionId} has no transcript yet: a reset to a session that has not started`],
+  };
 }
 
 /** A segment with no successor on disk that is not the current one (its key moved on, the file is gone). */
@@ -160,9 +173,21 @@ function orphanEnd(b: Boundary): EndReason {
   if (b.archiveReason === "deleted") return inferEndReason(b);
   const tail = b.prev.tailError;
   if (tail && tail.length > 0) {
-    return { kind: "error", confidence: "low", evidence: [...tail.map((e) => `ends with ${e.detail}`), "no later transcript of this key is on disk"], via: null };
+    return {
+      kind: "error",
+      confidence: "low",
+      evidence: [...tail.map((e) => `ends with ${e.detail}`), "no later transcript of this key is on disk"],
+      via: null,
+    };
   }
-  return { kind: "unknown", confidence: "low", evidence: [`${b.fromSessionId} was archived${b.at !== null ? ` at ${b.fmt(b.at)}` : ""} and no later transcript of this key is on disk`], via: null };
+  return {
+    kind: "unknown",
+    confidence: "low",
+    evidence: [
+      `${b.fromSessionId} was archived${b.at !== null ? ` at ${b.fmt(b.at)}` : ""} and no later transcript of this key is on disk`,
+    ],
+    via: null,
+  };
 }
 
 function segmentEvents(f: Flat, seg: TimelineSegment): TimelineEvent[] {
@@ -201,17 +226,38 @@ function segmentEvents(f: Flat, seg: TimelineSegment): TimelineEvent[] {
     });
   }
   for (const b of f.facts.branchSummaries) {
-    inner.push({ line: b.lineNo, ev: { type: "branch-summary", time: b.time, iso: iso(b.time), ...base, entryId: b.entryId, lineNo: b.lineNo, fromId: b.fromId, summaryPreview: b.summaryPreview } });
+    inner.push({
+      line: b.lineNo,
+      ev: {
+        type: "branch-summary",
+        time: b.time,
+        iso: iso(b.time),
+        ...base,
+        entryId: b.entryId,
+        lineNo: b.lineNo,
+        fromId: b.fromId,
+        summaryPreview: b.summaryPreview,
+      },
+    });
   }
   for (const e of f.facts.errors) {
-    inner.push({ line: e.lineNo, ev: { type: "error", time: e.time, iso: iso(e.time), ...base, entryId: e.entryId, lineNo: e.lineNo, kind: e.kind, detail: e.detail } });
+    inner.push({
+      line: e.lineNo,
+      ev: { type: "error", time: e.time, iso: iso(e.time), ...base, entryId: e.entryId, lineNo: e.lineNo, kind: e.kind, detail: e.detail },
+    });
   }
   inner.sort((a, b) => a.line - b.line);
   out.push(...inner.map((t) => t.ev));
   return out;
 }
 
-function boundaryEvent(b: Boundary, prevSeg: TimelineSegment, reason: EndReason, nextSeg: TimelineSegment | null, prevSrc: SegmentSource): TimelineEvent {
+function boundaryEvent(
+  b: Boundary,
+  prevSeg: TimelineSegment,
+  reason: EndReason,
+  nextSeg: TimelineSegment | null,
+  prevSrc: SegmentSource,
+): TimelineEvent {
   const time = b.at ?? nextSeg?.startedAt ?? null;
   const common = {
     time,
@@ -225,7 +271,14 @@ function boundaryEvent(b: Boundary, prevSeg: TimelineSegment, reason: EndReason,
   };
   if (b.kind === "row") {
     const row = b.prev.endReset!;
-    return { type: "reset-row", ...common, entryId: row.entryId, lineNo: row.lineNo, openclawReason: row.reason, firstKeptEntryId: row.firstKeptEntryId };
+    return {
+      type: "reset-row",
+      ...common,
+      entryId: row.entryId,
+      lineNo: row.lineNo,
+      openclawReason: row.reason,
+      firstKeptEntryId: row.firstKeptEntryId,
+    };
   }
   if (b.kind === "window") return { type: "window", ...common };
   if (b.archiveReason === "deleted") return { type: "deleted", ...common, archivePath: prevSrc.path };
@@ -262,13 +315,30 @@ export function buildTimeline(input: TimelineInput): TimelineCore {
     const continued = f.src.trimmed === true && next !== null && next.src.sessionId === f.src.sessionId;
     // The store names a sessionId no transcript holds yet (a bare /new): a reset to a session that has not started.
     const toUnstarted =
-      !next && !isCurrent && !continued && input.sessionId !== null && f.src.sessionId !== input.sessionId && f.src.archive?.reason === "reset" && !flat.some((x) => x.src.sessionId === input.sessionId);
-    const reason = isCurrent || continued ? null : next ? inferEndReason(b) : toUnstarted ? unstartedEnd({ ...b, toSessionId: input.sessionId }) : orphanEnd(b);
+      !next &&
+      !isCurrent &&
+      !continued &&
+      input.sessionId !== null &&
+      f.src.sessionId !== input.sessionId &&
+      f.src.archive?.reason === "reset" &&
+      !flat.some((x) => x.src.sessionId === input.sessionId);
+    const reason =
+      isCurrent || continued
+        ? null
+        : next
+          ? inferEndReason(b)
+          : toUnstarted
+            ? unstartedEnd({ ...b, toSessionId: input.sessionId })
+            : orphanEnd(b);
     if (toUnstarted) b.toSessionId = input.sessionId;
     const prev = flat[i - 1];
     const afterTrim = prev !== undefined && prev.src.trimmed === true && prev.src.sessionId === f.src.sessionId;
     const startedAt = startOf(f, input, isCurrent, afterTrim);
-    const endedAt = isCurrent ? null : continued ? (f.src.archive?.timestamp ?? f.facts.lastEntryTime) : (b.at ?? (next ? startOf(next, input, false) : null) ?? f.facts.lastEntryTime);
+    const endedAt = isCurrent
+      ? null
+      : continued
+        ? (f.src.archive?.timestamp ?? f.facts.lastEntryTime)
+        : (b.at ?? (next ? startOf(next, input, false) : null) ?? f.facts.lastEntryTime);
     segments.push({
       index: i,
       sessionId: f.src.sessionId,
@@ -321,6 +391,13 @@ export function buildTimeline(input: TimelineInput): TimelineCore {
       lastBoundaryVia: lastVia,
       manualTrims: currentSessionTrims,
     }),
-    resets: boundaries.filter((x, i) => x !== null && x.reason.kind !== "deleted" && x.reason.kind !== "restore" && (segments[i + 1] !== undefined || (i === segments.length - 1 && x.b.toSessionId === input.sessionId && input.sessionId !== x.b.fromSessionId))).length,
+    resets: boundaries.filter(
+      (x, i) =>
+        x !== null &&
+        x.reason.kind !== "deleted" &&
+        x.reason.kind !== "restore" &&
+        (segments[i + 1] !== undefined ||
+          (i === segments.length - 1 && x.b.toSessionId === input.sessionId && input.sessionId !== x.b.fromSessionId)),
+    ).length,
   };
 }

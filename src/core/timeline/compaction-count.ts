@@ -30,7 +30,13 @@ export function explainCompactionCount(i: CompactionCountInput): CompactionCount
   const current = i.perSegment.length > 0 ? i.perSegment[i.perSegment.length - 1]! : 0;
   const all = i.perSegment.reduce((a, b) => a + b, 0);
   const before = all - current;
-  const out = (matches: boolean, explanation: string): CompactionCountReport => ({ stored: i.stored, inCurrentSegment: current, inAllSegments: all, matches, explanation });
+  const out = (matches: boolean, explanation: string): CompactionCountReport => ({
+    stored: i.stored,
+    inCurrentSegment: current,
+    inAllSegments: all,
+    matches,
+    explanation,
+  });
   if (i.stored === null) return out(false, "the entry has no compactionCount");
   if (i.stored === current) {
     const reset = i.lastBoundaryVia === "auto-reply-rollover" || i.lastBoundaryVia === "reset-row" ? " (the last reset set it to 0)" : "";
@@ -39,16 +45,26 @@ export function explainCompactionCount(i: CompactionCountInput): CompactionCount
   if (i.stored > current) {
     const extra = i.stored - current;
     if (i.era === "files" && i.lastBoundaryVia === "gateway-reset") {
-      return out(false, `${extra} more than the current segment holds: OpenClaw 7.1's gateway sessions.reset copies compactionCount from the old entry${before > 0 ? ` (earlier segments hold ${before} compaction entr${before === 1 ? "y" : "ies"})` : ""}`);
+      return out(
+        false,
+        `${extra} more than the current segment holds: OpenClaw 7.1's gateway sessions.reset copies compactionCount from the old entry${before > 0 ? ` (earlier segments hold ${before} compaction entr${before === 1 ? "y" : "ies"})` : ""}`,
+      );
     }
     const why = [
-      before >= extra ? `earlier segments hold ${before} compaction entr${before === 1 ? "y" : "ies"}, carried over by a reset that kept the counter (7.1 gateway sessions.reset)` : null,
-      i.manualTrims > 0 ? `${i.manualTrims} manual sessions.compact trim${i.manualTrims === 1 ? "" : "s"} (.bak) may have been counted` : null,
+      before >= extra
+        ? `earlier segments hold ${before} compaction entr${before === 1 ? "y" : "ies"}, carried over by a reset that kept the counter (7.1 gateway sessions.reset)`
+        : null,
+      i.manualTrims > 0
+        ? `${i.manualTrims} manual sessions.compact trim${i.manualTrims === 1 ? "" : "s"} (.bak) may have been counted`
+        : null,
       "compactions whose entries are no longer in this transcript (rotation with truncateAfterCompaction) still count",
     ].filter(Boolean);
     return out(false, `${extra} more than the current segment holds: ${why.join("; ")}`);
   }
   const missing = current - i.stored;
   const reset = i.era === "sqlite" ? "9.6 in-session resets set it to 0" : "7.1 auto-reply rollovers set it to 0";
-  return out(false, `${missing} compaction entr${missing === 1 ? "y is" : "ies are"} not counted: the store update after the compaction was lost or never written (${reset}, but only at a reset)`);
+  return out(
+    false,
+    `${missing} compaction entr${missing === 1 ? "y is" : "ies are"} not counted: the store update after the compaction was lost or never written (${reset}, but only at a reset)`,
+  );
 }

@@ -135,7 +135,13 @@ export class TranscriptFacts {
     }
     const time = timeOf(rec.timestamp, rec.message);
     if (rec.type === "reset") {
-      const row: ResetRowFact = { entryId: rec.id, time, lineNo: rec.lineNo, reason: str(rec.raw.reason), firstKeptEntryId: str(rec.raw.firstKeptEntryId) };
+      const row: ResetRowFact = {
+        entryId: rec.id,
+        time,
+        lineNo: rec.lineNo,
+        reason: str(rec.raw.reason),
+        firstKeptEntryId: str(rec.raw.firstKeptEntryId),
+      };
       this.cur.endReset = row;
       this.stretches.push(emptyStretch(row));
       return;
@@ -161,10 +167,22 @@ export class TranscriptFacts {
         fromHook: rec.raw.fromHook === true,
       });
     } else if (rec.type === "branch_summary") {
-      s.branchSummaries.push({ entryId: rec.id, time, lineNo: rec.lineNo, fromId: str(rec.raw.fromId), summaryPreview: preview(str(rec.raw.summary) ?? "") });
+      s.branchSummaries.push({
+        entryId: rec.id,
+        time,
+        lineNo: rec.lineNo,
+        fromId: str(rec.raw.fromId),
+        summaryPreview: preview(str(rec.raw.summary) ?? ""),
+      });
     } else if (rec.type === "custom" && rec.raw.customType === "openclaw:prompt-error") {
       const data = typeof rec.raw.data === "object" && rec.raw.data !== null ? (rec.raw.data as Record<string, unknown>) : {};
-      const err: ErrorFact = { kind: "prompt-error", entryId: rec.id, time: time ?? num(data.timestamp), lineNo: rec.lineNo, detail: `openclaw:prompt-error (${str(data.error) ?? "no error text"})` };
+      const err: ErrorFact = {
+        kind: "prompt-error",
+        entryId: rec.id,
+        time: time ?? num(data.timestamp),
+        lineNo: rec.lineNo,
+        detail: `openclaw:prompt-error (${str(data.error) ?? "no error text"})`,
+      };
       s.errors.push(err);
       s.tailError = [...(s.tailError ?? []), err];
     }

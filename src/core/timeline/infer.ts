@@ -126,15 +126,20 @@ function triggerEvidence(b: Boundary): string | null {
   const first = b.next?.firstUser;
   if (!first) return null;
   const trig = matchTrigger(first.text, b.policy.triggers);
-  if (trig) return `the first user message of ${b.toSessionId ?? "the next segment"} is "${bareText(first.text).slice(0, 60)}" (reset trigger ${trig})`;
-  if (NEW_SESSION_NOTICE.test(first.text)) return `the next segment opens with OpenClaw's "new session was started via /new or /reset" notice`;
+  if (trig)
+    return `the first user message of ${b.toSessionId ?? "the next segment"} is "${bareText(first.text).slice(0, 60)}" (reset trigger ${trig})`;
+  if (NEW_SESSION_NOTICE.test(first.text))
+    return `the next segment opens with OpenClaw's "new session was started via /new or /reset" notice`;
   return null;
 }
 
 function errorEvidence(b: Boundary): string[] | null {
   const tail = b.prev.tailError;
   if (!tail || tail.length === 0) return null;
-  return tail.map((e) => `${b.fromSessionId ?? "the old segment"} ends with ${e.detail}${e.time !== null ? ` at ${b.fmt(e.time)}` : ""} (line ${e.lineNo})`);
+  return tail.map(
+    (e) =>
+      `${b.fromSessionId ?? "the old segment"} ends with ${e.detail}${e.time !== null ? ` at ${b.fmt(e.time)}` : ""} (line ${e.lineNo})`,
+  );
 }
 
 /** Gateway `sessions.reset`: new header stamped at the archive instant, before the first message. */
@@ -149,7 +154,8 @@ function gatewaySignature(b: Boundary): string | null {
 
 /** Auto-reply rollover: old id in usageFamilySessionIds, or the new header stamped at its first message. */
 function rolloverSignature(b: Boundary): string | null {
-  if (b.inUsageFamily === true) return `${b.fromSessionId} is in usageFamilySessionIds: an auto-reply rollover (/new, /reset or a stale daily/idle session)`;
+  if (b.inUsageFamily === true)
+    return `${b.fromSessionId} is in usageFamilySessionIds: an auto-reply rollover (/new, /reset or a stale daily/idle session)`;
   const h = b.next?.headerTime ?? null;
   const first = b.next?.firstMessageTime ?? null;
   if (h !== null && first !== null && Math.abs(first - h) <= SAME_INSTANT_MS && (b.at === null || b.at <= h)) {
@@ -162,20 +168,43 @@ function fromTime(b: Boundary, rollover: string | null, extra: string[]): EndRea
   const fits = timeFits(b);
   if (fits.length === 0) return null;
   const best = fits[0]!;
-  const evidence = [best.evidence, ...fits.slice(1).map((f) => `also: ${f.evidence}`), ...(rollover ? [rollover] : []), ...extra, policyNote(b.policy)];
-  return { kind: best.kind, confidence: rollover || extra.length ? "high" : "medium", evidence, via: rollover ? "auto-reply-rollover" : null };
+  const evidence = [
+    best.evidence,
+    ...fits.slice(1).map((f) => `also: ${f.evidence}`),
+    ...(rollover ? [rollover] : []),
+    ...extra,
+    policyNote(b.policy),
+  ];
+  return {
+    kind: best.kind,
+    confidence: rollover || extra.length ? "high" : "medium",
+    evidence,
+    via: rollover ? "auto-reply-rollover" : null,
+  };
 }
 
 function inferFileBoundary(b: Boundary): EndReason {
   if (b.archiveReason === "deleted") {
-    return { kind: "deleted", confidence: "high", evidence: [`${b.fromSessionId} was archived as .deleted${b.at !== null ? ` at ${b.fmt(b.at)}` : ""} (sessions.delete, maintenance prune or doctor)`], via: "delete" };
+    return {
+      kind: "deleted",
+      confidence: "high",
+      evidence: [
+        `${b.fromSessionId} was archived as .deleted${b.at !== null ? ` at ${b.fmt(b.at)}` : ""} (sessions.delete, maintenance prune or doctor)`,
+      ],
+      via: "delete",
+    };
   }
   const trig = triggerEvidence(b);
   if (trig) return { kind: "manual", confidence: "high", evidence: [trig], via: "auto-reply-rollover" };
   const err = errorEvidence(b);
   if (err) {
     const alt = timeFits(b).map((f) => `also possible: ${f.evidence}`);
-    return { kind: "error", confidence: err.length > 1 ? "high" : "medium", evidence: [...err, "a failed run just before a reset points to an error takeover or recovery reset", ...alt], via: null };
+    return {
+      kind: "error",
+      confidence: err.length > 1 ? "high" : "medium",
+      evidence: [...err, "a failed run just before a reset points to an error takeover or recovery reset", ...alt],
+      via: null,
+    };
   }
   const gateway = gatewaySignature(b);
   if (gateway) return { kind: "manual", confidence: "medium", evidence: [gateway], via: "gateway-reset" };
@@ -215,13 +244,20 @@ function inferRowBoundary(b: Boundary): EndReason {
   const common = { via: "reset-row" as const, openclawReason: reason };
   if (reason === "new" || reason === "reset") {
     const trig = triggerEvidence(b);
-    const how = trig ? `${trig}: an in-chat command` : "no trigger message follows the row: gateway sessions.reset (Control UI or API) or a channel command";
+    const how = trig
+      ? `${trig}: an in-chat command`
+      : "no trigger message follows the row: gateway sessions.reset (Control UI or API) or a channel command";
     return { kind: "manual", confidence: "high", evidence: [base, how], ...common };
   }
   if (reason === "daily" || reason === "idle") return { kind: reason, confidence: "high", evidence: [base], ...common };
   const timed = fromTime(b, null, [base]);
   if (timed) return { ...timed, confidence: "medium", ...common };
-  return { kind: "unknown", confidence: reason ? "medium" : "low", evidence: [base, "no daily or idle expiry fits the gap", policyNote(b.policy)], ...common };
+  return {
+    kind: "unknown",
+    confidence: reason ? "medium" : "low",
+    evidence: [base, "no daily or idle expiry fits the gap", policyNote(b.policy)],
+    ...common,
+  };
 }
 
 function inferWindowBoundary(b: Boundary): EndReason {
@@ -230,12 +266,27 @@ function inferWindowBoundary(b: Boundary): EndReason {
   if (timed) return { ...timed, confidence: "medium", via: "sqlite-window" };
   const err = errorEvidence(b);
   if (err) return { kind: "error", confidence: "medium", evidence: [...err, base], via: "sqlite-window" };
-  return { kind: "unknown", confidence: "low", evidence: [base, "no daily or idle expiry fits the gap", policyNote(b.policy)], via: "sqlite-window" };
+  return {
+    kind: "unknown",
+    confidence: "low",
+    evidence: [base, "no daily or idle expiry fits the gap", policyNote(b.policy)],
+    via: "sqlite-window",
+  };
 }
 
 function restoreEnd(r: NonNullable<Boundary["restore"]>, b: Boundary): EndReason {
-  const what = r.op === "unreset" ? "un-reset (a new window of an earlier segment's lines)" : r.op === "reimport" ? "re-import (a new window)" : "restore (the key's current transcript archived, an earlier one made current)";
-  return { kind: "restore", confidence: "high", evidence: [`restored by openclaw-sessions at ${b.fmt(r.at)}: ${what}, run ${r.runId}`, `undo manifest ${r.manifest}`], via: "openclaw-sessions" };
+  const what =
+    r.op === "unreset"
+      ? "un-reset (a new window of an earlier segment's lines)"
+      : r.op === "reimport"
+        ? "re-import (a new window)"
+        : "restore (the key's current transcript archived, an earlier one made current)";
+  return {
+    kind: "restore",
+    confidence: "high",
+    evidence: [`restored by openclaw-sessions at ${b.fmt(r.at)}: ${what}, run ${r.runId}`, `undo manifest ${r.manifest}`],
+    via: "openclaw-sessions",
+  };
 }
 
 export function inferEndReason(b: Boundary): EndReason {

@@ -48,7 +48,12 @@ export function chatTypeOf(sessionKey: string, entry: SessionEntry | null): "dir
 /** The channel a key talks through: entry fields first, then the key's third part. */
 export function channelOf(sessionKey: string, entry: SessionEntry | null): string | null {
   const e = entry ?? {};
-  for (const v of [e.lastChannel, e.channel, isObject(e.origin) ? e.origin.provider : undefined, isObject(e.deliveryContext) ? e.deliveryContext.channel : undefined]) {
+  for (const v of [
+    e.lastChannel,
+    e.channel,
+    isObject(e.origin) ? e.origin.provider : undefined,
+    isObject(e.deliveryContext) ? e.deliveryContext.channel : undefined,
+  ]) {
     if (typeof v === "string" && v) return v;
   }
   const parts = sessionKey.split(":");
@@ -62,14 +67,16 @@ interface Layer {
 
 function layersOf(session: Record<string, unknown>, sessionKey: string, entry: SessionEntry | null): Layer[] {
   const layers: Layer[] = [];
-  if (typeof session.idleMinutes === "number") layers.push({ name: "session.idleMinutes", value: { mode: "idle", idleMinutes: session.idleMinutes } });
+  if (typeof session.idleMinutes === "number")
+    layers.push({ name: "session.idleMinutes", value: { mode: "idle", idleMinutes: session.idleMinutes } });
   if (isObject(session.reset)) layers.push({ name: "session.reset", value: session.reset });
   const type = chatTypeOf(sessionKey, entry);
   const byType = session.resetByType;
   if (type && isObject(byType)) {
     // OpenClaw accepts "dm" as another spelling of "direct".
     const names = type === "direct" ? ["direct", "dm"] : [type];
-    for (const n of names) if (isObject(byType[n])) layers.push({ name: `session.resetByType.${n}`, value: byType[n] as Record<string, unknown> });
+    for (const n of names)
+      if (isObject(byType[n])) layers.push({ name: `session.resetByType.${n}`, value: byType[n] as Record<string, unknown> });
   }
   const channel = channelOf(sessionKey, entry);
   const byChannel = session.resetByChannel;
@@ -110,8 +117,22 @@ export function resolveResetPolicy(input: PolicyInput): ResetPolicy {
   const layers = layersOf(session, input.sessionKey, input.entry);
   if (layers.length === 0) {
     return input.era === "files"
-      ? { ...base, mode: "daily", atHour: DEFAULT_AT_HOUR, idleMinutes: null, source: "default", from: ["OpenClaw 2026.7.1 default: daily at 04:00 local time"] }
-      : { ...base, mode: "none", atHour: null, idleMinutes: null, source: "default", from: ['OpenClaw 2026.9.6 default: mode "none" (no automatic reset)'] };
+      ? {
+          ...base,
+          mode: "daily",
+          atHour: DEFAULT_AT_HOUR,
+          idleMinutes: null,
+          source: "default",
+          from: ["OpenClaw 2026.7.1 default: daily at 04:00 local time"],
+        }
+      : {
+          ...base,
+          mode: "none",
+          atHour: null,
+          idleMinutes: null,
+          source: "default",
+          from: ['OpenClaw 2026.9.6 default: mode "none" (no automatic reset)'],
+        };
   }
   const merged: Record<string, unknown> = {};
   for (const l of layers) Object.assign(merged, l.value);

@@ -76,7 +76,14 @@ export function wallTime(ms: number, tz: string): WallTime {
     offsets.set(key, offset);
   }
   const d = new Date(ms + offset);
-  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds() };
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+  };
 }
 
 /** Offset of the zone from UTC at an instant, in ms (positive east of Greenwich). */

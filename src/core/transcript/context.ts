@@ -57,7 +57,13 @@ export function contextItemOf(rec: EntryRecord, id: string): ContextItem | null 
   if (rec.type === "message") {
     const m = obj(rec.raw.message);
     if (!m || m.excludeFromContext === true || rec.raw.excludeFromContext === true) return null;
-    return { ...at, kind: "message", role: typeof m.role === "string" ? m.role : "unknown", text: contentText(m.content), contentTypes: contentTypes(m.content) };
+    return {
+      ...at,
+      kind: "message",
+      role: typeof m.role === "string" ? m.role : "unknown",
+      text: contentText(m.content),
+      contentTypes: contentTypes(m.content),
+    };
   }
   if (rec.type === "custom_message") {
     return { ...at, kind: "custom", role: "custom", text: contentText(rec.raw.content), contentTypes: contentTypes(rec.raw.content) };

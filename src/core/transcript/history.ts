@@ -5,7 +5,18 @@
 import type { Diagnostics } from "./diagnostics.js";
 import { entryId, type EntryRecord } from "./parse.js";
 import { allIndices, pathPosition, scanTranscript, walkEntries, type OpenLines, type ScanResult, type WalkedEntry } from "./scan.js";
-import { contentText, contentTypes, llmErrorText, resultCallId, TEXT_71, TEXT_96, thinkingText, toolCallArgs, toolCallIds, toolCallNames } from "./text.js";
+import {
+  contentText,
+  contentTypes,
+  llmErrorText,
+  resultCallId,
+  TEXT_71,
+  TEXT_96,
+  thinkingText,
+  toolCallArgs,
+  toolCallIds,
+  toolCallNames,
+} from "./text.js";
 
 /** OpenClaw's placeholder for a message too large to return. */
 export const OVERSIZED_PLACEHOLDER = "[chat.history omitted: message too large]";
@@ -88,7 +99,15 @@ function messageItem(w: WalkedEntry, seq: number, textTypes: ReadonlySet<string>
   }
   // A literal, not `{ ...base() }`: V8 keeps spread copies alive longer, which in a stream of
   // millions of lines grows the young generation by tens of MB (bench/history.ts).
-  const item: HistoryItem = { seq, id: entryId(w.rec), timestamp: w.rec.timestamp, lineNo: w.node.lineNo, role, text: contentText(m.content, textTypes), contentTypes: contentTypes(m.content) };
+  const item: HistoryItem = {
+    seq,
+    id: entryId(w.rec),
+    timestamp: w.rec.timestamp,
+    lineNo: w.node.lineNo,
+    role,
+    text: contentText(m.content, textTypes),
+    contentTypes: contentTypes(m.content),
+  };
   const calls = toolCallNames(m.content);
   if (calls.length > 0) item.toolCalls = calls;
   const callId = strOr(m.toolCallId);

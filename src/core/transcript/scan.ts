@@ -99,7 +99,11 @@ export async function* walkEntries(
     if (next.done) return;
     lineNo = nodes.lineNoOf(next.value);
   }
-  diag.add({ code: "changed-between-passes", lineNo, message: "the file now ends before this line, which the first pass read; the rest was skipped" });
+  diag.add({
+    code: "changed-between-passes",
+    lineNo,
+    message: "the file now ends before this line, which the first pass read; the rest was skipped",
+  });
 }
 
 /** Every entry in file order. */

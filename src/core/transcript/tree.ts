@@ -54,7 +54,11 @@ export class TreeBuilder {
     this.diag.entries += 1;
     if (!isKnownEntryType(rec.type) && !this.diag.unknownTypes.has(rec.type)) {
       this.diag.unknownTypes.add(rec.type);
-      this.diag.add({ code: "unknown-type", lineNo: rec.lineNo, message: `unknown entry type ${JSON.stringify(rec.type)}; kept as an opaque row` });
+      this.diag.add({
+        code: "unknown-type",
+        lineNo: rec.lineNo,
+        message: `unknown entry type ${JSON.stringify(rec.type)}; kept as an opaque row`,
+      });
     }
     if (rec.type === "leaf") this.addLeafRow(rec);
     else this.addCanonical(rec);
@@ -154,7 +158,12 @@ export class TreeBuilder {
     return this.lastReset >= 0 && parent >= this.lastReset && this.underReset.get(parent) === 1;
   }
 
-  private issue(code: "parentless" | "self-parent" | "broken-chain" | "reset-reparent" | "missing-id" | "duplicate-id", rec: EntryRecord, id: string, message: string): void {
+  private issue(
+    code: "parentless" | "self-parent" | "broken-chain" | "reset-reparent" | "missing-id" | "duplicate-id",
+    rec: EntryRecord,
+    id: string,
+    message: string,
+  ): void {
     this.diag.add({ code, lineNo: rec.lineNo, id, message });
   }
 

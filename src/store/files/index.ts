@@ -22,12 +22,7 @@ import type {
 } from "../../core/model.js";
 import { ATTRIBUTABLE_KINDS, attribute, type KeyInput } from "../../core/attribution.js";
 import { interpretStoreText } from "../../core/store-load.js";
-import {
-  orderResetArchives,
-  readTargetSessionFile,
-  transcriptCandidatePaths,
-  type PathContext,
-} from "../../core/transcript-path.js";
+import { orderResetArchives, readTargetSessionFile, transcriptCandidatePaths, type PathContext } from "../../core/transcript-path.js";
 import { parseGeneratedTranscriptName } from "../../core/names.js";
 import { configPathFor, configuredChannels, readConfig } from "../config.js";
 import type { AgentTarget } from "../locate.js";
@@ -44,7 +39,8 @@ export function fileRef(p: string): TranscriptRef & { kind: "file" } {
 
 export function readStoreFile(storePath: string): { status: StoreFileStatus; entries: StoreEntry[] } {
   let buf: Buffer;
-  if (!fs.existsSync(storePath) && !isSymlink(storePath)) return { status: { state: "missing", bytes: null, message: `no such file: ${storePath}` }, entries: [] };
+  if (!fs.existsSync(storePath) && !isSymlink(storePath))
+    return { status: { state: "missing", bytes: null, message: `no such file: ${storePath}` }, entries: [] };
   try {
     buf = readRegularFileSync(storePath, MAX_STORE_BYTES);
   } catch (err) {
@@ -136,7 +132,7 @@ function resolveActive(
   const active: ActiveTranscript = {
     path: chosen.path,
     exists: found !== undefined,
-    bytes: found ? present.get(found.path)?.bytes ?? fs.statSync(found.path).size : null,
+    bytes: found ? (present.get(found.path)?.bytes ?? fs.statSync(found.path).size) : null,
     candidates,
     ref: found ? fileRef(found.path) : null,
   };
@@ -202,7 +198,8 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   }
   const sideFilesById = new Map<string, ClassifiedFile[]>();
   for (const f of files) {
-    if ((f.kind === "lock" || f.kind === "trajectory") && f.sessionId) sideFilesById.set(f.sessionId, [...(sideFilesById.get(f.sessionId) ?? []), f]);
+    if ((f.kind === "lock" || f.kind === "trajectory") && f.sessionId)
+      sideFilesById.set(f.sessionId, [...(sideFilesById.get(f.sessionId) ?? []), f]);
   }
 
   const sessions: SessionRecord[] = [];
@@ -245,10 +242,11 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     archives.sort((a, b) => (a.timestamp ?? 0) - (b.timestamp ?? 0) || a.path.localeCompare(b.path));
     // Lineage oldest first: a generation ends when its archive is stamped; the current one has not.
     const endedAt = new Map<string, number>();
-    for (const a of archives) if (a.sessionId && a.timestamp !== null) endedAt.set(a.sessionId, Math.min(endedAt.get(a.sessionId) ?? Infinity, a.timestamp));
+    for (const a of archives)
+      if (a.sessionId && a.timestamp !== null) endedAt.set(a.sessionId, Math.min(endedAt.get(a.sessionId) ?? Infinity, a.timestamp));
     const ids = lineage.get(e.sessionKey) ?? [];
     const ordered = ids
-      .map((id, i) => ({ id, i, t: id === sessionId ? Infinity : endedAt.get(id) ?? -Infinity }))
+      .map((id, i) => ({ id, i, t: id === sessionId ? Infinity : (endedAt.get(id) ?? -Infinity) }))
       .sort((a, b) => a.t - b.t || a.i - b.i)
       .map((x) => x.id);
     sessions.push({
@@ -261,12 +259,16 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
       active,
       archives,
       related,
-      historySource: sessionId ? await resolveHistorySource(sessionId, active, listings) : { path: null, via: "none", considered: [], ref: null },
+      historySource: sessionId
+        ? await resolveHistorySource(sessionId, active, listings)
+        : { path: null, via: "none", considered: [], ref: null },
       lineage: ordered,
     });
   }
 
-  const activePaths = new Set(sessions.flatMap((s) => (s.active.exists ? [s.active.path] : s.active.unresolved ? [s.active.unresolved.path] : [])));
+  const activePaths = new Set(
+    sessions.flatMap((s) => (s.active.exists ? [s.active.path] : s.active.unresolved ? [s.active.unresolved.path] : [])),
+  );
   const unattributed: UnattributedFile[] = [];
   for (const f of files) {
     if (!ATTRIBUTABLE_KINDS.has(f.kind) || activePaths.has(f.path) || byFile.has(f.path)) continue;
@@ -279,7 +281,10 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
       bytes: f.bytes,
       ...(f.archive ? { archive: f.archive } : {}),
       peek,
-      reason: entries.length === 0 && status.state !== "ok" ? `sessions.json is ${status.state}: no key can own it` : "no key references this file's sessionId",
+      reason:
+        entries.length === 0 && status.state !== "ok"
+          ? `sessions.json is ${status.state}: no key can own it`
+          : "no key references this file's sessionId",
       ref,
     });
   }

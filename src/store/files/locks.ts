@@ -21,8 +21,14 @@ export interface LockProbe {
 const defaultProbe: LockProbe = { alive: pidAlive, startTime: processStartTime };
 
 /** Judges one lock payload. Pure apart from the injected process probe. */
-export function evaluateLock(text: string, now: number, probe: LockProbe = defaultProbe, staleMs = DEFAULT_LOCK_STALE_MS): Omit<LockInfo, "path" | "transcriptPath" | "transcriptExists"> {
-  if (text.trim() === "") return { pid: null, createdAt: null, ageMs: null, pidAlive: null, state: "unreadable", reasons: ["empty", "missing-pid"] };
+export function evaluateLock(
+  text: string,
+  now: number,
+  probe: LockProbe = defaultProbe,
+  staleMs = DEFAULT_LOCK_STALE_MS,
+): Omit<LockInfo, "path" | "transcriptPath" | "transcriptExists"> {
+  if (text.trim() === "")
+    return { pid: null, createdAt: null, ageMs: null, pidAlive: null, state: "unreadable", reasons: ["empty", "missing-pid"] };
   let payload: Record<string, unknown>;
   try {
     const v: unknown = JSON.parse(text);
@@ -58,7 +64,12 @@ export function evaluateLock(text: string, now: number, probe: LockProbe = defau
 }
 
 /** Every `*.jsonl.lock` (and the legacy `sessions.json.lock`) of a sessions dir. */
-export function inspectLocks(files: readonly ClassifiedFile[], now: number, probe: LockProbe = defaultProbe, staleMs = DEFAULT_LOCK_STALE_MS): LockInfo[] {
+export function inspectLocks(
+  files: readonly ClassifiedFile[],
+  now: number,
+  probe: LockProbe = defaultProbe,
+  staleMs = DEFAULT_LOCK_STALE_MS,
+): LockInfo[] {
   const out: LockInfo[] = [];
   for (const f of files) {
     if (f.kind !== "lock" && f.kind !== "store-lock") continue;
@@ -74,7 +85,17 @@ export function inspectLocks(files: readonly ClassifiedFile[], now: number, prob
         fs.closeSync(fd);
       }
     } catch (err) {
-      out.push({ path: f.path, transcriptPath, transcriptExists: fs.existsSync(transcriptPath), pid: null, createdAt: null, ageMs: null, pidAlive: null, state: "unreadable", reasons: [(err as Error).message] });
+      out.push({
+        path: f.path,
+        transcriptPath,
+        transcriptExists: fs.existsSync(transcriptPath),
+        pid: null,
+        createdAt: null,
+        ageMs: null,
+        pidAlive: null,
+        state: "unreadable",
+        reasons: [(err as Error).message],
+      });
       continue;
     }
     out.push({ path: f.path, transcriptPath, transcriptExists: fs.existsSync(transcriptPath), ...evaluateLock(text, now, probe, staleMs) });

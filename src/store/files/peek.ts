@@ -118,9 +118,18 @@ export function peekTranscript(ref: TranscriptRef & { kind: "file" }): Transcrip
     if (ref.compression === "none") {
       const size = fs.statSync(ref.path).size;
       const tail = readRange(ref.path, Math.max(0, size - TAIL_BYTES), Math.min(size, TAIL_BYTES)).toString("utf8");
-      peek.lastTimestamp = tail.split("\n").reverse().map(timestampOf).find((t) => t) ?? null;
+      peek.lastTimestamp =
+        tail
+          .split("\n")
+          .reverse()
+          .map(timestampOf)
+          .find((t) => t) ?? null;
     } else {
-      peek.lastTimestamp = [...lines].reverse().map(timestampOf).find((t) => t) ?? null;
+      peek.lastTimestamp =
+        [...lines]
+          .reverse()
+          .map(timestampOf)
+          .find((t) => t) ?? null;
     }
   } catch {
     // unreadable: the peek stays empty; `check` reports it

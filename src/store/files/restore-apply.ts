@@ -15,7 +15,16 @@ import { MANIFEST_KIND, undoCommand, type RestoreManifest } from "../../core/res
 import { refusedError, ToolError } from "../../core/errors.js";
 import { createVerified, fileChunks, fsyncDir, hashOrNull, writeTemp, type Hook } from "../atomic-write.js";
 import { readManifest, removeEndedRunTemps, writeManifest } from "../restore-runs.js";
-import { changedDuringRestore, expectBefore, guardStore, hooks, lockedTranscripts, refuseChanged, verifyApplied, type WriteContext } from "./restore-guard.js";
+import {
+  changedDuringRestore,
+  expectBefore,
+  guardStore,
+  hooks,
+  lockedTranscripts,
+  refuseChanged,
+  verifyApplied,
+  type WriteContext,
+} from "./restore-guard.js";
 import { acquireTranscriptLock, releaseTranscriptLock, removeOwnStaleLocks, type HeldLock } from "./session-lock.js";
 import { undoSteps } from "./restore-undo.js";
 
@@ -38,10 +47,19 @@ export function fileStepShapes(m: RestoreManifest): string[] {
     const [a, b] = s.files;
     const ok =
       (s.step === "backup-store" && s.files.length === 1 && a!.outsideStore === true && a!.path === m.backups.store) ||
-      (s.step === "archive-current" && s.files.length === 2 && !a!.outsideStore && !b!.outsideStore && a!.path.endsWith(".jsonl") && b!.path.startsWith(`${a!.path}.reset.`)) ||
+      (s.step === "archive-current" &&
+        s.files.length === 2 &&
+        !a!.outsideStore &&
+        !b!.outsideStore &&
+        a!.path.endsWith(".jsonl") &&
+        b!.path.startsWith(`${a!.path}.reset.`)) ||
       (s.step === "place-transcript" && s.files.length === 1 && !a!.outsideStore && a!.path === m.destination) ||
       (s.step === "write-store" && s.files.length === 1 && !a!.outsideStore && a!.path === m.storePath) ||
-      (s.step === "backup-archive" && s.files.length === 1 && a!.outsideStore === true && a!.path === m.backups.archive && path.dirname(a!.path) === runDir) ||
+      (s.step === "backup-archive" &&
+        s.files.length === 1 &&
+        a!.outsideStore === true &&
+        a!.path === m.backups.archive &&
+        path.dirname(a!.path) === runDir) ||
       (s.step === "remove-archive" && s.files.length === 1 && !a!.outsideStore && a!.path === m.archive);
     if (!ok) out.push(`step ${String(s.n)} (${String(s.step)}) does not have the shape restore writes`);
   }
@@ -55,7 +73,8 @@ export function readFileManifest(file: string): RestoreManifest {
 export function manifestOf(plan: RestorePlan, ctx: ApplyContext, nowMs: number): RestoreManifest {
   const backupArchive = plan.steps.find((s) => s.step === "backup-archive")?.files[0]?.path ?? null;
   const temps = new Set<string>();
-  for (const s of plan.steps) for (const f of s.files) temps.add(path.join(path.dirname(f.path), `.${path.basename(f.path)}.${plan.runId}.*.tmp`));
+  for (const s of plan.steps)
+    for (const f of s.files) temps.add(path.join(path.dirname(f.path), `.${path.basename(f.path)}.${plan.runId}.*.tmp`));
   return {
     schemaVersion: RESTORE_SCHEMA_VERSION,
     kind: MANIFEST_KIND,
@@ -107,7 +126,10 @@ function releaseAll(st: RunState): void {
 
 /** Re-check everything the plan assumed, just before the first write. */
 async function recheckPlan(plan: RestorePlan): Promise<void> {
-  await expectBefore(plan.steps.flatMap((s) => s.files), "since the plan was made");
+  await expectBefore(
+    plan.steps.flatMap((s) => s.files),
+    "since the plan was made",
+  );
   const kind = await hashOrNull(plan.archive.path);
   if (kind !== plan.archive.sha256) {
     throw refusedError("ARCHIVE_CHANGED", `${plan.archive.path} changed since the plan was made; nothing was written`, "plan again");
@@ -120,7 +142,15 @@ async function recheckPlan(plan: RestorePlan): Promise<void> {
  * applied. Any failure after the first store write rolls the completed steps back, then rethrows.
  */
 export async function applyPlan(plan: RestorePlan, ctx: ApplyContext, nowMs: number): Promise<RestoreManifest> {
-  const st: RunState = { plan, manifest: manifestOf(plan, ctx, nowMs), ctx, crash: hooks(ctx), held: [], transcripts: lockedTranscripts(plan.steps), storeTouched: false };
+  const st: RunState = {
+    plan,
+    manifest: manifestOf(plan, ctx, nowMs),
+    ctx,
+    crash: hooks(ctx),
+    held: [],
+    transcripts: lockedTranscripts(plan.steps),
+    storeTouched: false,
+  };
   guardStore(ctx, ctx.sessionsDir, st.transcripts, []);
   await recheckPlan(plan);
   const started: RestoreStep[] = [];
@@ -195,7 +225,9 @@ async function runStep(step: RestoreStep, st: RunState): Promise<void> {
       const dest = step.files[0]!;
       await expectBefore(step.files, "just before placing the transcript");
       st.storeTouched = true;
-      await createVerified(dest.path, plan.runId, fileChunks(plan.archive.path, plan.archive.compressed), dest.sha256After!, 0o600, () => crash("place-transcript:temp"));
+      await createVerified(dest.path, plan.runId, fileChunks(plan.archive.path, plan.archive.compressed), dest.sha256After!, 0o600, () =>
+        crash("place-transcript:temp"),
+      );
       return;
     }
     case "write-store":

@@ -67,9 +67,21 @@ export function lockedTranscripts(steps: readonly RestoreStep[]): string[] {
  * OpenClaw transcript lock we do not hold, an OpenClaw sessions.json write in flight (its
  * `sessions.json.<pid>.<uuid>.tmp` exists and the pid runs). Each refuses (exit 5).
  */
-export function guardStore(ctx: WriteContext, sessionsDir: string, transcripts: readonly string[], held: readonly HeldLock[], now = Date.now()): void {
+export function guardStore(
+  ctx: WriteContext,
+  sessionsDir: string,
+  transcripts: readonly string[],
+  held: readonly HeldLock[],
+  now = Date.now(),
+): void {
   const gateway = probeGatewayLocks(ctx.stateDir, ctx.env, now).find((g) => g.blocking);
-  if (gateway) throw refusedError("GATEWAY_RUNNING", `${describeGateway(gateway)}; it serialises its sessions.json writes in-process only, so nothing is written while it runs`, gatewayStopHint(gateway), { pid: gateway.pid, lock: gateway.path });
+  if (gateway)
+    throw refusedError(
+      "GATEWAY_RUNNING",
+      `${describeGateway(gateway)}; it serialises its sessions.json writes in-process only, so nothing is written while it runs`,
+      gatewayStopHint(gateway),
+      { pid: gateway.pid, lock: gateway.path },
+    );
   const mine = new Set(held.map((h) => h.path));
   for (const t of transcripts) {
     const lock = lockPathFor(t);
@@ -81,13 +93,23 @@ export function guardStore(ctx: WriteContext, sessionsDir: string, transcripts: 
       continue;
     }
     if (judged.state === "live" || (judged.pid !== null && judged.pidAlive === true && judged.reasons.every((r) => r === "too-old"))) {
-      throw refusedError("LIVE_LOCK", `${lock} is held by live process ${judged.pid} (since ${judged.createdAt ?? "unknown"}): OpenClaw is writing this session`, "wait for the run to finish (or stop the OpenClaw gateway), then run the same command again", { path: lock });
+      throw refusedError(
+        "LIVE_LOCK",
+        `${lock} is held by live process ${judged.pid} (since ${judged.createdAt ?? "unknown"}): OpenClaw is writing this session`,
+        "wait for the run to finish (or stop the OpenClaw gateway), then run the same command again",
+        { path: lock },
+      );
     }
   }
   for (const name of safeReaddir(sessionsDir)) {
     const pid = isStoreTempName(name) ? Number(/^sessions\.json\.(\d+)\./.exec(name)?.[1]) : NaN;
     if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) {
-      throw refusedError("STORE_WRITE_IN_FLIGHT", `OpenClaw process ${pid} is writing sessions.json right now (${path.join(sessionsDir, name)})`, "stop the OpenClaw gateway or agent run, then run the same command again", { pid });
+      throw refusedError(
+        "STORE_WRITE_IN_FLIGHT",
+        `OpenClaw process ${pid} is writing sessions.json right now (${path.join(sessionsDir, name)})`,
+        "stop the OpenClaw gateway or agent run, then run the same command again",
+        { pid },
+      );
     }
   }
 }
@@ -126,7 +148,9 @@ export async function verifyApplied(plan: RestorePlan, storePath: string): Promi
       }
       lines.push(`${storePath}: ${describeStoreDifference(plan.storeTextAfter, actual, plan.sessionKey)}`);
     } else if (file.sha256After === null) {
-      lines.push(`${file.path}: should be gone after the restore, but a file is there again (sha256 ${now}): OpenClaw wrote to the old name`);
+      lines.push(
+        `${file.path}: should be gone after the restore, but a file is there again (sha256 ${now}): OpenClaw wrote to the old name`,
+      );
     } else {
       lines.push(`${file.path}: sha256 ${now ?? "absent"}, the restore wrote ${file.sha256After}`);
     }
@@ -142,4 +166,3 @@ export function changedDuringRestore(lines: string[], undo: string): ToolError {
     { differences: lines },
   );
 }
-

@@ -42,7 +42,16 @@ function restoreActions(step: RestoreStep, view: View, conflicts: string[]): Und
     const from = sibling?.path ?? [...view].find(([p, h]) => p !== f.path && h === f.sha256Before)?.[0] ?? null;
     if (!from) conflicts.push(`${f.path}: no file holds its original bytes (sha256 ${f.sha256Before}) any more`);
     const relink = sibling !== undefined && now === null && path.dirname(sibling.path) === path.dirname(f.path);
-    out.push({ n: step.n, step: step.step, path: f.path, action: "restore", from, ...(relink ? { relink } : {}), sha256Now: now, sha256After: f.sha256Before });
+    out.push({
+      n: step.n,
+      step: step.step,
+      path: f.path,
+      action: "restore",
+      from,
+      ...(relink ? { relink } : {}),
+      sha256Now: now,
+      sha256After: f.sha256Before,
+    });
     view.set(f.path, f.sha256Before);
   }
   return out;
@@ -62,14 +71,24 @@ export async function planUndo(manifest: RestoreManifest): Promise<UndoAction[]>
       if (f.outsideStore) continue;
       const now = view.get(f.path) ?? null;
       if (now !== f.sha256After && now !== f.sha256Before) {
-        conflicts.push(`${f.path}: sha256 ${now ?? "absent"}, expected ${f.sha256After ?? "absent"} (after the restore) or ${f.sha256Before ?? "absent"} (before it)`);
+        conflicts.push(
+          `${f.path}: sha256 ${now ?? "absent"}, expected ${f.sha256After ?? "absent"} (after the restore) or ${f.sha256Before ?? "absent"} (before it)`,
+        );
       }
     }
     actions.push(...restoreActions(step, view, conflicts));
     for (const f of step.files) {
       if (f.outsideStore || f.sha256Before !== null) continue;
       const now = view.get(f.path) ?? null;
-      actions.push({ n: step.n, step: step.step, path: f.path, action: now === null ? "none" : "delete", from: null, sha256Now: now, sha256After: null });
+      actions.push({
+        n: step.n,
+        step: step.step,
+        path: f.path,
+        action: now === null ? "none" : "delete",
+        from: null,
+        sha256Now: now,
+        sha256After: null,
+      });
       view.set(f.path, null);
     }
   }
@@ -110,7 +129,12 @@ async function verifyUndone(actions: readonly UndoAction[]): Promise<void> {
     if (now !== a.sha256After) diffs.push(`${a.path}: sha256 ${now ?? "absent"}, undo left ${a.sha256After ?? "nothing"}`);
   }
   if (diffs.length > 0) {
-    throw refusedError("CHANGED_DURING_UNDO", `the store changed while undo ran; it is not reported as undone:\n  ${diffs.join("\n  ")}`, "stop OpenClaw, inspect the files, then run the same undo again", { differences: diffs });
+    throw refusedError(
+      "CHANGED_DURING_UNDO",
+      `the store changed while undo ran; it is not reported as undone:\n  ${diffs.join("\n  ")}`,
+      "stop OpenClaw, inspect the files, then run the same undo again",
+      { differences: diffs },
+    );
   }
 }
 

@@ -54,7 +54,7 @@ export function scanDir(root: string, opts: { relBase?: string; kind?: Classifie
       const full = path.join(dir, d.name);
       const relPath = rel ? `${rel}/${d.name}` : d.name;
       if (d.isDirectory()) {
-        if (depth < MAX_DEPTH) walk(full, relPath, depth + 1, forcedKind ?? (depth === 0 ? FOLDER_KINDS[d.name] ?? null : null));
+        if (depth < MAX_DEPTH) walk(full, relPath, depth + 1, forcedKind ?? (depth === 0 ? (FOLDER_KINDS[d.name] ?? null) : null));
         continue;
       }
       let st: fs.Stats;

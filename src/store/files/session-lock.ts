@@ -117,7 +117,12 @@ export function acquireTranscriptLock(transcript: string, now = Date.now()): Hel
   } catch {
     // vanished meanwhile: still refuse, the next run will see
   }
-  throw refusedError("LIVE_LOCK", `${file} is held by ${holder}: OpenClaw is writing this session`, "wait for the run to finish (or stop the OpenClaw gateway), then run the same command again", { path: file });
+  throw refusedError(
+    "LIVE_LOCK",
+    `${file} is held by ${holder}: OpenClaw is writing this session`,
+    "wait for the run to finish (or stop the OpenClaw gateway), then run the same command again",
+    { path: file },
+  );
 }
 
 /** Release: remove the lock only if it is still ours (same inode, same text), as OpenClaw does. */

@@ -35,13 +35,20 @@ export class SqliteEventIndex {
     if (w) return w;
     const identities = new Set<string>();
     if (this.hasIdentities) {
-      for (const r of this.db.all("SELECT event_id FROM transcript_event_identities WHERE session_id = ?", sessionId)) identities.add(String(r.event_id));
+      for (const r of this.db.all("SELECT event_id FROM transcript_event_identities WHERE session_id = ?", sessionId))
+        identities.add(String(r.event_id));
     }
     w = { byId: new Map(), byHash: new Map() };
     for (const line of windowEventLines(this.db, sessionId)) {
       const v = parse(line.text);
-      const id = typeof v === "object" && v !== null && typeof (v as { id?: unknown }).id === "string" ? ((v as { id: string }).id) : null;
-      const ev: DbEvent = { sessionId, seq: line.seq ?? -1, id, hash: contentHash(v ?? line.text), hasIdentity: id !== null && identities.has(id) };
+      const id = typeof v === "object" && v !== null && typeof (v as { id?: unknown }).id === "string" ? (v as { id: string }).id : null;
+      const ev: DbEvent = {
+        sessionId,
+        seq: line.seq ?? -1,
+        id,
+        hash: contentHash(v ?? line.text),
+        hasIdentity: id !== null && identities.has(id),
+      };
       if (id !== null && !w.byId.has(id)) w.byId.set(id, ev);
       if (!w.byHash.has(ev.hash)) w.byHash.set(ev.hash, ev);
     }
@@ -58,10 +65,14 @@ export class SqliteEventIndex {
         if (!list) this.idIndex!.set(eventId, [sessionId]);
         else if (!list.includes(sessionId)) list.push(sessionId);
       };
-      if (this.hasIdentities) for (const r of this.db.iterate("SELECT session_id, event_id FROM transcript_event_identities")) add(String(r.event_id), String(r.session_id));
+      if (this.hasIdentities)
+        for (const r of this.db.iterate("SELECT session_id, event_id FROM transcript_event_identities"))
+          add(String(r.event_id), String(r.session_id));
       // Rows whose identity row is gone still count as present (reported as no-identity).
       if (hasTable(this.db, "transcript_events")) {
-        for (const r of this.db.iterate("SELECT session_id, json_extract(event_json, '$.id') AS id FROM transcript_events WHERE event_json IS NOT NULL")) {
+        for (const r of this.db.iterate(
+          "SELECT session_id, json_extract(event_json, '$.id') AS id FROM transcript_events WHERE event_json IS NOT NULL",
+        )) {
           if (typeof r.id === "string") add(r.id, String(r.session_id));
         }
       }

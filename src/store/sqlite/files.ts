@@ -14,7 +14,10 @@ import { scanDir } from "../files/scan.js";
 export function listSqliteAgentFiles(opts: { sessionsDir: string; agentDir: string; dbPath: string }): ClassifiedFile[] {
   const out: ClassifiedFile[] = [
     ...scanDir(opts.sessionsDir),
-    ...scanDir(path.join(opts.agentDir, "session-sqlite-import-archive"), { relBase: "session-sqlite-import-archive", kind: "import-archive" }),
+    ...scanDir(path.join(opts.agentDir, "session-sqlite-import-archive"), {
+      relBase: "session-sqlite-import-archive",
+      kind: "import-archive",
+    }),
   ];
   for (const suffix of ["", "-wal", "-shm", "-journal"]) {
     const p = opts.dbPath + suffix;

@@ -149,9 +149,14 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
   } catch (err) {
     if (err instanceof ToolError) throw err;
     // A damaged or foreign file: say so, as for an unreadable sessions.json.
-    throw environmentError("SQLITE_UNREADABLE", `cannot read ${dbPath}: ${(err as Error).message}`, "check the file (is it an OpenClaw agent database?); `sqlite3 <file> 'PRAGMA integrity_check'` tells more", {
-      storePath: dbPath,
-    });
+    throw environmentError(
+      "SQLITE_UNREADABLE",
+      `cannot read ${dbPath}: ${(err as Error).message}`,
+      "check the file (is it an OpenClaw agent database?); `sqlite3 <file> 'PRAGMA integrity_check'` tells more",
+      {
+        storePath: dbPath,
+      },
+    );
   } finally {
     db.close();
   }
@@ -181,7 +186,8 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
     const info = parseArchiveName(row.archiveName);
     const ts = info?.timestampMs ?? row.createdAt;
     const ev: Evidence[] = [...evidence];
-    if (file) ev.push({ kind: "session-file-name", confidence: "certain", detail: `published file ${file.relPath} (derived from the row)` });
+    if (file)
+      ev.push({ kind: "session-file-name", confidence: "certain", detail: `published file ${file.relPath} (derived from the row)` });
     return {
       path: file ? file.path : archivePseudoPath(dbPath, row.archiveName),
       reason: row.reason === "reset" ? "reset" : "deleted",

@@ -32,7 +32,8 @@ function nodeFacts(db: SqliteDb): SqliteNodeFacts[] {
   const windows = readSessionWindows(db);
   const counts = new Map<string, number>();
   if (hasTable(db, "transcript_events")) {
-    for (const r of db.all("SELECT session_id, count(*) AS n FROM transcript_events GROUP BY session_id")) counts.set(String(r.session_id), num(r.n) ?? 0);
+    for (const r of db.all("SELECT session_id, count(*) AS n FROM transcript_events GROUP BY session_id"))
+      counts.set(String(r.session_id), num(r.n) ?? 0);
   }
   return readSessionNodes(db).map((n) => ({
     sessionKey: n.sessionKey,
@@ -101,7 +102,8 @@ function pidAlive(pid: number): boolean {
 export function inspectGatewayLocks(stateDir: string, lockDir = defaultLockDir()): SqliteIntegrityFacts["gatewayLocks"] {
   const out: SqliteIntegrityFacts["gatewayLocks"] = [];
   const lock = lifecycleLockPath(stateDir, lockDir);
-  if (lock && fs.existsSync(lock) && probeSqliteLock(lock) === "held") out.push({ path: lock, kind: "lifecycle", pid: null, role: null, createdAt: null });
+  if (lock && fs.existsSync(lock) && probeSqliteLock(lock) === "held")
+    out.push({ path: lock, kind: "lifecycle", pid: null, role: null, createdAt: null });
   const tmp = path.join(stateDir, "tmp");
   let dirs: string[] = [];
   try {
@@ -132,9 +134,14 @@ export function inspectGatewayLocks(stateDir: string, lockDir = defaultLockDir()
   return out;
 }
 
-export function readSqliteIntegrityFacts(db: SqliteDb, opts: { sessionsDir: string; stateDir: string | null; lockDir?: string | null }): SqliteIntegrityFacts {
+export function readSqliteIntegrityFacts(
+  db: SqliteDb,
+  opts: { sessionsDir: string; stateDir: string | null; lockDir?: string | null },
+): SqliteIntegrityFacts {
   const archives = readTranscriptArchives(db).map((a) => {
-    const blob = db.get("SELECT archive_blob FROM session_transcript_archives WHERE archive_name = ?", a.archiveName)?.archive_blob as Uint8Array | undefined;
+    const blob = db.get("SELECT archive_blob FROM session_transcript_archives WHERE archive_name = ?", a.archiveName)?.archive_blob as
+      | Uint8Array
+      | undefined;
     const file = path.join(opts.sessionsDir, a.archiveName);
     const f = fileSha(file);
     return {
@@ -155,7 +162,15 @@ export function readSqliteIntegrityFacts(db: SqliteDb, opts: { sessionsDir: stri
   const cold = coldRows.map((c) => {
     const file = path.join(opts.sessionsDir, "cold", c.archiveName);
     const f = c.storage === "file" ? fileSha(file) : { exists: true, sha256: null };
-    return { sessionId: c.sessionId, archiveName: c.archiveName, storage: c.storage, archiveSha256: c.archiveSha256, file, fileExists: f.exists, fileSha256: f.sha256 };
+    return {
+      sessionId: c.sessionId,
+      archiveName: c.archiveName,
+      storage: c.storage,
+      archiveSha256: c.archiveSha256,
+      file,
+      fileExists: f.exists,
+      fileSha256: f.sha256,
+    };
   });
   const pending = hasTable(db, "session_canonical_validation_pending")
     ? db.all("SELECT session_key FROM session_canonical_validation_pending ORDER BY session_key").map((r) => String(r.session_key))

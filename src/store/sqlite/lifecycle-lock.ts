@@ -37,7 +37,10 @@ function identityPath(p: string): string {
 
 /** OpenClaw's lock runtime dir: hard-coded `/tmp` on POSIX. */
 export function lifecycleRuntimeDir(env: NodeJS.ProcessEnv = process.env): string | null {
-  if (process.platform === "win32") return env.LOCALAPPDATA ? path.join(env.LOCALAPPDATA, "OpenClaw", "locks") : path.join(os.homedir(), "AppData", "Local", "OpenClaw", "locks");
+  if (process.platform === "win32")
+    return env.LOCALAPPDATA
+      ? path.join(env.LOCALAPPDATA, "OpenClaw", "locks")
+      : path.join(os.homedir(), "AppData", "Local", "OpenClaw", "locks");
   return "/tmp";
 }
 
@@ -50,7 +53,11 @@ export function lifecycleLockDir(runtimeDir: string | null = lifecycleRuntimeDir
 
 /** The coordinator's file name for a state dir. */
 export function lifecycleLockName(stateDir: string): string {
-  const hash = crypto.createHash("sha256").update(identityPath(path.join(stateDir, "state", "openclaw.sqlite"))).digest("hex").slice(0, 8);
+  const hash = crypto
+    .createHash("sha256")
+    .update(identityPath(path.join(stateDir, "state", "openclaw.sqlite")))
+    .digest("hex")
+    .slice(0, 8);
   return `gateway-lifecycle.${hash}.lock.sqlite`;
 }
 
@@ -63,7 +70,10 @@ export interface HeldLifecycleLock {
   release(): void;
 }
 
-const isBusy = (err: unknown) => /BUSY|locked/i.test(`${(err as { code?: string }).code ?? ""} ${(err as Error).message ?? ""} ${String((err as { errstr?: string }).errstr ?? "")}`);
+const isBusy = (err: unknown) =>
+  /BUSY|locked/i.test(
+    `${(err as { code?: string }).code ?? ""} ${(err as Error).message ?? ""} ${String((err as { errstr?: string }).errstr ?? "")}`,
+  );
 
 /**
  * Take the coordinator as OpenClaw does (`busy_timeout 0; journal_mode MEMORY; BEGIN EXCLUSIVE`).

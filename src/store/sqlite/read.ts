@@ -175,7 +175,11 @@ function eventText(row: SqliteRow): { text: string; invalidUtf8: boolean; storag
  * the first message), as lines. `afterSeq` skips events already delivered from a cold archive.
  * The database must stay open until the iteration ends.
  */
-export function* windowEventLines(db: SqliteDb, sessionId: string, opts: { afterSeq?: number; lineNoStart?: number; offsetStart?: number } = {}): Generator<SqliteRawLine> {
+export function* windowEventLines(
+  db: SqliteDb,
+  sessionId: string,
+  opts: { afterSeq?: number; lineNoStart?: number; offsetStart?: number } = {},
+): Generator<SqliteRawLine> {
   let lineNo = opts.lineNoStart ?? 0;
   let offset = opts.offsetStart ?? 0;
   const rows = db.iterate(

@@ -50,7 +50,10 @@ export function openRestoreSnapshot(dbPath: string): SqliteRestoreSnapshot {
 }
 
 export function readNode(db: SqliteDb, sessionKey: string): NodeFacts | null {
-  const r = db.get("SELECT session_key, current_session_id, entry_json, entry_valid, updated_at FROM session_nodes WHERE session_key = ?", sessionKey);
+  const r = db.get(
+    "SELECT session_key, current_session_id, entry_json, entry_valid, updated_at FROM session_nodes WHERE session_key = ?",
+    sessionKey,
+  );
   if (!r) return null;
   let entry: Record<string, unknown> | null = null;
   try {
@@ -59,7 +62,14 @@ export function readNode(db: SqliteDb, sessionKey: string): NodeFacts | null {
   } catch {
     entry = null;
   }
-  return { sessionKey, currentSessionId: String(r.current_session_id), entryJson: String(r.entry_json), entry, entryValid: num(r.entry_valid), updatedAt: num(r.updated_at) };
+  return {
+    sessionKey,
+    currentSessionId: String(r.current_session_id),
+    entryJson: String(r.entry_json),
+    entry,
+    entryValid: num(r.entry_valid),
+    updatedAt: num(r.updated_at),
+  };
 }
 
 export function readWindow(db: SqliteDb, sessionId: string): WindowFacts | null {
@@ -74,7 +84,10 @@ export function mainKeyOf(db: SqliteDb): string {
 }
 
 export function pendingValidation(db: SqliteDb, sessionKey: string): boolean {
-  return hasTable(db, "session_canonical_validation_pending") && db.get("SELECT 1 AS x FROM session_canonical_validation_pending WHERE session_key = ?", sessionKey) !== undefined;
+  return (
+    hasTable(db, "session_canonical_validation_pending") &&
+    db.get("SELECT 1 AS x FROM session_canonical_validation_pending WHERE session_key = ?", sessionKey) !== undefined
+  );
 }
 
 /** The facts the refusals need, for a key (may be absent) and the window id the restore creates. */
@@ -84,9 +97,18 @@ export function readRestoreFacts(db: SqliteDb, sessionKey: string, newSessionId:
   const node = readNode(db, sessionKey);
   const currentWindow = node ? readWindow(db, node.currentSessionId) : null;
   const sid = node?.currentSessionId ?? null;
-  const coldArchives = sid && hasTable(db, "session_transcript_cold_archives") ? (num(db.get("SELECT count(*) AS n FROM session_transcript_cold_archives WHERE session_id = ?", sid)?.n) ?? 0) : 0;
-  const pendingInputs = hasTable(db, "session_pending_inputs") ? (num(db.get("SELECT count(*) AS n FROM session_pending_inputs WHERE session_key = ? OR session_id = ?", sessionKey, sid ?? "")?.n) ?? 0) : 0;
-  const conversationLinks = sid && hasTable(db, "session_conversations") ? db.all("SELECT * FROM session_conversations WHERE session_id = ? ORDER BY rowid", sid).map(rowValues) : [];
+  const coldArchives =
+    sid && hasTable(db, "session_transcript_cold_archives")
+      ? (num(db.get("SELECT count(*) AS n FROM session_transcript_cold_archives WHERE session_id = ?", sid)?.n) ?? 0)
+      : 0;
+  const pendingInputs = hasTable(db, "session_pending_inputs")
+    ? (num(db.get("SELECT count(*) AS n FROM session_pending_inputs WHERE session_key = ? OR session_id = ?", sessionKey, sid ?? "")?.n) ??
+      0)
+    : 0;
+  const conversationLinks =
+    sid && hasTable(db, "session_conversations")
+      ? db.all("SELECT * FROM session_conversations WHERE session_id = ? ORDER BY rowid", sid).map(rowValues)
+      : [];
   return {
     userVersion,
     schemaMetaVersion: num(meta?.schema_version),

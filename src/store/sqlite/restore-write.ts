@@ -39,7 +39,12 @@ function openWritable(dbPath: string): DatabaseSync {
 /** Refuse (exit 5) while a Gateway or Doctor owns the state dir; else hold its coordinator. */
 export function holdStateDir(ctx: SqliteWriteContext): HeldLifecycleLock {
   const stateDir = ctx.stateDir;
-  if (!stateDir) throw refusedError("NO_STATE_DIR", "a SQLite-era restore needs the OpenClaw state dir (to hold its gateway-lifecycle lock)", "pass --state-dir <dir>");
+  if (!stateDir)
+    throw refusedError(
+      "NO_STATE_DIR",
+      "a SQLite-era restore needs the OpenClaw state dir (to hold its gateway-lifecycle lock)",
+      "pass --state-dir <dir>",
+    );
   const lockPath = ctx.lockDir === undefined ? lifecycleLockPath(stateDir) : lifecycleLockPath(stateDir, ctx.lockDir);
   if (!lockPath) throw refusedError("NO_LIFECYCLE_LOCK", "cannot locate OpenClaw's gateway-lifecycle lock dir on this system");
   const held = acquireLifecycleLock(lockPath);
@@ -56,8 +61,14 @@ export function holdStateDir(ctx: SqliteWriteContext): HeldLifecycleLock {
   const payload96 = inspectGatewayLocks(stateDir, null).find((g) => g.kind === "payload");
   if (payload || payload96) {
     held.release();
-    const msg = payload ? describeGateway(payload) : `an OpenClaw process (pid ${payload96!.pid}, role ${payload96!.role}) holds ${payload96!.path}`;
-    throw refusedError("GATEWAY_RUNNING", `${msg}; nothing was written`, payload ? gatewayStopHint(payload) : "stop it first, then run the same command again");
+    const msg = payload
+      ? describeGateway(payload)
+      : `an OpenClaw process (pid ${payload96!.pid}, role ${payload96!.role}) holds ${payload96!.path}`;
+    throw refusedError(
+      "GATEWAY_RUNNING",
+      `${msg}; nothing was written`,
+      payload ? gatewayStopHint(payload) : "stop it first, then run the same command again",
+    );
   }
   return held;
 }
@@ -65,30 +76,53 @@ export function holdStateDir(ctx: SqliteWriteContext): HeldLifecycleLock {
 function runRow(db: DatabaseSync, r: RowWrite): void {
   if (r.op === "insert") {
     const cols = Object.keys(r.values);
-    db.prepare(`INSERT INTO ${q(r.table)} (${cols.map(q).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...(cols.map((c) => r.values[c]) as SQLInputValue[]));
+    db.prepare(`INSERT INTO ${q(r.table)} (${cols.map(q).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(
+      ...(cols.map((c) => r.values[c]) as SQLInputValue[]),
+    );
     return;
   }
   const cols = Object.keys(r.values);
   const keys = Object.keys(r.key);
-  db.prepare(`UPDATE ${q(r.table)} SET ${cols.map((c) => `${q(c)} = ?`).join(", ")} WHERE ${keys.map((k) => `${q(k)} = ?`).join(" AND ")}`).run(
-    ...(cols.map((c) => r.values[c]) as SQLInputValue[]),
-    ...(keys.map((k) => r.key[k]) as SQLInputValue[]),
-  );
+  db.prepare(
+    `UPDATE ${q(r.table)} SET ${cols.map((c) => `${q(c)} = ?`).join(", ")} WHERE ${keys.map((k) => `${q(k)} = ?`).join(" AND ")}`,
+  ).run(...(cols.map((c) => r.values[c]) as SQLInputValue[]), ...(keys.map((k) => r.key[k]) as SQLInputValue[]));
 }
 
-function nodeNow(db: DatabaseSync, key: string): { entryJson: string; currentSessionId: string; updatedAt: number | null; entryValid: number } | null {
-  const r = db.prepare("SELECT entry_json, current_session_id, updated_at, entry_valid FROM session_nodes WHERE session_key = ?").get(key) as Record<string, unknown> | undefined;
-  return r ? { entryJson: String(r.entry_json), currentSessionId: String(r.current_session_id), updatedAt: r.updated_at === null ? null : Number(r.updated_at), entryValid: Number(r.entry_valid) } : null;
+function nodeNow(
+  db: DatabaseSync,
+  key: string,
+): { entryJson: string; currentSessionId: string; updatedAt: number | null; entryValid: number } | null {
+  const r = db
+    .prepare("SELECT entry_json, current_session_id, updated_at, entry_valid FROM session_nodes WHERE session_key = ?")
+    .get(key) as Record<string, unknown> | undefined;
+  return r
+    ? {
+        entryJson: String(r.entry_json),
+        currentSessionId: String(r.current_session_id),
+        updatedAt: r.updated_at === null ? null : Number(r.updated_at),
+        entryValid: Number(r.entry_valid),
+      }
+    : null;
 }
 
 /** The plan's before-state, re-read inside the write transaction. */
 function checkStillPlanned(db: DatabaseSync, plan: SqliteRestorePlan): void {
   const node = nodeNow(db, plan.sessionKey);
   const before = plan.nodeBefore;
-  const same = before === null ? node === null : node !== null && node.entryJson === before.entryJson && node.currentSessionId === before.currentSessionId && node.updatedAt === before.updatedAt;
+  const same =
+    before === null
+      ? node === null
+      : node !== null &&
+        node.entryJson === before.entryJson &&
+        node.currentSessionId === before.currentSessionId &&
+        node.updatedAt === before.updatedAt;
   const window = db.prepare("SELECT session_key FROM session_windows WHERE session_id = ?").get(plan.sessionId);
   if (!same || window) {
-    throw refusedError("STORE_CHANGED", `${plan.sessionKey} changed since the plan was made (${!same ? "its session_nodes row" : `window ${plan.sessionId} appeared`}); nothing was written`, "plan again");
+    throw refusedError(
+      "STORE_CHANGED",
+      `${plan.sessionKey} changed since the plan was made (${!same ? "its session_nodes row" : `window ${plan.sessionId} appeared`}); nothing was written`,
+      "plan again",
+    );
   }
 }
 
@@ -104,11 +138,16 @@ export function verifyRestored(db: DatabaseSync, plan: Pick<SqliteRestorePlan, "
     out.push("entry_json does not parse");
   }
   if (node.entryValid !== 1) out.push(`entry_valid is ${node.entryValid}, not 1`);
-  if (node.currentSessionId !== plan.sessionId || entry.sessionId !== plan.sessionId) out.push(`current_session_id ${node.currentSessionId} / entry.sessionId ${String(entry.sessionId)} ≠ ${plan.sessionId}`);
+  if (node.currentSessionId !== plan.sessionId || entry.sessionId !== plan.sessionId)
+    out.push(`current_session_id ${node.currentSessionId} / entry.sessionId ${String(entry.sessionId)} ≠ ${plan.sessionId}`);
   if (node.updatedAt !== entry.updatedAt) out.push(`updated_at ${node.updatedAt} ≠ entry.updatedAt ${String(entry.updatedAt)}`);
-  const win = db.prepare("SELECT session_key FROM session_windows WHERE session_id = ?").get(plan.sessionId) as { session_key: string } | undefined;
+  const win = db.prepare("SELECT session_key FROM session_windows WHERE session_id = ?").get(plan.sessionId) as
+    | { session_key: string }
+    | undefined;
   if (win?.session_key !== plan.sessionKey) out.push(`window ${plan.sessionId} is ${win ? `owned by ${win.session_key}` : "missing"}`);
-  const seqs = db.prepare("SELECT seq, event_json, event_zstd FROM transcript_events WHERE session_id = ? ORDER BY seq").all(plan.sessionId) as Array<Record<string, unknown>>;
+  const seqs = db
+    .prepare("SELECT seq, event_json, event_zstd FROM transcript_events WHERE session_id = ? ORDER BY seq")
+    .all(plan.sessionId) as Array<Record<string, unknown>>;
   const planned = plan.rows.filter((r) => r.table === "transcript_events");
   if (seqs.length !== planned.length) out.push(`window ${plan.sessionId} holds ${seqs.length} events, the plan wrote ${planned.length}`);
   seqs.forEach((r, i) => {
@@ -121,17 +160,27 @@ export function verifyRestored(db: DatabaseSync, plan: Pick<SqliteRestorePlan, "
   } catch {
     out.push("seq 0 does not parse");
   }
-  const ids = Number((db.prepare("SELECT count(*) AS n FROM transcript_event_identities WHERE session_id = ?").get(plan.sessionId) as { n: number }).n);
+  const ids = Number(
+    (db.prepare("SELECT count(*) AS n FROM transcript_event_identities WHERE session_id = ?").get(plan.sessionId) as { n: number }).n,
+  );
   const plannedIds = plan.rows.filter((r) => r.table === "transcript_event_identities").length;
   if (ids !== plannedIds) out.push(`${ids} identity rows, the plan wrote ${plannedIds}`);
-  const wm = db.prepare("SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?").get(plan.sessionId) as { generation: string } | undefined;
+  const wm = db.prepare("SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?").get(plan.sessionId) as
+    | { generation: string }
+    | undefined;
   if (!wm) out.push("no watermark row");
-  else if (db.prepare("SELECT 1 FROM session_transcript_archives WHERE generation = ?").get(wm.generation)) out.push("the watermark generation is an archive's");
-  const stale = db.prepare("SELECT count(*) AS n FROM session_transcript_index_state WHERE session_id = ? AND needs_rebuild = 0").get(plan.sessionId) as { n: number };
+  else if (db.prepare("SELECT 1 FROM session_transcript_archives WHERE generation = ?").get(wm.generation))
+    out.push("the watermark generation is an archive's");
+  const stale = db
+    .prepare("SELECT count(*) AS n FROM session_transcript_index_state WHERE session_id = ? AND needs_rebuild = 0")
+    .get(plan.sessionId) as { n: number };
   if (Number(stale.n) > 0) out.push("index state rows claim the new window is indexed");
   const fk = db.prepare("PRAGMA foreign_key_check").all();
   if (fk.length > 0) out.push(`foreign_key_check: ${fk.length} violation(s), first ${JSON.stringify(fk[0])}`);
-  const qc = db.prepare("PRAGMA quick_check").all().map((r) => String(Object.values(r as object)[0]));
+  const qc = db
+    .prepare("PRAGMA quick_check")
+    .all()
+    .map((r) => String(Object.values(r as object)[0]));
   if (qc.join() !== "ok") out.push(`quick_check: ${qc.slice(0, 3).join("; ")}`);
   return out;
 }
@@ -143,7 +192,12 @@ function reverseRows(db: DatabaseSync, part: NonNullable<RestoreManifest["sqlite
     db.prepare("DELETE FROM session_nodes WHERE session_key = ?").run(sessionKey); // cascades the window and its rows
   } else {
     const b = part.nodeBefore;
-    db.prepare("UPDATE session_nodes SET entry_json = ?, current_session_id = ?, updated_at = ? WHERE session_key = ?").run(b.entryJson, b.currentSessionId, b.updatedAt, sessionKey);
+    db.prepare("UPDATE session_nodes SET entry_json = ?, current_session_id = ?, updated_at = ? WHERE session_key = ?").run(
+      b.entryJson,
+      b.currentSessionId,
+      b.updatedAt,
+      sessionKey,
+    );
     db.prepare("UPDATE session_nodes SET entry_valid = 1 WHERE session_key = ?").run(sessionKey);
     db.prepare("DELETE FROM session_windows WHERE session_id = ?").run(sessionId);
   }
@@ -154,7 +208,12 @@ function reverseRows(db: DatabaseSync, part: NonNullable<RestoreManifest["sqlite
  * Apply a SQLite plan with its manifest. The lock is held from the backup to the read-back.
  * `manifest.status` ends `applied`, or `rolled-back` when the transaction or the read-back failed.
  */
-export async function applySqlitePlan(plan: SqliteRestorePlan, manifest: RestoreManifest, manifestPath: string, ctx: SqliteWriteContext): Promise<void> {
+export async function applySqlitePlan(
+  plan: SqliteRestorePlan,
+  manifest: RestoreManifest,
+  manifestPath: string,
+  ctx: SqliteWriteContext,
+): Promise<void> {
   const crash = hooks(ctx);
   const held = holdStateDir(ctx);
   let db: DatabaseSync | null = null;
@@ -172,7 +231,9 @@ export async function applySqlitePlan(plan: SqliteRestorePlan, manifest: Restore
     db.exec("BEGIN IMMEDIATE");
     try {
       checkStillPlanned(db, plan);
-      const pendingNow = Boolean(db.prepare("SELECT 1 FROM session_canonical_validation_pending WHERE session_key = ?").get(plan.sessionKey));
+      const pendingNow = Boolean(
+        db.prepare("SELECT 1 FROM session_canonical_validation_pending WHERE session_key = ?").get(plan.sessionKey),
+      );
       if (pendingNow !== plan.pendingValidationBefore) manifest.sqlite!.pendingValidationBefore = pendingNow;
       let n = 0;
       for (const r of plan.rows) {
@@ -196,7 +257,11 @@ export async function applySqlitePlan(plan: SqliteRestorePlan, manifest: Restore
       db.exec("COMMIT");
       manifest.status = "rolled-back";
       await writeManifest(manifestPath, manifest);
-      throw refusedError("READBACK_FAILED", `the rows written did not pass the read-back, so they were removed again:\n  ${problems.join("\n  ")}`, "report this with the plan (--json); the database is as before");
+      throw refusedError(
+        "READBACK_FAILED",
+        `the rows written did not pass the read-back, so they were removed again:\n  ${problems.join("\n  ")}`,
+        "report this with the plan (--json); the database is as before",
+      );
     }
     crash("sqlite:verified");
     manifest.status = "applied";
@@ -219,30 +284,74 @@ export function planSqliteUndo(db: DatabaseSync, m: RestoreManifest): SqliteUndo
   const part = m.sqlite!;
   const node = nodeNow(db, m.sessionKey);
   const after = part.nodeAfter;
-  const isAfter = node !== null && node.entryJson === after.entryJson && node.currentSessionId === after.currentSessionId && node.updatedAt === after.updatedAt;
+  const isAfter =
+    node !== null &&
+    node.entryJson === after.entryJson &&
+    node.currentSessionId === after.currentSessionId &&
+    node.updatedAt === after.updatedAt;
   const b = part.nodeBefore;
-  const isBefore = b === null ? node === null : node !== null && node.entryJson === b.entryJson && node.currentSessionId === b.currentSessionId && node.updatedAt === b.updatedAt;
+  const isBefore =
+    b === null
+      ? node === null
+      : node !== null && node.entryJson === b.entryJson && node.currentSessionId === b.currentSessionId && node.updatedAt === b.updatedAt;
   const win = db.prepare("SELECT count(*) AS n FROM transcript_events WHERE session_id = ?").get(m.sessionId!) as { n: number };
   const windowThere = Boolean(db.prepare("SELECT 1 FROM session_windows WHERE session_id = ?").get(m.sessionId!));
-  if (isBefore && !windowThere) return [{ table: "session_nodes", action: "none", key: { session_key: m.sessionKey }, detail: "already as before the restore" }];
+  if (isBefore && !windowThere)
+    return [{ table: "session_nodes", action: "none", key: { session_key: m.sessionKey }, detail: "already as before the restore" }];
   const conflicts: string[] = [];
-  if (!isAfter) conflicts.push(`${m.sessionKey}: its session_nodes row is no longer the one restore wrote (OpenClaw wrote to the session since)`);
-  if (Number(win.n) !== part.eventRows) conflicts.push(`window ${m.sessionId}: ${win.n} events, restore wrote ${part.eventRows} (OpenClaw appended turns; undo would drop them)`);
+  if (!isAfter)
+    conflicts.push(`${m.sessionKey}: its session_nodes row is no longer the one restore wrote (OpenClaw wrote to the session since)`);
+  if (Number(win.n) !== part.eventRows)
+    conflicts.push(
+      `window ${m.sessionId}: ${win.n} events, restore wrote ${part.eventRows} (OpenClaw appended turns; undo would drop them)`,
+    );
   if (conflicts.length > 0) {
-    throw refusedError("STORE_CHANGED_SINCE_RESTORE", `the database changed since restore ${m.runId}; undo would overwrite someone else's change:\n  ${conflicts.join("\n  ")}`, `nothing was written; the backup of the database before the restore is ${m.backups.store}`, { conflicts });
+    throw refusedError(
+      "STORE_CHANGED_SINCE_RESTORE",
+      `the database changed since restore ${m.runId}; undo would overwrite someone else's change:\n  ${conflicts.join("\n  ")}`,
+      `nothing was written; the backup of the database before the restore is ${m.backups.store}`,
+      { conflicts },
+    );
   }
   const out: SqliteUndoAction[] = [];
-  if (b === null) out.push({ table: "session_nodes", action: "delete", key: { session_key: m.sessionKey }, detail: `remove the revived key (cascades window ${m.sessionId}, its ${part.eventRows} events, identities and watermark)` });
+  if (b === null)
+    out.push({
+      table: "session_nodes",
+      action: "delete",
+      key: { session_key: m.sessionKey },
+      detail: `remove the revived key (cascades window ${m.sessionId}, its ${part.eventRows} events, identities and watermark)`,
+    });
   else {
-    out.push({ table: "session_nodes", action: "restore", key: { session_key: m.sessionKey }, detail: `entry_json, current_session_id ${b.currentSessionId}, updated_at ${b.updatedAt} as before` });
-    out.push({ table: "session_windows", action: "delete", key: { session_id: m.sessionId }, detail: `remove window ${m.sessionId} (cascades its ${part.eventRows} events, identities, watermark, links)` });
+    out.push({
+      table: "session_nodes",
+      action: "restore",
+      key: { session_key: m.sessionKey },
+      detail: `entry_json, current_session_id ${b.currentSessionId}, updated_at ${b.updatedAt} as before`,
+    });
+    out.push({
+      table: "session_windows",
+      action: "delete",
+      key: { session_id: m.sessionId },
+      detail: `remove window ${m.sessionId} (cascades its ${part.eventRows} events, identities, watermark, links)`,
+    });
   }
-  if (!part.pendingValidationBefore) out.push({ table: "session_canonical_validation_pending", action: "delete", key: { session_key: m.sessionKey }, detail: "the trigger-made row (absent before the restore)" });
+  if (!part.pendingValidationBefore)
+    out.push({
+      table: "session_canonical_validation_pending",
+      action: "delete",
+      key: { session_key: m.sessionKey },
+      detail: "the trigger-made row (absent before the restore)",
+    });
   return out;
 }
 
 /** `restore --undo` of a SQLite-era manifest: plan, or apply under the held coordinator. */
-export async function undoSqlite(m: RestoreManifest, manifestPath: string, apply: boolean, ctx: SqliteWriteContext): Promise<SqliteUndoAction[]> {
+export async function undoSqlite(
+  m: RestoreManifest,
+  manifestPath: string,
+  apply: boolean,
+  ctx: SqliteWriteContext,
+): Promise<SqliteUndoAction[]> {
   if (!apply) {
     const ro = new DatabaseSync(ctx.dbPath, { readOnly: true, timeout: 5000 });
     try {

@@ -5,7 +5,12 @@ import { ALL_CODES, FINDING_CODES, fill } from "../../../src/core/findings/codes
 import { finding, sortFindings, summarize } from "../../../src/core/findings/finding.js";
 import { legacyImportFinding } from "../../../src/core/findings/legacy.js";
 import { machineKindOf } from "../../../src/core/findings/machine.js";
-import { nonCanonicalKeyReason, sqliteFindings, type SqliteIntegrityFacts, type SqliteNodeFacts } from "../../../src/core/findings/sqlite-rules.js";
+import {
+  nonCanonicalKeyReason,
+  sqliteFindings,
+  type SqliteIntegrityFacts,
+  type SqliteNodeFacts,
+} from "../../../src/core/findings/sqlite-rules.js";
 
 describe("codes and findings", () => {
   it("every code is UPPER_SNAKE with a severity, a message and a hint", () => {
@@ -24,8 +29,19 @@ describe("codes and findings", () => {
   });
 
   it("finding fills the template from vars, the key and the line", () => {
-    const f = finding("TOOL_CALL_UNANSWERED", { agentId: "main", sessionKey: "agent:main:main", path: "/s/a.jsonl", line: 7 }, { callId: "c1", tool: "exec" });
-    expect(f).toMatchObject({ code: "TOOL_CALL_UNANSWERED", severity: "warn", agentId: "main", sessionKey: "agent:main:main", path: "/s/a.jsonl", line: 7 });
+    const f = finding(
+      "TOOL_CALL_UNANSWERED",
+      { agentId: "main", sessionKey: "agent:main:main", path: "/s/a.jsonl", line: 7 },
+      { callId: "c1", tool: "exec" },
+    );
+    expect(f).toMatchObject({
+      code: "TOOL_CALL_UNANSWERED",
+      severity: "warn",
+      agentId: "main",
+      sessionKey: "agent:main:main",
+      path: "/s/a.jsonl",
+      line: 7,
+    });
     expect(f.message).toBe("line 7: tool call c1 (exec) has no result on the active branch");
     expect(f).not.toHaveProperty("data");
     expect(finding("TRANSCRIPT_EMPTY", {}, {}, { n: 1 })).toMatchObject({ agentId: null, path: null, line: null, data: { n: 1 } });
@@ -38,7 +54,12 @@ describe("codes and findings", () => {
       finding("TOOL_CALL_UNANSWERED", { agentId: "b", path: "/a", line: 2 }),
       finding("TOOL_CALL_UNANSWERED", { agentId: "a", path: "/z", line: 1 }),
     ];
-    expect(sortFindings(list).map((f) => `${f.severity} ${f.agentId} ${f.path}:${f.line}`)).toEqual(["warn a /z:1", "warn b /a:2", "warn b /a:9", "info a /x:null"]);
+    expect(sortFindings(list).map((f) => `${f.severity} ${f.agentId} ${f.path}:${f.line}`)).toEqual([
+      "warn a /z:1",
+      "warn b /a:2",
+      "warn b /a:9",
+      "info a /x:null",
+    ]);
     expect(summarize(list)).toEqual({ error: 0, warn: 3, info: 1 });
   });
 });
@@ -60,14 +81,23 @@ describe("machineKindOf", () => {
 });
 
 describe("legacyImportFinding", () => {
-  const base = { agentId: "main", sessionKey: "agent:main:main", path: "/s/abc.jsonl", sessionId: "abc", fileIds: new Set(["e1", "e2", "e3"]) };
+  const base = {
+    agentId: "main",
+    sessionKey: "agent:main:main",
+    path: "/s/abc.jsonl",
+    sessionId: "abc",
+    fileIds: new Set(["e1", "e2", "e3"]),
+  };
   it("no window: not imported; every id there: imported; some missing: counted and listed", () => {
     expect(legacyImportFinding({ ...base, sqliteIds: null }).code).toBe("LEGACY_NOT_IMPORTED");
     expect(legacyImportFinding({ ...base, sqliteIds: new Set(["e1", "e2", "e3", "e4"]) })).toMatchObject({
       code: "LEGACY_IMPORTED",
       message: "abc.jsonl: all 3 entries of session abc are in SQLite; this JSONL is a leftover",
     });
-    expect(legacyImportFinding({ ...base, sqliteIds: new Set(["e2"]) })).toMatchObject({ code: "LEGACY_ENTRIES_MISSING", data: { missingIds: ["e1", "e3"] } });
+    expect(legacyImportFinding({ ...base, sqliteIds: new Set(["e2"]) })).toMatchObject({
+      code: "LEGACY_ENTRIES_MISSING",
+      data: { missingIds: ["e1", "e3"] },
+    });
   });
 });
 
@@ -97,7 +127,15 @@ describe("SQLite rules", () => {
     currentWindowEvents: 3,
     ...over,
   });
-  const facts = (over: Partial<SqliteIntegrityFacts> = {}): SqliteIntegrityFacts => ({ nodes: [], pendingValidation: [], archives: [], cold: [], seqHoles: [], gatewayLocks: [], ...over });
+  const facts = (over: Partial<SqliteIntegrityFacts> = {}): SqliteIntegrityFacts => ({
+    nodes: [],
+    pendingValidation: [],
+    archives: [],
+    cold: [],
+    seqHoles: [],
+    gatewayLocks: [],
+    ...over,
+  });
   const codes = (f: SqliteIntegrityFacts) => sqliteFindings("main", "/db", f).map((x) => x.code);
 
   it("a sound row gives nothing; each damage its own code", () => {
@@ -114,18 +152,48 @@ describe("SQLite rules", () => {
   });
 
   it("archive rows against their blobs and files, cold archives, seq holes, gateway locks", () => {
-    const archive = { archiveName: "a.jsonl", sessionId: "s0", sessionKey: "agent:main:main", reason: "reset", archiveSha256: "aa", blobSha256: "aa", publishedAt: 1, lastPublishError: null, file: "/s/a.jsonl", fileExists: true, fileSha256: "aa" };
+    const archive = {
+      archiveName: "a.jsonl",
+      sessionId: "s0",
+      sessionKey: "agent:main:main",
+      reason: "reset",
+      archiveSha256: "aa",
+      blobSha256: "aa",
+      publishedAt: 1,
+      lastPublishError: null,
+      file: "/s/a.jsonl",
+      fileExists: true,
+      fileSha256: "aa",
+    };
     expect(codes(facts({ archives: [archive] }))).toEqual([]);
-    expect(codes(facts({ archives: [{ ...archive, blobSha256: "bb", fileSha256: "cc" }] }))).toEqual(["SQLITE_ARCHIVE_SHA_MISMATCH", "SQLITE_ARCHIVE_SHA_MISMATCH"]);
-    const unpublished = sqliteFindings("main", "/db", facts({ archives: [{ ...archive, fileExists: false, publishedAt: null, lastPublishError: "EACCES" }] }));
+    expect(codes(facts({ archives: [{ ...archive, blobSha256: "bb", fileSha256: "cc" }] }))).toEqual([
+      "SQLITE_ARCHIVE_SHA_MISMATCH",
+      "SQLITE_ARCHIVE_SHA_MISMATCH",
+    ]);
+    const unpublished = sqliteFindings(
+      "main",
+      "/db",
+      facts({ archives: [{ ...archive, fileExists: false, publishedAt: null, lastPublishError: "EACCES" }] }),
+    );
     expect(unpublished).toMatchObject([{ code: "SQLITE_ARCHIVE_FILE_MISSING", data: { published: false } }]);
     expect(unpublished[0]!.message).toContain("never published (last error: EACCES)");
-    const cold = { sessionId: "s0", archiveName: "c.zst", storage: "file", archiveSha256: "aa", file: "/s/c.zst", fileExists: false, fileSha256: null };
+    const cold = {
+      sessionId: "s0",
+      archiveName: "c.zst",
+      storage: "file",
+      archiveSha256: "aa",
+      file: "/s/c.zst",
+      fileExists: false,
+      fileSha256: null,
+    };
     expect(codes(facts({ cold: [cold, { ...cold, storage: "sqlite" }] }))).toEqual(["SQLITE_COLD_ARCHIVE_MISSING"]);
-    expect(sqliteFindings("main", "/db", facts({ seqHoles: [{ sessionId: "s1", sessionKey: null, firstMissingSeq: 4, missing: 2 }] }))[0]!.message).toBe(
-      "window s1 has 2 missing seq number(s), first at 4: rows were deleted out of band",
-    );
-    expect(codes(facts({ pendingValidation: ["k"], gatewayLocks: [{ path: "/l", kind: "lifecycle", pid: null, role: null, createdAt: null }] }))).toEqual(["SQLITE_VALIDATION_PENDING", "GATEWAY_LOCK_LIVE"]);
+    expect(
+      sqliteFindings("main", "/db", facts({ seqHoles: [{ sessionId: "s1", sessionKey: null, firstMissingSeq: 4, missing: 2 }] }))[0]!
+        .message,
+    ).toBe("window s1 has 2 missing seq number(s), first at 4: rows were deleted out of band");
+    expect(
+      codes(facts({ pendingValidation: ["k"], gatewayLocks: [{ path: "/l", kind: "lifecycle", pid: null, role: null, createdAt: null }] })),
+    ).toEqual(["SQLITE_VALIDATION_PENDING", "GATEWAY_LOCK_LIVE"]);
   });
 });
 
@@ -142,7 +210,8 @@ describe("body rules", () => {
     return bodyFindings(scanner.finish(), target);
   }
   const header = (id = "s1") => JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-07-01T00:00:00.000Z", cwd: "/w" });
-  const msg = (id: string, parentId: string | null, message: object) => JSON.stringify({ type: "message", id, parentId, timestamp: "2026-07-01T00:00:01.000Z", message });
+  const msg = (id: string, parentId: string | null, message: object) =>
+    JSON.stringify({ type: "message", id, parentId, timestamp: "2026-07-01T00:00:01.000Z", message });
 
   it("a sound transcript gives nothing; a 0-byte one is empty", () => {
     expect(scan([header(), msg("m1", null, { role: "user", content: "hi" })])).toEqual([]);
@@ -152,10 +221,24 @@ describe("body rules", () => {
   it("malformed and blank lines, a wrong header id, unpaired tool calls and results, empty summaries", () => {
     const call = msg("m2", "m1", { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "exec", arguments: {} }] });
     const orphan = msg("m3", "m2", { role: "toolResult", toolCallId: "c9", content: "x" });
-    const compaction = JSON.stringify({ type: "compaction", id: "m4", parentId: "m3", timestamp: "2026-07-01T00:00:02.000Z", summary: "  ", firstKeptEntryId: "m1" });
+    const compaction = JSON.stringify({
+      type: "compaction",
+      id: "m4",
+      parentId: "m3",
+      timestamp: "2026-07-01T00:00:02.000Z",
+      summary: "  ",
+      firstKeptEntryId: "m1",
+    });
     const found = scan([header("other"), msg("m1", null, { role: "user", content: "hi" }), "{not json", "", call, orphan, compaction]);
     expect(found.map((f) => `${f.code}@${f.line}`).sort()).toEqual(
-      ["COMPACTION_SUMMARY_EMPTY@7", "HEADER_ID_MISMATCH@1", "LINE_BLANK@4", "LINE_MALFORMED@3", "TOOL_CALL_UNANSWERED@5", "TOOL_RESULT_ORPHAN@6"].sort(),
+      [
+        "COMPACTION_SUMMARY_EMPTY@7",
+        "HEADER_ID_MISMATCH@1",
+        "LINE_BLANK@4",
+        "LINE_MALFORMED@3",
+        "TOOL_CALL_UNANSWERED@5",
+        "TOOL_RESULT_ORPHAN@6",
+      ].sort(),
     );
   });
 

@@ -5,7 +5,12 @@ const DAY = 86_400_000;
 
 describe("retention policy", () => {
   it("era defaults: 7.1 reset = pruneAfter 30d; 9.6 reset and deleted files kept, 10 GiB budget", () => {
-    expect(retentionPolicy({}, "files")).toMatchObject({ deletedMs: 30 * DAY, resetMs: 30 * DAY, maxDiskBytes: null, highWaterBytes: null });
+    expect(retentionPolicy({}, "files")).toMatchObject({
+      deletedMs: 30 * DAY,
+      resetMs: 30 * DAY,
+      maxDiskBytes: null,
+      highWaterBytes: null,
+    });
     expect(retentionPolicy({}, "sqlite")).toMatchObject({ deletedMs: null, resetMs: null, maxDiskBytes: 10 * 1024 ** 3 });
   });
 
@@ -16,9 +21,18 @@ describe("retention policy", () => {
   });
 
   it("openclaw.json overrides, pruneDays alias, resetArchiveRetention false", () => {
-    expect(retentionPolicy({ session: { maintenance: { pruneAfter: "14d" } } }, "files")).toMatchObject({ deletedMs: 14 * DAY, resetMs: 14 * DAY });
-    expect(retentionPolicy({ session: { maintenance: { pruneDays: 3, resetArchiveRetention: false } } }, "files")).toMatchObject({ deletedMs: 3 * DAY, resetMs: null });
-    expect(retentionPolicy({ session: { maintenance: { maxDiskBytes: "1gb" } } }, "files")).toMatchObject({ maxDiskBytes: 1024 ** 3, highWaterBytes: Math.floor(0.8 * 1024 ** 3) });
+    expect(retentionPolicy({ session: { maintenance: { pruneAfter: "14d" } } }, "files")).toMatchObject({
+      deletedMs: 14 * DAY,
+      resetMs: 14 * DAY,
+    });
+    expect(retentionPolicy({ session: { maintenance: { pruneDays: 3, resetArchiveRetention: false } } }, "files")).toMatchObject({
+      deletedMs: 3 * DAY,
+      resetMs: null,
+    });
+    expect(retentionPolicy({ session: { maintenance: { maxDiskBytes: "1gb" } } }, "files")).toMatchObject({
+      maxDiskBytes: 1024 ** 3,
+      highWaterBytes: Math.floor(0.8 * 1024 ** 3),
+    });
     expect(parseDuration("12h")).toBe(12 * 3_600_000);
     expect(parseBytes("500 MiB")).toBe(500 * 1024 ** 2);
   });

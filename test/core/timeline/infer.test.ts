@@ -62,7 +62,11 @@ describe("matchTrigger", () => {
 
 describe("inferEndReason", () => {
   it("a .deleted archive is a delete", () => {
-    expect(inferEndReason(boundary({ archiveReason: "deleted", at: T0 + H }))).toMatchObject({ kind: "deleted", confidence: "high", via: "delete" });
+    expect(inferEndReason(boundary({ archiveReason: "deleted", at: T0 + H }))).toMatchObject({
+      kind: "deleted",
+      confidence: "high",
+      via: "delete",
+    });
   });
 
   it("a trigger as the next segment's first user message is a manual reset", () => {
@@ -86,7 +90,10 @@ describe("inferEndReason", () => {
 
   it("an error at the end of the old segment points to an error reset", () => {
     const tail = [{ lineNo: 9, time: T0, detail: "a provider error" }] as unknown as StretchFacts["tailError"];
-    expect(inferEndReason(boundary({ at: T0 + 60_000, prev: stretch({ lastActivityTime: T0, tailError: tail }) }))).toMatchObject({ kind: "error", confidence: "medium" });
+    expect(inferEndReason(boundary({ at: T0 + 60_000, prev: stretch({ lastActivityTime: T0, tailError: tail }) }))).toMatchObject({
+      kind: "error",
+      confidence: "medium",
+    });
   });
 
   it("a header stamped at the archive instant before any message is gateway sessions.reset", () => {
@@ -97,8 +104,16 @@ describe("inferEndReason", () => {
 
   it("a SQLite reset row says why in its reason", () => {
     const row = { entryId: "r1", time: T0 + H, lineNo: 4, reason: "idle", firstKeptEntryId: null };
-    expect(inferEndReason(boundary({ kind: "row", era: "sqlite", prev: stretch({ endReset: row }) }))).toMatchObject({ kind: "idle", confidence: "high", via: "reset-row", openclawReason: "idle" });
-    expect(inferEndReason(boundary({ kind: "row", era: "sqlite", prev: stretch({ endReset: { ...row, reason: "new" } }) }))).toMatchObject({ kind: "manual", confidence: "high" });
+    expect(inferEndReason(boundary({ kind: "row", era: "sqlite", prev: stretch({ endReset: row }) }))).toMatchObject({
+      kind: "idle",
+      confidence: "high",
+      via: "reset-row",
+      openclawReason: "idle",
+    });
+    expect(inferEndReason(boundary({ kind: "row", era: "sqlite", prev: stretch({ endReset: { ...row, reason: "new" } }) }))).toMatchObject({
+      kind: "manual",
+      confidence: "high",
+    });
   });
 
   it("nothing fits: unknown, low, and it says what was looked for", () => {
@@ -120,9 +135,20 @@ describe("summaryFlagOf", () => {
 describe("explainCompactionCount", () => {
   const base = { era: "files" as const, lastBoundaryVia: null, manualTrims: 0 };
   it("matches the current segment, or says why it does not", () => {
-    expect(explainCompactionCount({ ...base, stored: 2, perSegment: [1, 2] })).toMatchObject({ matches: true, inCurrentSegment: 2, inAllSegments: 3 });
-    expect(explainCompactionCount({ ...base, stored: null, perSegment: [1] })).toMatchObject({ matches: false, explanation: "the entry has no compactionCount" });
-    expect(explainCompactionCount({ ...base, stored: 3, perSegment: [1, 2], lastBoundaryVia: "gateway-reset" }).explanation).toMatch(/gateway sessions\.reset copies compactionCount/);
-    expect(explainCompactionCount({ ...base, era: "sqlite", stored: 0, perSegment: [2] }).explanation).toMatch(/^2 compaction entries are not counted.*9\.6 in-session resets/);
+    expect(explainCompactionCount({ ...base, stored: 2, perSegment: [1, 2] })).toMatchObject({
+      matches: true,
+      inCurrentSegment: 2,
+      inAllSegments: 3,
+    });
+    expect(explainCompactionCount({ ...base, stored: null, perSegment: [1] })).toMatchObject({
+      matches: false,
+      explanation: "the entry has no compactionCount",
+    });
+    expect(explainCompactionCount({ ...base, stored: 3, perSegment: [1, 2], lastBoundaryVia: "gateway-reset" }).explanation).toMatch(
+      /gateway sessions\.reset copies compactionCount/,
+    );
+    expect(explainCompactionCount({ ...base, era: "sqlite", stored: 0, perSegment: [2] }).explanation).toMatch(
+      /^2 compaction entries are not counted.*9\.6 in-session resets/,
+    );
   });
 });

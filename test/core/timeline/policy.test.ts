@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { latestBoundary, resolveResetPolicy, summaryFlagOf, matchTrigger, buildTimeline, TranscriptFacts, type SegmentSource } from "../../../src/core/timeline/index.js";
+import {
+  latestBoundary,
+  resolveResetPolicy,
+  summaryFlagOf,
+  matchTrigger,
+  buildTimeline,
+  TranscriptFacts,
+  type SegmentSource,
+} from "../../../src/core/timeline/index.js";
 import { linesFromEvents, parseLine } from "../../../src/core/transcript/parse.js";
 
 const base = { configPath: null, entry: null, timeZone: "UTC" };
@@ -12,14 +20,29 @@ describe("reset policy", () => {
     expect([s.mode, s.atHour, s.source]).toEqual(["none", null, "default"]);
   });
   it("lets resetByChannel override resetByType override session.reset", () => {
-    const config = { session: { reset: { mode: "daily", atHour: 2 }, resetByType: { direct: { mode: "idle", idleMinutes: 90 } }, resetByChannel: { telegram: { idleMinutes: 15 } } } };
+    const config = {
+      session: {
+        reset: { mode: "daily", atHour: 2 },
+        resetByType: { direct: { mode: "idle", idleMinutes: 90 } },
+        resetByChannel: { telegram: { idleMinutes: 15 } },
+      },
+    };
     const p = resolveResetPolicy({ ...base, config, era: "files", sessionKey: "agent:main:telegram:direct:1" });
-    expect([p.mode, p.idleMinutes, p.from]).toEqual(["idle", 15, ["session.reset", "session.resetByType.direct", "session.resetByChannel.telegram"]]);
+    expect([p.mode, p.idleMinutes, p.from]).toEqual([
+      "idle",
+      15,
+      ["session.reset", "session.resetByType.direct", "session.resetByChannel.telegram"],
+    ]);
     const g = resolveResetPolicy({ ...base, config, era: "files", sessionKey: "agent:main:discord:group:9" });
     expect([g.mode, g.atHour]).toEqual(["daily", 2]);
   });
   it("reads legacy idleMinutes and custom triggers", () => {
-    const p = resolveResetPolicy({ ...base, config: { session: { idleMinutes: 45, resetTriggers: ["/fresh"] } }, era: "files", sessionKey: "agent:main:main" });
+    const p = resolveResetPolicy({
+      ...base,
+      config: { session: { idleMinutes: 45, resetTriggers: ["/fresh"] } },
+      era: "files",
+      sessionKey: "agent:main:main",
+    });
     expect([p.mode, p.idleMinutes, p.triggers]).toEqual(["idle", 45, ["/fresh"]]);
   });
 });
@@ -49,15 +72,42 @@ describe("small rules", () => {
 async function source(events: unknown[], extra: Partial<SegmentSource>): Promise<SegmentSource> {
   const facts = new TranscriptFacts();
   for await (const l of linesFromEvents(events)()) facts.add(parseLine(l));
-  return { sessionId: "a", path: "/x/a.jsonl", source: "archive", archive: null, current: false, stretches: facts.finish(), problems: facts.problems, ...extra };
+  return {
+    sessionId: "a",
+    path: "/x/a.jsonl",
+    source: "archive",
+    archive: null,
+    current: false,
+    stretches: facts.finish(),
+    problems: facts.problems,
+    ...extra,
+  };
 }
 
 describe("buildTimeline", () => {
   it("ends a .deleted segment with kind deleted", async () => {
-    const a = await source([{ type: "session", id: "a", timestamp: "2026-07-01T10:00:00.000Z" }], { archive: { reason: "deleted", timestamp: Date.parse("2026-07-01T11:00:00Z") } });
-    const b = await source([{ type: "session", id: "b", timestamp: "2026-07-01T12:00:00.000Z" }], { sessionId: "b", path: "/x/b.jsonl", source: "active", current: true });
+    const a = await source([{ type: "session", id: "a", timestamp: "2026-07-01T10:00:00.000Z" }], {
+      archive: { reason: "deleted", timestamp: Date.parse("2026-07-01T11:00:00Z") },
+    });
+    const b = await source([{ type: "session", id: "b", timestamp: "2026-07-01T12:00:00.000Z" }], {
+      sessionId: "b",
+      path: "/x/b.jsonl",
+      source: "active",
+      current: true,
+    });
     const policy = resolveResetPolicy({ ...base, config: {}, era: "files", sessionKey: "k" });
-    const t = buildTimeline({ era: "files", sessionKey: "k", sessionId: "b", storedCompactionCount: 0, sessionStartedAt: null, usageFamilySessionIds: null, sources: [a, b], baks: [], policy, fmt: (ms) => new Date(ms).toISOString() });
+    const t = buildTimeline({
+      era: "files",
+      sessionKey: "k",
+      sessionId: "b",
+      storedCompactionCount: 0,
+      sessionStartedAt: null,
+      usageFamilySessionIds: null,
+      sources: [a, b],
+      baks: [],
+      policy,
+      fmt: (ms) => new Date(ms).toISOString(),
+    });
     expect(t.segments[0]!.endReason?.kind).toBe("deleted");
     expect(t.segments[1]!.endReason).toBeNull();
     expect(t.events.map((e) => e.type)).toEqual(["segment-start", "deleted", "segment-start"]);

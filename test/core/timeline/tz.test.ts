@@ -2,12 +2,21 @@
 import { describe, expect, it } from "vitest";
 import { instantOf, latestBoundary, wallTime, wallTimeByIntl } from "../../../src/core/timeline/tz.js";
 
-const ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham", "Africa/Casablanca"];
+const ZONES = [
+  "UTC",
+  "Europe/Berlin",
+  "America/New_York",
+  "Australia/Lord_Howe",
+  "Asia/Kathmandu",
+  "America/St_Johns",
+  "Pacific/Chatham",
+  "Africa/Casablanca",
+];
 
 describe("wallTime", () => {
   it("equals Intl's answer at random instants of 2024–2027 and around DST transitions", () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const from = Date.UTC(2024, 0, 1);
     const span = Date.UTC(2028, 0, 1) - from;
     const instants = Array.from({ length: 4000 }, () => from + Math.floor(rand() * span));
@@ -15,7 +24,8 @@ describe("wallTime", () => {
     for (const t of [Date.UTC(2026, 2, 8, 6), Date.UTC(2026, 10, 1, 5), Date.UTC(2026, 2, 29, 0), Date.UTC(2026, 9, 25, 0)]) {
       for (let s = 0; s < 3 * 3600; s += 7) instants.push(t + s * 1000 + 123);
     }
-    for (const tz of ZONES) for (const ms of instants) expect(wallTime(ms, tz), `${tz} ${new Date(ms).toISOString()}`).toEqual(wallTimeByIntl(ms, tz));
+    for (const tz of ZONES)
+      for (const ms of instants) expect(wallTime(ms, tz), `${tz} ${new Date(ms).toISOString()}`).toEqual(wallTimeByIntl(ms, tz));
   });
 
   it("falls back to Intl for historical local mean time offsets", () => {
@@ -39,7 +49,9 @@ describe("instantOf and latestBoundary", () => {
   it("the latest daily boundary at or before an instant, across a DST change", () => {
     const atHour = 4;
     // Just before 04:00 EDT on the day after the spring change: the boundary is the day before, at 04:00 EST.
-    expect(new Date(latestBoundary(Date.UTC(2026, 2, 9, 7, 59), atHour, "America/New_York")).toISOString()).toBe("2026-03-08T08:00:00.000Z");
+    expect(new Date(latestBoundary(Date.UTC(2026, 2, 9, 7, 59), atHour, "America/New_York")).toISOString()).toBe(
+      "2026-03-08T08:00:00.000Z",
+    );
     expect(new Date(latestBoundary(Date.UTC(2026, 2, 9, 8, 0), atHour, "America/New_York")).toISOString()).toBe("2026-03-09T08:00:00.000Z");
     expect(new Date(latestBoundary(Date.UTC(2026, 2, 7, 12), atHour, "America/New_York")).toISOString()).toBe("2026-03-07T09:00:00.000Z");
   });

@@ -54,7 +54,11 @@ describe("model context", () => {
   });
 
   it("a firstKeptEntryId after the boundary keeps nothing", async () => {
-    const rows = [msg("a", null, "user", "q"), row("compaction", "K", "a", { summary: "s", firstKeptEntryId: "z" }), msg("z", "K", "user", "later")];
+    const rows = [
+      msg("a", null, "user", "q"),
+      row("compaction", "K", "a", { summary: "s", firstKeptEntryId: "z" }),
+      msg("z", "K", "user", "later"),
+    ];
     const ctx = await projectContext(open(rows));
     expect(ctx.items.map((i) => i.id)).toEqual(["K", "z"]);
   });
@@ -72,7 +76,13 @@ describe("model context on the corpus", () => {
   it("single-active: summary, kept user turn, then the tail", async () => {
     const file = statePath("single-active", "$STATE/agents/main/sessions/1a88a76f-4669-4201-8889-bfd9a63beaf9.jsonl");
     const ctx = await projectContext(openFile(file));
-    expect(ctx.items.map((i) => i.id)).toEqual(["0477dbde", "66d62eb3-cee3-47f8-a478-749e5d5c3628", "8450169c", "2f593b3a-12a7-4e70-9f0c-14e979426ec3", "09b19ee0"]);
+    expect(ctx.items.map((i) => i.id)).toEqual([
+      "0477dbde",
+      "66d62eb3-cee3-47f8-a478-749e5d5c3628",
+      "8450169c",
+      "2f593b3a-12a7-4e70-9f0c-14e979426ec3",
+      "09b19ee0",
+    ]);
     expect(ctx.model).toEqual({ provider: "anthropic", modelId: "claude-sonnet-4-5" });
   });
 });

@@ -16,7 +16,13 @@ export const header = { type: "session", version: 3, id: "s", timestamp: "2026-0
 let clock = 0;
 const ts = () => new Date(Date.UTC(2026, 0, 1) + ++clock * 1000).toISOString();
 
-export const msg = (id: string, parentId: string | null | undefined, role: string, content: unknown, extra: Record<string, unknown> = {}) => ({
+export const msg = (
+  id: string,
+  parentId: string | null | undefined,
+  role: string,
+  content: unknown,
+  extra: Record<string, unknown> = {},
+) => ({
   type: "message",
   id,
   ...(parentId === undefined ? {} : { parentId }),

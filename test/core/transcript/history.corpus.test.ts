@@ -56,7 +56,9 @@ describe("9.6 chat.history projection matches the corpus oracle", () => {
   for (const c of cases96()) {
     it(`${c.scenario} ${c.key}`, async () => {
       const { items } = await projectHistory96(linesFromEvents(c.events));
-      const mine = items.map((i: HistoryItem) => pick(i as never, ["seq", "role", "text", "id", "kind", "stopReason", "tokensBefore", "tokensAfter"]));
+      const mine = items.map((i: HistoryItem) =>
+        pick(i as never, ["seq", "role", "text", "id", "kind", "stopReason", "tokensBefore", "tokensAfter"]),
+      );
       const theirs = c.messages.map((m) => pick(m, ["seq", "role", "text", "id", "kind", "stopReason", "tokensBefore", "tokensAfter"]));
       expect(mine).toEqual(theirs);
       expect(items.map((i) => i.truncated !== undefined)).toEqual(c.messages.map((m) => m.truncated === true));

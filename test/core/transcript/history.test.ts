@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  OVERSIZED_PLACEHOLDER,
-  projectAllBranches,
-  projectHistory,
-  projectHistory96,
-} from "../../../src/core/transcript/history.js";
+import { OVERSIZED_PLACEHOLDER, projectAllBranches, projectHistory, projectHistory96 } from "../../../src/core/transcript/history.js";
 import { scanTranscript } from "../../../src/core/transcript/scan.js";
 import { llmErrorText } from "../../../src/core/transcript/text.js";
 import { msg, open, row } from "./helpers.js";
@@ -39,7 +34,14 @@ describe("7.1 history", () => {
       [7, "f0"],
     ]);
     expect(total).toBe(7);
-    expect(items[6]).toMatchObject({ role: "system", kind: "compaction", text: "Compaction", summary: "S", tokensBefore: 48213, firstKeptEntryId: "d1" });
+    expect(items[6]).toMatchObject({
+      role: "system",
+      kind: "compaction",
+      text: "Compaction",
+      summary: "S",
+      tokensBefore: 48213,
+      firstKeptEntryId: "d1",
+    });
     expect(items[1]).toMatchObject({ text: "", contentTypes: ["toolCall"], toolCalls: ["calendar"], stopReason: "toolUse" });
   });
 
@@ -56,7 +58,12 @@ describe("7.1 history", () => {
   });
 
   it("joins text blocks with newlines and drops thinking and empty texts", async () => {
-    const content = [{ type: "thinking", thinking: "hm" }, { type: "text", text: "one" }, { type: "text", text: "" }, { type: "text", text: "two" }];
+    const content = [
+      { type: "thinking", thinking: "hm" },
+      { type: "text", text: "one" },
+      { type: "text", text: "" },
+      { type: "text", text: "two" },
+    ];
     const { items } = await projectHistory(open([msg("a", null, "assistant", content)]));
     expect(items[0]!.text).toBe("one\ntwo");
     expect(items[0]!.contentTypes).toEqual(["thinking", "text", "text", "text"]);
@@ -64,7 +71,9 @@ describe("7.1 history", () => {
 
   it("replaces oversized lines with the placeholder", async () => {
     const big = "x".repeat(300 * 1024);
-    const { items } = await projectHistory(open([msg("a", null, "user", "q"), msg("b", "a", "toolResult", text(big), { toolCallId: "t", toolName: "bash" })]));
+    const { items } = await projectHistory(
+      open([msg("a", null, "user", "q"), msg("b", "a", "toolResult", text(big), { toolCallId: "t", toolName: "bash" })]),
+    );
     expect(items[1]).toMatchObject({ role: "toolResult", text: OVERSIZED_PLACEHOLDER, truncated: { reason: "oversized" } });
     expect(items[1]!.toolCallId).toBeUndefined();
     const low = await projectHistory(open([msg("a", null, "user", "0123456789")]), { oversizedBytes: 50 });

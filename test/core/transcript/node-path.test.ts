@@ -23,7 +23,13 @@ describe("NodePath", () => {
   });
 
   it("builds from leaf-first runs and from a range", () => {
-    expect([...NodePath.fromRunsDescending([[9, 1], [5, 2], [0, 3]])]).toEqual([0, 1, 2, 5, 6, 9]);
+    expect([
+      ...NodePath.fromRunsDescending([
+        [9, 1],
+        [5, 2],
+        [0, 3],
+      ]),
+    ]).toEqual([0, 1, 2, 5, 6, 9]);
     expect([...NodePath.range(4)]).toEqual([0, 1, 2, 3]);
     expect(NodePath.range(0).length).toBe(0);
     expect([...NodePath.fromAscending([])]).toEqual([]);

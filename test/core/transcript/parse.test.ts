@@ -53,7 +53,9 @@ describe("parseLine", () => {
   });
 
   it("parses invalid UTF-8 lines but flags them", () => {
-    const r = parseLine(line('{"type":"message","id":"u","parentId":null,"message":{"role":"user","content":"a\uFFFDb"}}', { invalidUtf8: true, crlf: true }));
+    const r = parseLine(
+      line('{"type":"message","id":"u","parentId":null,"message":{"role":"user","content":"a\uFFFDb"}}', { invalidUtf8: true, crlf: true }),
+    );
     expect(r.kind).toBe("entry");
     expect(r.flags).toEqual({ invalidUtf8: true, crlf: true });
   });

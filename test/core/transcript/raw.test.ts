@@ -5,7 +5,14 @@ import { header, msg, row } from "./helpers.js";
 
 describe("raw view", () => {
   it("yields every line in order with its branch membership", async () => {
-    const o = linesFromEvents([header, msg("a", null, "user", "q"), "not json", msg("b", "a", "assistant", []), msg("c", "a", "user", "q2"), row("leaf", "L", "c", { targetId: "b" })]);
+    const o = linesFromEvents([
+      header,
+      msg("a", null, "user", "q"),
+      "not json",
+      msg("b", "a", "assistant", []),
+      msg("c", "a", "user", "q2"),
+      row("leaf", "L", "c", { targetId: "b" }),
+    ]);
     const out: unknown[] = [];
     for await (const l of rawView(o)) out.push([l.record.lineNo, l.record.kind, l.onActiveBranch]);
     expect(out).toEqual([

@@ -28,7 +28,14 @@ describe("active leaf", () => {
   });
 
   it("follows a leaf row (rewind)", () => {
-    const t = buildTree(records([msg("a", null, "user", "q"), msg("b", "a", "assistant", []), msg("c", "b", "user", "x"), row("leaf", "L", "c", { targetId: "b" })]));
+    const t = buildTree(
+      records([
+        msg("a", null, "user", "q"),
+        msg("b", "a", "assistant", []),
+        msg("c", "b", "user", "x"),
+        row("leaf", "L", "c", { targetId: "b" }),
+      ]),
+    );
     expect(t.leafRule).toBe("leaf-rows");
     expect(pathIds(t)).toEqual(["a", "b"]);
   });
@@ -60,12 +67,25 @@ describe("active leaf", () => {
   });
 
   it("attaches a parentless row to the leaf a leaf row chose", () => {
-    const t = buildTree(records([msg("a", null, "user", "q"), msg("b", "a", "assistant", []), row("leaf", "L", "b", { targetId: "a" }), msg("c", undefined, "user", "flat")]));
+    const t = buildTree(
+      records([
+        msg("a", null, "user", "q"),
+        msg("b", "a", "assistant", []),
+        row("leaf", "L", "b", { targetId: "a" }),
+        msg("c", undefined, "user", "flat"),
+      ]),
+    );
     expect(pathIds(t)).toEqual(["a", "c"]);
   });
 
   it("does not move the leaf on a side append", () => {
-    const t = buildTree(records([msg("a", null, "user", "q"), msg("s", "a", "assistant", [], {}), { ...msg("side", "a", "custom", "x"), appendMode: "side" }]));
+    const t = buildTree(
+      records([
+        msg("a", null, "user", "q"),
+        msg("s", "a", "assistant", [], {}),
+        { ...msg("side", "a", "custom", "x"), appendMode: "side" },
+      ]),
+    );
     expect(pathIds(t)).toEqual(["a", "s"]);
     expect(t.nodes.at(idx(t, "side")).side).toBe(true);
   });
@@ -75,7 +95,13 @@ describe("re-parenting", () => {
   it("re-parents an append whose parent predates the latest reset", () => {
     const d = new Diagnostics();
     const t = buildTree(
-      records([msg("a", null, "user", "old"), msg("b", "a", "assistant", []), row("reset", "R", "b", { reason: "new" }), msg("c", "R", "user", "new"), msg("late", "b", "assistant", [])]),
+      records([
+        msg("a", null, "user", "old"),
+        msg("b", "a", "assistant", []),
+        row("reset", "R", "b", { reason: "new" }),
+        msg("c", "R", "user", "new"),
+        msg("late", "b", "assistant", []),
+      ]),
       d,
     );
     expect(pathIds(t)).toEqual(["a", "b", "R", "c", "late"]);
@@ -95,7 +121,10 @@ describe("re-parenting", () => {
 
   it("reports self-references and duplicate ids without looping", () => {
     const d = new Diagnostics();
-    const t = buildTree(records([msg("a", null, "user", "q"), msg("s", "s", "assistant", []), msg("a", "s", "user", "dup"), msg("z", "a", "assistant", [])]), d);
+    const t = buildTree(
+      records([msg("a", null, "user", "q"), msg("s", "s", "assistant", []), msg("a", "s", "user", "dup"), msg("z", "a", "assistant", [])]),
+      d,
+    );
     expect(d.count("self-parent")).toBe(1);
     expect(d.count("duplicate-id")).toBe(1);
     expect([...t.path].map((i) => t.nodes.at(i).lineNo)).toEqual([2, 3, 4, 5]);
@@ -103,7 +132,10 @@ describe("re-parenting", () => {
 
   it("gives id-less rows a line id and chains them (v1)", () => {
     const d = new Diagnostics();
-    const rows = [{ type: "message", timestamp: "t1", message: { role: "user", content: "x" } }, { type: "message", timestamp: "t2", message: { role: "assistant", content: [] } }];
+    const rows = [
+      { type: "message", timestamp: "t1", message: { role: "user", content: "x" } },
+      { type: "message", timestamp: "t2", message: { role: "assistant", content: [] } },
+    ];
     const t = buildTree(records(rows), d);
     expect(pathIds(t)).toEqual(["#L2", "#L3"]);
     expect(d.count("missing-id")).toBe(2);
@@ -113,7 +145,10 @@ describe("re-parenting", () => {
 describe("unknown types", () => {
   it("keeps unknown rows linked and lists their type once", () => {
     const d = new Diagnostics();
-    const t = buildTree(records([msg("a", null, "user", "q"), row("plugin_thing", "p", "a"), row("plugin_thing", "p2", "p"), msg("b", "p2", "user", "x")]), d);
+    const t = buildTree(
+      records([msg("a", null, "user", "q"), row("plugin_thing", "p", "a"), row("plugin_thing", "p2", "p"), msg("b", "p2", "user", "x")]),
+      d,
+    );
     expect(pathIds(t)).toEqual(["a", "p", "p2", "b"]);
     expect([...d.unknownTypes]).toEqual(["plugin_thing"]);
     expect(d.count("unknown-type")).toBe(1);

@@ -90,7 +90,9 @@ describe("every corpus database", () => {
             const all = readSessionWindows(db);
             for (const [, k] of keysOf(expected, agentId)) {
               const want = k.windows.rows.map((r: Json) => [r.session_id, r.previous_session_id, r.reason, r.created_at]);
-              const got = all.filter((w) => w.sessionKey === k.sessionKey).map((w) => [w.sessionId, w.previousSessionId, w.reason, w.createdAt]);
+              const got = all
+                .filter((w) => w.sessionKey === k.sessionKey)
+                .map((w) => [w.sessionId, w.previousSessionId, w.reason, w.createdAt]);
               expect(got, k.sessionKey).toEqual(want);
               const rec = idx.sessions.find((s) => s.sessionKey === k.sessionKey);
               if (rec) {
@@ -130,7 +132,9 @@ describe("every corpus database", () => {
                 const lines = [];
                 for await (const l of windowLines(db, sessionId, { sessionsDir: paths.sessionsDir })) lines.push(l);
                 expect(lines.map((l) => JSON.parse(l.text!))).toEqual(t.events);
-                expect(lines.map((l) => [l.seq, l.storage, sha256(l.text!)])).toEqual(t.rows.map((r: Json) => [r.seq, r.storage, r.sha256]));
+                expect(lines.map((l) => [l.seq, l.storage, sha256(l.text!)])).toEqual(
+                  t.rows.map((r: Json) => [r.seq, r.storage, r.sha256]),
+                );
                 expect(lines.map((l) => l.lineNo)).toEqual(t.events.map((_: Json, i: number) => i + 1));
                 zstdRows += lines.filter((l) => l.storage === "zstd").length;
               }
@@ -150,15 +154,17 @@ describe("every corpus database", () => {
               for (const want of k.archives.rows as Json[]) {
                 const row = rows.find((r) => r.archiveName === want.archive_name)!;
                 expect(row).toBeDefined();
-                expect([row.sessionId, row.generation, row.sessionKey, row.reason, row.encoding, row.archiveSha256, row.blobBytes]).toEqual([
-                  want.session_id,
-                  want.generation,
-                  want.session_key,
-                  want.reason,
-                  want.encoding,
-                  want.archive_sha256,
-                  want.archive_blob_bytes,
-                ]);
+                expect([row.sessionId, row.generation, row.sessionKey, row.reason, row.encoding, row.archiveSha256, row.blobBytes]).toEqual(
+                  [
+                    want.session_id,
+                    want.generation,
+                    want.session_key,
+                    want.reason,
+                    want.encoding,
+                    want.archive_sha256,
+                    want.archive_blob_bytes,
+                  ],
+                );
                 expect(sha256(readArchiveBlob(db, row.archiveName)!.blob) === row.archiveSha256).toBe(want.blob_sha256_matches);
                 const lines = [];
                 for await (const l of archiveLines(db, row.archiveName)) lines.push(JSON.parse(l.text!));

@@ -2,7 +2,7 @@
  * `check`: integrity diagnostics for cron. Store-level rules over the StoreIndex, then (unless
  * --fast) one streamed pass over every transcript feeding the body rules. Never writes.
  */
-import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
+import { type ClassifiedFile, refPath, type StoreIndex, type TranscriptRef } from "../core/model.js";
 import { usageError } from "../core/errors.js";
 import type { Severity } from "../core/findings/codes.js";
 import { finding, sortFindings, summarize, type Finding } from "../core/findings/finding.js";
@@ -74,12 +74,6 @@ function refKey(ref: TranscriptRef): string {
   if (ref.kind === "file") return `file:${ref.path}`;
   if (ref.kind === "sqlite") return `sqlite:${ref.dbPath}#${ref.sessionId}`;
   return `sqlite-archive:${ref.dbPath}#${ref.archiveName}`;
-}
-
-function refPath(ref: TranscriptRef): string {
-  if (ref.kind === "file") return ref.path;
-  if (ref.kind === "sqlite") return `${ref.dbPath}#${ref.sessionId}`;
-  return `${ref.dbPath}#${ref.archiveName}`;
 }
 
 interface Job {

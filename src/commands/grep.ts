@@ -4,7 +4,7 @@
  * Streamed: one pass per transcript, and a line is JSON.parse'd only when its raw text could match.
  */
 import type { StoreIndex, TranscriptRef } from "../core/model.js";
-import { TRANSCRIPT_KINDS } from "../core/model.js";
+import { refPath, TRANSCRIPT_KINDS } from "../core/model.js";
 import { sessionNotFound } from "../core/lookup.js";
 import {
   compileMatcher,
@@ -125,7 +125,7 @@ export function grepTargets(index: StoreIndex): GrepTarget[] {
         archiveReason: null,
       });
     for (const w of s.windows ?? []) {
-      const p = w.ref.kind === "sqlite" ? `${w.ref.dbPath}#${w.ref.sessionId}` : w.ref.kind === "file" ? w.ref.path : w.ref.label;
+      const p = refPath(w.ref);
       add({ sessionKey: key, sessionId: w.sessionId, path: p, ref: w.ref, source: "window", archiveReason: null });
     }
     for (const a of s.archives)

@@ -7,7 +7,7 @@
 import { sessionNotFound } from "../core/lookup.js";
 import fs from "node:fs";
 import path from "node:path";
-import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
+import { refPath, type SessionRecord, type StoreIndex, type TranscriptRef } from "../core/model.js";
 import { usageError } from "../core/errors.js";
 import { segmentsOf, type Segment, type SegmentRestore } from "../core/segments.js";
 import { knownRestores } from "../store/restore-known.js";
@@ -381,7 +381,7 @@ function sessionIdPlan(opts: HistoryOptions, indexes: StoreIndex[]): Plan {
       }
       for (const w of s.windows ?? []) {
         if (w.sessionId === id && !w.current) {
-          const p = w.ref.kind === "sqlite" ? `${w.ref.dbPath}#${w.ref.sessionId}` : s.active.path;
+          const p = w.ref.kind === "sqlite" ? refPath(w.ref) : s.active.path;
           found.push({
             index,
             path: p,

@@ -166,6 +166,16 @@ export type TranscriptRef =
     }
   | { kind: "sqlite-archive"; dbPath: string; archiveName: string; label: string };
 
+/**
+ * The one name of a transcript in every output: a file's path, `<db>#<sessionId>` for a SQLite
+ * window, `<db>#archive/<name>` for an archive row (as `restore` takes it back).
+ */
+export function refPath(ref: TranscriptRef): string {
+  if (ref.kind === "file") return ref.path;
+  if (ref.kind === "sqlite") return `${ref.dbPath}#${ref.sessionId}`;
+  return `${ref.dbPath}#archive/${ref.archiveName}`;
+}
+
 /** The first line of a transcript, read within a bounded window. */
 export interface TranscriptHeader {
   id: string | null;

@@ -10,7 +10,7 @@
  * - the current transcript of a moved or copied store: the stored absolute `sessionFile` does not
  *   resolve, but a file of that name sits in this sessions dir.
  */
-import type { ArchiveReason, Evidence, SessionRecord, TranscriptRef } from "./model.js";
+import { type ArchiveReason, type Evidence, refPath, type SessionRecord, type TranscriptRef } from "./model.js";
 
 export interface Segment {
   sessionId: string | null;
@@ -99,7 +99,7 @@ export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment
     tail = s.windows.map(
       (w): Segment => ({
         sessionId: w.sessionId,
-        path: w.ref.kind === "sqlite" ? `${w.ref.dbPath}#${w.ref.sessionId}` : w.ref.kind === "file" ? w.ref.path : w.ref.label,
+        path: refPath(w.ref),
         ref: w.ref,
         source: "window",
         archive: null,

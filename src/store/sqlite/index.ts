@@ -22,7 +22,7 @@ import type {
   TranscriptRef,
   UnattributedFile,
 } from "../../core/model.js";
-import { TRANSCRIPT_KINDS } from "../../core/model.js";
+import { refPath, TRANSCRIPT_KINDS } from "../../core/model.js";
 import { openSqliteReadOnly } from "./driver.js";
 import { listSqliteAgentFiles } from "./files.js";
 import { parseArchiveName } from "../../core/names.js";
@@ -55,8 +55,9 @@ export interface IndexSqliteAgentOptions {
 /** Tables every OpenClaw agent schema this tool reads has (schema 23, OpenClaw 2026.9.6). */
 const REQUIRED_TABLES = ["session_nodes", "session_windows", "transcript_events"] as const;
 
-export const windowPseudoPath = (dbPath: string, sessionId: string) => `${dbPath}#${sessionId}`;
-export const archivePseudoPath = (dbPath: string, archiveName: string) => `${dbPath}#archive/${archiveName}`;
+export const windowPseudoPath = (dbPath: string, sessionId: string) => refPath({ kind: "sqlite", dbPath, sessionId, label: "" });
+export const archivePseudoPath = (dbPath: string, archiveName: string) =>
+  refPath({ kind: "sqlite-archive", dbPath, archiveName, label: "" });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);

@@ -10,7 +10,7 @@ import path from "node:path";
 import type { SessionRecord, StoreIndex } from "../core/model.js";
 import { refusedError, usageError } from "../core/errors.js";
 import { archiveStamp, RESTORE_SCHEMA_VERSION, type Refusal } from "../core/restore-plan.js";
-import { MANIFEST_KIND, SQLITE_BACKUP_NAME, undoCommand, type RestoreManifest } from "../core/restore-manifest.js";
+import { MANIFEST_KIND, type PlannedRow, SQLITE_BACKUP_NAME, undoCommand, type RestoreManifest } from "../core/restore-manifest.js";
 import { parseImportArchiveName } from "../core/names.js";
 import {
   eventsMissingFromFile,
@@ -65,14 +65,7 @@ export interface SqliteRestoreResult {
   /** File steps: none in the SQLite era (its writes are `rows`). */
   steps: [];
   /** Every row the plan inserts or updates, in write order (§2.2). */
-  rows: Array<{
-    n: number;
-    table: string;
-    op: "insert" | "update";
-    key: Record<string, unknown>;
-    values?: Record<string, unknown>;
-    before?: Record<string, unknown>;
-  }>;
+  rows: Array<PlannedRow & { n: number }>;
   /** Every file the run writes (outside the store: backup and manifest). */
   files: Array<{ path: string; what: string }>;
   entry: { before: unknown; after: unknown; changes: Array<{ field: string; before: unknown; after: unknown }> };

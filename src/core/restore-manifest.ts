@@ -42,16 +42,19 @@ export interface RestoreManifest {
   undo: string;
 }
 
+/** One row a SQLite restore inserts or updates: table, key columns, values; what it was for updates. */
+export interface PlannedRow {
+  table: string;
+  op: "insert" | "update";
+  key: Record<string, unknown>;
+  values?: Record<string, unknown>;
+  before?: Record<string, unknown>;
+}
+
 export interface SqliteManifestPart {
   op: "undelete" | "unreset" | "reimport";
-  /** The rows as planned (table, key, values; before for updates). */
-  rows: Array<{
-    table: string;
-    op: "insert" | "update";
-    key: Record<string, unknown>;
-    values?: Record<string, unknown>;
-    before?: Record<string, unknown>;
-  }>;
+  /** The rows as planned. */
+  rows: PlannedRow[];
   nodeBefore: { entryJson: string; currentSessionId: string; updatedAt: number | null } | null;
   nodeAfter: { entryJson: string; currentSessionId: string; updatedAt: number };
   pendingValidationBefore: boolean;

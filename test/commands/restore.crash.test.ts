@@ -9,10 +9,10 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { build } from "esbuild";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { BIN } from "../helpers/built-cli.js";
 import { cli } from "../helpers/cli.js";
-import { ROOT, copyState, hashTree, scenarioDir } from "../helpers/corpus.js";
+import { copyState, hashTree, scenarioDir } from "../helpers/corpus.js";
 import { openStores, transcriptLines } from "../../src/store/index.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { fileLines } from "../../src/store/lines.js";
@@ -21,24 +21,10 @@ import { runUndo } from "../../src/commands/restore.js";
 const KEY = "agent:main:telegram:direct:424242";
 const GEN3 = "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z";
 
-// One bundle of the CLI for all child runs (tsx start-up per child would dominate the suite).
-// It lives two levels under the repo so `../../package.json` still resolves.
-const bundle = path.join(ROOT, "dist", "test-cli", `restore-crash-${process.pid}.mjs`);
-beforeAll(async () => {
-  await build({
-    entryPoints: [path.join(ROOT, "test/helpers/run-cli.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    target: "node22",
-    outfile: bundle,
-    logLevel: "error",
-  });
-}, 30_000);
+// The built CLI (test/helpers/global-setup.ts builds it once per run): tsx start-up per child would dominate.
+const bundle = BIN;
 const roots: string[] = [];
 afterAll(() => {
-  fs.rmSync(bundle, { force: true });
   for (const r of roots) fs.rmSync(r, { recursive: true, force: true });
 });
 

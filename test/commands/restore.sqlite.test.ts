@@ -9,10 +9,10 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { build } from "esbuild";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { BIN } from "../helpers/built-cli.js";
 import { cli } from "../helpers/cli.js";
-import { ROOT, copyState, hashTree } from "../helpers/corpus.js";
+import { copyState, hashTree } from "../helpers/corpus.js";
 import { dumpTables } from "../../src/store/sqlite/restore-facts.js";
 import { verifyRestored } from "../../src/store/sqlite/restore-write.js";
 import { acquireLifecycleLock, lifecycleLockPath } from "../../src/store/sqlite/lifecycle-lock.js";
@@ -195,20 +195,8 @@ describe("restore, SQLite era: un-reset", () => {
 
 // ---- crash matrix ----------------------------------------------------------------------------
 
-const bundle = path.join(ROOT, "dist", "test-cli", `restore-sqlite-crash-${process.pid}.mjs`);
-beforeAll(async () => {
-  await build({
-    entryPoints: [path.join(ROOT, "test/helpers/run-cli.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    target: "node22",
-    outfile: bundle,
-    logLevel: "error",
-  });
-}, 30_000);
-afterAll(() => fs.rmSync(bundle, { force: true }));
+// The built CLI (test/helpers/global-setup.ts builds it once per run): tsx start-up per child would dominate.
+const bundle = BIN;
 
 function runChild(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; signal: string | null; stdout: string }> {
   return new Promise((resolve, reject) => {

@@ -91,7 +91,8 @@ function preview(s: string): string {
   return one.length > PREVIEW ? `${one.slice(0, PREVIEW - 1)}…` : one;
 }
 
-function emptyStretch(startReset: ResetRowFact | null): StretchFacts {
+/** A stretch with nothing seen yet (also what tests build their facts from). */
+export function emptyStretch(startReset: ResetRowFact | null): StretchFacts {
   return {
     headerTime: null,
     headerId: null,

@@ -1,30 +1,13 @@
 /** Why a segment ended, from plain facts: each rule of infer.ts on its own boundary. */
 import { describe, expect, it } from "vitest";
 import { explainCompactionCount } from "../../../src/core/timeline/compaction-count.js";
-import { summaryFlagOf, type StretchFacts } from "../../../src/core/timeline/facts.js";
+import { emptyStretch, summaryFlagOf, type StretchFacts } from "../../../src/core/timeline/facts.js";
 import { inferEndReason, matchTrigger, type Boundary } from "../../../src/core/timeline/infer.js";
 import type { ResetPolicy } from "../../../src/core/timeline/policy.js";
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 6, 1, 20); // 20:00 UTC
-const stretch = (over: Partial<StretchFacts> = {}): StretchFacts => ({
-  headerTime: null,
-  headerId: null,
-  startReset: null,
-  endReset: null,
-  firstEntryTime: null,
-  lastEntryTime: null,
-  firstMessageTime: null,
-  lastActivityTime: null,
-  lastUserTime: null,
-  firstUser: null,
-  messages: 1,
-  compactions: [],
-  branchSummaries: [],
-  errors: [],
-  tailError: null,
-  ...over,
-});
+const stretch = (over: Partial<StretchFacts> = {}): StretchFacts => ({ ...emptyStretch(null), messages: 1, ...over });
 const policy = (over: Partial<ResetPolicy> = {}): ResetPolicy => ({
   mode: "daily",
   atHour: 4,

@@ -121,8 +121,13 @@ function mismatch(target: string, got: string, expect: string) {
   return refusedError("HASH_MISMATCH", `the bytes written for ${target} do not match the plan (sha256 ${got} ≠ ${expect})`);
 }
 
-/** Create `target` (which must not exist) from chunks, verifying the hash before it appears. */
-export async function createVerified(
+/**
+ * Write chunks to a temp file beside `target`, check their hash, then put the temp in place:
+ * `link` for a target that must not exist (EEXIST if anything, even a dangling symlink, appeared:
+ * never clobbers), `rename` to replace one (never truncates in place).
+ */
+async function placeVerified(
+  place: "link" | "rename",
   target: string,
   runId: string,
   chunks: AsyncIterable<Buffer> | Buffer[],
@@ -134,31 +139,33 @@ export async function createVerified(
   try {
     if (sha256 !== expect) throw mismatch(target, sha256, expect);
     atTemp?.("temp");
-    fs.linkSync(temp, target); // EEXIST if anything (even a dangling symlink) appeared: never clobbers
+    if (place === "link") fs.linkSync(temp, target);
+    else fs.renameSync(temp, target);
   } finally {
-    fs.rmSync(temp, { force: true });
+    fs.rmSync(temp, { force: true }); // after a rename the temp name is gone already: a no-op
   }
   fsyncDir(path.dirname(target));
 }
 
-/** Replace `target` with chunks via a temp file and rename (never truncates in place). */
-export async function replaceVerified(
+/** Create `target` (which must not exist) from chunks, verifying the hash before it appears. */
+export const createVerified = (
   target: string,
   runId: string,
   chunks: AsyncIterable<Buffer> | Buffer[],
   expect: string,
   mode: number,
   atTemp?: Hook,
-): Promise<void> {
-  const { temp, sha256 } = await writeTemp(target, runId, chunks, mode);
-  if (sha256 !== expect) {
-    fs.rmSync(temp, { force: true });
-    throw mismatch(target, sha256, expect);
-  }
-  atTemp?.("temp");
-  fs.renameSync(temp, target);
-  fsyncDir(path.dirname(target));
-}
+) => placeVerified("link", target, runId, chunks, expect, mode, atTemp);
+
+/** Replace `target` with chunks via a temp file and rename, verifying the hash before it appears. */
+export const replaceVerified = (
+  target: string,
+  runId: string,
+  chunks: AsyncIterable<Buffer> | Buffer[],
+  expect: string,
+  mode: number,
+  atTemp?: Hook,
+) => placeVerified("rename", target, runId, chunks, expect, mode, atTemp);
 
 /** The tool's own temp files in `dir` (of one run, or of any run), as regular files only. */
 export function ownTemps(dir: string, runId?: string): string[] {

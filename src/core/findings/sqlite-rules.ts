@@ -74,44 +74,29 @@ export function nonCanonicalKeyReason(key: string): string | null {
   return null;
 }
 
-function nodeRules(agentId: string, dbPath: string, n: SqliteNodeFacts): Finding[] {
-  const where = { agentId, sessionKey: n.sessionKey, path: dbPath };
-  const out: Finding[] = [];
-  if (n.placeholder) {
-    // 9.6 accepts a placeholder only while its own window is still there.
-    if (!n.ownWindow) {
-      out.push(
-        finding(
-          "SQLITE_ENTRY_NOT_VALID",
-          where,
-          { reason: `placeholder row without its window ${n.currentSessionId}` },
-          { cause: "placeholder-without-window", entryValid: n.entryValid },
-        ),
-      );
-    } else {
-      out.push(
-        finding(
-          "SQLITE_PLACEHOLDER_NODE",
-          where,
-          { sessionId: n.currentSessionId, events: n.currentWindowEvents },
-          { sessionId: n.currentSessionId, events: n.currentWindowEvents },
-        ),
-      );
-    }
-    return out;
-  }
-  if (!isObject(n.entry)) {
-    out.push(
-      finding(
-        "SQLITE_ENTRY_NOT_VALID",
-        where,
-        { reason: n.entry === undefined ? "entry_json does not parse" : "entry_json is not an object" },
-        { cause: "unparsable", entryValid: n.entryValid },
-      ),
+type Where = Parameters<typeof finding>[1];
+
+/** A placeholder row (sessions.delete {deleteTranscript:false}): 9.6 accepts it only while its own window is still there. */
+function placeholderRules(where: Where, n: SqliteNodeFacts): Finding {
+  if (!n.ownWindow) {
+    return finding(
+      "SQLITE_ENTRY_NOT_VALID",
+      where,
+      { reason: `placeholder row without its window ${n.currentSessionId}` },
+      { cause: "placeholder-without-window", entryValid: n.entryValid },
     );
-    return out;
   }
-  const e = n.entry;
+  return finding(
+    "SQLITE_PLACEHOLDER_NODE",
+    where,
+    { sessionId: n.currentSessionId, events: n.currentWindowEvents },
+    { sessionId: n.currentSessionId, events: n.currentWindowEvents },
+  );
+}
+
+/** entry_valid, the session id and updated_at: what makes 9.6 throw on a row or hide it. */
+function rowValidityRules(where: Where, n: SqliteNodeFacts, e: Record<string, unknown>): Finding[] {
+  const out: Finding[] = [];
   if (n.entryValid !== 1) {
     out.push(
       finding(
@@ -141,15 +126,20 @@ function nodeRules(agentId: string, dbPath: string, n: SqliteNodeFacts): Finding
       ),
     );
   }
+  return out;
+}
+
+/** The row's projection columns against the entry they are projected from. */
+function projectionRules(where: Where, n: SqliteNodeFacts, e: Record<string, unknown>): Finding[] {
   const fork = isObject(e.forkSource) ? e.forkSource.sessionKey : undefined;
   const projections: Array<[string, unknown, unknown]> = [
     ["parent_session_key", orUndef(n.parentSessionKey), orUndef(e.parentSessionKey ?? e.spawnedBy)],
     ["spawned_by", orUndef(n.spawnedBy), orUndef(e.spawnedBy)],
     ["fork_source_session_key", orUndef(n.forkSourceSessionKey), orUndef(fork)],
   ];
-  for (const [column, stored, expected] of projections) {
-    if (stored === expected) continue;
-    out.push(
+  return projections
+    .filter(([, stored, expected]) => stored !== expected)
+    .map(([column, stored, expected]) =>
       finding(
         "SQLITE_PROJECTION_MISMATCH",
         where,
@@ -157,10 +147,98 @@ function nodeRules(agentId: string, dbPath: string, n: SqliteNodeFacts): Finding
         { column, stored: stored ?? null, entry: expected ?? null },
       ),
     );
+}
+
+function nodeRules(agentId: string, dbPath: string, n: SqliteNodeFacts): Finding[] {
+  const where = { agentId, sessionKey: n.sessionKey, path: dbPath };
+  if (n.placeholder) return [placeholderRules(where, n)];
+  if (!isObject(n.entry)) {
+    return [
+      finding(
+        "SQLITE_ENTRY_NOT_VALID",
+        where,
+        { reason: n.entry === undefined ? "entry_json does not parse" : "entry_json is not an object" },
+        { cause: "unparsable", entryValid: n.entryValid },
+      ),
+    ];
   }
+  const out = [...rowValidityRules(where, n, n.entry), ...projectionRules(where, n, n.entry)];
   const keyProblem = nonCanonicalKeyReason(n.sessionKey);
   if (keyProblem) out.push(finding("SQLITE_KEY_NOT_CANONICAL", where, { reason: keyProblem }, { reason: keyProblem }));
   return out;
+}
+
+/** A sha256 that is not the one the archive row records (of its blob, its published file, or a cold archive file). */
+function shaMismatch(
+  where: Where,
+  what: string,
+  which: "blob" | "file",
+  table: string,
+  archiveName: string,
+  actual: string,
+  expected: string,
+): Finding {
+  return finding(
+    "SQLITE_ARCHIVE_SHA_MISMATCH",
+    where,
+    { what, actual: actual.slice(0, 12), expected: expected.slice(0, 12) },
+    { which, table, archiveName, actual, expected },
+  );
+}
+
+function archiveRules(agentId: string, a: SqliteIntegrityFacts["archives"][number]): Finding[] {
+  const where = { agentId, sessionKey: a.sessionKey, path: a.file };
+  const table = "session_transcript_archives";
+  const out: Finding[] = [];
+  if (a.blobSha256 !== null && a.blobSha256 !== a.archiveSha256) {
+    out.push(shaMismatch(where, "the row's own archive_blob", "blob", table, a.archiveName, a.blobSha256, a.archiveSha256));
+  }
+  if (!a.fileExists) {
+    const state =
+      a.publishedAt === null
+        ? `never published${a.lastPublishError ? ` (last error: ${a.lastPublishError})` : ""}`
+        : "published, then removed";
+    out.push(
+      finding(
+        "SQLITE_ARCHIVE_FILE_MISSING",
+        where,
+        { name: a.archiveName, state },
+        { archiveName: a.archiveName, published: a.publishedAt !== null, publishedAt: a.publishedAt },
+      ),
+    );
+  } else if (a.fileSha256 !== null && a.fileSha256 !== a.archiveSha256) {
+    out.push(shaMismatch(where, "the published file", "file", table, a.archiveName, a.fileSha256, a.archiveSha256));
+  }
+  return out;
+}
+
+function coldArchiveRules(agentId: string, c: SqliteIntegrityFacts["cold"][number]): Finding[] {
+  const where = { agentId, path: c.file };
+  if (c.storage !== "file") return [];
+  if (!c.fileExists) {
+    return [
+      finding("SQLITE_COLD_ARCHIVE_MISSING", where, { sessionId: c.sessionId }, { sessionId: c.sessionId, archiveName: c.archiveName }),
+    ];
+  }
+  if (c.fileSha256 !== null && c.fileSha256 !== c.archiveSha256) {
+    return [
+      shaMismatch(where, "the cold archive file", "file", "session_transcript_cold_archives", c.archiveName, c.fileSha256, c.archiveSha256),
+    ];
+  }
+  return [];
+}
+
+function gatewayLockRule(agentId: string, l: SqliteIntegrityFacts["gatewayLocks"][number]): Finding {
+  const who =
+    l.kind === "lifecycle"
+      ? "the gateway-lifecycle coordinator is held"
+      : `${l.role ?? "gateway"} lock of live pid ${l.pid}${l.createdAt ? ` since ${l.createdAt}` : ""}`;
+  return finding(
+    "GATEWAY_LOCK_LIVE",
+    { agentId, path: l.path },
+    { who },
+    { kind: l.kind, pid: l.pid, role: l.role, createdAt: l.createdAt },
+  );
 }
 
 export function sqliteFindings(agentId: string, dbPath: string, f: SqliteIntegrityFacts): Finding[] {
@@ -176,78 +254,8 @@ export function sqliteFindings(agentId: string, dbPath: string, f: SqliteIntegri
       ),
     );
   }
-  for (const a of f.archives) {
-    const where = { agentId, sessionKey: a.sessionKey, path: a.file };
-    if (a.blobSha256 !== null && a.blobSha256 !== a.archiveSha256) {
-      out.push(
-        finding(
-          "SQLITE_ARCHIVE_SHA_MISMATCH",
-          where,
-          { what: "the row's own archive_blob", actual: a.blobSha256.slice(0, 12), expected: a.archiveSha256.slice(0, 12) },
-          {
-            which: "blob",
-            table: "session_transcript_archives",
-            archiveName: a.archiveName,
-            actual: a.blobSha256,
-            expected: a.archiveSha256,
-          },
-        ),
-      );
-    }
-    if (!a.fileExists) {
-      const state =
-        a.publishedAt === null
-          ? `never published${a.lastPublishError ? ` (last error: ${a.lastPublishError})` : ""}`
-          : "published, then removed";
-      out.push(
-        finding(
-          "SQLITE_ARCHIVE_FILE_MISSING",
-          where,
-          { name: a.archiveName, state },
-          { archiveName: a.archiveName, published: a.publishedAt !== null, publishedAt: a.publishedAt },
-        ),
-      );
-    } else if (a.fileSha256 !== null && a.fileSha256 !== a.archiveSha256) {
-      out.push(
-        finding(
-          "SQLITE_ARCHIVE_SHA_MISMATCH",
-          where,
-          { what: "the published file", actual: a.fileSha256.slice(0, 12), expected: a.archiveSha256.slice(0, 12) },
-          {
-            which: "file",
-            table: "session_transcript_archives",
-            archiveName: a.archiveName,
-            actual: a.fileSha256,
-            expected: a.archiveSha256,
-          },
-        ),
-      );
-    }
-  }
-  for (const c of f.cold) {
-    const where = { agentId, path: c.file };
-    if (c.storage !== "file") continue;
-    if (!c.fileExists)
-      out.push(
-        finding("SQLITE_COLD_ARCHIVE_MISSING", where, { sessionId: c.sessionId }, { sessionId: c.sessionId, archiveName: c.archiveName }),
-      );
-    else if (c.fileSha256 !== null && c.fileSha256 !== c.archiveSha256) {
-      out.push(
-        finding(
-          "SQLITE_ARCHIVE_SHA_MISMATCH",
-          where,
-          { what: "the cold archive file", actual: c.fileSha256.slice(0, 12), expected: c.archiveSha256.slice(0, 12) },
-          {
-            which: "file",
-            table: "session_transcript_cold_archives",
-            archiveName: c.archiveName,
-            actual: c.fileSha256,
-            expected: c.archiveSha256,
-          },
-        ),
-      );
-    }
-  }
+  for (const a of f.archives) out.push(...archiveRules(agentId, a));
+  for (const c of f.cold) out.push(...coldArchiveRules(agentId, c));
   for (const h of f.seqHoles) {
     out.push(
       finding(
@@ -258,15 +266,7 @@ export function sqliteFindings(agentId: string, dbPath: string, f: SqliteIntegri
       ),
     );
   }
-  for (const l of f.gatewayLocks) {
-    const who =
-      l.kind === "lifecycle"
-        ? "the gateway-lifecycle coordinator is held"
-        : `${l.role ?? "gateway"} lock of live pid ${l.pid}${l.createdAt ? ` since ${l.createdAt}` : ""}`;
-    out.push(
-      finding("GATEWAY_LOCK_LIVE", { agentId, path: l.path }, { who }, { kind: l.kind, pid: l.pid, role: l.role, createdAt: l.createdAt }),
-    );
-  }
+  for (const l of f.gatewayLocks) out.push(gatewayLockRule(agentId, l));
   return out;
 }
 

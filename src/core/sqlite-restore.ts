@@ -314,7 +314,16 @@ export function stateRefusals(op: SqliteRestoreOp, sessionKey: string, facts: Sq
     });
     return out;
   }
-  if (node.entryValid !== 1 || node.currentSessionId !== node.entry.sessionId || node.updatedAt !== node.entry.updatedAt) {
+  out.push(...nodeRefusals(sessionKey, node, node.entry, facts));
+  return out;
+}
+
+/** Refusals from the key's own row and entry: validity, initializing, harness/ACP, incognito, cold, pending inputs. */
+type TargetNode = NonNullable<SqliteFacts["node"]>;
+
+function nodeRefusals(sessionKey: string, node: TargetNode, e: NonNullable<TargetNode["entry"]>, facts: SqliteFacts): Refusal[] {
+  const out: Refusal[] = [];
+  if (node.entryValid !== 1 || node.currentSessionId !== e.sessionId || node.updatedAt !== e.updatedAt) {
     out.push({
       code: "NODE_NOT_VALID",
       message: `the session_nodes row of ${sessionKey} is not valid (entry_valid ${node.entryValid}, or its projections disagree with entry_json)`,
@@ -322,7 +331,6 @@ export function stateRefusals(op: SqliteRestoreOp, sessionKey: string, facts: Sq
       exitCode: 5,
     });
   }
-  const e = node.entry;
   if (e.initializationPending)
     out.push({
       code: "SESSION_INITIALIZING",

@@ -6,7 +6,9 @@
  * `timeline` 4.9 → 2.8 s and 308 → 150 MB, with 4 MB semi-spaces. The flag can only be given at
  * start-up, so those commands run in a child Node that has it: one more Node start (~25 ms),
  * which a command that reads a store pays back many times. `ls`, `restore` (its prompt, its
- * crash-safe steps) and the small commands stay in this process.
+ * crash-safe steps) and the small commands stay in this process. This file is the one place
+ * that knows the flag and the commands; the run-time memory measures are
+ * store/process/streaming-memory.ts.
  */
 import { spawn } from "node:child_process";
 

@@ -18,7 +18,8 @@ function record(schemaVersion: number, recordType: string, body: object): string
 
 export function renderJsonlEvent(ev: HistoryEvent, schemaVersion: number): string {
   // Messages are the stream's bulk: spliced as text, since a spread copy per record stays alive
-  // longer in V8 and grows memory on huge transcripts.
+  // longer in V8 and grows memory on huge transcripts (one of the memory measures listed in
+  // store/process/streaming-memory.ts).
   if (ev.type === "message") return record(schemaVersion, "message", ev.message);
   if (ev.type === "segment") return `${JSON.stringify({ schemaVersion, recordType: "segment", ...ev.segment })}\n`;
   return `${JSON.stringify({ schemaVersion, recordType: "line", ...ev.line })}\n`;

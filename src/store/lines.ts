@@ -6,7 +6,7 @@ import { isUtf8 } from "node:buffer";
 import fs from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import type { TranscriptLine } from "../core/transcript/parse.js";
-import { noteLineBytes, noteStreamStart } from "./memory.js";
+import { streamingBudget } from "./process/streaming-memory.js";
 import { noteUnreadable, openRegular, UnreadableFileError } from "./safe-read.js";
 
 /** A line as both store layers yield it (the shape lives in core: the transcript core reads it). */
@@ -31,12 +31,12 @@ export async function* splitLines(
   let lineNo = 0;
   let lineStart = 0;
   let consumed = 0; // bytes of the stream before the current chunk
-  noteStreamStart();
+  streamingBudget.start();
 
   const finish = (unterminated: boolean): RawLine => {
     lineNo += 1;
     // An overflowing line's bytes were counted as they were skipped.
-    noteLineBytes(overflow ? 0 : lineBytes);
+    streamingBudget.tick(overflow ? 0 : lineBytes);
     const line: RawLine = { lineNo, text: null, bytes: lineBytes, offset: lineStart };
     if (overflow) {
       line.tooLong = true;
@@ -67,7 +67,7 @@ export async function* splitLines(
         const end = nl === -1 ? chunk.length : nl;
         lineBytes += end - start;
         // Skipped bytes still count toward the GC budget: their chunks are garbage all the same.
-        if (overflow) noteLineBytes(end - start);
+        if (overflow) streamingBudget.tick(end - start);
         if (!overflow) {
           if (lineBytes > maxLineBytes) {
             overflow = true;

@@ -14,12 +14,12 @@ import { RESTORE_SCHEMA_VERSION } from "../../core/restore-plan.js";
 import { MANIFEST_KIND, undoCommand, type RestoreManifest } from "../../core/restore-manifest.js";
 import { refusedError, ToolError } from "../../core/errors.js";
 import { createVerified, fileChunks, fsyncDir, hashOrNull, writeTemp, type Hook } from "../atomic-write.js";
+import { crashPoints } from "../process/crash-points.js";
 import { readManifest, removeEndedRunTemps, writeManifest } from "../restore-runs.js";
 import {
   changedDuringRestore,
   expectBefore,
   guardStore,
-  hooks,
   lockedTranscripts,
   refuseChanged,
   verifyApplied,
@@ -30,7 +30,6 @@ import { undoSteps } from "./restore-undo.js";
 
 export { MANIFEST_KIND, type RestoreManifest };
 export { hashFile, hashOrNull, modeOf, sha256Text } from "../atomic-write.js";
-export { crashHook } from "./restore-guard.js";
 export { planUndo, undoSteps, type UndoAction } from "./restore-undo.js";
 
 export interface ApplyContext extends WriteContext {
@@ -146,7 +145,7 @@ export async function applyPlan(plan: RestorePlan, ctx: ApplyContext, nowMs: num
     plan,
     manifest: manifestOf(plan, ctx, nowMs),
     ctx,
-    crash: hooks(ctx),
+    crash: crashPoints(ctx),
     held: [],
     transcripts: lockedTranscripts(plan.steps),
     storeTouched: false,

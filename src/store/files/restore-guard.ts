@@ -1,41 +1,23 @@
 /**
- * What the file-era restore and undo check around every write: the crash/test hooks, the guard
- * run right before each step (a running Gateway, a live OpenClaw transcript lock, an OpenClaw
- * sessions.json write in flight), and the read-back after the last write.
+ * What the file-era restore and undo check around every write: the guard run right before each
+ * step (a running Gateway, a live OpenClaw transcript lock, an OpenClaw sessions.json write in
+ * flight) and the read-back after the last write. Their test crash points: ../process/crash-points.ts.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { describeStoreDifference, type RestorePlan, type RestoreStep, type StepFile } from "../../core/restore-plan.js";
 import { refusedError, ToolError } from "../../core/errors.js";
 import { isStoreTempName } from "../../core/names.js";
-import { hashOrNull, lstatKind, type Hook } from "../atomic-write.js";
+import { hashOrNull, lstatKind } from "../atomic-write.js";
 import { describeGateway, gatewayStopHint, probeGatewayLocks } from "../gateway-probe.js";
+import type { CrashPointSeams } from "../process/crash-points.js";
 import { pidAlive } from "../process-probe.js";
 import { evaluateLock } from "./locks.js";
 import { lockPathFor, type HeldLock } from "./session-lock.js";
 
-/** Test hook: OPENCLAW_SESSIONS_CRASH_AFTER=<point> kills the process (SIGKILL: no cleanup runs). */
-export function crashHook(env: NodeJS.ProcessEnv): Hook {
-  const at = env.OPENCLAW_SESSIONS_CRASH_AFTER;
-  return (point) => {
-    if (at && at === point) process.kill(process.pid, "SIGKILL");
-  };
-}
-
-export interface WriteContext {
-  env: NodeJS.ProcessEnv;
+export interface WriteContext extends CrashPointSeams {
   /** The OpenClaw state dir (for the Gateway probe); null for a bare --sessions-dir/--store. */
   stateDir: string | null;
-  /** Test seam: called after each step (and sub-step) by name, like the crash hook. */
-  onStep?: Hook;
-}
-
-export function hooks(ctx: WriteContext): Hook {
-  const envCrash = crashHook(ctx.env);
-  return (point) => {
-    ctx.onStep?.(point);
-    envCrash(point);
-  };
 }
 
 export function refuseChanged(file: StepFile, actual: string | null, when: string): ToolError {

@@ -10,7 +10,8 @@ import type { RestoreStep } from "../../core/restore-plan.js";
 import type { RestoreManifest } from "../../core/restore-manifest.js";
 import { refusedError } from "../../core/errors.js";
 import { createVerified, fileChunks, fsyncDir, hashOrNull, removeOwnTemps, replaceVerified, type Hook } from "../atomic-write.js";
-import { guardStore, hooks, lockedTranscripts, type WriteContext } from "./restore-guard.js";
+import { crashPoints } from "../process/crash-points.js";
+import { guardStore, lockedTranscripts, type WriteContext } from "./restore-guard.js";
 import { acquireTranscriptLock, releaseTranscriptLock, removeOwnStaleLocks, type HeldLock } from "./session-lock.js";
 
 export interface UndoAction {
@@ -147,7 +148,7 @@ export async function undoSteps(manifest: RestoreManifest, ctx: WriteContext, op
   const actions = await planUndo(manifest);
   const modes = new Map<string, string>();
   for (const s of manifest.steps) for (const f of s.files) if (f.modeBefore) modes.set(f.path, f.modeBefore);
-  const crash = hooks(ctx);
+  const crash = crashPoints(ctx);
   const transcripts = lockedTranscripts(manifest.steps);
   const held: HeldLock[] = [];
   try {

@@ -16,8 +16,9 @@ import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { refusedError } from "../../core/errors.js";
 import type { RestoreManifest } from "../../core/restore-manifest.js";
 import type { RowWrite, SqliteRestorePlan } from "../../core/sqlite-restore.js";
-import { hooks, type WriteContext } from "../files/restore-guard.js";
+import type { WriteContext } from "../files/restore-guard.js";
 import { describeGateway, gatewayStopHint, probeGatewayLocks } from "../gateway-probe.js";
+import { crashPoints } from "../process/crash-points.js";
 import { writeManifest } from "../restore-runs.js";
 import { inspectGatewayLocks } from "./integrity.js";
 import { acquireLifecycleLock, lifecycleLockPath, type HeldLifecycleLock } from "./lifecycle-lock.js";
@@ -214,7 +215,7 @@ export async function applySqlitePlan(
   manifestPath: string,
   ctx: SqliteWriteContext,
 ): Promise<void> {
-  const crash = hooks(ctx);
+  const crash = crashPoints(ctx);
   const held = holdStateDir(ctx);
   let db: DatabaseSync | null = null;
   try {
@@ -360,7 +361,7 @@ export async function undoSqlite(
       ro.close();
     }
   }
-  const crash = hooks(ctx);
+  const crash = crashPoints(ctx);
   const held = holdStateDir(ctx);
   const db = openWritable(ctx.dbPath);
   try {

@@ -1,15 +1,26 @@
 /**
- * Keeping memory flat on huge transcripts. Every parsed line leaves garbage, part of which is
- * promoted to V8's old space, and V8 lets the old space grow to several times its live size before
- * a full GC (measured: 47 MB live, full GC at 174 MB on a 200 MB transcript). Reading big files we
- * therefore ask for a full GC after every `BUDGET` bytes read: tens of ms each, and peak memory
- * stops growing with the file. Small files never reach the budget.
+ * The one place product code reaches V8 at run time: keeping memory flat while a transcript
+ * streams. The reader (store/lines.ts) calls `streamingBudget.start()` when a stream opens and
+ * `streamingBudget.tick(bytes)` for every line; nothing else here is exported. The process's
+ * module state (the gc handle, the counters) is this file's on purpose: it is the process's.
+ *
+ * Every parsed line leaves garbage, part of which is promoted to V8's old space, and V8 lets the
+ * old space grow to several times its live size before a full GC (measured: 47 MB live, full GC
+ * at 174 MB on a 200 MB transcript). Reading big files we therefore ask for a full GC after every
+ * `BUDGET` bytes read: tens of ms each, and peak memory stops growing with the file. Small files
+ * never reach the budget.
  *
  * A full GC costs time in proportion to the live heap, and a store-wide command keeps a larger one
  * (check's per-file facts): there, unpaced, the forced GCs cost more than the reading (measured:
  * 5 of 7 s of `check` on a 5,000-key store). So they are paced by their own cost: after a GC that
  * took T ms, the next waits until `PACE` × T ms have passed, keeping them under ~1/(PACE+1) of
  * the run; a small heap's GCs are quick, so `history` still gets one every budget.
+ *
+ * The other memory measures, each where it has to be: the start-up cap of the young generation
+ * (a flag only a new process takes: src/cli/young-generation.ts, which also names the commands),
+ * and the allocation shape of a streamed message (built as one literal, copied key by key, spliced
+ * as JSON text rather than spread: core/transcript/history.ts `messageItem`, commands/history.ts
+ * `toMessage`, render/history-jsonl.ts `record`). The README's bench figures depend on all of them.
  */
 // v8 and vm are fetched on first use: most runs never stream a big file, and loading costs start-up.
 const v8 = () => process.getBuiltinModule("node:v8");
@@ -72,10 +83,10 @@ function pacedGc(): void {
 }
 
 /**
- * Called when a transcript stream opens. After a big stream (the first pass), the pass's own
- * tables are garbage: one full GC now returns them before the next pass adds its own peak.
+ * When a transcript stream opens. After a big stream (the first pass), the pass's own tables are
+ * garbage: one full GC now returns them before the next pass adds its own peak.
  */
-export function noteStreamStart(): void {
+function streamStart(): void {
   if (streamBytes >= BUDGET) {
     pending = 0;
     pacedGc();
@@ -83,8 +94,8 @@ export function noteStreamStart(): void {
   streamBytes = 0;
 }
 
-/** Called for every line read: a counter, and now and then a full GC. */
-export function noteLineBytes(bytes: number): void {
+/** For every line read (or run of bytes skipped): a counter, and now and then a full GC. */
+function tick(bytes: number): void {
   if (!tuned) tuneForStreaming();
   streamBytes += bytes;
   pending += bytes;
@@ -92,3 +103,6 @@ export function noteLineBytes(bytes: number): void {
   pending = 0;
   pacedGc();
 }
+
+/** What a transcript reader tells the memory budget: a stream opened, bytes were read. */
+export const streamingBudget = { start: streamStart, tick };

@@ -172,7 +172,7 @@ function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { i
   if (!inside(realOr(dir), fs.realpathSync(abs))) escapes(arg, dir);
   const file = index.files.find((f) => f.path === abs);
   if (file && isOrphan(index, file)) return { index, file };
-  if (!file || file.kind !== "archive" || !file.archive) {
+  if (file?.kind !== "archive" || !file.archive) {
     throw usageError(
       "NOT_AN_ARCHIVE",
       `${abs} is neither a transcript archive (.reset/.deleted/.bak) nor a transcript no key references; it is ${file ? `a ${file.kind} file` : "not a session file"}`,

@@ -340,7 +340,7 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
 
   collectInputRefusals(input, sessionId, dest, refusals, warnings);
 
-  const current = input.current && input.current.exists && insideDir(input.sessionsDir, input.current.path) ? input.current : null;
+  const current = input.current?.exists && insideDir(input.sessionsDir, input.current.path) ? input.current : null;
   if (input.current?.exists && !current) {
     warnings.push(
       `the key's current transcript ${input.current.path} lies outside this sessions dir; it is left untouched (OpenClaw will read the restored file first)`,

@@ -113,7 +113,7 @@ interface Flat {
 function flatten(sources: SegmentSource[]): Flat[] {
   const out: Flat[] = [];
   for (const src of sources) {
-    src.stretches.forEach((facts, i) => out.push({ src, facts, stretch: i, lastOfSource: i === src.stretches.length - 1 }));
+    for (const [i, facts] of src.stretches.entries()) out.push({ src, facts, stretch: i, lastOfSource: i === src.stretches.length - 1 });
   }
   return out;
 }

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describeStoreDifference, type RestorePlan, type RestoreStep, type StepFile } from "../../core/restore-plan.js";
-import { refusedError, ToolError } from "../../core/errors.js";
+import { refusedError, type ToolError } from "../../core/errors.js";
 import { isStoreTempName } from "../../core/names.js";
 import { hashOrNull, lstatKind } from "../atomic-write.js";
 import { describeGateway, gatewayStopHint, probeGatewayLocks } from "../gateway-probe.js";
@@ -68,12 +68,8 @@ export function guardStore(
   for (const t of transcripts) {
     const lock = lockPathFor(t);
     if (mine.has(lock) || lstatKind(lock) !== "file") continue;
-    let judged;
-    try {
-      judged = evaluateLock(fs.readFileSync(lock, "utf8"), now);
-    } catch {
-      continue;
-    }
+    const judged = judgeLockFile(lock, now);
+    if (!judged) continue;
     if (judged.state === "live" || (judged.pid !== null && judged.pidAlive === true && judged.reasons.every((r) => r === "too-old"))) {
       throw refusedError(
         "LIVE_LOCK",
@@ -93,6 +89,15 @@ export function guardStore(
         { pid },
       );
     }
+  }
+}
+
+/** An OpenClaw transcript lock judged by its payload; null when it cannot be read (gone meanwhile). */
+function judgeLockFile(lock: string, now: number): ReturnType<typeof evaluateLock> | null {
+  try {
+    return evaluateLock(fs.readFileSync(lock, "utf8"), now);
+  } catch {
+    return null;
   }
 }
 

@@ -25,6 +25,7 @@ import {
   type PlanClock,
   type RowWrite,
   type SourceLine,
+  type SqliteFacts,
   type SqliteRestoreOp,
   type SqliteRestorePlan,
   type SqliteRestoreSource,
@@ -40,6 +41,7 @@ import {
   pendingValidation,
   readArchiveSource,
   readRestoreFacts,
+  type SqliteRestoreSnapshot,
 } from "../store/sqlite/restore-facts.js";
 import { applySqlitePlan } from "../store/sqlite/restore-write.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
@@ -224,6 +226,248 @@ function finishedRunFor(manifestDir: string, index: StoreIndex, sessionKey: stri
   return null;
 }
 
+/** What a restore brings back, read from its source before the store's state is looked at. */
+interface ChosenSource {
+  op: SqliteRestoreOp;
+  sessionKey: string;
+  /** The new window's id (undelete: the archived sessionId). */
+  sessionId: string;
+  lines: SourceLine[];
+  source: SqliteRestoreSource;
+  /** The lines keep their own session header; else the new window gets a fresh one. */
+  keepHeader: boolean;
+  /** A segment's new window takes its header's version and cwd. */
+  segmentHeader: Record<string, unknown> | null;
+  warnings: string[];
+  refusals: Refusal[];
+}
+
+type RestoreDb = SqliteRestoreSnapshot["db"];
+
+/** `restore <archive>` (a deleted archive, a legacy import file) or `restore --key <key> --segment <n>`. */
+async function chooseSource(
+  db: RestoreDb,
+  index: StoreIndex,
+  opts: SqliteRestoreOptions,
+  cwd: string,
+  clock: PlanClock,
+): Promise<ChosenSource> {
+  if (opts.archive === undefined) return segmentSource(index, opts, clock);
+  if (opts.segment !== undefined) throw usageError("CONFLICTING_OPTIONS", "give either <archive> or --segment, not both");
+  const named = archiveNameOf(opts.archive, index, cwd);
+  if (named) return archiveSource(db, index, named, opts.key);
+  const legacy = importFileOf(opts.archive, index, cwd);
+  if (legacy) return reimportSource(db, index, legacy, opts.key, clock);
+  throw usageError(
+    "NOT_AN_ARCHIVE",
+    `${opts.archive} is neither a SQLite-era archive (\`<id>.jsonl.deleted.<ts>…\`, \`…#archive/<name>\` as ls prints it) nor a file in session-sqlite-import-archive/`,
+    "run `openclaw-sessions ls` to list them",
+  );
+}
+
+/** Undelete: an archive row or its published file, revived under the key it names (or --key). */
+function archiveSource(
+  db: RestoreDb,
+  index: StoreIndex,
+  named: { name: string; file: string | null },
+  key: string | undefined,
+): ChosenSource {
+  const loc = index.location;
+  const a = readArchiveSource(db, named.name, named.file ?? path.join(loc.sessionsDir, named.name));
+  if (!a)
+    throw usageError(
+      "ARCHIVE_NOT_FOUND",
+      `no archive row or file named ${named.name} in ${loc.storePath}`,
+      "run `openclaw-sessions ls` to list the archives",
+    );
+  const refusals: Refusal[] = [];
+  if (a.shaMismatch)
+    refusals.push({
+      code: "ARCHIVE_SHA_MISMATCH",
+      message: `${named.name}: its bytes do not match the row's archive_sha256`,
+      hint: "read it with `history`/`export`; a damaged archive is not restored",
+      exitCode: 5,
+    });
+  const sessionKey = key ?? a.sessionKey ?? "";
+  if (!sessionKey)
+    throw usageError("UNATTRIBUTED_ARCHIVE", `${named.name} names no key`, "name the key to revive it under with --key <sessionKey>");
+  return {
+    op: "undelete",
+    sessionKey,
+    sessionId: a.sessionId,
+    lines: a.lines,
+    keepHeader: true,
+    segmentHeader: null,
+    source: {
+      kind: a.row && !named.file ? "archive-row" : "archive-file",
+      label: named.file ?? named.name,
+      sha256: a.sha256,
+      expectedSha256: a.row?.archiveSha256 ?? null,
+    },
+    warnings: [],
+    refusals,
+  };
+}
+
+/** Re-import: a legacy JSONL file of session-sqlite-import-archive/, as its own window or (when one holds its id) a new one. */
+async function reimportSource(
+  db: RestoreDb,
+  index: StoreIndex,
+  legacy: string,
+  key: string | undefined,
+  clock: PlanClock,
+): Promise<ChosenSource> {
+  const id = parseImportArchiveName(path.basename(legacy));
+  const owner = key ?? index.sessions.find((s) => s.windows?.some((w) => w.sessionId === id))?.sessionKey;
+  if (!owner)
+    throw usageError(
+      "UNATTRIBUTED_ARCHIVE",
+      `no key owns the window of ${path.basename(legacy)}`,
+      "name the key to re-import it into with --key <sessionKey>",
+    );
+  const all = documentLines(fs.readFileSync(legacy));
+  const exists = id !== null && db.get("SELECT 1 AS x FROM session_windows WHERE session_id = ?", id) !== undefined;
+  const keepHeader = !exists && all[0]?.value?.type === "session";
+  const warnings: string[] = [];
+  const refusals: Refusal[] = [];
+  if (!exists) warnings.push(`no window holds ${id ?? "this file's id"}; it is re-imported under its own id`);
+  else {
+    const newer = await newerWindowRefusal(index.location.storePath, id!, all, legacy);
+    if (newer) refusals.push(newer);
+  }
+  return {
+    op: "reimport",
+    sessionKey: owner,
+    // Its own id when no window holds it; a new window id when one does (never appended to it).
+    sessionId: exists || !id ? clock.newSessionId : id,
+    lines: keepHeader ? all : all.filter((l, i) => !(i === 0 && l.value?.type === "session")),
+    keepHeader,
+    segmentHeader: null,
+    source: { kind: "legacy-file", label: legacy, sha256: crypto.createHash("sha256").update(fs.readFileSync(legacy)).digest("hex") },
+    warnings,
+    refusals,
+  };
+}
+
+/** Refused when the window the file was imported as holds events the file does not (turns written after the import). */
+async function newerWindowRefusal(dbPath: string, id: string, fileLines: SourceLine[], legacy: string): Promise<Refusal | null> {
+  const rows: Array<Record<string, unknown> | null> = [];
+  for await (const l of transcriptLines({ kind: "sqlite", dbPath, sessionId: id, label: id }))
+    rows.push(l.text === null ? null : (documentLines(Buffer.from(l.text))[0]?.value ?? null));
+  const extra = eventsMissingFromFile(rows, fileLines);
+  if (extra.length === 0) return null;
+  return {
+    code: "SQLITE_EVENTS_NOT_IN_FILE",
+    message: `window ${id} holds ${extra.length} event(s) ${path.basename(legacy)} does not (${extra.slice(0, 3).join(", ")}${extra.length > 3 ? ", …" : ""}): turns written after the import; a re-import would leave them behind in the old window`,
+    hint: "the window is newer than the file: read it with `history`; to bring back an earlier part use `restore --key <key> --segment <n>`",
+    exitCode: 5,
+  };
+}
+
+/** Un-reset: segment n of a key (numbered as `timeline` numbers them) as the key's new current window. */
+async function segmentSource(index: StoreIndex, opts: SqliteRestoreOptions, clock: PlanClock): Promise<ChosenSource> {
+  const { key, segment } = opts;
+  if (key === undefined || segment === undefined)
+    throw usageError("MISSING_ARCHIVE", "name what to restore: `restore <archive>` or `restore --key <key> --segment <n>`");
+  const record = index.sessions.find((s) => s.sessionKey === key);
+  if (!record)
+    throw usageError("KEY_NOT_FOUND", `no key ${key} in ${index.location.storePath}`, "run `openclaw-sessions ls` to list the keys");
+  const stretches = await segmentStretches(record);
+  const s = stretches[segment - 1];
+  if (!s)
+    throw usageError(
+      "NO_SUCH_SEGMENT",
+      `${key} has ${stretches.length} segment(s); --segment ${segment} does not exist`,
+      "run `openclaw-sessions timeline <key>` to see them numbered",
+    );
+  if (segment === stretches.length) throw usageError("SEGMENT_IS_CURRENT", `segment ${segment} is already the current context of ${key}`);
+  if (s.lines.length === 0) throw usageError("EMPTY_SEGMENT", `segment ${segment} of ${key} holds no lines`);
+  return {
+    op: "unreset",
+    sessionKey: key,
+    sessionId: clock.newSessionId,
+    lines: s.lines,
+    keepHeader: false,
+    segmentHeader: s.header,
+    source: {
+      kind: "window-segment",
+      label: `${key} segment ${segment}`,
+      sha256: null,
+      segment,
+      ...(s.sessionId ? { window: { sessionId: s.sessionId, firstSeq: s.firstSeq, lastSeq: s.lastSeq } } : {}),
+    },
+    warnings: [],
+    refusals: [],
+  };
+}
+
+/** The node row and the new window's rows (header, events, identities, watermark, links), in write order. */
+function rowsOf(
+  chosen: ChosenSource,
+  facts: SqliteFacts,
+  entryAfter: Record<string, unknown>,
+  db: RestoreDb,
+  clock: PlanClock,
+): RowWrite[] {
+  const { op, sessionKey, sessionId, lines, keepHeader } = chosen;
+  const undelete = op === "undelete";
+  const oldHeader = chosen.segmentHeader ?? (lines[0]?.value?.type === "session" ? lines[0].value : null);
+  const fullLines = keepHeader ? lines.map((l) => l.text) : [windowHeader(sessionId, clock.nowMs, oldHeader), ...lines.map((l) => l.text)];
+  return [
+    nodeRow(sessionKey, entryAfter, undelete ? null : facts.node),
+    ...windowRows({
+      sessionKey,
+      sessionId,
+      previousSessionId: undelete ? null : (facts.node?.currentSessionId ?? null),
+      lines: fullLines,
+      like: undelete ? null : (facts.currentWindow?.row ?? null),
+      mainKey: mainKeyOf(db),
+      conversationLinks: undelete ? [] : facts.conversationLinks,
+      clock,
+    }),
+  ];
+}
+
+function notRecoveredBy(op: SqliteRestoreOp): string[] {
+  return op === "undelete"
+    ? [
+        'the deleted session\'s entry: OpenClaw archives only its transcript, so its label, creator, delivery route (channel sessions get delivery {kind:"none"} until the next inbound message), model overrides and token counters are not restored',
+      ]
+    : ["the turns after this segment stay in the old window (readable, searchable); they are not merged into the restored one"];
+}
+
+/** The plan for a chosen source on the store as it is now; with no rows and no refusals when a run already wrote it. */
+function planOf(chosen: ChosenSource, facts: SqliteFacts, finished: RunRecord | null, db: RestoreDb, clock: PlanClock): SqliteRestorePlan {
+  const { op, sessionKey, sessionId, lines, keepHeader } = chosen;
+  const undelete = op === "undelete";
+  const refusals = finished
+    ? []
+    : [...stateRefusals(op, sessionKey, facts), ...chosen.refusals, ...sourceProblems(lines, keepHeader, sessionId)];
+  const entryBefore = undelete ? null : (facts.node?.entry ?? null);
+  const entryAfter = undelete
+    ? undeletedEntry(sessionKey, sessionId, lines, clock)
+    : switchedEntry(entryBefore ?? {}, sessionKey, sessionId, clock, clock.nowMs);
+  const rows = rowsOf(chosen, facts, entryAfter, db, clock);
+  return {
+    op,
+    sessionKey,
+    sessionId,
+    previousSessionId: undelete ? null : (facts.node?.currentSessionId ?? null),
+    source: chosen.source,
+    rows: finished ? [] : rows,
+    entry: { before: entryBefore, after: entryAfter, changes: fieldChanges(entryBefore, entryAfter) },
+    eventCount: lines.length,
+    refusals,
+    warnings: chosen.warnings,
+    notRecovered: notRecoveredBy(op),
+    nodeBefore:
+      undelete || !facts.node
+        ? null
+        : { entryJson: facts.node.entryJson, currentSessionId: facts.node.currentSessionId, updatedAt: facts.node.updatedAt },
+    pendingValidationBefore: pendingValidation(db, sessionKey),
+  };
+}
+
 export async function planSqliteRestore(
   index: StoreIndex,
   opts: SqliteRestoreOptions,
@@ -231,181 +475,19 @@ export async function planSqliteRestore(
   nowMs = Date.now(),
 ): Promise<PlannedSqliteRestore> {
   const clock = clockFor(nowMs);
-  const loc = index.location;
-  const snap = openRestoreSnapshot(loc.storePath);
+  const snap = openRestoreSnapshot(index.location.storePath);
   try {
     const db = snap.db;
-    let op: SqliteRestoreOp;
-    let sessionKey: string;
-    let sessionId: string;
-    let lines: SourceLine[];
-    let source: SqliteRestoreSource;
-    let keepHeader = false;
-    // A segment's new window takes its header's version and cwd.
-    let segmentHeader: Record<string, unknown> | null = null;
-    const warnings: string[] = [];
-    const extraRefusals: Refusal[] = [];
-
-    if (opts.archive !== undefined) {
-      if (opts.segment !== undefined) throw usageError("CONFLICTING_OPTIONS", "give either <archive> or --segment, not both");
-      const named = archiveNameOf(opts.archive, index, ctx.cwd);
-      const legacy = named ? null : importFileOf(opts.archive, index, ctx.cwd);
-      if (named) {
-        const a = readArchiveSource(db, named.name, named.file ?? path.join(loc.sessionsDir, named.name));
-        if (!a)
-          throw usageError(
-            "ARCHIVE_NOT_FOUND",
-            `no archive row or file named ${named.name} in ${loc.storePath}`,
-            "run `openclaw-sessions ls` to list the archives",
-          );
-        if (a.shaMismatch)
-          extraRefusals.push({
-            code: "ARCHIVE_SHA_MISMATCH",
-            message: `${named.name}: its bytes do not match the row's archive_sha256`,
-            hint: "read it with `history`/`export`; a damaged archive is not restored",
-            exitCode: 5,
-          });
-        op = "undelete";
-        sessionId = a.sessionId;
-        sessionKey = opts.key ?? a.sessionKey ?? "";
-        if (!sessionKey)
-          throw usageError("UNATTRIBUTED_ARCHIVE", `${named.name} names no key`, "name the key to revive it under with --key <sessionKey>");
-        lines = a.lines;
-        keepHeader = true;
-        source = {
-          kind: a.row && !named.file ? "archive-row" : "archive-file",
-          label: named.file ?? named.name,
-          sha256: a.sha256,
-          expectedSha256: a.row?.archiveSha256 ?? null,
-        };
-      } else if (legacy) {
-        const id = parseImportArchiveName(path.basename(legacy));
-        const owner = opts.key ?? index.sessions.find((s) => s.windows?.some((w) => w.sessionId === id))?.sessionKey;
-        if (!owner)
-          throw usageError(
-            "UNATTRIBUTED_ARCHIVE",
-            `no key owns the window of ${path.basename(legacy)}`,
-            "name the key to re-import it into with --key <sessionKey>",
-          );
-        op = "reimport";
-        sessionKey = owner;
-        const all = documentLines(fs.readFileSync(legacy));
-        const exists = id !== null && db.get("SELECT 1 AS x FROM session_windows WHERE session_id = ?", id) !== undefined;
-        // Its own id when no window holds it; a new window id when one does (never appended to it).
-        sessionId = exists || !id ? clock.newSessionId : id;
-        keepHeader = !exists && all[0]?.value?.type === "session";
-        lines = keepHeader ? all : all.filter((l, i) => !(i === 0 && l.value?.type === "session"));
-        if (!exists) warnings.push(`no window holds ${id ?? "this file's id"}; it is re-imported under its own id`);
-        else {
-          const rows: Array<Record<string, unknown> | null> = [];
-          for await (const l of transcriptLines({ kind: "sqlite", dbPath: loc.storePath, sessionId: id!, label: id! }))
-            rows.push(l.text === null ? null : (documentLines(Buffer.from(l.text))[0]?.value ?? null));
-          const extra = eventsMissingFromFile(rows, all);
-          if (extra.length > 0) {
-            extraRefusals.push({
-              code: "SQLITE_EVENTS_NOT_IN_FILE",
-              message: `window ${id} holds ${extra.length} event(s) ${path.basename(legacy)} does not (${extra.slice(0, 3).join(", ")}${extra.length > 3 ? ", …" : ""}): turns written after the import; a re-import would leave them behind in the old window`,
-              hint: "the window is newer than the file: read it with `history`; to bring back an earlier part use `restore --key <key> --segment <n>`",
-              exitCode: 5,
-            });
-          }
-        }
-        source = { kind: "legacy-file", label: legacy, sha256: crypto.createHash("sha256").update(fs.readFileSync(legacy)).digest("hex") };
-      } else {
-        throw usageError(
-          "NOT_AN_ARCHIVE",
-          `${opts.archive} is neither a SQLite-era archive (\`<id>.jsonl.deleted.<ts>…\`, \`…#archive/<name>\` as ls prints it) nor a file in session-sqlite-import-archive/`,
-          "run `openclaw-sessions ls` to list them",
-        );
-      }
-    } else {
-      if (opts.key === undefined || opts.segment === undefined)
-        throw usageError("MISSING_ARCHIVE", "name what to restore: `restore <archive>` or `restore --key <key> --segment <n>`");
-      const record = index.sessions.find((s) => s.sessionKey === opts.key);
-      if (!record)
-        throw usageError("KEY_NOT_FOUND", `no key ${opts.key} in ${loc.storePath}`, "run `openclaw-sessions ls` to list the keys");
-      const stretches = await segmentStretches(record);
-      const s = stretches[opts.segment - 1];
-      if (!s)
-        throw usageError(
-          "NO_SUCH_SEGMENT",
-          `${opts.key} has ${stretches.length} segment(s); --segment ${opts.segment} does not exist`,
-          "run `openclaw-sessions timeline <key>` to see them numbered",
-        );
-      if (opts.segment === stretches.length)
-        throw usageError("SEGMENT_IS_CURRENT", `segment ${opts.segment} is already the current context of ${opts.key}`);
-      if (s.lines.length === 0) throw usageError("EMPTY_SEGMENT", `segment ${opts.segment} of ${opts.key} holds no lines`);
-      op = "unreset";
-      sessionKey = opts.key;
-      sessionId = clock.newSessionId;
-      lines = s.lines;
-      source = {
-        kind: "window-segment",
-        label: `${opts.key} segment ${opts.segment}`,
-        sha256: null,
-        segment: opts.segment,
-        ...(s.sessionId ? { window: { sessionId: s.sessionId, firstSeq: s.firstSeq, lastSeq: s.lastSeq } } : {}),
-      };
-      segmentHeader = s.header;
-    }
-
-    const facts = { ...readRestoreFacts(db, sessionKey, sessionId), lockRefusals: [] as Refusal[] };
-    const manifestDir = opts.manifestDir;
-    const finished = finishedRunFor(manifestDir, index, sessionKey, facts.node?.entryJson ?? null);
-    const refusals = finished
-      ? []
-      : [...stateRefusals(op, sessionKey, facts), ...extraRefusals, ...sourceProblems(lines, keepHeader, sessionId)];
-    const oldHeader = segmentHeader ?? (lines[0]?.value?.type === "session" ? lines[0].value : null);
-    const fullLines = keepHeader ? lines.map((l) => l.text) : [windowHeader(sessionId, nowMs, oldHeader), ...lines.map((l) => l.text)];
-    const startedAt = nowMs;
-    const entryBefore = op === "undelete" ? null : (facts.node?.entry ?? null);
-    const entryAfter =
-      op === "undelete"
-        ? undeletedEntry(sessionKey, sessionId, lines, clock)
-        : switchedEntry(entryBefore ?? {}, sessionKey, sessionId, clock, startedAt);
-    const rows: RowWrite[] = [
-      nodeRow(sessionKey, entryAfter, op === "undelete" ? null : facts.node),
-      ...windowRows({
-        sessionKey,
-        sessionId,
-        previousSessionId: op === "undelete" ? null : (facts.node?.currentSessionId ?? null),
-        lines: fullLines,
-        like: op === "undelete" ? null : (facts.currentWindow?.row ?? null),
-        mainKey: mainKeyOf(db),
-        conversationLinks: op === "undelete" ? [] : facts.conversationLinks,
-        clock,
-      }),
-    ];
-    const notRecovered =
-      op === "undelete"
-        ? [
-            'the deleted session\'s entry: OpenClaw archives only its transcript, so its label, creator, delivery route (channel sessions get delivery {kind:"none"} until the next inbound message), model overrides and token counters are not restored',
-          ]
-        : ["the turns after this segment stay in the old window (readable, searchable); they are not merged into the restored one"];
-    const plan: SqliteRestorePlan = {
-      op,
-      sessionKey,
-      sessionId,
-      previousSessionId: op === "undelete" ? null : (facts.node?.currentSessionId ?? null),
-      source,
-      rows: finished ? [] : rows,
-      entry: { before: entryBefore, after: entryAfter, changes: fieldChanges(entryBefore, entryAfter) },
-      eventCount: lines.length,
-      refusals,
-      warnings,
-      notRecovered,
-      nodeBefore:
-        op === "undelete" || !facts.node
-          ? null
-          : { entryJson: facts.node.entryJson, currentSessionId: facts.node.currentSessionId, updatedAt: facts.node.updatedAt },
-      pendingValidationBefore: pendingValidation(db, sessionKey),
-    };
+    const chosen = await chooseSource(db, index, opts, ctx.cwd, clock);
+    const facts = { ...readRestoreFacts(db, chosen.sessionKey, chosen.sessionId), lockRefusals: [] as Refusal[] };
+    const finished = finishedRunFor(opts.manifestDir, index, chosen.sessionKey, facts.node?.entryJson ?? null);
+    const plan = planOf(chosen, facts, finished, db, clock);
     if (finished)
       plan.warnings.push(
         `run ${finished.manifest.runId} already wrote this restore (it was interrupted before its manifest was finalised); applying marks it applied`,
       );
     const runId = finished?.manifest.runId ?? `${archiveStamp(nowMs)}-${crypto.randomBytes(4).toString("hex")}`;
-    const runDir = finished ? path.dirname(finished.file) : path.join(manifestDir, runId);
+    const runDir = finished ? path.dirname(finished.file) : path.join(opts.manifestDir, runId);
     const manifest = finished?.manifest ?? manifestFor(plan, index, runId, runDir, nowMs);
     return {
       plan,

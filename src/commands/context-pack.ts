@@ -7,7 +7,7 @@
 import { usageError } from "../core/errors.js";
 import { oneLine } from "../core/safe-text.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
-import { openHistory, type HistoryMessage, type HistorySegment } from "./history.js";
+import { openHistory, type HistoryMessage, type HistoryRun, type HistorySegment } from "./history.js";
 import type { StoreHeader } from "./store-header.js";
 
 export const CONTEXT_PACK_SCHEMA_VERSION = 1;
@@ -203,58 +203,93 @@ function checkOptions(opts: ContextPackOptions): number {
   return max;
 }
 
+/** A segment being read: its turns are held apart until it is known not to be the current one. */
+interface Reading {
+  seg: HistorySegment;
+  number: number;
+  store: PackProvenance["store"];
+  held: Held[];
+  chars: number;
+  cut: CutTally;
+}
+
+/** The turns packed so far (oldest first, within the cap) and what the cap left out, per segment. */
+interface Pack {
+  kept: Held[];
+  keptChars: number;
+  cutBySegment: Map<number, CutTally>;
+  /** Segment numbers whose turns are in `kept`, oldest first. */
+  flushed: number[];
+}
+
+/** One more turn of the segment being read; its oldest turns go while it alone exceeds the cap. */
+function holdTurn(reading: Reading, h: Held, maxChars: number): void {
+  reading.held.push(h);
+  reading.chars += h.cost;
+  while (reading.chars > maxChars && reading.held.length > 1) {
+    const d = reading.held.shift()!;
+    reading.chars -= d.cost;
+    tally(reading.cut, d);
+  }
+}
+
+function addSegment(pack: Pack, r: Reading): void {
+  pack.cutBySegment.set(r.number, r.cut);
+  for (const h of r.held) pack.kept.push(h);
+  pack.keptChars += r.chars;
+  pack.flushed.push(r.number);
+}
+
+/** Segments older than the last n are not selected: not packed, and not "cut" either. */
+function dropUnselected(pack: Pack, wantSegments: number | null): void {
+  if (wantSegments === null) return;
+  while (pack.flushed.length > wantSegments) {
+    const gone = pack.flushed.shift()!;
+    pack.cutBySegment.delete(gone);
+    while (pack.kept.length > 0 && pack.kept[0]!.turn.segment === gone) pack.keptChars -= pack.kept.shift()!.cost;
+  }
+}
+
+/** The oldest packed turns go while the pack exceeds the cap (the newest one always stays). */
+function trimKept(pack: Pack, maxChars: number): void {
+  while (pack.keptChars > maxChars && pack.kept.length > 1) {
+    const h = pack.kept.shift()!;
+    pack.keptChars -= h.cost;
+    tally(pack.cutBySegment.get(h.turn.segment)!, h);
+  }
+}
+
+/** The current segment's number, when the key's last segment is its current one. */
+function currentSegmentOf(segs: readonly HistorySegment[]): number | null {
+  const last = segs.at(-1);
+  return last !== undefined && (last.source === "active" || last.source === "window") ? last.index + 1 : null;
+}
+
+interface PackLimits {
+  maxChars: number;
+  measure: (turn: PackTurn) => number;
+  /** The last n segments before the current one; null: every segment (--since). */
+  wantSegments: number | null;
+  includeCurrent: boolean;
+}
+
 /**
  * Reads the key's segments oldest first and keeps, per the selection, the newest turns whose
  * measured sizes fit `maxChars`. The segment being read is held apart (it may turn out to be
  * the current one, which is not packed); held turns never exceed the cap either.
  */
-export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext): Promise<ContextPackResult> {
-  const maxChars = checkOptions(opts);
-  const measure = opts.measure ?? contentChars;
-  const wantSegments = opts.segments ?? (opts.since === undefined ? 1 : null);
-  const run = await openHistory(
-    { ...opts, key: opts.key, archived: true, since: opts.since, roles: opts.roles, thinking: opts.thinking, toolArgs: true },
-    ctx,
-  );
-  const dbPath = run.header.stores.find((s) => s.era === "sqlite")?.storePath ?? null;
-
-  const kept: Held[] = [];
-  let keptChars = 0;
-  const cutBySegment = new Map<number, CutTally>();
-  /** Segment numbers whose turns are in `kept`, oldest first. */
-  const flushed: number[] = [];
-
-  let reading: { seg: HistorySegment; number: number; store: PackProvenance["store"]; held: Held[]; chars: number; cut: CutTally } | null =
-    null;
-
-  const trimKept = () => {
-    while (keptChars > maxChars && kept.length > 1) {
-      const h = kept.shift()!;
-      keptChars -= h.cost;
-      tally(cutBySegment.get(h.turn.segment)!, h);
-    }
+async function collectTurns(run: HistoryRun, dbPath: string | null, limits: PackLimits): Promise<Pack> {
+  const { maxChars, measure } = limits;
+  const pack: Pack = { kept: [], keptChars: 0, cutBySegment: new Map(), flushed: [] };
+  const flush = (r: Reading) => {
+    addSegment(pack, r);
+    dropUnselected(pack, limits.wantSegments);
+    trimKept(pack, maxChars);
   };
-  const flush = () => {
-    if (!reading) return;
-    cutBySegment.set(reading.number, reading.cut);
-    for (const h of reading.held) kept.push(h);
-    keptChars += reading.chars;
-    flushed.push(reading.number);
-    if (wantSegments !== null) {
-      // Segments older than the last n are not selected: not packed, and not "cut" either.
-      while (flushed.length > wantSegments) {
-        const gone = flushed.shift()!;
-        cutBySegment.delete(gone);
-        while (kept.length > 0 && kept[0]!.turn.segment === gone) keptChars -= kept.shift()!.cost;
-      }
-    }
-    trimKept();
-    reading = null;
-  };
-
+  let reading: Reading | null = null;
   for await (const ev of run.events()) {
     if (ev.type === "segment") {
-      flush();
+      if (reading) flush(reading);
       const seg = ev.segment;
       reading = { seg, number: seg.index + 1, store: storeOf(seg, dbPath), held: [], chars: 0, cut: emptyTally() };
       continue;
@@ -263,54 +298,37 @@ export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext
     // Reset rows open SQLite stretches; the segment list already says where each one began and why.
     if (ev.message.kind === "reset") continue;
     const turn = turnOf(ev.message, reading.seg, reading.number, reading.store);
-    const h: Held = { turn, cost: measure(turn) };
-    reading.held.push(h);
-    reading.chars += h.cost;
-    while (reading.chars > maxChars && reading.held.length > 1) {
-      const d = reading.held.shift()!;
-      reading.chars -= d.cost;
-      tally(reading.cut, d);
-    }
+    holdTurn(reading, { turn, cost: measure(turn) }, maxChars);
   }
-
-  const segs = run.segments;
-  const last = segs.at(-1);
-  const lastIsCurrent = last !== undefined && (last.source === "active" || last.source === "window");
-  const currentSegment = lastIsCurrent ? last.index + 1 : null;
-  let includeCurrentHeld: { held: Held[]; chars: number; cut: CutTally; number: number } | null = null;
-  if (reading && lastIsCurrent) {
-    const r = reading as NonNullable<typeof reading>;
-    if (opts.includeCurrent) includeCurrentHeld = { held: r.held, chars: r.chars, cut: r.cut, number: r.number };
-    reading = null;
-  }
-  flush();
-  if (includeCurrentHeld) {
+  if (reading && currentSegmentOf(run.segments) !== null) {
     // The current segment comes on top of the n selected ones; the cap still holds for all.
-    cutBySegment.set(includeCurrentHeld.number, includeCurrentHeld.cut);
-    for (const h of includeCurrentHeld.held) kept.push(h);
-    keptChars += includeCurrentHeld.chars;
-    flushed.push(includeCurrentHeld.number);
-    trimKept();
-  }
+    if (limits.includeCurrent) {
+      addSegment(pack, reading);
+      trimKept(pack, maxChars);
+    }
+  } else if (reading) flush(reading);
+  return pack;
+}
 
-  let partialTurn: PackCut["partialTurn"];
-  if (kept.length === 1 && keptChars > maxChars) {
-    // Only the newest turn is left and it alone is too big: keep the end of its text.
-    const h = kept[0]!;
-    const over = keptChars - maxChars;
-    const drop = Math.min(h.turn.text.length, over);
-    h.turn.text = h.turn.text.slice(drop);
-    h.turn.cutChars = drop;
-    h.cost = measure(h.turn);
-    keptChars = h.cost;
-    partialTurn = { segment: h.turn.segment, seq: h.turn.seq, chars: drop };
-  }
+/** Only the newest turn is left and it alone is too big: keep the end of its text. */
+function cutPartialTurn(pack: Pack, maxChars: number, measure: (turn: PackTurn) => number): PackCut["partialTurn"] {
+  if (pack.kept.length !== 1 || pack.keptChars <= maxChars) return undefined;
+  const h = pack.kept[0]!;
+  const over = pack.keptChars - maxChars;
+  const drop = Math.min(h.turn.text.length, over);
+  h.turn.text = h.turn.text.slice(drop);
+  h.turn.cutChars = drop;
+  h.cost = measure(h.turn);
+  pack.keptChars = h.cost;
+  return { segment: h.turn.segment, seq: h.turn.seq, chars: drop };
+}
 
-  const selected = new Set(flushed);
+/** What the cap left out of the selected segments, in all; null when nothing was. */
+function cutOf(pack: Pack, partialTurn: PackCut["partialTurn"]): PackCut | null {
   const total = emptyTally();
   const cutSegments: number[] = [];
-  for (const n of flushed) {
-    const c = cutBySegment.get(n)!;
+  for (const n of pack.flushed) {
+    const c = pack.cutBySegment.get(n)!;
     if (c.turns === 0) continue;
     cutSegments.push(n);
     total.turns += c.turns;
@@ -318,9 +336,25 @@ export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext
     if (c.from !== null && (total.from === null || c.from < total.from)) total.from = c.from;
     if (c.to !== null && (total.to === null || c.to > total.to)) total.to = c.to;
   }
+  if (total.turns === 0 && !partialTurn) return null;
+  return {
+    turns: total.turns,
+    chars: total.chars,
+    from: total.from,
+    to: total.to,
+    fromIso: iso(total.from),
+    toIso: iso(total.to),
+    segments: cutSegments,
+    ...(partialTurn ? { partialTurn } : {}),
+  };
+}
+
+/** The selected segments as the pack lists them, with their packed and cut turn counts. */
+function packSegments(segs: readonly HistorySegment[], pack: Pack, dbPath: string | null, currentSegment: number | null): PackSegment[] {
+  const selected = new Set(pack.flushed);
   const perSegment = new Map<number, number>();
-  for (const h of kept) perSegment.set(h.turn.segment, (perSegment.get(h.turn.segment) ?? 0) + 1);
-  const segments: PackSegment[] = segs
+  for (const h of pack.kept) perSegment.set(h.turn.segment, (perSegment.get(h.turn.segment) ?? 0) + 1);
+  return segs
     .filter((s) => selected.has(s.index + 1))
     .map((s) => ({
       number: s.index + 1,
@@ -335,22 +369,24 @@ export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext
       reason: s.reason,
       current: s.index + 1 === currentSegment,
       turns: perSegment.get(s.index + 1) ?? 0,
-      cutTurns: cutBySegment.get(s.index + 1)?.turns ?? 0,
+      cutTurns: pack.cutBySegment.get(s.index + 1)?.turns ?? 0,
     }));
+}
 
-  const cut: PackCut | null =
-    total.turns > 0 || partialTurn
-      ? {
-          turns: total.turns,
-          chars: total.chars,
-          from: total.from,
-          to: total.to,
-          fromIso: iso(total.from),
-          toIso: iso(total.to),
-          segments: cutSegments,
-          ...(partialTurn ? { partialTurn } : {}),
-        }
-      : null;
+export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext): Promise<ContextPackResult> {
+  const maxChars = checkOptions(opts);
+  const measure = opts.measure ?? contentChars;
+  const wantSegments = opts.segments ?? (opts.since === undefined ? 1 : null);
+  const run = await openHistory(
+    { ...opts, key: opts.key, archived: true, since: opts.since, roles: opts.roles, thinking: opts.thinking, toolArgs: true },
+    ctx,
+  );
+  const dbPath = run.header.stores.find((s) => s.era === "sqlite")?.storePath ?? null;
+  const pack = await collectTurns(run, dbPath, { maxChars, measure, wantSegments, includeCurrent: opts.includeCurrent === true });
+  const partialTurn = cutPartialTurn(pack, maxChars, measure);
+  const segs = run.segments;
+  const currentSegment = currentSegmentOf(segs);
+  const segments = packSegments(segs, pack, dbPath, currentSegment);
   const warnings = [...run.warnings];
   if (segs.length === 0) warnings.push(`${opts.key}: no segment to read`);
   else if (segments.length === 0)
@@ -376,9 +412,9 @@ export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext
     segmentsTotal: segs.length,
     currentSegment,
     segments,
-    turns: kept.map((h) => h.turn),
-    chars: keptChars,
-    cut,
+    turns: pack.kept.map((h) => h.turn),
+    chars: pack.keptChars,
+    cut: cutOf(pack, partialTurn),
     warnings,
   };
 }

@@ -302,74 +302,73 @@ function insertByTime(events: TimelineEvent[], extra: TimelineEvent[]): Timeline
   return out;
 }
 
-export function buildTimeline(input: TimelineInput): TimelineCore {
-  const flat = flatten(input.sources);
-  const segments: TimelineSegment[] = [];
-  const events: TimelineEvent[] = [];
-  const boundaries: Array<{ b: Boundary; reason: EndReason } | null> = [];
-  flat.forEach((f, i) => {
-    const isCurrent = f.src.current && f.lastOfSource && i === flat.length - 1;
-    const next = flat[i + 1] ?? null;
-    const b = boundaryOf(f, next, input);
-    // The rest of a trimmed transcript is the next one of its sessionId: a trim, not a reset.
-    const continued = f.src.trimmed === true && next !== null && next.src.sessionId === f.src.sessionId;
-    // The store names a sessionId no transcript holds yet (a bare /new): a reset to a session that has not started.
-    const toUnstarted =
-      !next &&
-      !isCurrent &&
-      !continued &&
-      input.sessionId !== null &&
-      f.src.sessionId !== input.sessionId &&
-      f.src.archive?.reason === "reset" &&
-      !flat.some((x) => x.src.sessionId === input.sessionId);
-    const reason =
-      isCurrent || continued
-        ? null
-        : next
-          ? inferEndReason(b)
-          : toUnstarted
-            ? unstartedEnd({ ...b, toSessionId: input.sessionId })
-            : orphanEnd(b);
-    if (toUnstarted) b.toSessionId = input.sessionId;
-    const prev = flat[i - 1];
-    const afterTrim = prev !== undefined && prev.src.trimmed === true && prev.src.sessionId === f.src.sessionId;
-    const startedAt = startOf(f, input, isCurrent, afterTrim);
-    const endedAt = isCurrent
+/** A segment's end: the boundary to what follows and why it ended (null: current, or cut by a trim). */
+interface Ending {
+  b: Boundary;
+  reason: EndReason;
+}
+
+/** Stretch i as a segment, and its ending. */
+function segmentAt(flat: readonly Flat[], i: number, input: TimelineInput): { segment: TimelineSegment; ending: Ending | null } {
+  const f = flat[i]!;
+  const isCurrent = f.src.current && f.lastOfSource && i === flat.length - 1;
+  const next = flat[i + 1] ?? null;
+  const b = boundaryOf(f, next, input);
+  // The rest of a trimmed transcript is the next one of its sessionId: a trim, not a reset.
+  const continued = f.src.trimmed === true && next !== null && next.src.sessionId === f.src.sessionId;
+  // The store names a sessionId no transcript holds yet (a bare /new): a reset to a session that has not started.
+  const toUnstarted =
+    !next &&
+    !isCurrent &&
+    !continued &&
+    input.sessionId !== null &&
+    f.src.sessionId !== input.sessionId &&
+    f.src.archive?.reason === "reset" &&
+    !flat.some((x) => x.src.sessionId === input.sessionId);
+  const reason =
+    isCurrent || continued
       ? null
-      : continued
-        ? (f.src.archive?.timestamp ?? f.facts.lastEntryTime)
-        : (b.at ?? (next ? startOf(next, input, false) : null) ?? f.facts.lastEntryTime);
-    segments.push({
-      index: i,
-      sessionId: f.src.sessionId,
-      path: f.src.path,
-      source: f.src.source,
-      stretch: f.stretch,
-      current: isCurrent,
-      startedAt,
-      startedAtIso: iso(startedAt),
-      endedAt,
-      endedAtIso: iso(endedAt),
-      lastActivityAt: f.facts.lastActivityTime ?? f.facts.lastEntryTime,
-      headerTimestamp: f.stretch === 0 ? f.facts.headerTime : null,
-      messages: f.facts.messages,
-      compactions: f.facts.compactions.length,
-      endReason: reason,
-      problems: f.lastOfSource ? f.src.problems : 0,
-      ...(f.src.readError && f.lastOfSource ? { readError: f.src.readError } : {}),
-      ...(f.src.label ? { label: f.src.label } : {}),
-      ...(f.src.restore ? { restore: f.src.restore } : {}),
-    });
-    boundaries.push(reason ? { b, reason } : null);
-  });
-  segments.forEach((seg, i) => {
-    events.push(...segmentEvents(flat[i]!, seg));
-    const bd = boundaries[i];
-    if (bd && (segments[i + 1] || bd.b.archiveReason === "deleted" || bd.b.at !== null)) {
-      events.push(boundaryEvent(bd.b, seg, bd.reason, segments[i + 1] ?? null, flat[i]!.src));
-    }
-  });
-  const bakEvents: TimelineEvent[] = input.baks.map((k) => ({
+      : next
+        ? inferEndReason(b)
+        : toUnstarted
+          ? unstartedEnd({ ...b, toSessionId: input.sessionId })
+          : orphanEnd(b);
+  if (toUnstarted) b.toSessionId = input.sessionId;
+  const prev = flat[i - 1];
+  const afterTrim = prev !== undefined && prev.src.trimmed === true && prev.src.sessionId === f.src.sessionId;
+  const startedAt = startOf(f, input, isCurrent, afterTrim);
+  const endedAt = isCurrent
+    ? null
+    : continued
+      ? (f.src.archive?.timestamp ?? f.facts.lastEntryTime)
+      : (b.at ?? (next ? startOf(next, input, false) : null) ?? f.facts.lastEntryTime);
+  const segment: TimelineSegment = {
+    index: i,
+    sessionId: f.src.sessionId,
+    path: f.src.path,
+    source: f.src.source,
+    stretch: f.stretch,
+    current: isCurrent,
+    startedAt,
+    startedAtIso: iso(startedAt),
+    endedAt,
+    endedAtIso: iso(endedAt),
+    lastActivityAt: f.facts.lastActivityTime ?? f.facts.lastEntryTime,
+    headerTimestamp: f.stretch === 0 ? f.facts.headerTime : null,
+    messages: f.facts.messages,
+    compactions: f.facts.compactions.length,
+    endReason: reason,
+    problems: f.lastOfSource ? f.src.problems : 0,
+    ...(f.src.readError && f.lastOfSource ? { readError: f.src.readError } : {}),
+    ...(f.src.label ? { label: f.src.label } : {}),
+    ...(f.src.restore ? { restore: f.src.restore } : {}),
+  };
+  return { segment, ending: reason ? { b, reason } : null };
+}
+
+/** The `.bak` files of gateway `sessions.compact` trims, as events of the current segment of their sessionId. */
+function manualCompactEvents(input: TimelineInput, segments: readonly TimelineSegment[]): TimelineEvent[] {
+  return input.baks.map((k) => ({
     type: "manual-compact",
     time: k.timestamp,
     iso: iso(k.timestamp),
@@ -379,11 +378,42 @@ export function buildTimeline(input: TimelineInput): TimelineCore {
     bytes: k.bytes,
     detail: "gateway sessions.compact {maxLines}: the transcript before the trim was kept as this .bak",
   }));
-  const lastVia = [...boundaries].reverse().find((x) => x !== null)?.reason.via ?? null;
+}
+
+/** Resets of the key: endings that are neither deletions nor restores, followed by a segment or by the store's sessionId. */
+function resetCount(endings: ReadonlyArray<Ending | null>, segments: readonly TimelineSegment[], input: TimelineInput): number {
+  return endings.filter(
+    (x, i) =>
+      x !== null &&
+      x.reason.kind !== "deleted" &&
+      x.reason.kind !== "restore" &&
+      (segments[i + 1] !== undefined ||
+        (i === segments.length - 1 && x.b.toSessionId === input.sessionId && input.sessionId !== x.b.fromSessionId)),
+  ).length;
+}
+
+export function buildTimeline(input: TimelineInput): TimelineCore {
+  const flat = flatten(input.sources);
+  const segments: TimelineSegment[] = [];
+  const endings: Array<Ending | null> = [];
+  for (let i = 0; i < flat.length; i++) {
+    const { segment, ending } = segmentAt(flat, i, input);
+    segments.push(segment);
+    endings.push(ending);
+  }
+  const events: TimelineEvent[] = [];
+  for (const [i, seg] of segments.entries()) {
+    events.push(...segmentEvents(flat[i]!, seg));
+    const bd = endings[i];
+    if (bd && (segments[i + 1] || bd.b.archiveReason === "deleted" || bd.b.at !== null)) {
+      events.push(boundaryEvent(bd.b, seg, bd.reason, segments[i + 1] ?? null, flat[i]!.src));
+    }
+  }
+  const lastVia = [...endings].reverse().find((x) => x !== null)?.reason.via ?? null;
   const currentSessionTrims = input.baks.filter((k) => k.sessionId === input.sessionId).length;
   return {
     segments,
-    events: insertByTime(events, bakEvents),
+    events: insertByTime(events, manualCompactEvents(input, segments)),
     compactionCount: explainCompactionCount({
       era: input.era,
       stored: input.storedCompactionCount,
@@ -391,13 +421,6 @@ export function buildTimeline(input: TimelineInput): TimelineCore {
       lastBoundaryVia: lastVia,
       manualTrims: currentSessionTrims,
     }),
-    resets: boundaries.filter(
-      (x, i) =>
-        x !== null &&
-        x.reason.kind !== "deleted" &&
-        x.reason.kind !== "restore" &&
-        (segments[i + 1] !== undefined ||
-          (i === segments.length - 1 && x.b.toSessionId === input.sessionId && input.sessionId !== x.b.fromSessionId)),
-    ).length,
+    resets: resetCount(endings, segments, input),
   };
 }

@@ -1,13 +1,24 @@
 /**
  * Plain readers for the tables of an OpenClaw 9.6 agent database (agent schema 23). They return
- * rows as stored, decoded (JSON parsed, zstd inflated) but never normalised: judging a row is the
- * index's job. Tables that an older schema lacks read as empty.
+ * rows as stored, decoded (JSON parsed, zstd inflated) but never normalised: judging a row is
+ * core's job (src/core/sqlite-attribution.ts; the row types are src/core/sqlite-rows.ts). Tables
+ * that an older schema lacks read as empty.
  */
 import fs from "node:fs";
 import path from "node:path";
 import type { RawLine } from "../lines.js";
 import { bufferLines, fileLines, splitLines, zstdChunks, zstdDecompressSync } from "../lines.js";
+import type {
+  ColdArchiveRow,
+  DbFacts,
+  SessionNodeRow,
+  SessionWindowRow,
+  TranscriptArchiveRow,
+  TranscriptEventStats,
+} from "../../core/sqlite-rows.js";
 import type { SqliteDb, SqliteRow } from "./driver.js";
+
+export type { TranscriptArchiveRow };
 
 const strictDecoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -24,12 +35,6 @@ const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
 export function hasTable(db: SqliteDb, name: string): boolean {
   return db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?", name) !== undefined;
-}
-
-export interface DbFacts {
-  userVersion: number | null;
-  journalMode: string | null;
-  counts: Record<string, number>;
 }
 
 export const COUNTED_TABLES = [
@@ -53,25 +58,6 @@ export function readDbFacts(db: SqliteDb): DbFacts {
 }
 
 // ---- session_nodes -------------------------------------------------------------------------
-
-export interface SessionNodeRow {
-  sessionKey: string;
-  currentSessionId: string;
-  /** entry_json as stored. */
-  entryJson: string;
-  /** entry_json parsed; undefined when it does not parse. */
-  entry: unknown;
-  parseError?: string;
-  /** 1 valid, 0 not validated, -1 placeholder. */
-  entryValid: number | null;
-  updatedAt: number | null;
-  /**
-   * A row every OpenClaw loader reports as "no session": `sessions.delete {deleteTranscript:false}`
-   * leaves `entry_json = '{}'`, `entry_valid = -1` while keeping the window and its events.
-   */
-  placeholder: boolean;
-  row: SqliteRow;
-}
 
 export function readSessionNodes(db: SqliteDb): SessionNodeRow[] {
   if (!hasTable(db, "session_nodes")) return [];
@@ -103,17 +89,6 @@ export function readSessionNodes(db: SqliteDb): SessionNodeRow[] {
 
 // ---- session_windows -----------------------------------------------------------------------
 
-export interface SessionWindowRow {
-  sessionId: string;
-  sessionKey: string;
-  previousSessionId: string | null;
-  reason: string | null;
-  createdAt: number | null;
-  updatedAt: number | null;
-  transcriptUpdatedAt: number | null;
-  row: SqliteRow;
-}
-
 /** All windows, in OpenClaw's own order: `created_at, rowid`. */
 export function readSessionWindows(db: SqliteDb): SessionWindowRow[] {
   if (!hasTable(db, "session_windows")) return [];
@@ -130,12 +105,6 @@ export function readSessionWindows(db: SqliteDb): SessionWindowRow[] {
 }
 
 // ---- transcript_events ---------------------------------------------------------------------
-
-export interface TranscriptEventStats {
-  events: number;
-  /** Bytes of the decoded lines plus one newline each: the size the window would have as JSONL. */
-  bytes: number;
-}
 
 /** Event count and decoded size per session id, without decoding any payload. */
 export function readEventStats(db: SqliteDb): Map<string, TranscriptEventStats> {
@@ -200,20 +169,6 @@ export function* windowEventLines(
 
 // ---- session_transcript_archives -----------------------------------------------------------
 
-export interface TranscriptArchiveRow {
-  sessionId: string;
-  generation: string;
-  sessionKey: string | null;
-  reason: string;
-  encoding: string;
-  archiveName: string;
-  archiveSha256: string;
-  blobBytes: number;
-  createdAt: number | null;
-  publishedAt: number | null;
-  row: SqliteRow;
-}
-
 /** Archive rows without their blobs (read one with `readArchiveBlob`). */
 export function readTranscriptArchives(db: SqliteDb): TranscriptArchiveRow[] {
   if (!hasTable(db, "session_transcript_archives")) return [];
@@ -247,17 +202,6 @@ export function readArchiveBlob(db: SqliteDb, archiveName: string): { blob: Buff
 }
 
 // ---- session_transcript_cold_archives ------------------------------------------------------
-
-export interface ColdArchiveRow {
-  sessionId: string;
-  generation: string;
-  archiveName: string;
-  archiveSha256: string;
-  eventCount: number | null;
-  lastSeq: number | null;
-  storage: string;
-  row: SqliteRow;
-}
 
 export function readColdArchives(db: SqliteDb): ColdArchiveRow[] {
   if (!hasTable(db, "session_transcript_cold_archives")) return [];

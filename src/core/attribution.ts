@@ -79,51 +79,75 @@ function headerMs(header: TranscriptHeader | null | undefined): number | null {
 /** Reads a file's header on demand (bounded); attribution asks only where names do not decide. */
 export type HeaderLookup = (path: string) => TranscriptHeader | null;
 
+/** What attribution has found so far: file → key → evidence, and the sessionIds known per key. */
+interface Links {
+  byFile: Map<string, Map<string, Evidence[]>>;
+  idsOfKey: Map<string, Set<string>>;
+  /** sessionId → the keys it belongs to, with why. */
+  idOwners: Map<string, Array<{ key: string; evidence: Evidence }>>;
+}
+
+function link(links: Links, file: string, key: string, evidence: Evidence): void {
+  const keysOfFile = links.byFile.get(file) ?? new Map<string, Evidence[]>();
+  const list = keysOfFile.get(key) ?? [];
+  if (!list.some((e) => e.kind === evidence.kind && e.detail === evidence.detail)) list.push(evidence);
+  keysOfFile.set(key, list);
+  links.byFile.set(file, keysOfFile);
+}
+
+function addId(links: Links, key: string, id: string, evidence: Evidence): void {
+  links.idsOfKey.get(key)!.add(id);
+  links.idOwners.set(id, [...(links.idOwners.get(id) ?? []), { key, evidence }]);
+}
+
 export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: HeaderLookup): Attribution {
-  const byFile = new Map<string, Map<string, Evidence[]>>();
-  const idsOfKey = new Map<string, Set<string>>();
-  const idOwners = new Map<string, Array<{ key: string; evidence: Evidence }>>();
+  const links = idsOfKeys(keys);
   const active = new Set(keys.flatMap((k) => k.activePaths));
-
-  const link = (file: string, key: string, evidence: Evidence) => {
-    const keysOfFile = byFile.get(file) ?? new Map<string, Evidence[]>();
-    const list = keysOfFile.get(key) ?? [];
-    if (!list.some((e) => e.kind === evidence.kind && e.detail === evidence.detail)) list.push(evidence);
-    keysOfFile.set(key, list);
-    byFile.set(file, keysOfFile);
-  };
-  const addId = (key: string, id: string, evidence: Evidence) => {
-    idsOfKey.get(key)!.add(id);
-    idOwners.set(id, [...(idOwners.get(id) ?? []), { key, evidence }]);
-  };
-
+  const candidates = files.filter((f) => ATTRIBUTABLE_KINDS.has(f.kind) && !active.has(f.path));
+  linkDirectly(links, keys, candidates, headerOf);
+  const fileByPath = new Map(files.map((f) => [f.path, f]));
+  linkByHeadersAndTiming(links, keys, candidates, fileByPath, headerOf);
+  const lineage = new Map<string, string[]>();
   for (const k of keys) {
-    idsOfKey.set(k.sessionKey, new Set());
+    const ids = [...links.idsOfKey.get(k.sessionKey)!].filter((id) => id !== k.sessionId);
+    lineage.set(k.sessionKey, k.sessionId ? [...ids, k.sessionId] : ids);
+  }
+  return { byFile: links.byFile, lineage };
+}
+
+/** The sessionIds each key's entry names: its current one and its lineage fields. */
+function idsOfKeys(keys: KeyInput[]): Links {
+  const links: Links = { byFile: new Map(), idsOfKey: new Map(), idOwners: new Map() };
+  for (const k of keys) {
+    links.idsOfKey.set(k.sessionKey, new Set());
     if (k.sessionId) {
-      addId(k.sessionKey, k.sessionId, { kind: "current-session-id", confidence: "certain", detail: `sessionId of ${k.sessionKey}` });
+      addId(links, k.sessionKey, k.sessionId, {
+        kind: "current-session-id",
+        confidence: "certain",
+        detail: `sessionId of ${k.sessionKey}`,
+      });
     }
     for (const l of lineageOf(k.entry)) {
       if (l.id === k.sessionId) continue;
-      addId(k.sessionKey, l.id, { kind: l.kind, confidence: "certain", detail: `${l.field} of ${k.sessionKey} lists ${l.id}` });
+      addId(links, k.sessionKey, l.id, { kind: l.kind, confidence: "certain", detail: `${l.field} of ${k.sessionKey} lists ${l.id}` });
     }
   }
+  return links;
+}
 
+/** Direct links: the id in the name, a custom sessionFile name, and the header id when those do not decide. */
+function linkDirectly(links: Links, keys: KeyInput[], candidates: ClassifiedFile[], headerOf: HeaderLookup): void {
   const keysByFileName = new Map<string, KeyInput[]>();
   for (const k of keys) {
     if (k.sessionFileBasename) keysByFileName.set(k.sessionFileBasename, [...(keysByFileName.get(k.sessionFileBasename) ?? []), k]);
   }
-  const fileByPath = new Map(files.map((f) => [f.path, f]));
-  const candidates = files.filter((f) => ATTRIBUTABLE_KINDS.has(f.kind) && !active.has(f.path));
-
-  // Direct links: the id in the name, a custom sessionFile name, and the header id when those
-  // do not decide.
   for (const f of candidates) {
-    for (const owner of idOwners.get(f.sessionId ?? "") ?? []) link(f.path, owner.key, owner.evidence);
+    for (const owner of links.idOwners.get(f.sessionId ?? "") ?? []) link(links, f.path, owner.key, owner.evidence);
     const named = f.archive ? (keysByFileName.get(f.archive.sourceName) ?? []) : [];
-    const headerId = byFile.has(f.path) && named.length === 0 ? undefined : headerOf(f.path)?.id;
+    const headerId = links.byFile.has(f.path) && named.length === 0 ? undefined : headerOf(f.path)?.id;
     if (headerId && headerId !== f.sessionId) {
-      for (const owner of idOwners.get(headerId) ?? []) {
-        link(f.path, owner.key, {
+      for (const owner of links.idOwners.get(headerId) ?? []) {
+        link(links, f.path, owner.key, {
           kind: "header-id",
           confidence: "strong",
           detail: `header id ${headerId} is a sessionId of ${owner.key}`,
@@ -132,7 +156,7 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
     }
     for (const k of named) {
       const matches = headerId !== undefined && headerId === k.sessionId;
-      link(f.path, k.sessionKey, {
+      link(links, f.path, k.sessionKey, {
         kind: "session-file-name",
         confidence: matches ? "certain" : "strong",
         detail:
@@ -141,8 +165,17 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
       });
     }
   }
+}
 
-  // Header and timing links, until nothing new attaches. Indexed so it stays linear in files.
+/** Header and timing links, until nothing new attaches. Indexed so it stays linear in files. */
+function linkByHeadersAndTiming(
+  links: Links,
+  keys: KeyInput[],
+  candidates: ClassifiedFile[],
+  fileByPath: ReadonlyMap<string, ClassifiedFile>,
+  headerOf: HeaderLookup,
+): void {
+  const { byFile, idsOfKey, idOwners } = links;
   const filesOfKey = new Map(keys.map((k) => [k.sessionKey, [...k.activePaths]]));
   for (const [file, owners] of byFile) for (const key of owners.keys()) filesOfKey.get(key)!.push(file);
   for (let changed = true; changed; ) {
@@ -153,7 +186,10 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
     for (const f of candidates) {
       if (byFile.has(f.path) || !f.sessionId) continue;
       for (const owner of idOwners.get(f.sessionId) ?? []) {
-        link(f.path, owner.key, { ...owner.evidence, detail: `${f.sessionId} is a sessionId of ${owner.key} (${owner.evidence.detail})` });
+        link(links, f.path, owner.key, {
+          ...owner.evidence,
+          detail: `${f.sessionId} is a sessionId of ${owner.key} (${owner.evidence.detail})`,
+        });
         filesOfKey.get(owner.key)!.push(f.path);
         changed = true;
       }
@@ -163,47 +199,51 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
       if (byFile.has(f.path)) continue;
       const header = headerOf(f.path);
       const ownId = header?.id ?? f.sessionId;
-      const found: Array<{ key: string; evidence: Evidence }> = [];
-      const parent = parentIdOf(header);
-      if (parent) {
-        for (const o of idOwners.get(parent) ?? []) {
-          found.push({
-            key: o.key,
-            evidence: {
-              kind: "header-parent-session",
-              confidence: "strong",
-              detail: `header parentSession ${parent} is a sessionId of ${o.key}`,
-            },
-          });
-        }
-      }
-      for (const k of ownId ? (known.byParent.get(ownId) ?? []) : []) {
-        found.push({
-          key: k.key,
-          evidence: {
-            kind: "header-parent-session",
-            confidence: "strong",
-            detail: `${path.basename(k.path)} names ${ownId} as its parentSession`,
-          },
-        });
-      }
-      const successor = resetSuccessor(f, known.byStart);
-      if (successor) found.push(successor);
-      for (const { key, evidence } of found) {
-        link(f.path, key, evidence);
+      for (const { key, evidence } of headerAndTimingOwners(f, header, ownId, idOwners, known)) {
+        link(links, f.path, key, evidence);
         filesOfKey.get(key)!.push(f.path);
-        if (ownId && !idsOfKey.get(key)!.has(ownId)) addId(key, ownId, evidence);
+        if (ownId && !idsOfKey.get(key)!.has(ownId)) addId(links, key, ownId, evidence);
         changed = true;
       }
     }
   }
+}
 
-  const lineage = new Map<string, string[]>();
-  for (const k of keys) {
-    const ids = [...idsOfKey.get(k.sessionKey)!].filter((id) => id !== k.sessionId);
-    lineage.set(k.sessionKey, k.sessionId ? [...ids, k.sessionId] : ids);
+/** Keys an unowned file follows: by its header's parentSession, a known file naming it as parent, or a reset's successor. */
+function headerAndTimingOwners(
+  f: ClassifiedFile,
+  header: TranscriptHeader | null,
+  ownId: string | null,
+  idOwners: Links["idOwners"],
+  known: ReturnType<typeof indexKnownFiles>,
+): Array<{ key: string; evidence: Evidence }> {
+  const found: Array<{ key: string; evidence: Evidence }> = [];
+  const parent = parentIdOf(header);
+  if (parent) {
+    for (const o of idOwners.get(parent) ?? []) {
+      found.push({
+        key: o.key,
+        evidence: {
+          kind: "header-parent-session",
+          confidence: "strong",
+          detail: `header parentSession ${parent} is a sessionId of ${o.key}`,
+        },
+      });
+    }
   }
-  return { byFile, lineage };
+  for (const k of ownId ? (known.byParent.get(ownId) ?? []) : []) {
+    found.push({
+      key: k.key,
+      evidence: {
+        kind: "header-parent-session",
+        confidence: "strong",
+        detail: `${path.basename(k.path)} names ${ownId} as its parentSession`,
+      },
+    });
+  }
+  const successor = resetSuccessor(f, known.byStart);
+  if (successor) found.push(successor);
+  return found;
 }
 
 interface KnownFile {

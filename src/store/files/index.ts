@@ -161,28 +161,12 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   const files = scanDir(target.sessionsDir).filter((f) => !opts.skipFile?.(f));
   const present = new Map(files.map((f) => [f.path, f]));
   const listings = new Map<string, string[]>();
-  const config = readConfig(configPathFor(target.stateDir, env));
-  const ctx: PathContext = {
-    sessionsDir: target.sessionsDir,
-    stateDir: target.stateDir,
-    agentId: target.agentId,
-    homeDir: target.homeDir,
-    configuredChannels: configuredChannels(config),
-  };
+  const ctx = pathContext(target, env);
 
   const loaded = entries.filter((e) => !e.dropped && e.entry);
   const actives = new Map<string, ActiveTranscript | null>();
   const probe = candidateProbe();
   for (const e of loaded) actives.set(e.sessionKey, resolveActive(e.sessionKey, e, ctx, present, probe));
-
-  const keyInputs: KeyInput[] = loaded.map((e) => {
-    const sessionId = typeof e.entry!.sessionId === "string" ? e.entry!.sessionId : null;
-    const stored = typeof e.entry!.sessionFile === "string" ? path.basename(e.entry!.sessionFile) : null;
-    const custom = stored && !parseGeneratedTranscriptName(stored) ? stored : null;
-    const active = actives.get(e.sessionKey);
-    const activePaths = active?.exists ? [active.path] : active?.unresolved ? [active.unresolved.path] : [];
-    return { sessionKey: e.sessionKey, sessionId, entry: e.entry!, sessionFileBasename: custom, activePaths };
-  });
 
   // Headers for every transcript-bearing file: attribution by header id, parent and timing.
   const headers = new Map<string, TranscriptHeader | null>();
@@ -190,104 +174,17 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     if (!headers.has(p)) headers.set(p, present.get(p)?.symlink ? null : readHeader(fileRef(p)));
     return headers.get(p)!;
   };
+  const keyInputs = loaded.map((e) => keyInputOf(e, actives.get(e.sessionKey)));
   const { byFile, lineage } = attribute(keyInputs, files, headerOf);
-
-  const ownedBy = new Map<string, Array<{ path: string; evidence: Evidence[] }>>();
-  for (const [p, owners] of byFile) {
-    for (const [key, evidence] of owners) ownedBy.set(key, [...(ownedBy.get(key) ?? []), { path: p, evidence }]);
-  }
-  const sideFilesById = new Map<string, ClassifiedFile[]>();
-  for (const f of files) {
-    if ((f.kind === "lock" || f.kind === "trajectory") && f.sessionId)
-      sideFilesById.set(f.sessionId, [...(sideFilesById.get(f.sessionId) ?? []), f]);
-  }
+  const owned: Ownership = { present, headers, lineage, byKey: filesByKey(byFile), sideFilesById: sideFilesById(files) };
 
   const sessions: SessionRecord[] = [];
-  for (const e of loaded) {
-    const entry = e.entry!;
-    const sessionId = typeof entry.sessionId === "string" ? entry.sessionId : null;
-    const active = actives.get(e.sessionKey) ?? {
-      path: "",
-      exists: false,
-      bytes: null,
-      candidates: [],
-      note: "the entry has no usable sessionId",
-      ref: null,
-    };
-    const archives: AttributedArchive[] = [];
-    const related: RelatedFile[] = [];
-    for (const { path: p, evidence } of ownedBy.get(e.sessionKey) ?? []) {
-      const f = present.get(p)!;
-      if (f.archive) {
-        archives.push({
-          path: p,
-          reason: f.archive.reason,
-          sessionId: headers.get(p)?.id ?? f.sessionId,
-          timestamp: f.archive.timestampMs,
-          iso: f.archive.timestampMs === null ? null : new Date(f.archive.timestampMs).toISOString(),
-          bytes: f.bytes,
-          evidence,
-          ref: fileRef(p),
-        });
-      } else {
-        related.push({ path: p, kind: f.kind, sessionId: f.sessionId, bytes: f.bytes, evidence });
-      }
-    }
-    // Locks and trajectories of the key's ids are its files too.
-    for (const id of new Set(lineage.get(e.sessionKey))) {
-      for (const f of sideFilesById.get(id) ?? []) {
-        related.push({ path: f.path, kind: f.kind, sessionId: f.sessionId, bytes: f.bytes, evidence: [] });
-      }
-    }
-    archives.sort((a, b) => (a.timestamp ?? 0) - (b.timestamp ?? 0) || a.path.localeCompare(b.path));
-    // Lineage oldest first: a generation ends when its archive is stamped; the current one has not.
-    const endedAt = new Map<string, number>();
-    for (const a of archives)
-      if (a.sessionId && a.timestamp !== null) endedAt.set(a.sessionId, Math.min(endedAt.get(a.sessionId) ?? Infinity, a.timestamp));
-    const ids = lineage.get(e.sessionKey) ?? [];
-    const ordered = ids
-      .map((id, i) => ({ id, i, t: id === sessionId ? Infinity : (endedAt.get(id) ?? -Infinity) }))
-      .sort((a, b) => a.t - b.t || a.i - b.i)
-      .map((x) => x.id);
-    sessions.push({
-      agentId: target.agentId,
-      sessionKey: e.sessionKey,
-      sessionId,
-      compactionCount: typeof entry.compactionCount === "number" ? entry.compactionCount : null,
-      updatedAt: typeof entry.updatedAt === "number" ? entry.updatedAt : null,
-      entry,
-      active,
-      archives,
-      related,
-      historySource: sessionId
-        ? await resolveHistorySource(sessionId, active, listings)
-        : { path: null, via: "none", considered: [], ref: null },
-      lineage: ordered,
-    });
-  }
-
-  const activePaths = new Set(
-    sessions.flatMap((s) => (s.active.exists ? [s.active.path] : s.active.unresolved ? [s.active.unresolved.path] : [])),
-  );
-  const unattributed: UnattributedFile[] = [];
-  for (const f of files) {
-    if (!ATTRIBUTABLE_KINDS.has(f.kind) || activePaths.has(f.path) || byFile.has(f.path)) continue;
-    const ref = fileRef(f.path);
-    const peek = f.symlink ? null : peekTranscript(ref);
-    unattributed.push({
-      path: f.path,
-      kind: f.kind,
-      sessionId: peek?.header?.id ?? f.sessionId,
-      bytes: f.bytes,
-      ...(f.archive ? { archive: f.archive } : {}),
-      peek,
-      reason:
-        entries.length === 0 && status.state !== "ok"
-          ? `sessions.json is ${status.state}: no key can own it`
-          : "no key references this file's sessionId",
-      ref,
-    });
-  }
+  for (const e of loaded) sessions.push(await sessionRecordOf(target.agentId, e, actives.get(e.sessionKey), owned, listings));
+  const unowned =
+    entries.length === 0 && status.state !== "ok"
+      ? `sessions.json is ${status.state}: no key can own it`
+      : "no key references this file's sessionId";
+  const unattributed = unattributedFiles(files, sessions, byFile, unowned);
 
   return {
     location: {
@@ -306,4 +203,160 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     sessions,
     unattributed,
   };
+}
+
+function pathContext(target: AgentTarget, env: NodeJS.ProcessEnv): PathContext {
+  const config = readConfig(configPathFor(target.stateDir, env));
+  return {
+    sessionsDir: target.sessionsDir,
+    stateDir: target.stateDir,
+    agentId: target.agentId,
+    homeDir: target.homeDir,
+    configuredChannels: configuredChannels(config),
+  };
+}
+
+/** A loaded entry as attribution's input: its ids, a custom sessionFile name, its active file. */
+function keyInputOf(e: StoreEntry, active: ActiveTranscript | null | undefined): KeyInput {
+  const sessionId = typeof e.entry!.sessionId === "string" ? e.entry!.sessionId : null;
+  const stored = typeof e.entry!.sessionFile === "string" ? path.basename(e.entry!.sessionFile) : null;
+  const custom = stored && !parseGeneratedTranscriptName(stored) ? stored : null;
+  const activePaths = active?.exists ? [active.path] : active?.unresolved ? [active.unresolved.path] : [];
+  return { sessionKey: e.sessionKey, sessionId, entry: e.entry!, sessionFileBasename: custom, activePaths };
+}
+
+/** What attribution decided, with what a key's record needs to list its files. */
+interface Ownership {
+  present: Map<string, ClassifiedFile>;
+  /** Headers attribution read, by path. */
+  headers: Map<string, TranscriptHeader | null>;
+  /** key → its sessionIds, current last. */
+  lineage: Map<string, string[]>;
+  /** key → the files attributed to it. */
+  byKey: Map<string, Array<{ path: string; evidence: Evidence[] }>>;
+  /** sessionId → its lock and trajectory files. */
+  sideFilesById: Map<string, ClassifiedFile[]>;
+}
+
+function filesByKey(byFile: Map<string, Map<string, Evidence[]>>): Ownership["byKey"] {
+  const byKey: Ownership["byKey"] = new Map();
+  for (const [p, owners] of byFile) {
+    for (const [key, evidence] of owners) byKey.set(key, [...(byKey.get(key) ?? []), { path: p, evidence }]);
+  }
+  return byKey;
+}
+
+function sideFilesById(files: ClassifiedFile[]): Map<string, ClassifiedFile[]> {
+  const byId = new Map<string, ClassifiedFile[]>();
+  for (const f of files) {
+    if ((f.kind === "lock" || f.kind === "trajectory") && f.sessionId) byId.set(f.sessionId, [...(byId.get(f.sessionId) ?? []), f]);
+  }
+  return byId;
+}
+
+async function sessionRecordOf(
+  agentId: string,
+  e: StoreEntry,
+  resolved: ActiveTranscript | null | undefined,
+  owned: Ownership,
+  listings: Map<string, string[]>,
+): Promise<SessionRecord> {
+  const entry = e.entry!;
+  const sessionId = typeof entry.sessionId === "string" ? entry.sessionId : null;
+  const active = resolved ?? {
+    path: "",
+    exists: false,
+    bytes: null,
+    candidates: [],
+    note: "the entry has no usable sessionId",
+    ref: null,
+  };
+  const { archives, related } = filesOfKey(e.sessionKey, owned);
+  const lineage = lineageOldestFirst(owned.lineage.get(e.sessionKey) ?? [], sessionId, archives);
+  return {
+    agentId,
+    sessionKey: e.sessionKey,
+    sessionId,
+    compactionCount: typeof entry.compactionCount === "number" ? entry.compactionCount : null,
+    updatedAt: typeof entry.updatedAt === "number" ? entry.updatedAt : null,
+    entry,
+    active,
+    archives,
+    related,
+    historySource: sessionId
+      ? await resolveHistorySource(sessionId, active, listings)
+      : { path: null, via: "none", considered: [], ref: null },
+    lineage,
+  };
+}
+
+/** A key's attributed files, archives (oldest first) apart from the rest, plus its ids' locks and trajectories. */
+function filesOfKey(sessionKey: string, owned: Ownership): { archives: AttributedArchive[]; related: RelatedFile[] } {
+  const archives: AttributedArchive[] = [];
+  const related: RelatedFile[] = [];
+  for (const { path: p, evidence } of owned.byKey.get(sessionKey) ?? []) {
+    const f = owned.present.get(p)!;
+    if (f.archive) {
+      archives.push({
+        path: p,
+        reason: f.archive.reason,
+        sessionId: owned.headers.get(p)?.id ?? f.sessionId,
+        timestamp: f.archive.timestampMs,
+        iso: f.archive.timestampMs === null ? null : new Date(f.archive.timestampMs).toISOString(),
+        bytes: f.bytes,
+        evidence,
+        ref: fileRef(p),
+      });
+    } else {
+      related.push({ path: p, kind: f.kind, sessionId: f.sessionId, bytes: f.bytes, evidence });
+    }
+  }
+  // Locks and trajectories of the key's ids are its files too.
+  for (const id of new Set(owned.lineage.get(sessionKey))) {
+    for (const f of owned.sideFilesById.get(id) ?? []) {
+      related.push({ path: f.path, kind: f.kind, sessionId: f.sessionId, bytes: f.bytes, evidence: [] });
+    }
+  }
+  archives.sort((a, b) => (a.timestamp ?? 0) - (b.timestamp ?? 0) || a.path.localeCompare(b.path));
+  return { archives, related };
+}
+
+/** Lineage oldest first: a generation ends when its archive is stamped; the current one has not. */
+function lineageOldestFirst(ids: string[], sessionId: string | null, archives: AttributedArchive[]): string[] {
+  const endedAt = new Map<string, number>();
+  for (const a of archives)
+    if (a.sessionId && a.timestamp !== null) endedAt.set(a.sessionId, Math.min(endedAt.get(a.sessionId) ?? Infinity, a.timestamp));
+  return ids
+    .map((id, i) => ({ id, i, t: id === sessionId ? Infinity : (endedAt.get(id) ?? -Infinity) }))
+    .sort((a, b) => a.t - b.t || a.i - b.i)
+    .map((x) => x.id);
+}
+
+/** Transcript-bearing files no key owns and no key has as its active file, each with a bounded peek. */
+function unattributedFiles(
+  files: ClassifiedFile[],
+  sessions: SessionRecord[],
+  byFile: Map<string, Map<string, Evidence[]>>,
+  reason: string,
+): UnattributedFile[] {
+  const activePaths = new Set(
+    sessions.flatMap((s) => (s.active.exists ? [s.active.path] : s.active.unresolved ? [s.active.unresolved.path] : [])),
+  );
+  const unattributed: UnattributedFile[] = [];
+  for (const f of files) {
+    if (!ATTRIBUTABLE_KINDS.has(f.kind) || activePaths.has(f.path) || byFile.has(f.path)) continue;
+    const ref = fileRef(f.path);
+    const peek = f.symlink ? null : peekTranscript(ref);
+    unattributed.push({
+      path: f.path,
+      kind: f.kind,
+      sessionId: peek?.header?.id ?? f.sessionId,
+      bytes: f.bytes,
+      ...(f.archive ? { archive: f.archive } : {}),
+      peek,
+      reason,
+      ref,
+    });
+  }
+  return unattributed;
 }

@@ -2,7 +2,8 @@
  * `check`: integrity diagnostics for cron. Store-level rules over the StoreIndex, then (unless
  * --fast) one streamed pass over every transcript feeding the body rules. Never writes.
  */
-import { type ClassifiedFile, refPath, type StoreIndex, type TranscriptRef } from "../core/model.js";
+import { transcriptsOf, type Transcript } from "../core/catalogue.js";
+import { refPath, type StoreIndex, type TranscriptRef } from "../core/model.js";
 import { usageError } from "../core/errors.js";
 import type { Severity } from "../core/findings/codes.js";
 import { finding, sortFindings, summarize, type Finding } from "../core/findings/finding.js";
@@ -70,56 +71,53 @@ export function fails(summary: Record<Severity, number>, failOn: FailOn): boolea
   return summary.error > 0;
 }
 
-function refKey(ref: TranscriptRef): string {
-  if (ref.kind === "file") return `file:${ref.path}`;
-  if (ref.kind === "sqlite") return `sqlite:${ref.dbPath}#${ref.sessionId}`;
-  return `sqlite-archive:${ref.dbPath}#${ref.archiveName}`;
-}
-
 interface Job {
   ref: TranscriptRef;
-  target: BodyTarget;
+  target: BodyTarget & { agentId: string };
 }
 
-/** Every transcript of a store, each once: active files, archives, windows, then files no key owns. */
+/**
+ * What the body rules read: the keys' active transcripts, windows and archives, then what no key
+ * owns. Not a key's other files, nor the copy of a sessionFile OpenClaw cannot resolve; never a
+ * symlink.
+ */
+function readsBody(t: Transcript): boolean {
+  if (t.file?.symlink) return false;
+  if (t.source === "active") return !t.unresolved;
+  if (t.source === "unattributed") return t.unattributed !== null;
+  return t.source === "window" || t.source === "archive";
+}
+
+/**
+ * The header id a transcript promises: a SQLite window's sessionId; for a file, only the id its
+ * generated name (<uuid>.jsonl, -topic-, <ts>_<uuid>) carries. A custom or stale sessionFile may
+ * legitimately carry another header id.
+ */
+function expectedIdOf(t: Transcript): string | null {
+  if (t.ref.kind === "sqlite") return t.ref.sessionId;
+  const f = t.file;
+  return f ? (parseGeneratedTranscriptName(f.archive?.sourceName ?? f.name)?.sessionId ?? null) : null;
+}
+
+/** Every transcript of a store the body rules read, each once. */
 function bodyJobs(index: StoreIndex): Job[] {
   const agentId = index.location.agentId;
-  const byPath = new Map<string, ClassifiedFile>(index.files.map((f) => [f.path, f]));
-  const jobs = new Map<string, Job>();
-  const add = (ref: TranscriptRef | null, sessionKey: string | null, expectedId: string | null) => {
-    if (!ref || jobs.has(refKey(ref))) return;
-    const file = ref.kind === "file" ? byPath.get(ref.path) : undefined;
-    if (file?.symlink) return;
-    jobs.set(refKey(ref), { ref, target: { agentId, sessionKey, path: refPath(ref), expectedId, bytes: file?.bytes ?? null } });
-  };
-  // Only generated names (<uuid>.jsonl, -topic-, <ts>_<uuid>) promise a header id; custom names do not.
-  const nameId = (ref: TranscriptRef) => {
-    if (ref.kind !== "file") return null;
-    const f = byPath.get(ref.path);
-    return f ? (parseGeneratedTranscriptName(f.archive?.sourceName ?? f.name)?.sessionId ?? null) : null;
-  };
-  for (const s of index.sessions) {
-    if (s.active.exists && s.active.ref) {
-      // A custom or stale sessionFile may legitimately carry another header id: trust the name only.
-      add(
-        s.active.ref,
-        s.sessionKey,
-        s.active.ref.kind === "sqlite" ? s.active.ref.sessionId : nameId(s.active.ref) === s.sessionId ? s.sessionId : nameId(s.active.ref),
-      );
-    }
-    for (const w of s.windows ?? []) add(w.ref, s.sessionKey, w.sessionId);
-    for (const a of s.archives) add(a.ref, s.sessionKey, nameId(a.ref));
-  }
-  for (const u of index.unattributed) add(u.ref, u.sessionKey ?? null, u.ref.kind === "sqlite" ? u.ref.sessionId : nameId(u.ref));
-  return [...jobs.values()];
+  return transcriptsOf(index, readsBody).map((t) => ({
+    ref: t.ref,
+    target: {
+      agentId,
+      sessionKey: t.sessionKey ?? t.formerSessionKey,
+      path: refPath(t.ref),
+      expectedId: expectedIdOf(t),
+      bytes: t.file?.bytes ?? null,
+    },
+  }));
 }
 
 /** The SQLite windows of a database index by sessionId (owned by a key or not). */
 function windowRefs(index: StoreIndex): Map<string, TranscriptRef> {
-  const out = new Map<string, TranscriptRef>();
-  for (const s of index.sessions) for (const w of s.windows ?? []) out.set(w.sessionId, w.ref);
-  for (const u of index.unattributed) if (u.ref.kind === "sqlite") out.set(u.ref.sessionId, u.ref);
-  return out;
+  const windows = transcriptsOf(index, (t) => t.source === "window" || (t.source === "unattributed" && t.ref.kind === "sqlite"));
+  return new Map(windows.flatMap((t) => (t.ref.kind === "sqlite" ? [[t.ref.sessionId, t.ref] as const] : [])));
 }
 
 /** The `id` of a JSONL entry line (headers have none worth comparing). */
@@ -148,6 +146,71 @@ async function sqliteStoreFindings(index: StoreIndex): Promise<Finding[]> {
   return sqliteFindings(agentId, storePath, facts);
 }
 
+type RetentionRow = CheckResult["retention"][number];
+
+/** The rules over one store's index, config and side files (no transcript body is opened). */
+async function storeLevel(index: StoreIndex, opts: CheckOptions, now: number, env: NodeJS.ProcessEnv) {
+  const config = readConfig(configPathFor(index.location.stateDir, env));
+  const policy = retentionPolicy(config.raw, index.location.era);
+  const retention: RetentionRow = {
+    agentId: index.location.agentId,
+    mode: policy.mode,
+    pruneAfterMs: policy.deletedMs,
+    resetArchiveRetentionMs: policy.resetMs,
+    maxDiskBytes: policy.maxDiskBytes,
+    highWaterBytes: policy.highWaterBytes,
+    source: policy.source,
+  };
+  const findings = storeFindings({
+    index,
+    now,
+    policy,
+    ...(config.problem ? { configProblem: config.problem } : {}),
+    locks: inspectLocks(index.files, now),
+    pruneWithinMs: opts.pruneWithinDays !== undefined ? opts.pruneWithinDays * 86_400_000 : DEFAULT_PRUNE_WITHIN_MS,
+  });
+  if (index.location.era === "sqlite" && !index.location.legacy) findings.push(...(await sqliteStoreFindings(index)));
+  if (index.location.era === "files") findings.push(...restoreLeftoverFindings(index.location, env, fileStepShapes));
+  for (const f of index.files) {
+    if (f.kind === "import-archive")
+      findings.push(finding("IMPORT_ARCHIVE_LEFTOVER", { agentId: index.location.agentId, path: f.path }, { file: f.relPath }));
+  }
+  return { retention, findings };
+}
+
+/** Mixed state: the windows of the database beside a legacy files store (same agent), else null. */
+function legacyWindows(index: StoreIndex, indexes: StoreIndex[]): Map<string, TranscriptRef> | null {
+  if (!index.location.legacy) return null;
+  const database = indexes.find((i) => i.location.era === "sqlite" && i.location.agentId === index.location.agentId);
+  return database ? windowRefs(database) : null;
+}
+
+type Open = NonNullable<CheckDeps["open"]>;
+
+/**
+ * The one pass over one transcript: every body rule reads from its scanner; beside a database,
+ * the transcript's entry ids are compared with its window's.
+ */
+async function scanBody(job: Job, open: Open, oversize: number, windows: Map<string, TranscriptRef> | null) {
+  const scanner = new BodyScanner(oversize);
+  const ids = windows ? new Set<string>() : null;
+  for await (const line of open(job.ref)) {
+    scanner.line(line);
+    if (ids) collectEntryId(line.text, ids);
+  }
+  const facts = scanner.finish();
+  const findings: Finding[] = [];
+  const sessionId = facts.header?.header.id ?? job.target.expectedId;
+  if (windows && ids && sessionId) {
+    const window = windows.get(sessionId);
+    const sqliteIds = window ? await entryIds(open(window)) : null;
+    const { agentId, sessionKey, path } = job.target;
+    findings.push(legacyImportFinding({ agentId, sessionKey, path, sessionId, fileIds: ids, sqliteIds }));
+  }
+  findings.push(...bodyFindings(facts, job.target, oversize));
+  return { facts, findings };
+}
+
 export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: CheckDeps = {}): Promise<CheckResult> {
   const now = opts.now ?? Date.now();
   if (!Number.isFinite(now)) throw usageError("BAD_NOW", "--now must be an ISO date/time", "e.g. --now 2026-07-01T09:00:00Z");
@@ -157,76 +220,24 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
   const indexes = await openStores(opts, ctx);
   const findings: Finding[] = [];
   const scanned = { transcripts: 0, lines: 0, bytes: 0 };
-  const retention: CheckResult["retention"] = [];
+  const retention: RetentionRow[] = [];
 
   const jobsOf = new Map(indexes.map((index) => [index, opts.fast ? [] : bodyJobs(index)]));
   const totalJobs = [...jobsOf.values()].reduce((n, jobs) => n + jobs.length, 0);
   let jobsDone = 0;
   for (const index of indexes) {
-    const config = readConfig(configPathFor(index.location.stateDir, ctx.env));
-    const policy = retentionPolicy(config.raw, index.location.era);
-    retention.push({
-      agentId: index.location.agentId,
-      mode: policy.mode,
-      pruneAfterMs: policy.deletedMs,
-      resetArchiveRetentionMs: policy.resetMs,
-      maxDiskBytes: policy.maxDiskBytes,
-      highWaterBytes: policy.highWaterBytes,
-      source: policy.source,
-    });
-    findings.push(
-      ...storeFindings({
-        index,
-        now,
-        policy,
-        ...(config.problem ? { configProblem: config.problem } : {}),
-        locks: inspectLocks(index.files, now),
-        pruneWithinMs: opts.pruneWithinDays !== undefined ? opts.pruneWithinDays * 86_400_000 : DEFAULT_PRUNE_WITHIN_MS,
-      }),
-    );
-    if (index.location.era === "sqlite" && !index.location.legacy) findings.push(...(await sqliteStoreFindings(index)));
-    if (index.location.era === "files") findings.push(...restoreLeftoverFindings(index.location, ctx.env, fileStepShapes));
-    for (const f of index.files) {
-      if (f.kind === "import-archive")
-        findings.push(finding("IMPORT_ARCHIVE_LEFTOVER", { agentId: index.location.agentId, path: f.path }, { file: f.relPath }));
-    }
+    const store = await storeLevel(index, opts, now, ctx.env);
+    retention.push(store.retention);
+    findings.push(...store.findings);
     if (opts.fast) continue;
-    // Mixed state: compare each legacy transcript with the database of the same agent.
-    const database = index.location.legacy
-      ? indexes.find((i) => i.location.era === "sqlite" && i.location.agentId === index.location.agentId)
-      : undefined;
-    const windows = database ? windowRefs(database) : null;
+    const windows = legacyWindows(index, indexes);
     for (const job of jobsOf.get(index)!) {
       ctx.progress?.(jobsDone++, totalJobs, "transcripts");
-      const scanner = new BodyScanner(oversize);
-      const ids = windows ? new Set<string>() : null;
-      // The one pass over this transcript: every body rule reads from this scanner.
-      for await (const line of open(job.ref)) {
-        scanner.line(line);
-        if (ids) collectEntryId(line.text, ids);
-      }
-      const facts = scanner.finish();
-      if (windows && ids) {
-        const sessionId = facts.header?.header.id ?? job.target.expectedId;
-        if (sessionId) {
-          const window = windows.get(sessionId);
-          const sqliteIds = window ? await entryIds(open(window)) : null;
-          findings.push(
-            legacyImportFinding({
-              agentId: index.location.agentId,
-              sessionKey: job.target.sessionKey,
-              path: job.target.path,
-              sessionId,
-              fileIds: ids,
-              sqliteIds,
-            }),
-          );
-        }
-      }
+      const body = await scanBody(job, open, oversize, windows);
       scanned.transcripts += 1;
-      scanned.lines += facts.linesRead;
-      scanned.bytes += facts.bytesRead;
-      findings.push(...bodyFindings(facts, job.target, oversize));
+      scanned.lines += body.facts.linesRead;
+      scanned.bytes += body.facts.bytesRead;
+      findings.push(...body.findings);
     }
   }
 

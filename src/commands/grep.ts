@@ -3,8 +3,8 @@
  * archives, files no key owns, import and cold archives, SQLite windows and archive rows).
  * Streamed: one pass per transcript, and a line is JSON.parse'd only when its raw text could match.
  */
-import type { StoreIndex, TranscriptRef } from "../core/model.js";
-import { refPath, TRANSCRIPT_KINDS } from "../core/model.js";
+import { transcriptsOf, type TranscriptSource } from "../core/catalogue.js";
+import type { ArchiveReason, StoreIndex, TranscriptRef } from "../core/model.js";
 import { sessionNotFound } from "../core/lookup.js";
 import {
   compileMatcher,
@@ -47,8 +47,6 @@ export interface GrepOptions extends StoreSelection {
   now?: number;
 }
 
-export type TargetSource = "active" | "archive" | "window" | "related" | "unattributed";
-
 /** Which transcript, and who it belongs to: shared by targets, matches and counts. */
 export interface GrepWhere {
   agentId: string;
@@ -58,8 +56,8 @@ export interface GrepWhere {
   formerSessionKey?: string;
   sessionId: string | null;
   path: string;
-  source: TargetSource;
-  archiveReason: "reset" | "deleted" | "bak" | null;
+  source: TranscriptSource;
+  archiveReason: ArchiveReason | null;
 }
 
 /** One transcript to search. */
@@ -100,74 +98,19 @@ export interface GrepResult {
   warnings: Array<{ path: string; message: string }>;
 }
 
-type ArchiveReason = GrepTarget["archiveReason"];
-
-/** Every transcript-bearing thing of one store index, each once, owner first. */
+/** Every transcript of one store index, each once, owner first. */
 export function grepTargets(index: StoreIndex): GrepTarget[] {
   const agentId = index.location.agentId;
-  const out = new Map<string, GrepTarget>();
-  const add = (t: Omit<GrepTarget, "agentId">) => {
-    if (!out.has(t.path)) out.set(t.path, { agentId, ...t });
-  };
-  const fileRef = (p: string, zstd: boolean): TranscriptRef => ({ kind: "file", path: p, compression: zstd ? "zstd" : "none" });
-  for (const s of index.sessions) {
-    const key = s.sessionKey;
-    if (s.active.exists && s.active.ref)
-      add({ sessionKey: key, sessionId: s.sessionId, path: s.active.path, ref: s.active.ref, source: "active", archiveReason: null });
-    // A moved store: the current transcript OpenClaw cannot resolve is still searched.
-    else if (s.active.unresolved)
-      add({
-        sessionKey: key,
-        sessionId: s.sessionId,
-        path: s.active.unresolved.path,
-        ref: s.active.unresolved.ref,
-        source: "active",
-        archiveReason: null,
-      });
-    for (const w of s.windows ?? []) {
-      const p = refPath(w.ref);
-      add({ sessionKey: key, sessionId: w.sessionId, path: p, ref: w.ref, source: "window", archiveReason: null });
-    }
-    for (const a of s.archives)
-      add({ sessionKey: key, sessionId: a.sessionId, path: a.path, ref: a.ref, source: "archive", archiveReason: a.reason });
-    for (const r of s.related) {
-      if (TRANSCRIPT_KINDS.has(r.kind))
-        add({
-          sessionKey: key,
-          sessionId: r.sessionId,
-          path: r.path,
-          ref: fileRef(r.path, r.path.endsWith(".zst")),
-          source: "related",
-          archiveReason: null,
-        });
-    }
-  }
-  for (const u of index.unattributed) {
-    if (u.ref.kind === "file" && !TRANSCRIPT_KINDS.has(u.kind)) continue;
-    add({
-      sessionKey: null,
-      ...(u.sessionKey ? { formerSessionKey: u.sessionKey } : {}),
-      sessionId: u.sessionId,
-      path: u.path,
-      ref: u.ref,
-      source: "unattributed",
-      archiveReason: (u.archive?.reason ?? null) as ArchiveReason,
-    });
-  }
-  // Whatever the index classified as a transcript but attached to nothing (import archives…).
-  for (const f of index.files) {
-    if (!TRANSCRIPT_KINDS.has(f.kind)) continue;
-    const zstd = f.archive?.compressed === true || f.kind === "cold-archive" || f.name.endsWith(".zst");
-    add({
-      sessionKey: null,
-      sessionId: f.sessionId,
-      path: f.path,
-      ref: fileRef(f.path, zstd),
-      source: "unattributed",
-      archiveReason: (f.archive?.reason ?? null) as ArchiveReason,
-    });
-  }
-  return [...out.values()];
+  return transcriptsOf(index).map((t) => ({
+    agentId,
+    sessionKey: t.sessionKey,
+    ...(t.formerSessionKey ? { formerSessionKey: t.formerSessionKey } : {}),
+    sessionId: t.sessionId,
+    path: t.path,
+    source: t.source,
+    archiveReason: t.archiveReason,
+    ref: t.ref,
+  }));
 }
 
 const MESSAGE_PREFIX = Buffer.from('{"type":"message"');

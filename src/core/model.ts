@@ -176,6 +176,16 @@ export function refPath(ref: TranscriptRef): string {
   return `${ref.dbPath}#archive/${ref.archiveName}`;
 }
 
+/**
+ * A transcript's identity: one key per ref (what is read), the kinds told apart, so the same
+ * bytes are listed and read once.
+ */
+export function refKey(ref: TranscriptRef): string {
+  if (ref.kind === "file") return `file:${ref.path}`;
+  if (ref.kind === "sqlite") return `sqlite:${ref.dbPath}#${ref.sessionId}`;
+  return `sqlite-archive:${ref.dbPath}#${ref.archiveName}`;
+}
+
 /** The first line of a transcript, read within a bounded window. */
 export interface TranscriptHeader {
   id: string | null;

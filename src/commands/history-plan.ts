@@ -1,0 +1,318 @@
+/**
+ * What `history` reads: the store, the key (or file, or sessionId), which transcripts and why.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { transcriptsOf, transcriptFileRef, type Transcript } from "../core/catalogue.js";
+import { usageError } from "../core/errors.js";
+import { sessionNotFound } from "../core/lookup.js";
+import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
+import { segmentsOf, type Segment } from "../core/segments.js";
+import { closeMatches } from "../core/suggest.js";
+import { openStores, type StoreContext } from "../store/index.js";
+import { knownRestores } from "../store/restore-known.js";
+import { checkRegular } from "../store/safe-read.js";
+import {
+  HISTORY_SCHEMA_VERSION,
+  type HistoryHeader,
+  type HistoryMeta,
+  type HistoryOptions,
+  type HistorySourceInfo,
+} from "./history-types.js";
+import { storeHeader } from "./store-header.js";
+
+export interface ReadTarget {
+  path: string;
+  ref: TranscriptRef;
+  sessionId: string | null;
+  /** 9.6 projection (latest reset window) for the default view. */
+  era96: boolean;
+  segment?: Segment;
+}
+
+export interface Plan {
+  header: HistoryHeader;
+  targets: ReadTarget[];
+  view: HistoryMeta["view"];
+  notes: string[];
+}
+
+function findRecord(indexes: StoreIndex[], key: string): { index: StoreIndex; record: SessionRecord } {
+  const hits: Array<{ index: StoreIndex; record: SessionRecord }> = [];
+  for (const index of indexes) for (const record of index.sessions) if (record.sessionKey === key) hits.push({ index, record });
+  if (hits.length === 1) return hits[0]!;
+  if (hits.length > 1) {
+    throw usageError(
+      "AMBIGUOUS_SESSION",
+      `key "${key}" exists in ${hits.length} agents: ${hits.map((h) => h.record.agentId).join(", ")}`,
+      "pass --agent <id>",
+    );
+  }
+  const dropped = indexes.flatMap((i) => i.entries).find((e) => e.sessionKey === key && e.dropped);
+  if (dropped) {
+    throw usageError(
+      "SESSION_NOT_LOADED",
+      `key "${key}" is in the store but OpenClaw's loader drops it: ${dropped.notes.map((n) => n.message).join("; ")}`,
+      "run `openclaw-sessions ls` for details",
+    );
+  }
+  throw sessionNotFound(key, indexes);
+}
+
+function whyOf(record: SessionRecord, era96: boolean): string {
+  const hs = record.historySource;
+  if (era96) return "SQLite era: the current window, latest reset window only (OpenClaw 9.6 chat.history)";
+  if (hs.via === "active") return "the active transcript (first existing candidate, OpenClaw 7.1 chat.history)";
+  if (hs.via === "reset-archive") {
+    return `the active transcript is missing (${record.active.path}); OpenClaw falls back to the newest .reset archive of sessionId ${record.sessionId}`;
+  }
+  const tried = record.active.candidates.map((c) => c.path).join(", ");
+  const parts = [
+    record.sessionId ? `no transcript candidate exists (tried ${tried || "none"})` : "the entry has no usable sessionId",
+    hs.considered.length > 0
+      ? `no usable .reset archive among ${hs.considered.length} considered`
+      : "no .reset archive of the current sessionId",
+  ];
+  if (record.active.note) parts.push(record.active.note);
+  return `${parts.join("; ")}: OpenClaw shows no history`;
+}
+
+function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string, env: NodeJS.ProcessEnv): Plan {
+  const { index, record } = findRecord(indexes, key);
+  const era96 = index.location.era === "sqlite";
+  const hs = record.historySource;
+  const source: HistorySourceInfo = { path: hs.path, via: hs.via, why: whyOf(record, era96), sessionId: record.sessionId };
+  if (hs.considered.length > 0) source.considered = hs.considered;
+  const header: HistoryHeader = {
+    schemaVersion: HISTORY_SCHEMA_VERSION,
+    stores: [storeHeader(index)],
+    agentId: record.agentId,
+    sessionKey: record.sessionKey,
+    sessionId: record.sessionId,
+    source,
+    archived: opts.archived === true,
+  };
+  const notes: string[] = [];
+  let targets: ReadTarget[];
+  if (opts.archived) {
+    targets = segmentsOf(record, { restores: knownRestores(env, index.location.storePath) }).map((s) => ({
+      path: s.path,
+      ref: s.ref,
+      sessionId: s.sessionId,
+      era96: false,
+      segment: s,
+    }));
+    if (targets.length === 0) notes.push(`${key}: nothing to read: ${whyOf(record, false)}`);
+  } else if (hs.via === "none" || !hs.ref || !hs.path) {
+    targets = [];
+    notes.push(`${key}: no transcript: ${source.why}`);
+  } else {
+    targets = [{ path: hs.path, ref: hs.ref, sessionId: record.sessionId, era96 }];
+  }
+  return { header, targets, view: viewName(opts, era96 && !opts.archived), notes };
+}
+
+function viewName(opts: HistoryOptions, era96: boolean): HistoryMeta["view"] {
+  const v = opts.view ?? "history";
+  return v === "history" && era96 ? "history96" : v;
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+function realOrNull(p: string): string | null {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** The dirs a direct read may reach: each store's sessions dir and its agent dir. */
+function allowedRoots(indexes: StoreIndex[]): string[] {
+  const roots = new Set<string>();
+  for (const i of indexes) {
+    roots.add(path.resolve(i.location.sessionsDir));
+    if (i.location.stateDir) roots.add(path.resolve(i.location.stateDir, "agents", i.location.agentId));
+  }
+  return [...roots];
+}
+
+/** A bare file name (as `ls` and `restore` show them) means the file of that name in the sessions dir. */
+function resolveFileArg(file: string, indexes: StoreIndex[], cwd: string): string {
+  const fromCwd = path.resolve(cwd, file);
+  if (file.includes("/") || file.includes(path.sep) || fs.existsSync(fromCwd)) return fromCwd;
+  const inStore = indexes.map((i) => path.join(i.location.sessionsDir, file)).find((p) => fs.existsSync(p));
+  return inStore ?? fromCwd;
+}
+
+function filePlan(opts: HistoryOptions, indexes: StoreIndex[], cwd: string): Plan {
+  const wanted = resolveFileArg(opts.file!, indexes, cwd);
+  const roots = allowedRoots(indexes);
+  const where = roots.join(", ");
+  if (!roots.some((r) => isInside(wanted, r))) {
+    throw usageError(
+      "FILE_OUTSIDE_STORE",
+      `refusing to read ${wanted}: it is not inside the store (${where})`,
+      "pass a file under the sessions dir, or select its store with --state-dir / --sessions-dir",
+    );
+  }
+  const real = realOrNull(wanted);
+  if (real === null) throw usageError("FILE_NOT_FOUND", `no such file: ${wanted}`, "`openclaw-sessions ls` lists the store's files");
+  const realRoots = roots.map(realOrNull).filter((r): r is string => r !== null);
+  if (!realRoots.some((r) => isInside(real, r))) {
+    throw usageError(
+      "FILE_OUTSIDE_STORE",
+      `refusing to read ${wanted}: it resolves to ${real}, outside the store (${where})`,
+      "symlinks may not lead out of the store",
+    );
+  }
+  if (fs.statSync(real).isDirectory()) throw usageError("NOT_A_FILE", `${wanted} is a directory, not a transcript file`);
+  // A FIFO, socket or device: named, exit 3, like every unreadable input.
+  checkRegular(wanted);
+  const index = indexes.find((i) => allowedRoots([i]).some((r) => isInside(wanted, r))) ?? indexes[0]!;
+  const classified = indexes.flatMap((i) => i.files).find((f) => f.path === wanted);
+  const owner = indexes.flatMap((i) => i.sessions).find((s) => s.active.path === wanted || s.archives.some((a) => a.path === wanted));
+  const sessionId = classified?.sessionId ?? null;
+  const header: HistoryHeader = {
+    schemaVersion: HISTORY_SCHEMA_VERSION,
+    stores: [storeHeader(index)],
+    agentId: index.location.agentId,
+    sessionKey: owner?.sessionKey ?? null,
+    sessionId,
+    source: { path: wanted, via: "file", why: "read directly (--file); the whole active branch of the file", sessionId },
+    archived: false,
+  };
+  return {
+    header,
+    targets: [{ path: wanted, ref: transcriptFileRef(wanted, classified), sessionId, era96: false }],
+    view: viewName(opts, false),
+    notes: [],
+  };
+}
+
+interface Found {
+  index: StoreIndex;
+  path: string;
+  ref: TranscriptRef;
+  sessionKey: string | null;
+  era96: boolean;
+  what: string;
+  order: number;
+}
+
+/**
+ * What --session-id may read of a transcript, or null: not a key's other files, the copy of a
+ * sessionFile OpenClaw cannot resolve, or the current window (the active transcript stands for it).
+ */
+function readableById(t: Transcript, sqlite: boolean): Pick<Found, "era96" | "what" | "order"> | null {
+  switch (t.source) {
+    case "active":
+      return t.unresolved ? null : { era96: sqlite, what: "the active transcript", order: Infinity };
+    case "window":
+      return t.window.current ? null : { era96: true, what: "an earlier SQLite window", order: t.window.createdAt ?? 0 };
+    case "archive":
+      return { era96: false, what: `a ${t.archive.reason} archive`, order: t.archive.timestamp ?? 0 };
+    case "unattributed":
+      if (!t.unattributed) return null;
+      return { era96: false, what: `a file no key owns (${t.unattributed.kind})`, order: t.unattributed.archive?.timestampMs ?? 0 };
+    case "related":
+      return null;
+  }
+}
+
+/** Every transcript of sessionId `id` across the stores. */
+function foundById(indexes: StoreIndex[], id: string): Found[] {
+  return indexes.flatMap((index) => {
+    const sqlite = index.location.era === "sqlite";
+    return transcriptsOf(index, (t) => t.sessionId === id && readableById(t, sqlite) !== null).map((t) => ({
+      index,
+      path: t.path,
+      ref: t.ref,
+      sessionKey: t.sessionKey,
+      ...readableById(t, sqlite)!,
+    }));
+  });
+}
+
+function sessionIdPlan(opts: HistoryOptions, indexes: StoreIndex[]): Plan {
+  const id = opts.sessionId!.trim();
+  const found = foundById(indexes, id);
+  if (found.length === 0) {
+    const ids = indexes
+      .flatMap((i) => [...i.sessions.map((s) => s.sessionId ?? ""), ...i.files.map((f) => f.sessionId ?? "")])
+      .filter(Boolean);
+    const near = closeMatches(id, ids);
+    throw usageError(
+      "SESSION_ID_NOT_FOUND",
+      `no transcript or archive of sessionId ${id}`,
+      near.length ? `did you mean: ${near.join(", ")}?` : "run `openclaw-sessions ls` to list them",
+      { candidates: near },
+    );
+  }
+  // The live transcript first, else the newest archive.
+  found.sort((a, b) => b.order - a.order);
+  const pick = found[0]!;
+  const notes =
+    found.length > 1
+      ? [
+          `sessionId ${id}: ${found.length} files hold it; reading ${pick.path} (${pick.what}); others: ${found
+            .slice(1)
+            .map((f) => f.path)
+            .join(", ")}`,
+        ]
+      : [];
+  const header: HistoryHeader = {
+    schemaVersion: HISTORY_SCHEMA_VERSION,
+    stores: [storeHeader(pick.index)],
+    agentId: pick.index.location.agentId,
+    sessionKey: pick.sessionKey,
+    sessionId: id,
+    source: { path: pick.path, via: "session-id", why: `${pick.what} of sessionId ${id} (--session-id)`, sessionId: id },
+    archived: false,
+  };
+  return {
+    header,
+    targets: [{ path: pick.path, ref: pick.ref, sessionId: id, era96: pick.era96 }],
+    view: viewName(opts, pick.era96),
+    notes,
+  };
+}
+
+function checkOptions(opts: HistoryOptions): void {
+  const picks = [opts.key !== undefined, opts.file !== undefined, opts.sessionId !== undefined].filter(Boolean).length;
+  if (picks === 0)
+    throw usageError(
+      "MISSING_ARGUMENT",
+      "name a key, or pass --file <path> or --session-id <id>",
+      "run `openclaw-sessions ls` to list the keys",
+    );
+  if (picks > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of <key>, --file and --session-id");
+  if (opts.archived && opts.key === undefined)
+    throw usageError("CONFLICTING_OPTIONS", "--archived needs a key (it follows the key across resets)");
+  if (opts.segment !== undefined && !opts.archived) throw usageError("CONFLICTING_OPTIONS", "--segment picks one segment of --archived");
+  if (opts.segment !== undefined && opts.segment < 1)
+    throw usageError("BAD_ARGUMENT", `--segment counts from 1 (segment 1 is the oldest), got ${opts.segment}`);
+  if (opts.archived && opts.view && opts.view !== "history" && opts.view !== "raw") {
+    throw usageError("CONFLICTING_OPTIONS", `--archived cannot be combined with --${opts.view}`);
+  }
+  const filtered =
+    opts.tail !== undefined ||
+    opts.limit !== undefined ||
+    opts.since !== undefined ||
+    opts.until !== undefined ||
+    (opts.roles?.length ?? 0) > 0 ||
+    opts.tools === false;
+  if (opts.view === "raw" && filtered)
+    throw usageError("CONFLICTING_OPTIONS", "--raw prints every line as written; filters and paging do not apply");
+}
+
+export async function plan(opts: HistoryOptions, ctx: StoreContext): Promise<Plan> {
+  checkOptions(opts);
+  const indexes = await openStores(opts, ctx);
+  if (opts.file !== undefined) return filePlan(opts, indexes, ctx.cwd);
+  if (opts.sessionId !== undefined) return sessionIdPlan(opts, indexes);
+  return keyPlan(opts, indexes, opts.key!, ctx.env);
+}

@@ -1,0 +1,124 @@
+/**
+ * The transcript catalogue: every transcript of a store index, each once, with what it is to the
+ * store (a key's active transcript, SQLite window, archive or other file, or a transcript no key
+ * owns). `grep`, `check` and `history --session-id` all enumerate through it; each picks the
+ * kinds it reads and keeps its own order.
+ */
+import {
+  type ArchiveReason,
+  type AttributedArchive,
+  type ClassifiedFile,
+  refKey,
+  refPath,
+  type SessionRecord,
+  type SessionWindow,
+  type StoreIndex,
+  TRANSCRIPT_KINDS,
+  type TranscriptRef,
+  type UnattributedFile,
+} from "./model.js";
+
+export type TranscriptSource = "active" | "window" | "archive" | "related" | "unattributed";
+
+interface TranscriptBase {
+  /** The key that owns it; null when no key does. */
+  sessionKey: string | null;
+  /** A transcript no key owns: the key the data still names (a deleted SQLite key), else null. */
+  formerSessionKey: string | null;
+  sessionId: string | null;
+  /** The path the index lists it under (a published SQLite archive row: its file). */
+  path: string;
+  /** What is read. */
+  ref: TranscriptRef;
+  archiveReason: ArchiveReason | null;
+  /** The scanned file behind a file ref; null for database rows. */
+  file: ClassifiedFile | null;
+}
+
+export type Transcript = TranscriptBase &
+  (
+    | {
+        source: "active";
+        /** The key's transcript as it sits in this sessions dir, where OpenClaw cannot resolve its stored sessionFile. */
+        unresolved: boolean;
+      }
+    | { source: "window"; window: SessionWindow }
+    | { source: "archive"; archive: AttributedArchive }
+    | { source: "related" }
+    | {
+        source: "unattributed";
+        /** null: a file the scan classified as a transcript that the index lists nowhere else (import archives…). */
+        unattributed: UnattributedFile | null;
+      }
+  );
+
+/** How a transcript file is read: zstd when its name or classification says so. */
+export function transcriptFileRef(p: string, classified: ClassifiedFile | undefined): TranscriptRef {
+  const zstd = classified?.archive?.compressed === true || classified?.kind === "cold-archive" || p.endsWith(".zst");
+  return { kind: "file", path: p, compression: zstd ? "zstd" : "none" };
+}
+
+/**
+ * Every transcript of a store, each once (one ref is read once, one path listed once): each key's
+ * active transcript, windows, archives and other transcript files, then those no key owns, then
+ * files the scan classified as transcripts and nothing lists. `keep` chooses what a command reads;
+ * it is asked before "once" is, so a transcript left out never hides another of the same name.
+ */
+export function transcriptsOf(index: StoreIndex, keep: (t: Transcript) => boolean = () => true): Transcript[] {
+  const byPath: FilesByPath = new Map(index.files.map((f) => [f.path, f]));
+  const out: Transcript[] = [];
+  const paths = new Set<string>();
+  const refs = new Set<string>();
+  const add = (t: Transcript) => {
+    if (paths.has(t.path) || refs.has(refKey(t.ref)) || !keep(t)) return;
+    paths.add(t.path);
+    refs.add(refKey(t.ref));
+    out.push(t);
+  };
+  for (const s of index.sessions) for (const t of ownedBy(s, byPath)) add(t);
+  for (const u of index.unattributed) {
+    const base = { sessionKey: null, formerSessionKey: u.sessionKey ?? null, sessionId: u.sessionId, path: u.path, ref: u.ref };
+    add({ ...base, archiveReason: u.archive?.reason ?? null, file: scannedFile(byPath, u.ref), source: "unattributed", unattributed: u });
+  }
+  for (const f of index.files) {
+    if (!TRANSCRIPT_KINDS.has(f.kind)) continue;
+    const base = { sessionKey: null, formerSessionKey: null, sessionId: f.sessionId, path: f.path, ref: transcriptFileRef(f.path, f) };
+    add({ ...base, archiveReason: f.archive?.reason ?? null, file: f, source: "unattributed", unattributed: null });
+  }
+  return out;
+}
+
+type FilesByPath = Map<string, ClassifiedFile>;
+
+/** The scanned file behind a ref, if it is a file the scan listed. */
+function scannedFile(byPath: FilesByPath, ref: TranscriptRef): ClassifiedFile | null {
+  return ref.kind === "file" ? (byPath.get(ref.path) ?? null) : null;
+}
+
+/** One key's transcripts in order: active (or its unresolved copy), windows, archives, other transcript files. */
+function ownedBy(s: SessionRecord, byPath: FilesByPath): Transcript[] {
+  const at = (sessionId: string | null, path: string, ref: TranscriptRef, archiveReason: ArchiveReason | null = null) => ({
+    sessionKey: s.sessionKey,
+    formerSessionKey: null,
+    sessionId,
+    path,
+    ref,
+    archiveReason,
+    file: scannedFile(byPath, ref),
+  });
+  const out: Transcript[] = [];
+  const { active } = s;
+  if (active.exists && active.ref) out.push({ ...at(s.sessionId, active.path, active.ref), source: "active", unresolved: false });
+  else if (active.unresolved) {
+    const { path, ref } = active.unresolved;
+    out.push({ ...at(s.sessionId, path, ref), source: "active", unresolved: true });
+  }
+  for (const w of s.windows ?? []) out.push({ ...at(w.sessionId, refPath(w.ref), w.ref), source: "window", window: w });
+  for (const a of s.archives) out.push({ ...at(a.sessionId, a.path, a.ref, a.reason), source: "archive", archive: a });
+  for (const r of s.related) {
+    if (!TRANSCRIPT_KINDS.has(r.kind)) continue;
+    const ref = transcriptFileRef(r.path, byPath.get(r.path));
+    out.push({ ...at(r.sessionId, r.path, ref), source: "related" });
+  }
+  return out;
+}

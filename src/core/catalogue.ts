@@ -53,7 +53,7 @@ export type Transcript = TranscriptBase &
   );
 
 /** How a transcript file is read: zstd when its name or classification says so. */
-export function transcriptFileRef(p: string, classified: ClassifiedFile | undefined): TranscriptRef {
+export function transcriptFileRef(p: string, classified: ClassifiedFile | undefined): TranscriptRef & { kind: "file" } {
   const zstd = classified?.archive?.compressed === true || classified?.kind === "cold-archive" || p.endsWith(".zst");
   return { kind: "file", path: p, compression: zstd ? "zstd" : "none" };
 }

@@ -20,6 +20,7 @@ export {
   type HistoryMeta,
   type HistoryOptions,
   type HistoryResult,
+  type HistoryRun,
   type HistoryViewName,
 } from "./history-types.js";
 

@@ -113,6 +113,12 @@ export function grepTargets(index: StoreIndex): GrepTarget[] {
   }));
 }
 
+/** Which transcript and whose, as matches and counts name it. */
+function whereOf(t: GrepTarget): GrepWhere {
+  const { ref: _ref, ...where } = t;
+  return where;
+}
+
 const MESSAGE_PREFIX = Buffer.from('{"type":"message"');
 const MESSAGE_KEY = Buffer.from('"message"');
 const BACKSLASH_U = Buffer.from("\\u");
@@ -188,16 +194,9 @@ class TranscriptSearch {
     at: Pick<GrepMatch, "seq" | "lineNo" | "role" | "entryType" | "part" | "timestamp" | "timestampMs">,
     snip: { text: string; highlight: [number, number] },
   ): void {
-    const t = this.t;
     this.count += 1;
     this.emit({
-      agentId: t.agentId,
-      sessionKey: t.sessionKey,
-      ...(t.formerSessionKey ? { formerSessionKey: t.formerSessionKey } : {}),
-      sessionId: t.sessionId,
-      path: t.path,
-      source: t.source,
-      archiveReason: t.archiveReason,
+      ...whereOf(this.t),
       ...at,
       snippet: snip.text,
       highlight: snip.highlight,
@@ -378,8 +377,7 @@ export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepH
     );
     if (n > 0) {
       result.totalMatches += n;
-      const { ref: _ref, ...rest } = t;
-      result.files.push({ ...rest, matches: n });
+      result.files.push({ ...whereOf(t), matches: n });
     }
     if (hooks.pace) await hooks.pace();
   }

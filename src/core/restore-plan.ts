@@ -292,6 +292,33 @@ function collectInputRefusals(input: PlanInput, sessionId: string, dest: string,
   }
 }
 
+/** The key's current transcript (when inside this sessions dir) and what the destination already is. */
+function destinationFacts(
+  input: PlanInput,
+  dest: string,
+  refusals: Refusal[],
+  warnings: string[],
+): Pick<StepContext, "current" | "destIsCurrent" | "inPlace"> {
+  const current = input.current?.exists && insideDir(input.sessionsDir, input.current.path) ? input.current : null;
+  if (input.current?.exists && !current) {
+    warnings.push(
+      `the key's current transcript ${input.current.path} lies outside this sessions dir; it is left untouched (OpenClaw will read the restored file first)`,
+    );
+  }
+  const destIsCurrent = current !== null && current.path === dest;
+  const destRegular = input.dest.kind === undefined || input.dest.kind === "file";
+  const inPlace = input.dest.exists && destRegular && input.dest.sha256 === input.archive.contentSha256;
+  if (input.dest.exists && (!destRegular || (!destIsCurrent && !inPlace))) {
+    refusals.push({
+      code: "TARGET_EXISTS",
+      message: `${dest} exists${destRegular ? "" : ` (${input.dest.kind === "symlink" ? "a symbolic link, maybe dangling" : "not a regular file"})`} and is not the current transcript of ${input.sessionKey}`,
+      hint: "it belongs to something else; move it away yourself if it should be replaced",
+      exitCode: 5,
+    });
+  }
+  return { current, destIsCurrent, inPlace };
+}
+
 /**
  * The plan. Refusals are collected, not thrown, so a dry run can show the whole plan and every
  * reason it would be refused.
@@ -340,23 +367,7 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
 
   collectInputRefusals(input, sessionId, dest, refusals, warnings);
 
-  const current = input.current?.exists && insideDir(input.sessionsDir, input.current.path) ? input.current : null;
-  if (input.current?.exists && !current) {
-    warnings.push(
-      `the key's current transcript ${input.current.path} lies outside this sessions dir; it is left untouched (OpenClaw will read the restored file first)`,
-    );
-  }
-  const destIsCurrent = current !== null && current.path === dest;
-  const destRegular = input.dest.kind === undefined || input.dest.kind === "file";
-  const inPlace = input.dest.exists && destRegular && input.dest.sha256 === archive.contentSha256;
-  if (input.dest.exists && (!destRegular || (!destIsCurrent && !inPlace))) {
-    refusals.push({
-      code: "TARGET_EXISTS",
-      message: `${dest} exists${destRegular ? "" : ` (${input.dest.kind === "symlink" ? "a symbolic link, maybe dangling" : "not a regular file"})`} and is not the current transcript of ${input.sessionKey}`,
-      hint: "it belongs to something else; move it away yourself if it should be replaced",
-      exitCode: 5,
-    });
-  }
+  const { current, destIsCurrent, inPlace } = destinationFacts(input, dest, refusals, warnings);
 
   const startedAt = headerStartedAt(archive.header);
   if (startedAt === null)
@@ -407,15 +418,7 @@ function planSteps(input: PlanInput, base: RestorePlan, stored: { text: string; 
     const storeAfterHash = hashText(stored.text);
     base.storeTextAfter = stored.text;
     base.storeSha256After = storeAfterHash;
-    add("backup-store", "copy sessions.json and write the undo manifest (outside the store)", [
-      {
-        path: path.join(input.runDir, "sessions.json.before"),
-        sha256Before: null,
-        sha256After: input.storeSha256,
-        bytesAfter: Buffer.byteLength(input.storeText),
-        outsideStore: true,
-      },
-    ]);
+    add("backup-store", "copy sessions.json and write the undo manifest (outside the store)", [storeBackupFile(input)]);
     // The current transcript is archived unless it already holds exactly the archive's bytes.
     if (current && !(destIsCurrent && inPlace)) {
       const resetName = resetArchiveName(path.basename(current.path), input.nowMs, input.existingNames);
@@ -455,32 +458,37 @@ function planSteps(input: PlanInput, base: RestorePlan, stored: { text: string; 
       ]);
     }
   }
-  if (input.move) {
-    if (steps.length === 0) {
-      add("backup-store", "write the undo manifest (outside the store)", [
-        {
-          path: path.join(input.runDir, "sessions.json.before"),
-          sha256Before: null,
-          sha256After: input.storeSha256,
-          bytesAfter: Buffer.byteLength(input.storeText),
-          outsideStore: true,
-        },
-      ]);
-    }
-    add("backup-archive", "copy the archive next to the manifest (so --undo can bring it back)", [
-      {
-        path: path.join(input.runDir, path.basename(archive.path)),
-        sha256Before: null,
-        sha256After: archive.sha256,
-        bytesAfter: archive.bytes,
-        outsideStore: true,
-      },
-    ]);
-    add("remove-archive", "remove the archive (--move)", [
-      { path: archive.path, sha256Before: archive.sha256, sha256After: null, bytesAfter: null, modeBefore: archive.mode },
-    ]);
-  }
+  if (input.move) moveSteps(input, steps.length === 0, add);
   return steps;
+}
+
+/** The copy of sessions.json the manifest keeps (outside the store), for --undo. */
+function storeBackupFile(input: PlanInput): StepFile {
+  return {
+    path: path.join(input.runDir, "sessions.json.before"),
+    sha256Before: null,
+    sha256After: input.storeSha256,
+    bytesAfter: Buffer.byteLength(input.storeText),
+    outsideStore: true,
+  };
+}
+
+/** --move: keep a copy of the archive beside the manifest, then remove it (with a manifest even when nothing else changes). */
+function moveSteps(input: PlanInput, firstStep: boolean, add: (step: StepKind, description: string, files: StepFile[]) => void): void {
+  const { archive } = input;
+  if (firstStep) add("backup-store", "write the undo manifest (outside the store)", [storeBackupFile(input)]);
+  add("backup-archive", "copy the archive next to the manifest (so --undo can bring it back)", [
+    {
+      path: path.join(input.runDir, path.basename(archive.path)),
+      sha256Before: null,
+      sha256After: archive.sha256,
+      bytesAfter: archive.bytes,
+      outsideStore: true,
+    },
+  ]);
+  add("remove-archive", "remove the archive (--move)", [
+    { path: archive.path, sha256Before: archive.sha256, sha256After: null, bytesAfter: null, modeBefore: archive.mode },
+  ]);
 }
 
 /** What `--from` names: a sessionId (or its first 8+ characters), or an archive time. */

@@ -16,6 +16,8 @@ export class OutputClosed extends Error {
 }
 import { ExitCode } from "../core/errors.js";
 import { takeUnreadable, UnreadableFileError } from "../store/safe-read.js";
+import type { Progress, StoreContext } from "../store/index.js";
+import { openStoreSession, type StoreSession } from "../store/session.js";
 import { safeLine } from "../core/safe-text.js";
 
 export interface App {
@@ -37,12 +39,18 @@ export interface App {
    * the event loop now and then so a closed pipe is noticed, then `checkOutput()`.
    */
   pace(): Promise<void>;
-  /** Run a command body inside the error boundary. */
+  /**
+   * What a command reads the stores through: this run's store session (opened on first use,
+   * closed by `guard` when the body ends), the environment and the cwd.
+   */
+  storeContext(progress?: Progress): StoreContext;
+  /** Run a command body inside the error boundary; closes the run's store session whatever happens. */
   guard(opts: CommonOptions, body: () => Promise<void>): Promise<void>;
 }
 
 export function createApp(io: IO): App {
   let lastYield = Date.now();
+  let session: StoreSession | null = null;
   const app: App = {
     io,
     exitCode: 0,
@@ -91,6 +99,10 @@ export function createApp(io: IO): App {
       }
       app.checkOutput();
     },
+    storeContext(progress) {
+      session ??= openStoreSession({ env: io.env, cwd: io.cwd });
+      return { env: io.env, cwd: io.cwd, session, ...(progress ? { progress } : {}) };
+    },
     async guard(opts, body) {
       takeUnreadable(); // a fresh run: nothing carried over from an earlier one in this process
       let reported: string | null = null;
@@ -100,6 +112,10 @@ export function createApp(io: IO): App {
         if (err instanceof OutputClosed || (app.outputClosed && (err as NodeJS.ErrnoException)?.code === "EPIPE")) return;
         if (err instanceof UnreadableFileError) reported = err.path;
         app.raise(reportError(err, io, opts));
+      } finally {
+        // The one place a run's store session ends: its database snapshots are removed here.
+        session?.close();
+        session = null;
       }
       // Inputs the command met but could not read: each named once, and exit 3, in every command.
       const unreadable = takeUnreadable().filter((u) => u.path !== reported);

@@ -14,7 +14,6 @@ import { registerContextPack } from "./commands/context-pack.js";
 import { registerSkill } from "./commands/skill.js";
 import { registerVerifyImport } from "./commands/verify-import.js";
 import { ToolError, usageError } from "../core/errors.js";
-import { closeStores } from "../store/index.js";
 import { VERSION } from "./version.js";
 import { reportError } from "./boundary.js";
 import { docsPath } from "./package-info.js";
@@ -114,7 +113,6 @@ export async function run(argv: string[], io: IO): Promise<number> {
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (err) {
-    closeStores();
     if (err instanceof CommanderError) {
       if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
       return reportError(usageFromCommander(err), io, { json: wantsJson(argv) });
@@ -123,6 +121,5 @@ export async function run(argv: string[], io: IO): Promise<number> {
     if (err instanceof ToolError) return reportError(err, io, { json: wantsJson(argv) });
     throw err;
   }
-  closeStores();
   return app.exitCode;
 }

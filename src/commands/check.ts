@@ -16,7 +16,7 @@ import { configPathFor, readConfig } from "../store/config.js";
 import { inspectLocks } from "../store/files/locks.js";
 import { fileStepShapes } from "../store/files/restore-apply.js";
 import { restoreLeftoverFindings } from "../store/restore-leftovers.js";
-import { agentDatabase, openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
@@ -138,19 +138,19 @@ async function entryIds(lines: AsyncIterable<RawLine>): Promise<Set<string>> {
 }
 
 /** The SQLite-era rules, on the run's snapshot of the agent database. */
-async function sqliteStoreFindings(index: StoreIndex): Promise<Finding[]> {
+async function sqliteStoreFindings(index: StoreIndex, session: StoreSession): Promise<Finding[]> {
   const { readSqliteIntegrityFacts } = await import("../store/sqlite/integrity.js");
   const { sqliteFindings } = await import("../core/findings/sqlite-rules.js");
   const { storePath, sessionsDir, stateDir, agentId } = index.location;
-  const facts = readSqliteIntegrityFacts(await agentDatabase(storePath), { sessionsDir, stateDir });
+  const facts = readSqliteIntegrityFacts(await session.database(storePath), { sessionsDir, stateDir });
   return sqliteFindings(agentId, storePath, facts);
 }
 
 type RetentionRow = CheckResult["retention"][number];
 
 /** The rules over one store's index, config and side files (no transcript body is opened). */
-async function storeLevel(index: StoreIndex, opts: CheckOptions, now: number, env: NodeJS.ProcessEnv) {
-  const config = readConfig(configPathFor(index.location.stateDir, env));
+async function storeLevel(index: StoreIndex, opts: CheckOptions, now: number, ctx: StoreContext) {
+  const config = readConfig(configPathFor(index.location.stateDir, ctx.env));
   const policy = retentionPolicy(config.raw, index.location.era);
   const retention: RetentionRow = {
     agentId: index.location.agentId,
@@ -169,8 +169,8 @@ async function storeLevel(index: StoreIndex, opts: CheckOptions, now: number, en
     locks: inspectLocks(index.files, now),
     pruneWithinMs: opts.pruneWithinDays !== undefined ? opts.pruneWithinDays * 86_400_000 : DEFAULT_PRUNE_WITHIN_MS,
   });
-  if (index.location.era === "sqlite" && !index.location.legacy) findings.push(...(await sqliteStoreFindings(index)));
-  if (index.location.era === "files") findings.push(...restoreLeftoverFindings(index.location, env, fileStepShapes));
+  if (index.location.era === "sqlite" && !index.location.legacy) findings.push(...(await sqliteStoreFindings(index, ctx.session)));
+  if (index.location.era === "files") findings.push(...restoreLeftoverFindings(index.location, ctx.env, fileStepShapes));
   for (const f of index.files) {
     if (f.kind === "import-archive")
       findings.push(finding("IMPORT_ARCHIVE_LEFTOVER", { agentId: index.location.agentId, path: f.path }, { file: f.relPath }));
@@ -215,9 +215,9 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
   const now = opts.now ?? Date.now();
   if (!Number.isFinite(now)) throw usageError("BAD_NOW", "--now must be an ISO date/time", "e.g. --now 2026-07-01T09:00:00Z");
   const failOn = opts.failOn ?? "error";
-  const open = deps.open ?? transcriptLines;
+  const open = deps.open ?? ((ref: TranscriptRef) => ctx.session.lines(ref));
   const oversize = opts.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES;
-  const indexes = await openStores(opts, ctx);
+  const indexes = await ctx.session.indexes(opts);
   const findings: Finding[] = [];
   const scanned = { transcripts: 0, lines: 0, bytes: 0 };
   const retention: RetentionRow[] = [];
@@ -226,7 +226,7 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
   const totalJobs = [...jobsOf.values()].reduce((n, jobs) => n + jobs.length, 0);
   let jobsDone = 0;
   for (const index of indexes) {
-    const store = await storeLevel(index, opts, now, ctx.env);
+    const store = await storeLevel(index, opts, now, ctx);
     retention.push(store.retention);
     findings.push(...store.findings);
     if (opts.fast) continue;

@@ -11,7 +11,7 @@ import { refusedError, usageError } from "../core/errors.js";
 import { segmentsOf } from "../core/segments.js";
 import { streamProjection, type HistoryItem } from "../core/transcript/history.js";
 import type { OpenLines } from "../core/transcript/scan.js";
-import { openStores, openTranscript, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { transcriptFileChunks } from "../store/lines.js";
 import { noteUnreadable } from "../store/safe-read.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
@@ -178,8 +178,8 @@ export function checkOutputPath(output: string, indexes: StoreIndex[], cwd: stri
 }
 
 /** History items of one segment as they are read, with thinking and tool-call arguments attached. */
-async function* segmentItems(seg: ExportSegmentInfo, view: "current" | "archived"): AsyncGenerator<ExportItem> {
-  const source = openTranscript(seg.ref);
+async function* segmentItems(seg: ExportSegmentInfo, view: "current" | "archived", session: StoreSession): AsyncGenerator<ExportItem> {
+  const source = session.openTranscript(seg.ref);
   const open: OpenLines = () => source.lines();
   // Full text: an export is for getting the text out, so no oversize placeholder and no display cap.
   const opts = { oversizedBytes: Number.POSITIVE_INFINITY, maxTextChars: undefined, thinking: true, toolArgs: true };
@@ -191,7 +191,11 @@ async function* segmentItems(seg: ExportSegmentInfo, view: "current" | "archived
 }
 
 /** JSONL: the segment's original bytes (files), or each decoded line + "\n" (SQLite rows). */
-async function copyLines(ref: TranscriptRef, sink: ExportSink): Promise<{ lines: number; bytes: number; endsWithNewline: boolean }> {
+async function copyLines(
+  ref: TranscriptRef,
+  sink: ExportSink,
+  session: StoreSession,
+): Promise<{ lines: number; bytes: number; endsWithNewline: boolean }> {
   let bytes = 0;
   let lines = 0;
   let last = 0x0a;
@@ -205,7 +209,7 @@ async function copyLines(ref: TranscriptRef, sink: ExportSink): Promise<{ lines:
   if (ref.kind === "file" && !ref.omitIdsOf) {
     for await (const chunk of transcriptFileChunks(ref.path, ref.compression)) await put(chunk);
   } else {
-    for await (const line of transcriptLines(ref)) {
+    for await (const line of session.lines(ref)) {
       if (line.readError) throw noteUnreadable(ref.kind === "file" ? ref.path : ref.label, new Error(line.readError));
       if (line.text !== null) await put(Buffer.from(`${line.text}\n`, "utf8"));
     }
@@ -223,7 +227,7 @@ export interface ExportPrepared {
 export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Promise<ExportPrepared> {
   if (!EXPORT_FORMATS.includes(opts.format))
     throw usageError("BAD_FORMAT", `unknown format "${opts.format}"`, `use one of: ${EXPORT_FORMATS.join(", ")}`);
-  const indexes = await openStores(opts, ctx);
+  const indexes = await ctx.session.indexes(opts);
   const { index, record } = findSession(indexes, opts.key);
   const view = opts.archived ? "archived" : "current";
   const header: ExportHeader = {
@@ -239,8 +243,9 @@ export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Pro
   return { header, indexes };
 }
 
-/** Write the export to `sink`. `renderer` is required for md/html. */
+/** Write the export to `sink`, reading through the run's `session`. `renderer` is required for md/html. */
 export async function writeExport(
+  session: StoreSession,
   header: ExportHeader,
   format: ExportFormat,
   sink: ExportSink,
@@ -271,7 +276,7 @@ export async function writeExport(
     for (const seg of header.segments) {
       // Keep segments on separate lines when one lacks its final newline.
       if (needNewline) await put("\n");
-      const r = await copyLines(seg.ref, sink);
+      const r = await copyLines(seg.ref, sink, session);
       items += r.lines;
       bytes += r.bytes;
       needNewline = !r.endsWithNewline;
@@ -282,7 +287,7 @@ export async function writeExport(
     for (const seg of header.segments) {
       await put(renderer.segmentStart(seg, header));
       let n = 0;
-      for await (const item of segmentItems(seg, header.view)) {
+      for await (const item of segmentItems(seg, header.view, session)) {
         n += 1;
         await put(renderer.item(item, seg));
       }

@@ -22,7 +22,7 @@ import { parseLine } from "../core/transcript/parse.js";
 import { byteRange, plainTextBlocks, type LongLine } from "../store/blocks.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../store/lines.js";
 import { causeOf, noteUnreadable } from "../store/safe-read.js";
-import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
 export const GREP_SCHEMA_VERSION = 1;
@@ -279,7 +279,13 @@ const LONG_LINE_PIECE = 1024 * 1024;
 const LONG_LINE_OVERLAP = 64 * 1024;
 
 /** Search one transcript; calls `emit` for each matching entry. Returns the number of matches. */
-export async function grepTarget(t: GrepTarget, f: Filters, emit: (m: GrepMatch) => void, warn: (msg: string) => void): Promise<number> {
+export async function grepTarget(
+  session: StoreSession,
+  t: GrepTarget,
+  f: Filters,
+  emit: (m: GrepMatch) => void,
+  warn: (msg: string) => void,
+): Promise<number> {
   const search = new TranscriptSearch(t, f, emit);
   if (t.ref.kind === "file" && t.ref.compression === "none") {
     // Fast path for plain files: test a whole block of lines at once (most blocks cannot match).
@@ -295,7 +301,7 @@ export async function grepTarget(t: GrepTarget, f: Filters, emit: (m: GrepMatch)
     }
     return search.count;
   }
-  for await (const line of transcriptLines(t.ref)) {
+  for await (const line of session.lines(t.ref)) {
     if (line.readError) {
       warn(line.readError);
       break;
@@ -342,7 +348,7 @@ export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepH
     tools: opts.tools === true,
     firstPerFile: opts.firstPerFile === true,
   };
-  const indexes = await openStores(opts, ctx);
+  const indexes = await ctx.session.indexes(opts);
   let targets = indexes.flatMap(grepTargets);
   if (opts.key !== undefined) {
     const k = opts.key;
@@ -367,6 +373,7 @@ export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepH
     ctx.progress?.(result.filesSearched, targets.length, "transcripts");
     result.filesSearched += 1;
     const n = await grepTarget(
+      ctx.session,
       t,
       filters,
       (m) => {

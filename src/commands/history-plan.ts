@@ -9,7 +9,7 @@ import { sessionNotFound } from "../core/lookup.js";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { segmentsOf, type Segment } from "../core/segments.js";
 import { closeMatches } from "../core/suggest.js";
-import { openStores, type StoreContext } from "../store/index.js";
+import type { StoreContext } from "../store/index.js";
 import { knownRestores } from "../store/restore-known.js";
 import { checkRegular } from "../store/safe-read.js";
 import {
@@ -311,7 +311,7 @@ function checkOptions(opts: HistoryOptions): void {
 
 export async function plan(opts: HistoryOptions, ctx: StoreContext): Promise<Plan> {
   checkOptions(opts);
-  const indexes = await openStores(opts, ctx);
+  const indexes = await ctx.session.indexes(opts);
   if (opts.file !== undefined) return filePlan(opts, indexes, ctx.cwd);
   if (opts.sessionId !== undefined) return sessionIdPlan(opts, indexes);
   return keyPlan(opts, indexes, opts.key!, ctx.env);

@@ -19,7 +19,7 @@ import {
 } from "../core/transcript/index.js";
 import type { HistoryEvent, HistoryMessage, HistorySegment } from "../core/transcript/history-events.js";
 import { toEpochMs } from "../core/when.js";
-import { openTranscript } from "../store/index.js";
+import type { StoreSession } from "../store/index.js";
 import type { Plan, ReadTarget } from "./history-plan.js";
 import type { FileReadInfo, HistoryMeta, HistoryOptions } from "./history-types.js";
 
@@ -134,8 +134,14 @@ function warningFor(t: ReadTarget, diag: Diagnostics): string | null {
 }
 
 /** The view's items for one target, unfiltered, as events. Every pass reads the same file. */
-export async function* targetEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: RunState): AsyncGenerator<HistoryEvent> {
-  const source = openTranscript(t.ref);
+export async function* targetEvents(
+  t: ReadTarget,
+  p: Plan,
+  opts: HistoryOptions,
+  state: RunState,
+  session: StoreSession,
+): AsyncGenerator<HistoryEvent> {
+  const source = session.openTranscript(t.ref);
   const open: OpenLines = () => source.lines();
   try {
     yield* p.view === "raw" ? rawEvents(t, state, open) : viewEvents(t, p, opts, state, open);

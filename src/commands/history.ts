@@ -44,7 +44,7 @@ export async function openHistory(opts: HistoryOptions, ctx: StoreContext): Prom
   async function* all(): AsyncGenerator<HistoryEvent> {
     const wanted = opts.segment;
     for (const t of p.targets) {
-      for await (const ev of targetEvents(t, p, opts, state)) {
+      for await (const ev of targetEvents(t, p, opts, state, ctx.session)) {
         // A divider is counted before it is yielded, so `length` numbers the segment being read.
         if (wanted !== undefined && state.segments.length < wanted) continue;
         if (wanted !== undefined && state.segments.length > wanted) return;

@@ -5,7 +5,8 @@
 import { sessionNotFound } from "../core/lookup.js";
 import path from "node:path";
 import type { ClassifiedFile, Evidence, StoreIndex } from "../core/model.js";
-import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
 export const LS_SCHEMA_VERSION = 1;
@@ -87,9 +88,9 @@ function num(v: unknown): number | null {
 }
 
 /** Streamed count of message lines (only with --stats: ls otherwise reads headers only). */
-async function countMessages(ref: Parameters<typeof transcriptLines>[0]): Promise<number> {
+async function countMessages(lines: AsyncIterable<RawLine>): Promise<number> {
   let n = 0;
-  for await (const line of transcriptLines(ref)) {
+  for await (const line of lines) {
     if (line.text?.includes('"message"')) {
       try {
         if ((JSON.parse(line.text) as { type?: unknown }).type === "message") n += 1;
@@ -112,7 +113,7 @@ function fileRow(agentId: string, f: ClassifiedFile): LsResult["files"][number] 
   };
 }
 
-async function sessionsOf(index: StoreIndex, stats: boolean): Promise<LsSession[]> {
+async function sessionsOf(index: StoreIndex, stats: boolean, session: StoreSession): Promise<LsSession[]> {
   const out: LsSession[] = [];
   const notes = new Map(index.entries.map((e) => [e.sessionKey, e.notes]));
   for (const s of index.sessions) {
@@ -158,8 +159,8 @@ async function sessionsOf(index: StoreIndex, stats: boolean): Promise<LsSession[
       loadNotes: notes.get(s.sessionKey) ?? [],
     };
     if (stats) {
-      if (s.active.ref && s.active.exists) row.active.messages = await countMessages(s.active.ref);
-      for (let i = 0; i < s.archives.length; i++) row.archives[i]!.messages = await countMessages(s.archives[i]!.ref);
+      if (s.active.ref && s.active.exists) row.active.messages = await countMessages(session.lines(s.active.ref));
+      for (let i = 0; i < s.archives.length; i++) row.archives[i]!.messages = await countMessages(session.lines(s.archives[i]!.ref));
     }
     out.push(row);
   }
@@ -167,7 +168,7 @@ async function sessionsOf(index: StoreIndex, stats: boolean): Promise<LsSession[
 }
 
 export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResult> {
-  const indexes = await openStores(opts, ctx);
+  const indexes = await ctx.session.indexes(opts);
   const result: LsResult = {
     schemaVersion: LS_SCHEMA_VERSION,
     stores: indexes.map(storeHeader),
@@ -179,7 +180,7 @@ export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResul
   };
   for (const index of indexes) {
     const agentId = index.location.agentId;
-    result.sessions.push(...(await sessionsOf(index, opts.stats === true)));
+    result.sessions.push(...(await sessionsOf(index, opts.stats === true, ctx.session)));
     for (const e of index.entries) if (e.dropped) result.droppedEntries.push({ agentId, sessionKey: e.sessionKey, notes: e.notes });
     for (const u of index.unattributed) {
       result.unattributed.push({
@@ -202,7 +203,7 @@ export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResul
         firstTimestamp: u.peek?.firstTimestamp ?? null,
         lastTimestamp: u.peek?.lastTimestamp ?? null,
         preview: u.peek?.preview ?? null,
-        ...(opts.stats ? { messages: await countMessages(u.ref) } : {}),
+        ...(opts.stats ? { messages: await countMessages(ctx.session.lines(u.ref)) } : {}),
       });
     }
     result.files.push(...index.files.map((f) => fileRow(agentId, f)));

@@ -31,7 +31,7 @@ import {
   type SqliteRestoreSource,
 } from "../core/sqlite-restore.js";
 import { segmentsOf } from "../core/segments.js";
-import { transcriptLines, type StoreContext } from "../store/index.js";
+import type { StoreContext, StoreSession } from "../store/index.js";
 import { rethrowEnvironment } from "../store/env-errors.js";
 import { listRuns, writeManifest, type RunRecord } from "../store/restore-runs.js";
 import {
@@ -131,7 +131,7 @@ interface Stretch {
 }
 
 /** The key's segments as `timeline`/`history --archived` number them: each source cut at reset rows. */
-export async function segmentStretches(record: SessionRecord): Promise<Stretch[]> {
+export async function segmentStretches(record: SessionRecord, session: StoreSession): Promise<Stretch[]> {
   const out: Stretch[] = [];
   for (const seg of segmentsOf(record)) {
     let cur: SourceLine[] = [];
@@ -152,7 +152,7 @@ export async function segmentStretches(record: SessionRecord): Promise<Stretch[]
       cur = [];
       first = -1;
     };
-    for await (const line of transcriptLines(seg.ref)) {
+    for await (const line of session.lines(seg.ref)) {
       seq = (line as { seq?: number }).seq ?? seq + 1;
       const [l] = linesOf([line.text]);
       if (!l) continue;
@@ -249,15 +249,15 @@ async function chooseSource(
   db: RestoreDb,
   index: StoreIndex,
   opts: SqliteRestoreOptions,
-  cwd: string,
+  ctx: StoreContext,
   clock: PlanClock,
 ): Promise<ChosenSource> {
-  if (opts.archive === undefined) return segmentSource(index, opts, clock);
+  if (opts.archive === undefined) return segmentSource(index, opts, clock, ctx.session);
   if (opts.segment !== undefined) throw usageError("CONFLICTING_OPTIONS", "give either <archive> or --segment, not both");
-  const named = archiveNameOf(opts.archive, index, cwd);
+  const named = archiveNameOf(opts.archive, index, ctx.cwd);
   if (named) return archiveSource(db, index, named, opts.key);
-  const legacy = importFileOf(opts.archive, index, cwd);
-  if (legacy) return reimportSource(db, index, legacy, opts.key, clock);
+  const legacy = importFileOf(opts.archive, index, ctx.cwd);
+  if (legacy) return reimportSource(db, index, legacy, opts.key, clock, ctx.session);
   throw usageError(
     "NOT_AN_ARCHIVE",
     `${opts.archive} is neither a SQLite-era archive (\`<id>.jsonl.deleted.<ts>…\`, \`…#archive/<name>\` as ls prints it) nor a file in session-sqlite-import-archive/`,
@@ -316,6 +316,7 @@ async function reimportSource(
   legacy: string,
   key: string | undefined,
   clock: PlanClock,
+  session: StoreSession,
 ): Promise<ChosenSource> {
   const id = parseImportArchiveName(path.basename(legacy));
   const owner = key ?? index.sessions.find((s) => s.windows?.some((w) => w.sessionId === id))?.sessionKey;
@@ -332,7 +333,7 @@ async function reimportSource(
   const refusals: Refusal[] = [];
   if (!exists) warnings.push(`no window holds ${id ?? "this file's id"}; it is re-imported under its own id`);
   else {
-    const newer = await newerWindowRefusal(index.location.storePath, id!, all, legacy);
+    const newer = await newerWindowRefusal(session, index.location.storePath, id!, all, legacy);
     if (newer) refusals.push(newer);
   }
   return {
@@ -350,9 +351,15 @@ async function reimportSource(
 }
 
 /** Refused when the window the file was imported as holds events the file does not (turns written after the import). */
-async function newerWindowRefusal(dbPath: string, id: string, fileLines: SourceLine[], legacy: string): Promise<Refusal | null> {
+async function newerWindowRefusal(
+  session: StoreSession,
+  dbPath: string,
+  id: string,
+  fileLines: SourceLine[],
+  legacy: string,
+): Promise<Refusal | null> {
   const rows: Array<Record<string, unknown> | null> = [];
-  for await (const l of transcriptLines({ kind: "sqlite", dbPath, sessionId: id, label: id }))
+  for await (const l of session.lines({ kind: "sqlite", dbPath, sessionId: id, label: id }))
     rows.push(l.text === null ? null : (documentLines(Buffer.from(l.text))[0]?.value ?? null));
   const extra = eventsMissingFromFile(rows, fileLines);
   if (extra.length === 0) return null;
@@ -365,14 +372,19 @@ async function newerWindowRefusal(dbPath: string, id: string, fileLines: SourceL
 }
 
 /** Un-reset: segment n of a key (numbered as `timeline` numbers them) as the key's new current window. */
-async function segmentSource(index: StoreIndex, opts: SqliteRestoreOptions, clock: PlanClock): Promise<ChosenSource> {
+async function segmentSource(
+  index: StoreIndex,
+  opts: SqliteRestoreOptions,
+  clock: PlanClock,
+  session: StoreSession,
+): Promise<ChosenSource> {
   const { key, segment } = opts;
   if (key === undefined || segment === undefined)
     throw usageError("MISSING_ARCHIVE", "name what to restore: `restore <archive>` or `restore --key <key> --segment <n>`");
   const record = index.sessions.find((s) => s.sessionKey === key);
   if (!record)
     throw usageError("KEY_NOT_FOUND", `no key ${key} in ${index.location.storePath}`, "run `openclaw-sessions ls` to list the keys");
-  const stretches = await segmentStretches(record);
+  const stretches = await segmentStretches(record, session);
   const s = stretches[segment - 1];
   if (!s)
     throw usageError(
@@ -478,7 +490,7 @@ export async function planSqliteRestore(
   const snap = openRestoreSnapshot(index.location.storePath);
   try {
     const db = snap.db;
-    const chosen = await chooseSource(db, index, opts, ctx.cwd, clock);
+    const chosen = await chooseSource(db, index, opts, ctx, clock);
     const facts = { ...readRestoreFacts(db, chosen.sessionKey, chosen.sessionId), lockRefusals: [] as Refusal[] };
     const finished = finishedRunFor(opts.manifestDir, index, chosen.sessionKey, facts.node?.entryJson ?? null);
     const plan = planOf(chosen, facts, finished, db, clock);

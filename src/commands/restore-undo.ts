@@ -10,7 +10,7 @@ import { refusedError } from "../core/errors.js";
 import { parseArchiveName } from "../core/names.js";
 import { RESTORE_SCHEMA_VERSION, type ArchiveFacts, type RestorePlan } from "../core/restore-plan.js";
 import type { RestoreManifest } from "../core/restore-manifest.js";
-import { openStores, type StoreContext, type StoreSelection } from "../store/index.js";
+import type { StoreContext, StoreSelection } from "../store/index.js";
 import { fileRef } from "../store/files/index.js";
 import { readHeader } from "../store/files/peek.js";
 import { lstatKind } from "../store/atomic-write.js";
@@ -67,7 +67,7 @@ async function checkUndoStore(m: RestoreManifest, ctx: UndoContext): Promise<voi
   }
   const sel = ctx.selection;
   if (!sel || [sel.stateDir, sel.profile, sel.agent, sel.sessionsDir, sel.store].every((v) => v === undefined)) return;
-  const stores = await openStores(sel, ctx);
+  const stores = await ctx.session.indexes(sel);
   if (!stores.some((i) => i.location.storePath === m.storePath)) {
     throw refusedError(
       "MANIFEST_STORE_MISMATCH",

@@ -26,7 +26,7 @@ import {
   type RestoreStep,
 } from "../core/restore-plan.js";
 import { isInside } from "../core/restore-paths.js";
-import { openStores, type StoreContext, type StoreSelection } from "../store/index.js";
+import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { fileRef } from "../store/files/index.js";
 import { evaluateLock } from "../store/files/locks.js";
 import { peekTranscript, readHeader } from "../store/files/peek.js";
@@ -485,7 +485,7 @@ export type AnyPlannedRestore = { era: "files"; planned: PlannedRestore } | { er
 
 /** Plan a restore in whichever era the store is. */
 export async function planAnyRestore(opts: RestoreOptions, ctx: StoreContext, nowMs = Date.now()): Promise<AnyPlannedRestore> {
-  const indexes = await openStores(opts, ctx);
+  const indexes = await ctx.session.indexes(opts);
   const sqlite = sqliteIndexFor(indexes, opts);
   if (sqlite) {
     if (opts.from !== undefined || opts.move || opts.createKey)
@@ -503,9 +503,9 @@ export async function planAnyRestore(opts: RestoreOptions, ctx: StoreContext, no
 }
 
 /** File era `--segment n`: the archive that segment is (the same selection as `--from`). */
-async function segmentArchive(indexes: StoreIndex[], opts: RestoreOptions): Promise<string> {
+async function segmentArchive(indexes: StoreIndex[], opts: RestoreOptions, session: StoreSession): Promise<string> {
   const { record } = findKey(indexes, opts.key!);
-  const stretches = await segmentStretches(record);
+  const stretches = await segmentStretches(record, session);
   const s = stretches[opts.segment! - 1];
   if (!s)
     throw usageError(
@@ -523,12 +523,12 @@ export async function planRestore(
   nowMs = Date.now(),
   opened?: StoreIndex[],
 ): Promise<PlannedRestore> {
-  const fileIndexes = fileIndexesOf(opened ?? (await openStores(opts, ctx)));
+  const fileIndexes = fileIndexesOf(opened ?? (await ctx.session.indexes(opts)));
   if (opts.segment !== undefined) {
     if (opts.archive !== undefined || opts.from !== undefined)
       throw usageError("CONFLICTING_OPTIONS", "--segment picks the archive; give no <archive> or --from with it");
     if (opts.key === undefined) throw usageError("MISSING_ARCHIVE", "--segment needs --key <key>");
-    opts = { ...opts, archive: await segmentArchive(fileIndexes, opts) };
+    opts = { ...opts, archive: await segmentArchive(fileIndexes, opts, ctx.session) };
   }
   const selected = await selectOrFinished(fileIndexes, opts, ctx);
   if ("plan" in selected) return selected;

@@ -23,7 +23,7 @@ import {
   type TimelineEvent,
   type TimelineSegment,
 } from "../core/timeline/index.js";
-import { openStores, transcriptLines, type StoreContext, type StoreSelection } from "../store/index.js";
+import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { configPathFor, readConfig, type OpenClawConfig } from "../store/config.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
@@ -97,6 +97,8 @@ interface Env {
   restores: (index: StoreIndex) => KnownRestore[];
   config: (index: StoreIndex) => OpenClawConfig;
   fmt: (ms: number) => string;
+  /** The run's store session: each transcript's lines. */
+  session: StoreSession;
 }
 
 function num(v: unknown): number | null {
@@ -116,6 +118,7 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
   const runs = new Map<string, KnownRestore[]>();
   return {
     timeZone,
+    session: ctx.session,
     restores: (index) => {
       const k = index.location.storePath;
       if (!runs.has(k)) runs.set(k, knownRestores(ctx.env, k));
@@ -133,10 +136,10 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
 }
 
 /** Stream one transcript through the parser into the timeline's facts. */
-async function factsOf(seg: Segment): Promise<{ facts: TranscriptFacts; readError: string | null }> {
+async function factsOf(seg: Segment, session: StoreSession): Promise<{ facts: TranscriptFacts; readError: string | null }> {
   const facts = new TranscriptFacts();
   let readError: string | null = null;
-  for await (const line of transcriptLines(seg.ref)) {
+  for await (const line of session.lines(seg.ref)) {
     if (line.readError) {
       readError = line.readError;
       if (line.text === null) continue;
@@ -173,7 +176,7 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
   const sources: SegmentSource[] = [];
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i]!;
-    const { facts, readError } = await factsOf(seg);
+    const { facts, readError } = await factsOf(seg, env.session);
     sources.push({
       sessionId: seg.sessionId,
       path: seg.path,
@@ -238,7 +241,7 @@ export async function runTimeline(opts: TimelineOptions & { key: string }, ctx: 
 export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Promise<TimelineResult | TimelineSummaryResult>;
 export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Promise<TimelineResult | TimelineSummaryResult> {
   const env = envOf(opts, ctx);
-  const indexes = await openStores(opts, ctx);
+  const indexes = await ctx.session.indexes(opts);
   const stores = indexes.map(storeHeader);
   if (opts.key !== undefined) {
     for (const index of indexes) {

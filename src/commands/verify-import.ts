@@ -21,7 +21,7 @@ import {
   type LineResult,
 } from "../core/import-match.js";
 import { parseGeneratedTranscriptName } from "../core/names.js";
-import { agentDatabase, type StoreContext, type StoreSelection } from "../store/index.js";
+import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { pinnedFileLines, type RawLine } from "../store/lines.js";
 import { locateStores, type AgentTarget } from "../store/locate.js";
 
@@ -136,13 +136,13 @@ function readManifests(stateDir: string | null): Map<string, { sourcePath: strin
 
 const emptyCounts = (): FileCounts => ({ events: 0, present: 0, missing: 0, differs: 0, noIdentity: 0, malformed: 0 });
 
-async function verifyAgent(target: AgentTarget, opts: VerifyImportOptions): Promise<VerifiedFile[]> {
+async function verifyAgent(target: AgentTarget, opts: VerifyImportOptions, session: StoreSession): Promise<VerifiedFile[]> {
   const { listSqliteAgentFiles } = await import("../store/sqlite/files.js");
   const { readSessionNodes, readSessionWindows, readColdArchives } = await import("../store/sqlite/read.js");
   const { SqliteEventIndex } = await import("../store/sqlite/events.js");
   const dbPath = target.sqlitePath!;
   const agentDir = target.stateDir ? path.join(target.stateDir, "agents", target.agentId) : path.dirname(target.sessionsDir);
-  const db = await agentDatabase(dbPath);
+  const db = await session.database(dbPath);
   const events = new SqliteEventIndex(db);
   const windows = new Map(readSessionWindows(db).map((w) => [w.sessionId, w]));
   const nodes = readSessionNodes(db);
@@ -340,7 +340,7 @@ export async function runVerifyImport(opts: VerifyImportOptions, ctx: StoreConte
     opts = { ...opts, exportMissing: dir };
   }
   const files: VerifiedFile[] = [];
-  for (const t of sqliteTargets) files.push(...(await verifyAgent(t, opts)));
+  for (const t of sqliteTargets) files.push(...(await verifyAgent(t, opts, ctx.session)));
   const summary = {
     complete: 0,
     partial: 0,

@@ -60,7 +60,7 @@ Finding codes: ${docsPath("cron.md")}
       const progress = progressLine(app, opts, "checking");
       const result = await runCheck(
         { ...selectionOf(opts), fast: opts.fast, now: parseNow(opts.now), failOn: opts.failOn, pruneWithinDays: opts.pruneWithin },
-        { env: app.io.env, cwd: app.io.cwd, progress: progress.report },
+        app.storeContext(progress.report),
       ).finally(() => progress.clear());
       if (opts.json) app.io.stdout.write(renderJson(result));
       else {

@@ -73,9 +73,10 @@ Examples:
       let out: string[] = [];
       if (what === "zones") out = Intl.supportedValuesOf("timeZone").concat("UTC");
       else if (what === "keys" || what === "archives") {
-        const { openStores, closeStores } = await import("../../store/index.js");
-        const indexes = await openStores(selectionOf(opts), { env: app.io.env, cwd: app.io.cwd });
-        closeStores();
+        // Outside the error boundary (it never fails loudly), so it closes its own session.
+        const { openStoreSession } = await import("../../store/session.js");
+        const session = openStoreSession({ env: app.io.env, cwd: app.io.cwd });
+        const indexes = await session.indexes(selectionOf(opts)).finally(() => session.close());
         out =
           what === "keys"
             ? indexes.flatMap((i) => i.entries.map((e) => e.sessionKey))

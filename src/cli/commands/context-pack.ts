@@ -74,7 +74,7 @@ Read-only; reads every era and archive kind as \`history --archived\` does.
           includeCurrent: flags.includeCurrent,
           measure: (t) => renderPackTurnMarkdown(t).length,
         },
-        { env: app.io.env, cwd: app.io.cwd },
+        app.storeContext(),
       );
       app.io.stdout.write(json ? renderJson(result) : renderContextPackMarkdown(result, { version }));
       if (!flags.quiet) for (const w of result.warnings) app.io.stderr.write(`openclaw-sessions: warning: ${w}\n`);

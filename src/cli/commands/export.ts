@@ -58,7 +58,7 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
       const { formatBytes } = await import("../../render/common.js");
       const { resolveTimeZone } = await import("../../core/format.js");
       const { environmentError } = await import("../../core/errors.js");
-      const ctx = { env: app.io.env, cwd: app.io.cwd };
+      const ctx = app.storeContext();
       // Documents default to UTC (they travel); --tz names another zone.
       const tz = opts.tz === undefined ? "UTC" : resolveTimeZone(opts.tz, app.io.env);
       const { header, indexes } = await prepareExport(
@@ -69,6 +69,7 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
       if (!opts.output) {
         // Stops at the next chunk once the reader has gone (`| head`).
         await writeExport(
+          ctx.session,
           header,
           opts.format,
           streamSink(app.io.stdout as Writable, () => app.checkOutput()),
@@ -92,7 +93,7 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
       };
       try {
         await once(file, "open").catch(() => checkFile());
-        const summary = await writeExport(header, opts.format, streamSink(file, checkFile), renderer);
+        const summary = await writeExport(ctx.session, header, opts.format, streamSink(file, checkFile), renderer);
         file.end();
         await once(file, "finish").catch(() => checkFile());
         checkFile();

@@ -94,7 +94,7 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
           firstPerFile: mode === "files",
           collect: opts.json === true,
         },
-        { env: app.io.env, cwd: app.io.cwd, progress: progress.report },
+        app.storeContext(progress.report),
         {
           // Paths under the first store's sessions dir are shown relative to it.
           onStart: (stores) => {

@@ -104,7 +104,7 @@ function bufferedWriter(stream: IO["stdout"]) {
 }
 
 async function streamOut(app: App, opts: HistoryOptions, flags: HistoryFlags): Promise<void> {
-  const run = await openHistory(opts, { env: app.io.env, cwd: app.io.cwd });
+  const run = await openHistory(opts, app.storeContext());
   const out = bufferedWriter(app.io.stdout);
   const { style, tz } = app.textContext(flags);
   const raw = opts.view === "raw";
@@ -138,7 +138,7 @@ function warn(app: App, flags: HistoryFlags, warnings: string[]): void {
 
 export async function runHistoryCommand(app: App, opts: HistoryOptions, flags: HistoryFlags): Promise<void> {
   if (flags.json) {
-    const result = await runHistory(opts, { env: app.io.env, cwd: app.io.cwd });
+    const result = await runHistory(opts, app.storeContext());
     if (flags.around !== undefined) result.messages = aroundList(result.messages, flags.around, flags.contextMessages ?? AROUND_DEFAULT);
     app.io.stdout.write(renderJson(result));
     warn(app, flags, result.warnings);

@@ -36,7 +36,7 @@ Tables fit the terminal (or $COLUMNS); in a pipe every cell is printed whole, on
       // Loaded when the command runs: start-up only pays for what this invocation uses.
       const { runLs } = await import("../../commands/ls.js");
       const result = await withSpinner(app, opts, "Scanning the store…", () =>
-        runLs({ ...selectionOf(opts, key), key, stats: opts.stats }, { env: app.io.env, cwd: app.io.cwd }),
+        runLs({ ...selectionOf(opts, key), key, stats: opts.stats }, app.storeContext()),
       );
       if (opts.json) app.io.stdout.write((await import("../../render/json.js")).renderJson(result));
       else {

@@ -67,7 +67,7 @@ other than 23. Every code: docs/restore.md.
       const { applyRestore, planAnyRestore, runUndo } = await import("../../commands/restore.js");
       const { renderJson } = await import("../../render/json.js");
       const { renderRestoreText, renderUndoText } = await import("../../render/restore-text.js");
-      const ctx = { env: app.io.env, cwd: app.io.cwd };
+      const ctx = app.storeContext();
       const style = app.styleFor("stdout", opts);
       const width = app.textContext(opts).width;
       const canPrompt = Boolean(app.io.ask && app.io.stdinIsTTY && app.io.stderr.isTTY && opts.input !== false && !opts.json);

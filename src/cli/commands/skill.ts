@@ -40,7 +40,7 @@ inside a session store (exit 5).
       const { renderSkillInstallText } = await import("../../render/skill-text.js");
       const result = runSkillInstall(
         { ...selectionOf(flags), workspace: flags.workspace, yes: flags.yes, force: flags.force },
-        { env: app.io.env, cwd: app.io.cwd },
+        app.storeContext(),
       );
       app.io.stdout.write(flags.json ? renderJson(result) : renderSkillInstallText(result));
     });

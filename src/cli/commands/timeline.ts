@@ -42,7 +42,7 @@ Examples:
       const progress = progressLine(app, opts, "reading timelines");
       const result = await runTimeline(
         { ...selectionOf(opts, key), key, config: opts.config, tz: opts.tz, sort: opts.sort },
-        { env: app.io.env, cwd: app.io.cwd, progress: progress.report },
+        app.storeContext(progress.report),
       ).finally(() => progress.clear());
       if (opts.json) app.io.stdout.write(renderJson(result));
       else {

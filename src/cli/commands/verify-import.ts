@@ -40,7 +40,7 @@ See ${docsPath("verify-import.md")}.
       const { renderVerifyImportText } = await import("../../render/verify-import-text.js");
       const result = await runVerifyImport(
         { ...selectionOf(opts), ...(opts.exportMissing ? { exportMissing: opts.exportMissing } : {}) },
-        { env: app.io.env, cwd: app.io.cwd },
+        app.storeContext(),
       );
       if (opts.json) app.io.stdout.write(renderJson(result));
       else app.io.stdout.write(renderVerifyImportText(result, app.styleFor("stdout", opts), { quiet: opts.quiet }));

@@ -1,0 +1,205 @@
+/**
+ * One run's way into the stores, whatever their era: locate, index, read lines. Opened once per
+ * run (the CLI's error boundary opens it and closes it), it reads each SQLite database through one
+ * private read-only snapshot shared by the index and every read, so what a command lists and what
+ * it reads come from the same moment, and the database is copied once. `close()` removes the copies.
+ */
+import path from "node:path";
+import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
+import { buildFilesIndex } from "./files/index.js";
+import { fileLines, pinnedFileLines, type PinnedLines, type RawLine } from "./lines.js";
+import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
+import type { SqliteDb } from "./sqlite/driver.js";
+
+export interface StoreSession {
+  /** Locate and index every selected agent store. */
+  indexes(sel: StoreSelection): Promise<StoreIndex[]>;
+  /** Stream the raw lines of any transcript the model refers to. */
+  lines(ref: TranscriptRef): AsyncIterable<RawLine>;
+  /**
+   * A transcript to read in several passes (history's scan, then its walk): a file is pinned, so
+   * every pass reads the same file; a SQLite window is read from the run's snapshot, which does not
+   * change. `close()` after the last pass.
+   */
+  openTranscript(ref: TranscriptRef): PinnedLines;
+  /** The run's snapshot of an agent database, for commands that query it directly (`check`, `verify-import`). */
+  database(dbPath: string): Promise<SqliteDb>;
+  /** Close every snapshot this session opened; any later use throws. */
+  close(): void;
+}
+
+/** What locating a store depends on: the environment (HOME, OPENCLAW_STATE_DIR, …) and the cwd. */
+export interface StorePlace {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+type SqliteRef = Extract<TranscriptRef, { kind: "sqlite" | "sqlite-archive" }>;
+
+/** The SQLite reading code, loaded on demand: file-backed runs never pay for the SQLite driver. */
+interface SqliteReader {
+  open: typeof import("./sqlite/driver.js").openSqliteReadOnly;
+  windowLines: typeof import("./sqlite/read.js").windowLines;
+  archiveLines: typeof import("./sqlite/read.js").archiveLines;
+}
+
+async function loadSqliteReader(): Promise<SqliteReader> {
+  const [driver, read] = await Promise.all([import("./sqlite/driver.js"), import("./sqlite/read.js")]);
+  return { open: driver.openSqliteReadOnly, windowLines: read.windowLines, archiveLines: read.archiveLines };
+}
+
+export function openStoreSession(place: StorePlace): StoreSession {
+  let reader: SqliteReader | null = null;
+  const snapshots = new Map<string, SqliteDb>();
+  let closed = false;
+  const mustBeOpen = () => {
+    if (closed) throw new Error("internal: the store session was used after it was closed");
+  };
+
+  const database = async (dbPath: string): Promise<SqliteDb> => {
+    mustBeOpen();
+    reader ??= await loadSqliteReader();
+    mustBeOpen(); // closed while the driver loaded
+    let db = snapshots.get(dbPath);
+    if (!db) {
+      db = reader.open(dbPath);
+      snapshots.set(dbPath, db);
+    }
+    return db;
+  };
+
+  const sqliteLines = (ref: SqliteRef): AsyncIterable<RawLine> => {
+    const db = snapshots.get(ref.dbPath);
+    // The usual case: indexing the store opened its snapshot.
+    if (db && reader) return readSqliteRef(reader, db, ref);
+    return (async function* () {
+      const opened = await database(ref.dbPath);
+      yield* readSqliteRef(reader!, opened, ref);
+    })();
+  };
+
+  const lines = (ref: TranscriptRef): AsyncIterable<RawLine> => {
+    mustBeOpen();
+    if (ref.kind !== "sqlite-archive" && ref.omitIdsOf) return withoutIds(lines(ownLines(ref)), entryIdsOf(ref.omitIdsOf, lines));
+    if (ref.kind === "file") return fileLines(ref.path, { compression: ref.compression });
+    return sqliteLines(ref);
+  };
+
+  return {
+    async indexes(sel) {
+      mustBeOpen();
+      const out: StoreIndex[] = [];
+      for (const t of locateStores(sel, place.env, place.cwd)) out.push(...(await indexTarget(t, place, database)));
+      return out;
+    },
+    lines,
+    openTranscript(ref) {
+      mustBeOpen();
+      return openPinned(ref, lines);
+    },
+    database,
+    close() {
+      closed = true;
+      for (const db of snapshots.values()) db.close();
+      snapshots.clear();
+    },
+  };
+}
+
+function readSqliteRef(reader: SqliteReader, db: SqliteDb, ref: SqliteRef): AsyncIterable<RawLine> {
+  if (ref.kind === "sqlite-archive") return reader.archiveLines(db, ref.archiveName);
+  // agents/<id>/agent/openclaw-agent.sqlite → agents/<id>/sessions for cold archives
+  const sessionsDir = path.join(path.dirname(path.dirname(ref.dbPath)), "sessions");
+  return reader.windowLines(db, ref.sessionId, { sessionsDir });
+}
+
+/** Files a SQLite-era agent owns even in a mixed state: 9.6-published archives, cold and import archives. */
+function isSqliteLayerFile(f: ClassifiedFile): boolean {
+  if (f.kind === "sqlite" || f.kind === "cold-archive" || f.kind === "import-archive") return true;
+  if (f.relPath.startsWith("session-sqlite-import-archive/")) return true; // the store backup Doctor moved there
+  return f.kind === "archive" && (f.archive?.generation !== null || f.archive?.compressed === true);
+}
+
+type OpenDatabase = (dbPath: string) => Promise<SqliteDb>;
+
+/** One agent's store(s): the SQLite store, plus a legacy file-backed store still beside it. */
+async function indexTarget(target: AgentTarget, place: StorePlace, database: OpenDatabase): Promise<StoreIndex[]> {
+  if (target.era !== "sqlite") return [await buildFilesIndex(target, place.env)];
+  if (!target.legacyStorePath) return [await indexSqliteTarget(target, database)];
+  const legacy = { ...target, era: "files" as const, storePath: target.legacyStorePath, sqlitePath: null, legacyStorePath: null };
+  return [
+    await indexSqliteTarget(target, database, isSqliteLayerFile),
+    await buildFilesIndex(legacy, place.env, { skipFile: isSqliteLayerFile, legacy: true }),
+  ];
+}
+
+async function indexSqliteTarget(target: AgentTarget, database: OpenDatabase, keepFile?: (f: ClassifiedFile) => boolean): Promise<StoreIndex> {
+  const db = await database(target.sqlitePath!);
+  const { indexSqliteAgent } = await import("./sqlite/index.js");
+  return indexSqliteAgent({
+    stateDir: target.stateDir,
+    agentId: target.agentId,
+    sessionsDir: target.sessionsDir,
+    dbPath: target.sqlitePath!,
+    homeDir: target.homeDir,
+    resolvedBy: target.resolvedBy,
+    db,
+    ...(keepFile ? { keepFile } : {}),
+  });
+}
+
+type ReadLines = (ref: TranscriptRef) => AsyncIterable<RawLine>;
+
+function openPinned(ref: TranscriptRef, lines: ReadLines): PinnedLines {
+  if (ref.kind === "file" && ref.omitIdsOf) {
+    const pinned = pinnedFileLines(ref.path, { compression: ref.compression });
+    const omit = ref.omitIdsOf;
+    let ids: Promise<Set<string>> | null = null;
+    const read = () => {
+      ids ??= entryIdsOf(omit, lines);
+      return withoutIds(pinned.lines(), ids);
+    };
+    return { lines: read, close: () => pinned.close() };
+  }
+  if (ref.kind === "file") return pinnedFileLines(ref.path, { compression: ref.compression });
+  return { lines: () => lines(ref), close: async () => undefined };
+}
+
+/** A ref without its omit list: the transcript's own lines. */
+function ownLines(ref: TranscriptRef): TranscriptRef {
+  if (ref.kind === "sqlite-archive" || !ref.omitIdsOf) return ref;
+  const { omitIdsOf: _omit, ...own } = ref;
+  return own;
+}
+
+/** The entry id of a transcript line, when it has one (a session header's id is the sessionId, not an entry). */
+function entryIdOf(text: string | null): string | null {
+  if (text === null || !text.includes('"id"')) return null;
+  try {
+    const v = JSON.parse(text) as { type?: unknown; id?: unknown } | null;
+    return typeof v === "object" && v !== null && v.type !== "session" && typeof v.id === "string" ? v.id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Every entry id the given transcripts hold (a trimmed copy's later versions). */
+async function entryIdsOf(refs: TranscriptRef[], lines: ReadLines): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const r of refs) {
+    for await (const line of lines(r)) {
+      const id = entryIdOf(line.text);
+      if (id !== null) ids.add(id);
+    }
+  }
+  return ids;
+}
+
+/** The lines of a trimmed copy that its later transcripts do not repeat. */
+async function* withoutIds(lines: AsyncIterable<RawLine>, ids: Promise<Set<string>>): AsyncGenerator<RawLine> {
+  const omit = await ids;
+  for await (const line of lines) {
+    const id = entryIdOf(line.text);
+    if (id === null || !omit.has(id)) yield line;
+  }
+}

@@ -151,14 +151,15 @@ function best(cmd: string, argv: string[], runs = 3) {
 
 /** Where the time goes, in-process (no node start-up): indexing the store vs scanning transcripts. */
 async function breakdown(): Promise<string> {
-  const { openStores } = await import(path.join(ROOT, "dist/store/index.js"));
+  const { openStoreSession } = await import(path.join(ROOT, "dist/store/session.js"));
   const { grepTargets, grepTarget, byteSkipFor } = await import(path.join(ROOT, "dist/commands/grep.js"));
   const { compileMatcher } = await import(path.join(ROOT, "dist/core/grep.js"));
   let bestIndex = Infinity;
   let bestScan = Infinity;
   for (let i = 0; i < 3; i++) {
     const t0 = performance.now();
-    const indexes = await openStores({ stateDir: OUT }, { env: { HOME: "/nonexistent" }, cwd: ROOT });
+    const session = openStoreSession({ env: { HOME: "/nonexistent" }, cwd: ROOT });
+    const indexes = await session.indexes({ stateDir: OUT });
     const t1 = performance.now();
     const matcher = compileMatcher(NEEDLE, { fixed: true });
     const f = {
@@ -172,11 +173,13 @@ async function breakdown(): Promise<string> {
     };
     for (const t of indexes.flatMap(grepTargets))
       await grepTarget(
+        session,
         t,
         f,
         () => {},
         () => {},
       );
+    session.close();
     const t2 = performance.now();
     bestIndex = Math.min(bestIndex, t1 - t0);
     bestScan = Math.min(bestScan, t2 - t1);

@@ -12,13 +12,12 @@ import { prepareExport, writeExport } from "../../src/commands/export.js";
 import { htmlRenderer } from "../../src/render/export-html.js";
 import { segmentsOf } from "../../src/core/segments.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
-import { openStores, transcriptLines } from "../../src/store/index.js";
 import { ROOT, scenarioDir } from "../helpers/corpus.js";
+import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const run = promisify(execFile);
-const ctx = { env: { HOME: "/nonexistent-home" }, cwd: process.cwd() };
 const KEY = "agent:main:telegram:direct:424242";
 const STATE = path.join(scenarioDir("files", "reset-chain"), "state");
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -71,17 +70,18 @@ describe.skipIf(!hasChromium)("export HTML in headless Chromium", () => {
     const profile = tempDir("ocs-chromium-profile-");
     const profile2 = tempDir("ocs-chromium-profile-");
     try {
+      const ctx = storeContext({ env: { HOME: "/nonexistent-home" }, cwd: process.cwd() });
       const { header } = await prepareExport({ stateDir: STATE, key: KEY, format: "html", archived: true }, ctx);
       let html = "";
-      await writeExport(header, "html", { write: (c) => void (html += c.toString()) }, htmlRenderer);
+      await writeExport(ctx.session, header, "html", { write: (c) => void (html += c.toString()) }, htmlRenderer);
       const exportFile = path.join(dir, "export.html");
       fs.writeFileSync(exportFile, html);
 
-      const [index] = await openStores({ stateDir: STATE }, ctx);
+      const [index] = await ctx.session.indexes({ stateDir: STATE });
       const record = index!.sessions.find((s) => s.sessionKey === KEY)!;
       const expected: Array<{ text: string; tool: boolean }> = [];
       for (const seg of segmentsOf(record)) {
-        for (const i of (await projectHistory(() => transcriptLines(seg.ref))).items) {
+        for (const i of (await projectHistory(() => ctx.session.lines(seg.ref))).items) {
           if (i.text && !i.kind) expected.push({ text: i.text, tool: i.role === "toolResult" });
         }
       }

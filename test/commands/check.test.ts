@@ -1,14 +1,14 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCheck, type CheckResult } from "../../src/commands/check.js";
 import { ALL_CODES } from "../../src/core/findings/codes.js";
 import type { TranscriptRef } from "../../src/core/model.js";
-import { closeStores, transcriptLines } from "../../src/store/index.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, expectedOf, hashTree } from "../helpers/corpus.js";
 import { damagedCopy, get, openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
+import { storeContext } from "../helpers/store-context.js";
 
 /** Codes seen across this file: every code in the table must be triggered by some fixture. */
 const seen = new Set<string>();
@@ -20,16 +20,12 @@ function codes(r: CheckResult): string[] {
 }
 
 async function check(stateDir: string, home: string, extra: Record<string, unknown> = {}) {
-  const r = await runCheck({ stateDir, allAgents: true, now: Date.parse(ORACLE_NOW), ...extra }, { env: { HOME: home }, cwd: stateDir });
-  closeStores();
-  return r;
+  return runCheck({ stateDir, allAgents: true, now: Date.parse(ORACLE_NOW), ...extra }, storeContext({ env: { HOME: home }, cwd: stateDir }));
 }
 
 function sessionsDir(stateDir: string, agent = "main") {
   return path.join(stateDir, "agents", agent, "sessions");
 }
-
-afterAll(() => closeStores());
 
 describe("check on clean corpus scenarios", () => {
   const clean: Array<["files" | "sqlite", string]> = [
@@ -245,17 +241,14 @@ describe("check on crafted fixtures", () => {
     fs.writeFileSync(path.join(dir, `${id}.jsonl.reset.2026-07-01T08-00-00.000Z.zst`), "not zstd at all");
     fs.writeFileSync(path.join(dir, `ffffffff-5d2a-4c7b-9e8f-1a2b3c4d5e6f.jsonl.bak.2026-07-01T08-00-00.000Z`), "");
 
+    const ctx = storeContext({ env: { HOME: home }, cwd: stateDir });
     const opens = new Map<string, number>();
     const open = (ref: TranscriptRef) => {
       const k = ref.kind === "file" ? ref.path : JSON.stringify(ref);
       opens.set(k, (opens.get(k) ?? 0) + 1);
-      return transcriptLines(ref);
+      return ctx.session.lines(ref);
     };
-    const r = await runCheck(
-      { stateDir, now: Date.parse(ORACLE_NOW), oversizeBytes: 200 },
-      { env: { HOME: home }, cwd: stateDir },
-      { open },
-    );
+    const r = await runCheck({ stateDir, now: Date.parse(ORACLE_NOW), oversizeBytes: 200 }, ctx, { open });
     const mine = r.findings.filter((f) => f.path === path.join(dir, `${id}.jsonl`));
     expect([...new Set(mine.map((f) => f.code))].sort()).toEqual(
       [
@@ -283,10 +276,9 @@ describe("check on crafted fixtures", () => {
     expect(opens.size).toBeGreaterThanOrEqual(4);
 
     opens.clear();
-    const fast = await runCheck({ stateDir, now: Date.parse(ORACLE_NOW), fast: true }, { env: { HOME: home }, cwd: stateDir }, { open });
+    const fast = await runCheck({ stateDir, now: Date.parse(ORACLE_NOW), fast: true }, ctx, { open });
     expect(opens.size).toBe(0);
     expect(fast.findings.some((f) => f.code === "LINE_MALFORMED")).toBe(false);
-    closeStores();
   });
 });
 
@@ -330,15 +322,15 @@ describe("check CLI and JSON contract", () => {
 describe("check on SQLite stores with legacy files beside them (issue 7)", () => {
   it("reports which legacy JSONL entries are in SQLite, and Doctor-import leftovers", async () => {
     const { stateDir, home } = copyState("sqlite", "sqlite-basic");
-    const db = (await import("../../src/store/index.js")).openStores;
-    const [sqliteIndex] = await db({ stateDir }, { env: { HOME: home }, cwd: "/" });
+    const { session } = storeContext({ env: { HOME: home }, cwd: "/" });
+    const [sqliteIndex] = await session.indexes({ stateDir });
     const main = sqliteIndex!.sessions.find((s) => s.sessionKey === "agent:main:main")!;
     // A legacy store beside the database: one transcript fully imported (the window's own lines),
     // one partly (an extra entry), one not at all.
     const dir = sessionsDir(stateDir);
     fs.mkdirSync(dir, { recursive: true });
     let lines = "";
-    for await (const l of transcriptLines(main.active.ref!)) lines += `${l.text}\n`;
+    for await (const l of session.lines(main.active.ref!)) lines += `${l.text}\n`;
     fs.writeFileSync(path.join(dir, `${main.sessionId}.jsonl`), lines);
     const extra = JSON.stringify({
       type: "message",

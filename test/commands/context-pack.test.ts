@@ -4,16 +4,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runContextPack, type ContextPackOptions } from "../../src/commands/context-pack.js";
 import { runHistory } from "../../src/commands/history.js";
 import { renderContextPackMarkdown, renderPackTurnMarkdown } from "../../src/render/context-pack-markdown.js";
-import { closeStores } from "../../src/store/index.js";
 import { cli } from "../helpers/cli.js";
 import { scenarioDir } from "../helpers/corpus.js";
+import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
 const HOME = tempDir("ocs-pack-home-");
-const ctx = { env: { HOME }, cwd: process.cwd() };
+const ctx = () => storeContext({ env: { HOME }, cwd: process.cwd() });
 const tmpRoots: string[] = [];
 afterAll(() => {
-  closeStores();
   for (const d of [HOME, ...tmpRoots]) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -21,11 +20,11 @@ const KEY = "agent:main:telegram:direct:424242";
 const RESET_CHAIN = path.join(scenarioDir("files", "reset-chain"), "state");
 const SQLITE_RESET = path.join(scenarioDir("sqlite", "sqlite-reset"), "state");
 const measure = (t: Parameters<typeof renderPackTurnMarkdown>[0]) => renderPackTurnMarkdown(t).length;
-const pack = (stateDir: string, o: Omit<ContextPackOptions, "stateDir">) => runContextPack({ stateDir, measure, ...o }, ctx);
+const pack = (stateDir: string, o: Omit<ContextPackOptions, "stateDir">) => runContextPack({ stateDir, measure, ...o }, ctx());
 
 /** What `history --archived` shows for the key, as the pack should quote it: every message but reset rows. */
 async function archivedMessages(stateDir: string, key: string) {
-  const h = await runHistory({ stateDir, key, archived: true, toolArgs: true }, ctx);
+  const h = await runHistory({ stateDir, key, archived: true, toolArgs: true }, ctx());
   return h.messages
     .filter((m) => m.kind !== "reset")
     .map((m) => ({

@@ -7,30 +7,33 @@ import { htmlRenderer, escapeHtml } from "../../src/render/export-html.js";
 import { markdownRenderer } from "../../src/render/export-markdown.js";
 import { segmentsOf } from "../../src/core/segments.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
-import { openStores, transcriptLines } from "../../src/store/index.js";
 import { copyState, scenarioDir } from "../helpers/corpus.js";
 import { cli } from "../helpers/cli.js";
+import { storeContext } from "../helpers/store-context.js";
 
-const ctx = { env: { HOME: "/nonexistent-home" }, cwd: process.cwd() };
+const ctx = () => storeContext({ env: { HOME: "/nonexistent-home" }, cwd: process.cwd() });
+const session = () => ctx().session;
 const state = (era: "files" | "sqlite", name: string) => path.join(scenarioDir(era, name), "state");
 const KEY = "agent:main:telegram:direct:424242";
 const sha = (b: Buffer | string) => crypto.createHash("sha256").update(b).digest("hex");
 
 async function exportBytes(stateDir: string, key: string, format: ExportFormat, archived = false): Promise<Buffer> {
-  const { header } = await prepareExport({ stateDir, key, format, archived }, ctx);
+  const c = ctx();
+  const { header } = await prepareExport({ stateDir, key, format, archived }, c);
   const parts: Buffer[] = [];
   const sink: ExportSink = { write: (c) => void parts.push(Buffer.isBuffer(c) ? c : Buffer.from(c)) };
-  await writeExport(header, format, sink, format === "html" ? htmlRenderer : format === "md" ? markdownRenderer : undefined);
+  await writeExport(c.session, header, format, sink, format === "html" ? htmlRenderer : format === "md" ? markdownRenderer : undefined);
   return Buffer.concat(parts);
 }
 
 /** What `history <key> --archived` shows: every segment's active-branch projection. */
 async function archivedHistoryTexts(stateDir: string, key: string): Promise<string[]> {
-  const [index] = await openStores({ stateDir }, ctx);
+  const reader = session();
+  const [index] = await reader.indexes({ stateDir });
   const record = index!.sessions.find((s) => s.sessionKey === key)!;
   const texts: string[] = [];
   for (const seg of segmentsOf(record)) {
-    const h = await projectHistory(() => transcriptLines(seg.ref));
+    const h = await projectHistory(() => reader.lines(seg.ref));
     for (const i of h.items) texts.push(i.kind === "compaction" ? (i.summary ?? "") : i.text);
   }
   return texts.filter((t) => t !== "");
@@ -38,13 +41,13 @@ async function archivedHistoryTexts(stateDir: string, key: string): Promise<stri
 
 describe("export jsonl: byte-identical to the source", () => {
   it("current history = the active file, same sha256", async () => {
-    const [index] = await openStores({ stateDir: state("files", "reset-chain") }, ctx);
+    const [index] = await session().indexes({ stateDir: state("files", "reset-chain") });
     const rec = index!.sessions.find((s) => s.sessionKey === KEY)!;
     const out = await exportBytes(state("files", "reset-chain"), KEY, "jsonl");
     expect(sha(out)).toBe(sha(fs.readFileSync(rec.historySource.path!)));
   });
   it("--archived = the segments' bytes in order", async () => {
-    const [index] = await openStores({ stateDir: state("files", "reset-chain") }, ctx);
+    const [index] = await session().indexes({ stateDir: state("files", "reset-chain") });
     const rec = index!.sessions.find((s) => s.sessionKey === KEY)!;
     const expected = Buffer.concat(segmentsOf(rec).map((s) => fs.readFileSync(s.path)));
     const out = await exportBytes(state("files", "reset-chain"), KEY, "jsonl", true);
@@ -52,10 +55,11 @@ describe("export jsonl: byte-identical to the source", () => {
   });
   it("SQLite window: the decoded event lines, one per line", async () => {
     const s = state("sqlite", "sqlite-basic");
-    const [index] = await openStores({ stateDir: s }, ctx);
+    const reader = session();
+    const [index] = await reader.indexes({ stateDir: s });
     const rec = index!.sessions.find((x) => x.sessionKey === "agent:main:main")!;
     let expected = "";
-    for await (const l of transcriptLines(rec.historySource.ref!)) expected += `${l.text}\n`;
+    for await (const l of reader.lines(rec.historySource.ref!)) expected += `${l.text}\n`;
     const out = await exportBytes(s, "agent:main:main", "jsonl");
     expect(sha(out)).toBe(sha(expected));
   });
@@ -84,7 +88,7 @@ describe("export html/md", () => {
   it("current view of a key whose active file is missing uses OpenClaw's reset-archive fallback", async () => {
     const { header } = await prepareExport(
       { stateDir: state("files", "fallback-active-missing"), key: "agent:main:main", format: "md" },
-      ctx,
+      ctx(),
     );
     expect(header.segments.map((s) => s.source)).toEqual(["reset-archive"]);
   });

@@ -5,14 +5,15 @@ import { runGrep } from "../../src/commands/grep.js";
 import { copyState, scenarioDir } from "../helpers/corpus.js";
 import { hugeMessageLine } from "../hostile/inputs.js";
 import { cli } from "../helpers/cli.js";
+import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
-const ctx = { env: { HOME: "/nonexistent-home" }, cwd: process.cwd() };
+const ctx = () => storeContext({ env: { HOME: "/nonexistent-home" }, cwd: process.cwd() });
 const state = (era: "files" | "sqlite", name: string) => path.join(scenarioDir(era, name), "state");
 
 describe("grep over the corpus", () => {
   it("finds text that only a reset archive holds (reset-chain gen 1) and names its key", async () => {
-    const r = await runGrep({ stateDir: state("files", "reset-chain"), pattern: "buy milk" }, ctx);
+    const r = await runGrep({ stateDir: state("files", "reset-chain"), pattern: "buy milk" }, ctx());
     expect(r.matches.length).toBe(2);
     for (const m of r.matches) {
       expect(m.sessionKey).toBe("agent:main:telegram:direct:424242");
@@ -32,21 +33,21 @@ describe("grep over the corpus", () => {
 
   it("finds .deleted content by default, and not with --no-deleted (deleted-keys)", async () => {
     const s = state("files", "deleted-keys");
-    const all = await runGrep({ stateDir: s, pattern: "." }, ctx);
+    const all = await runGrep({ stateDir: s, pattern: "." }, ctx());
     const deleted = all.matches.filter((m) => m.archiveReason === "deleted");
     expect(deleted.length).toBeGreaterThan(0);
     expect(deleted.every((m) => m.sessionKey === null)).toBe(true);
     // A phrase from the deleted transcript only.
     const phrase = deleted[0]!.snippet.slice(0, 20);
-    const only = await runGrep({ stateDir: s, pattern: phrase, fixed: true }, ctx);
+    const only = await runGrep({ stateDir: s, pattern: phrase, fixed: true }, ctx());
     expect(only.matches.some((m) => m.archiveReason === "deleted")).toBe(true);
-    const without = await runGrep({ stateDir: s, pattern: ".", noDeleted: true }, ctx);
+    const without = await runGrep({ stateDir: s, pattern: ".", noDeleted: true }, ctx());
     expect(without.matches.some((m) => m.archiveReason === "deleted")).toBe(false);
     expect(without.matches.length).toBe(all.matches.length - deleted.length);
   });
 
   it("searches SQLite windows and deleted .zst archives, naming the former key", async () => {
-    const r = await runGrep({ stateDir: state("sqlite", "sqlite-deleted"), pattern: "." }, ctx);
+    const r = await runGrep({ stateDir: state("sqlite", "sqlite-deleted"), pattern: "." }, ctx());
     const zst = r.matches.filter((m) => m.path.endsWith(".zst"));
     expect(zst.length).toBeGreaterThan(0);
     expect(zst[0]!.formerSessionKey).toMatch(/^agent:main:dashboard:/);
@@ -55,22 +56,22 @@ describe("grep over the corpus", () => {
 
   it("tool results only with --tools; --role and --key filter", async () => {
     const s = state("files", "reset-chain");
-    const plain = await runGrep({ stateDir: s, pattern: "No notes found" }, ctx);
+    const plain = await runGrep({ stateDir: s, pattern: "No notes found" }, ctx());
     expect(plain.matches).toEqual([]);
-    const tools = await runGrep({ stateDir: s, pattern: "No notes found", tools: true }, ctx);
+    const tools = await runGrep({ stateDir: s, pattern: "No notes found", tools: true }, ctx());
     expect(tools.matches.map((m) => [m.role, m.part])).toEqual([["toolResult", "toolResult"]]);
-    const users = await runGrep({ stateDir: s, pattern: "milk", roles: ["user"] }, ctx);
+    const users = await runGrep({ stateDir: s, pattern: "milk", roles: ["user"] }, ctx());
     expect(users.matches.map((m) => m.role)).toEqual(["user"]);
-    const other = await runGrep({ stateDir: s, pattern: "milk", key: "agent:main:main" }, ctx);
+    const other = await runGrep({ stateDir: s, pattern: "milk", key: "agent:main:main" }, ctx());
     expect(other.matches).toEqual([]);
-    await expect(runGrep({ stateDir: s, pattern: "milk", key: "agent:nope" }, ctx)).rejects.toMatchObject({ code: "SESSION_NOT_FOUND" });
+    await expect(runGrep({ stateDir: s, pattern: "milk", key: "agent:nope" }, ctx())).rejects.toMatchObject({ code: "SESSION_NOT_FOUND" });
   });
 
   it("--since/--until filter on the entry time", async () => {
     const s = state("files", "reset-chain");
-    const r = await runGrep({ stateDir: s, pattern: "milk", since: "2026-07-01T09:00:07Z" }, ctx);
+    const r = await runGrep({ stateDir: s, pattern: "milk", since: "2026-07-01T09:00:07Z" }, ctx());
     expect(r.matches.map((m) => m.role)).toEqual(["assistant"]);
-    const u = await runGrep({ stateDir: s, pattern: "milk", until: "2026-07-01T09:00:06Z" }, ctx);
+    const u = await runGrep({ stateDir: s, pattern: "milk", until: "2026-07-01T09:00:06Z" }, ctx());
     expect(u.matches.map((m) => m.role)).toEqual(["user"]);
   });
 });
@@ -184,7 +185,7 @@ describe("grep seq and block reading on a generated store", () => {
       { pattern: "crossing$" },
     ];
     for (const r of runs) {
-      const res = await runGrep({ stateDir: root, ...r }, ctx);
+      const res = await runGrep({ stateDir: root, ...r }, ctx());
       expect(
         res.matches.map((m) => m.seq),
         JSON.stringify(r),

@@ -4,21 +4,20 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runHistory, type HistoryOptions, type HistoryResult } from "../../src/commands/history.js";
 import { ToolError } from "../../src/core/errors.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
-import { closeStores } from "../../src/store/index.js";
 import { fileLines } from "../../src/store/lines.js";
 import { expectedOf, fileScenarios, scenarioDir, sqliteScenarios, sub } from "../helpers/corpus.js";
+import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
 const HOME = tempDir("ocs-history-home-");
-const ctx = { env: { HOME }, cwd: process.cwd() };
+const ctx = () => storeContext({ env: { HOME }, cwd: process.cwd() });
 afterAll(() => {
-  closeStores();
   fs.rmSync(HOME, { recursive: true, force: true });
 });
 
 const stateOf = (era: "files" | "sqlite", s: string) => path.join(scenarioDir(era, s), "state");
 const sessionsOf = (era: "files" | "sqlite", s: string, agent = "main") => path.join(stateOf(era, s), "agents", agent, "sessions");
-const run = (era: "files" | "sqlite", s: string, o: HistoryOptions) => runHistory({ stateDir: stateOf(era, s), ...o }, ctx);
+const run = (era: "files" | "sqlite", s: string, o: HistoryOptions) => runHistory({ stateDir: stateOf(era, s), ...o }, ctx());
 const core = (xs: Array<{ seq: number; role: string; text: string }>) => xs.map(({ seq, role, text }) => ({ seq, role, text }));
 
 async function failure(p: Promise<unknown>): Promise<ToolError> {
@@ -182,7 +181,7 @@ describe("direct reads", () => {
       fs.mkdirSync(sessions, { recursive: true });
       fs.writeFileSync(path.join(root, "secret.jsonl"), "{}\n");
       fs.symlinkSync(path.join(root, "secret.jsonl"), path.join(sessions, "link.jsonl"));
-      const err = await failure(runHistory({ stateDir: path.join(root, "state"), file: path.join(sessions, "link.jsonl") }, ctx));
+      const err = await failure(runHistory({ stateDir: path.join(root, "state"), file: path.join(sessions, "link.jsonl") }, ctx()));
       expect(err.exitCode).toBe(2);
       expect(err.message).toMatch(/resolves to .*outside the store/);
     } finally {
@@ -273,7 +272,7 @@ describe("bad input never crashes", () => {
       fs.writeSync(fd, '"}}\n');
       fs.writeSync(fd, `${msg("d", "b", "last")}\n`);
       fs.closeSync(fd);
-      const r = await runHistory({ stateDir: path.join(root, "state"), file }, ctx);
+      const r = await runHistory({ stateDir: path.join(root, "state"), file }, ctx());
       expect(r.messages.map((m) => m.text)).toContain("last");
       expect(r.messages.map((m) => m.text)).toContain("first");
       expect(r.messages.find((m) => m.id === "b")?.text).toBe("bad:\ufffd\ufffd");

@@ -3,9 +3,10 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runLs } from "../../src/commands/ls.js";
 import { CORPUS, copyState, expectedOf, fileScenarios, hashTree, scenarioDir, sub } from "../helpers/corpus.js";
+import { storeContext } from "../helpers/store-context.js";
 
 async function lsOf(stateDir: string, home: string) {
-  return runLs({ stateDir }, { env: { HOME: home }, cwd: "/" });
+  return runLs({ stateDir }, storeContext({ env: { HOME: home }, cwd: "/" }));
 }
 
 describe("ls resolves each key's transcript exactly as OpenClaw 7.1 does", () => {
@@ -136,7 +137,7 @@ describe("ls on broken stores", () => {
     const dir = path.join(CORPUS, "files", "artifact-zoo", "state");
     const before = hashTree(dir);
     await lsOf(dir, "/nonexistent-home");
-    await runLs({ stateDir: dir, stats: true }, { env: { HOME: "/nonexistent-home" }, cwd: "/" });
+    await runLs({ stateDir: dir, stats: true }, storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" }));
     expect(hashTree(dir)).toEqual(before);
   });
 });

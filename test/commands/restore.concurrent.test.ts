@@ -12,6 +12,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { copyState, hashTree } from "../helpers/corpus.js";
 import { beginStoreWrite, tryTranscriptLock } from "../helpers/openclaw-writer.js";
+import { storeContext } from "../helpers/store-context.js";
 import { applyRestore, planRestore } from "../../src/commands/restore.js";
 import { ToolError } from "../../src/core/errors.js";
 import { acquireTranscriptLock, releaseTranscriptLock } from "../../src/store/files/session-lock.js";
@@ -38,7 +39,7 @@ function setup() {
   const s = copyState("files", "reset-chain");
   roots.push(s.root);
   const sessions = path.join(s.stateDir, "agents/main/sessions");
-  const ctx = { env: { HOME: s.home, TMPDIR: path.join(s.root, "tmp") }, cwd: s.stateDir };
+  const ctx = storeContext({ env: { HOME: s.home, TMPDIR: path.join(s.root, "tmp") }, cwd: s.stateDir });
   const opts = { stateDir: s.stateDir, archive: GEN3, manifestDir: path.join(s.root, "manifests") };
   return { ...s, sessions, ctx, opts, storePath: path.join(sessions, "sessions.json"), current: path.join(sessions, `${GEN4}.jsonl`) };
 }

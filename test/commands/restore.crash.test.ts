@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, hashTree, scenarioDir } from "../helpers/corpus.js";
-import { openStores, transcriptLines } from "../../src/store/index.js";
+import { storeContext } from "../helpers/store-context.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { fileLines } from "../../src/store/lines.js";
 import { runUndo } from "../../src/commands/restore.js";
@@ -48,7 +48,7 @@ function allHashes(...dirs: string[]): Set<string> {
 }
 
 async function historySource(stateDir: string, home: string) {
-  const [index] = await openStores({ stateDir }, { env: { HOME: home }, cwd: stateDir });
+  const [index] = await storeContext({ env: { HOME: home }, cwd: stateDir }).session.indexes({ stateDir });
   return index!.sessions.find((s) => s.sessionKey === KEY)!.historySource;
 }
 
@@ -113,7 +113,8 @@ describe("restore crash matrix (reset-chain, gen 3 archive)", () => {
         expect(again.code, again.stderr).toBe(0);
         const src = await historySource(s.stateDir, s.home);
         expect(src.via).toBe("active");
-        const { items } = await projectHistory(() => transcriptLines(src.ref!));
+        const { session } = storeContext({ env: { HOME: s.home }, cwd: s.stateDir });
+        const { items } = await projectHistory(() => session.lines(src.ref!));
         expect(items.map((i) => i.text)).toEqual(await archiveItems());
       }
       await undoRerunsThenCrashed(manifests, runDir!, s.home);
@@ -150,7 +151,7 @@ describe("undo crash matrix (reset-chain, gen 3 archive, --move)", () => {
   it("the matrix covers every point an undo passes", async () => {
     const s = await restored(true);
     const seen: string[] = [];
-    await runUndo(s.manifest, true, { env: { HOME: s.home }, cwd: s.root, onStep: (p) => seen.push(p) });
+    await runUndo(s.manifest, true, { ...storeContext({ env: { HOME: s.home }, cwd: s.root }), onStep: (p) => seen.push(p) });
     expect(seen).toEqual(UNDO_POINTS);
     expect(hashTree(s.stateDir)).toEqual(s.original);
   });
@@ -259,10 +260,11 @@ describe("restore --create-key crash matrix", () => {
 
         const again = await cli(args, { env: { HOME: s.home } });
         expect(again.code, again.stderr).toBe(0);
-        const [index] = await openStores({ stateDir: s.stateDir }, { env: { HOME: s.home }, cwd: s.stateDir });
+        const { session } = storeContext({ env: { HOME: s.home }, cwd: s.stateDir });
+        const [index] = await session.indexes({ stateDir: s.stateDir });
         const record = index!.sessions.find((x) => x.sessionKey === c.key)!;
         expect(record.historySource.via).toBe("active");
-        const { items } = await projectHistory(() => transcriptLines(record.historySource.ref!));
+        const { items } = await projectHistory(() => session.lines(record.historySource.ref!));
         const { items: want } = await projectHistory(() =>
           fileLines(path.join(scenarioDir("files", c.scenario), "state/agents/main/sessions", c.source)),
         );

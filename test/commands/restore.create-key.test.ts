@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { copyState, hashTree, scenarioDir } from "../helpers/corpus.js";
-import { openStores, transcriptLines } from "../../src/store/index.js";
+import { storeContext } from "../helpers/store-context.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { fileLines } from "../../src/store/lines.js";
 
@@ -42,10 +42,11 @@ async function messagesOf(file: string) {
 
 /** What OpenClaw's rule (history's default) reads for a key now. */
 async function historyOf(stateDir: string, home: string, key: string) {
-  const [index] = await openStores({ stateDir }, { env: { HOME: home }, cwd: stateDir });
+  const { session } = storeContext({ env: { HOME: home }, cwd: stateDir });
+  const [index] = await session.indexes({ stateDir });
   const record = index!.sessions.find((s) => s.sessionKey === key);
   expect(record, `${key} is a key of the store`).toBeDefined();
-  const { items } = await projectHistory(() => transcriptLines(record!.historySource.ref!));
+  const { items } = await projectHistory(() => session.lines(record!.historySource.ref!));
   return { record: record!, messages: items.map((i) => ({ role: i.role, text: i.text })) };
 }
 

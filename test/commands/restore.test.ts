@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { copyState, hashTree, scenarioDir } from "../helpers/corpus.js";
-import { openStores, transcriptLines } from "../../src/store/index.js";
+import { storeContext } from "../helpers/store-context.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { fileLines, zstdDecompressSync } from "../../src/store/lines.js";
 import { runLs } from "../../src/commands/ls.js";
@@ -32,10 +32,11 @@ function setup(scenario: string, era: "files" | "sqlite" = "files") {
 
 /** The messages history's default (OpenClaw) rule returns for a key: its historySource. */
 async function historyOf(stateDir: string, home: string, key: string) {
-  const [index] = await openStores({ stateDir }, { env: { HOME: home }, cwd: stateDir });
+  const { session } = storeContext({ env: { HOME: home }, cwd: stateDir });
+  const [index] = await session.indexes({ stateDir });
   const record = index!.sessions.find((s) => s.sessionKey === key)!;
   expect(record.historySource.ref).not.toBeNull();
-  const { items } = await projectHistory(() => transcriptLines(record.historySource.ref!));
+  const { items } = await projectHistory(() => session.lines(record.historySource.ref!));
   return { record, items: items.map((i) => ({ role: i.role, text: i.text, id: i.id })) };
 }
 
@@ -89,7 +90,7 @@ describe("restore on reset-chain (gen 3 archive)", () => {
     expect(Object.keys(e)).toEqual(Object.keys(storeBefore[KEY]));
 
     // ls: the former active transcript is now a reset archive of the key
-    const ls = await runLs({ stateDir: s.stateDir, key: KEY }, { env: { HOME: s.home }, cwd: s.stateDir });
+    const ls = await runLs({ stateDir: s.stateDir, key: KEY }, storeContext({ env: { HOME: s.home }, cwd: s.stateDir }));
     const former = ls.sessions[0]!.archives.find((a) => path.basename(a.path).startsWith(`${GEN4}.jsonl.reset.`));
     expect(former).toBeDefined();
     expect(former!.reason).toBe("reset");
@@ -188,7 +189,7 @@ describe("restore refusals change nothing", () => {
 
   it("sessions.json changed between planning and writing → exit 5, nothing changed", async () => {
     const s = setup("reset-chain");
-    const ctx = { env: { HOME: s.home }, cwd: s.stateDir };
+    const ctx = storeContext({ env: { HOME: s.home }, cwd: s.stateDir });
     const opts = { stateDir: s.stateDir, archive: GEN3, manifestDir: s.manifests };
     const storePath = path.join(s.sessions, "sessions.json");
 

@@ -4,9 +4,10 @@ import { describe, expect, it } from "vitest";
 import { runTimeline, type TimelineResult, type TimelineSummaryResult } from "../../src/commands/timeline.js";
 import { copyState, expectedOf, hashTree, ROOT } from "../helpers/corpus.js";
 import { cli } from "../helpers/cli.js";
+import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
-const ctx = (home: string) => ({ env: { HOME: home }, cwd: "/" });
+const ctx = (home: string) => storeContext({ env: { HOME: home }, cwd: "/" });
 const RESET_CHAIN_KEY = "agent:main:telegram:direct:424242";
 
 async function timeline(

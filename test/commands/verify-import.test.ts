@@ -2,10 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runVerifyImport, type VerifyImportResult } from "../../src/commands/verify-import.js";
-import { closeStores } from "../../src/store/index.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, hashTree } from "../helpers/corpus.js";
 import { damagedCopy, run } from "../helpers/sqlite-writer.js";
+import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
 const MAIN_ID = "019e82d9-f4c9-716e-8f29-35009202853e";
@@ -15,14 +15,11 @@ const mainArchive = (stateDir: string) =>
 
 const temps: string[] = [];
 afterAll(() => {
-  closeStores();
   for (const t of temps) fs.rmSync(t, { recursive: true, force: true });
 });
 
 async function verify(stateDir: string, home: string, extra: Record<string, unknown> = {}): Promise<VerifyImportResult> {
-  const r = await runVerifyImport({ stateDir, ...extra }, { env: { HOME: home }, cwd: stateDir });
-  closeStores();
-  return r;
+  return runVerifyImport({ stateDir, ...extra }, storeContext({ env: { HOME: home }, cwd: stateDir }));
 }
 
 const fileOf = (r: VerifyImportResult, needle: string) => r.files.find((f) => f.path.includes(needle))!;

@@ -1,14 +1,12 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { segmentsOf } from "../../src/core/segments.js";
-import { openStores } from "../../src/store/index.js";
 import { scenarioDir } from "../helpers/corpus.js";
+import { storeContext } from "../helpers/store-context.js";
 
 async function record(scenario: string, key: string) {
-  const [index] = await openStores(
-    { stateDir: path.join(scenarioDir("files", scenario), "state") },
-    { env: { HOME: "/nonexistent-home" }, cwd: "/" },
-  );
+  const { session } = storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" });
+  const [index] = await session.indexes({ stateDir: path.join(scenarioDir("files", scenario), "state") });
   return index!.sessions.find((s) => s.sessionKey === key)!;
 }
 

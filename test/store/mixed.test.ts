@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { closeStores, openStores } from "../../src/store/index.js";
 import { copyState, scenarioDir } from "../helpers/corpus.js";
+import { storeContext } from "../helpers/store-context.js";
 
 describe("a SQLite store with a legacy file-backed store beside it (half-done import)", () => {
   it("indexes both, labelled, and lists each file once", async () => {
@@ -12,8 +12,7 @@ describe("a SQLite store with a legacy file-backed store beside it (half-done im
     const legacy = path.join(scenarioDir("files", "reset-chain"), "state/agents/main/sessions");
     for (const name of fs.readdirSync(legacy)) fs.copyFileSync(path.join(legacy, name), path.join(sessionsDir, name));
 
-    const indexes = await openStores({ stateDir }, { env: { HOME: home }, cwd: "/" });
-    closeStores();
+    const indexes = await storeContext({ env: { HOME: home }, cwd: "/" }).session.indexes({ stateDir });
     expect(indexes.map((i) => [i.location.era, i.location.legacy === true])).toEqual([
       ["sqlite", false],
       ["files", true],

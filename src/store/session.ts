@@ -133,7 +133,11 @@ async function indexTarget(target: AgentTarget, place: StorePlace, database: Ope
   ];
 }
 
-async function indexSqliteTarget(target: AgentTarget, database: OpenDatabase, keepFile?: (f: ClassifiedFile) => boolean): Promise<StoreIndex> {
+async function indexSqliteTarget(
+  target: AgentTarget,
+  database: OpenDatabase,
+  keepFile?: (f: ClassifiedFile) => boolean,
+): Promise<StoreIndex> {
   const db = await database(target.sqlitePath!);
   const { indexSqliteAgent } = await import("./sqlite/index.js");
   return indexSqliteAgent({

@@ -20,7 +20,10 @@ function codes(r: CheckResult): string[] {
 }
 
 async function check(stateDir: string, home: string, extra: Record<string, unknown> = {}) {
-  return runCheck({ stateDir, allAgents: true, now: Date.parse(ORACLE_NOW), ...extra }, storeContext({ env: { HOME: home }, cwd: stateDir }));
+  return runCheck(
+    { stateDir, allAgents: true, now: Date.parse(ORACLE_NOW), ...extra },
+    storeContext({ env: { HOME: home }, cwd: stateDir }),
+  );
 }
 
 function sessionsDir(stateDir: string, agent = "main") {

@@ -1,15 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Transcript, transcriptFileRef, transcriptsOf } from "../../src/core/catalogue.js";
 import { refKey, type StoreIndex, TRANSCRIPT_KINDS } from "../../src/core/model.js";
-import { closeStores, openStores } from "../../src/store/index.js";
 import { copyState, fileScenarios, scenarioDir, sqliteScenarios } from "../helpers/corpus.js";
-
-afterAll(() => closeStores());
+import { storeContext } from "../helpers/store-context.js";
 
 async function indexOf(stateDir: string): Promise<StoreIndex> {
-  const [index] = await openStores({ stateDir }, { env: { HOME: "/nonexistent-home" }, cwd: "/" });
+  const [index] = await storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" }).session.indexes({ stateDir });
   return index!;
 }
 

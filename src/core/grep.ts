@@ -6,6 +6,8 @@
 import type { EntryRecord } from "./transcript/parse.js";
 import { blocksOf } from "./transcript/text.js";
 import { usageError } from "./errors.js";
+// grep's --since/--until read the one time grammar (core/when.ts); commands/grep.ts imports it from here.
+export { parseTimeBound } from "./when.js";
 
 export interface MatchOptions {
   fixed?: boolean;
@@ -178,21 +180,4 @@ export function makeSnippet(text: string, index: number, length: number, context
   const hit = fold(text.slice(index, index + length));
   const post = fold(text.slice(index + length, end)) + (end < text.length ? "…" : "");
   return { text: pre + hit + post, highlight: [pre.length, pre.length + hit.length] };
-}
-
-/** `--since/--until`: an ISO date/time, or a duration back from now (`30m`, `12h`, `7d`, `2w`). */
-export function parseTimeBound(value: string, now: number, flag: string): number {
-  const rel = /^(\d+)\s*([smhdw])$/.exec(value.trim());
-  if (rel) {
-    const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[rel[2] as "s" | "m" | "h" | "d" | "w"];
-    return now - Number(rel[1]) * unit;
-  }
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms))
-    throw usageError(
-      "BAD_TIME",
-      `${flag}: cannot read "${value}" as a date or a duration`,
-      "use e.g. 2026-07-01, 2026-07-01T09:00:00Z, 12h or 7d",
-    );
-  return ms;
 }

@@ -1,4 +1,8 @@
-/** Points in time given on the command line: ISO dates or relative spans like `2h`, `3d`. Pure. */
+/**
+ * Points in time given on the command line (`--since`, `--until`, `--now`): one grammar and one
+ * error for every command. Pure.
+ */
+import { usageError } from "./errors.js";
 
 const UNIT_MS: Record<string, number> = {
   s: 1000,
@@ -8,14 +12,28 @@ const UNIT_MS: Record<string, number> = {
   w: 7 * 86_400_000,
 };
 
-/** Epoch ms for `2026-07-01`, `2026-07-01T09:00:00Z`, or `30m`/`2h`/`3d`/`1w` before `now`; null when neither. */
+/**
+ * Epoch ms for `30m`/`2h`/`3d`/`1w` (also `1.5h`, `2D`) before `now`, or for any date/time
+ * `Date.parse` reads (`2026-07-01`, `2026-07-01T09:00:00Z`, …); null when neither.
+ */
 export function parseWhen(input: string, now: number): number | null {
   const s = input.trim();
   const rel = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(s);
   if (rel) return now - Number(rel[1]) * UNIT_MS[rel[2]!.toLowerCase()]!;
-  if (!/^\d{4}-\d{2}-\d{2}/.test(s)) return null;
   const ms = Date.parse(s);
   return Number.isFinite(ms) ? ms : null;
+}
+
+/** `parseWhen` for the option `flag`; a value it cannot read is the one usage error (exit 2). */
+export function parseTimeBound(value: string, now: number, flag: string): number {
+  const ms = parseWhen(value, now);
+  if (ms === null)
+    throw usageError(
+      "BAD_DATE",
+      `${flag} "${value}" is neither a date/time nor a span before now like 30m, 2h, 3d, 1w`,
+      "use e.g. 2026-07-01, 2026-07-01T09:00:00Z, 12h or 7d",
+    );
+  return ms;
 }
 
 /** An entry's timestamp (ISO string or epoch ms) as epoch ms; null when it does not parse. */

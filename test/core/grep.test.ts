@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  compileMatcher,
-  lineMayMatch,
-  makeSnippet,
-  messageLineHint,
-  parseTimeBound,
-  searchableOf,
-  unescapeJsonLine,
-} from "../../src/core/grep.js";
+import { compileMatcher, lineMayMatch, makeSnippet, messageLineHint, searchableOf, unescapeJsonLine } from "../../src/core/grep.js";
 import { parseLine } from "../../src/core/transcript/parse.js";
 import { ToolError } from "../../src/core/errors.js";
 
@@ -122,11 +114,5 @@ describe("helpers", () => {
     expect(messageLineHint('{"type":"message","id":"x"}')).toBe("yes");
     expect(messageLineHint('{"type":"session"}')).toBe("no");
     expect(messageLineHint('{"id":"x","type":"message"}')).toBe("maybe");
-  });
-  it("time bounds: ISO and durations", () => {
-    const now = Date.parse("2026-07-08T00:00:00Z");
-    expect(parseTimeBound("7d", now, "--since")).toBe(Date.parse("2026-07-01T00:00:00Z"));
-    expect(parseTimeBound("2026-07-01", now, "--since")).toBe(Date.parse("2026-07-01T00:00:00Z"));
-    expect(() => parseTimeBound("yesterday-ish", now, "--since")).toThrow(ToolError);
   });
 });

@@ -8,12 +8,14 @@ import fs from "node:fs";
 import path from "node:path";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { refusedError, usageError } from "../core/errors.js";
+import { isWithinDir } from "../core/path-within.js";
 import { segmentsOf } from "../core/segments.js";
 import { streamProjection, type HistoryItem } from "../core/transcript/history.js";
 import type { OpenLines } from "../core/transcript/scan.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { transcriptFileChunks } from "../store/lines.js";
 import { noteUnreadable } from "../store/safe-read.js";
+import { realPath } from "../store/real-path.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "./export-formats.js";
 
@@ -107,27 +109,6 @@ export function exportSegments(record: SessionRecord, archived: boolean): Export
   ];
 }
 
-function realish(p: string): string {
-  // The deepest existing ancestor, resolved, plus the rest: the output file need not exist yet.
-  let cur = path.resolve(p);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(fs.realpathSync(cur), ...rest.reverse());
-    } catch {
-      const parent = path.dirname(cur);
-      if (parent === cur) return path.resolve(p);
-      rest.push(path.basename(cur));
-      cur = parent;
-    }
-  }
-}
-
-const inside = (child: string, dir: string) => {
-  const rel = path.relative(dir, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-};
-
 /** Refuses (exit 5) an output path inside an OpenClaw state dir or sessions dir. */
 /**
  * Where `-o` may write: never inside a state dir, a directory that exists, not a directory itself,
@@ -162,10 +143,11 @@ export function checkOutputPath(output: string, indexes: StoreIndex[], cwd: stri
     );
   if (target && !opts.force)
     throw refusedError("OUTPUT_EXISTS", `refusing to overwrite ${abs}`, "pass --force to replace it, or pick another --output path");
-  const real = realish(abs);
+  // The output file need not exist yet: realPath resolves its deepest existing ancestor.
+  const real = realPath(abs);
   for (const i of indexes) {
     for (const dir of [i.location.stateDir, i.location.sessionsDir]) {
-      if (dir && (inside(abs, path.resolve(dir)) || inside(real, realish(dir)))) {
+      if (dir && (isWithinDir(path.resolve(dir), abs) || isWithinDir(realPath(dir), real))) {
         throw refusedError(
           "OUTPUT_IN_STATE_DIR",
           `refusing to write ${abs}: it is inside OpenClaw's state dir ${dir}`,

@@ -8,9 +8,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { refusedError, usageError } from "../core/errors.js";
+import { isWithinDir } from "../core/path-within.js";
 import { agentWorkspaceDir } from "../core/workspace.js";
 import { configPathFor, readConfig } from "../store/config.js";
 import { locateStores, normalizeAgentId, resolveHomeDir, resolveStateDir, type StoreSelection } from "../store/locate.js";
+import { realPath } from "../store/real-path.js";
 
 export const SKILL_SCHEMA_VERSION = 1;
 export const SKILL_NAME = "openclaw-sessions";
@@ -84,27 +86,6 @@ function sameTree(a: string, b: string): boolean {
   }
 }
 
-function contains(dir: string, p: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
-
-/** The realpath of `p`, resolving its nearest existing ancestor (the target may not exist yet). */
-function realish(p: string): string {
-  const rest: string[] = [];
-  let cur = path.resolve(p);
-  for (;;) {
-    try {
-      return path.join(fs.realpathSync(cur), ...rest);
-    } catch {
-      const up = path.dirname(cur);
-      if (up === cur) return path.resolve(p);
-      rest.unshift(path.basename(cur));
-      cur = up;
-    }
-  }
-}
-
 /** Every dir that holds session data: sessions dirs and agent dirs of the state dir, and the selected stores. */
 function storeDirs(stateDir: string, agentId: string, opts: SkillInstallOptions, env: NodeJS.ProcessEnv, cwd: string): string[] {
   const dirs = new Set<string>([path.join(stateDir, "agents", agentId, "sessions"), path.join(stateDir, "agents", agentId, "agent")]);
@@ -157,9 +138,9 @@ export function runSkillInstall(opts: SkillInstallOptions, ctx: { env: NodeJS.Pr
         });
   const skillsDir = path.join(workspace.dir, "skills");
   const target = path.join(skillsDir, SKILL_NAME);
-  const realTarget = realish(target);
+  const realTarget = realPath(target);
   for (const dir of storeDirs(state.dir, agentId, opts, env, cwd)) {
-    if (contains(path.resolve(dir), target) || contains(realish(dir), realTarget)) {
+    if (isWithinDir(path.resolve(dir), target) || isWithinDir(realPath(dir), realTarget)) {
       throw refusedError(
         "TARGET_IN_SESSION_STORE",
         `refusing to install into ${target}: it is inside the session store ${dir}`,

@@ -21,6 +21,7 @@ import {
   type LineResult,
 } from "../core/import-match.js";
 import { parseGeneratedTranscriptName } from "../core/names.js";
+import { isWithinDir } from "../core/path-within.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { pinnedFileLines, type RawLine } from "../store/lines.js";
 import { locateStores, type AgentTarget } from "../store/locate.js";
@@ -328,7 +329,7 @@ export async function runVerifyImport(opts: VerifyImportOptions, ctx: StoreConte
     const dir = path.resolve(ctx.cwd, opts.exportMissing);
     for (const t of sqliteTargets) {
       const root = t.stateDir ?? path.dirname(t.sessionsDir);
-      if (dir === root || dir.startsWith(root + path.sep)) {
+      if (isWithinDir(root, dir)) {
         throw usageError(
           "EXPORT_INSIDE_STORE",
           `--export-missing ${dir} is inside the store (${root}); nothing is written there`,

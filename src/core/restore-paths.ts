@@ -37,11 +37,9 @@ export function parseOwnTemp(name: string): OwnTemp | null {
   return m ? { target: m[1]!, runId: m[2]! } : null;
 }
 
-/** `p` lies strictly inside `dir` (lexically; callers resolve symlinks themselves). */
-export function isInside(dir: string, p: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
-}
+// The old name of core/path-within.ts's rule, kept for restore-plan.ts and commands/restore.ts
+// until they import isStrictlyInside themselves.
+export { isStrictlyInside as isInside } from "./path-within.js";
 
 /** `p` is an absolute, normalised path whose parent is exactly `dir`. */
 export function isDirectChild(dir: string, p: unknown): p is string {

@@ -5,6 +5,7 @@ export { formatBytes } from "../core/format.js";
 import type { StoreHeader } from "../commands/store-header.js";
 import type { Style } from "./style.js";
 import { safeLine } from "../core/safe-text.js";
+import { isStrictlyInside } from "../core/path-within.js";
 export { truncate } from "../core/safe-text.js";
 
 /** "3 hours ago" (relative to `now`), or "-" when unknown. */
@@ -20,8 +21,7 @@ export function shortId(id: string | null | undefined): string {
 
 /** A path shown relative to the sessions dir when it lies inside it (file names are untrusted: made safe). */
 export function displayPath(p: string, base: string): string {
-  const rel = base ? path.relative(base, p) : "";
-  return safeLine(rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : p);
+  return safeLine(base && isStrictlyInside(base, p) ? path.relative(base, p) : p);
 }
 
 export function storeLine(stores: StoreHeader[], style: Style): string {

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { LsResult, LsSession } from "../commands/ls.js";
 import type { Style } from "./style.js";
 import { formatInstant } from "../core/format.js";
+import { isWithinDir } from "../core/path-within.js";
 import { displayPath, formatBytes, relativeTime, shortId, type TextContext } from "./common.js";
 import { safeLine } from "../core/safe-text.js";
 import { renderTable, type Cell, type Column } from "./table.js";
@@ -26,7 +27,7 @@ export function outsideStore(p: string, r: LsResult, s: LsSession): boolean {
   if (!st) return false;
   const roots = [st.stateDir, st.sessionsDir].filter((d): d is string => d !== null).map((d) => path.resolve(d));
   const abs = path.resolve(p);
-  return !roots.some((root) => abs === root || abs.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+  return !roots.some((root) => isWithinDir(root, abs));
 }
 
 function activeCell(s: LsSession, style: Style, outside: boolean): Cell {

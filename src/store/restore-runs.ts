@@ -11,6 +11,7 @@ import { manifestProblems, type RestoreManifest, type StepShapeCheck } from "../
 import { isRunId, parseOwnTemp } from "../core/restore-paths.js";
 import { createVerified, lstatKind, ownTemps, replaceVerified, sha256Text } from "./atomic-write.js";
 import { pidAlive } from "./process-probe.js";
+import { realPath } from "./real-path.js";
 
 const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 
@@ -19,14 +20,6 @@ export function defaultManifestDir(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_STATE_HOME?.trim();
   const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME?.trim() || os.homedir(), ".local", "state");
   return path.join(base, "openclaw-sessions", "restores");
-}
-
-function realOr(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return p;
-  }
 }
 
 function parseManifestFile(file: string): unknown {
@@ -65,7 +58,9 @@ export function readManifest(file: string, stepShapes: StepShapeCheck): RestoreM
   // The run dir as the manifest spells it, when it is the same real dir (a symlinked ancestor).
   const recorded = typeof v.backups?.store === "string" ? path.dirname(v.backups.store) : null;
   const asRead =
-    recorded && path.isAbsolute(recorded) && realOr(recorded) === realOr(path.dirname(file)) ? path.join(recorded, "manifest.json") : file;
+    recorded && path.isAbsolute(recorded) && realPath(recorded) === realPath(path.dirname(file))
+      ? path.join(recorded, "manifest.json")
+      : file;
   const problems = manifestProblems(v, asRead, stepShapes);
   if (problems.length > 0) {
     throw refusedError(

@@ -6,6 +6,7 @@ import { formatBytes } from "../format.js";
 import path from "node:path";
 import type { LockInfo, StoreIndex, UnattributedFile } from "../model.js";
 import { TRANSCRIPT_KINDS } from "../model.js";
+import { isStrictlyInside } from "../path-within.js";
 import { finding, type Finding } from "./finding.js";
 import { machineKindOf } from "./machine.js";
 import { SQLITE_NOTE_CODES } from "./sqlite-rules.js";
@@ -71,7 +72,7 @@ export function entryRules({ index }: StoreFacts): Finding[] {
 
 /** A stored absolute sessionFile from another root whose `…/agents/<id>/sessions/<rel>` tail exists here. */
 function presentHere(index: StoreIndex, stored: string): string | null {
-  if (!path.isAbsolute(stored) || stored.startsWith(index.location.sessionsDir + path.sep)) return null;
+  if (!path.isAbsolute(stored) || isStrictlyInside(index.location.sessionsDir, stored)) return null;
   const marker = `${path.sep}agents${path.sep}${index.location.agentId}${path.sep}sessions${path.sep}`;
   const at = stored.lastIndexOf(marker);
   const rel =
@@ -111,7 +112,7 @@ export function activeRules({ index }: StoreFacts): Finding[] {
       );
     } else if (stored && path.isAbsolute(stored) && s.active.exists) {
       const home = stateDir ?? path.dirname(path.dirname(sessionsDir));
-      if (!stored.startsWith(home + path.sep)) moved.push(stored);
+      if (!isStrictlyInside(home, stored)) moved.push(stored);
     }
   }
   if (moved.length > 0) {

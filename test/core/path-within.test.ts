@@ -1,0 +1,36 @@
+/** The one containment rule: "the dir or below it" and "strictly below it", lexically. */
+import { describe, expect, it } from "vitest";
+import { isStrictlyInside, isWithinDir } from "../../src/core/path-within.js";
+
+describe("isWithinDir", () => {
+  it("is the dir itself or anything below it", () => {
+    expect(isWithinDir("/s/sessions", "/s/sessions")).toBe(true);
+    expect(isWithinDir("/s/sessions", "/s/sessions/")).toBe(true);
+    expect(isWithinDir("/s/sessions", "/s/sessions/a.jsonl")).toBe(true);
+    expect(isWithinDir("/s/sessions/", "/s/sessions/sub/a.jsonl")).toBe(true);
+    expect(isWithinDir("/", "/anything")).toBe(true);
+  });
+
+  it("is not a sibling with the same prefix, a parent, or a path that climbs out", () => {
+    expect(isWithinDir("/s/sessions", "/s/sessions-old/a.jsonl")).toBe(false);
+    expect(isWithinDir("/s/sessions", "/s")).toBe(false);
+    expect(isWithinDir("/s/sessions", "/s/sessions/../other/a.jsonl")).toBe(false);
+    expect(isWithinDir("/s/sessions", "/elsewhere")).toBe(false);
+  });
+
+  it("a name that only starts with two dots is still below the dir", () => {
+    expect(isWithinDir("/s/sessions", "/s/sessions/..hidden")).toBe(true);
+    expect(isWithinDir("/s/sessions", "/s/sessions/...")).toBe(true);
+  });
+});
+
+describe("isStrictlyInside", () => {
+  it("is below the dir, never the dir itself", () => {
+    expect(isStrictlyInside("/s/sessions", "/s/sessions/a.jsonl")).toBe(true);
+    expect(isStrictlyInside("/s/sessions", "/s/sessions/..hidden")).toBe(true);
+    expect(isStrictlyInside("/s/sessions", "/s/sessions")).toBe(false);
+    expect(isStrictlyInside("/s/sessions", "/s/sessions/.")).toBe(false);
+    expect(isStrictlyInside("/s/sessions", "/s/sessions-old/a.jsonl")).toBe(false);
+    expect(isStrictlyInside("/s/sessions", "/s/sessions/../a.jsonl")).toBe(false);
+  });
+});

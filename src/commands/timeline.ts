@@ -2,7 +2,7 @@
  * `timeline`: the segments of a key across resets, what happened in each (compactions, branch
  * summaries, failed runs) and why each one ended. Streams every transcript once.
  */
-import { sessionNotFound } from "../core/lookup.js";
+import { findSession } from "../core/lookup.js";
 import fs from "node:fs";
 import path from "node:path";
 import { formatInstant, resolveTimeZone } from "../core/format.js";
@@ -233,10 +233,6 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
   };
 }
 
-function notFound(key: string, indexes: StoreIndex[]): never {
-  throw sessionNotFound(key, indexes, "run `openclaw-sessions timeline` to list the keys");
-}
-
 export async function runTimeline(opts: TimelineOptions & { key: string }, ctx: StoreContext): Promise<TimelineResult>;
 export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Promise<TimelineResult | TimelineSummaryResult>;
 export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Promise<TimelineResult | TimelineSummaryResult> {
@@ -244,11 +240,8 @@ export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Pro
   const indexes = await ctx.session.indexes(opts);
   const stores = indexes.map(storeHeader);
   if (opts.key !== undefined) {
-    for (const index of indexes) {
-      const s = index.sessions.find((r) => r.sessionKey === opts.key);
-      if (s) return timelineOf(index, s, env, stores);
-    }
-    notFound(opts.key, indexes);
+    const { index, record } = findSession(indexes, opts.key, "run `openclaw-sessions timeline` to list the keys");
+    return timelineOf(index, record, env, stores);
   }
   const rows: TimelineSummaryRow[] = [];
   const total = indexes.reduce((n, index) => n + index.sessions.length, 0);

@@ -32,15 +32,24 @@ export function sessionNotFound(
   );
 }
 
-/** The first store holding the key, and its record; throws `sessionNotFound` otherwise. */
-export function findSession(
-  indexes: readonly StoreIndex[],
-  key: string,
-  fallbackHint?: string,
-): { index: StoreIndex; record: SessionRecord } {
+export interface KeyHit {
+  index: StoreIndex;
+  record: SessionRecord;
+}
+
+/** Every store holding the key (one per agent at most), in the order the stores were selected. */
+export function sessionsWithKey(indexes: readonly StoreIndex[], key: string): KeyHit[] {
+  const hits: KeyHit[] = [];
   for (const index of indexes) {
     const record = index.sessions.find((s) => s.sessionKey === key);
-    if (record) return { index, record };
+    if (record) hits.push({ index, record });
   }
+  return hits;
+}
+
+/** The first store holding the key, and its record; throws `sessionNotFound` otherwise. */
+export function findSession(indexes: readonly StoreIndex[], key: string, fallbackHint?: string): KeyHit {
+  const hit = sessionsWithKey(indexes, key)[0];
+  if (hit) return hit;
   throw sessionNotFound(key, indexes, fallbackHint);
 }

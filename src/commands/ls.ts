@@ -8,6 +8,7 @@ import type { ClassifiedFile, Evidence, StoreIndex } from "../core/model.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
+import { finiteNumber } from "../core/coerce.js";
 
 export const LS_SCHEMA_VERSION = 1;
 
@@ -83,10 +84,6 @@ export interface LsResult {
   storeProblems: Array<{ agentId: string; storePath: string; state: string; message: string }>;
 }
 
-function num(v: unknown): number | null {
-  return typeof v === "number" && Number.isFinite(v) ? v : null;
-}
-
 /** Streamed count of message lines (only with --stats: ls otherwise reads headers only). */
 async function countMessages(lines: AsyncIterable<RawLine>): Promise<number> {
   let n = 0;
@@ -125,7 +122,7 @@ async function sessionsOf(index: StoreIndex, stats: boolean, session: StoreSessi
       sessionId: s.sessionId,
       compactionCount: s.compactionCount,
       updatedAt: s.updatedAt,
-      lastActivityAt: num(e.lastActivityAt) ?? num(e.lastInteractionAt) ?? s.updatedAt,
+      lastActivityAt: finiteNumber(e.lastActivityAt) ?? finiteNumber(e.lastInteractionAt) ?? s.updatedAt,
       active: {
         path: s.active.path,
         exists: s.active.exists,

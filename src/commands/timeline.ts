@@ -26,6 +26,7 @@ import {
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { configPathFor, readConfig, type OpenClawConfig } from "../store/config.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
+import { finiteNumber } from "../core/coerce.js";
 
 export const TIMELINE_SCHEMA_VERSION = 1;
 
@@ -99,10 +100,6 @@ interface Env {
   fmt: (ms: number) => string;
   /** The run's store session: each transcript's lines. */
   session: StoreSession;
-}
-
-function num(v: unknown): number | null {
-  return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
 function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
@@ -202,7 +199,7 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
     sessionKey: s.sessionKey,
     sessionId: s.sessionId,
     storedCompactionCount: s.compactionCount,
-    sessionStartedAt: num(s.entry?.sessionStartedAt),
+    sessionStartedAt: finiteNumber(s.entry?.sessionStartedAt),
     usageFamilySessionIds: family,
     sources,
     baks,

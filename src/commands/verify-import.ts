@@ -25,6 +25,7 @@ import { isWithinDir } from "../core/path-within.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { pinnedFileLines, type RawLine } from "../store/lines.js";
 import { locateStores, type AgentTarget } from "../store/locate.js";
+import { isRecord } from "../core/coerce.js";
 
 export const VERIFY_IMPORT_SCHEMA_VERSION = 1;
 
@@ -87,8 +88,6 @@ function nameIdOf(f: ClassifiedFile): string | null {
   if (f.kind === "import-archive") return f.sessionId;
   return parseGeneratedTranscriptName(f.archive?.sourceName ?? f.name)?.sessionId ?? f.sessionId ?? null;
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function parseLine(line: RawLine): { skip: true } | { skip: false; value: unknown } | { malformed: string } {
   const text = line.text?.trim() ?? "";
@@ -158,7 +157,7 @@ async function verifyAgent(target: AgentTarget, opts: VerifyImportOptions, sessi
     if (m?.sessionKey) return { sessionKey: m.sessionKey, via: "migration-manifest" };
     if (!sessionId) return null;
     for (const n of nodes) {
-      if (!isObj(n.entry)) continue;
+      if (!isRecord(n.entry)) continue;
       const family = Array.isArray(n.entry.usageFamilySessionIds) ? n.entry.usageFamilySessionIds : [];
       if (family.includes(sessionId)) return { sessionKey: n.sessionKey, via: "usage-family" };
       if (n.entry.previousSessionId === sessionId) return { sessionKey: n.sessionKey, via: "previous-session-id" };
@@ -229,7 +228,7 @@ async function verifyLines(
       if (line.readError) throw new Error(line.readError);
       const p = parseLine(line);
       if ("malformed" in p || p.skip) continue;
-      if (r.headerSessionId === null && isObj(p.value) && p.value.type === "session" && planner.plan.headerIndex < 0) {
+      if (r.headerSessionId === null && isRecord(p.value) && p.value.type === "session" && planner.plan.headerIndex < 0) {
         const id = p.value.id ?? p.value.sessionId;
         r.headerSessionId = typeof id === "string" ? id : null;
       }

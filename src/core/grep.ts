@@ -6,6 +6,7 @@
 import type { EntryRecord } from "./transcript/parse.js";
 import { blocksOf } from "./transcript/text.js";
 import { usageError } from "./errors.js";
+import { finiteNumber } from "./coerce.js";
 // grep's --since/--until read the one time grammar (core/when.ts); commands/grep.ts imports it from here.
 export { parseTimeBound } from "./when.js";
 
@@ -113,8 +114,8 @@ function entryTime(rec: EntryRecord): { timestamp: string | null; timestampMs: n
     const ms = Date.parse(rec.timestamp);
     return { timestamp: rec.timestamp, timestampMs: Number.isNaN(ms) ? null : ms };
   }
-  const mt = rec.message?.timestamp;
-  if (typeof mt === "number" && Number.isFinite(mt)) return { timestamp: new Date(mt).toISOString(), timestampMs: mt };
+  const mt = finiteNumber(rec.message?.timestamp);
+  if (mt !== null) return { timestamp: new Date(mt).toISOString(), timestampMs: mt };
   return { timestamp: null, timestampMs: null };
 }
 

@@ -14,14 +14,14 @@
  * Key order is not part of the comparison: both sides are hashed in sorted-key form.
  */
 import crypto from "node:crypto";
+import { isRecord } from "./coerce.js";
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** JSON with object keys sorted at every level: equal content gives equal text. */
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? "null" : canonicalJson(x))).join(",")}]`;
-  if (isObj(v)) {
+  if (isRecord(v)) {
     const keys = Object.keys(v)
       .filter((k) => v[k] !== undefined)
       .sort();
@@ -50,7 +50,7 @@ export class ImportPlanner {
   private index = 0;
   readonly plan: ImportPlan = { headerIndex: -1, sourceVersion: 1 };
   add(record: unknown): void {
-    if (this.plan.headerIndex < 0 && isObj(record) && record.type === "session") {
+    if (this.plan.headerIndex < 0 && isRecord(record) && record.type === "session") {
       this.plan.headerIndex = this.index;
       this.plan.sourceVersion = typeof record.version === "number" ? record.version : 1;
     }
@@ -59,12 +59,12 @@ export class ImportPlanner {
 }
 
 function normalizeLoaded(e: Obj): Obj {
-  if (e.type !== "message" || !isObj(e.message)) return e;
+  if (e.type !== "message" || !isRecord(e.message)) return e;
   const m = e.message;
   if ((m.role === "assistant" || m.role === "toolResult") && typeof m.content === "string") {
     return { ...e, message: { ...m, content: [{ type: "text", text: m.content }] } };
   }
-  if (m.role === "toolResult" && isObj(m.content)) return { ...e, message: { ...m, content: [m.content] } };
+  if (m.role === "toolResult" && isRecord(m.content)) return { ...e, message: { ...m, content: [m.content] } };
   return e;
 }
 
@@ -82,7 +82,7 @@ export class DoctorEventMapper {
 
   map(record: unknown): unknown {
     const originalIndex = this.index++;
-    if (!isObj(record)) return record;
+    if (!isRecord(record)) return record;
     let e = normalizeLoaded(record);
     const v = this.plan.sourceVersion;
     if (originalIndex === this.plan.headerIndex) {
@@ -97,7 +97,7 @@ export class DoctorEventMapper {
       if (v < 3) h.version = 3;
       return h;
     }
-    if (e.type === "message" && isObj(e.message) && e.message.role === "custom" && e.message.customType === undefined) {
+    if (e.type === "message" && isRecord(e.message) && e.message.role === "custom" && e.message.customType === undefined) {
       e = { ...e, message: { ...e.message, customType: "hook" } };
     }
     if (v < 2 && typeof e.type === "string") {
@@ -111,7 +111,7 @@ export class DoctorEventMapper {
         delete e.firstKeptEntryIndex;
       }
     }
-    if (v < 3 && e.type === "message" && isObj(e.message) && e.message.role === "hookMessage") {
+    if (v < 3 && e.type === "message" && isRecord(e.message) && e.message.role === "hookMessage") {
       e = { ...e, message: { ...e.message, role: "custom", customType: e.message.customType || "hook" } };
     }
     return e;
@@ -152,8 +152,8 @@ export interface EventLookup {
 }
 
 export function matchEvent(lineNo: number, event: unknown, lookup: EventLookup): LineResult {
-  const id = isObj(event) && typeof event.id === "string" ? event.id : null;
-  const type = isObj(event) && typeof event.type === "string" ? event.type : null;
+  const id = isRecord(event) && typeof event.id === "string" ? event.id : null;
+  const type = isRecord(event) && typeof event.type === "string" ? event.type : null;
   const fileHash = contentHash(event);
   const base = { lineNo, eventId: id, type, fileHash };
   if (id === null) {

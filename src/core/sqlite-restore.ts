@@ -10,6 +10,8 @@
  */
 import type { FieldChange, Refusal } from "./restore-plan.js";
 import { chatTypeOfKey, sessionScopeOfKey } from "./session-key.js";
+import { isRecord, stringList } from "./coerce.js";
+import { toEpochMs } from "./when.js";
 
 /** The agent schema whose rules were verified against OpenClaw 2026.9.6 (`PRAGMA user_version`). */
 export const VERIFIED_AGENT_SCHEMA = 23;
@@ -120,18 +122,6 @@ export interface PlanClock {
   newSessionId: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-
-function tsOf(v: unknown): number | null {
-  if (typeof v === "number" && Number.isFinite(v)) return v;
-  if (typeof v === "string") {
-    const ms = Date.parse(v);
-    return Number.isNaN(ms) ? null : ms;
-  }
-  return null;
-}
-
 /** Fields of the entry OpenClaw keeps per run; cleared when the window changes (as its rewind does). */
 const RUNTIME_FIELDS = [
   "lifecycleRunId",
@@ -180,8 +170,8 @@ export function fieldChanges(before: Record<string, unknown> | null, after: Reco
 export function undeletedEntry(sessionKey: string, sessionId: string, lines: SourceLine[], clock: PlanClock): Record<string, unknown> {
   const header = lines[0]?.value;
   let last: number | null = null;
-  for (const l of lines) last = tsOf(l.value?.timestamp) ?? last;
-  const startedAt = tsOf(header?.timestamp);
+  for (const l of lines) last = toEpochMs(l.value?.timestamp) ?? last;
+  const startedAt = toEpochMs(header?.timestamp);
   return {
     sessionId,
     updatedAt: clock.nowMs,
@@ -220,7 +210,7 @@ export function switchedEntry(
   after.systemSent = true;
   after.abortedLastRun = false;
   if (typeof after.usageFamilyKey !== "string") after.usageFamilyKey = sessionKey;
-  const family = strings(before.usageFamilySessionIds);
+  const family = stringList(before.usageFamilySessionIds);
   for (const id of [old, newSessionId]) if (id && !family.includes(id)) family.push(id);
   after.usageFamilySessionIds = family;
   return after;
@@ -404,12 +394,12 @@ export function windowRows(input: WindowRowsInput): RowWrite[] {
   const parsed = input.lines.map((t) => {
     try {
       const v: unknown = JSON.parse(t);
-      return isObject(v) ? v : null;
+      return isRecord(v) ? v : null;
     } catch {
       return null;
     }
   });
-  const createdAt = tsOf(parsed[0]?.timestamp) ?? clock.nowMs;
+  const createdAt = toEpochMs(parsed[0]?.timestamp) ?? clock.nowMs;
   const win: Record<string, SqlValue> = {
     session_id: sessionId,
     session_key: input.sessionKey,
@@ -430,7 +420,7 @@ export function windowRows(input: WindowRowsInput): RowWrite[] {
   const idempotency = new Set<string>();
   input.lines.forEach((text, seq) => {
     const v = parsed[seq];
-    const at = tsOf(v?.timestamp) ?? clock.nowMs;
+    const at = toEpochMs(v?.timestamp) ?? clock.nowMs;
     rows.push({
       table: "transcript_events",
       op: "insert",
@@ -438,7 +428,7 @@ export function windowRows(input: WindowRowsInput): RowWrite[] {
       values: { session_id: sessionId, seq, event_json: text, created_at: at, event_utf8_bytes: Buffer.byteLength(text) },
     });
     if (typeof v?.id !== "string") return;
-    const msg = isObject(v.message) ? v.message : null;
+    const msg = isRecord(v.message) ? v.message : null;
     let idem = typeof msg?.idempotencyKey === "string" ? msg.idempotencyKey : null;
     if (idem !== null && idempotency.has(idem)) idem = null;
     if (idem !== null) idempotency.add(idem);

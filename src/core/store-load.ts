@@ -4,6 +4,7 @@
  */
 import type { LoadNote, SessionEntry, StoreEntry, StoreFileStatus } from "./model.js";
 import { parseCheckpointName } from "./names.js";
+import { isRecord } from "./coerce.js";
 
 const SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
 const VALID_SESSION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
@@ -21,10 +22,6 @@ export function isValidSessionId(id: unknown): id is string {
   if (typeof id !== "string") return false;
   const trimmed = id.trim();
   return VALID_SESSION_ID.test(trimmed) && !parseCheckpointName(`${trimmed}.jsonl`);
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function entryNotes(entry: SessionEntry): { dropped: boolean; notes: LoadNote[] } {
@@ -102,12 +99,12 @@ export function interpretStoreText(text: string, bytes: number): InterpretedStor
   } catch (err) {
     return { status: { state: "invalid-json", bytes, message: (err as Error).message }, entries: [] };
   }
-  if (!isObject(parsed)) {
+  if (!isRecord(parsed)) {
     const shape = Array.isArray(parsed) ? "an array" : parsed === null ? "null" : typeof parsed;
     return { status: { state: "not-object", bytes, message: `top level is ${shape}, not an object` }, entries: [] };
   }
   const entries: StoreEntry[] = Object.entries(parsed).map(([sessionKey, raw]) => {
-    if (!isObject(raw)) {
+    if (!isRecord(raw)) {
       return {
         sessionKey,
         raw,

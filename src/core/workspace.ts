@@ -7,6 +7,7 @@
  */
 import path from "node:path";
 import type { Era } from "./model.js";
+import { asRecord, isRecord } from "./coerce.js";
 
 export interface WorkspaceInput {
   config: Record<string, unknown>;
@@ -30,10 +31,6 @@ export interface WorkspaceDir {
 
 type Entry = Record<string, unknown> & { id: string };
 
-function rec(v: unknown): Record<string, unknown> | null {
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-}
-
 function str(v: unknown): string | undefined {
   return typeof v === "string" && v.trim() !== "" ? v.trim() : undefined;
 }
@@ -44,15 +41,15 @@ function expandHome(p: string, home: string): string {
 
 /** `agents.entries` (2026.9.x) or `agents.list` (both eras), with `hasRoster` when either is set. */
 function agentEntries(config: Record<string, unknown>, era: Era): { entries: Entry[]; hasRoster: boolean } {
-  const agents = rec(config.agents);
+  const agents = asRecord(config.agents);
   if (!agents) return { entries: [], hasRoster: false };
-  const byKey = rec(agents.entries);
+  const byKey = asRecord(agents.entries);
   if (era === "sqlite" && agents.entries !== undefined) {
-    return { entries: byKey ? Object.entries(byKey).flatMap(([id, v]) => (rec(v) ? [{ ...rec(v)!, id }] : [])) : [], hasRoster: true };
+    return { entries: byKey ? Object.entries(byKey).flatMap(([id, v]) => (isRecord(v) ? [{ ...v, id }] : [])) : [], hasRoster: true };
   }
   if (agents.list !== undefined) {
     const list = Array.isArray(agents.list) ? agents.list : [];
-    return { entries: list.flatMap((v) => (rec(v) && str(rec(v)!.id) ? [{ ...rec(v)!, id: str(rec(v)!.id)! }] : [])), hasRoster: true };
+    return { entries: list.flatMap((v) => (isRecord(v) && str(v.id) ? [{ ...v, id: str(v.id)! }] : [])), hasRoster: true };
   }
   return { entries: [], hasRoster: false };
 }
@@ -64,7 +61,7 @@ function defaultWorkspaceOwner(input: WorkspaceInput, entries: Entry[], hasRoste
     if (entries.length === 0) return "main";
     return norm((entries.find((e) => e.default === true) ?? entries[0]!).id);
   }
-  const agents = rec(input.config.agents);
+  const agents = asRecord(input.config.agents);
   if (agents?.ownership !== "explicit") {
     const marked = entries.filter((e) => e.default === true);
     if (marked.length === 1) return norm(marked[0]!.id);
@@ -98,7 +95,7 @@ export function agentWorkspaceDir(input: WorkspaceInput): WorkspaceDir {
   const own = entries.find((e) => input.normalizeAgentId(e.id) === id);
   const configured = str(own?.workspace);
   if (configured) return { dir: expandHome(configured, input.homeDir), why: `agent "${id}"'s workspace in openclaw.json` };
-  const fallback = str(rec(rec(input.config.agents)?.defaults)?.workspace);
+  const fallback = str(asRecord(asRecord(input.config.agents)?.defaults)?.workspace);
   if (defaultWorkspaceOwner(input, entries, hasRoster) === id) {
     if (fallback) return { dir: expandHome(fallback, input.homeDir), why: "agents.defaults.workspace in openclaw.json" };
     return defaultWorkspace(input);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { json5Package } from "./lazy-packages.js";
 import { causeOf, readRegularFileSync } from "./safe-read.js";
+import { asRecord } from "../core/coerce.js";
 
 /** Real configs are kilobytes; JSON5 parsing is slow and memory-hungry past this. */
 export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
@@ -31,7 +32,7 @@ export function readConfig(file: string | null): OpenClawConfig {
   }
   try {
     const parsed: unknown = json5Package().parse(text);
-    const raw = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    const raw = asRecord(parsed) ?? {};
     return { path: file, raw };
   } catch (err) {
     // Deep nesting overflows the parser's stack: a parse failure like any other, named.

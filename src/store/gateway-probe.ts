@@ -15,6 +15,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { osProcessProbe, type ProcessProbe } from "./process-probe.js";
+import { asRecord, finiteNumber, stringOrNull } from "../core/coerce.js";
 
 /** OpenClaw's gateway-lock staleMs for an owner it cannot judge. */
 export const GATEWAY_UNKNOWN_STALE_MS = 30_000;
@@ -103,13 +104,13 @@ function readLockFact(file: string, now: number, probe: ProcessProbe): GatewayLo
   let p: Record<string, unknown> = {};
   try {
     const v: unknown = JSON.parse(text);
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) p = v as Record<string, unknown>;
+    p = asRecord(v) ?? {};
   } catch {
     // an unreadable payload: OpenClaw judges the owner "unknown"
   }
   const pid = typeof p.pid === "number" && Number.isInteger(p.pid) && p.pid > 0 ? p.pid : null;
-  const createdAt = typeof p.createdAt === "string" ? p.createdAt : null;
-  const startTime = typeof p.startTime === "number" && Number.isFinite(p.startTime) ? p.startTime : null;
+  const createdAt = stringOrNull(p.createdAt);
+  const startTime = finiteNumber(p.startTime);
   const status = pid === null ? "unknown" : gatewayOwnerStatus(pid, startTime, probe);
   const created = createdAt !== null ? Date.parse(createdAt) : NaN;
   const age = now - (Number.isFinite(created) ? created : mtimeMs);

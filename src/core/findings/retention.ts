@@ -3,6 +3,7 @@
  * `session.maintenance` in openclaw.json or the era's defaults. Pure.
  */
 import type { Era } from "../model.js";
+import { asRecord } from "../coerce.js";
 
 const DAY = 86_400_000;
 const GIB = 1024 ** 3;
@@ -56,10 +57,7 @@ export function parseBytes(v: unknown): number | null {
 }
 
 function maintenanceOf(config: Record<string, unknown>): Record<string, unknown> {
-  const session = config.session;
-  if (typeof session !== "object" || session === null) return {};
-  const m = (session as Record<string, unknown>).maintenance;
-  return typeof m === "object" && m !== null ? (m as Record<string, unknown>) : {};
+  return asRecord(asRecord(config.session)?.maintenance) ?? {};
 }
 
 export function retentionPolicy(config: Record<string, unknown>, era: Era): RetentionPolicy {

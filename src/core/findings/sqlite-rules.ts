@@ -5,6 +5,7 @@
  * by conformance/checks/sqlite-damage.mjs.
  */
 import { finding, type Finding } from "./finding.js";
+import { isRecord } from "../coerce.js";
 
 export interface SqliteNodeFacts {
   sessionKey: string;
@@ -54,7 +55,6 @@ export interface SqliteIntegrityFacts {
   gatewayLocks: Array<{ path: string; kind: "lifecycle" | "payload"; pid: number | null; role: string | null; createdAt: string | null }>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const orUndef = (v: unknown) => (v === null || v === undefined ? undefined : v);
 
 /**
@@ -131,7 +131,7 @@ function rowValidityRules(where: Where, n: SqliteNodeFacts, e: Record<string, un
 
 /** The row's projection columns against the entry they are projected from. */
 function projectionRules(where: Where, n: SqliteNodeFacts, e: Record<string, unknown>): Finding[] {
-  const fork = isObject(e.forkSource) ? e.forkSource.sessionKey : undefined;
+  const fork = isRecord(e.forkSource) ? e.forkSource.sessionKey : undefined;
   const projections: Array<[string, unknown, unknown]> = [
     ["parent_session_key", orUndef(n.parentSessionKey), orUndef(e.parentSessionKey ?? e.spawnedBy)],
     ["spawned_by", orUndef(n.spawnedBy), orUndef(e.spawnedBy)],
@@ -152,7 +152,7 @@ function projectionRules(where: Where, n: SqliteNodeFacts, e: Record<string, unk
 function nodeRules(agentId: string, dbPath: string, n: SqliteNodeFacts): Finding[] {
   const where = { agentId, sessionKey: n.sessionKey, path: dbPath };
   if (n.placeholder) return [placeholderRules(where, n)];
-  if (!isObject(n.entry)) {
+  if (!isRecord(n.entry)) {
     return [
       finding(
         "SQLITE_ENTRY_NOT_VALID",

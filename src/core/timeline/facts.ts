@@ -5,6 +5,7 @@
  */
 import type { ParsedRecord } from "../transcript/parse.js";
 import { contentText, TEXT_96 } from "../transcript/text.js";
+import { finiteNumber, stringOrNull } from "../coerce.js";
 
 export interface CompactionFact {
   entryId: string | null;
@@ -79,12 +80,8 @@ export function summaryFlagOf(summary: unknown): "empty" | "fallback" | null {
 function timeOf(iso: string | null, message: Record<string, unknown> | null): number | null {
   const t = iso ? Date.parse(iso) : NaN;
   if (Number.isFinite(t)) return t;
-  const m = message?.timestamp;
-  return typeof m === "number" && Number.isFinite(m) ? m : null;
+  return finiteNumber(message?.timestamp);
 }
-
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
-const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
 function preview(s: string): string {
   const one = s.replace(/\s+/g, " ").trim();
@@ -140,8 +137,8 @@ export class TranscriptFacts {
         entryId: rec.id,
         time,
         lineNo: rec.lineNo,
-        reason: str(rec.raw.reason),
-        firstKeptEntryId: str(rec.raw.firstKeptEntryId),
+        reason: stringOrNull(rec.raw.reason),
+        firstKeptEntryId: stringOrNull(rec.raw.firstKeptEntryId),
       };
       this.cur.endReset = row;
       this.stretches.push(emptyStretch(row));
@@ -159,9 +156,9 @@ export class TranscriptFacts {
         entryId: rec.id,
         time,
         lineNo: rec.lineNo,
-        tokensBefore: num(rec.raw.tokensBefore),
-        tokensAfter: num(rec.raw.tokensAfter),
-        firstKeptEntryId: str(rec.raw.firstKeptEntryId),
+        tokensBefore: finiteNumber(rec.raw.tokensBefore),
+        tokensAfter: finiteNumber(rec.raw.tokensAfter),
+        firstKeptEntryId: stringOrNull(rec.raw.firstKeptEntryId),
         summaryPreview: preview(summary),
         summaryChars: summary.length,
         summaryFlag: summaryFlagOf(rec.raw.summary),
@@ -172,17 +169,17 @@ export class TranscriptFacts {
         entryId: rec.id,
         time,
         lineNo: rec.lineNo,
-        fromId: str(rec.raw.fromId),
-        summaryPreview: preview(str(rec.raw.summary) ?? ""),
+        fromId: stringOrNull(rec.raw.fromId),
+        summaryPreview: preview(stringOrNull(rec.raw.summary) ?? ""),
       });
     } else if (rec.type === "custom" && rec.raw.customType === "openclaw:prompt-error") {
       const data = typeof rec.raw.data === "object" && rec.raw.data !== null ? (rec.raw.data as Record<string, unknown>) : {};
       const err: ErrorFact = {
         kind: "prompt-error",
         entryId: rec.id,
-        time: time ?? num(data.timestamp),
+        time: time ?? finiteNumber(data.timestamp),
         lineNo: rec.lineNo,
-        detail: `openclaw:prompt-error (${str(data.error) ?? "no error text"})`,
+        detail: `openclaw:prompt-error (${stringOrNull(data.error) ?? "no error text"})`,
       };
       s.errors.push(err);
       s.tailError = [...(s.tailError ?? []), err];
@@ -204,7 +201,7 @@ export class TranscriptFacts {
     if (role === "assistant") {
       const stop = m.stopReason;
       if (stop === "error" || stop === "aborted") {
-        const msg = str(m.errorMessage);
+        const msg = stringOrNull(m.errorMessage);
         const err: ErrorFact = {
           kind: stop === "error" ? "error-turn" : "aborted-turn",
           entryId: id,

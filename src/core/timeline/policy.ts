@@ -4,6 +4,7 @@
  * 2026.9.6 never resets on its own (`DEFAULT_RESET_MODE = "none"`).
  */
 import type { Era, SessionEntry } from "../model.js";
+import { finiteNumber, isRecord } from "../coerce.js";
 
 export type ResetMode = "daily" | "idle" | "none";
 
@@ -29,9 +30,6 @@ export interface ResetPolicy {
 export const DEFAULT_TRIGGERS = ["/new", "/reset"];
 export const DEFAULT_AT_HOUR = 4;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const numOrNull = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
-
 /** `resetByType` bucket of a key: from the entry's chatType, else from the key's shape. */
 export function chatTypeOf(sessionKey: string, entry: SessionEntry | null): "direct" | "group" | "thread" | null {
   const key = sessionKey.toLowerCase();
@@ -51,8 +49,8 @@ export function channelOf(sessionKey: string, entry: SessionEntry | null): strin
   for (const v of [
     e.lastChannel,
     e.channel,
-    isObject(e.origin) ? e.origin.provider : undefined,
-    isObject(e.deliveryContext) ? e.deliveryContext.channel : undefined,
+    isRecord(e.origin) ? e.origin.provider : undefined,
+    isRecord(e.deliveryContext) ? e.deliveryContext.channel : undefined,
   ]) {
     if (typeof v === "string" && v) return v;
   }
@@ -69,25 +67,25 @@ function layersOf(session: Record<string, unknown>, sessionKey: string, entry: S
   const layers: Layer[] = [];
   if (typeof session.idleMinutes === "number")
     layers.push({ name: "session.idleMinutes", value: { mode: "idle", idleMinutes: session.idleMinutes } });
-  if (isObject(session.reset)) layers.push({ name: "session.reset", value: session.reset });
+  if (isRecord(session.reset)) layers.push({ name: "session.reset", value: session.reset });
   const type = chatTypeOf(sessionKey, entry);
   const byType = session.resetByType;
-  if (type && isObject(byType)) {
+  if (type && isRecord(byType)) {
     // OpenClaw accepts "dm" as another spelling of "direct".
     const names = type === "direct" ? ["direct", "dm"] : [type];
     for (const n of names)
-      if (isObject(byType[n])) layers.push({ name: `session.resetByType.${n}`, value: byType[n] as Record<string, unknown> });
+      if (isRecord(byType[n])) layers.push({ name: `session.resetByType.${n}`, value: byType[n] as Record<string, unknown> });
   }
   const channel = channelOf(sessionKey, entry);
   const byChannel = session.resetByChannel;
-  if (channel && isObject(byChannel) && isObject(byChannel[channel])) {
+  if (channel && isRecord(byChannel) && isRecord(byChannel[channel])) {
     layers.push({ name: `session.resetByChannel.${channel}`, value: byChannel[channel] as Record<string, unknown> });
   }
   return layers;
 }
 
 function clampHour(v: unknown): number {
-  const n = numOrNull(v);
+  const n = finiteNumber(v);
   if (n === null) return DEFAULT_AT_HOUR;
   return Math.min(23, Math.max(0, Math.floor(n)));
 }
@@ -104,7 +102,7 @@ export interface PolicyInput {
 
 /** Most specific wins: resetByChannel over resetByType over session.reset over legacy idleMinutes. */
 export function resolveResetPolicy(input: PolicyInput): ResetPolicy {
-  const session = isObject(input.config.session) ? input.config.session : {};
+  const session = isRecord(input.config.session) ? input.config.session : {};
   const triggers = Array.isArray(session.resetTriggers)
     ? session.resetTriggers.filter((t): t is string => typeof t === "string" && t.trim() !== "").map((t) => t.trim())
     : DEFAULT_TRIGGERS;
@@ -136,7 +134,7 @@ export function resolveResetPolicy(input: PolicyInput): ResetPolicy {
   }
   const merged: Record<string, unknown> = {};
   for (const l of layers) Object.assign(merged, l.value);
-  const idle = numOrNull(merged.idleMinutes);
+  const idle = finiteNumber(merged.idleMinutes);
   let mode: ResetMode;
   if (merged.mode === "none" || merged.mode === "off" || merged.mode === false) mode = "none";
   else if (merged.mode === "idle") mode = "idle";

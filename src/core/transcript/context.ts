@@ -7,6 +7,7 @@ import { ResetKeptFilter } from "./history.js";
 import { pathPosition, scanTranscript, walkEntries, type OpenLines, type ScanResult } from "./scan.js";
 import { contentText, contentTypes } from "./text.js";
 import type { Diagnostics } from "./diagnostics.js";
+import { asRecord } from "../coerce.js";
 
 export type ContextKind = "message" | "custom" | "branchSummary" | "compactionSummary";
 
@@ -48,14 +49,11 @@ export interface ContextOptions {
   diagnostics?: Diagnostics;
 }
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj | null => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : null);
-
 /** The context message an entry produces, or null (state rows, hidden messages). */
 export function contextItemOf(rec: EntryRecord, id: string): ContextItem | null {
   const at = { id, lineNo: rec.lineNo, timestamp: rec.timestamp };
   if (rec.type === "message") {
-    const m = obj(rec.raw.message);
+    const m = asRecord(rec.raw.message);
     if (!m || m.excludeFromContext === true || rec.raw.excludeFromContext === true) return null;
     return {
       ...at,
@@ -109,7 +107,7 @@ class PathState {
     if (rec.type === "model_change" && typeof r.provider === "string" && typeof r.modelId === "string") {
       this.model = { provider: r.provider, modelId: r.modelId };
     }
-    const m = obj(r.message);
+    const m = asRecord(r.message);
     if (m?.role === "assistant" && typeof m.provider === "string" && typeof m.model === "string") {
       this.model = { provider: m.provider, modelId: m.model };
     }

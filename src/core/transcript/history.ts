@@ -17,6 +17,7 @@ import {
   toolCallIds,
   toolCallNames,
 } from "./text.js";
+import { finiteNumber, stringOrNull } from "../coerce.js";
 
 /** OpenClaw's placeholder for a message too large to return. */
 export const OVERSIZED_PLACEHOLDER = "[chat.history omitted: message too large]";
@@ -82,9 +83,6 @@ export interface HistoryResult {
 
 type Msg = Record<string, unknown>;
 
-const num = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
-const strOr = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-
 const messageOf = (rec: EntryRecord): Msg | null => rec.message;
 
 function base(w: WalkedEntry, seq: number): Pick<HistoryItem, "seq" | "id" | "timestamp" | "lineNo"> {
@@ -93,7 +91,7 @@ function base(w: WalkedEntry, seq: number): Pick<HistoryItem, "seq" | "id" | "ti
 
 function messageItem(w: WalkedEntry, seq: number, textTypes: ReadonlySet<string>, oversized: number): HistoryItem {
   const m = messageOf(w.rec) ?? {};
-  const role = strOr(m.role) ?? "unknown";
+  const role = stringOrNull(m.role) ?? "unknown";
   if (w.line.bytes > oversized) {
     return { ...base(w, seq), role, text: OVERSIZED_PLACEHOLDER, contentTypes: ["text"], truncated: { reason: "oversized" } };
   }
@@ -110,27 +108,27 @@ function messageItem(w: WalkedEntry, seq: number, textTypes: ReadonlySet<string>
   };
   const calls = toolCallNames(m.content);
   if (calls.length > 0) item.toolCalls = calls;
-  const callId = strOr(m.toolCallId);
-  if (callId !== undefined) item.toolCallId = callId;
-  const toolName = strOr(m.toolName);
-  if (toolName !== undefined) item.toolName = toolName;
+  const callId = stringOrNull(m.toolCallId);
+  if (callId !== null) item.toolCallId = callId;
+  const toolName = stringOrNull(m.toolName);
+  if (toolName !== null) item.toolName = toolName;
   if (typeof m.isError === "boolean") item.isError = m.isError;
-  const stop = strOr(m.stopReason);
-  if (stop !== undefined) item.stopReason = stop;
+  const stop = stringOrNull(m.stopReason);
+  if (stop !== null) item.stopReason = stop;
   return item;
 }
 
 function compactionItem(w: WalkedEntry, seq: number): HistoryItem {
   const r = w.rec.raw;
   const item: HistoryItem = { ...base(w, seq), role: "system", kind: "compaction", text: "Compaction", contentTypes: ["text"] };
-  const summary = strOr(r.summary);
-  if (summary !== undefined) item.summary = summary;
-  const before = num(r.tokensBefore);
-  if (before !== undefined) item.tokensBefore = before;
-  const after = num(r.tokensAfter);
-  if (after !== undefined) item.tokensAfter = after;
-  const fk = strOr(r.firstKeptEntryId);
-  if (fk !== undefined) item.firstKeptEntryId = fk;
+  const summary = stringOrNull(r.summary);
+  if (summary !== null) item.summary = summary;
+  const before = finiteNumber(r.tokensBefore);
+  if (before !== null) item.tokensBefore = before;
+  const after = finiteNumber(r.tokensAfter);
+  if (after !== null) item.tokensAfter = after;
+  const fk = stringOrNull(r.firstKeptEntryId);
+  if (fk !== null) item.firstKeptEntryId = fk;
   return item;
 }
 
@@ -222,8 +220,8 @@ export async function* streamWithResets(open: OpenLines, scan: ScanResult, opts:
     let item: HistoryItem | null;
     if (w.rec.type === "reset") {
       item = { ...base(w, seq + 1), role: "system", kind: "reset", text: "Reset", contentTypes: ["text"] };
-      const reason = strOr(w.rec.raw.reason);
-      if (reason !== undefined) item.resetReason = reason;
+      const reason = stringOrNull(w.rec.raw.reason);
+      if (reason !== null) item.resetReason = reason;
     } else {
       item = item71(w, seq + 1, opts);
     }
@@ -314,8 +312,8 @@ function item96(w: WalkedEntry, seq: number, oversized: number): HistoryItem {
   if (item.role === "assistant" && item.stopReason === "error" && item.text === "" && !item.truncated) {
     item.text = llmErrorText(m.errorMessage);
     item.contentTypes = ["text"];
-    const em = strOr(m.errorMessage);
-    if (em !== undefined) item.errorMessage = em;
+    const em = stringOrNull(m.errorMessage);
+    if (em !== null) item.errorMessage = em;
   }
   return item;
 }

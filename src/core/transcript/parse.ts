@@ -2,6 +2,7 @@
  * One transcript line → one record. Pure and total: never throws, whatever the bytes.
  */
 import type { TranscriptHeader } from "../model.js";
+import { isRecord, stringOrNull } from "../coerce.js";
 
 /** One line as the store layers yield it: defined here so core never imports the store. */
 export interface TranscriptLine {
@@ -99,9 +100,6 @@ function flagsOf(line: TranscriptLine): LineFlags {
   return f;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
-
 function malformedHint(text: string, unterminated: boolean): string | undefined {
   if (text.includes('"partialJson"') || RAW_CONTROL.test(text)) {
     return "raw control character in a string, typically an interrupted tool call's partialJson (#69846)";
@@ -113,11 +111,11 @@ function malformedHint(text: string, unterminated: boolean): string | undefined 
 /** The header fields of a parsed `{"type":"session"}` line. */
 export function headerOf(raw: Record<string, unknown>): TranscriptHeader {
   return {
-    id: str(raw.id),
-    timestamp: str(raw.timestamp),
+    id: stringOrNull(raw.id),
+    timestamp: stringOrNull(raw.timestamp),
     version: typeof raw.version === "number" ? raw.version : null,
-    parentSession: str(raw.parentSession),
-    cwd: str(raw.cwd),
+    parentSession: stringOrNull(raw.parentSession),
+    cwd: stringOrNull(raw.cwd),
   };
 }
 
@@ -174,11 +172,11 @@ export function parseLine(line: TranscriptLine): ParsedRecord {
     flags,
     kind: "entry",
     type: typeof raw.type === "string" ? raw.type : "",
-    id: str(raw.id),
+    id: stringOrNull(raw.id),
     hasParentKey: raw.parentId !== undefined || "parentId" in raw,
     parentId: parentOf(raw),
-    timestamp: str(raw.timestamp),
-    message: isObject(message) ? message : null,
+    timestamp: stringOrNull(raw.timestamp),
+    message: isRecord(message) ? message : null,
     raw,
   };
 }

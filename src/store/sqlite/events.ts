@@ -6,6 +6,7 @@
 import { contentHash, type DbEvent, type EventLookup } from "../../core/import-match.js";
 import type { SqliteDb } from "./driver.js";
 import { hasTable, windowEventLines } from "./read.js";
+import { isRecord, stringOrNull } from "../../core/coerce.js";
 
 interface WindowEvents {
   byId: Map<string, DbEvent>;
@@ -41,7 +42,7 @@ export class SqliteEventIndex {
     w = { byId: new Map(), byHash: new Map() };
     for (const line of windowEventLines(this.db, sessionId)) {
       const v = parse(line.text);
-      const id = typeof v === "object" && v !== null && typeof (v as { id?: unknown }).id === "string" ? (v as { id: string }).id : null;
+      const id = isRecord(v) ? stringOrNull(v.id) : null;
       const ev: DbEvent = {
         sessionId,
         seq: line.seq ?? -1,

@@ -12,6 +12,7 @@ import { probeSqliteLock } from "./driver.js";
 import { lifecycleLockDir as defaultLockDir, lifecycleLockPath } from "./lifecycle-lock.js";
 import { hasTable, readColdArchives, readSessionNodes, readSessionWindows, readTranscriptArchives } from "./read.js";
 import type { SqliteIntegrityFacts, SqliteNodeFacts } from "../../core/findings/sqlite-rules.js";
+import { sqlNumber, stringOrNull } from "../../core/coerce.js";
 
 const sha256 = (b: Uint8Array) => crypto.createHash("sha256").update(b).digest("hex");
 
@@ -25,15 +26,12 @@ function fileSha(file: string): { exists: boolean; sha256: string | null; error?
   }
 }
 
-const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
-const num = (v: unknown): number | null => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : null);
-
 function nodeFacts(db: SqliteDb): SqliteNodeFacts[] {
   const windows = readSessionWindows(db);
   const counts = new Map<string, number>();
   if (hasTable(db, "transcript_events")) {
     for (const r of db.all("SELECT session_id, count(*) AS n FROM transcript_events GROUP BY session_id"))
-      counts.set(String(r.session_id), num(r.n) ?? 0);
+      counts.set(String(r.session_id), sqlNumber(r.n) ?? 0);
   }
   return readSessionNodes(db).map((n) => ({
     sessionKey: n.sessionKey,
@@ -43,9 +41,9 @@ function nodeFacts(db: SqliteDb): SqliteNodeFacts[] {
     entryValid: n.entryValid,
     updatedAt: n.updatedAt,
     placeholder: n.placeholder,
-    parentSessionKey: str(n.row.parent_session_key),
-    spawnedBy: str(n.row.spawned_by),
-    forkSourceSessionKey: str(n.row.fork_source_session_key),
+    parentSessionKey: stringOrNull(n.row.parent_session_key),
+    spawnedBy: stringOrNull(n.row.spawned_by),
+    forkSourceSessionKey: stringOrNull(n.row.fork_source_session_key),
     ownWindow: windows.some((w) => w.sessionId === n.currentSessionId && w.sessionKey === n.sessionKey),
     currentWindowEvents: counts.get(n.currentSessionId) ?? 0,
   }));
@@ -64,8 +62,8 @@ function seqHoles(db: SqliteDb, coldLastSeq: Map<string, number>): SqliteIntegri
   );
   for (const r of rows) {
     const sessionId = String(r.session_id);
-    const seq = num(r.seq)!;
-    const prev = num(r.prev);
+    const seq = sqlNumber(r.seq)!;
+    const prev = sqlNumber(r.prev);
     const lastCold = coldLastSeq.get(sessionId);
     // Events up to last_seq live in the cold archive; a gap that ends right after it is expected.
     if (lastCold !== undefined && seq === lastCold + 1 && (prev === null || prev <= 0)) continue;
@@ -123,8 +121,8 @@ export function inspectGatewayLocks(stateDir: string, lockDir = defaultLockDir()
       try {
         const v = JSON.parse(fs.readFileSync(p.path, "utf8")) as Record<string, unknown>;
         p.pid = typeof v.pid === "number" ? v.pid : null;
-        p.role = str(v.role) ?? "gateway";
-        p.createdAt = str(v.createdAt);
+        p.role = stringOrNull(v.role) ?? "gateway";
+        p.createdAt = stringOrNull(v.createdAt);
       } catch {
         continue; // an unreadable payload proves nothing about a live owner
       }
@@ -152,7 +150,7 @@ export function readSqliteIntegrityFacts(
       archiveSha256: a.archiveSha256,
       blobSha256: blob ? sha256(blob) : null,
       publishedAt: a.publishedAt,
-      lastPublishError: str(a.row.last_publish_error),
+      lastPublishError: stringOrNull(a.row.last_publish_error),
       file,
       fileExists: f.exists,
       fileSha256: f.sha256,

@@ -17,6 +17,7 @@ import type {
   TranscriptEventStats,
 } from "../../core/sqlite-rows.js";
 import type { SqliteDb, SqliteRow } from "./driver.js";
+import { sqlNumber, stringOrNull } from "../../core/coerce.js";
 
 export type { TranscriptArchiveRow };
 
@@ -29,9 +30,6 @@ function decodeUtf8(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
     return { text: Buffer.from(bytes).toString("utf8"), invalidUtf8: true };
   }
 }
-
-const num = (v: unknown): number | null => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : null);
-const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
 export function hasTable(db: SqliteDb, name: string): boolean {
   return db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?", name) !== undefined;
@@ -48,11 +46,11 @@ export const COUNTED_TABLES = [
 export function readDbFacts(db: SqliteDb): DbFacts {
   const counts: Record<string, number> = {};
   for (const t of COUNTED_TABLES) {
-    if (hasTable(db, t)) counts[t] = num(db.get(`SELECT count(*) AS n FROM ${t}`)!.n) ?? 0;
+    if (hasTable(db, t)) counts[t] = sqlNumber(db.get(`SELECT count(*) AS n FROM ${t}`)!.n) ?? 0;
   }
   return {
-    userVersion: num(db.get("PRAGMA user_version")?.user_version),
-    journalMode: str(db.get("PRAGMA journal_mode")?.journal_mode),
+    userVersion: sqlNumber(db.get("PRAGMA user_version")?.user_version),
+    journalMode: stringOrNull(db.get("PRAGMA journal_mode")?.journal_mode),
     counts,
   };
 }
@@ -62,7 +60,7 @@ export function readDbFacts(db: SqliteDb): DbFacts {
 export function readSessionNodes(db: SqliteDb): SessionNodeRow[] {
   if (!hasTable(db, "session_nodes")) return [];
   return db.all("SELECT * FROM session_nodes ORDER BY session_key").map((row) => {
-    const entryJson = str(row.entry_json) ?? "";
+    const entryJson = stringOrNull(row.entry_json) ?? "";
     let entry: unknown;
     let parseError: string | undefined;
     try {
@@ -70,7 +68,7 @@ export function readSessionNodes(db: SqliteDb): SessionNodeRow[] {
     } catch (err) {
       parseError = (err as Error).message;
     }
-    const entryValid = num(row.entry_valid);
+    const entryValid = sqlNumber(row.entry_valid);
     const emptyObject = typeof entry === "object" && entry !== null && !Array.isArray(entry) && Object.keys(entry).length === 0;
     const node: SessionNodeRow = {
       sessionKey: String(row.session_key),
@@ -78,7 +76,7 @@ export function readSessionNodes(db: SqliteDb): SessionNodeRow[] {
       entryJson,
       entry,
       entryValid,
-      updatedAt: num(row.updated_at),
+      updatedAt: sqlNumber(row.updated_at),
       placeholder: entryValid === -1 || emptyObject,
       row,
     };
@@ -95,11 +93,11 @@ export function readSessionWindows(db: SqliteDb): SessionWindowRow[] {
   return db.all("SELECT * FROM session_windows ORDER BY created_at ASC, rowid ASC").map((row) => ({
     sessionId: String(row.session_id),
     sessionKey: String(row.session_key),
-    previousSessionId: str(row.previous_session_id),
-    reason: str(row.reason),
-    createdAt: num(row.created_at),
-    updatedAt: num(row.updated_at),
-    transcriptUpdatedAt: num(row.transcript_updated_at),
+    previousSessionId: stringOrNull(row.previous_session_id),
+    reason: stringOrNull(row.reason),
+    createdAt: sqlNumber(row.created_at),
+    updatedAt: sqlNumber(row.updated_at),
+    transcriptUpdatedAt: sqlNumber(row.transcript_updated_at),
     row,
   }));
 }
@@ -116,8 +114,8 @@ export function readEventStats(db: SqliteDb): Map<string, TranscriptEventStats> 
        FROM transcript_events GROUP BY session_id`,
   );
   for (const r of rows) {
-    const n = num(r.n) ?? 0;
-    out.set(String(r.session_id), { events: n, bytes: (num(r.b) ?? 0) + n });
+    const n = sqlNumber(r.n) ?? 0;
+    out.set(String(r.session_id), { events: n, bytes: (sqlNumber(r.b) ?? 0) + n });
   }
   return out;
 }
@@ -160,7 +158,7 @@ export function* windowEventLines(
     const { text, invalidUtf8, storage } = eventText(row);
     const bytes = Buffer.byteLength(text, "utf8");
     lineNo += 1;
-    const line: SqliteRawLine = { lineNo, text, bytes, offset, seq: num(row.seq), storage, createdAt: num(row.created_at) };
+    const line: SqliteRawLine = { lineNo, text, bytes, offset, seq: sqlNumber(row.seq), storage, createdAt: sqlNumber(row.created_at) };
     if (invalidUtf8) line.invalidUtf8 = true;
     offset += bytes + 1;
     yield line;
@@ -182,14 +180,14 @@ export function readTranscriptArchives(db: SqliteDb): TranscriptArchiveRow[] {
     .map((row) => ({
       sessionId: String(row.session_id),
       generation: String(row.generation),
-      sessionKey: str(row.session_key),
+      sessionKey: stringOrNull(row.session_key),
       reason: String(row.reason),
       encoding: String(row.encoding),
       archiveName: String(row.archive_name),
       archiveSha256: String(row.archive_sha256),
-      blobBytes: num(row.blob_bytes) ?? 0,
-      createdAt: num(row.created_at),
-      publishedAt: num(row.published_at),
+      blobBytes: sqlNumber(row.blob_bytes) ?? 0,
+      createdAt: sqlNumber(row.created_at),
+      publishedAt: sqlNumber(row.published_at),
       row,
     }));
 }
@@ -215,8 +213,8 @@ export function readColdArchives(db: SqliteDb): ColdArchiveRow[] {
       generation: String(row.generation),
       archiveName: String(row.archive_name),
       archiveSha256: String(row.archive_sha256),
-      eventCount: num(row.event_count),
-      lastSeq: num(row.last_seq),
+      eventCount: sqlNumber(row.event_count),
+      lastSeq: sqlNumber(row.last_seq),
       storage: String(row.storage),
       row,
     }));

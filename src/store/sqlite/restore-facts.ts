@@ -9,8 +9,7 @@ import type { NodeFacts, SqliteFacts, SqlValue, SourceLine, WindowFacts } from "
 import { zstdDecompressSync } from "../lines.js";
 import { openSqliteReadOnly, type SqliteDb, type SqliteRow } from "./driver.js";
 import { hasTable, readArchiveBlob, readTranscriptArchives, type TranscriptArchiveRow } from "./read.js";
-
-const num = (v: unknown): number | null => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : null);
+import { asRecord, isRecord, sqlNumber } from "../../core/coerce.js";
 
 export function sha256Of(b: Uint8Array): string {
   return crypto.createHash("sha256").update(b).digest("hex");
@@ -26,7 +25,7 @@ export function documentLines(doc: Buffer): SourceLine[] {
     .map((text) => {
       try {
         const v: unknown = JSON.parse(text);
-        return { text, value: typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null };
+        return { text, value: asRecord(v) };
       } catch {
         return { text, value: null };
       }
@@ -58,7 +57,7 @@ export function readNode(db: SqliteDb, sessionKey: string): NodeFacts | null {
   let entry: Record<string, unknown> | null = null;
   try {
     const v: unknown = JSON.parse(String(r.entry_json));
-    if (typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length > 0) entry = v as Record<string, unknown>;
+    if (isRecord(v) && Object.keys(v).length > 0) entry = v;
   } catch {
     entry = null;
   }
@@ -67,8 +66,8 @@ export function readNode(db: SqliteDb, sessionKey: string): NodeFacts | null {
     currentSessionId: String(r.current_session_id),
     entryJson: String(r.entry_json),
     entry,
-    entryValid: num(r.entry_valid),
-    updatedAt: num(r.updated_at),
+    entryValid: sqlNumber(r.entry_valid),
+    updatedAt: sqlNumber(r.updated_at),
   };
 }
 
@@ -92,18 +91,19 @@ export function pendingValidation(db: SqliteDb, sessionKey: string): boolean {
 
 /** The facts the refusals need, for a key (may be absent) and the window id the restore creates. */
 export function readRestoreFacts(db: SqliteDb, sessionKey: string, newSessionId: string): Omit<SqliteFacts, "lockRefusals"> {
-  const userVersion = num(db.get("PRAGMA user_version")?.user_version);
+  const userVersion = sqlNumber(db.get("PRAGMA user_version")?.user_version);
   const meta = hasTable(db, "schema_meta") ? db.get("SELECT schema_version FROM schema_meta WHERE meta_key = 'primary'") : undefined;
   const node = readNode(db, sessionKey);
   const currentWindow = node ? readWindow(db, node.currentSessionId) : null;
   const sid = node?.currentSessionId ?? null;
   const coldArchives =
     sid && hasTable(db, "session_transcript_cold_archives")
-      ? (num(db.get("SELECT count(*) AS n FROM session_transcript_cold_archives WHERE session_id = ?", sid)?.n) ?? 0)
+      ? (sqlNumber(db.get("SELECT count(*) AS n FROM session_transcript_cold_archives WHERE session_id = ?", sid)?.n) ?? 0)
       : 0;
   const pendingInputs = hasTable(db, "session_pending_inputs")
-    ? (num(db.get("SELECT count(*) AS n FROM session_pending_inputs WHERE session_key = ? OR session_id = ?", sessionKey, sid ?? "")?.n) ??
-      0)
+    ? (sqlNumber(
+        db.get("SELECT count(*) AS n FROM session_pending_inputs WHERE session_key = ? OR session_id = ?", sessionKey, sid ?? "")?.n,
+      ) ?? 0)
     : 0;
   const conversationLinks =
     sid && hasTable(db, "session_conversations")
@@ -111,7 +111,7 @@ export function readRestoreFacts(db: SqliteDb, sessionKey: string, newSessionId:
       : [];
   return {
     userVersion,
-    schemaMetaVersion: num(meta?.schema_version),
+    schemaMetaVersion: sqlNumber(meta?.schema_version),
     node,
     currentWindow,
     windowWithNewId: readWindow(db, newSessionId),

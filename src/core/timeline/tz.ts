@@ -1,7 +1,9 @@
 /**
- * Wall-clock arithmetic in an IANA time zone with Intl only (OpenClaw's daily reset is "atHour in
- * the gateway host's local time", and the host may not be the machine reading the store).
+ * Wall-clock arithmetic in an IANA time zone (OpenClaw's daily reset is "atHour in the gateway
+ * host's local time", and the host may not be the machine reading the store): offsets from
+ * @date-fns/tz, cached per quarter hour; Intl's own wall fields where an offset is not whole.
  */
+import { tzOffset } from "@date-fns/tz/tzOffset";
 
 export interface WallTime {
   year: number;
@@ -53,29 +55,38 @@ export function wallTimeByIntl(ms: number, tz: string): WallTime {
   return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
 }
 
+/** The zone's offset from UTC at `ms` by Intl's wall fields, in ms (exact to the second). */
+function offsetByIntl(ms: number, tz: string): number {
+  const w = wallTimeByIntl(ms, tz);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - (ms - (((ms % 1000) + 1000) % 1000));
+}
+
 /**
  * A zone's offset only changes at transitions, which fall on whole quarter hours of UTC (every
  * offset in the tz database is a whole number of 15-minute steps, and transitions happen at a
- * whole local minute on such a step): one Intl lookup per zone and quarter hour serves every
- * instant in it. Intl's formatToParts is slow, and a store-wide timeline formats every event.
+ * whole local minute on such a step): one lookup per zone and quarter hour serves every instant
+ * in it. Intl is slow, and a store-wide timeline formats every event.
  */
 const QUARTER_HOUR = 15 * 60_000;
 const offsets = new Map<string, number>();
 
-export function wallTime(ms: number, tz: string): WallTime {
+/** Offset of the zone from UTC at an instant, in ms (positive east of Greenwich). */
+function offsetAt(ms: number, tz: string): number {
   const bucket = Math.floor(ms / QUARTER_HOUR);
   const key = `${tz} ${bucket}`;
-  let offset = offsets.get(key);
-  if (offset === undefined) {
-    const start = bucket * QUARTER_HOUR;
-    const w = wallTimeByIntl(start, tz);
-    offset = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - start;
-    // Local mean time before standard zones (e.g. +0:53:28) breaks the rule: ask Intl each time.
-    if (offset % QUARTER_HOUR !== 0) return wallTimeByIntl(ms, tz);
-    if (offsets.size > 100_000) offsets.clear();
-    offsets.set(key, offset);
-  }
-  const d = new Date(ms + offset);
+  const cached = offsets.get(key);
+  if (cached !== undefined) return cached;
+  const offset = Math.round(tzOffset(tz, new Date(bucket * QUARTER_HOUR)) * 60) * 1000;
+  // Local mean time before standard zones (e.g. +0:19:32) breaks the rule, and tzOffset gives
+  // -0:xx offsets the wrong sign (@date-fns/tz 1.5.0): ask Intl for each such instant.
+  if (offset % QUARTER_HOUR !== 0) return offsetByIntl(ms, tz);
+  if (offsets.size > 100_000) offsets.clear();
+  offsets.set(key, offset);
+  return offset;
+}
+
+export function wallTime(ms: number, tz: string): WallTime {
+  const d = new Date(ms + offsetAt(ms, tz));
   return {
     year: d.getUTCFullYear(),
     month: d.getUTCMonth() + 1,
@@ -84,13 +95,6 @@ export function wallTime(ms: number, tz: string): WallTime {
     minute: d.getUTCMinutes(),
     second: d.getUTCSeconds(),
   };
-}
-
-/** Offset of the zone from UTC at an instant, in ms (positive east of Greenwich). */
-function offsetAt(ms: number, tz: string): number {
-  const w = wallTime(ms, tz);
-  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
-  return asUtc - (ms - (((ms % 1000) + 1000) % 1000));
 }
 
 /** The instant a wall-clock time names in the zone (the later offset wins across a DST gap). */

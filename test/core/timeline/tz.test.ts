@@ -32,6 +32,18 @@ describe("wallTime", () => {
     const ms = Date.UTC(1880, 5, 1, 12, 0, 0);
     expect(wallTime(ms, "Europe/Amsterdam")).toEqual(wallTimeByIntl(ms, "Europe/Amsterdam"));
   });
+
+  it("west of Greenwich by less than an hour too (@date-fns/tz's tzOffset gives those the wrong sign)", () => {
+    for (const [tz, ms] of [
+      ["Africa/Monrovia", Date.UTC(1970, 0, 15, 12)],
+      ["Europe/Dublin", Date.UTC(1900, 5, 1, 12)],
+      ["Europe/Lisbon", Date.UTC(1900, 5, 1, 12)],
+    ] as const) {
+      expect(wallTime(ms, tz), tz).toEqual(wallTimeByIntl(ms, tz));
+    }
+    // Monrovia was at -0:44:30: its noon is 12:44:30Z.
+    expect(new Date(instantOf(1970, 1, 15, 12, "Africa/Monrovia")).toISOString()).toBe("1970-01-15T12:44:30.000Z");
+  });
 });
 
 describe("instantOf and latestBoundary", () => {

@@ -24,6 +24,7 @@ import type {
 } from "./model.js";
 import { refPath, TRANSCRIPT_KINDS } from "./model.js";
 import { parseArchiveName } from "./names.js";
+import { finiteNumber, isRecord, stringList } from "./coerce.js";
 import type {
   ColdArchiveRow,
   DbFacts,
@@ -52,10 +53,6 @@ function archiveRef(dbPath: string, archiveName: string): TranscriptRef {
   return { kind: "sqlite-archive", dbPath, archiveName, label: `${path.basename(dbPath)}#archive/${archiveName}` };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
-const stringList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-
 /** A session_nodes row as a StoreEntry, with why OpenClaw would not load it. */
 export function toStoreEntry(node: SessionNodeRow): StoreEntry {
   const notes: LoadNote[] = [];
@@ -63,7 +60,7 @@ export function toStoreEntry(node: SessionNodeRow): StoreEntry {
   if (node.parseError !== undefined) {
     notes.push({ code: "sqlite-unparsable-entry", field: "entry_json", message: `entry_json does not parse: ${node.parseError}` });
     dropped = true;
-  } else if (!isObject(node.entry)) {
+  } else if (!isRecord(node.entry)) {
     notes.push({ code: "non-object-entry", field: "entry_json", message: "entry_json is not a JSON object" });
     dropped = true;
   } else if (node.placeholder) {
@@ -97,7 +94,7 @@ export function toStoreEntry(node: SessionNodeRow): StoreEntry {
   return {
     sessionKey: node.sessionKey,
     raw: node.parseError === undefined ? node.entry : node.entryJson,
-    entry: isObject(node.entry) ? (node.entry as SessionEntry) : null,
+    entry: isRecord(node.entry) ? (node.entry as SessionEntry) : null,
     dropped,
     notes,
   };
@@ -178,8 +175,8 @@ function sessionOf(agent: Agent, node: SessionNodeRow, entry: SessionEntry, clai
     agentId: agent.rows.agentId,
     sessionKey: node.sessionKey,
     sessionId,
-    compactionCount: num(entry.compactionCount),
-    updatedAt: num(entry.updatedAt),
+    compactionCount: finiteNumber(entry.compactionCount),
+    updatedAt: finiteNumber(entry.updatedAt),
     entry,
     active: activeWindow(agent, sessionId),
     archives,

@@ -17,7 +17,7 @@ import type {
   TranscriptEventStats,
 } from "../../core/sqlite-rows.js";
 import type { SqliteDb, SqliteRow } from "./driver.js";
-import { sqlNumber, stringOrNull } from "../../core/coerce.js";
+import { isRecord, sqlNumber, stringOrNull } from "../../core/coerce.js";
 
 export type { TranscriptArchiveRow };
 
@@ -69,7 +69,7 @@ export function readSessionNodes(db: SqliteDb): SessionNodeRow[] {
       parseError = (err as Error).message;
     }
     const entryValid = sqlNumber(row.entry_valid);
-    const emptyObject = typeof entry === "object" && entry !== null && !Array.isArray(entry) && Object.keys(entry).length === 0;
+    const emptyObject = isRecord(entry) && Object.keys(entry).length === 0;
     const node: SessionNodeRow = {
       sessionKey: String(row.session_key),
       currentSessionId: String(row.current_session_id),

@@ -5,12 +5,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { transcriptsOf, transcriptFileRef, type Transcript } from "../core/catalogue.js";
 import { usageError } from "../core/errors.js";
-import { sessionNotFound } from "../core/lookup.js";
+import { sessionNotFound, sessionsWithKey } from "../core/lookup.js";
+import { isWithinDir } from "../core/path-within.js";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { segmentsOf, type Segment } from "../core/segments.js";
 import { closeMatches } from "../core/suggest.js";
 import type { StoreContext } from "../store/index.js";
 import { knownRestores } from "../store/restore-known.js";
+import { realPath } from "../store/real-path.js";
 import { checkRegular } from "../store/safe-read.js";
 import {
   HISTORY_SCHEMA_VERSION,
@@ -38,8 +40,7 @@ export interface Plan {
 }
 
 function findRecord(indexes: StoreIndex[], key: string): { index: StoreIndex; record: SessionRecord } {
-  const hits: Array<{ index: StoreIndex; record: SessionRecord }> = [];
-  for (const index of indexes) for (const record of index.sessions) if (record.sessionKey === key) hits.push({ index, record });
+  const hits = sessionsWithKey(indexes, key);
   if (hits.length === 1) return hits[0]!;
   if (hits.length > 1) {
     throw usageError(
@@ -117,19 +118,6 @@ function viewName(opts: HistoryOptions, era96: boolean): HistoryMeta["view"] {
   return v === "history" && era96 ? "history96" : v;
 }
 
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
-
-function realOrNull(p: string): string | null {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return null;
-  }
-}
-
 /** The dirs a direct read may reach: each store's sessions dir and its agent dir. */
 function allowedRoots(indexes: StoreIndex[]): string[] {
   const roots = new Set<string>();
@@ -152,17 +140,17 @@ function filePlan(opts: HistoryOptions, indexes: StoreIndex[], cwd: string): Pla
   const wanted = resolveFileArg(opts.file!, indexes, cwd);
   const roots = allowedRoots(indexes);
   const where = roots.join(", ");
-  if (!roots.some((r) => isInside(wanted, r))) {
+  if (!roots.some((r) => isWithinDir(r, wanted))) {
     throw usageError(
       "FILE_OUTSIDE_STORE",
       `refusing to read ${wanted}: it is not inside the store (${where})`,
       "pass a file under the sessions dir, or select its store with --state-dir / --sessions-dir",
     );
   }
-  const real = realOrNull(wanted);
-  if (real === null) throw usageError("FILE_NOT_FOUND", `no such file: ${wanted}`, "`openclaw-sessions ls` lists the store's files");
-  const realRoots = roots.map(realOrNull).filter((r): r is string => r !== null);
-  if (!realRoots.some((r) => isInside(real, r))) {
+  if (!fs.existsSync(wanted))
+    throw usageError("FILE_NOT_FOUND", `no such file: ${wanted}`, "`openclaw-sessions ls` lists the store's files");
+  const real = realPath(wanted);
+  if (!roots.some((r) => isWithinDir(realPath(r), real))) {
     throw usageError(
       "FILE_OUTSIDE_STORE",
       `refusing to read ${wanted}: it resolves to ${real}, outside the store (${where})`,
@@ -172,7 +160,7 @@ function filePlan(opts: HistoryOptions, indexes: StoreIndex[], cwd: string): Pla
   if (fs.statSync(real).isDirectory()) throw usageError("NOT_A_FILE", `${wanted} is a directory, not a transcript file`);
   // A FIFO, socket or device: named, exit 3, like every unreadable input.
   checkRegular(wanted);
-  const index = indexes.find((i) => allowedRoots([i]).some((r) => isInside(wanted, r))) ?? indexes[0]!;
+  const index = indexes.find((i) => allowedRoots([i]).some((r) => isWithinDir(r, wanted))) ?? indexes[0]!;
   const classified = indexes.flatMap((i) => i.files).find((f) => f.path === wanted);
   const owner = indexes.flatMap((i) => i.sessions).find((s) => s.active.path === wanted || s.archives.some((a) => a.path === wanted));
   const sessionId = classified?.sessionId ?? null;

@@ -16,6 +16,7 @@ import { registerVerifyImport } from "./commands/verify-import.js";
 import { ToolError, usageError } from "../core/errors.js";
 import { VERSION } from "./version.js";
 import { reportError } from "./boundary.js";
+import type { RegisterCommand } from "./define-command.js";
 import { docsPath } from "./package-info.js";
 
 export const EXIT_CODES_HELP = `
@@ -57,14 +58,14 @@ function wantsJson(argv: string[]): boolean {
 }
 
 /** Every command, in help order. */
-const COMMANDS: Record<string, (program: Command, app: App) => void> = {
+const COMMANDS: Record<string, RegisterCommand> = {
   ls: registerLs,
   history: registerHistory,
   timeline: registerTimeline,
   check: registerCheck,
   grep: registerGrep,
   export: registerExport,
-  "context-pack": (program, app) => registerContextPack(program, app, VERSION),
+  "context-pack": registerContextPack,
   skill: registerSkill,
   restore: registerRestore,
   "verify-import": registerVerifyImport,

@@ -39,19 +39,6 @@ export function renderGrepMatchLine(m: GrepMatch, style: Style, tz = "UTC"): str
   return `  ${style.c.cyan(pos.padStart(6))}  ${style.c.dim(time(m.timestamp, tz))}  ${style.c.green(role.padEnd(10))} ${snippet}\n`;
 }
 
-/** Streams text output: call per match; prints a header whenever the file changes. */
-export function textMatchPrinter(write: (s: string) => void, base: string, style: Style, tz = "UTC"): (m: GrepMatch) => void {
-  let last: string | null = null;
-  return (m) => {
-    if (m.path !== last) {
-      if (last !== null) write("\n");
-      write(renderGrepFileHeader(m, base, style));
-      last = m.path;
-    }
-    write(renderGrepMatchLine(m, style, tz));
-  };
-}
-
 /** `-l`: one path per line, like grep -l. */
 export function renderGrepFilesOnly(files: GrepFileCount[]): string {
   return files.map((f) => `${safeLine(f.path)}\n`).join("");

@@ -1,6 +1,6 @@
-import { type Command, Option } from "commander";
-import type { App } from "../app.js";
-import { addOutputOptions, addStoreOptions, integerOption, selectionOf, type CommonOptions } from "../options.js";
+import { Option } from "commander";
+import { defineCommand } from "../define-command.js";
+import { integerOption, selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
 import type { FailOn } from "../../commands/check.js";
 import { ExitCode, usageError } from "../../core/errors.js";
@@ -20,27 +20,24 @@ function parseNow(v: string | undefined): number | undefined {
   return ms;
 }
 
-export function registerCheck(program: Command, app: App): void {
-  const cmd = program
-    .command("check")
-    .description("integrity diagnostics (for cron): store, entries, orphans, retention, locks, temp files, transcript bodies; never writes")
-    .addOption(
-      new Option("--fail-on <level>", "exit 1 when a finding of this severity or worse exists")
-        .choices(["error", "warn", "never"])
-        .default("error"),
-    )
-    .option("--fast", "store-level checks only: no transcript body is read")
-    .option("--now <iso>", "measure ages (retention, locks, temp files) against this instant instead of the clock")
-    .option(
-      "--prune-within <days>",
-      "report archives of live keys pruned within this many days (default 7)",
-      integerOption("--prune-within"),
-    );
-  addStoreOptions(cmd);
-  addOutputOptions(cmd);
-  cmd.addHelpText(
-    "after",
-    `
+export const registerCheck = defineCommand<CheckFlags>({
+  name: "check",
+  description: "integrity diagnostics (for cron): store, entries, orphans, retention, locks, temp files, transcript bodies; never writes",
+  options: (cmd) =>
+    cmd
+      .addOption(
+        new Option("--fail-on <level>", "exit 1 when a finding of this severity or worse exists")
+          .choices(["error", "warn", "never"])
+          .default("error"),
+      )
+      .option("--fast", "store-level checks only: no transcript body is read")
+      .option("--now <iso>", "measure ages (retention, locks, temp files) against this instant instead of the clock")
+      .option(
+        "--prune-within <days>",
+        "report archives of live keys pruned within this many days (default 7)",
+        integerOption("--prune-within"),
+      ),
+  help: `
 Examples:
   $ openclaw-sessions check
   $ openclaw-sessions check --json | jq '.findings[] | select(.severity=="error") | .code'
@@ -50,33 +47,28 @@ Examples:
 Exit: 0 nothing at or above --fail-on, 1 findings at or above it; 2 usage, 3 environment (state dir missing).
 Finding codes: ${docsPath("cron.md")}
 `,
-  );
-  cmd.action(async (opts: CheckFlags) => {
-    await app.guard(opts, async () => {
-      // Loaded when the command runs: start-up only pays for what this invocation uses.
-      const { fails, runCheck } = await import("../../commands/check.js");
-      const { renderJson } = await import("../../render/json.js");
+  async run({ app, flags }) {
+    // Loaded when the command runs: start-up only pays for what this invocation uses.
+    const { fails, runCheck } = await import("../../commands/check.js");
+    const progress = progressLine(app, flags, "checking");
+    const result = await runCheck(
+      { ...selectionOf(flags), fast: flags.fast, now: parseNow(flags.now), failOn: flags.failOn, pruneWithinDays: flags.pruneWithin },
+      app.storeContext(progress.report),
+    ).finally(() => progress.clear());
+    if (flags.json) app.io.stdout.write((await import("../../render/json.js")).renderJson(result));
+    else {
       const { renderCheckText } = await import("../../render/check-text.js");
-      const progress = progressLine(app, opts, "checking");
-      const result = await runCheck(
-        { ...selectionOf(opts), fast: opts.fast, now: parseNow(opts.now), failOn: opts.failOn, pruneWithinDays: opts.pruneWithin },
-        app.storeContext(progress.report),
-      ).finally(() => progress.clear());
-      if (opts.json) app.io.stdout.write(renderJson(result));
-      else {
-        const { scopeLines } = await import("../../render/common.js");
-        const { otherAgentsOf } = await import("../../commands/store-header.js");
-        app.context(opts, scopeLines(result.stores, opts.allAgents ? [] : otherAgentsOf(result.stores), app.styleFor("stderr", opts)));
-        app.io.stdout.write(renderCheckText(result, app.styleFor("stdout", opts), { quiet: opts.quiet }));
-      }
-      if (fails(result.summary, opts.failOn)) {
-        // Cron mails stderr: say why the run failed even when stdout went to a file.
-        const { error, warn, info } = result.summary;
-        app.io.stderr.write(
-          `openclaw-sessions: check found problems (${error} error, ${warn} warn, ${info} info; --fail-on ${opts.failOn})\n`,
-        );
-        app.raise(ExitCode.problems);
-      }
-    });
-  });
-}
+      const { showScope } = await import("../scope.js");
+      showScope(app, flags, result.stores);
+      app.io.stdout.write(renderCheckText(result, app.styleFor("stdout", flags), { quiet: flags.quiet }));
+    }
+    if (fails(result.summary, flags.failOn)) {
+      // Cron mails stderr: say why the run failed even when stdout went to a file.
+      const { error, warn, info } = result.summary;
+      app.io.stderr.write(
+        `openclaw-sessions: check found problems (${error} error, ${warn} warn, ${info} info; --fail-on ${flags.failOn})\n`,
+      );
+      app.raise(ExitCode.problems);
+    }
+  },
+});

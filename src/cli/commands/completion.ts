@@ -1,7 +1,9 @@
 import type { Command, Option } from "commander";
 import type { App } from "../app.js";
+import { defineCommand } from "../define-command.js";
 import { addStoreOptions, ROLES, selectionOf, type CommonOptions } from "../options.js";
 import { usageError } from "../../core/errors.js";
+import type { StorePlace } from "../../store/session.js";
 import { completionScript, type CommandSpec, type Shell, type ValueKind } from "../../commands/completion.js";
 
 /** Options whose value is a path (files) or a directory. */
@@ -42,46 +44,47 @@ function specsOf(program: Command): CommandSpec[] {
     }));
 }
 
-export function registerCompletion(program: Command, app: App): void {
-  program
-    .command("completion")
-    .argument("<shell>", "bash, zsh or fish")
-    .description("print a shell completion script (commands, flags and the session keys of the current store)")
-    .addHelpText(
-      "after",
-      `
+const registerScript = defineCommand<CommonOptions, [string]>({
+  name: "completion",
+  arguments: [["<shell>", "bash, zsh or fish"]],
+  description: "print a shell completion script (commands, flags and the session keys of the current store)",
+  store: false,
+  output: false,
+  help: `
 Examples:
   $ source <(openclaw-sessions completion bash)
   $ openclaw-sessions completion zsh > "\${fpath[1]}/_openclaw-sessions"
   $ openclaw-sessions completion fish > ~/.config/fish/completions/openclaw-sessions.fish
 `,
-    )
-    .action(async (shell: string) => {
-      await app.guard({}, async () => {
-        if (shell !== "bash" && shell !== "zsh" && shell !== "fish") {
-          throw usageError("UNKNOWN_SHELL", `no completion for "${shell}"`, "use bash, zsh or fish");
-        }
-        app.io.stdout.write(completionScript(shell as Shell, specsOf(program)));
-      });
-    });
+  async run({ app, command }, shell) {
+    if (shell !== "bash" && shell !== "zsh" && shell !== "fish") {
+      throw usageError("UNKNOWN_SHELL", `no completion for "${shell}"`, "use bash, zsh or fish");
+    }
+    app.io.stdout.write(completionScript(shell as Shell, specsOf(command.parent!)));
+  },
+});
 
-  // Used by the scripts at completion time: one item per line, never fails loudly.
+/** What the scripts ask for at completion time: one item per line; never fails loudly. */
+async function completionItems(what: string, opts: CommonOptions, place: StorePlace): Promise<string[]> {
+  if (what === "zones") return Intl.supportedValuesOf("timeZone").concat("UTC");
+  if (what !== "keys" && what !== "archives") return [];
+  // Outside the error boundary (it never fails loudly), so it closes its own session.
+  const { openStoreSession } = await import("../../store/session.js");
+  const session = openStoreSession(place);
+  const indexes = await session.indexes(selectionOf(opts)).finally(() => session.close());
+  return what === "keys"
+    ? indexes.flatMap((i) => i.entries.map((e) => e.sessionKey))
+    : indexes.flatMap((i) => i.files.filter((f) => f.archive !== null && f.archive !== undefined).map((f) => f.name));
+}
+
+export function registerCompletion(program: Command, app: App): void {
+  registerScript(program, app);
+  // Used by the scripts at completion time; outside the error boundary: no store, nothing to offer.
   const items = program.command("__complete", { hidden: true }).argument("<what>", "keys, archives or zones");
   addStoreOptions(items);
   items.action(async (what: string, opts: CommonOptions) => {
     try {
-      let out: string[] = [];
-      if (what === "zones") out = Intl.supportedValuesOf("timeZone").concat("UTC");
-      else if (what === "keys" || what === "archives") {
-        // Outside the error boundary (it never fails loudly), so it closes its own session.
-        const { openStoreSession } = await import("../../store/session.js");
-        const session = openStoreSession({ env: app.io.env, cwd: app.io.cwd });
-        const indexes = await session.indexes(selectionOf(opts)).finally(() => session.close());
-        out =
-          what === "keys"
-            ? indexes.flatMap((i) => i.entries.map((e) => e.sessionKey))
-            : indexes.flatMap((i) => i.files.filter((f) => f.archive !== null && f.archive !== undefined).map((f) => f.name));
-      }
+      const out = await completionItems(what, opts, { env: app.io.env, cwd: app.io.cwd });
       app.io.stdout.write(
         [...new Set(out)]
           .sort()

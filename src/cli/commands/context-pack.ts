@@ -1,6 +1,7 @@
-import { type Command, Option } from "commander";
-import type { App } from "../app.js";
-import { addOutputOptions, addStoreOptions, integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
+import { Option } from "commander";
+import { defineCommand } from "../define-command.js";
+import { integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
+import { VERSION } from "../version.js";
 import { usageError } from "../../core/errors.js";
 import { parseWhen } from "../../core/when.js";
 
@@ -14,25 +15,28 @@ interface ContextPackFlags extends CommonOptions {
   includeCurrent?: boolean;
 }
 
-export function registerContextPack(program: Command, app: App, version: string): void {
-  const cmd = program
-    .command("context-pack")
-    .argument("<key>", "the sessionKey whose earlier conversation to pack")
-    .description(
-      "a verbatim, size-capped bundle of a key's conversation before its current segment, to paste into a new session or keep as a dated memory note",
-    )
-    .option("--segments <n>", "the last n segments before the current one (default 1)", integerOption("--segments", { min: 1 }))
-    .option("--since <when>", "instead: every turn since then, from all earlier segments (ISO date or 30m, 2h, 3d, 1w ago)")
-    .option("--max-chars <n>", "at most this many characters of turns; the newest are kept (default 20000)", integerOption("--max-chars"))
-    .option("--roles <roles>", "only these roles (comma list: user,assistant,toolResult,system)", roleList("--roles"))
-    .addOption(new Option("--format <format>", "md (default) or json").choices(["md", "json"]))
-    .option("--thinking", "include thinking text (left out by default)")
-    .option("--include-current", "also the current segment, after the selected ones");
-  addStoreOptions(cmd);
-  addOutputOptions(cmd);
-  cmd.addHelpText(
-    "after",
-    `
+function sinceOf(flags: ContextPackFlags): number | undefined {
+  if (flags.since === undefined) return undefined;
+  const ms = parseWhen(flags.since, Date.now());
+  if (ms === null) throw usageError("BAD_DATE", `--since "${flags.since}" is neither an ISO date nor a relative span like 30m, 2h, 3d, 1w`);
+  return ms;
+}
+
+export const registerContextPack = defineCommand<ContextPackFlags, [string]>({
+  name: "context-pack",
+  arguments: [["<key>", "the sessionKey whose earlier conversation to pack"]],
+  description:
+    "a verbatim, size-capped bundle of a key's conversation before its current segment, to paste into a new session or keep as a dated memory note",
+  options: (cmd) =>
+    cmd
+      .option("--segments <n>", "the last n segments before the current one (default 1)", integerOption("--segments", { min: 1 }))
+      .option("--since <when>", "instead: every turn since then, from all earlier segments (ISO date or 30m, 2h, 3d, 1w ago)")
+      .option("--max-chars <n>", "at most this many characters of turns; the newest are kept (default 20000)", integerOption("--max-chars"))
+      .option("--roles <roles>", "only these roles (comma list: user,assistant,toolResult,system)", roleList("--roles"))
+      .addOption(new Option("--format <format>", "md (default) or json").choices(["md", "json"]))
+      .option("--thinking", "include thinking text (left out by default)")
+      .option("--include-current", "also the current segment, after the selected ones"),
+  help: `
 Examples:
   $ openclaw-sessions context-pack agent:main:telegram:direct:42                 # what the last reset took away
   $ openclaw-sessions context-pack agent:main:main --segments 3 --max-chars 8000
@@ -47,37 +51,28 @@ line); tool calls and tool results are folded to one line; thinking is left out 
 --thinking. When --max-chars bites, the newest turns are kept and the pack says what was cut.
 Read-only; reads every era and archive kind as \`history --archived\` does.
 `,
-  );
-  cmd.action(async (key: string, flags: ContextPackFlags) => {
-    await app.guard(flags, async () => {
-      if (flags.json && flags.format === "md") throw usageError("CONFLICTING_OPTIONS", "use one of --json and --format md");
-      const json = flags.json || flags.format === "json";
-      let since: number | undefined;
-      if (flags.since !== undefined) {
-        const ms = parseWhen(flags.since, Date.now());
-        if (ms === null)
-          throw usageError("BAD_DATE", `--since "${flags.since}" is neither an ISO date nor a relative span like 30m, 2h, 3d, 1w`);
-        since = ms;
-      }
-      const { runContextPack } = await import("../../commands/context-pack.js");
-      const { renderContextPackMarkdown, renderPackTurnMarkdown } = await import("../../render/context-pack-markdown.js");
-      const { renderJson } = await import("../../render/json.js");
-      const result = await runContextPack(
-        {
-          ...selectionOf(flags, key),
-          key,
-          segments: flags.segments,
-          since,
-          maxChars: flags.maxChars,
-          roles: flags.roles,
-          thinking: flags.thinking,
-          includeCurrent: flags.includeCurrent,
-          measure: (t) => renderPackTurnMarkdown(t).length,
-        },
-        app.storeContext(),
-      );
-      app.io.stdout.write(json ? renderJson(result) : renderContextPackMarkdown(result, { version }));
-      if (!flags.quiet) for (const w of result.warnings) app.io.stderr.write(`openclaw-sessions: warning: ${w}\n`);
-    });
-  });
-}
+  async run({ app, flags }, key) {
+    if (flags.json && flags.format === "md") throw usageError("CONFLICTING_OPTIONS", "use one of --json and --format md");
+    const format = flags.json || flags.format === "json" ? "json" : "md";
+    const since = sinceOf(flags);
+    const { runContextPack } = await import("../../commands/context-pack.js");
+    const { renderPackTurnMarkdown } = await import("../../render/context-pack-markdown.js");
+    const { CONTEXT_PACK_REPORTERS } = await import("../../render/context-pack-reporters.js");
+    const result = await runContextPack(
+      {
+        ...selectionOf(flags, key),
+        key,
+        segments: flags.segments,
+        since,
+        maxChars: flags.maxChars,
+        roles: flags.roles,
+        thinking: flags.thinking,
+        includeCurrent: flags.includeCurrent,
+        measure: (t) => renderPackTurnMarkdown(t).length,
+      },
+      app.storeContext(),
+    );
+    app.io.stdout.write(CONTEXT_PACK_REPORTERS[format]({ version: VERSION }).end(result));
+    if (!flags.quiet) for (const w of result.warnings) app.io.stderr.write(`openclaw-sessions: warning: ${w}\n`);
+  },
+});

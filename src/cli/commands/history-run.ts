@@ -5,22 +5,9 @@
 import type { App } from "../app.js";
 import type { IO } from "../output.js";
 import { HISTORY_SCHEMA_VERSION, openHistory, runHistory, type HistoryOptions } from "../../commands/history.js";
-import { renderJson } from "../../render/json.js";
 import { safeLine } from "../../core/safe-text.js";
-import {
-  renderHistoryTextFooter,
-  renderHistoryTextHeader,
-  renderMessageText,
-  renderRawLineText,
-  renderSegmentText,
-} from "../../render/history-text.js";
-import {
-  renderHistoryMarkdownFooter,
-  renderHistoryMarkdownHeader,
-  renderMessageMarkdown,
-  renderSegmentMarkdown,
-} from "../../render/history-markdown.js";
-import { renderJsonlEvent, renderJsonlHeader, renderJsonlSummary } from "../../render/history-jsonl.js";
+import { renderHistoryTextFooter, renderHistoryTextHeader } from "../../render/history-text.js";
+import { HISTORY_REPORTERS, type HistoryFormat, type HistoryStreamReporter } from "../../render/history-reporters.js";
 import type { HistoryFlags } from "./history-flags.js";
 import type { HistoryEvent, HistoryMessage } from "../../commands/history.js";
 import { usageError } from "../../core/errors.js";
@@ -103,30 +90,32 @@ function bufferedWriter(stream: IO["stdout"]) {
   };
 }
 
-async function streamOut(app: App, opts: HistoryOptions, flags: HistoryFlags): Promise<void> {
+/** Which format the flags ask for (their conflicts are usage errors, checked before the read). */
+function formatOf(flags: HistoryFlags): HistoryFormat {
+  return flags.json ? "json" : flags.jsonl ? "jsonl" : flags.markdown ? "markdown" : "text";
+}
+
+async function streamOut(app: App, opts: HistoryOptions, flags: HistoryFlags, format: Exclude<HistoryFormat, "json">): Promise<void> {
   const run = await openHistory(opts, app.storeContext());
   const out = bufferedWriter(app.io.stdout);
   const { style, tz } = app.textContext(flags);
-  const raw = opts.view === "raw";
-  // Raw lines stay exact in a pipe; on a terminal their controls are shown, not obeyed.
-  const rawSafe = Boolean(app.io.stdout.isTTY);
+  const reporter: HistoryStreamReporter = HISTORY_REPORTERS[format]({
+    style,
+    tz,
+    rawSafe: Boolean(app.io.stdout.isTTY),
+    schemaVersion: HISTORY_SCHEMA_VERSION,
+  });
   // Context (store, file read and why) is for people: stderr, silenced by -q; stdout is data only.
-  if (!flags.jsonl && !flags.markdown) app.context(flags, renderHistoryTextHeader(run.header, app.styleFor("stderr", flags), tz));
-  if (flags.jsonl) await out.write(renderJsonlHeader(run.header));
-  else if (flags.markdown) await out.write(renderHistoryMarkdownHeader(run.header, tz));
+  if (format === "text") app.context(flags, renderHistoryTextHeader(run.header, app.styleFor("stderr", flags), tz));
+  await out.write(reporter.begin(run.header));
   const events = flags.around !== undefined ? around(run.events(), flags.around, flags.contextMessages ?? AROUND_DEFAULT) : run.events();
   for await (const ev of events) {
     if (out.closed) break;
-    if (flags.jsonl) await out.write(renderJsonlEvent(ev, HISTORY_SCHEMA_VERSION));
-    else if (ev.type === "line") await out.write(renderRawLineText(ev.line, rawSafe));
-    else if (ev.type === "segment")
-      await out.write(flags.markdown ? renderSegmentMarkdown(ev.segment, tz) : renderSegmentText(ev.segment, style, tz));
-    else await out.write(flags.markdown ? renderMessageMarkdown(ev.message, tz) : renderMessageText(ev.message, style, tz));
+    await out.write(reporter.item(ev));
   }
-  if (flags.jsonl) await out.write(renderJsonlSummary(run.meta, run.warnings, HISTORY_SCHEMA_VERSION));
-  else if (flags.markdown) await out.write(renderHistoryMarkdownFooter(run.meta));
+  await out.write(reporter.end(run));
   await out.flush();
-  if (!raw && !flags.jsonl && !flags.markdown && flags.around === undefined)
+  if (format === "text" && opts.view !== "raw" && flags.around === undefined)
     app.context(flags, renderHistoryTextFooter(run.meta, app.styleFor("stderr", flags)));
   warn(app, flags, run.warnings);
 }
@@ -137,12 +126,10 @@ function warn(app: App, flags: HistoryFlags, warnings: string[]): void {
 }
 
 export async function runHistoryCommand(app: App, opts: HistoryOptions, flags: HistoryFlags): Promise<void> {
-  if (flags.json) {
-    const result = await runHistory(opts, app.storeContext());
-    if (flags.around !== undefined) result.messages = aroundList(result.messages, flags.around, flags.contextMessages ?? AROUND_DEFAULT);
-    app.io.stdout.write(renderJson(result));
-    warn(app, flags, result.warnings);
-    return;
-  }
-  await streamOut(app, opts, flags);
+  const format = formatOf(flags);
+  if (format !== "json") return streamOut(app, opts, flags, format);
+  const result = await runHistory(opts, app.storeContext());
+  if (flags.around !== undefined) result.messages = aroundList(result.messages, flags.around, flags.contextMessages ?? AROUND_DEFAULT);
+  app.io.stdout.write(HISTORY_REPORTERS.json().end(result));
+  warn(app, flags, result.warnings);
 }

@@ -1,6 +1,5 @@
-import type { Command } from "commander";
-import type { App } from "../app.js";
-import { addOutputOptions, addStoreOptions, integerOption, roleList, selectionOf } from "../options.js";
+import { defineCommand } from "../define-command.js";
+import { integerOption, roleList, selectionOf } from "../options.js";
 import type { HistoryFlags } from "./history-flags.js";
 import type { HistoryOptions, HistoryViewName } from "../../commands/history.js";
 import { usageError } from "../../core/errors.js";
@@ -57,46 +56,43 @@ function optionsOf(key: string | undefined, o: HistoryFlags, now: number): Histo
   };
 }
 
-export function registerHistory(program: Command, app: App): void {
-  const cmd = program
-    .command("history")
-    .argument("[key]", "the sessionKey to read")
-    .description("show a key's messages exactly as OpenClaw's history reader would, or across every reset with --archived")
-    .option("--archived", "every segment of the key across resets, oldest first, with dividers")
-    .option(
-      "--segment <n>",
-      "with --archived: only segment n (1 = oldest, as the text output numbers them; JSON index + 1)",
-      integerOption("--segment", { min: 1 }),
-    )
-    .option("--file <path>", "read one transcript or archive directly (must be inside the store; .zst handled)")
-    .option("--session-id <id>", "read the transcript or archive of this sessionId")
-    .option("--all-branches", "every branch in file order, off-branch entries marked")
-    .option("--context", "what the model saw: last compaction/reset boundary plus the kept tail")
-    .option("--raw", "every line as written, streamed")
-    .option("--tail <n>", "only the last N messages (seq numbers are kept)", integerOption("--tail"))
-    .option("--limit <n>", "at most N messages", integerOption("--limit"))
-    .option(
-      "--around <line>",
-      "the message at this line of the file (the L<n> grep and history print) and its neighbours",
-      integerOption("--around", { min: 1 }),
-    )
-    .option(
-      "-C, --context-messages <n>",
-      "with --around: how many messages before and after (default 5)",
-      integerOption("--context-messages"),
-    )
-    .option("--since <when>", "messages at or after this time: ISO date or 30m, 2h, 3d, 1w ago")
-    .option("--until <when>", "messages at or before this time (same forms as --since)")
-    .option("--role <role>", "only these roles (repeatable or comma list: user,assistant,toolResult,system)", roleList())
-    .option("--no-tools", "drop tool results and turns that only call tools")
-    .option("--thinking", "include thinking text (excluded by default)")
-    .option("--jsonl", "one JSON record per line, streamed in constant memory")
-    .option("--markdown", "Markdown document");
-  addStoreOptions(cmd);
-  addOutputOptions(cmd);
-  cmd.addHelpText(
-    "after",
-    `
+export const registerHistory = defineCommand<HistoryFlags, [string | undefined]>({
+  name: "history",
+  arguments: [["[key]", "the sessionKey to read"]],
+  description: "show a key's messages exactly as OpenClaw's history reader would, or across every reset with --archived",
+  options: (cmd) =>
+    cmd
+      .option("--archived", "every segment of the key across resets, oldest first, with dividers")
+      .option(
+        "--segment <n>",
+        "with --archived: only segment n (1 = oldest, as the text output numbers them; JSON index + 1)",
+        integerOption("--segment", { min: 1 }),
+      )
+      .option("--file <path>", "read one transcript or archive directly (must be inside the store; .zst handled)")
+      .option("--session-id <id>", "read the transcript or archive of this sessionId")
+      .option("--all-branches", "every branch in file order, off-branch entries marked")
+      .option("--context", "what the model saw: last compaction/reset boundary plus the kept tail")
+      .option("--raw", "every line as written, streamed")
+      .option("--tail <n>", "only the last N messages (seq numbers are kept)", integerOption("--tail"))
+      .option("--limit <n>", "at most N messages", integerOption("--limit"))
+      .option(
+        "--around <line>",
+        "the message at this line of the file (the L<n> grep and history print) and its neighbours",
+        integerOption("--around", { min: 1 }),
+      )
+      .option(
+        "-C, --context-messages <n>",
+        "with --around: how many messages before and after (default 5)",
+        integerOption("--context-messages"),
+      )
+      .option("--since <when>", "messages at or after this time: ISO date or 30m, 2h, 3d, 1w ago")
+      .option("--until <when>", "messages at or before this time (same forms as --since)")
+      .option("--role <role>", "only these roles (repeatable or comma list: user,assistant,toolResult,system)", roleList())
+      .option("--no-tools", "drop tool results and turns that only call tools")
+      .option("--thinking", "include thinking text (excluded by default)")
+      .option("--jsonl", "one JSON record per line, streamed in constant memory")
+      .option("--markdown", "Markdown document"),
+  help: `
 Examples:
   $ openclaw-sessions history agent:main:main
   $ openclaw-sessions history agent:main:telegram:direct:42 --archived
@@ -113,12 +109,9 @@ reset window (SQLite stores). Which store and file were read, and why, goes to s
 at all); stdout carries only the messages. Each message shows #<seq> (OpenClaw's number) and
 L<n>, the line of the file, the position grep prints for a hit.
 `,
-  );
-  cmd.action(async (key: string | undefined, flags: HistoryFlags) => {
-    await app.guard(flags, async () => {
-      const opts = optionsOf(key, flags, Date.now());
-      const { runHistoryCommand } = await import("./history-run.js");
-      await runHistoryCommand(app, opts, flags);
-    });
-  });
-}
+  async run({ app, flags }, key) {
+    const opts = optionsOf(key, flags, Date.now());
+    const { runHistoryCommand } = await import("./history-run.js");
+    await runHistoryCommand(app, opts, flags);
+  },
+});

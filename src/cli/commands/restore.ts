@@ -1,8 +1,10 @@
-import type { Command } from "commander";
 import type { App } from "../app.js";
-import { addOutputOptions, addStoreOptions, integerOption, selectionOf, type CommonOptions } from "../options.js";
-import type { RestoreResult } from "../../commands/restore.js";
+import { defineCommand, type CommandRun } from "../define-command.js";
+import { integerOption, selectionOf, type CommonOptions } from "../options.js";
+import type { PlannedRestore, RestoreResult } from "../../commands/restore.js";
+import type { PlannedSqliteRestore, SqliteRestoreResult } from "../../commands/restore-sqlite.js";
 import { ExitCode, usageError } from "../../core/errors.js";
+import type { StoreContext } from "../../store/index.js";
 
 interface RestoreFlags extends CommonOptions {
   key?: string;
@@ -17,33 +19,190 @@ interface RestoreFlags extends CommonOptions {
   input?: boolean;
 }
 
-export function registerRestore(program: Command, app: App): void {
-  const cmd = program
-    .command("restore")
-    .argument("[archive]", "archive (or transcript no key references) to restore: a file name in the sessions dir, or a path inside it")
-    .description("make an archive the active transcript of its key again (dry run unless --yes; undoable)")
-    .option("--key <sessionKey>", "the key to restore into (default: the key attribution gives the archive)")
-    .option(
-      "--create-key",
-      "file era, with <archive> --key: add the key to sessions.json when it does not exist (re-attach an orphan or a deleted key's archive)",
-    )
-    .option("--from <sessionId|timestamp>", "with --key: pick the key's archive by sessionId (or its first 8+ chars) or archive time")
-    .option(
-      "--segment <n>",
-      "with --key: segment n as `timeline <key>` numbers it (SQLite era: un-reset into a new window; file era: that segment's archive)",
-      integerOption("--segment", { min: 1 }),
-    )
-    .option("-y, --yes", "apply the plan (without it, only the plan is printed)")
-    .option("--dry-run", "print the plan and write nothing (wins over --yes)")
-    .option("--move", "remove the archive after restoring it (a copy is kept next to the manifest)")
-    .option("--undo <manifest>", "reverse a restore from its manifest (with --yes)")
-    .option("--manifest-dir <dir>", "where run manifests and backups go (default $XDG_STATE_HOME/openclaw-sessions/restores)")
-    .option("--no-input", "never prompt");
-  addStoreOptions(cmd);
-  addOutputOptions(cmd);
-  cmd.addHelpText(
-    "after",
-    `
+/** What every restore flow (file era, SQLite era, undo) uses: the run, how to ask, how to say. */
+interface RestoreSession extends CommandRun<RestoreFlags> {
+  ctx: StoreContext;
+  /** A person at a terminal can answer a y/N question (never with --json or --no-input). */
+  canPrompt: boolean;
+  confirm(question: string): Promise<boolean>;
+  /** A note for people on stderr (not with -q). */
+  note(text: string): void;
+  /** A result on stdout: its JSON document under --json, else `text`. */
+  print(result: unknown, text: () => string): void;
+}
+
+function sessionOf(run: CommandRun<RestoreFlags>, renderJson: (r: unknown) => string): RestoreSession {
+  const { app, flags } = run;
+  return {
+    ...run,
+    ctx: app.storeContext(),
+    canPrompt: Boolean(app.io.ask && app.io.stdinIsTTY && app.io.stderr.isTTY && flags.input !== false && !flags.json),
+    confirm: async (question) => /^y(es)?$/i.test(((await app.io.ask!(question)) ?? "").trim()),
+    note(text) {
+      if (!flags.quiet) app.io.stderr.write(`openclaw-sessions: ${text}\n`);
+    },
+    print(result, text) {
+      app.io.stdout.write(flags.json ? renderJson(result) : text());
+    },
+  };
+}
+
+/** One era's plan as the shared flow needs it: show it, apply it, and the words for each outcome. */
+interface RestoreFlow<R extends Pick<RestoreResult, "refusals">> {
+  plan: R;
+  show(r: R): void;
+  /** Something would be written: worth a prompt. */
+  hasWork: boolean;
+  /** The note when there is nothing to write. */
+  nothingToDo: string;
+  apply(): Promise<R>;
+  /** The note after applying. */
+  done(r: R): string;
+}
+
+/** Refused: the plan is shown, each refusal named on stderr, and the highest exit code of them. */
+function reportRefusals(app: App, refusals: RestoreResult["refusals"]): void {
+  for (const r of refusals) app.io.stderr.write(`openclaw-sessions: refused: ${r.message}\n${r.hint ? `  hint: ${r.hint}\n` : ""}`);
+  app.raise(Math.max(...refusals.map((r) => r.exitCode)));
+}
+
+/** Refused, or a dry run, or (after --yes or a "y" at the prompt) applied. */
+async function carryOut<R extends Pick<RestoreResult, "refusals">>(s: RestoreSession, flow: RestoreFlow<R>): Promise<void> {
+  const { flags } = s;
+  if (flow.plan.refusals.length > 0) {
+    flow.show(flow.plan);
+    reportRefusals(s.app, flow.plan.refusals);
+    return;
+  }
+  let go = flags.yes === true && !flags.dryRun;
+  if (!go && !flags.dryRun && !flags.yes && s.canPrompt && flow.hasWork) {
+    flow.show(flow.plan);
+    go = await s.confirm("Apply this plan? [y/N] ");
+    if (!go) {
+      s.note("nothing written");
+      return;
+    }
+  }
+  if (!go) {
+    flow.show(flow.plan);
+    s.note(flow.hasWork ? "dry run: nothing written; rerun with --yes to apply" : flow.nothingToDo);
+    return;
+  }
+  const result = await flow.apply();
+  flow.show(result);
+  s.note(flow.done(result));
+  s.app.raise(ExitCode.ok);
+}
+
+/** `--undo <manifest>`: the plan of the undo, a prompt or --yes, then the undo itself. */
+async function undoRestore(s: RestoreSession, manifest: string): Promise<void> {
+  const { app, flags } = s;
+  const { runUndo } = await import("../../commands/restore.js");
+  const { renderUndoText } = await import("../../render/restore-text.js");
+  const text = app.textContext(flags);
+  const undoCtx = { ...s.ctx, selection: selectionOf(flags) };
+  const plan = await runUndo(manifest, false, undoCtx);
+  let apply = flags.yes === true && !flags.dryRun;
+  if (!apply && !flags.dryRun && !flags.yes && s.canPrompt) {
+    app.io.stdout.write(renderUndoText(plan, text.style, text.width));
+    apply = await s.confirm("Undo this restore? [y/N] ");
+  }
+  const result = apply ? await runUndo(manifest, true, undoCtx) : plan;
+  s.print(result, () => renderUndoText(result, text.style, text.width));
+  s.note(
+    result.applied
+      ? `undone; the store is back to its state before restore ${result.runId}`
+      : "dry run: nothing written; rerun with --yes to undo",
+  );
+}
+
+/** `--undo` takes the manifest alone. */
+function checkUndoAlone(flags: RestoreFlags, archive: string | undefined): void {
+  const others = archive !== undefined || flags.key !== undefined || flags.from !== undefined || flags.segment !== undefined;
+  if (others || flags.move || flags.createKey)
+    throw usageError("CONFLICTING_OPTIONS", "--undo takes only the manifest (and --yes/--dry-run)");
+}
+
+/** Plan the restore of either era, say which store, and carry it out. */
+async function restore(s: RestoreSession, archive: string | undefined): Promise<void> {
+  const { app, flags } = s;
+  if (flags.segment !== undefined && flags.key === undefined) throw usageError("MISSING_ARGUMENT", "--segment needs --key <sessionKey>");
+  const { planAnyRestore } = await import("../../commands/restore.js");
+  const { storeLine } = await import("../../render/common.js");
+  const any = await planAnyRestore(
+    {
+      ...selectionOf(flags, flags.key),
+      archive,
+      key: flags.key,
+      from: flags.from,
+      segment: flags.segment,
+      move: flags.move,
+      manifestDir: flags.manifestDir,
+      createKey: flags.createKey,
+    },
+    s.ctx,
+  );
+  app.context(flags, storeLine([any.planned.result.store], app.styleFor("stderr", flags)));
+  if (any.era === "sqlite") await carryOut(s, await sqliteFlow(s, any.planned));
+  else await carryOut(s, await filesFlow(s, any.planned));
+}
+
+/** File era: a new active transcript from the archive, sessions.json pointed at it. */
+async function filesFlow(s: RestoreSession, planned: PlannedRestore): Promise<RestoreFlow<RestoreResult>> {
+  const { applyRestore } = await import("../../commands/restore.js");
+  const { renderRestoreText } = await import("../../render/restore-text.js");
+  const { style, width } = s.app.textContext(s.flags);
+  return {
+    plan: planned.result,
+    show: (r) => s.print(r, () => renderRestoreText(r, style, width)),
+    hasWork: planned.plan.steps.length > 0,
+    nothingToDo: "nothing to do",
+    apply: () => applyRestore(planned, s.ctx),
+    done: (r) =>
+      r.applied ? `restored ${r.sessionKey} → ${r.sessionId}; undo manifest: ${r.manifest}` : "nothing to do: already restored",
+  };
+}
+
+/** SQLite era: the segment or archive becomes a new window of the key. */
+async function sqliteFlow(s: RestoreSession, planned: PlannedSqliteRestore): Promise<RestoreFlow<SqliteRestoreResult>> {
+  const { applySqliteRestore } = await import("../../commands/restore-sqlite.js");
+  const { renderSqliteRestoreText } = await import("../../render/restore-sqlite-text.js");
+  const { style, width } = s.app.textContext(s.flags);
+  return {
+    plan: planned.result,
+    show: (r) => s.print(r, () => renderSqliteRestoreText(r, style, width)),
+    hasWork: !planned.result.alreadyRestored,
+    nothingToDo: "nothing to do: already restored",
+    apply: () => applySqliteRestore(planned, s.ctx),
+    done: (r) =>
+      r.applied ? `restored ${r.sessionKey} → window ${r.sessionId}; undo manifest: ${r.manifest}` : "nothing to do: already restored",
+  };
+}
+
+export const registerRestore = defineCommand<RestoreFlags, [string | undefined]>({
+  name: "restore",
+  arguments: [["[archive]", "archive (or transcript no key references) to restore: a file name in the sessions dir, or a path inside it"]],
+  description: "make an archive the active transcript of its key again (dry run unless --yes; undoable)",
+  options: (cmd) =>
+    cmd
+      .option("--key <sessionKey>", "the key to restore into (default: the key attribution gives the archive)")
+      .option(
+        "--create-key",
+        "file era, with <archive> --key: add the key to sessions.json when it does not exist (re-attach an orphan or a deleted key's archive)",
+      )
+      .option("--from <sessionId|timestamp>", "with --key: pick the key's archive by sessionId (or its first 8+ chars) or archive time")
+      .option(
+        "--segment <n>",
+        "with --key: segment n as `timeline <key>` numbers it (SQLite era: un-reset into a new window; file era: that segment's archive)",
+        integerOption("--segment", { min: 1 }),
+      )
+      .option("-y, --yes", "apply the plan (without it, only the plan is printed)")
+      .option("--dry-run", "print the plan and write nothing (wins over --yes)")
+      .option("--move", "remove the archive after restoring it (a copy is kept next to the manifest)")
+      .option("--undo <manifest>", "reverse a restore from its manifest (with --yes)")
+      .option("--manifest-dir <dir>", "where run manifests and backups go (default $XDG_STATE_HOME/openclaw-sessions/restores)")
+      .option("--no-input", "never prompt"),
+  help: `
 Examples:
   $ openclaw-sessions restore 9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z
   $ openclaw-sessions restore --key agent:main:telegram:direct:42 --from 9648af9a --yes
@@ -60,132 +219,12 @@ un-resets, a file in session-sqlite-import-archive/ is re-imported, each as a ne
 (exit 5) while a Gateway/Doctor holds the gateway-lifecycle lock, exit 4 for an agent schema
 other than 23. Every code: docs/restore.md.
 `,
-  );
-  cmd.action(async (archive: string | undefined, opts: RestoreFlags) => {
-    await app.guard(opts, async () => {
-      // Loaded when the command runs: start-up only pays for what this invocation uses.
-      const { applyRestore, planAnyRestore, runUndo } = await import("../../commands/restore.js");
-      const { renderJson } = await import("../../render/json.js");
-      const { renderRestoreText, renderUndoText } = await import("../../render/restore-text.js");
-      const ctx = app.storeContext();
-      const style = app.styleFor("stdout", opts);
-      const width = app.textContext(opts).width;
-      const canPrompt = Boolean(app.io.ask && app.io.stdinIsTTY && app.io.stderr.isTTY && opts.input !== false && !opts.json);
-      const confirm = async (question: string) => /^y(es)?$/i.test(((await app.io.ask!(question)) ?? "").trim());
-      const emit = (r: Parameters<typeof renderRestoreText>[0]) =>
-        app.io.stdout.write(opts.json ? renderJson(r) : renderRestoreText(r, style, width));
-      const note = (s: string) => {
-        if (!opts.quiet) app.io.stderr.write(`openclaw-sessions: ${s}\n`);
-      };
-
-      if (opts.undo !== undefined) {
-        if (
-          archive !== undefined ||
-          opts.key !== undefined ||
-          opts.from !== undefined ||
-          opts.segment !== undefined ||
-          opts.move ||
-          opts.createKey
-        ) {
-          throw usageError("CONFLICTING_OPTIONS", "--undo takes only the manifest (and --yes/--dry-run)");
-        }
-        const undoCtx = { ...ctx, selection: selectionOf(opts) };
-        const plan = await runUndo(opts.undo, false, undoCtx);
-        let apply = opts.yes === true && !opts.dryRun;
-        if (!apply && !opts.dryRun && !opts.yes && canPrompt) {
-          app.io.stdout.write(renderUndoText(plan, style, width));
-          apply = await confirm("Undo this restore? [y/N] ");
-        }
-        const result = apply ? await runUndo(opts.undo, true, undoCtx) : plan;
-        app.io.stdout.write(opts.json ? renderJson(result) : renderUndoText(result, style, width));
-        note(
-          result.applied
-            ? `undone; the store is back to its state before restore ${result.runId}`
-            : "dry run: nothing written; rerun with --yes to undo",
-        );
-        return;
-      }
-
-      const segment = opts.segment;
-      if (segment !== undefined && opts.key === undefined) throw usageError("MISSING_ARGUMENT", "--segment needs --key <sessionKey>");
-      const { storeLine } = await import("../../render/common.js");
-      const any = await planAnyRestore(
-        {
-          ...selectionOf(opts, opts.key),
-          archive,
-          key: opts.key,
-          from: opts.from,
-          segment,
-          move: opts.move,
-          manifestDir: opts.manifestDir,
-          createKey: opts.createKey,
-        },
-        ctx,
-      );
-      app.context(opts, storeLine([any.planned.result.store], app.styleFor("stderr", opts)));
-      if (any.era === "sqlite") {
-        const { applySqliteRestore } = await import("../../commands/restore-sqlite.js");
-        const { renderSqliteRestoreText } = await import("../../render/restore-sqlite-text.js");
-        const sq = any.planned;
-        const show = (r: typeof sq.result) => app.io.stdout.write(opts.json ? renderJson(r) : renderSqliteRestoreText(r, style, width));
-        if (sq.result.refusals.length > 0) {
-          show(sq.result);
-          for (const r of sq.result.refusals)
-            app.io.stderr.write(`openclaw-sessions: refused: ${r.message}\n${r.hint ? `  hint: ${r.hint}\n` : ""}`);
-          app.raise(Math.max(...sq.result.refusals.map((r) => r.exitCode)));
-          return;
-        }
-        let go = opts.yes === true && !opts.dryRun;
-        if (!go && !opts.dryRun && !opts.yes && canPrompt && !sq.result.alreadyRestored) {
-          show(sq.result);
-          go = await confirm("Apply this plan? [y/N] ");
-          if (!go) {
-            note("nothing written");
-            return;
-          }
-        }
-        if (!go) {
-          show(sq.result);
-          note(sq.result.alreadyRestored ? "nothing to do: already restored" : "dry run: nothing written; rerun with --yes to apply");
-          return;
-        }
-        const done = await applySqliteRestore(sq, ctx);
-        show(done);
-        note(
-          done.applied
-            ? `restored ${done.sessionKey} → window ${done.sessionId}; undo manifest: ${done.manifest}`
-            : "nothing to do: already restored",
-        );
-        app.raise(ExitCode.ok);
-        return;
-      }
-      const planned = any.planned;
-      const refused = planned.result.refusals;
-      if (refused.length > 0) {
-        emit(planned.result);
-        for (const r of refused) app.io.stderr.write(`openclaw-sessions: refused: ${r.message}\n${r.hint ? `  hint: ${r.hint}\n` : ""}`);
-        app.raise(Math.max(...refused.map((r) => r.exitCode)));
-        return;
-      }
-      let apply = opts.yes === true && !opts.dryRun;
-      if (!apply && !opts.dryRun && !opts.yes && canPrompt && planned.plan.steps.length > 0) {
-        app.io.stdout.write(renderRestoreText(planned.result, style, width));
-        apply = await confirm("Apply this plan? [y/N] ");
-        if (!apply) {
-          note("nothing written");
-          return;
-        }
-      }
-      if (!apply) {
-        emit(planned.result);
-        note(planned.plan.steps.length === 0 ? "nothing to do" : "dry run: nothing written; rerun with --yes to apply");
-        return;
-      }
-      const result: RestoreResult = await applyRestore(planned, ctx);
-      emit(result);
-      if (result.applied) note(`restored ${result.sessionKey} → ${result.sessionId}; undo manifest: ${result.manifest}`);
-      else note("nothing to do: already restored");
-      app.raise(ExitCode.ok);
-    });
-  });
-}
+  async run(run, archive) {
+    // Loaded when the command runs: start-up only pays for what this invocation uses.
+    const { renderJson } = await import("../../render/json.js");
+    const s = sessionOf(run, renderJson);
+    if (run.flags.undo === undefined) return restore(s, archive);
+    checkUndoAlone(run.flags, archive);
+    await undoRestore(s, run.flags.undo);
+  },
+});

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { App } from "../app.js";
-import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+import { defineCommand } from "../define-command.js";
+import { selectionOf, type CommonOptions } from "../options.js";
 
 interface SkillInstallFlags extends CommonOptions {
   workspace?: string;
@@ -8,21 +9,15 @@ interface SkillInstallFlags extends CommonOptions {
   force?: boolean;
 }
 
-export function registerSkill(program: Command, app: App): void {
-  const skill = program
-    .command("skill")
-    .description("the OpenClaw skill shipped with this tool: lets the agent recall its own past across resets, read-only");
-  const cmd = skill
-    .command("install")
-    .description("copy the skill into <workspace>/skills/, where OpenClaw loads workspace skills (a dry run unless --yes)")
-    .option("--workspace <dir>", "the agent workspace (default: the one OpenClaw resolves for --agent from openclaw.json)")
-    .option("--yes", "copy (without it: only say where it would go)")
-    .option("--force", "replace an installed copy that differs");
-  addStoreOptions(cmd);
-  addOutputOptions(cmd);
-  cmd.addHelpText(
-    "after",
-    `
+const registerInstall = defineCommand<SkillInstallFlags>({
+  name: "install",
+  description: "copy the skill into <workspace>/skills/, where OpenClaw loads workspace skills (a dry run unless --yes)",
+  options: (cmd) =>
+    cmd
+      .option("--workspace <dir>", "the agent workspace (default: the one OpenClaw resolves for --agent from openclaw.json)")
+      .option("--yes", "copy (without it: only say where it would go)")
+      .option("--force", "replace an installed copy that differs"),
+  help: `
 Examples:
   $ openclaw-sessions skill install                       # where it would go, nothing written
   $ openclaw-sessions skill install --yes
@@ -32,17 +27,21 @@ Examples:
 Start a new session (or /new) afterwards so the agent gets the refreshed skill list. Never writes
 inside a session store (exit 5).
 `,
-  );
-  cmd.action(async (flags: SkillInstallFlags) => {
-    await app.guard(flags, async () => {
-      const { runSkillInstall } = await import("../../commands/skill.js");
-      const { renderJson } = await import("../../render/json.js");
-      const { renderSkillInstallText } = await import("../../render/skill-text.js");
-      const result = runSkillInstall(
-        { ...selectionOf(flags), workspace: flags.workspace, yes: flags.yes, force: flags.force },
-        app.storeContext(),
-      );
-      app.io.stdout.write(flags.json ? renderJson(result) : renderSkillInstallText(result));
-    });
-  });
+  async run({ app, flags }) {
+    const { runSkillInstall } = await import("../../commands/skill.js");
+    const { renderJson } = await import("../../render/json.js");
+    const { renderSkillInstallText } = await import("../../render/skill-text.js");
+    const result = runSkillInstall(
+      { ...selectionOf(flags), workspace: flags.workspace, yes: flags.yes, force: flags.force },
+      app.storeContext(),
+    );
+    app.io.stdout.write(flags.json ? renderJson(result) : renderSkillInstallText(result));
+  },
+});
+
+export function registerSkill(program: Command, app: App): void {
+  const skill = program
+    .command("skill")
+    .description("the OpenClaw skill shipped with this tool: lets the agent recall its own past across resets, read-only");
+  registerInstall(skill, app);
 }

@@ -1,28 +1,22 @@
-import type { Command } from "commander";
-import type { App } from "../app.js";
+import { defineCommand } from "../define-command.js";
 import { docsPath } from "../package-info.js";
-import { addOutputOptions, addStoreOptions, selectionOf, type CommonOptions } from "../options.js";
+import { selectionOf, type CommonOptions } from "../options.js";
 import { ExitCode } from "../../core/errors.js";
 
 interface VerifyImportFlags extends CommonOptions {
   exportMissing?: string;
 }
 
-export function registerVerifyImport(program: Command, app: App): void {
-  const cmd = program
-    .command("verify-import")
-    .description(
-      "is every line of the legacy JSONL a SQLite store still holds in the database? (matched by event id and content hash; read-only)",
-    )
-    .option(
+export const registerVerifyImport = defineCommand<VerifyImportFlags>({
+  name: "verify-import",
+  description:
+    "is every line of the legacy JSONL a SQLite store still holds in the database? (matched by event id and content hash; read-only)",
+  options: (cmd) =>
+    cmd.option(
       "--export-missing <dir>",
       "write each file's missing lines (original bytes) to <dir>/<file>.missing.jsonl; <dir> must be outside the store",
-    );
-  addStoreOptions(cmd);
-  addOutputOptions(cmd);
-  cmd.addHelpText(
-    "after",
-    `
+    ),
+  help: `
 Examples:
   $ openclaw-sessions verify-import
   $ openclaw-sessions verify-import --all-agents --json | jq '.files[] | select(.gap) | .path'
@@ -32,24 +26,21 @@ Exit: 0 every imported or live legacy file is fully in SQLite, 1 gaps (missing o
 files not imported); 2 usage, 3 environment, 4 not a SQLite-era store, 5 an export file exists.
 See ${docsPath("verify-import.md")}.
 `,
-  );
-  cmd.action(async (opts: VerifyImportFlags) => {
-    await app.guard(opts, async () => {
-      const { runVerifyImport } = await import("../../commands/verify-import.js");
-      const { renderJson } = await import("../../render/json.js");
-      const { renderVerifyImportText } = await import("../../render/verify-import-text.js");
-      const result = await runVerifyImport(
-        { ...selectionOf(opts), ...(opts.exportMissing ? { exportMissing: opts.exportMissing } : {}) },
-        app.storeContext(),
+  async run({ app, flags }) {
+    const { runVerifyImport } = await import("../../commands/verify-import.js");
+    const { renderJson } = await import("../../render/json.js");
+    const { renderVerifyImportText } = await import("../../render/verify-import-text.js");
+    const result = await runVerifyImport(
+      { ...selectionOf(flags), ...(flags.exportMissing ? { exportMissing: flags.exportMissing } : {}) },
+      app.storeContext(),
+    );
+    if (flags.json) app.io.stdout.write(renderJson(result));
+    else app.io.stdout.write(renderVerifyImportText(result, app.styleFor("stdout", flags), { quiet: flags.quiet }));
+    if (result.status !== "ok") {
+      app.io.stderr.write(
+        `openclaw-sessions: verify-import found gaps (${result.summary.gaps} file(s), ${result.summary.missingLines} missing line(s))\n`,
       );
-      if (opts.json) app.io.stdout.write(renderJson(result));
-      else app.io.stdout.write(renderVerifyImportText(result, app.styleFor("stdout", opts), { quiet: opts.quiet }));
-      if (result.status !== "ok") {
-        app.io.stderr.write(
-          `openclaw-sessions: verify-import found gaps (${result.summary.gaps} file(s), ${result.summary.missingLines} missing line(s))\n`,
-        );
-        app.raise(ExitCode.problems);
-      }
-    });
-  });
-}
+      app.raise(ExitCode.problems);
+    }
+  },
+});

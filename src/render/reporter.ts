@@ -1,0 +1,19 @@
+/**
+ * The one shape of a reporter: one output format of one command, as knip's `reporters/` has it.
+ * Each command with several formats has a registry (`render/<command>-reporters.ts`) mapping a
+ * format name to a factory: given what the format needs (colours, zone, mode), it returns a
+ * reporter, and the CLI writes whatever text the reporter answers.
+ *
+ * `end` gets the command's result: a document format (one JSON document, one text report) has
+ * nothing else. A streamed format also has `begin`, called once the command knows what it reads,
+ * and `item`, called for each unit as it is read; it prints as the read goes, in constant memory,
+ * and answers "" for what it leaves to `end`.
+ */
+export interface Reporter<End, Start = never, Item = never> {
+  begin?(start: Start): string;
+  item?(item: Item): string;
+  end(end: End): string;
+}
+
+/** A reporter of streamed output: every part present. */
+export type StreamReporter<Start, Item, End> = Required<Reporter<End, Start, Item>>;

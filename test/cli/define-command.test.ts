@@ -1,0 +1,80 @@
+/** defineCommand: one declaration gets the shared options, its help, and the one error boundary. */
+import { Command } from "commander";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/cli/app.js";
+import { defineCommand } from "../../src/cli/define-command.js";
+import type { CommonOptions } from "../../src/cli/options.js";
+import { usageError } from "../../src/core/errors.js";
+
+function harness() {
+  let stdout = "";
+  let stderr = "";
+  const app = createApp({
+    stdout: { write: (s: string) => ((stdout += s), true), isTTY: false },
+    stderr: { write: (s: string) => ((stderr += s), true), isTTY: false },
+    stdinIsTTY: false,
+    env: { NO_COLOR: "1" },
+    cwd: "/work",
+  });
+  const program = new Command("t").exitOverride().configureOutput({ writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
+  return { app, program, out: () => stdout, err: () => stderr };
+}
+
+interface DemoFlags extends CommonOptions {
+  loud?: boolean;
+}
+
+const seen: Array<{ flags: DemoFlags; name: string | undefined; cwd: string }> = [];
+
+const registerDemo = defineCommand<DemoFlags, [string | undefined]>({
+  name: "demo",
+  arguments: [["[name]", "who to greet"]],
+  description: "a command for the test",
+  options: (cmd) => cmd.option("--loud", "shout"),
+  help: "\nExamples:\n  $ t demo bob\n",
+  async run({ app, flags, ctx }, name) {
+    seen.push({ flags, name, cwd: ctx.cwd });
+    if (name === "nobody") throw usageError("NO_ONE", "nobody to greet");
+    app.io.stdout.write(`hello ${name}\n`);
+  },
+});
+
+describe("defineCommand", () => {
+  it("adds the command's own options first, then the store and output options, then its help", async () => {
+    const h = harness();
+    registerDemo(h.program, h.app);
+    const cmd = h.program.commands[0]!;
+    const longs = cmd.options.map((o) => o.long);
+    expect(longs.slice(0, 3)).toEqual(["--loud", "--state-dir", "--profile"]);
+    expect(longs).toEqual(expect.arrayContaining(["--store", "--json", "--tz", "--color", "--no-color", "--quiet", "--debug"]));
+    await expect(h.program.parseAsync(["demo", "--help"], { from: "user" })).rejects.toThrow();
+    expect(h.out()).toContain("Examples:\n  $ t demo bob\n");
+  });
+
+  it("runs the body with its arguments, flags and store context", async () => {
+    const h = harness();
+    registerDemo(h.program, h.app);
+    await h.program.parseAsync(["demo", "ann", "--loud"], { from: "user" });
+    expect(h.out()).toBe("hello ann\n");
+    expect(seen.at(-1)).toMatchObject({ name: "ann", flags: { loud: true }, cwd: "/work" });
+    expect(h.app.exitCode).toBe(0);
+  });
+
+  it("maps an error of the body through the one boundary: message, exit code, JSON under --json", async () => {
+    const h = harness();
+    registerDemo(h.program, h.app);
+    await h.program.parseAsync(["demo", "nobody", "--json"], { from: "user" });
+    expect(h.app.exitCode).toBe(2);
+    expect(h.err()).toBe("openclaw-sessions: nobody to greet\n");
+    expect(JSON.parse(h.out())).toMatchObject({ ok: false, error: { code: "NO_ONE" } });
+  });
+
+  it("leaves out what a command does not take", () => {
+    const h = harness();
+    defineCommand({ name: "bare", description: "no store", store: false, output: "no-json", run: async () => undefined })(h.program, h.app);
+    const longs = h.program.commands[0]!.options.map((o) => o.long);
+    expect(longs).not.toContain("--state-dir");
+    expect(longs).not.toContain("--json");
+    expect(longs).toContain("--quiet");
+  });
+});

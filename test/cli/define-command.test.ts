@@ -32,8 +32,8 @@ const registerDemo = defineCommand<DemoFlags, [string | undefined]>({
   description: "a command for the test",
   options: (cmd) => cmd.option("--loud", "shout"),
   help: "\nExamples:\n  $ t demo bob\n",
-  async run({ app, flags, ctx }, name) {
-    seen.push({ flags, name, cwd: ctx.cwd });
+  async run({ app, flags }, name) {
+    seen.push({ flags, name, cwd: app.storeContext().cwd });
     if (name === "nobody") throw usageError("NO_ONE", "nobody to greet");
     app.io.stdout.write(`hello ${name}\n`);
   },
@@ -51,7 +51,7 @@ describe("defineCommand", () => {
     expect(h.out()).toContain("Examples:\n  $ t demo bob\n");
   });
 
-  it("runs the body with its arguments, flags and store context", async () => {
+  it("runs the body with its arguments and flags", async () => {
     const h = harness();
     registerDemo(h.program, h.app);
     await h.program.parseAsync(["demo", "ann", "--loud"], { from: "user" });

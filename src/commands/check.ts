@@ -4,7 +4,6 @@
  */
 import { transcriptsOf, type Transcript } from "../core/catalogue.js";
 import { refPath, type StoreIndex, type TranscriptRef } from "../core/model.js";
-import { usageError } from "../core/errors.js";
 import type { Severity } from "../core/findings/codes.js";
 import { finding, sortFindings, summarize, type Finding } from "../core/findings/finding.js";
 import { legacyImportFinding } from "../core/findings/legacy.js";
@@ -213,7 +212,6 @@ async function scanBody(job: Job, open: Open, oversize: number, windows: Map<str
 
 export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: CheckDeps = {}): Promise<CheckResult> {
   const now = opts.now ?? Date.now();
-  if (!Number.isFinite(now)) throw usageError("BAD_NOW", "--now must be an ISO date/time", "e.g. --now 2026-07-01T09:00:00Z");
   const failOn = opts.failOn ?? "error";
   const open = deps.open ?? ((ref: TranscriptRef) => ctx.session.lines(ref));
   const oversize = opts.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES;

@@ -5,19 +5,19 @@
  */
 import { transcriptsOf, type TranscriptSource } from "../core/catalogue.js";
 import type { ArchiveReason, StoreIndex, TranscriptRef } from "../core/model.js";
-import { sessionNotFound } from "../core/lookup.js";
+import { sessionNotFound, sessionsWithKey } from "../core/lookup.js";
 import {
   compileMatcher,
   firstHit,
   lineMayMatch,
   makeSnippet,
   messageLineHint,
-  parseTimeBound,
   searchableOf,
   unescapeJsonLine,
   type Matcher,
   type PieceKind,
 } from "../core/grep.js";
+import { parseTimeBound } from "../core/when.js";
 import { parseLine } from "../core/transcript/parse.js";
 import { byteRange, plainTextBlocks, type LongLine } from "../store/blocks.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../store/lines.js";
@@ -352,7 +352,7 @@ export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepH
   let targets = indexes.flatMap(grepTargets);
   if (opts.key !== undefined) {
     const k = opts.key;
-    const known = indexes.some((i) => i.sessions.some((s) => s.sessionKey === k)) || targets.some((t) => t.formerSessionKey === k);
+    const known = sessionsWithKey(indexes, k).length > 0 || targets.some((t) => t.formerSessionKey === k);
     if (!known) throw sessionNotFound(k, indexes);
     targets = targets.filter((t) => t.sessionKey === k || t.formerSessionKey === k);
   }

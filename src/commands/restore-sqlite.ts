@@ -4,6 +4,7 @@
  * one new window (docs/restore.md). planSqliteRestore reads and plans (writes nothing);
  * applySqliteRestore hands the plan to the one writer (store/sqlite/restore-write.ts).
  */
+import { sessionsWithKey } from "../core/lookup.js";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -381,7 +382,7 @@ async function segmentSource(
   const { key, segment } = opts;
   if (key === undefined || segment === undefined)
     throw usageError("MISSING_ARCHIVE", "name what to restore: `restore <archive>` or `restore --key <key> --segment <n>`");
-  const record = index.sessions.find((s) => s.sessionKey === key);
+  const record = sessionsWithKey([index], key)[0]?.record;
   if (!record)
     throw usageError("KEY_NOT_FOUND", `no key ${key} in ${index.location.storePath}`, "run `openclaw-sessions ls` to list the keys");
   const stretches = await segmentStretches(record, session);

@@ -3,7 +3,7 @@
  * planRestore gathers the facts and builds the plan (writes nothing); applyRestore runs it;
  * runUndo reverses a manifest. Rendering, prompting and exit codes are the CLI's business.
  */
-import { findSession } from "../core/lookup.js";
+import { findSession, sessionsWithKey } from "../core/lookup.js";
 import { closeMatches } from "../core/suggest.js";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -25,7 +25,8 @@ import {
   type RestorePlan,
   type RestoreStep,
 } from "../core/restore-plan.js";
-import { isInside } from "../core/restore-paths.js";
+import { isStrictlyInside } from "../core/path-within.js";
+import { realPath } from "../store/real-path.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { fileRef } from "../store/files/index.js";
 import { evaluateLock } from "../store/files/locks.js";
@@ -99,16 +100,6 @@ export interface PlannedRestore {
 export { defaultManifestDir };
 export { runUndo, type UndoResult } from "./restore-undo.js";
 
-const inside = isInside;
-
-function realOr(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return p;
-  }
-}
-
 function escapes(arg: string, dir: string): never {
   throw refusedError(
     "PATH_ESCAPES_STORE",
@@ -139,10 +130,10 @@ function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { i
   let abs: string;
   if (hasDir) {
     abs = path.resolve(cwd, arg);
-    index = indexes.find((i) => inside(i.location.sessionsDir, abs) || inside(realOr(i.location.sessionsDir), abs));
+    index = indexes.find((i) => isStrictlyInside(i.location.sessionsDir, abs) || isStrictlyInside(realPath(i.location.sessionsDir), abs));
     if (!index) escapes(arg, indexes.map((i) => i.location.sessionsDir).join(", "));
-    if (!inside(index.location.sessionsDir, abs))
-      abs = path.join(index.location.sessionsDir, path.relative(realOr(index.location.sessionsDir), abs));
+    if (!isStrictlyInside(index.location.sessionsDir, abs))
+      abs = path.join(index.location.sessionsDir, path.relative(realPath(index.location.sessionsDir), abs));
   } else {
     const hits = indexes.filter((i) => fs.existsSync(path.join(i.location.sessionsDir, arg)));
     if (hits.length > 1) {
@@ -169,7 +160,7 @@ function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { i
     );
   }
   // A symlinked folder on the way would lead outside the store although the path looks inside.
-  if (!inside(realOr(dir), fs.realpathSync(abs))) escapes(arg, dir);
+  if (!isStrictlyInside(realPath(dir), fs.realpathSync(abs))) escapes(arg, dir);
   const file = index.files.find((f) => f.path === abs);
   if (file && isOrphan(index, file)) return { index, file };
   if (file?.kind !== "archive" || !file.archive) {
@@ -223,7 +214,7 @@ function newKeyRecord(index: StoreIndex, key: string): SessionRecord {
 /** The key `--key` names in the archive's store, or (with --create-key) a new one. */
 function keyFor(index: StoreIndex, opts: RestoreOptions, arg: string): { record: SessionRecord; created: boolean } {
   const key = opts.key!;
-  const existing = index.sessions.find((s) => s.sessionKey === key);
+  const existing = sessionsWithKey([index], key)[0]?.record;
   if (existing) return { record: existing, created: false };
   if (index.storeFile.state !== "ok") findKey([index], key); // names an unreadable store as such
   if (!opts.createKey) {
@@ -364,17 +355,6 @@ function newRunId(nowMs: number): string {
   return `${archiveStamp(nowMs)}-${crypto.randomBytes(4).toString("hex")}`;
 }
 
-function realOrSelf(p: string): string {
-  // The nearest existing ancestor, resolved, plus the rest: where a dir that does not exist yet lands.
-  let head = p;
-  const rest: string[] = [];
-  while (lstatKind(head) === "absent" && path.dirname(head) !== head) {
-    rest.unshift(path.basename(head));
-    head = path.dirname(head);
-  }
-  return path.join(realOr(head), ...rest);
-}
-
 /** The manifest dir: never a symlink, never (also after resolving symlinks) in the sessions dir. */
 export function checkedManifestDir(opts: RestoreOptions, ctx: StoreContext, sessionsDir: string): string {
   const dir = path.resolve(ctx.cwd, opts.manifestDir ?? defaultManifestDir(ctx.env));
@@ -386,9 +366,9 @@ export function checkedManifestDir(opts: RestoreOptions, ctx: StoreContext, sess
       { path: dir },
     );
   }
-  const real = realOrSelf(dir);
-  const store = realOr(sessionsDir);
-  if (dir === sessionsDir || inside(sessionsDir, dir) || real === store || inside(store, real)) {
+  const real = realPath(dir);
+  const store = realPath(sessionsDir);
+  if (dir === sessionsDir || isStrictlyInside(sessionsDir, dir) || real === store || isStrictlyInside(store, real)) {
     throw usageError(
       "MANIFEST_DIR_IN_STORE",
       `the manifest dir ${dir} lies inside the sessions dir; OpenClaw's globs and disk budget would see it`,
@@ -466,7 +446,7 @@ async function selectOrFinished(
 function sqliteIndexFor(indexes: StoreIndex[], opts: RestoreOptions): StoreIndex | null {
   const sqlite = indexes.filter((i) => i.location.era === "sqlite");
   if (sqlite.length === 0) return null;
-  const byKey = opts.key !== undefined ? sqlite.find((i) => i.sessions.some((s) => s.sessionKey === opts.key)) : undefined;
+  const byKey = opts.key !== undefined ? sessionsWithKey(sqlite, opts.key)[0]?.index : undefined;
   const byArchive =
     opts.archive !== undefined
       ? sqlite.find(

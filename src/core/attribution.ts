@@ -4,6 +4,7 @@
  * header links (parentSession, header id), then the reset-successor rule, repeated until nothing
  * new attaches: a gateway reset writes the new header at the same instant it stamps the archive.
  */
+import { stringList } from "./coerce.js";
 import path from "node:path";
 import type { ClassifiedFile, Confidence, Evidence, SessionEntry, TranscriptHeader } from "./model.js";
 import { sessionIdOfTranscriptName } from "./names.js";
@@ -30,8 +31,9 @@ export const ATTRIBUTABLE_KINDS = new Set(["primary", "topic", "fork", "custom",
 
 const RESET_SUCCESSOR_WINDOW_MS = 2_000;
 
+/** The non-empty strings of an array field. */
 function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && x !== "") : [];
+  return stringList(v).filter((x) => x !== "");
 }
 
 /** Earlier sessionIds the entry itself records, with the field that records each. */

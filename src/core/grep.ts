@@ -8,7 +8,6 @@ import { blocksOf } from "./transcript/text.js";
 import { usageError } from "./errors.js";
 import { finiteNumber } from "./coerce.js";
 // grep's --since/--until read the one time grammar (core/when.ts); commands/grep.ts imports it from here.
-export { parseTimeBound } from "./when.js";
 
 export interface MatchOptions {
   fixed?: boolean;

@@ -37,10 +37,6 @@ export function parseOwnTemp(name: string): OwnTemp | null {
   return m ? { target: m[1]!, runId: m[2]! } : null;
 }
 
-// The old name of core/path-within.ts's rule, kept for restore-plan.ts and commands/restore.ts
-// until they import isStrictlyInside themselves.
-export { isStrictlyInside as isInside } from "./path-within.js";
-
 /** `p` is an absolute, normalised path whose parent is exactly `dir`. */
 export function isDirectChild(dir: string, p: unknown): p is string {
   if (typeof p !== "string" || !path.isAbsolute(p) || path.normalize(p) !== p) return false;

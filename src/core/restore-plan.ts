@@ -5,7 +5,8 @@
  * transcript becomes a `.reset.<ts>` archive, the chosen archive's bytes become the active
  * transcript of its sessionId, and the entry points at it.
  */
-import { isInside } from "./restore-paths.js";
+import { isStrictlyInside } from "./path-within.js";
+import { asRecord, stringList } from "./coerce.js";
 import path from "node:path";
 import type { AttributedArchive, SessionEntry, SessionRecord, TranscriptHeader } from "./model.js";
 import { parseArchiveStamp, parseGeneratedTranscriptName } from "./names.js";
@@ -174,10 +175,6 @@ function headerStartedAt(header: TranscriptHeader | null): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
-}
-
 /**
  * The entry after the restore: sessionId, sessionFile, sessionStartedAt and
  * usageFamilySessionIds change; every other field and the field order stay as they are.
@@ -187,7 +184,7 @@ export function restoredEntry(
   change: { sessionId: string; sessionFile: string; startedAt: number | null; previousSessionId: string | null },
 ): { after: SessionEntry; changes: FieldChange[] } {
   const after = JSON.parse(JSON.stringify(entry)) as SessionEntry;
-  const family = strings(entry.usageFamilySessionIds);
+  const family = stringList(entry.usageFamilySessionIds);
   const nextFamily = [...family];
   for (const id of [change.previousSessionId, change.sessionId]) if (id && !nextFamily.includes(id)) nextFamily.push(id);
   after.sessionId = change.sessionId;
@@ -251,8 +248,6 @@ export function storeWithEntry(storeText: string, sessionKey: string, entry: Ses
   return { text: formatStore(store), reformatted };
 }
 
-const insideDir = isInside;
-
 /** Refusals and warnings from the facts around the restore: locks, other keys, paths, file kinds. */
 function collectInputRefusals(input: PlanInput, sessionId: string, dest: string, refusals: Refusal[], warnings: string[]): void {
   for (const lock of input.locks) {
@@ -278,7 +273,7 @@ function collectInputRefusals(input: PlanInput, sessionId: string, dest: string,
       exitCode: 5,
     });
   }
-  if (!insideDir(input.sessionsDir, dest)) {
+  if (!isStrictlyInside(input.sessionsDir, dest)) {
     refusals.push({ code: "DESTINATION_OUTSIDE_STORE", message: `destination ${dest} is not inside ${input.sessionsDir}`, exitCode: 5 });
   }
 
@@ -299,7 +294,7 @@ function destinationFacts(
   refusals: Refusal[],
   warnings: string[],
 ): Pick<StepContext, "current" | "destIsCurrent" | "inPlace"> {
-  const current = input.current?.exists && insideDir(input.sessionsDir, input.current.path) ? input.current : null;
+  const current = input.current?.exists && isStrictlyInside(input.sessionsDir, input.current.path) ? input.current : null;
   if (input.current?.exists && !current) {
     warnings.push(
       `the key's current transcript ${input.current.path} lies outside this sessions dir; it is left untouched (OpenClaw will read the restored file first)`,
@@ -514,7 +509,7 @@ export function parseFromTime(s: string): number | null {
 function parsedObject(text: string): Record<string, unknown> | null {
   try {
     const v: unknown = JSON.parse(text);
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    return asRecord(v);
   } catch {
     return null;
   }

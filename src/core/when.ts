@@ -13,13 +13,15 @@ const UNIT_MS: Record<string, number> = {
 };
 
 /**
- * Epoch ms for `30m`/`2h`/`3d`/`1w` (also `1.5h`, `2D`) before `now`, or for any date/time
- * `Date.parse` reads (`2026-07-01`, `2026-07-01T09:00:00Z`, …); null when neither.
+ * Epoch ms for `30m`/`2h`/`3d`/`1w` (also `1.5h`, `2D`) before `now`, or for an ISO date/time
+ * (`2026-07-01`, `2026-07-01T09:00:00Z`, `2026-07-01 09:00`); null when neither. Only ISO dates:
+ * `Date.parse` alone would read `2` as February 2001, a trap for someone who meant `2d`.
  */
 export function parseWhen(input: string, now: number): number | null {
   const s = input.trim();
   const rel = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(s);
   if (rel) return now - Number(rel[1]) * UNIT_MS[rel[2]!.toLowerCase()]!;
+  if (!/^\d{4}-\d{2}-\d{2}/.test(s)) return null;
   const ms = Date.parse(s);
   return Number.isFinite(ms) ? ms : null;
 }
@@ -30,7 +32,7 @@ export function parseTimeBound(value: string, now: number, flag: string): number
   if (ms === null)
     throw usageError(
       "BAD_DATE",
-      `${flag} "${value}" is neither a date/time nor a span before now like 30m, 2h, 3d, 1w`,
+      `${flag} "${value}" is neither an ISO date/time nor a span before now like 30m, 2h, 3d, 1w`,
       "use e.g. 2026-07-01, 2026-07-01T09:00:00Z, 12h or 7d",
     );
   return ms;

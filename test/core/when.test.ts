@@ -15,15 +15,17 @@ describe("parseWhen", () => {
     expect(parseWhen("10s", now)).toBe(now - 10_000);
   });
 
-  it("reads every date/time Date.parse reads (grep and check took those before)", () => {
+  it("reads ISO dates and date/times", () => {
     expect(parseWhen("2026-07-01", now)).toBe(Date.parse("2026-07-01T00:00:00Z"));
     expect(parseWhen("2026-07-01T09:00:00Z", now)).toBe(Date.parse("2026-07-01T09:00:00Z"));
     expect(parseWhen("2026-07-01T09:00:00.250+02:00", now)).toBe(Date.parse("2026-07-01T07:00:00.250Z"));
-    expect(parseWhen("July 1, 2026 00:00 UTC", now)).toBe(Date.parse("2026-07-01T00:00:00Z"));
+    expect(parseWhen(" 2026-07-01T09:00:00Z ", now)).toBe(Date.parse("2026-07-01T09:00:00Z"));
   });
 
-  it("is null for what is neither", () => {
-    for (const s of ["", "yesterday-ish", "yesterday", "2y", "-3d", "d", "2026-13-45"]) expect(parseWhen(s, now), s).toBeNull();
+  it("is null for what is neither, also for what Date.parse alone would read (2 = February 2001)", () => {
+    for (const s of ["", "yesterday-ish", "yesterday", "2y", "-3d", "d", "2026-13-45", "2", "July 1, 2026 00:00 UTC"]) {
+      expect(parseWhen(s, now), s).toBeNull();
+    }
   });
 });
 

@@ -3,8 +3,9 @@ import { defineCommand } from "../define-command.js";
 import { integerOption, selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
 import type { FailOn } from "../../commands/check.js";
-import { ExitCode, usageError } from "../../core/errors.js";
+import { ExitCode } from "../../core/errors.js";
 import { docsPath } from "../package-info.js";
+import { parseTimeBound } from "../../core/when.js";
 
 interface CheckFlags extends CommonOptions {
   failOn: FailOn;
@@ -14,10 +15,7 @@ interface CheckFlags extends CommonOptions {
 }
 
 function parseNow(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const ms = Date.parse(v);
-  if (Number.isNaN(ms)) throw usageError("BAD_NOW", `--now must be an ISO date/time, got "${v}"`, "e.g. --now 2026-07-01T09:00:00Z");
-  return ms;
+  return v === undefined ? undefined : parseTimeBound(v, Date.now(), "--now");
 }
 
 export const registerCheck = defineCommand<CheckFlags>({

@@ -3,7 +3,7 @@ import { defineCommand } from "../define-command.js";
 import { integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
 import { VERSION } from "../version.js";
 import { usageError } from "../../core/errors.js";
-import { parseWhen } from "../../core/when.js";
+import { parseTimeBound } from "../../core/when.js";
 
 interface ContextPackFlags extends CommonOptions {
   segments?: number;
@@ -17,9 +17,7 @@ interface ContextPackFlags extends CommonOptions {
 
 function sinceOf(flags: ContextPackFlags): number | undefined {
   if (flags.since === undefined) return undefined;
-  const ms = parseWhen(flags.since, Date.now());
-  if (ms === null) throw usageError("BAD_DATE", `--since "${flags.since}" is neither an ISO date nor a relative span like 30m, 2h, 3d, 1w`);
-  return ms;
+  return parseTimeBound(flags.since, Date.now(), "--since");
 }
 
 export const registerContextPack = defineCommand<ContextPackFlags, [string]>({

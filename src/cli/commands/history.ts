@@ -3,13 +3,10 @@ import { integerOption, roleList, selectionOf } from "../options.js";
 import type { HistoryFlags } from "./history-flags.js";
 import type { HistoryOptions, HistoryViewName } from "../../commands/history.js";
 import { usageError } from "../../core/errors.js";
-import { parseWhen } from "../../core/when.js";
+import { parseTimeBound } from "../../core/when.js";
 
 function when(flag: string, v: string | undefined, now: number): number | undefined {
-  if (v === undefined) return undefined;
-  const ms = parseWhen(v, now);
-  if (ms === null) throw usageError("BAD_DATE", `${flag} "${v}" is neither an ISO date nor a relative span like 30m, 2h, 3d, 1w`);
-  return ms;
+  return v === undefined ? undefined : parseTimeBound(v, now, flag);
 }
 
 function viewOf(o: HistoryFlags): HistoryViewName {

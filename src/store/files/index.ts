@@ -24,6 +24,7 @@ import { ATTRIBUTABLE_KINDS, attribute, type KeyInput } from "../../core/attribu
 import { interpretStoreText } from "../../core/store-load.js";
 import { orderResetArchives, readTargetSessionFile, transcriptCandidatePaths, type PathContext } from "../../core/transcript-path.js";
 import { parseGeneratedTranscriptName } from "../../core/names.js";
+import { isStrictlyInside } from "../../core/path-within.js";
 import { configPathFor, configuredChannels, readConfig } from "../config.js";
 import type { AgentTarget } from "../locate.js";
 import { peekTranscript, readHeader } from "./peek.js";
@@ -138,7 +139,7 @@ function resolveActive(
   };
   // A stored absolute sessionFile from another root: OpenClaw will not find it, but it may be here.
   const stored = typeof entry.sessionFile === "string" ? entry.sessionFile : null;
-  if (!found && stored && path.isAbsolute(stored) && !stored.startsWith(ctx.sessionsDir + path.sep)) {
+  if (!found && stored && path.isAbsolute(stored) && !isStrictlyInside(ctx.sessionsDir, stored)) {
     const local = path.join(ctx.sessionsDir, path.basename(stored));
     const copy = present.get(local);
     if (copy && !copy.symlink) {

@@ -121,33 +121,10 @@ export function runSkillInstall(opts: SkillInstallOptions, ctx: { env: NodeJS.Pr
   const sourceDir = opts.sourceDir ?? shippedSkillDir();
   if (!fs.existsSync(path.join(sourceDir, "SKILL.md")))
     throw new Error(`the shipped skill is missing: no ${path.join(sourceDir, "SKILL.md")}`);
-  const era = fs.existsSync(path.join(state.dir, "agents", agentId, "agent", "openclaw-agent.sqlite")) ? "sqlite" : "files";
-  const workspace =
-    opts.workspace !== undefined
-      ? { dir: path.resolve(cwd, opts.workspace.replace(/^~(?=$|\/)/, homeDir)), why: "--workspace" }
-      : agentWorkspaceDir({
-          config: readConfig(configPathFor(state.dir, env)).raw,
-          agentId,
-          era,
-          stateDir: state.dir,
-          stateDirExplicit: state.resolvedBy === "--state-dir" || state.resolvedBy === "OPENCLAW_STATE_DIR",
-          profile: opts.profile,
-          env,
-          homeDir,
-          normalizeAgentId,
-        });
+  const workspace = workspaceOf(opts, ctx, state, agentId, homeDir);
   const skillsDir = path.join(workspace.dir, "skills");
   const target = path.join(skillsDir, SKILL_NAME);
-  const realTarget = realPath(target);
-  for (const dir of storeDirs(state.dir, agentId, opts, env, cwd)) {
-    if (isWithinDir(path.resolve(dir), target) || isWithinDir(realPath(dir), realTarget)) {
-      throw refusedError(
-        "TARGET_IN_SESSION_STORE",
-        `refusing to install into ${target}: it is inside the session store ${dir}`,
-        "pass --workspace <the agent's workspace dir>",
-      );
-    }
-  }
+  refuseTargetInStore(target, storeDirs(state.dir, agentId, opts, env, cwd));
   const existing: SkillInstallResult["existing"] = !fs.existsSync(target) ? "none" : sameTree(sourceDir, target) ? "same" : "different";
   const action: SkillInstallResult["action"] = existing === "none" ? "copy" : existing === "same" ? "none" : "overwrite";
   const result: SkillInstallResult = {
@@ -171,15 +148,62 @@ export function runSkillInstall(opts: SkillInstallOptions, ctx: { env: NodeJS.Pr
       { target },
     );
   }
-  // Copy into the workspace (same file system, but outside the skill roots OpenClaw watches),
-  // then rename: OpenClaw never sees half a skill.
-  fs.mkdirSync(skillsDir, { recursive: true });
-  const staged = path.join(workspace.dir, `.${SKILL_NAME}-skill.${process.pid}.tmp`);
-  const old = path.join(workspace.dir, `.${SKILL_NAME}-skill.${process.pid}.old`);
+  placeSkill(sourceDir, workspace.dir, target, action === "overwrite");
+  result.written = true;
+  return result;
+}
+
+/** The agent's workspace: `--workspace`, or where OpenClaw's config and era put it. */
+function workspaceOf(
+  opts: SkillInstallOptions,
+  ctx: { env: NodeJS.ProcessEnv; cwd: string },
+  state: { dir: string; resolvedBy: string },
+  agentId: string,
+  homeDir: string,
+): SkillInstallResult["workspace"] {
+  if (opts.workspace !== undefined) {
+    return { dir: path.resolve(ctx.cwd, opts.workspace.replace(/^~(?=$|\/)/, homeDir)), why: "--workspace" };
+  }
+  const era = fs.existsSync(path.join(state.dir, "agents", agentId, "agent", "openclaw-agent.sqlite")) ? "sqlite" : "files";
+  return agentWorkspaceDir({
+    config: readConfig(configPathFor(state.dir, ctx.env)).raw,
+    agentId,
+    era,
+    stateDir: state.dir,
+    stateDirExplicit: state.resolvedBy === "--state-dir" || state.resolvedBy === "OPENCLAW_STATE_DIR",
+    profile: opts.profile,
+    env: ctx.env,
+    homeDir,
+    normalizeAgentId,
+  });
+}
+
+/** The skill never goes into a session store (also not through a symlink): OpenClaw's globs would see it. */
+function refuseTargetInStore(target: string, storeDirs: string[]): void {
+  const realTarget = realPath(target);
+  for (const dir of storeDirs) {
+    if (isWithinDir(path.resolve(dir), target) || isWithinDir(realPath(dir), realTarget)) {
+      throw refusedError(
+        "TARGET_IN_SESSION_STORE",
+        `refusing to install into ${target}: it is inside the session store ${dir}`,
+        "pass --workspace <the agent's workspace dir>",
+      );
+    }
+  }
+}
+
+/**
+ * Copy into the workspace (same file system, but outside the skill roots OpenClaw watches), then
+ * rename: OpenClaw never sees half a skill. An old copy is removed only after the new one is in place.
+ */
+function placeSkill(sourceDir: string, workspaceDir: string, target: string, overwrite: boolean): void {
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  const staged = path.join(workspaceDir, `.${SKILL_NAME}-skill.${process.pid}.tmp`);
+  const old = path.join(workspaceDir, `.${SKILL_NAME}-skill.${process.pid}.old`);
   fs.rmSync(staged, { recursive: true, force: true });
   try {
     fs.cpSync(sourceDir, staged, { recursive: true });
-    if (action === "overwrite") fs.renameSync(target, old);
+    if (overwrite) fs.renameSync(target, old);
     fs.renameSync(staged, target);
   } catch (err) {
     fs.rmSync(staged, { recursive: true, force: true });
@@ -187,6 +211,4 @@ export function runSkillInstall(opts: SkillInstallOptions, ctx: { env: NodeJS.Pr
     throw err;
   }
   fs.rmSync(old, { recursive: true, force: true });
-  result.written = true;
-  return result;
 }

@@ -147,25 +147,21 @@ async function placeVerified(
   fsyncDir(path.dirname(target));
 }
 
-/** Create `target` (which must not exist) from chunks, verifying the hash before it appears. */
-export const createVerified = (
+/** Write `chunks` as `target` with this mode, checked against the sha256 `expect` before it appears. */
+type VerifiedWrite = (
   target: string,
   runId: string,
   chunks: AsyncIterable<Buffer> | Buffer[],
   expect: string,
   mode: number,
   atTemp?: Hook,
-) => placeVerified("link", target, runId, chunks, expect, mode, atTemp);
+) => Promise<void>;
 
-/** Replace `target` with chunks via a temp file and rename, verifying the hash before it appears. */
-export const replaceVerified = (
-  target: string,
-  runId: string,
-  chunks: AsyncIterable<Buffer> | Buffer[],
-  expect: string,
-  mode: number,
-  atTemp?: Hook,
-) => placeVerified("rename", target, runId, chunks, expect, mode, atTemp);
+/** Create `target`, which must not exist. */
+export const createVerified: VerifiedWrite = (...args) => placeVerified("link", ...args);
+
+/** Replace `target` through a temp file and a rename. */
+export const replaceVerified: VerifiedWrite = (...args) => placeVerified("rename", ...args);
 
 /** The tool's own temp files in `dir` (of one run, or of any run), as regular files only. */
 export function ownTemps(dir: string, runId?: string): string[] {

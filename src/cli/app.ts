@@ -15,7 +15,7 @@ export class OutputClosed extends Error {
   }
 }
 import { ExitCode } from "../core/errors.js";
-import { takeUnreadable, UnreadableFileError } from "../store/safe-read.js";
+import { UnreadableFileError, UnreadableLog } from "../store/safe-read.js";
 import type { Progress, StoreContext } from "../store/index.js";
 import { openStoreSession, type StoreSession } from "../store/session.js";
 import { safeLine } from "../core/safe-text.js";
@@ -104,10 +104,10 @@ export function createApp(io: IO): App {
       return { env: io.env, cwd: io.cwd, session, ...(progress ? { progress } : {}) };
     },
     async guard(opts, body) {
-      takeUnreadable(); // a fresh run: nothing carried over from an earlier one in this process
+      const log = new UnreadableLog();
       let reported: string | null = null;
       try {
-        await body();
+        await log.run(body);
       } catch (err) {
         if (err instanceof OutputClosed || (app.outputClosed && (err as NodeJS.ErrnoException)?.code === "EPIPE")) return;
         if (err instanceof UnreadableFileError) reported = err.path;
@@ -118,7 +118,7 @@ export function createApp(io: IO): App {
         session = null;
       }
       // Inputs the command met but could not read: each named once, and exit 3, in every command.
-      const unreadable = takeUnreadable().filter((u) => u.path !== reported);
+      const unreadable = log.files().filter((u) => u.path !== reported);
       for (const u of unreadable) io.stderr.write(`${safeLine(`openclaw-sessions: cannot read ${u.path}: ${u.cause}`)}\n`);
       if (unreadable.length > 0) app.raise(ExitCode.environment);
     },

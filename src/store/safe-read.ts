@@ -2,9 +2,10 @@
  * Every byte the tool reads from a store goes through here: only regular files are opened (a FIFO
  * would block the read forever, a device would never end), and each open is non-blocking so a file
  * swapped for a FIFO between the check and the open cannot hang either. What cannot be read is
- * named by its cause and remembered for the run: the CLI reports each such file once and exits 3
+ * named by its cause and noted in the run's UnreadableLog: the CLI reports each such file once and exits 3
  * (docs/exit-codes.md), whatever the command, so "unreadable" is never shown as "empty" or "no match".
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { ToolError } from "../core/errors.js";
@@ -29,20 +30,34 @@ export class UnreadableFileError extends ToolError {
   }
 }
 
-const unreadable = new Map<string, string>();
+/**
+ * The files one run could not read, in the order met (the first cause of each wins). A run is
+ * `log.run(body)`: every read inside it, however deep in the store, notes into this log and no
+ * other, so nothing carries over between runs and no caller has to pass the log down.
+ */
+export class UnreadableLog {
+  readonly #files = new Map<string, string>();
 
-/** Remember that `file` could not be read (the first cause wins). Returns the error to throw. */
-export function noteUnreadable(file: string, err: unknown): UnreadableFileError {
-  const e = err instanceof UnreadableFileError ? err : new UnreadableFileError(file, causeOf(err));
-  if (!unreadable.has(e.path)) unreadable.set(e.path, e.reason);
-  return e;
+  run<T>(body: () => Promise<T>): Promise<T> {
+    return currentLog.run(this, body);
+  }
+
+  note(e: UnreadableFileError): void {
+    if (!this.#files.has(e.path)) this.#files.set(e.path, e.reason);
+  }
+
+  files(): UnreadableFile[] {
+    return [...this.#files].map(([path, cause]) => ({ path, cause }));
+  }
 }
 
-/** The files this run could not read, in the order met; the list starts empty again. */
-export function takeUnreadable(): UnreadableFile[] {
-  const out = [...unreadable].map(([path, cause]) => ({ path, cause }));
-  unreadable.clear();
-  return out;
+const currentLog = new AsyncLocalStorage<UnreadableLog>();
+
+/** Note that `file` could not be read, in the run's log (outside a run: nowhere). Returns the error to throw. */
+export function noteUnreadable(file: string, err: unknown): UnreadableFileError {
+  const e = err instanceof UnreadableFileError ? err : new UnreadableFileError(file, causeOf(err));
+  currentLog.getStore()?.note(e);
+  return e;
 }
 
 const ERRNO_CAUSES: Record<string, string> = {

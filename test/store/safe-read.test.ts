@@ -8,8 +8,8 @@ import {
   openRegular,
   openRegularSync,
   readRegularFileSync,
-  takeUnreadable,
   UnreadableFileError,
+  UnreadableLog,
 } from "../../src/store/safe-read.js";
 import { fileLines, zstdChunks, zstdFrameProblem } from "../../src/store/lines.js";
 import { cli } from "../helpers/cli.js";
@@ -20,7 +20,6 @@ import { tempDir } from "../helpers/temp.js";
 let dir: string;
 beforeEach(() => {
   dir = tempDir("ocs-safe-");
-  takeUnreadable();
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -28,10 +27,18 @@ describe("opening only regular files", () => {
   it("refuses a FIFO without blocking, by name, and remembers it once", async () => {
     const fifo = path.join(dir, "a.jsonl");
     mkfifo(fifo);
-    expect(() => openRegularSync(fifo)).toThrow(/a FIFO \(named pipe\), not a regular file/);
+    const log = new UnreadableLog();
+    await log.run(async () => {
+      expect(() => openRegularSync(fifo)).toThrow(/a FIFO \(named pipe\), not a regular file/);
+      await expect(openRegular(fifo)).rejects.toBeInstanceOf(UnreadableFileError);
+    });
+    expect(log.files()).toEqual([{ path: fifo, cause: "a FIFO (named pipe), not a regular file; not opened" }]);
+    // The next run starts with an empty log; a read outside any run notes nowhere.
+    const next = new UnreadableLog();
+    await next.run(async () => undefined);
     await expect(openRegular(fifo)).rejects.toBeInstanceOf(UnreadableFileError);
-    expect(takeUnreadable()).toEqual([{ path: fifo, cause: "a FIFO (named pipe), not a regular file; not opened" }]);
-    expect(takeUnreadable()).toEqual([]);
+    expect(next.files()).toEqual([]);
+    expect(log.files()).toHaveLength(1);
   });
 
   it("names a socket, a symlink to a device and a symlink loop", async () => {
@@ -78,10 +85,13 @@ describe("bounded zstd", () => {
   it("stops a bomb after a bounded amount of output", async () => {
     const file = path.join(dir, "bomb.jsonl.zst");
     fs.writeFileSync(file, zstdBomb(1024 * 1024 * 1024));
-    const lines = [];
-    for await (const l of fileLines(file, { compression: "zstd" })) lines.push(l);
+    const lines: Array<{ readError?: string }> = [];
+    const log = new UnreadableLog();
+    await log.run(async () => {
+      for await (const l of fileLines(file, { compression: "zstd" })) lines.push(l);
+    });
     expect(lines.at(-1)?.readError).toMatch(/zstd bomb; read stopped/);
-    expect(takeUnreadable().map((u) => u.path)).toEqual([file]);
+    expect(log.files().map((u) => u.path)).toEqual([file]);
   });
 
   it("still reads a real zstd transcript", async () => {

@@ -5,6 +5,7 @@
  */
 import type { Command } from "commander";
 import type { App } from "./app.js";
+import type { Reporter, TextOrJsonReporters } from "../render/reporter.js";
 import { addOutputOptions, addStoreOptions, type CommonOptions } from "./options.js";
 
 /** What a command's body gets. */
@@ -49,4 +50,13 @@ export function defineCommand<F extends CommonOptions, A extends unknown[] = []>
       await app.guard(flags, () => def.run({ app, flags, command: cmd }, ...args));
     });
   };
+}
+
+/**
+ * The one choice of format for a command with text and --json: the registry's JSON reporter under
+ * --json, else its text reporter. The text's context is made only then (a bad --tz does not fail
+ * a JSON run).
+ */
+export function pickReporter<R, C>(registry: TextOrJsonReporters<R, C>, flags: CommonOptions, textContext: () => C): Reporter<R> {
+  return flags.json ? registry.json() : registry.text(textContext());
 }

@@ -1,7 +1,7 @@
 /** The formats of `context-pack`, by name: the Markdown pack (default) and its JSON document. */
 import type { ContextPackResult } from "../commands/context-pack.js";
 import type { Reporter } from "./reporter.js";
-import { renderJson } from "./json.js";
+import { jsonReporter } from "./json.js";
 import { renderContextPackMarkdown } from "./context-pack-markdown.js";
 
 export interface ContextPackReportContext {
@@ -11,5 +11,5 @@ export interface ContextPackReportContext {
 
 export const CONTEXT_PACK_REPORTERS: Record<"md" | "json", (ctx: ContextPackReportContext) => Reporter<ContextPackResult>> = {
   md: (ctx) => ({ end: (r) => renderContextPackMarkdown(r, ctx) }),
-  json: () => ({ end: (r) => renderJson(r) }),
+  json: jsonReporter,
 };

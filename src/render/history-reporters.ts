@@ -3,9 +3,9 @@
  * it is read; `json` is one document of the whole read.
  */
 import type { HistoryEvent, HistoryHeader, HistoryMeta, HistoryResult } from "../commands/history.js";
-import type { Reporter, StreamReporter } from "./reporter.js";
+import type { StreamReporter } from "./reporter.js";
 import type { Style } from "./style.js";
-import { renderJson } from "./json.js";
+import { jsonReporter } from "./json.js";
 import { renderMessageText, renderRawLineText, renderSegmentText } from "./history-text.js";
 import {
   renderHistoryMarkdownFooter,
@@ -65,11 +65,12 @@ function jsonl(ctx: HistoryReportContext): HistoryStreamReporter {
   };
 }
 
-/** `--json`: one document, so the whole read is collected first. */
-function json(): Reporter<HistoryResult> {
-  return { end: (r) => renderJson(r) };
-}
-
-export const HISTORY_REPORTERS = { text, markdown, jsonl, json };
+export const HISTORY_REPORTERS = {
+  text,
+  markdown,
+  jsonl,
+  /** `--json`: one document, so the whole read is collected first. */
+  json: jsonReporter<HistoryResult>,
+};
 
 export type HistoryFormat = keyof typeof HISTORY_REPORTERS;

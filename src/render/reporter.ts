@@ -17,3 +17,12 @@ export interface Reporter<End, Start = never, Item = never> {
 
 /** A reporter of streamed output: every part present. */
 export type StreamReporter<Start, Item, End> = Required<Reporter<End, Start, Item>>;
+
+/**
+ * The registry of a command whose output is one document: its text report, or its JSON document
+ * under --json. `text` gets what the text needs (colours, zone, width…); JSON needs nothing.
+ */
+export interface TextOrJsonReporters<R, C> {
+  text(ctx: C): Reporter<R>;
+  json(): Reporter<R>;
+}

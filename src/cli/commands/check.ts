@@ -1,5 +1,5 @@
 import { Option } from "commander";
-import { defineCommand } from "../define-command.js";
+import { defineCommand, pickReporter } from "../define-command.js";
 import { integerOption, selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
 import type { FailOn } from "../../commands/check.js";
@@ -53,13 +53,11 @@ Finding codes: ${docsPath("cron.md")}
       { ...selectionOf(flags), fast: flags.fast, now: parseNow(flags.now), failOn: flags.failOn, pruneWithinDays: flags.pruneWithin },
       app.storeContext(progress.report),
     ).finally(() => progress.clear());
-    if (flags.json) app.io.stdout.write((await import("../../render/json.js")).renderJson(result));
-    else {
-      const { renderCheckText } = await import("../../render/check-text.js");
-      const { showScope } = await import("../scope.js");
-      showScope(app, flags, result.stores);
-      app.io.stdout.write(renderCheckText(result, app.styleFor("stdout", flags), { quiet: flags.quiet }));
-    }
+    const { CHECK_REPORTERS } = await import("../../render/check-reporters.js");
+    const { showScope } = await import("../scope.js");
+    const reporter = pickReporter(CHECK_REPORTERS, flags, () => ({ style: app.styleFor("stdout", flags), quiet: flags.quiet }));
+    showScope(app, flags, result.stores);
+    app.io.stdout.write(reporter.end(result));
     if (fails(result.summary, flags.failOn)) {
       // Cron mails stderr: say why the run failed even when stdout went to a file.
       const { error, warn, info } = result.summary;

@@ -1,4 +1,4 @@
-import { defineCommand } from "../define-command.js";
+import { defineCommand, pickReporter } from "../define-command.js";
 import { withSpinner } from "../spinner.js";
 import { selectionOf, type CommonOptions } from "../options.js";
 import { ExitCode } from "../../core/errors.js";
@@ -32,14 +32,15 @@ Tables fit the terminal (or $COLUMNS); in a pipe every cell is printed whole, on
     const result = await withSpinner(app, flags, "Scanning the store…", () =>
       runLs({ ...selectionOf(flags, key), key, stats: flags.stats }, app.storeContext()),
     );
-    if (flags.json) app.io.stdout.write((await import("../../render/json.js")).renderJson(result));
-    else {
-      const { renderLsKeyText, renderLsText } = await import("../../render/ls-text.js");
-      const { showScope } = await import("../scope.js");
-      const text = { ...app.textContext(flags), absolute: flags.absolute };
-      showScope(app, flags, result.stores);
-      app.io.stdout.write(key ? renderLsKeyText(result, text) : renderLsText(result, text));
-    }
+    const { LS_REPORTERS } = await import("../../render/ls-reporters.js");
+    const { showScope } = await import("../scope.js");
+    const reporter = pickReporter(LS_REPORTERS, flags, () => ({
+      ...app.textContext(flags),
+      absolute: flags.absolute,
+      oneKey: Boolean(key),
+    }));
+    showScope(app, flags, result.stores);
+    app.io.stdout.write(reporter.end(result));
     if (result.storeProblems.length > 0) {
       for (const p of result.storeProblems) app.io.stderr.write(`openclaw-sessions: ${p.message}\n`);
       app.raise(ExitCode.environment);

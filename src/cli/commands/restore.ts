@@ -1,10 +1,12 @@
 import type { App } from "../app.js";
-import { defineCommand, type CommandRun } from "../define-command.js";
+import { defineCommand, pickReporter, type CommandRun } from "../define-command.js";
 import { integerOption, selectionOf, type CommonOptions } from "../options.js";
 import type { PlannedRestore, RestoreResult } from "../../commands/restore.js";
 import type { PlannedSqliteRestore, SqliteRestoreResult } from "../../commands/restore-sqlite.js";
 import { ExitCode, usageError } from "../../core/errors.js";
 import type { StoreContext } from "../../store/index.js";
+import type { Reporter, TextOrJsonReporters } from "../../render/reporter.js";
+import type { RestoreReportContext } from "../../render/restore-reporters.js";
 
 interface RestoreFlags extends CommonOptions {
   key?: string;
@@ -27,11 +29,16 @@ interface RestoreSession extends CommandRun<RestoreFlags> {
   confirm(question: string): Promise<boolean>;
   /** A note for people on stderr (not with -q). */
   note(text: string): void;
-  /** A result on stdout: its JSON document under --json, else `text`. */
-  print(result: unknown, text: () => string): void;
+  /**
+   * The run's reporter from one of restore's registries. Its text context is made now, even under
+   * --json: a bad --tz stops the run before anything is written.
+   */
+  reporterOf<R>(registry: TextOrJsonReporters<R, RestoreReportContext>): Reporter<R>;
+  /** A report on stdout. */
+  print(text: string): void;
 }
 
-function sessionOf(run: CommandRun<RestoreFlags>, renderJson: (r: unknown) => string): RestoreSession {
+function sessionOf(run: CommandRun<RestoreFlags>): RestoreSession {
   const { app, flags } = run;
   return {
     ...run,
@@ -41,8 +48,12 @@ function sessionOf(run: CommandRun<RestoreFlags>, renderJson: (r: unknown) => st
     note(text) {
       if (!flags.quiet) app.io.stderr.write(`openclaw-sessions: ${text}\n`);
     },
-    print(result, text) {
-      app.io.stdout.write(flags.json ? renderJson(result) : text());
+    reporterOf(registry) {
+      const text = app.textContext(flags);
+      return pickReporter(registry, flags, () => text);
+    },
+    print(text) {
+      app.io.stdout.write(text);
     },
   };
 }
@@ -96,19 +107,19 @@ async function carryOut<R extends Pick<RestoreResult, "refusals">>(s: RestoreSes
 
 /** `--undo <manifest>`: the plan of the undo, a prompt or --yes, then the undo itself. */
 async function undoRestore(s: RestoreSession, manifest: string): Promise<void> {
-  const { app, flags } = s;
+  const { flags } = s;
   const { runUndo } = await import("../../commands/restore.js");
-  const { renderUndoText } = await import("../../render/restore-text.js");
-  const text = app.textContext(flags);
+  const { UNDO_REPORTERS } = await import("../../render/restore-reporters.js");
+  const reporter = s.reporterOf(UNDO_REPORTERS);
   const undoCtx = { ...s.ctx, selection: selectionOf(flags) };
   const plan = await runUndo(manifest, false, undoCtx);
   let apply = flags.yes === true && !flags.dryRun;
   if (!apply && !flags.dryRun && !flags.yes && s.canPrompt) {
-    app.io.stdout.write(renderUndoText(plan, text.style, text.width));
+    s.print(reporter.end(plan));
     apply = await s.confirm("Undo this restore? [y/N] ");
   }
   const result = apply ? await runUndo(manifest, true, undoCtx) : plan;
-  s.print(result, () => renderUndoText(result, text.style, text.width));
+  s.print(reporter.end(result));
   s.note(
     result.applied
       ? `undone; the store is back to its state before restore ${result.runId}`
@@ -150,11 +161,11 @@ async function restore(s: RestoreSession, archive: string | undefined): Promise<
 /** File era: a new active transcript from the archive, sessions.json pointed at it. */
 async function filesFlow(s: RestoreSession, planned: PlannedRestore): Promise<RestoreFlow<RestoreResult>> {
   const { applyRestore } = await import("../../commands/restore.js");
-  const { renderRestoreText } = await import("../../render/restore-text.js");
-  const { style, width } = s.app.textContext(s.flags);
+  const { RESTORE_REPORTERS } = await import("../../render/restore-reporters.js");
+  const reporter = s.reporterOf(RESTORE_REPORTERS);
   return {
     plan: planned.result,
-    show: (r) => s.print(r, () => renderRestoreText(r, style, width)),
+    show: (r) => s.print(reporter.end(r)),
     hasWork: planned.plan.steps.length > 0,
     nothingToDo: "nothing to do",
     apply: () => applyRestore(planned, s.ctx),
@@ -166,11 +177,11 @@ async function filesFlow(s: RestoreSession, planned: PlannedRestore): Promise<Re
 /** SQLite era: the segment or archive becomes a new window of the key. */
 async function sqliteFlow(s: RestoreSession, planned: PlannedSqliteRestore): Promise<RestoreFlow<SqliteRestoreResult>> {
   const { applySqliteRestore } = await import("../../commands/restore-sqlite.js");
-  const { renderSqliteRestoreText } = await import("../../render/restore-sqlite-text.js");
-  const { style, width } = s.app.textContext(s.flags);
+  const { SQLITE_RESTORE_REPORTERS } = await import("../../render/restore-reporters.js");
+  const reporter = s.reporterOf(SQLITE_RESTORE_REPORTERS);
   return {
     plan: planned.result,
-    show: (r) => s.print(r, () => renderSqliteRestoreText(r, style, width)),
+    show: (r) => s.print(reporter.end(r)),
     hasWork: !planned.result.alreadyRestored,
     nothingToDo: "nothing to do: already restored",
     apply: () => applySqliteRestore(planned, s.ctx),
@@ -221,8 +232,7 @@ other than 23. Every code: docs/restore.md.
 `,
   async run(run, archive) {
     // Loaded when the command runs: start-up only pays for what this invocation uses.
-    const { renderJson } = await import("../../render/json.js");
-    const s = sessionOf(run, renderJson);
+    const s = sessionOf(run);
     if (run.flags.undo === undefined) return restore(s, archive);
     checkUndoAlone(run.flags, archive);
     await undoRestore(s, run.flags.undo);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { App } from "../app.js";
-import { defineCommand } from "../define-command.js";
+import { defineCommand, pickReporter } from "../define-command.js";
 import { selectionOf, type CommonOptions } from "../options.js";
 
 interface SkillInstallFlags extends CommonOptions {
@@ -29,13 +29,12 @@ inside a session store (exit 5).
 `,
   async run({ app, flags }) {
     const { runSkillInstall } = await import("../../commands/skill.js");
-    const { renderJson } = await import("../../render/json.js");
-    const { renderSkillInstallText } = await import("../../render/skill-text.js");
+    const { SKILL_INSTALL_REPORTERS } = await import("../../render/skill-reporters.js");
     const result = runSkillInstall(
       { ...selectionOf(flags), workspace: flags.workspace, yes: flags.yes, force: flags.force },
       app.storeContext(),
     );
-    app.io.stdout.write(flags.json ? renderJson(result) : renderSkillInstallText(result));
+    app.io.stdout.write(pickReporter(SKILL_INSTALL_REPORTERS, flags, () => null).end(result));
   },
 });
 

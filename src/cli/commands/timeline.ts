@@ -1,8 +1,8 @@
 import { Option } from "commander";
-import { defineCommand } from "../define-command.js";
+import { defineCommand, pickReporter } from "../define-command.js";
 import { selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
-import type { TimelineResult, TimelineSort } from "../../commands/timeline.js";
+import type { TimelineSort } from "../../commands/timeline.js";
 import { ExitCode } from "../../core/errors.js";
 
 const BROKEN_STORE = new Set(["empty", "invalid-json", "not-object", "unreadable"]);
@@ -37,22 +37,16 @@ Examples:
       { ...selectionOf(flags, key), key, config: flags.config, tz: flags.tz, sort: flags.sort },
       app.storeContext(progress.report),
     ).finally(() => progress.clear());
-    if (flags.json) app.io.stdout.write((await import("../../render/json.js")).renderJson(result));
-    else {
-      const { renderTimelineSummaryText, renderTimelineText } = await import("../../render/timeline-text.js");
-      const { showScope } = await import("../scope.js");
-      const text = app.textContext({ ...flags, tz: result.timeZone });
-      showScope(app, flags, result.stores);
-      if ("segments" in result) app.io.stdout.write(renderTimelineText(result as TimelineResult, text));
-      else {
-        app.io.stdout.write(renderTimelineSummaryText(result, text));
-        if (result.keys.length > 0)
-          app.context(
-            flags,
-            `sorted by ${result.sort === "key" ? "key" : "most recent reset"}; run \`openclaw-sessions timeline <key>\` for the evidence`,
-          );
-      }
-    }
+    const { TIMELINE_REPORTERS } = await import("../../render/timeline-reporters.js");
+    const { showScope } = await import("../scope.js");
+    const reporter = pickReporter(TIMELINE_REPORTERS, flags, () => app.textContext({ ...flags, tz: result.timeZone }));
+    showScope(app, flags, result.stores);
+    app.io.stdout.write(reporter.end(result));
+    if (!("segments" in result) && result.keys.length > 0)
+      app.context(
+        flags,
+        `sorted by ${result.sort === "key" ? "key" : "most recent reset"}; run \`openclaw-sessions timeline <key>\` for the evidence`,
+      );
     // A 0-byte or invalid sessions.json loads as no keys at all: an environment problem, as in `ls`.
     for (const st of result.stores) {
       if (BROKEN_STORE.has(st.storeFile.state)) {

@@ -1,4 +1,4 @@
-import { defineCommand } from "../define-command.js";
+import { defineCommand, pickReporter } from "../define-command.js";
 import { docsPath } from "../package-info.js";
 import { selectionOf, type CommonOptions } from "../options.js";
 import { ExitCode } from "../../core/errors.js";
@@ -28,14 +28,13 @@ See ${docsPath("verify-import.md")}.
 `,
   async run({ app, flags }) {
     const { runVerifyImport } = await import("../../commands/verify-import.js");
-    const { renderJson } = await import("../../render/json.js");
-    const { renderVerifyImportText } = await import("../../render/verify-import-text.js");
+    const { VERIFY_IMPORT_REPORTERS } = await import("../../render/verify-import-reporters.js");
     const result = await runVerifyImport(
       { ...selectionOf(flags), ...(flags.exportMissing ? { exportMissing: flags.exportMissing } : {}) },
       app.storeContext(),
     );
-    if (flags.json) app.io.stdout.write(renderJson(result));
-    else app.io.stdout.write(renderVerifyImportText(result, app.styleFor("stdout", flags), { quiet: flags.quiet }));
+    const reporter = pickReporter(VERIFY_IMPORT_REPORTERS, flags, () => ({ style: app.styleFor("stdout", flags), quiet: flags.quiet }));
+    app.io.stdout.write(reporter.end(result));
     if (result.status !== "ok") {
       app.io.stderr.write(
         `openclaw-sessions: verify-import found gaps (${result.summary.gaps} file(s), ${result.summary.missingLines} missing line(s))\n`,

@@ -1,0 +1,15 @@
+/** The formats of `ls`: the table of keys (or one key in detail), or the JSON document. */
+import type { LsResult } from "../commands/ls.js";
+import type { TextOrJsonReporters } from "./reporter.js";
+import { jsonReporter } from "./json.js";
+import { renderLsKeyText, renderLsText, type LsTextContext } from "./ls-text.js";
+
+export interface LsReportContext extends LsTextContext {
+  /** `ls <key>`: the one key in detail. */
+  oneKey: boolean;
+}
+
+export const LS_REPORTERS: TextOrJsonReporters<LsResult, LsReportContext> = {
+  text: (ctx) => ({ end: (r) => (ctx.oneKey ? renderLsKeyText(r, ctx) : renderLsText(r, ctx)) }),
+  json: jsonReporter,
+};

@@ -1,0 +1,16 @@
+/** The formats of `verify-import`: one block per legacy file, or the JSON document. */
+import type { VerifyImportResult } from "../commands/verify-import.js";
+import type { TextOrJsonReporters } from "./reporter.js";
+import type { Style } from "./style.js";
+import { jsonReporter } from "./json.js";
+import { renderVerifyImportText } from "./verify-import-text.js";
+
+export interface VerifyImportReportContext {
+  style: Style;
+  quiet?: boolean;
+}
+
+export const VERIFY_IMPORT_REPORTERS: TextOrJsonReporters<VerifyImportResult, VerifyImportReportContext> = {
+  text: (ctx) => ({ end: (r) => renderVerifyImportText(r, ctx.style, { quiet: ctx.quiet }) }),
+  json: jsonReporter,
+};

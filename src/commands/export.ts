@@ -59,15 +59,15 @@ export interface ExportHeader {
   exportedAt: string;
 }
 
-/** One format: a header, each segment's items one by one as they are read, a footer. */
-export interface ExportRenderer {
-  begin(h: ExportHeader): string;
-  segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string;
-  item(item: ExportItem, seg: ExportSegmentInfo): string;
+/** What an md/html export reads, in order: each segment's start, its items as they are read, its end. */
+export type ExportEvent =
+  | { type: "segment-start"; segment: ExportSegmentInfo; header: ExportHeader }
+  | { type: "item"; item: ExportItem; segment: ExportSegmentInfo }
   /** After the segment's items; `items` says how many there were. */
-  segmentEnd(seg: ExportSegmentInfo, items: number, h: ExportHeader): string;
-  end(h: ExportHeader): string;
-}
+  | { type: "segment-end"; segment: ExportSegmentInfo; items: number };
+
+/** The text of an md/html export from its header and its events (the format's reporter: render/export-reporters.ts). */
+export type ExportText = (header: ExportHeader, events: AsyncIterable<ExportEvent>) => AsyncIterable<string>;
 
 export interface ExportSummary {
   schemaVersion: number;
@@ -225,13 +225,27 @@ export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Pro
   return { header, indexes };
 }
 
-/** Write the export to `sink`, reading through the run's `session`. `renderer` is required for md/html. */
+/** Each segment's start, its items (counted by `onItem`), its end: what an md/html export renders. */
+async function* exportEvents(header: ExportHeader, session: StoreSession, onItem: () => void): AsyncGenerator<ExportEvent> {
+  for (const segment of header.segments) {
+    yield { type: "segment-start", segment, header };
+    let items = 0;
+    for await (const item of segmentItems(segment, header.view, session)) {
+      items += 1;
+      onItem();
+      yield { type: "item", item, segment };
+    }
+    yield { type: "segment-end", segment, items };
+  }
+}
+
+/** Write the export to `sink`, reading through the run's `session`. `text` is required for md/html. */
 export async function writeExport(
   session: StoreSession,
   header: ExportHeader,
   format: ExportFormat,
   sink: ExportSink,
-  renderer?: ExportRenderer,
+  text?: ExportText,
 ): Promise<ExportSummary> {
   let items = 0;
   let bytes = 0;
@@ -264,19 +278,12 @@ export async function writeExport(
       needNewline = !r.endsWithNewline;
     }
   } else {
-    if (!renderer) throw new Error("a renderer is required for md/html");
-    await put(renderer.begin(header));
-    for (const seg of header.segments) {
-      await put(renderer.segmentStart(seg, header));
-      let n = 0;
-      for await (const item of segmentItems(seg, header.view, session)) {
-        n += 1;
-        await put(renderer.item(item, seg));
-      }
-      items += n;
-      await put(renderer.segmentEnd(seg, n, header));
-    }
-    await put(renderer.end(header));
+    if (!text) throw new Error("a reporter is required for md/html");
+    for await (const s of text(
+      header,
+      exportEvents(header, session, () => (items += 1)),
+    ))
+      await put(s);
     await flush();
   }
   return {

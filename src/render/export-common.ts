@@ -1,7 +1,11 @@
-/** Wording shared by the Markdown and HTML export renderers. */
-import type { ExportHeader, ExportItem, ExportSegmentInfo } from "../commands/export.js";
+/** Wording shared by the Markdown and HTML export reporters, and their one shape. */
+import type { ExportEvent, ExportHeader, ExportItem, ExportSegmentInfo } from "../commands/export.js";
+import type { StreamReporter } from "./reporter.js";
 import { formatInstant } from "../core/format.js";
 import { safeLine } from "../core/safe-text.js";
+
+/** An export format: the document's head from the header, each segment event as it is read, its foot. */
+export type ExportReporter = StreamReporter<ExportHeader, ExportEvent, ExportHeader>;
 
 /** "2026-07-01 09:00:03 UTC" from an ISO string or ms, in the zone `tz`. */
 export function readableTime(t: string | number | null | undefined, tz = "UTC"): string {

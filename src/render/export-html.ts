@@ -2,8 +2,17 @@
  * HTML export: one self-contained page (inline CSS, no scripts, no external assets) that reads
  * well in a browser and prints. Every piece of transcript text goes through `escapeHtml`.
  */
-import type { ExportHeader, ExportItem, ExportRenderer, ExportSegmentInfo } from "../commands/export.js";
-import { compactionTokens, readableTime, roleLabel, segmentTitle, storeLabel, toolCallViews, viewLabel } from "./export-common.js";
+import type { ExportHeader, ExportItem, ExportSegmentInfo } from "../commands/export.js";
+import {
+  type ExportReporter,
+  compactionTokens,
+  readableTime,
+  roleLabel,
+  segmentTitle,
+  storeLabel,
+  toolCallViews,
+  viewLabel,
+} from "./export-common.js";
 import { safeText } from "../core/safe-text.js";
 
 export function escapeHtml(s: string): string {
@@ -76,17 +85,14 @@ function renderItem(item: ExportItem, segIndex: number, tz: string): string {
   return `<article class="msg ${role}${off}" id="${id}">${meta(item)}${body}</article>\n`;
 }
 
-/** The HTML export with times in the zone `tz`. */
-export function makeHtmlRenderer(tz = "UTC"): ExportRenderer {
-  return {
-    begin(h: ExportHeader): string {
-      const segs = h.segments
-        .map(
-          (s) =>
-            `<li>${esc(segmentTitle(s, tz).replace(/^Segment \d+: /, ""))} · session <code>${esc(s.sessionId ?? "?")}</code><br><code>${esc(s.path)}</code></li>`,
-        )
-        .join("");
-      return `<!doctype html>
+function renderHead(h: ExportHeader, tz: string): string {
+  const segs = h.segments
+    .map(
+      (s) =>
+        `<li>${esc(segmentTitle(s, tz).replace(/^Segment \d+: /, ""))} · session <code>${esc(s.sessionId ?? "?")}</code><br><code>${esc(s.path)}</code></li>`,
+    )
+    .join("");
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -109,24 +115,29 @@ ${h.segments.length ? `<ol class="segments">${segs}</ol>` : `<p class="empty">No
 </header>
 <main>
 `;
-    },
-    segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string {
-      const divider =
-        seg.index > 1
-          ? `<div class="divider" role="separator">Reset: a new session begins${seg.sessionId ? ` (${esc(seg.sessionId)})` : ""}</div>\n`
-          : "";
-      const head =
-        h.segments.length > 1 || h.view === "archived"
-          ? `<h2>${esc(segmentTitle(seg, tz))}</h2><p class="where"><code>${esc(seg.path)}</code></p>\n`
-          : "";
-      return `${divider}<section class="segment" id="segment-${seg.index}">\n${head}`;
-    },
-    item: (item: ExportItem, seg: ExportSegmentInfo) => renderItem(item, seg.index, tz),
-    segmentEnd: (_seg: ExportSegmentInfo, items: number) => `${items === 0 ? `<p class="empty">No messages.</p>\n` : ""}</section>\n`,
-    end(): string {
-      return `</main>\n</body>\n</html>\n`;
-    },
-  };
 }
 
-export const htmlRenderer: ExportRenderer = makeHtmlRenderer();
+function renderSegmentStart(seg: ExportSegmentInfo, h: ExportHeader, tz: string): string {
+  const divider =
+    seg.index > 1
+      ? `<div class="divider" role="separator">Reset: a new session begins${seg.sessionId ? ` (${esc(seg.sessionId)})` : ""}</div>\n`
+      : "";
+  const head =
+    h.segments.length > 1 || h.view === "archived"
+      ? `<h2>${esc(segmentTitle(seg, tz))}</h2><p class="where"><code>${esc(seg.path)}</code></p>\n`
+      : "";
+  return `${divider}<section class="segment" id="segment-${seg.index}">\n${head}`;
+}
+
+/** The HTML export with times in the zone `tz`. */
+export function htmlReporter(tz = "UTC"): ExportReporter {
+  return {
+    begin: (h) => renderHead(h, tz),
+    item(ev) {
+      if (ev.type === "segment-start") return renderSegmentStart(ev.segment, ev.header, tz);
+      if (ev.type === "item") return renderItem(ev.item, ev.segment.index, tz);
+      return `${ev.items === 0 ? `<p class="empty">No messages.</p>\n` : ""}</section>\n`;
+    },
+    end: () => `</main>\n</body>\n</html>\n`,
+  };
+}

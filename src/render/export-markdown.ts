@@ -1,6 +1,15 @@
 /** Markdown export: readable on GitHub and in any editor; tool calls and thinking folded in <details>. */
-import type { ExportHeader, ExportItem, ExportRenderer, ExportSegmentInfo } from "../commands/export.js";
-import { compactionTokens, readableTime, roleLabel, segmentTitle, storeLabel, toolCallViews, viewLabel } from "./export-common.js";
+import type { ExportHeader, ExportItem, ExportSegmentInfo } from "../commands/export.js";
+import {
+  type ExportReporter,
+  compactionTokens,
+  readableTime,
+  roleLabel,
+  segmentTitle,
+  storeLabel,
+  toolCallViews,
+  viewLabel,
+} from "./export-common.js";
 import { safeLine, safeText } from "../core/safe-text.js";
 
 /** A fenced code block whose fence is longer than any backtick run inside. */
@@ -51,41 +60,43 @@ function renderItem(item: ExportItem, tz: string): string {
   return out;
 }
 
-/** The Markdown export with times in the zone `tz`; transcript text made safe (controls shown, not obeyed). */
-export function makeMarkdownRenderer(tz = "UTC"): ExportRenderer {
-  return {
-    begin(h: ExportHeader): string {
-      const lines = [
-        `# ${safeLine(h.sessionKey)}`,
-        "",
-        `- **Store:** ${code(storeLabel(h))}`,
-        `- **Current sessionId:** ${h.sessionId ? code(safeLine(h.sessionId)) : "none"}`,
-        `- **View:** ${viewLabel(h)}`,
-        `- **Exported:** ${readableTime(h.exportedAt, tz)} by openclaw-sessions`,
-        `- **Segments:** ${h.segments.length}`,
-        ...h.segments.map(
-          (s) =>
-            `  ${s.index}. ${segmentTitle(s, tz).replace(/^Segment \d+: /, "")} · session ${code(safeLine(s.sessionId ?? "?"))} · ${code(safeLine(s.path))}`,
-        ),
-        "",
-      ];
-      if (h.segments.length === 0) lines.push("_No transcript: OpenClaw has no history for this key._", "");
-      return `${lines.join("\n")}\n`;
-    },
-    segmentStart(seg: ExportSegmentInfo, h: ExportHeader): string {
-      const divider = seg.index > 1 ? "---\n\n> 🔁 **Reset**: a new session begins below.\n\n" : "";
-      const head =
-        h.segments.length > 1 || h.view === "archived"
-          ? `## ${segmentTitle(seg, tz)}\n\nsession ${code(safeLine(seg.sessionId ?? "?"))} · ${code(safeLine(seg.path))}\n\n`
-          : "";
-      return divider + head;
-    },
-    item: (item: ExportItem) => renderItem(item, tz),
-    segmentEnd: (_seg: ExportSegmentInfo, items: number) => (items === 0 ? "_No messages._\n\n" : ""),
-    end(): string {
-      return "";
-    },
-  };
+function renderHead(h: ExportHeader, tz: string): string {
+  const lines = [
+    `# ${safeLine(h.sessionKey)}`,
+    "",
+    `- **Store:** ${code(storeLabel(h))}`,
+    `- **Current sessionId:** ${h.sessionId ? code(safeLine(h.sessionId)) : "none"}`,
+    `- **View:** ${viewLabel(h)}`,
+    `- **Exported:** ${readableTime(h.exportedAt, tz)} by openclaw-sessions`,
+    `- **Segments:** ${h.segments.length}`,
+    ...h.segments.map(
+      (s) =>
+        `  ${s.index}. ${segmentTitle(s, tz).replace(/^Segment \d+: /, "")} · session ${code(safeLine(s.sessionId ?? "?"))} · ${code(safeLine(s.path))}`,
+    ),
+    "",
+  ];
+  if (h.segments.length === 0) lines.push("_No transcript: OpenClaw has no history for this key._", "");
+  return `${lines.join("\n")}\n`;
 }
 
-export const markdownRenderer: ExportRenderer = makeMarkdownRenderer();
+function renderSegmentStart(seg: ExportSegmentInfo, h: ExportHeader, tz: string): string {
+  const divider = seg.index > 1 ? "---\n\n> 🔁 **Reset**: a new session begins below.\n\n" : "";
+  const head =
+    h.segments.length > 1 || h.view === "archived"
+      ? `## ${segmentTitle(seg, tz)}\n\nsession ${code(safeLine(seg.sessionId ?? "?"))} · ${code(safeLine(seg.path))}\n\n`
+      : "";
+  return divider + head;
+}
+
+/** The Markdown export with times in the zone `tz`; transcript text made safe (controls shown, not obeyed). */
+export function markdownReporter(tz = "UTC"): ExportReporter {
+  return {
+    begin: (h) => renderHead(h, tz),
+    item(ev) {
+      if (ev.type === "segment-start") return renderSegmentStart(ev.segment, ev.header, tz);
+      if (ev.type === "item") return renderItem(ev.item, tz);
+      return ev.items === 0 ? "_No messages._\n\n" : "";
+    },
+    end: () => "",
+  };
+}

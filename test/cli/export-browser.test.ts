@@ -9,7 +9,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { prepareExport, writeExport } from "../../src/commands/export.js";
-import { htmlRenderer } from "../../src/render/export-html.js";
+import { EXPORT_REPORTERS, exportText } from "../../src/render/export-reporters.js";
 import { segmentsOf } from "../../src/core/segments.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { ROOT, scenarioDir } from "../helpers/corpus.js";
@@ -73,7 +73,13 @@ describe.skipIf(!hasChromium)("export HTML in headless Chromium", () => {
       const ctx = storeContext({ env: { HOME: "/nonexistent-home" }, cwd: process.cwd() });
       const { header } = await prepareExport({ stateDir: STATE, key: KEY, format: "html", archived: true }, ctx);
       let html = "";
-      await writeExport(ctx.session, header, "html", { write: (c) => void (html += c.toString()) }, htmlRenderer);
+      await writeExport(
+        ctx.session,
+        header,
+        "html",
+        { write: (c) => void (html += c.toString()) },
+        exportText(EXPORT_REPORTERS.html("UTC")),
+      );
       const exportFile = path.join(dir, "export.html");
       fs.writeFileSync(exportFile, html);
 

@@ -3,8 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { prepareExport, writeExport, type ExportFormat, type ExportSink } from "../../src/commands/export.js";
-import { htmlRenderer, escapeHtml } from "../../src/render/export-html.js";
-import { markdownRenderer } from "../../src/render/export-markdown.js";
+import { escapeHtml } from "../../src/render/export-html.js";
+import { EXPORT_REPORTERS, exportText } from "../../src/render/export-reporters.js";
 import { segmentsOf } from "../../src/core/segments.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { copyState, scenarioDir } from "../helpers/corpus.js";
@@ -22,7 +22,7 @@ async function exportBytes(stateDir: string, key: string, format: ExportFormat, 
   const { header } = await prepareExport({ stateDir, key, format, archived }, c);
   const parts: Buffer[] = [];
   const sink: ExportSink = { write: (c) => void parts.push(Buffer.isBuffer(c) ? c : Buffer.from(c)) };
-  await writeExport(c.session, header, format, sink, format === "html" ? htmlRenderer : format === "md" ? markdownRenderer : undefined);
+  await writeExport(c.session, header, format, sink, format === "jsonl" ? undefined : exportText(EXPORT_REPORTERS[format]("UTC")));
   return Buffer.concat(parts);
 }
 

@@ -6,7 +6,7 @@ import type { App } from "../app.js";
 import { defineCommand } from "../define-command.js";
 import { selectionOf, type CommonOptions } from "../options.js";
 import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "../../commands/export-formats.js";
-import type { ExportHeader, ExportRenderer, ExportSummary } from "../../commands/export.js";
+import type { ExportHeader, ExportSummary, ExportText } from "../../commands/export.js";
 import type { StoreSession } from "../../store/session.js";
 
 interface ExportFlags extends CommonOptions {
@@ -29,12 +29,12 @@ function streamSink(stream: Writable, checkOpen: () => void = () => undefined): 
   };
 }
 
-/** What one export writes: the run's store session, the header, the format and its reporter (none for jsonl: lines are copied). */
+/** What one export writes: the run's store session, the header, the format and its reporter's text (none for jsonl: lines are copied). */
 interface ExportJob {
   session: StoreSession;
   header: ExportHeader;
   format: ExportFormat;
-  renderer: ExportRenderer | undefined;
+  text: ExportText | undefined;
 }
 
 /**
@@ -58,7 +58,7 @@ async function exportToFile(job: ExportJob, target: string): Promise<ExportSumma
   };
   try {
     await once(file, "open").catch(() => checkFile());
-    const summary = await writeExport(job.session, job.header, job.format, streamSink(file, checkFile), job.renderer);
+    const summary = await writeExport(job.session, job.header, job.format, streamSink(file, checkFile), job.text);
     file.end();
     await once(file, "finish").catch(() => checkFile());
     checkFile();
@@ -101,7 +101,7 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
   async run({ app, flags }, key) {
     // Loaded when the command runs: start-up only pays for what this invocation uses.
     const { checkOutputPath, prepareExport, writeExport } = await import("../../commands/export.js");
-    const { EXPORT_REPORTERS } = await import("../../render/export-reporters.js");
+    const { EXPORT_REPORTERS, exportText } = await import("../../render/export-reporters.js");
     const { resolveTimeZone } = await import("../../core/format.js");
     // Documents default to UTC (they travel); --tz names another zone.
     const tz = flags.tz === undefined ? "UTC" : resolveTimeZone(flags.tz, app.io.env);
@@ -114,7 +114,7 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
       session: ctx.session,
       header,
       format: flags.format,
-      renderer: flags.format === "jsonl" ? undefined : EXPORT_REPORTERS[flags.format](tz),
+      text: flags.format === "jsonl" ? undefined : exportText(EXPORT_REPORTERS[flags.format](tz)),
     };
     if (!flags.output) {
       // Stops at the next chunk once the reader has gone (`| head`).
@@ -123,7 +123,7 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
         job.header,
         job.format,
         streamSink(app.io.stdout as Writable, () => app.checkOutput()),
-        job.renderer,
+        job.text,
       );
       return;
     }

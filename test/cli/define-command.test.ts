@@ -2,9 +2,10 @@
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/cli/app.js";
-import { defineCommand } from "../../src/cli/define-command.js";
+import { defineCommand, pickReporter } from "../../src/cli/define-command.js";
 import type { CommonOptions } from "../../src/cli/options.js";
 import { usageError } from "../../src/core/errors.js";
+import type { TextOrJsonReporters } from "../../src/render/reporter.js";
 
 function harness() {
   let stdout = "";
@@ -76,5 +77,23 @@ describe("defineCommand", () => {
     expect(longs).not.toContain("--state-dir");
     expect(longs).not.toContain("--json");
     expect(longs).toContain("--quiet");
+  });
+});
+
+describe("pickReporter", () => {
+  const registry: TextOrJsonReporters<{ n: number }, { unit: string }> = {
+    text: (ctx) => ({ end: (r) => `${r.n} ${ctx.unit}\n` }),
+    json: () => ({ end: (r) => `${JSON.stringify(r)}\n` }),
+  };
+
+  it("text with the context it is given, without --json", () => {
+    expect(pickReporter(registry, {}, () => ({ unit: "files" })).end({ n: 2 })).toBe("2 files\n");
+  });
+
+  it("the JSON reporter under --json, and the text context is never made", () => {
+    const reporter = pickReporter(registry, { json: true }, () => {
+      throw usageError("BAD_TIME_ZONE", "a bad --tz fails only a text run");
+    });
+    expect(reporter.end({ n: 2 })).toBe('{"n":2}\n');
   });
 });

@@ -128,12 +128,7 @@ function mismatch(target: string, got: string, expect: string) {
  */
 async function placeVerified(
   place: "link" | "rename",
-  target: string,
-  runId: string,
-  chunks: AsyncIterable<Buffer> | Buffer[],
-  expect: string,
-  mode: number,
-  atTemp?: Hook,
+  ...[target, runId, chunks, expect, mode, atTemp]: Parameters<VerifiedWrite>
 ): Promise<void> {
   const { temp, sha256 } = await writeTemp(target, runId, chunks, mode);
   try {

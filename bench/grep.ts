@@ -151,9 +151,10 @@ function best(cmd: string, argv: string[], runs = 3) {
 
 /** Where the time goes, in-process (no node start-up): indexing the store vs scanning transcripts. */
 async function breakdown(): Promise<string> {
-  const { openStoreSession } = await import(path.join(ROOT, "dist/store/session.js"));
-  const { grepTargets, grepTarget, byteSkipFor } = await import(path.join(ROOT, "dist/commands/grep.js"));
-  const { compileMatcher } = await import(path.join(ROOT, "dist/core/grep.js"));
+  // The sources themselves (tsx runs this file): dist/ is one bundle with no per-module entry points.
+  const { openStoreSession } = await import("../src/store/session.js");
+  const { grepTargets, grepTarget, byteSkipFor } = await import("../src/commands/grep.js");
+  const { compileMatcher } = await import("../src/core/grep.js");
   let bestIndex = Infinity;
   let bestScan = Infinity;
   for (let i = 0; i < 3; i++) {

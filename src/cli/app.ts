@@ -32,6 +32,8 @@ export interface App {
   textContext(opts: CommonOptions): TextContext;
   /** A context line for people (which store, which file, counts): stderr, never with -q or --json. */
   context(opts: CommonOptions & { jsonl?: boolean }, text: string): void;
+  /** Whether `context` prints anything for these options (not with -q, --json or --jsonl). */
+  showsContext(opts: CommonOptions & { jsonl?: boolean }): boolean;
   /** Throws OutputClosed when stdout's reader has gone: call between units of streamed work. */
   checkOutput(): void;
   /**
@@ -69,8 +71,11 @@ export function createApp(io: IO): App {
         width: outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env),
       };
     },
+    showsContext(opts) {
+      return !opts.quiet && !opts.json && !opts.jsonl;
+    },
     context(opts, text) {
-      if (opts.quiet || opts.json || opts.jsonl || text === "") return;
+      if (!app.showsContext(opts) || text === "") return;
       io.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
     },
     checkOutput() {

@@ -57,6 +57,10 @@ export function defineCommand<F extends CommonOptions, A extends unknown[] = []>
  * --json, else its text reporter. The text's context is made only then (a bad --tz does not fail
  * a JSON run).
  */
-export function pickReporter<R, C>(registry: TextOrJsonReporters<R, C>, flags: CommonOptions, textContext: () => C): Reporter<R> {
-  return flags.json ? registry.json() : registry.text(textContext());
+export async function pickReporter<R, C>(
+  registry: TextOrJsonReporters<R, C>,
+  flags: CommonOptions,
+  textContext: () => C,
+): Promise<Reporter<R>> {
+  return flags.json ? registry.json() : await registry.text(textContext());
 }

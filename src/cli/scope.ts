@@ -1,9 +1,15 @@
 /** The context line of store-wide commands: the stores read, and the agents of the state dir left out. */
 import type { App } from "./app.js";
 import type { CommonOptions } from "./options.js";
-import { otherAgentsOf, type StoreHeader } from "../commands/store-header.js";
-import { scopeLines } from "../render/common.js";
+import type { StoreHeader } from "../commands/store-header.js";
 
-export function showScope(app: App, flags: CommonOptions, stores: StoreHeader[]): void {
-  app.context(flags, scopeLines(stores, flags.allAgents ? [] : otherAgentsOf(stores), app.styleFor("stderr", flags)));
+/**
+ * What shows the line on stderr for these options. Under -q or --json there is nothing to show,
+ * and nothing is loaded; otherwise what it needs is loaded now, so showing it later is synchronous
+ * (grep shows it before its first hit).
+ */
+export async function scopeShower(app: App, flags: CommonOptions & { jsonl?: boolean }): Promise<(stores: StoreHeader[]) => void> {
+  if (!app.showsContext(flags)) return () => undefined;
+  const [{ otherAgentsOf }, { scopeLines }] = await Promise.all([import("../commands/store-header.js"), import("../render/common.js")]);
+  return (stores) => app.context(flags, scopeLines(stores, flags.allAgents ? [] : otherAgentsOf(stores), app.styleFor("stderr", flags)));
 }

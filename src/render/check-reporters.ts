@@ -3,7 +3,6 @@ import type { CheckResult } from "../commands/check.js";
 import type { TextOrJsonReporters } from "./reporter.js";
 import type { Style } from "./style.js";
 import { jsonReporter } from "./json.js";
-import { renderCheckText } from "./check-text.js";
 
 export interface CheckReportContext {
   style: Style;
@@ -11,6 +10,9 @@ export interface CheckReportContext {
 }
 
 export const CHECK_REPORTERS: TextOrJsonReporters<CheckResult, CheckReportContext> = {
-  text: (ctx) => ({ end: (r) => renderCheckText(r, ctx.style, { quiet: ctx.quiet }) }),
+  text: async (ctx) => {
+    const { renderCheckText } = await import("./check-text.js");
+    return { end: (r) => renderCheckText(r, ctx.style, { quiet: ctx.quiet }) };
+  },
   json: jsonReporter,
 };

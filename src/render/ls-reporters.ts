@@ -2,7 +2,7 @@
 import type { LsResult } from "../commands/ls.js";
 import type { TextOrJsonReporters } from "./reporter.js";
 import { jsonReporter } from "./json.js";
-import { renderLsKeyText, renderLsText, type LsTextContext } from "./ls-text.js";
+import type { LsTextContext } from "./ls-text.js";
 
 export interface LsReportContext extends LsTextContext {
   /** `ls <key>`: the one key in detail. */
@@ -10,6 +10,9 @@ export interface LsReportContext extends LsTextContext {
 }
 
 export const LS_REPORTERS: TextOrJsonReporters<LsResult, LsReportContext> = {
-  text: (ctx) => ({ end: (r) => (ctx.oneKey ? renderLsKeyText(r, ctx) : renderLsText(r, ctx)) }),
+  text: async (ctx) => {
+    const { renderLsKeyText, renderLsText } = await import("./ls-text.js");
+    return { end: (r) => (ctx.oneKey ? renderLsKeyText(r, ctx) : renderLsText(r, ctx)) };
+  },
   json: jsonReporter,
 };

@@ -20,9 +20,10 @@ export type StreamReporter<Start, Item, End> = Required<Reporter<End, Start, Ite
 
 /**
  * The registry of a command whose output is one document: its text report, or its JSON document
- * under --json. `text` gets what the text needs (colours, zone, width…); JSON needs nothing.
+ * under --json. `text` gets what the text needs (colours, zone, width…) and loads the text
+ * renderer only then, so a --json run never pays for tables; JSON needs nothing.
  */
 export interface TextOrJsonReporters<R, C> {
-  text(ctx: C): Reporter<R>;
+  text(ctx: C): Promise<Reporter<R>>;
   json(): Reporter<R>;
 }

@@ -7,8 +7,6 @@ import type { SqliteRestoreResult } from "../commands/restore-sqlite.js";
 import type { TextOrJsonReporters } from "./reporter.js";
 import type { Style } from "./style.js";
 import { jsonReporter } from "./json.js";
-import { renderRestoreText, renderUndoText } from "./restore-text.js";
-import { renderSqliteRestoreText } from "./restore-sqlite-text.js";
 
 export interface RestoreReportContext {
   style: Style;
@@ -17,16 +15,25 @@ export interface RestoreReportContext {
 }
 
 export const RESTORE_REPORTERS: TextOrJsonReporters<RestoreResult, RestoreReportContext> = {
-  text: (ctx) => ({ end: (r) => renderRestoreText(r, ctx.style, ctx.width) }),
+  text: async (ctx) => {
+    const { renderRestoreText } = await import("./restore-text.js");
+    return { end: (r) => renderRestoreText(r, ctx.style, ctx.width) };
+  },
   json: jsonReporter,
 };
 
 export const SQLITE_RESTORE_REPORTERS: TextOrJsonReporters<SqliteRestoreResult, RestoreReportContext> = {
-  text: (ctx) => ({ end: (r) => renderSqliteRestoreText(r, ctx.style, ctx.width) }),
+  text: async (ctx) => {
+    const { renderSqliteRestoreText } = await import("./restore-sqlite-text.js");
+    return { end: (r) => renderSqliteRestoreText(r, ctx.style, ctx.width) };
+  },
   json: jsonReporter,
 };
 
 export const UNDO_REPORTERS: TextOrJsonReporters<UndoResult, RestoreReportContext> = {
-  text: (ctx) => ({ end: (r) => renderUndoText(r, ctx.style, ctx.width) }),
+  text: async (ctx) => {
+    const { renderUndoText } = await import("./restore-text.js");
+    return { end: (r) => renderUndoText(r, ctx.style, ctx.width) };
+  },
   json: jsonReporter,
 };

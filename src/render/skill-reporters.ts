@@ -2,10 +2,12 @@
 import type { SkillInstallResult } from "../commands/skill.js";
 import type { TextOrJsonReporters } from "./reporter.js";
 import { jsonReporter } from "./json.js";
-import { renderSkillInstallText } from "./skill-text.js";
 
 /** The text needs nothing beyond the result (no colour, no times). */
 export const SKILL_INSTALL_REPORTERS: TextOrJsonReporters<SkillInstallResult, unknown> = {
-  text: () => ({ end: (r) => renderSkillInstallText(r) }),
+  text: async () => {
+    const { renderSkillInstallText } = await import("./skill-text.js");
+    return { end: (r) => renderSkillInstallText(r) };
+  },
   json: jsonReporter,
 };

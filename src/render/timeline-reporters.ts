@@ -3,9 +3,11 @@ import type { TimelineResult, TimelineSummaryResult } from "../commands/timeline
 import type { TextOrJsonReporters } from "./reporter.js";
 import type { TextContext } from "./common.js";
 import { jsonReporter } from "./json.js";
-import { renderTimelineSummaryText, renderTimelineText } from "./timeline-text.js";
 
 export const TIMELINE_REPORTERS: TextOrJsonReporters<TimelineResult | TimelineSummaryResult, TextContext> = {
-  text: (ctx) => ({ end: (r) => ("segments" in r ? renderTimelineText(r, ctx) : renderTimelineSummaryText(r, ctx)) }),
+  text: async (ctx) => {
+    const { renderTimelineSummaryText, renderTimelineText } = await import("./timeline-text.js");
+    return { end: (r) => ("segments" in r ? renderTimelineText(r, ctx) : renderTimelineSummaryText(r, ctx)) };
+  },
   json: jsonReporter,
 };

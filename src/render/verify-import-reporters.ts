@@ -3,7 +3,6 @@ import type { VerifyImportResult } from "../commands/verify-import.js";
 import type { TextOrJsonReporters } from "./reporter.js";
 import type { Style } from "./style.js";
 import { jsonReporter } from "./json.js";
-import { renderVerifyImportText } from "./verify-import-text.js";
 
 export interface VerifyImportReportContext {
   style: Style;
@@ -11,6 +10,9 @@ export interface VerifyImportReportContext {
 }
 
 export const VERIFY_IMPORT_REPORTERS: TextOrJsonReporters<VerifyImportResult, VerifyImportReportContext> = {
-  text: (ctx) => ({ end: (r) => renderVerifyImportText(r, ctx.style, { quiet: ctx.quiet }) }),
+  text: async (ctx) => {
+    const { renderVerifyImportText } = await import("./verify-import-text.js");
+    return { end: (r) => renderVerifyImportText(r, ctx.style, { quiet: ctx.quiet }) };
+  },
   json: jsonReporter,
 };

@@ -82,16 +82,16 @@ describe("defineCommand", () => {
 
 describe("pickReporter", () => {
   const registry: TextOrJsonReporters<{ n: number }, { unit: string }> = {
-    text: (ctx) => ({ end: (r) => `${r.n} ${ctx.unit}\n` }),
+    text: async (ctx) => ({ end: (r) => `${r.n} ${ctx.unit}\n` }),
     json: () => ({ end: (r) => `${JSON.stringify(r)}\n` }),
   };
 
-  it("text with the context it is given, without --json", () => {
-    expect(pickReporter(registry, {}, () => ({ unit: "files" })).end({ n: 2 })).toBe("2 files\n");
+  it("text with the context it is given, without --json", async () => {
+    expect((await pickReporter(registry, {}, () => ({ unit: "files" }))).end({ n: 2 })).toBe("2 files\n");
   });
 
-  it("the JSON reporter under --json, and the text context is never made", () => {
-    const reporter = pickReporter(registry, { json: true }, () => {
+  it("the JSON reporter under --json, and the text context is never made", async () => {
+    const reporter = await pickReporter(registry, { json: true }, () => {
       throw usageError("BAD_TIME_ZONE", "a bad --tz fails only a text run");
     });
     expect(reporter.end({ n: 2 })).toBe('{"n":2}\n');

@@ -17,8 +17,8 @@ describe("CHECK_REPORTERS", () => {
   it("text: the findings by severity, -q leaving out what it leaves out", async () => {
     const r = await checkOf();
     const style = makeStyle(0);
-    expect(CHECK_REPORTERS.text({ style }).end(r)).toBe(renderCheckText(r, style));
-    expect(CHECK_REPORTERS.text({ style, quiet: true }).end(r)).toBe(renderCheckText(r, style, { quiet: true }));
+    expect((await CHECK_REPORTERS.text({ style })).end(r)).toBe(renderCheckText(r, style));
+    expect((await CHECK_REPORTERS.text({ style, quiet: true })).end(r)).toBe(renderCheckText(r, style, { quiet: true }));
   });
 
   it("json: the result as one document", async () => {

@@ -18,9 +18,9 @@ async function lsOf(key?: string) {
 describe("LS_REPORTERS", () => {
   it("text: the table of every key, or one key in detail", async () => {
     const all = await lsOf();
-    expect(LS_REPORTERS.text({ ...text, oneKey: false }).end(all)).toBe(renderLsText(all, text));
+    expect((await LS_REPORTERS.text({ ...text, oneKey: false })).end(all)).toBe(renderLsText(all, text));
     const one = await lsOf(KEY);
-    const detail = LS_REPORTERS.text({ ...text, oneKey: true }).end(one);
+    const detail = (await LS_REPORTERS.text({ ...text, oneKey: true })).end(one);
     expect(detail).toBe(renderLsKeyText(one, text));
     expect(detail).toContain(KEY);
   });

@@ -32,7 +32,7 @@ describe("restore's reporter registries", () => {
     const any = await planAnyRestore({ stateDir: s.stateDir, archive: ARCHIVE, manifestDir: s.manifestDir }, s.ctx);
     if (any.era !== "files") throw new Error("expected a file-era plan");
     const plan = any.planned.result;
-    expect(RESTORE_REPORTERS.text(text).end(plan)).toBe(renderRestoreText(plan, text.style, text.width));
+    expect((await RESTORE_REPORTERS.text(text)).end(plan)).toBe(renderRestoreText(plan, text.style, text.width));
     expect(RESTORE_REPORTERS.json().end(plan)).toBe(renderJson(plan));
   });
 
@@ -41,7 +41,7 @@ describe("restore's reporter registries", () => {
     const any = await planAnyRestore({ stateDir: s.stateDir, key: "agent:main:main", segment: 1, manifestDir: s.manifestDir }, s.ctx);
     if (any.era !== "sqlite") throw new Error("expected a SQLite-era plan");
     const plan = any.planned.result;
-    expect(SQLITE_RESTORE_REPORTERS.text(text).end(plan)).toBe(renderSqliteRestoreText(plan, text.style, text.width));
+    expect((await SQLITE_RESTORE_REPORTERS.text(text)).end(plan)).toBe(renderSqliteRestoreText(plan, text.style, text.width));
     expect(SQLITE_RESTORE_REPORTERS.json().end(plan)).toBe(renderJson(plan));
   });
 
@@ -51,7 +51,7 @@ describe("restore's reporter registries", () => {
     if (any.era !== "files") throw new Error("expected a file-era plan");
     const applied = await applyRestore(any.planned, s.ctx);
     const undo = await runUndo(applied.manifest!, false, { ...s.ctx, selection: { stateDir: s.stateDir } });
-    expect(UNDO_REPORTERS.text(text).end(undo)).toBe(renderUndoText(undo, text.style, text.width));
+    expect((await UNDO_REPORTERS.text(text)).end(undo)).toBe(renderUndoText(undo, text.style, text.width));
     expect(UNDO_REPORTERS.json().end(undo)).toBe(renderJson(undo));
   });
 });

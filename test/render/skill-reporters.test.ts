@@ -13,9 +13,9 @@ function planOf() {
 }
 
 describe("SKILL_INSTALL_REPORTERS", () => {
-  it("text: where the skill would go; json: the plan as one document", () => {
+  it("text: where the skill would go; json: the plan as one document", async () => {
     const r = planOf();
-    const text = SKILL_INSTALL_REPORTERS.text(null).end(r);
+    const text = (await SKILL_INSTALL_REPORTERS.text(null)).end(r);
     expect(text).toBe(renderSkillInstallText(r));
     expect(text).toContain("would copy");
     expect(SKILL_INSTALL_REPORTERS.json().end(r)).toBe(renderJson(r));

@@ -19,10 +19,10 @@ describe("TIMELINE_REPORTERS", () => {
   it("text: one key's timeline, or the summary of every key", async () => {
     const one = await timelineOf(KEY);
     if (!("segments" in one)) throw new Error("expected one key's timeline");
-    expect(TIMELINE_REPORTERS.text(text).end(one)).toBe(renderTimelineText(one, text));
+    expect((await TIMELINE_REPORTERS.text(text)).end(one)).toBe(renderTimelineText(one, text));
     const all = await timelineOf();
     if ("segments" in all) throw new Error("expected the summary");
-    expect(TIMELINE_REPORTERS.text(text).end(all)).toBe(renderTimelineSummaryText(all, text));
+    expect((await TIMELINE_REPORTERS.text(text)).end(all)).toBe(renderTimelineSummaryText(all, text));
   });
 
   it("json: either result as one document", async () => {

@@ -16,8 +16,8 @@ describe("VERIFY_IMPORT_REPORTERS", () => {
   it("text: one block per legacy file, -q leaving out what it leaves out", async () => {
     const r = await verifyOf();
     const style = makeStyle(0);
-    expect(VERIFY_IMPORT_REPORTERS.text({ style }).end(r)).toBe(renderVerifyImportText(r, style));
-    expect(VERIFY_IMPORT_REPORTERS.text({ style, quiet: true }).end(r)).toBe(renderVerifyImportText(r, style, { quiet: true }));
+    expect((await VERIFY_IMPORT_REPORTERS.text({ style })).end(r)).toBe(renderVerifyImportText(r, style));
+    expect((await VERIFY_IMPORT_REPORTERS.text({ style, quiet: true })).end(r)).toBe(renderVerifyImportText(r, style, { quiet: true }));
   });
 
   it("json: the result as one document", async () => {

@@ -54,9 +54,9 @@ Finding codes: ${docsPath("cron.md")}
       app.storeContext(progress.report),
     ).finally(() => progress.clear());
     const { CHECK_REPORTERS } = await import("../../render/check-reporters.js");
-    const { showScope } = await import("../scope.js");
-    const reporter = pickReporter(CHECK_REPORTERS, flags, () => ({ style: app.styleFor("stdout", flags), quiet: flags.quiet }));
-    showScope(app, flags, result.stores);
+    const showScope = await (await import("../scope.js")).scopeShower(app, flags);
+    const reporter = await pickReporter(CHECK_REPORTERS, flags, () => ({ style: app.styleFor("stdout", flags), quiet: flags.quiet }));
+    showScope(result.stores);
     app.io.stdout.write(reporter.end(result));
     if (fails(result.summary, flags.failOn)) {
       // Cron mails stderr: say why the run failed even when stdout went to a file.

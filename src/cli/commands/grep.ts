@@ -92,7 +92,7 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
     const { runGrep } = await import("../../commands/grep.js");
     const { GREP_REPORTERS } = await import("../../render/grep-reporters.js");
     const { renderGrepSummary } = await import("../../render/grep-text.js");
-    const { showScope } = await import("../scope.js");
+    const showScope = await (await import("../scope.js")).scopeShower(app, flags);
     const { format, mode } = outputOf(flags);
     const { style, tz } = app.textContext(flags);
     const reporter = GREP_REPORTERS[format]({ mode, style, tz });
@@ -105,7 +105,7 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
     const result = await runGrep(grepOptions(pattern, flags, mode), app.storeContext(progress.report), {
       onStart: (stores) => {
         // Which stores (agents) are searched, before the first hit: stderr, not with -q.
-        if (!flags.jsonl) showScope(app, flags, stores);
+        showScope(stores);
         const begin = reporter.begin(stores);
         if (begin !== "") out(begin);
       },

@@ -33,13 +33,13 @@ Tables fit the terminal (or $COLUMNS); in a pipe every cell is printed whole, on
       runLs({ ...selectionOf(flags, key), key, stats: flags.stats }, app.storeContext()),
     );
     const { LS_REPORTERS } = await import("../../render/ls-reporters.js");
-    const { showScope } = await import("../scope.js");
-    const reporter = pickReporter(LS_REPORTERS, flags, () => ({
+    const showScope = await (await import("../scope.js")).scopeShower(app, flags);
+    const reporter = await pickReporter(LS_REPORTERS, flags, () => ({
       ...app.textContext(flags),
       absolute: flags.absolute,
       oneKey: Boolean(key),
     }));
-    showScope(app, flags, result.stores);
+    showScope(result.stores);
     app.io.stdout.write(reporter.end(result));
     if (result.storeProblems.length > 0) {
       for (const p of result.storeProblems) app.io.stderr.write(`openclaw-sessions: ${p.message}\n`);

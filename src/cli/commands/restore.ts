@@ -33,7 +33,7 @@ interface RestoreSession extends CommandRun<RestoreFlags> {
    * The run's reporter from one of restore's registries. Its text context is made now, even under
    * --json: a bad --tz stops the run before anything is written.
    */
-  reporterOf<R>(registry: TextOrJsonReporters<R, RestoreReportContext>): Reporter<R>;
+  reporterOf<R>(registry: TextOrJsonReporters<R, RestoreReportContext>): Promise<Reporter<R>>;
   /** A report on stdout. */
   print(text: string): void;
 }
@@ -110,7 +110,7 @@ async function undoRestore(s: RestoreSession, manifest: string): Promise<void> {
   const { flags } = s;
   const { runUndo } = await import("../../commands/restore.js");
   const { UNDO_REPORTERS } = await import("../../render/restore-reporters.js");
-  const reporter = s.reporterOf(UNDO_REPORTERS);
+  const reporter = await s.reporterOf(UNDO_REPORTERS);
   const undoCtx = { ...s.ctx, selection: selectionOf(flags) };
   const plan = await runUndo(manifest, false, undoCtx);
   let apply = flags.yes === true && !flags.dryRun;
@@ -162,7 +162,7 @@ async function restore(s: RestoreSession, archive: string | undefined): Promise<
 async function filesFlow(s: RestoreSession, planned: PlannedRestore): Promise<RestoreFlow<RestoreResult>> {
   const { applyRestore } = await import("../../commands/restore.js");
   const { RESTORE_REPORTERS } = await import("../../render/restore-reporters.js");
-  const reporter = s.reporterOf(RESTORE_REPORTERS);
+  const reporter = await s.reporterOf(RESTORE_REPORTERS);
   return {
     plan: planned.result,
     show: (r) => s.print(reporter.end(r)),
@@ -178,7 +178,7 @@ async function filesFlow(s: RestoreSession, planned: PlannedRestore): Promise<Re
 async function sqliteFlow(s: RestoreSession, planned: PlannedSqliteRestore): Promise<RestoreFlow<SqliteRestoreResult>> {
   const { applySqliteRestore } = await import("../../commands/restore-sqlite.js");
   const { SQLITE_RESTORE_REPORTERS } = await import("../../render/restore-reporters.js");
-  const reporter = s.reporterOf(SQLITE_RESTORE_REPORTERS);
+  const reporter = await s.reporterOf(SQLITE_RESTORE_REPORTERS);
   return {
     plan: planned.result,
     show: (r) => s.print(reporter.end(r)),

@@ -34,7 +34,7 @@ inside a session store (exit 5).
       { ...selectionOf(flags), workspace: flags.workspace, yes: flags.yes, force: flags.force },
       app.storeContext(),
     );
-    app.io.stdout.write(pickReporter(SKILL_INSTALL_REPORTERS, flags, () => null).end(result));
+    app.io.stdout.write((await pickReporter(SKILL_INSTALL_REPORTERS, flags, () => null)).end(result));
   },
 });
 

@@ -38,9 +38,9 @@ Examples:
       app.storeContext(progress.report),
     ).finally(() => progress.clear());
     const { TIMELINE_REPORTERS } = await import("../../render/timeline-reporters.js");
-    const { showScope } = await import("../scope.js");
-    const reporter = pickReporter(TIMELINE_REPORTERS, flags, () => app.textContext({ ...flags, tz: result.timeZone }));
-    showScope(app, flags, result.stores);
+    const showScope = await (await import("../scope.js")).scopeShower(app, flags);
+    const reporter = await pickReporter(TIMELINE_REPORTERS, flags, () => app.textContext({ ...flags, tz: result.timeZone }));
+    showScope(result.stores);
     app.io.stdout.write(reporter.end(result));
     if (!("segments" in result) && result.keys.length > 0)
       app.context(

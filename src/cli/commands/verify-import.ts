@@ -33,7 +33,10 @@ See ${docsPath("verify-import.md")}.
       { ...selectionOf(flags), ...(flags.exportMissing ? { exportMissing: flags.exportMissing } : {}) },
       app.storeContext(),
     );
-    const reporter = pickReporter(VERIFY_IMPORT_REPORTERS, flags, () => ({ style: app.styleFor("stdout", flags), quiet: flags.quiet }));
+    const reporter = await pickReporter(VERIFY_IMPORT_REPORTERS, flags, () => ({
+      style: app.styleFor("stdout", flags),
+      quiet: flags.quiet,
+    }));
     app.io.stdout.write(reporter.end(result));
     if (result.status !== "ok") {
       app.io.stderr.write(

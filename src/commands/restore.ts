@@ -160,7 +160,7 @@ function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { i
     );
   }
   // A symlinked folder on the way would lead outside the store although the path looks inside.
-  if (!isStrictlyInside(realPath(dir), fs.realpathSync(abs))) escapes(arg, dir);
+  if (!isStrictlyInside(realPath(dir), realPath(abs))) escapes(arg, dir);
   const file = index.files.find((f) => f.path === abs);
   if (file && isOrphan(index, file)) return { index, file };
   if (file?.kind !== "archive" || !file.archive) {

@@ -152,6 +152,38 @@ describe("no control character reaches a terminal raw", () => {
     expect(out).not.toMatch(UNSAFE);
   });
 
+  it("restore's notes on stderr name a hostile key escaped", async () => {
+    const own = copyState("files", "reset-chain");
+    try {
+      const dir = path.join(own.stateDir, "agents/main/sessions");
+      const store = JSON.parse(fs.readFileSync(path.join(dir, "sessions.json"), "utf8"));
+      store[EVIL_KEY] = { ...store["agent:main:main"] };
+      fs.writeFileSync(path.join(dir, "sessions.json"), JSON.stringify(store, null, 2));
+      const orphan = path.join(dir, "0badf00d-0000-4000-8000-000000000001.jsonl");
+      fs.writeFileSync(
+        orphan,
+        line({ type: "session", version: 3, id: "0badf00d-0000-4000-8000-000000000001", timestamp: "2026-07-01T09:16:00.000Z", cwd: "/w" }),
+      );
+      const args = [
+        "restore",
+        orphan,
+        "--key",
+        EVIL_KEY,
+        "--yes",
+        "--state-dir",
+        own.stateDir,
+        "--manifest-dir",
+        path.join(own.root, "runs"),
+      ];
+      const r = await cli(args, { env: { TZ: "UTC" } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain("restored agent:main:evil^[[2Jkey");
+      expect(r.stderr).not.toMatch(UNSAFE);
+    } finally {
+      fs.rmSync(own.root, { recursive: true, force: true });
+    }
+  });
+
   it("JSON stays exact: the text round-trips", async () => {
     const r = await cli(["history", KEY, "--json", "--state-dir", stateDir]);
     const texts = r.json().messages.map((m: { text: string }) => m.text);

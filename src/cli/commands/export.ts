@@ -8,6 +8,7 @@ import { selectionOf, type CommonOptions } from "../options.js";
 import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "../../commands/export-formats.js";
 import type { ExportHeader, ExportSummary, ExportText } from "../../commands/export.js";
 import type { StoreSession } from "../../store/session.js";
+import { safeLine } from "../../core/safe-text.js";
 
 interface ExportFlags extends CommonOptions {
   archived?: boolean;
@@ -75,7 +76,7 @@ async function reportWritten(app: App, target: string, format: ExportFormat, sum
   const { formatBytes } = await import("../../render/common.js");
   const what = format === "jsonl" ? `${summary.items} lines` : `${summary.items} messages`;
   const segments = `${summary.segments.length} segment${summary.segments.length === 1 ? "" : "s"}`;
-  app.io.stderr.write(`wrote ${target} (${what} from ${segments}, ${formatBytes(summary.bytes)})\n`);
+  app.io.stderr.write(`${safeLine(`wrote ${target} (${what} from ${segments}, ${formatBytes(summary.bytes)})`)}\n`);
 }
 
 export const registerExport = defineCommand<ExportFlags, [string]>({

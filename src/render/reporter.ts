@@ -9,6 +9,8 @@
  * and `item`, called for each unit as it is read; it prints as the read goes, in constant memory,
  * and answers "" for what it leaves to `end`.
  */
+import type { Style } from "./style.js";
+
 export interface Reporter<End, Start = never, Item = never> {
   begin?(start: Start): string;
   item?(item: Item): string;
@@ -26,4 +28,10 @@ export type StreamReporter<Start, Item, End> = Required<Reporter<End, Start, Ite
 export interface TextOrJsonReporters<R, C> {
   text(ctx: C): Promise<Reporter<R>>;
   json(): Reporter<R>;
+}
+
+/** What a plain report's text needs: its colours, and whether -q asked for problems only. */
+export interface StyledReportContext {
+  style: Style;
+  quiet?: boolean;
 }

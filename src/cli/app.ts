@@ -2,7 +2,7 @@
 import { colorLevel, type IO } from "./output.js";
 import { makeStyle, type Style } from "../render/style.js";
 import type { CommonOptions } from "./options.js";
-import { reportError } from "./boundary.js";
+import { reportError, writeMessage } from "./boundary.js";
 import { resolveTimeZone } from "../core/format.js";
 import type { TextContext } from "../render/common.js";
 import { outputWidth } from "../render/table.js";
@@ -18,7 +18,6 @@ import { ExitCode } from "../core/errors.js";
 import { UnreadableFileError, UnreadableLog } from "../store/safe-read.js";
 import type { Progress, StoreContext } from "../store/index.js";
 import { openStoreSession, type StoreSession } from "../store/session.js";
-import { safeLine } from "../core/safe-text.js";
 
 export interface App {
   io: IO;
@@ -32,6 +31,8 @@ export interface App {
   textContext(opts: CommonOptions): TextContext;
   /** A context line for people (which store, which file, counts): stderr, never with -q or --json. */
   context(opts: CommonOptions & { jsonl?: boolean }, text: string): void;
+  /** A message line on stderr (`openclaw-sessions: …`, and a hint), made safe; shown even with -q. */
+  say(text: string, hint?: string | null): void;
   /** Whether `context` prints anything for these options (not with -q, --json or --jsonl). */
   showsContext(opts: CommonOptions & { jsonl?: boolean }): boolean;
   /** Throws OutputClosed when stdout's reader has gone: call between units of streamed work. */
@@ -70,6 +71,9 @@ export function createApp(io: IO): App {
         now: Date.now(),
         width: outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env),
       };
+    },
+    say(text, hint) {
+      writeMessage(io, text, hint);
     },
     showsContext(opts) {
       return !opts.quiet && !opts.json && !opts.jsonl;
@@ -124,7 +128,7 @@ export function createApp(io: IO): App {
       }
       // Inputs the command met but could not read: each named once, and exit 3, in every command.
       const unreadable = log.files().filter((u) => u.path !== reported);
-      for (const u of unreadable) io.stderr.write(`${safeLine(`openclaw-sessions: cannot read ${u.path}: ${u.cause}`)}\n`);
+      for (const u of unreadable) app.say(`cannot read ${u.path}: ${u.cause}`);
       if (unreadable.length > 0) app.raise(ExitCode.environment);
     },
   };

@@ -38,6 +38,14 @@ function capabilityError(err: unknown): ToolError | null {
   );
 }
 
+/**
+ * The one way a message line reaches stderr: `openclaw-sessions: <text>` and an optional
+ * `  hint:` line, each made safe (messages name keys and paths from the store).
+ */
+export function writeMessage(io: Pick<IO, "stderr">, text: string, hint?: string | null): void {
+  io.stderr.write(`openclaw-sessions: ${safeLine(text)}\n${hint ? `  hint: ${safeLine(hint)}\n` : ""}`);
+}
+
 export function reportError(err: unknown, io: IO, opts: { json?: boolean; debug?: boolean }): ExitCodeValue {
   const known = err instanceof ToolError ? err : capabilityError(err);
   const code = known ? known.code : "INTERNAL_ERROR";
@@ -52,8 +60,7 @@ export function reportError(err: unknown, io: IO, opts: { json?: boolean; debug?
     };
     io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   }
-  io.stderr.write(`openclaw-sessions: ${safeLine(message)}\n`);
-  if (hint) io.stderr.write(`  hint: ${safeLine(hint)}\n`);
+  writeMessage(io, message, hint);
   if (opts.debug && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
   return known ? known.exitCode : ExitCode.problems;
 }

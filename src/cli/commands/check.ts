@@ -61,9 +61,7 @@ Finding codes: ${docsPath("cron.md")}
     if (fails(result.summary, flags.failOn)) {
       // Cron mails stderr: say why the run failed even when stdout went to a file.
       const { error, warn, info } = result.summary;
-      app.io.stderr.write(
-        `openclaw-sessions: check found problems (${error} error, ${warn} warn, ${info} info; --fail-on ${flags.failOn})\n`,
-      );
+      app.say(`check found problems (${error} error, ${warn} warn, ${info} info; --fail-on ${flags.failOn})`);
       app.raise(ExitCode.problems);
     }
   },

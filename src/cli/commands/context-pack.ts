@@ -3,7 +3,6 @@ import { defineCommand } from "../define-command.js";
 import { integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
 import { VERSION } from "../version.js";
 import { usageError } from "../../core/errors.js";
-import { safeLine } from "../../core/safe-text.js";
 import { parseTimeBound } from "../../core/when.js";
 
 interface ContextPackFlags extends CommonOptions {
@@ -72,6 +71,6 @@ Read-only; reads every era and archive kind as \`history --archived\` does.
       app.storeContext(),
     );
     app.io.stdout.write(CONTEXT_PACK_REPORTERS[format]({ version: VERSION }).end(result));
-    if (!flags.quiet) for (const w of result.warnings) app.io.stderr.write(`openclaw-sessions: warning: ${safeLine(w)}\n`);
+    if (!flags.quiet) for (const w of result.warnings) app.say(`warning: ${w}`);
   },
 });

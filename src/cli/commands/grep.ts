@@ -6,7 +6,6 @@ import type { GrepOptions, GrepResult } from "../../commands/grep.js";
 import type { GrepMode } from "../../render/grep-json.js";
 import type { GrepFormat } from "../../render/grep-reporters.js";
 import { ExitCode, usageError } from "../../core/errors.js";
-import { safeLine } from "../../core/safe-text.js";
 
 interface GrepFlags extends CommonOptions {
   fixedStrings?: boolean;
@@ -52,7 +51,7 @@ function reportNoMatch(app: App, flags: GrepFlags, result: GrepResult): void {
   // result.warnings are files or lines not searched: the error boundary names each once on stderr
   // (exit 3), and they make this not a plain "no match".
   const unsearched = result.warnings.length > 0 ? ` in what could be read (${result.warnings.length} not searched, named below)` : "";
-  if (!flags.quiet) app.io.stderr.write(`openclaw-sessions: no match for ${safeLine(JSON.stringify(result.pattern))}${unsearched}\n`);
+  if (!flags.quiet) app.say(`no match for ${JSON.stringify(result.pattern)}${unsearched}`);
   app.raise(ExitCode.problems);
 }
 

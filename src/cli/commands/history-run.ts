@@ -5,7 +5,6 @@
 import type { App } from "../app.js";
 import type { IO } from "../output.js";
 import { HISTORY_SCHEMA_VERSION, openHistory, runHistory, type HistoryOptions } from "../../commands/history.js";
-import { safeLine } from "../../core/safe-text.js";
 import { renderHistoryTextFooter, renderHistoryTextHeader } from "../../render/history-text.js";
 import { HISTORY_REPORTERS, type HistoryFormat, type HistoryStreamReporter } from "../../render/history-reporters.js";
 import type { HistoryFlags } from "./history-flags.js";
@@ -122,7 +121,7 @@ async function streamOut(app: App, opts: HistoryOptions, flags: HistoryFlags, fo
 
 function warn(app: App, flags: HistoryFlags, warnings: string[]): void {
   if (flags.quiet) return;
-  for (const w of warnings) app.io.stderr.write(`openclaw-sessions: warning: ${safeLine(w)}\n`);
+  for (const w of warnings) app.say(`warning: ${w}`);
 }
 
 export async function runHistoryCommand(app: App, opts: HistoryOptions, flags: HistoryFlags): Promise<void> {

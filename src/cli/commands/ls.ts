@@ -2,7 +2,6 @@ import { defineCommand, pickReporter } from "../define-command.js";
 import { withSpinner } from "../spinner.js";
 import { selectionOf, type CommonOptions } from "../options.js";
 import { ExitCode } from "../../core/errors.js";
-import { safeLine } from "../../core/safe-text.js";
 
 interface LsFlags extends CommonOptions {
   stats?: boolean;
@@ -43,7 +42,7 @@ Tables fit the terminal (or $COLUMNS); in a pipe every cell is printed whole, on
     showScope(result.stores);
     app.io.stdout.write(reporter.end(result));
     if (result.storeProblems.length > 0) {
-      for (const p of result.storeProblems) app.io.stderr.write(`openclaw-sessions: ${safeLine(p.message)}\n`);
+      for (const p of result.storeProblems) app.say(p.message);
       app.raise(ExitCode.environment);
     }
   },

@@ -4,7 +4,6 @@ import { integerOption, selectionOf, type CommonOptions } from "../options.js";
 import type { PlannedRestore, RestoreResult } from "../../commands/restore.js";
 import type { PlannedSqliteRestore, SqliteRestoreResult } from "../../commands/restore-sqlite.js";
 import { ExitCode, usageError } from "../../core/errors.js";
-import { safeLine } from "../../core/safe-text.js";
 import type { StoreContext } from "../../store/index.js";
 import type { Reporter, TextOrJsonReporters } from "../../render/reporter.js";
 import type { RestoreReportContext } from "../../render/restore-reporters.js";
@@ -47,7 +46,7 @@ function sessionOf(run: CommandRun<RestoreFlags>): RestoreSession {
     canPrompt: Boolean(app.io.ask && app.io.stdinIsTTY && app.io.stderr.isTTY && flags.input !== false && !flags.json),
     confirm: async (question) => /^y(es)?$/i.test(((await app.io.ask!(question)) ?? "").trim()),
     note(text) {
-      if (!flags.quiet) app.io.stderr.write(`openclaw-sessions: ${safeLine(text)}\n`);
+      if (!flags.quiet) app.say(text);
     },
     reporterOf(registry) {
       const text = app.textContext(flags);
@@ -75,7 +74,7 @@ interface RestoreFlow<R extends Pick<RestoreResult, "refusals">> {
 /** Refused: the plan is shown, each refusal named on stderr, and the highest exit code of them. */
 function reportRefusals(app: App, refusals: RestoreResult["refusals"]): void {
   for (const r of refusals) {
-    app.io.stderr.write(`openclaw-sessions: refused: ${safeLine(r.message)}\n${r.hint ? `  hint: ${safeLine(r.hint)}\n` : ""}`);
+    app.say(`refused: ${r.message}`, r.hint);
   }
   app.raise(Math.max(...refusals.map((r) => r.exitCode)));
 }

@@ -4,7 +4,6 @@ import { selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
 import type { TimelineSort } from "../../commands/timeline.js";
 import { ExitCode } from "../../core/errors.js";
-import { safeLine } from "../../core/safe-text.js";
 
 const BROKEN_STORE = new Set(["empty", "invalid-json", "not-object", "unreadable"]);
 
@@ -51,9 +50,7 @@ Examples:
     // A 0-byte or invalid sessions.json loads as no keys at all: an environment problem, as in `ls`.
     for (const st of result.stores) {
       if (BROKEN_STORE.has(st.storeFile.state)) {
-        app.io.stderr.write(
-          `openclaw-sessions: ${safeLine(`${st.storePath} is ${st.storeFile.state}; OpenClaw loads it as an empty store`)}\n`,
-        );
+        app.say(`${st.storePath} is ${st.storeFile.state}; OpenClaw loads it as an empty store`);
         app.raise(ExitCode.environment);
       }
     }

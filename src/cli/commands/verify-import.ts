@@ -39,9 +39,7 @@ See ${docsPath("verify-import.md")}.
     }));
     app.io.stdout.write(reporter.end(result));
     if (result.status !== "ok") {
-      app.io.stderr.write(
-        `openclaw-sessions: verify-import found gaps (${result.summary.gaps} file(s), ${result.summary.missingLines} missing line(s))\n`,
-      );
+      app.say(`verify-import found gaps (${result.summary.gaps} file(s), ${result.summary.missingLines} missing line(s))`);
       app.raise(ExitCode.problems);
     }
   },

@@ -115,6 +115,7 @@ export function createApp(io: IO): App {
     async guard(opts, body) {
       const log = new UnreadableLog();
       let reported: string | null = null;
+      let notices: string[] = [];
       try {
         await log.run(body);
       } catch (err) {
@@ -123,9 +124,12 @@ export function createApp(io: IO): App {
         app.raise(reportError(err, io, opts));
       } finally {
         // The one place a run's store session ends: its database snapshots are removed here.
+        notices = session?.notices() ?? [];
         session?.close();
         session = null;
       }
+      // What was read but not verified (a newer agent schema): a warning, shown even with -q.
+      for (const n of notices) app.say(n);
       // Inputs the command met but could not read: each named once, and exit 3, in every command.
       const unreadable = log.files().filter((u) => u.path !== reported);
       for (const u of unreadable) app.say(`cannot read ${u.path}: ${u.cause}`);

@@ -19,7 +19,7 @@ import type { StoreContext, StoreSelection, StoreSession } from "../store/index.
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
-export const CHECK_SCHEMA_VERSION = 1;
+export const CHECK_SCHEMA_VERSION = 2;
 
 export type FailOn = "error" | "warn" | "never";
 
@@ -142,7 +142,7 @@ async function sqliteStoreFindings(index: StoreIndex, session: StoreSession): Pr
   const { sqliteFindings } = await import("../core/findings/sqlite-rules.js");
   const { storePath, sessionsDir, stateDir, agentId } = index.location;
   const facts = readSqliteIntegrityFacts(await session.database(storePath), { sessionsDir, stateDir });
-  return sqliteFindings(agentId, storePath, facts);
+  return sqliteFindings(agentId, storePath, facts, index.sqlite!.schema);
 }
 
 type RetentionRow = CheckResult["retention"][number];

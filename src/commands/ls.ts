@@ -10,7 +10,7 @@ import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { finiteNumber } from "../core/coerce.js";
 
-export const LS_SCHEMA_VERSION = 1;
+export const LS_SCHEMA_VERSION = 2;
 
 export interface LsOptions extends StoreSelection {
   key?: string;

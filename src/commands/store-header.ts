@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { StoreIndex } from "../core/model.js";
+import { FILES_SCHEMA } from "../core/agent-schema.js";
 
 export interface StoreHeader {
   agentId: string;
@@ -13,6 +14,12 @@ export interface StoreHeader {
   /** A file-backed store left beside a SQLite database (mixed state). */
   legacy: boolean;
   storeFile: { state: string; bytes: number | null; message?: string };
+  /** SQLite: `PRAGMA user_version` (the agent schema); null for a file-backed store. */
+  schemaVersion: number | null;
+  /** SQLite: the OpenClaw release in `schema_meta` (the last to open the database). */
+  appVersion: string | null;
+  /** The tool's rules were verified on this storage shape (docs/formats.md). */
+  verified: boolean;
 }
 
 export function storeHeader(index: StoreIndex): StoreHeader {
@@ -26,7 +33,13 @@ export function storeHeader(index: StoreIndex): StoreHeader {
     resolvedBy: l.resolvedBy,
     legacy: l.legacy === true,
     storeFile: { ...index.storeFile },
+    ...schemaOf(index),
   };
+}
+
+function schemaOf(index: StoreIndex): Pick<StoreHeader, "schemaVersion" | "appVersion" | "verified"> {
+  const { schemaVersion, appVersion, verified } = index.sqlite?.schema ?? FILES_SCHEMA;
+  return { schemaVersion, appVersion, verified };
 }
 
 /**

@@ -2,6 +2,7 @@
  * The one data model every command works on, whatever the storage era. The store layers
  * (src/store/files, src/store/sqlite) fill it; commands and core logic only read it.
  */
+import type { AgentSchema } from "./agent-schema.js";
 
 export type Era = "files" | "sqlite";
 
@@ -323,6 +324,8 @@ export interface UnattributedFile {
 export interface SqliteStoreInfo {
   driver: "node:sqlite";
   userVersion: number | null;
+  /** The schema as read (user_version, schema_meta) and whether the tool was verified on it. */
+  schema: AgentSchema;
   journalMode: string | null;
   /** Row counts of the session tables (as seen with the WAL applied). */
   counts: Record<string, number>;

@@ -25,22 +25,7 @@ import type {
 import { refPath, TRANSCRIPT_KINDS } from "./model.js";
 import { parseArchiveName } from "./names.js";
 import { finiteNumber, isRecord, stringList } from "./coerce.js";
-import type {
-  ColdArchiveRow,
-  DbFacts,
-  SessionNodeRow,
-  SessionWindowRow,
-  TranscriptArchiveRow,
-  TranscriptEventStats,
-} from "./sqlite-rows.js";
-
-/** Tables every OpenClaw agent schema this tool reads has (schema 23, OpenClaw 2026.9.6). */
-const REQUIRED_TABLES = ["session_nodes", "session_windows", "transcript_events"] as const;
-
-/** Required tables the database lacks: with any, it is not an agent database this tool knows. */
-export function missingTables(facts: DbFacts): string[] {
-  return REQUIRED_TABLES.filter((t) => facts.counts[t] === undefined);
-}
+import type { ColdArchiveRow, SessionNodeRow, SessionWindowRow, TranscriptArchiveRow, TranscriptEventStats } from "./sqlite-rows.js";
 
 export const windowPseudoPath = (dbPath: string, sessionId: string) => refPath({ kind: "sqlite", dbPath, sessionId, label: "" });
 export const archivePseudoPath = (dbPath: string, archiveName: string) =>

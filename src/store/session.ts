@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
+import { isNewerThanVerified, newerSchemaWarning } from "../core/agent-schema.js";
 import { buildFilesIndex } from "./files/index.js";
 import { fileLines, pinnedFileLines, type PinnedLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
@@ -24,6 +25,8 @@ export interface StoreSession {
   openTranscript(ref: TranscriptRef): PinnedLines;
   /** The run's snapshot of an agent database, for commands that query it directly (`check`, `verify-import`). */
   database(dbPath: string): Promise<SqliteDb>;
+  /** Warnings about what was read (a schema newer than the tool was verified on), each once. */
+  notices(): string[];
   /** Close every snapshot this session opened; any later use throws. */
   close(): void;
 }
@@ -39,18 +42,29 @@ type SqliteRef = Extract<TranscriptRef, { kind: "sqlite" | "sqlite-archive" }>;
 /** The SQLite reading code, loaded on demand: file-backed runs never pay for the SQLite driver. */
 interface SqliteReader {
   open: typeof import("./sqlite/driver.js").openSqliteReadOnly;
+  schema: typeof import("./sqlite/schema.js").readAgentSchema;
   windowLines: typeof import("./sqlite/read.js").windowLines;
   archiveLines: typeof import("./sqlite/read.js").archiveLines;
 }
 
 async function loadSqliteReader(): Promise<SqliteReader> {
-  const [driver, read] = await Promise.all([import("./sqlite/driver.js"), import("./sqlite/read.js")]);
-  return { open: driver.openSqliteReadOnly, windowLines: read.windowLines, archiveLines: read.archiveLines };
+  const [driver, read, schema] = await Promise.all([
+    import("./sqlite/driver.js"),
+    import("./sqlite/read.js"),
+    import("./sqlite/schema.js"),
+  ]);
+  return {
+    open: driver.openSqliteReadOnly,
+    schema: schema.readAgentSchema,
+    windowLines: read.windowLines,
+    archiveLines: read.archiveLines,
+  };
 }
 
 export function openStoreSession(place: StorePlace): StoreSession {
   let reader: SqliteReader | null = null;
   const snapshots = new Map<string, SqliteDb>();
+  const notices = new Set<string>();
   let closed = false;
   const mustBeOpen = () => {
     if (closed) throw new Error("internal: the store session was used after it was closed");
@@ -63,6 +77,14 @@ export function openStoreSession(place: StorePlace): StoreSession {
     let db = snapshots.get(dbPath);
     if (!db) {
       db = reader.open(dbPath);
+      // Every read of the database passes the schema gate once: unreadable is an error, newer a warning.
+      try {
+        const schema = reader.schema(db, dbPath);
+        if (isNewerThanVerified(schema)) notices.add(newerSchemaWarning(dbPath, schema));
+      } catch (err) {
+        db.close();
+        throw err;
+      }
       snapshots.set(dbPath, db);
     }
     return db;
@@ -98,6 +120,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
       return openPinned(ref, lines);
     },
     database,
+    notices: () => [...notices],
     close() {
       closed = true;
       for (const db of snapshots.values()) db.close();

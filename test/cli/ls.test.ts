@@ -22,8 +22,9 @@ describe("ls (CLI)", () => {
 
   it("has the fixed contract fields", async () => {
     const doc = (await cli(["ls", "--json", "--state-dir", state("reset-chain")])).json();
-    expect(doc.schemaVersion).toBe(1);
+    expect(doc.schemaVersion).toBe(2);
     expect(Object.keys(doc.stores[0])).toEqual(expect.arrayContaining(["agentId", "era", "sessionsDir", "storePath"]));
+    expect(doc.stores[0]).toMatchObject({ era: "files", schemaVersion: null, appVersion: null, verified: true });
     const s = doc.sessions[0];
     expect(Object.keys(s)).toEqual(expect.arrayContaining(["agentId", "sessionKey", "sessionId", "compactionCount", "active", "archives"]));
     expect(Object.keys(s.active)).toEqual(expect.arrayContaining(["path", "exists"]));

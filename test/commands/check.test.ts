@@ -8,6 +8,7 @@ import type { TranscriptRef } from "../../src/core/model.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, expectedOf, hashTree } from "../helpers/corpus.js";
 import { damagedCopy, get, openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
+import { migrateAgentDbTo24, setAgentSchemaVersion } from "../helpers/schema24.js";
 import { storeContext } from "../helpers/store-context.js";
 
 /** Codes seen across this file: every code in the table must be triggered by some fixture. */
@@ -290,7 +291,7 @@ describe("check CLI and JSON contract", () => {
     const { stateDir, home } = copyState("files", "corrupt-transcripts");
     const res = await cli(["check", "--state-dir", stateDir, "--json", "--now", ORACLE_NOW], { env: { HOME: home } });
     const doc = res.json();
-    expect(doc).toMatchObject({ schemaVersion: 1, status: "problems", summary: { error: 3, warn: 1, info: 2 } });
+    expect(doc).toMatchObject({ schemaVersion: 2, status: "problems", summary: { error: 3, warn: 1, info: 2 } });
     expect(doc.stores[0]).toMatchObject({ agentId: "main", era: "files", storePath: path.join(sessionsDir(stateDir), "sessions.json") });
     for (const f of doc.findings) {
       expect(Object.keys(f)).toEqual(expect.arrayContaining(["code", "severity", "sessionKey", "path", "line", "message", "hint"]));
@@ -506,6 +507,47 @@ describe("check on damaged copies of SQLite corpus stores (issue 21)", () => {
     expect(r.findings.some((f) => (f.path ?? "").includes("legacy-store.sessions.json"))).toBe(false);
     expect((await cli(["check", "--state-dir", stateDir, "--all-agents"], { env: { HOME: home } })).code).toBe(0);
     fs.rmSync(root, { recursive: true, force: true });
+  });
+});
+
+describe("check on agent schema 24 and newer (issue 26)", () => {
+  const dbOf = (stateDir: string, agent: string) => path.join(stateDir, "agents", agent, "agent", "openclaw-agent.sqlite");
+
+  it("schema 24 (migrated from the 9.6 store): the same findings as the 9.6 store, and no schema warning", async () => {
+    const before = copyState("sqlite", "sqlite-deleted");
+    const after = copyState("sqlite", "sqlite-deleted");
+    migrateAgentDbTo24(dbOf(after.stateDir, "main"));
+    // The migration's entry_json rewrite fires 9.6's canonical-pending trigger: the key awaits
+    // OpenClaw's validation on its next open (SQLITE_VALIDATION_PENDING, info), as after any out-of-band write.
+    const strip = (r: CheckResult) =>
+      r.findings
+        .filter((f) => f.code !== "SQLITE_VALIDATION_PENDING")
+        .map((f) => `${f.code} ${f.sessionKey ?? ""}`)
+        .sort();
+    const r24 = await check(after.stateDir, after.home);
+    expect(strip(r24)).toEqual(strip(await check(before.stateDir, before.home)));
+    expect(r24.stores[0]).toMatchObject({ era: "sqlite", schemaVersion: 24, appVersion: "2026.9.9", verified: true });
+    const res = await cli(["check", "--state-dir", after.stateDir, "--json"], { env: { HOME: after.home } });
+    expect(res.stderr).not.toMatch(/warning/);
+  });
+
+  it("schema 25: read by its tables, SQLITE_SCHEMA_UNVERIFIED (warn), one warning line naming 25 even under -q", async () => {
+    const c = copyState("sqlite", "sqlite-basic");
+    setAgentSchemaVersion(dbOf(c.stateDir, "work"), 25);
+    const r = await check(c.stateDir, c.home);
+    codes(r);
+    expect(r.findings.find((f) => f.code === "SQLITE_SCHEMA_UNVERIFIED")).toMatchObject({
+      severity: "warn",
+      data: { schemaVersion: 25 },
+    });
+    expect(r.stores.find((st) => st.agentId === "work")).toMatchObject({ schemaVersion: 25, verified: false });
+    expect(r.stores.find((st) => st.agentId === "main")).toMatchObject({ schemaVersion: 23, verified: true });
+    const res = await cli(["check", "--state-dir", c.stateDir, "--all-agents", "--fail-on", "warn", "-q"], { env: { HOME: c.home } });
+    expect(res.code).toBe(1);
+    expect(res.stdout).not.toContain("warning:");
+    const warnings = res.stderr.split("\n").filter((l) => l.includes("agent schema 25"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^openclaw-sessions: warning: .*openclaw-agent\.sqlite has agent schema 25/);
   });
 });
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ClassifiedFile, SessionEntry } from "../../src/core/model.js";
 import { classifyName } from "../../src/core/names.js";
-import { attributeSqliteAgent, missingTables, toStoreEntry, type SqliteAgentRows } from "../../src/core/sqlite-attribution.js";
+import { attributeSqliteAgent, toStoreEntry, type SqliteAgentRows } from "../../src/core/sqlite-attribution.js";
 import type { ColdArchiveRow, SessionNodeRow, SessionWindowRow, TranscriptArchiveRow } from "../../src/core/sqlite-rows.js";
 import { openSqliteReadOnly } from "../../src/store/sqlite/driver.js";
 import { listSqliteAgentFiles } from "../../src/store/sqlite/files.js";
@@ -130,14 +130,6 @@ describe("toStoreEntry", () => {
     const e = toStoreEntry(node("k", A, {}, { entryJson: "{", entry: undefined, parseError: "x" }));
     expect(e.raw).toBe("{");
     expect(e.entry).toBeNull();
-  });
-});
-
-describe("missingTables", () => {
-  it("names the required tables a database lacks", () => {
-    const facts = { userVersion: 23, journalMode: "wal", counts: { session_nodes: 1, transcript_events: 0 } };
-    expect(missingTables(facts)).toEqual(["session_windows"]);
-    expect(missingTables({ ...facts, counts: { ...facts.counts, session_windows: 0 } })).toEqual([]);
   });
 });
 

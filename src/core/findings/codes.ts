@@ -242,6 +242,12 @@ export const FINDING_CODES = {
     hint: "OpenClaw does not read it; it is the original bytes of an imported file, kept for rollback",
   },
   // ── SQLite era: rows OpenClaw 9.6 refuses or hides, archives, locks ──────────
+  SQLITE_SCHEMA_UNVERIFIED: {
+    severity: "warn",
+    message:
+      "agent schema {version} (OpenClaw {app}) is newer than the {verified} this tool was verified on: read by its tables and columns, OpenClaw {rules}'s rules assumed unchanged",
+    hint: "upgrade openclaw-sessions when a release verifies schema {version}; until then restore refuses to write this database (read-only commands work)",
+  },
   SQLITE_ENTRY_NOT_VALID: {
     severity: "error",
     message:

@@ -1,11 +1,13 @@
 /**
- * SQLite-era rules (agent schema 23, OpenClaw 2026.9.6): rows OpenClaw refuses or hides, archive
- * rows against their files, seq holes, live Gateway/Doctor ownership. Pure: the store layer
+ * SQLite-era rules (agent schema 23, OpenClaw 2026.9.6; schema 24 keeps them): a schema newer than
+ * the tool was verified on, rows OpenClaw refuses or hides, archive rows against their files, seq
+ * holes, live Gateway/Doctor ownership. Pure: the store layer
  * gathers the facts (src/store/sqlite/integrity.ts). What 9.6 does with each damage is recorded
  * by conformance/checks/sqlite-damage.mjs.
  */
 import { finding, type Finding } from "./finding.js";
 import { isRecord } from "../coerce.js";
+import { HIGHEST_VERIFIED_AGENT_SCHEMA, isNewerThanVerified, RULES_VERIFIED_ON, type AgentSchema } from "../agent-schema.js";
 
 export interface SqliteNodeFacts {
   sessionKey: string;
@@ -241,8 +243,23 @@ function gatewayLockRule(agentId: string, l: SqliteIntegrityFacts["gatewayLocks"
   );
 }
 
-export function sqliteFindings(agentId: string, dbPath: string, f: SqliteIntegrityFacts): Finding[] {
+export function sqliteFindings(agentId: string, dbPath: string, f: SqliteIntegrityFacts, schema: AgentSchema): Finding[] {
   const out: Finding[] = [];
+  if (isNewerThanVerified(schema)) {
+    out.push(
+      finding(
+        "SQLITE_SCHEMA_UNVERIFIED",
+        { agentId, path: dbPath },
+        {
+          version: schema.schemaVersion,
+          app: schema.appVersion ?? "unknown",
+          verified: HIGHEST_VERIFIED_AGENT_SCHEMA,
+          rules: RULES_VERIFIED_ON,
+        },
+        { schemaVersion: schema.schemaVersion, appVersion: schema.appVersion },
+      ),
+    );
+  }
   for (const n of f.nodes) out.push(...nodeRules(agentId, dbPath, n));
   if (f.pendingValidation.length > 0) {
     out.push(

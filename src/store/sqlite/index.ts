@@ -3,14 +3,15 @@
  * reads the rows and lists the files beside the database; which key owns what is decided in
  * core (src/core/sqlite-attribution.ts).
  */
-import { environmentError, ToolError, unsupportedError } from "../../core/errors.js";
 import fs from "node:fs";
 import path from "node:path";
 import type { ClassifiedFile, StoreFileStatus, StoreIndex } from "../../core/model.js";
-import { attributeSqliteAgent, missingTables, type SqliteAgentRows } from "../../core/sqlite-attribution.js";
+import { attributeSqliteAgent, type SqliteAgentRows } from "../../core/sqlite-attribution.js";
+import type { AgentSchema } from "../../core/agent-schema.js";
 import type { DbFacts } from "../../core/sqlite-rows.js";
 import { openSqliteReadOnly, type SqliteDb } from "./driver.js";
 import { listSqliteAgentFiles } from "./files.js";
+import { readAgentSchema, unreadable } from "./schema.js";
 import { readColdArchives, readDbFacts, readEventStats, readSessionNodes, readSessionWindows, readTranscriptArchives } from "./read.js";
 
 export interface IndexSqliteAgentOptions {
@@ -29,7 +30,7 @@ export interface IndexSqliteAgentOptions {
   db?: SqliteDb;
 }
 
-type DbRows = Pick<SqliteAgentRows, "nodes" | "windows" | "stats" | "archives" | "colds"> & { facts: DbFacts };
+type DbRows = Pick<SqliteAgentRows, "nodes" | "windows" | "stats" | "archives" | "colds"> & { facts: DbFacts; schema: AgentSchema };
 
 export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<StoreIndex> {
   const { agentId, dbPath, sessionsDir } = opts;
@@ -61,6 +62,7 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
     sqlite: {
       driver: db.driver,
       userVersion: rows.facts.userVersion,
+      schema: rows.schema,
       journalMode: rows.facts.journalMode,
       counts: rows.facts.counts,
       sideFiles: db.copied,
@@ -70,19 +72,11 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
 
 /** Every row attribution needs; a database this tool cannot read is a typed error, never an empty listing. */
 function readDbRows(db: SqliteDb, dbPath: string): DbRows {
+  const schema = readAgentSchema(db, dbPath);
   try {
-    const facts = readDbFacts(db);
-    const missing = missingTables(facts);
-    if (missing.length > 0) {
-      throw unsupportedError(
-        "SQLITE_SCHEMA_UNKNOWN",
-        `${dbPath} (user_version ${facts.userVersion ?? "?"}) has no ${missing.join(", ")} table: not an OpenClaw agent schema this tool can read`,
-        "this tool reads agent schema 23 (OpenClaw 2026.9.6); report the OpenClaw version that wrote this database",
-        { storePath: dbPath, userVersion: facts.userVersion },
-      );
-    }
     return {
-      facts,
+      facts: readDbFacts(db),
+      schema,
       nodes: readSessionNodes(db),
       windows: readSessionWindows(db),
       stats: readEventStats(db),
@@ -90,16 +84,7 @@ function readDbRows(db: SqliteDb, dbPath: string): DbRows {
       colds: readColdArchives(db),
     };
   } catch (err) {
-    if (err instanceof ToolError) throw err;
-    // A damaged or foreign file: say so, as for an unreadable sessions.json.
-    throw environmentError(
-      "SQLITE_UNREADABLE",
-      `cannot read ${dbPath}: ${(err as Error).message}`,
-      "check the file (is it an OpenClaw agent database?); `sqlite3 <file> 'PRAGMA integrity_check'` tells more",
-      {
-        storePath: dbPath,
-      },
-    );
+    throw unreadable(err, dbPath);
   }
 }
 

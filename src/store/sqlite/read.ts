@@ -1,8 +1,9 @@
 /**
- * Plain readers for the tables of an OpenClaw 9.6 agent database (agent schema 23). They return
- * rows as stored, decoded (JSON parsed, zstd inflated) but never normalised: judging a row is
- * core's job (src/core/sqlite-attribution.ts; the row types are src/core/sqlite-rows.ts). Tables
- * that an older schema lacks read as empty.
+ * Plain readers for the tables of an OpenClaw agent database (agent schemas 23 and 24; newer ones
+ * by their tables and columns). They return rows as stored, decoded (JSON parsed, zstd inflated)
+ * but never normalised: judging a row is core's job (src/core/sqlite-attribution.ts; the row types
+ * are src/core/sqlite-rows.ts). Columns are selected by name (a migrated and a fresh database order
+ * them differently); tables that an older schema lacks read as empty.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -18,6 +19,7 @@ import type {
 } from "../../core/sqlite-rows.js";
 import type { SqliteDb, SqliteRow } from "./driver.js";
 import { isRecord, sqlNumber, stringOrNull } from "../../core/coerce.js";
+import { withEntrySnapshots, type EntrySnapshotRow, type SchemaStamp } from "../../core/agent-schema.js";
 
 export type { TranscriptArchiveRow };
 
@@ -43,6 +45,26 @@ export const COUNTED_TABLES = [
   "session_transcript_cold_archives",
 ] as const;
 
+/** `PRAGMA user_version` and the `schema_meta` row `primary` (9.9 may keep other rows beside it). */
+export function readSchemaStamp(db: SqliteDb): SchemaStamp {
+  const meta = hasTable(db, "schema_meta") ? db.get("SELECT * FROM schema_meta WHERE meta_key = 'primary'") : undefined;
+  return {
+    userVersion: sqlNumber(db.get("PRAGMA user_version")?.user_version),
+    metaVersion: sqlNumber(meta?.schema_version),
+    appVersion: stringOrNull(meta?.app_version),
+  };
+}
+
+/** The columns of each table the database has, by name, for the tables asked about. */
+export function readColumns(db: SqliteDb, tables: readonly string[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const t of tables) {
+    if (!hasTable(db, t)) continue;
+    out.set(t, new Set(db.all("SELECT name FROM pragma_table_info(?)", t).map((r) => String(r.name))));
+  }
+  return out;
+}
+
 export function readDbFacts(db: SqliteDb): DbFacts {
   const counts: Record<string, number> = {};
   for (const t of COUNTED_TABLES) {
@@ -55,21 +77,46 @@ export function readDbFacts(db: SqliteDb): DbFacts {
   };
 }
 
+// ---- session_entry_snapshots (agent schema 24) ---------------------------------------------
+
+/** Each key's snapshot rows (schema ≥ 24); empty when the table is absent. */
+export function readEntrySnapshots(db: SqliteDb, sessionKey?: string): Map<string, EntrySnapshotRow[]> {
+  const out = new Map<string, EntrySnapshotRow[]>();
+  if (!hasTable(db, "session_entry_snapshots")) return out;
+  const rows =
+    sessionKey === undefined
+      ? db.all("SELECT session_key, field, value_json FROM session_entry_snapshots ORDER BY session_key, field")
+      : db.all("SELECT session_key, field, value_json FROM session_entry_snapshots WHERE session_key = ? ORDER BY field", sessionKey);
+  for (const r of rows) {
+    const key = String(r.session_key);
+    const list = out.get(key) ?? [];
+    out.set(key, list);
+    list.push({ field: String(r.field), valueJson: String(r.value_json) });
+  }
+  return out;
+}
+
 // ---- session_nodes -------------------------------------------------------------------------
 
+/**
+ * Every node with its entry as OpenClaw reads it in full: `entry_json` parsed, and at schema 24 the
+ * key's `session_entry_snapshots` values merged in (validity stays a property of the hot JSON).
+ */
 export function readSessionNodes(db: SqliteDb): SessionNodeRow[] {
   if (!hasTable(db, "session_nodes")) return [];
+  const snapshots = readEntrySnapshots(db);
   return db.all("SELECT * FROM session_nodes ORDER BY session_key").map((row) => {
     const entryJson = stringOrNull(row.entry_json) ?? "";
-    let entry: unknown;
+    let hot: unknown;
     let parseError: string | undefined;
     try {
-      entry = JSON.parse(entryJson);
+      hot = JSON.parse(entryJson);
     } catch (err) {
       parseError = (err as Error).message;
     }
+    const entry = withEntrySnapshots(hot, snapshots.get(String(row.session_key)) ?? []);
     const entryValid = sqlNumber(row.entry_valid);
-    const emptyObject = isRecord(entry) && Object.keys(entry).length === 0;
+    const emptyObject = isRecord(hot) && Object.keys(hot).length === 0;
     const node: SessionNodeRow = {
       sessionKey: String(row.session_key),
       currentSessionId: String(row.current_session_id),

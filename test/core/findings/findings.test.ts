@@ -1,6 +1,7 @@
 /** The finding rules on plain facts: codes, messages, order, caps; no store, no files. */
 import { describe, expect, it } from "vitest";
 import { BodyScanner, bodyFindings, MAX_PER_CODE, type BodyTarget } from "../../../src/core/findings/body.js";
+import { sqliteSchema } from "../../../src/core/agent-schema.js";
 import { ALL_CODES, FINDING_CODES, fill } from "../../../src/core/findings/codes.js";
 import { finding, sortFindings, summarize } from "../../../src/core/findings/finding.js";
 import { legacyImportFinding } from "../../../src/core/findings/legacy.js";
@@ -136,14 +137,15 @@ describe("SQLite rules", () => {
     gatewayLocks: [],
     ...over,
   });
-  const codes = (f: SqliteIntegrityFacts) => sqliteFindings("main", "/db", f).map((x) => x.code);
+  const S23 = sqliteSchema({ userVersion: 23, metaVersion: 23, appVersion: "2026.9.6" });
+  const codes = (f: SqliteIntegrityFacts) => sqliteFindings("main", "/db", f, S23).map((x) => x.code);
 
   it("a sound row gives nothing; each damage its own code", () => {
     expect(codes(facts({ nodes: [node()] }))).toEqual([]);
     expect(codes(facts({ nodes: [node({ entry: undefined })] }))).toEqual(["SQLITE_ENTRY_NOT_VALID"]);
     expect(codes(facts({ nodes: [node({ entryValid: 0 })] }))).toEqual(["SQLITE_ENTRY_NOT_VALID"]);
     expect(codes(facts({ nodes: [node({ updatedAt: 6 })] }))).toEqual(["SQLITE_ROW_HIDDEN"]);
-    expect(sqliteFindings("main", "/db", facts({ nodes: [node({ spawnedBy: "agent:main:x" })] }))).toMatchObject([
+    expect(sqliteFindings("main", "/db", facts({ nodes: [node({ spawnedBy: "agent:main:x" })] }), S23)).toMatchObject([
       { code: "SQLITE_PROJECTION_MISMATCH", data: { column: "spawned_by", stored: "agent:main:x", entry: null } },
     ]);
     expect(codes(facts({ nodes: [node({ placeholder: true })] }))).toEqual(["SQLITE_PLACEHOLDER_NODE"]);
@@ -174,6 +176,7 @@ describe("SQLite rules", () => {
       "main",
       "/db",
       facts({ archives: [{ ...archive, fileExists: false, publishedAt: null, lastPublishError: "EACCES" }] }),
+      S23,
     );
     expect(unpublished).toMatchObject([{ code: "SQLITE_ARCHIVE_FILE_MISSING", data: { published: false } }]);
     expect(unpublished[0]!.message).toContain("never published (last error: EACCES)");
@@ -188,12 +191,22 @@ describe("SQLite rules", () => {
     };
     expect(codes(facts({ cold: [cold, { ...cold, storage: "sqlite" }] }))).toEqual(["SQLITE_COLD_ARCHIVE_MISSING"]);
     expect(
-      sqliteFindings("main", "/db", facts({ seqHoles: [{ sessionId: "s1", sessionKey: null, firstMissingSeq: 4, missing: 2 }] }))[0]!
+      sqliteFindings("main", "/db", facts({ seqHoles: [{ sessionId: "s1", sessionKey: null, firstMissingSeq: 4, missing: 2 }] }), S23)[0]!
         .message,
     ).toBe("window s1 has 2 missing seq number(s), first at 4: rows were deleted out of band");
     expect(
       codes(facts({ pendingValidation: ["k"], gatewayLocks: [{ path: "/l", kind: "lifecycle", pid: null, role: null, createdAt: null }] })),
     ).toEqual(["SQLITE_VALIDATION_PENDING", "GATEWAY_LOCK_LIVE"]);
+  });
+
+  it("a schema newer than the verified ones is a warning naming it; 23 and 24 are not", () => {
+    const at = (v: number) =>
+      sqliteFindings("main", "/db", facts(), sqliteSchema({ userVersion: v, metaVersion: v, appVersion: "2026.10.1" }));
+    expect(at(24)).toEqual([]);
+    expect(at(25)).toMatchObject([
+      { code: "SQLITE_SCHEMA_UNVERIFIED", severity: "warn", data: { schemaVersion: 25, appVersion: "2026.10.1" } },
+    ]);
+    expect(at(25)[0]!.message).toContain("agent schema 25 (OpenClaw 2026.10.1) is newer than the 24");
   });
 });
 

@@ -14,9 +14,10 @@ import { archiveStamp, RESTORE_SCHEMA_VERSION, type Refusal } from "../core/rest
 import { MANIFEST_KIND, type PlannedRow, SQLITE_BACKUP_NAME, undoCommand, type RestoreManifest } from "../core/restore-manifest.js";
 import { parseImportArchiveName } from "../core/names.js";
 import {
+  entryRows,
   eventsMissingFromFile,
   fieldChanges,
-  nodeRow,
+  mergedEntry,
   sourceProblems,
   stateRefusals,
   switchedEntry,
@@ -30,6 +31,7 @@ import {
   type SqliteRestoreOp,
   type SqliteRestorePlan,
   type SqliteRestoreSource,
+  type SnapshotChange,
 } from "../core/sqlite-restore.js";
 import { segmentsOf } from "../core/segments.js";
 import type { StoreContext, StoreSession } from "../store/index.js";
@@ -67,8 +69,13 @@ export interface SqliteRestoreResult {
   archive: string;
   /** File steps: none in the SQLite era (its writes are `rows`). */
   steps: [];
-  /** Every row the plan inserts or updates, in write order (§2.2). */
+  /** Every row the plan inserts, updates or deletes, in write order (§2.2). */
   rows: Array<PlannedRow & { n: number }>;
+  /**
+   * Agent schema 24: the fields of the key's `session_entry_snapshots` rows before and after (a
+   * field in both without a row write keeps its row untouched); null at schema 23.
+   */
+  entrySnapshots: { before: string[]; after: string[] } | null;
   /** Every file the run writes (outside the store: backup and manifest). */
   files: Array<{ path: string; what: string }>;
   entry: { before: unknown; after: unknown; changes: Array<{ field: string; before: unknown; after: unknown }> };
@@ -212,6 +219,7 @@ function manifestFor(plan: SqliteRestorePlan, index: StoreIndex, runId: string, 
       },
       pendingValidationBefore: plan.pendingValidationBefore,
       eventRows: plan.rows.filter((r) => r.table === "transcript_events").length,
+      ...(plan.snapshots ? { snapshots: plan.snapshots } : {}),
     },
   };
 }
@@ -289,6 +297,11 @@ function archiveSource(
       hint: "read it with `history`/`export`; a damaged archive is not restored",
       exitCode: 5,
     });
+  const warnings = a.fileStale
+    ? [
+        `${named.name}: the published file holds other bytes than its archive row, whose blob matches archive_sha256 (a Doctor may have rewritten the row since it was published); the row's blob is restored`,
+      ]
+    : [];
   const sessionKey = key ?? a.sessionKey ?? "";
   if (!sessionKey)
     throw usageError("UNATTRIBUTED_ARCHIVE", `${named.name} names no key`, "name the key to revive it under with --key <sessionKey>");
@@ -305,7 +318,7 @@ function archiveSource(
       sha256: a.sha256,
       expectedSha256: a.row?.archiveSha256 ?? null,
     },
-    warnings: [],
+    warnings,
     refusals,
   };
 }
@@ -414,20 +427,26 @@ async function segmentSource(
   };
 }
 
-/** The node row and the new window's rows (header, events, identities, watermark, links), in write order. */
+/**
+ * The node's rows (schema 24: the hot entry and the key's snapshot rows) and the new window's rows
+ * (header, events, identities, watermark, links), in write order; and the snapshot rows after.
+ */
 function rowsOf(
   chosen: ChosenSource,
   facts: SqliteFacts,
   entryAfter: Record<string, unknown>,
   db: RestoreDb,
   clock: PlanClock,
-): RowWrite[] {
+): { rows: RowWrite[]; snapshotsAfter: SnapshotChange["after"] | null } {
   const { op, sessionKey, sessionId, lines, keepHeader } = chosen;
   const undelete = op === "undelete";
   const oldHeader = chosen.segmentHeader ?? (lines[0]?.value?.type === "session" ? lines[0].value : null);
   const fullLines = keepHeader ? lines.map((l) => l.text) : [windowHeader(sessionId, clock.nowMs, oldHeader), ...lines.map((l) => l.text)];
-  return [
-    nodeRow(sessionKey, entryAfter, undelete ? null : facts.node),
+  // Undelete revives a key that has no node, hence no snapshot rows (archives hold transcript lines only).
+  const snapshotsBefore = facts.snapshots === null ? null : undelete ? [] : facts.snapshots;
+  const node = entryRows(sessionKey, entryAfter, undelete ? null : facts.node, snapshotsBefore);
+  const rows = [
+    ...node.rows,
     ...windowRows({
       sessionKey,
       sessionId,
@@ -439,6 +458,7 @@ function rowsOf(
       clock,
     }),
   ];
+  return { rows, snapshotsAfter: node.snapshotsAfter };
 }
 
 function notRecoveredBy(op: SqliteRestoreOp): string[] {
@@ -456,11 +476,12 @@ function planOf(chosen: ChosenSource, facts: SqliteFacts, finished: RunRecord | 
   const refusals = finished
     ? []
     : [...stateRefusals(op, sessionKey, facts), ...chosen.refusals, ...sourceProblems(lines, keepHeader, sessionId)];
-  const entryBefore = undelete ? null : (facts.node?.entry ?? null);
+  // Schema 24: the entry as OpenClaw reads it, its snapshot rows merged in, so the cold fields carry over.
+  const entryBefore = undelete ? null : mergedEntry(facts.node?.entry ?? null, facts.snapshots);
   const entryAfter = undelete
     ? undeletedEntry(sessionKey, sessionId, lines, clock)
     : switchedEntry(entryBefore ?? {}, sessionKey, sessionId, clock, clock.nowMs);
-  const rows = rowsOf(chosen, facts, entryAfter, db, clock);
+  const { rows, snapshotsAfter } = rowsOf(chosen, facts, entryAfter, db, clock);
   return {
     op,
     sessionKey,
@@ -478,6 +499,14 @@ function planOf(chosen: ChosenSource, facts: SqliteFacts, finished: RunRecord | 
         ? null
         : { entryJson: facts.node.entryJson, currentSessionId: facts.node.currentSessionId, updatedAt: facts.node.updatedAt },
     pendingValidationBefore: pendingValidation(db, sessionKey),
+    snapshots:
+      snapshotsAfter === null
+        ? null
+        : {
+            before: undelete ? [] : (facts.snapshots ?? []),
+            after: snapshotsAfter,
+            revisionBefore: undelete ? null : facts.snapshotRevision,
+          },
   };
 }
 
@@ -542,6 +571,9 @@ function resultOf(
       values: r.values,
       ...(r.before ? { before: r.before } : {}),
     })),
+    entrySnapshots: plan.snapshots
+      ? { before: plan.snapshots.before.map((r) => r.field), after: plan.snapshots.after.map((r) => r.field) }
+      : null,
     files: alreadyRestored
       ? []
       : [

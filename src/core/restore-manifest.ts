@@ -7,6 +7,8 @@
 import path from "node:path";
 import type { RestoreStep, StepFile } from "./restore-plan.js";
 import { isCleanAbsoluteDir, isDirectChild, isRunId } from "./restore-paths.js";
+import { RESTORE_TABLES, type SnapshotChange } from "./sqlite-restore.js";
+import { ENTRY_SNAPSHOT_FIELDS } from "./agent-schema.js";
 
 export const MANIFEST_KIND = "openclaw-sessions.restore";
 
@@ -42,10 +44,10 @@ export interface RestoreManifest {
   undo: string;
 }
 
-/** One row a SQLite restore inserts or updates: table, key columns, values; what it was for updates. */
+/** One row a SQLite restore inserts, updates or deletes: table, key columns, values; what it was for updates and deletes. */
 export interface PlannedRow {
   table: string;
-  op: "insert" | "update";
+  op: "insert" | "update" | "delete";
   key: Record<string, unknown>;
   values?: Record<string, unknown>;
   before?: Record<string, unknown>;
@@ -60,6 +62,11 @@ export interface SqliteManifestPart {
   pendingValidationBefore: boolean;
   /** Rows the new window holds (header included) as the restore wrote it. */
   eventRows: number;
+  /**
+   * Agent schema 24: the key's `session_entry_snapshots` rows before and after the restore and the
+   * node's `snapshot_revision` before; undo puts them back exactly. Absent for a schema-23 store.
+   */
+  snapshots?: SnapshotChange;
 }
 
 /** The file name of the database backup next to a SQLite-era manifest. */
@@ -148,15 +155,27 @@ function sqliteProblems(m: RestoreManifest, runDir: string): string[] {
   if (typeof part !== "object" || part === null || !Array.isArray(part.rows) || typeof part.nodeAfter?.entryJson !== "string")
     return [...out, "no sqlite section"];
   if (!["undelete", "unreset", "reimport"].includes(part.op)) out.push(`unknown operation ${String(part.op)}`);
-  const tables = new Set([
-    "session_nodes",
-    "session_windows",
-    "transcript_events",
-    "transcript_event_identities",
-    "transcript_rewrite_watermarks",
-    "session_conversations",
-  ]);
+  const tables = new Set<string>(RESTORE_TABLES);
   for (const r of part.rows) if (!tables.has(r.table)) out.push(`row of table ${String(r.table)} is not one restore writes`);
+  if (part.snapshots !== undefined) out.push(...snapshotProblems(part.snapshots));
   if (typeof m.sessionId !== "string" || m.sessionId.length === 0) out.push("no sessionId");
+  return out;
+}
+
+const isSnapshotRow = (r: unknown) =>
+  typeof r === "object" &&
+  r !== null &&
+  (ENTRY_SNAPSHOT_FIELDS as readonly unknown[]).includes((r as { field?: unknown }).field) &&
+  typeof (r as { valueJson?: unknown }).valueJson === "string";
+
+/** The schema-24 part undo writes back: rows of the three cold fields only, a whole revision or null. */
+function snapshotProblems(v: unknown): string[] {
+  const s = v as SnapshotChange;
+  if (typeof s !== "object" || s === null || !Array.isArray(s.before) || !Array.isArray(s.after)) return ["a malformed snapshots section"];
+  const out: string[] = [];
+  if (![...s.before, ...s.after].every(isSnapshotRow))
+    out.push("a snapshot row that is not one of the three cold entry fields with a value_json");
+  if (s.revisionBefore !== null && !(Number.isSafeInteger(s.revisionBefore) && s.revisionBefore >= 0))
+    out.push(`snapshots.revisionBefore ${String(s.revisionBefore)} is not a revision`);
   return out;
 }

@@ -12,28 +12,39 @@ import type { FieldChange, Refusal } from "./restore-plan.js";
 import { chatTypeOfKey, sessionScopeOfKey } from "./session-key.js";
 import { isRecord, stringList } from "./coerce.js";
 import { toEpochMs } from "./when.js";
-
-/** The agent schema whose rules were verified against OpenClaw 2026.9.6 (`PRAGMA user_version`). */
-export const VERIFIED_AGENT_SCHEMA = 23;
+import {
+  sqliteSchema,
+  splitEntrySnapshots,
+  VERIFIED_AGENT_SCHEMAS,
+  withEntrySnapshots,
+  type EntrySnapshotRow,
+  type SchemaStamp,
+} from "./agent-schema.js";
 
 export type SqliteRestoreOp = "undelete" | "unreset" | "reimport";
 export type SqlValue = string | number | null;
 
-/** One row the restore inserts or updates: the plan shows it, the writer runs it, undo reverses it. */
+/** The tables a restore writes (undo's manifest check accepts rows of these only). */
+export const RESTORE_TABLES = [
+  "session_nodes",
+  "session_entry_snapshots",
+  "session_windows",
+  "transcript_events",
+  "transcript_event_identities",
+  "transcript_rewrite_watermarks",
+  "session_conversations",
+] as const;
+
+/** One row the restore inserts, updates or deletes: the plan shows it, the writer runs it, undo reverses it. */
 export interface RowWrite {
-  table:
-    | "session_nodes"
-    | "session_windows"
-    | "transcript_events"
-    | "transcript_event_identities"
-    | "transcript_rewrite_watermarks"
-    | "session_conversations";
-  op: "insert" | "update";
+  table: (typeof RESTORE_TABLES)[number];
+  /** `delete` only for `session_entry_snapshots` (a cold field the new entry no longer has). */
+  op: "insert" | "update" | "delete";
   /** Primary-key columns and their values. */
   key: Record<string, SqlValue>;
-  /** Columns written (insert: every column given; update: only the changed ones). */
+  /** Columns written (insert: every column given; update: only the changed ones; delete: none). */
   values: Record<string, SqlValue>;
-  /** update: the same columns as they were before. */
+  /** update, delete: the same columns (delete: the row's value columns) as they were before. */
   before?: Record<string, SqlValue>;
 }
 
@@ -61,8 +72,15 @@ export interface WindowFacts {
 
 /** What the store layer read, for the refusals. */
 export interface SqliteFacts {
-  userVersion: number | null;
-  schemaMetaVersion: number | null;
+  /** `PRAGMA user_version` and the `schema_meta` `primary` row. */
+  stamp: SchemaStamp;
+  /**
+   * The key's `session_entry_snapshots` rows; null when the database has no such table (schema 23:
+   * the cold fields live in `entry_json`).
+   */
+  snapshots: EntrySnapshotRow[] | null;
+  /** The node's `snapshot_revision` (schema 24), null without the column or the node. */
+  snapshotRevision: number | null;
   /** The node of the target key, when the key exists. */
   node: NodeFacts | null;
   /** The key's current window (un-reset), when it has one. */
@@ -110,6 +128,16 @@ export interface SqliteRestorePlan {
   nodeBefore: { entryJson: string; currentSessionId: string; updatedAt: number | null } | null;
   /** session_canonical_validation_pending held the key before (undo puts it back as it was). */
   pendingValidationBefore: boolean;
+  /** Schema 24: the key's snapshot rows before and after, and the node's snapshot_revision before; null at 23. */
+  snapshots: SnapshotChange | null;
+}
+
+/** The key's `session_entry_snapshots` rows around a restore (by field), for the read-back and undo. */
+export interface SnapshotChange {
+  before: EntrySnapshotRow[];
+  after: EntrySnapshotRow[];
+  /** `session_nodes.snapshot_revision` before the restore (undo puts it back; the triggers bump it). */
+  revisionBefore: number | null;
 }
 
 export interface PlanClock {
@@ -261,21 +289,32 @@ export function sourceProblems(lines: SourceLine[], header: boolean, sessionId: 
   return out;
 }
 
+/** The schemas restore writes, named with the OpenClaw release of each (for the refusal). */
+const VERIFIED_LIST = Object.entries(VERIFIED_AGENT_SCHEMAS)
+  .map(([v, s]) => `${v} (OpenClaw ${s.openclaw})`)
+  .join(" and ");
+
+/**
+ * Exit 4 unless the database is at a verified agent schema (`VERIFIED_AGENT_SCHEMAS`), `user_version` and the
+ * `schema_meta` `primary` row agreeing: `sqliteSchema` is the one verdict, readers and `check` use it too.
+ */
+export function schemaRefusal(stamp: SchemaStamp): Refusal | null {
+  if (sqliteSchema(stamp).verified) return null;
+  const found = stamp.userVersion ?? stamp.metaVersion;
+  const disagree = stamp.metaVersion !== null && stamp.userVersion !== null && stamp.metaVersion !== stamp.userVersion;
+  return {
+    code: "SQLITE_SCHEMA_UNVERIFIED",
+    message: `the agent database is at agent schema ${found ?? "unknown"} (user_version ${stamp.userVersion ?? "?"}, schema_meta ${stamp.metaVersion ?? "?"}${disagree ? ": they disagree" : ""}); restore writes only agent schemas ${VERIFIED_LIST}, whose rules were verified; nothing was written`,
+    hint: "read-only commands (history --archived, export) still work; restore waits for a release that verified this schema",
+    exitCode: 4,
+  };
+}
+
 /** Refusals from the target's state (§2.3): schema, gateway, harness/ACP, initializing, cold, pending. */
 export function stateRefusals(op: SqliteRestoreOp, sessionKey: string, facts: SqliteFacts): Refusal[] {
   const out: Refusal[] = [...facts.lockRefusals];
-  const found = facts.userVersion ?? facts.schemaMetaVersion;
-  if (
-    facts.userVersion !== VERIFIED_AGENT_SCHEMA ||
-    (facts.schemaMetaVersion !== null && facts.schemaMetaVersion !== VERIFIED_AGENT_SCHEMA)
-  ) {
-    out.push({
-      code: "SQLITE_SCHEMA_UNVERIFIED",
-      message: `the agent database has schema version ${found ?? "unknown"} (user_version ${facts.userVersion ?? "?"}, schema_meta ${facts.schemaMetaVersion ?? "?"}); restore writes only schema ${VERIFIED_AGENT_SCHEMA} (OpenClaw 2026.9.6), whose rules were verified`,
-      hint: "read-only commands (history --archived, export) still work; restore waits for a release that verified this schema",
-      exitCode: 4,
-    });
-  }
+  const schema = schemaRefusal(facts.stamp);
+  if (schema) out.push(schema);
   if (facts.windowWithNewId) {
     out.push({
       code: "WINDOW_EXISTS",
@@ -348,6 +387,14 @@ function nodeRefusals(sessionKey: string, node: TargetNode, e: NonNullable<Targe
       code: "WINDOW_COLD",
       message: `the current window of ${sessionKey} is in cold storage`,
       hint: "let OpenClaw thaw it (open the session once), then plan again",
+      exitCode: 5,
+    });
+  const badSnapshot = (facts.snapshots ?? []).find((r) => !parsesAsJson(r.valueJson));
+  if (badSnapshot)
+    out.push({
+      code: "NODE_NOT_VALID",
+      message: `the session_entry_snapshots row ${badSnapshot.field} of ${sessionKey} does not parse as JSON (OpenClaw's reader fails on it; a restore would drop it)`,
+      hint: "stop the Gateway and run `openclaw doctor --fix` first",
       exitCode: 5,
     });
   if (facts.pendingInputs > 0)
@@ -491,6 +538,89 @@ export function nodeRow(sessionKey: string, entry: Record<string, unknown>, befo
     key: { session_key: sessionKey },
     values,
     before: { current_session_id: before.currentSessionId, entry_json: before.entryJson, updated_at: before.updatedAt },
+  };
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The entry as OpenClaw ≥ 9.8 reads it in full (the hot `entry_json` with the key's snapshot rows
+ * merged in): what an un-reset or re-import starts from, so no cold field is lost. Schema 23: the entry.
+ */
+export function mergedEntry(
+  entry: Record<string, unknown> | null,
+  snapshots: readonly EntrySnapshotRow[] | null,
+): Record<string, unknown> | null {
+  if (!entry || !snapshots) return entry;
+  const merged = withEntrySnapshots(entry, snapshots);
+  return isRecord(merged) ? merged : entry;
+}
+
+/**
+ * What `writeSessionEntrySnapshots` writes for a key going from `before` to `after` (by field): a
+ * delete of each row whose field the new set lacks, then an insert of each new field and an update
+ * of each whose `value_json` differs. An unchanged value is not rewritten (its trigger would bump
+ * `snapshot_revision` for nothing).
+ */
+export function snapshotRowWrites(sessionKey: string, before: readonly EntrySnapshotRow[], after: readonly EntrySnapshotRow[]): RowWrite[] {
+  const key = (field: string) => ({ session_key: sessionKey, field });
+  const was = new Map(before.map((r) => [r.field, r.valueJson]));
+  const out: RowWrite[] = [];
+  for (const r of before) {
+    if (after.some((a) => a.field === r.field)) continue;
+    out.push({ table: "session_entry_snapshots", op: "delete", key: key(r.field), values: {}, before: { value_json: r.valueJson } });
+  }
+  for (const r of after) {
+    const old = was.get(r.field);
+    if (old === undefined)
+      out.push({
+        table: "session_entry_snapshots",
+        op: "insert",
+        key: key(r.field),
+        values: { session_key: sessionKey, field: r.field, value_json: r.valueJson },
+      });
+    else if (old !== r.valueJson)
+      out.push({
+        table: "session_entry_snapshots",
+        op: "update",
+        key: key(r.field),
+        values: { value_json: r.valueJson },
+        before: { value_json: old },
+      });
+  }
+  return out;
+}
+
+/** Two sets of snapshot rows hold the same fields with the same `value_json` (order aside). */
+export function sameSnapshotRows(a: readonly EntrySnapshotRow[], b: readonly EntrySnapshotRow[]): boolean {
+  const text = (rows: readonly EntrySnapshotRow[]) =>
+    JSON.stringify(rows.map((r) => [r.field, r.valueJson]).sort(([x], [y]) => (x! < y! ? -1 : x! > y! ? 1 : 0)));
+  return text(a) === text(b);
+}
+
+/**
+ * The node's rows for the new entry (§2.2 step 1). Schema 23 (`snapshotsBefore` null): the entry
+ * inline in `entry_json`, as today. Schema 24: split as OpenClaw's writers split it, `entry_json`
+ * the hot fields only, then the key's snapshot rows (same transaction, before entry_valid = 1).
+ */
+export function entryRows(
+  sessionKey: string,
+  entry: Record<string, unknown>,
+  before: NodeFacts | null,
+  snapshotsBefore: readonly EntrySnapshotRow[] | null,
+): { rows: RowWrite[]; snapshotsAfter: EntrySnapshotRow[] | null } {
+  if (snapshotsBefore === null) return { rows: [nodeRow(sessionKey, entry, before)], snapshotsAfter: null };
+  const { hot, snapshots } = splitEntrySnapshots(entry);
+  return {
+    rows: [nodeRow(sessionKey, hot, before), ...snapshotRowWrites(sessionKey, snapshotsBefore, snapshots)],
+    snapshotsAfter: snapshots,
   };
 }
 

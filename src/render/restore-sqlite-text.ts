@@ -22,6 +22,16 @@ const OPS: Record<SqliteRestoreResult["operation"], string> = {
   reimport: "re-import (the legacy transcript becomes a new window, in original order)",
 };
 
+/** Agent schema 24: which cold fields live in session_entry_snapshots, and which rows the restore leaves as they are. */
+function snapshotLine(r: SqliteRestoreResult, style: Style): string {
+  const written = new Set(r.rows.filter((w) => w.table === "session_entry_snapshots").map((w) => String(w.key.field)));
+  const kept = r.entrySnapshots!.after.filter((f) => r.entrySnapshots!.before.includes(f) && !written.has(f));
+  const fields = r.entrySnapshots!.after.length > 0 ? r.entrySnapshots!.after.join(", ") : "none";
+  return style.c.dim(
+    `  agent schema 24: entry_json holds the hot fields; session_entry_snapshots after: ${fields}${kept.length > 0 ? ` (unchanged, not rewritten: ${kept.join(", ")})` : ""}\n`,
+  );
+}
+
 export function renderSqliteRestoreText(r: SqliteRestoreResult, style: Style, width: number | null = null): string {
   const out: string[] = [];
   const verb = r.applied ? "Restored" : r.alreadyRestored ? "Already restored" : "Plan (dry run, nothing written)";
@@ -42,12 +52,12 @@ export function renderSqliteRestoreText(r: SqliteRestoreResult, style: Style, wi
     for (const g of groups)
       t.push([String(g.n), g.table, g.op, truncate(g.count > 1 ? `${g.key} … (${g.count} rows)` : g.key, 80), String(g.count)]);
     out.push(`${t.toString()}\n`);
+    const after = r.entrySnapshots ? "the node's and its session_entry_snapshots writes" : "the node write";
     out.push(
-      style.c.dim(
-        "  then UPDATE session_nodes SET entry_valid = 1 after the node write; index/FTS rows are left for OpenClaw to rebuild\n",
-      ),
+      style.c.dim(`  then UPDATE session_nodes SET entry_valid = 1 after ${after}; index/FTS rows are left for OpenClaw to rebuild\n`),
     );
   }
+  if (r.entrySnapshots) out.push(snapshotLine(r, style));
   if (r.entry.changes.length > 0) {
     out.push(
       `\n${style.c.bold(`session_nodes.entry_json: ${safeLine(r.sessionKey)}`)}${r.entry.before ? " (every other field kept)" : " (a new entry)"}\n`,

@@ -117,14 +117,14 @@ describe("restore, SQLite era: undelete", () => {
     expect(hashTree(t.stateDir)).toEqual(before);
   });
 
-  it("refuses another schema version with exit 4 naming it", async () => {
+  it("refuses a user_version that disagrees with schema_meta with exit 4 naming it", async () => {
     const t = setup("sqlite-deleted");
     const db = new DatabaseSync(t.db);
     db.exec("PRAGMA user_version = 24");
     db.close();
     const r = await cli(["restore", ZST, ...t.args, "--yes"], { env: t.env });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/schema version 24/);
+    expect(r.stderr).toMatch(/agent schema 24 \(user_version 24, schema_meta 23: they disagree\)/);
   });
 });
 

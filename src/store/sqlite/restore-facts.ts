@@ -5,10 +5,20 @@
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { NodeFacts, SqliteFacts, SqlValue, SourceLine, WindowFacts } from "../../core/sqlite-restore.js";
 import { zstdDecompressSync } from "../lines.js";
 import { openSqliteReadOnly, type SqliteDb, type SqliteRow } from "./driver.js";
-import { hasTable, readArchiveBlob, readTranscriptArchives, type TranscriptArchiveRow } from "./read.js";
+import {
+  hasTable,
+  readArchiveBlob,
+  readColumns,
+  readEntrySnapshots,
+  readSchemaStamp,
+  readTranscriptArchives,
+  type TranscriptArchiveRow,
+} from "./read.js";
+import type { EntrySnapshotRow } from "../../core/agent-schema.js";
 import { asRecord, isRecord, sqlNumber } from "../../core/coerce.js";
 
 export function sha256Of(b: Uint8Array): string {
@@ -46,6 +56,24 @@ export interface SqliteRestoreSnapshot {
 export function openRestoreSnapshot(dbPath: string): SqliteRestoreSnapshot {
   const db = openSqliteReadOnly(dbPath);
   return { db, close: () => db.close() };
+}
+
+/**
+ * The store layer's read surface over restore's own writable connection (inside its transaction),
+ * so the writer and the undo read rows with the same readers the plan used.
+ */
+export function liveReader(db: DatabaseSync, dbPath: string): SqliteDb {
+  const args = (params: unknown[]) => params as SQLInputValue[];
+  return {
+    driver: "node:sqlite",
+    dbPath,
+    copied: [],
+    snapshotDir: "",
+    all: (sql, ...params) => db.prepare(sql).all(...args(params)) as SqliteRow[],
+    get: (sql, ...params) => db.prepare(sql).get(...args(params)) as SqliteRow | undefined,
+    iterate: (sql, ...params) => db.prepare(sql).iterate(...args(params)) as Iterable<SqliteRow>,
+    close: () => undefined, // the connection belongs to the writer
+  };
 }
 
 export function readNode(db: SqliteDb, sessionKey: string): NodeFacts | null {
@@ -89,10 +117,27 @@ export function pendingValidation(db: SqliteDb, sessionKey: string): boolean {
   );
 }
 
+/**
+ * The key's `session_entry_snapshots` rows, or null when the database has no such table. Schema 24
+ * is recognised by this table, not by the version stamp: the rows a restore writes go into it (its
+ * CHECK, foreign key and triggers are what must hold), and the readers merge by the same test
+ * (`readEntrySnapshots`), so the plan's merged "before" and its split "after" always agree. The
+ * stamp is the gate (only 23 and 24 get this far); a schema-23 store has no table and is written
+ * exactly as before.
+ */
+export function keySnapshots(db: SqliteDb, sessionKey: string): EntrySnapshotRow[] | null {
+  if (!hasTable(db, "session_entry_snapshots")) return null;
+  return readEntrySnapshots(db, sessionKey).get(sessionKey) ?? [];
+}
+
+/** The node's `snapshot_revision` (selected by name: a migrated and a fresh 24 order it differently). */
+export function snapshotRevision(db: SqliteDb, sessionKey: string): number | null {
+  if (!readColumns(db, ["session_nodes"]).get("session_nodes")?.has("snapshot_revision")) return null;
+  return sqlNumber(db.get("SELECT snapshot_revision FROM session_nodes WHERE session_key = ?", sessionKey)?.snapshot_revision);
+}
+
 /** The facts the refusals need, for a key (may be absent) and the window id the restore creates. */
 export function readRestoreFacts(db: SqliteDb, sessionKey: string, newSessionId: string): Omit<SqliteFacts, "lockRefusals"> {
-  const userVersion = sqlNumber(db.get("PRAGMA user_version")?.user_version);
-  const meta = hasTable(db, "schema_meta") ? db.get("SELECT schema_version FROM schema_meta WHERE meta_key = 'primary'") : undefined;
   const node = readNode(db, sessionKey);
   const currentWindow = node ? readWindow(db, node.currentSessionId) : null;
   const sid = node?.currentSessionId ?? null;
@@ -110,8 +155,9 @@ export function readRestoreFacts(db: SqliteDb, sessionKey: string, newSessionId:
       ? db.all("SELECT * FROM session_conversations WHERE session_id = ? ORDER BY rowid", sid).map(rowValues)
       : [];
   return {
-    userVersion,
-    schemaMetaVersion: sqlNumber(meta?.schema_version),
+    stamp: readSchemaStamp(db),
+    snapshots: keySnapshots(db, sessionKey),
+    snapshotRevision: node ? snapshotRevision(db, sessionKey) : null,
     node,
     currentWindow,
     windowWithNewId: readWindow(db, newSessionId),
@@ -129,20 +175,31 @@ export interface ArchiveSource {
   sha256: string;
   /** The blob (or file) hash disagrees with the row's archive_sha256. */
   shaMismatch: boolean;
+  /**
+   * The row's blob was used and the published file holds other bytes: a 9.9 Doctor may rewrite a
+   * row's blob and hash ("directive migration") before it republishes the file.
+   */
+  fileStale: boolean;
   sessionId: string;
   sessionKey: string | null;
 }
 
-/** An archive by its name: the row's blob when it checks out (the row is canonical), else the file. */
+/**
+ * An archive by its name: the row's blob when sha256(blob) = archive_sha256 on the row as read (the
+ * row is canonical, and a 9.9 Doctor may have rewritten blob and hash while the published `.zst`
+ * keeps older bytes), else the published file.
+ */
 export function readArchiveSource(db: SqliteDb, archiveName: string, file: string | null): ArchiveSource | null {
   const row = readTranscriptArchives(db).find((a) => a.archiveName === archiveName) ?? null;
   const blob = row ? readArchiveBlob(db, archiveName) : null;
   let bytes: Buffer | null = null;
   let encoding = "zstd";
   let shaMismatch = false;
+  let fileStale = false;
   if (blob && sha256Of(blob.blob) === row!.archiveSha256) {
     bytes = blob.blob;
     encoding = blob.encoding;
+    fileStale = file !== null && fs.existsSync(file) && sha256Of(fs.readFileSync(file)) !== row!.archiveSha256;
   } else if (file && fs.existsSync(file)) {
     bytes = fs.readFileSync(file);
     encoding = file.endsWith(".zst") ? "zstd" : "identity";
@@ -162,6 +219,7 @@ export function readArchiveSource(db: SqliteDb, archiveName: string, file: strin
     lines,
     sha256: sha256Of(bytes),
     shaMismatch,
+    fileStale,
     sessionId: row?.sessionId ?? (typeof headerId === "string" ? headerId : ""),
     sessionKey: row?.sessionKey ?? null,
   };

@@ -2,7 +2,8 @@
  * The only code that writes an OpenClaw agent database. Order (docs/restore.md, shared
  * sqlite-restore.md §2.2/§2.3): probe and HOLD the gateway-lifecycle coordinator → backup with
  * `VACUUM INTO` into the run dir (outside the store) → undo manifest → one `BEGIN IMMEDIATE`
- * transaction (node, entry_valid = 1, window, events, identities, watermark, links) → COMMIT →
+ * transaction (node, at schema 24 the key's session_entry_snapshots rows, entry_valid = 1, window,
+ * events, identities, watermark, links) → COMMIT →
  * read back and check every §2.5 invariant, `foreign_key_check` and `quick_check`, still holding
  * the lock → manifest `applied`. A failed read-back is undone in the same lock.
  *
@@ -15,13 +16,21 @@ import path from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { refusedError } from "../../core/errors.js";
 import type { RestoreManifest } from "../../core/restore-manifest.js";
-import type { RowWrite, SqliteRestorePlan } from "../../core/sqlite-restore.js";
+import { ENTRY_SNAPSHOT_FIELDS } from "../../core/agent-schema.js";
+import {
+  sameSnapshotRows,
+  snapshotRowWrites,
+  type RowWrite,
+  type SnapshotChange,
+  type SqliteRestorePlan,
+} from "../../core/sqlite-restore.js";
 import type { WriteContext } from "../files/restore-guard.js";
 import { describeGateway, gatewayStopHint, probeGatewayLocks } from "../gateway-probe.js";
 import { crashPoints } from "../process/crash-points.js";
 import { writeManifest } from "../restore-runs.js";
 import { inspectGatewayLocks } from "./integrity.js";
 import { acquireLifecycleLock, lifecycleLockPath, type HeldLifecycleLock } from "./lifecycle-lock.js";
+import { keySnapshots, liveReader, snapshotRevision } from "./restore-facts.js";
 
 export interface SqliteWriteContext extends WriteContext {
   dbPath: string;
@@ -75,18 +84,41 @@ export function holdStateDir(ctx: SqliteWriteContext): HeldLifecycleLock {
 }
 
 function runRow(db: DatabaseSync, r: RowWrite): void {
+  const cols = Object.keys(r.values);
+  const keys = Object.keys(r.key);
+  const where = keys.map((k) => `${q(k)} = ?`).join(" AND ");
+  const keyValues = keys.map((k) => r.key[k]) as SQLInputValue[];
   if (r.op === "insert") {
-    const cols = Object.keys(r.values);
     db.prepare(`INSERT INTO ${q(r.table)} (${cols.map(q).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(
       ...(cols.map((c) => r.values[c]) as SQLInputValue[]),
     );
     return;
   }
-  const cols = Object.keys(r.values);
-  const keys = Object.keys(r.key);
-  db.prepare(
-    `UPDATE ${q(r.table)} SET ${cols.map((c) => `${q(c)} = ?`).join(", ")} WHERE ${keys.map((k) => `${q(k)} = ?`).join(" AND ")}`,
-  ).run(...(cols.map((c) => r.values[c]) as SQLInputValue[]), ...(keys.map((k) => r.key[k]) as SQLInputValue[]));
+  if (r.op === "delete") {
+    db.prepare(`DELETE FROM ${q(r.table)} WHERE ${where}`).run(...keyValues);
+    return;
+  }
+  db.prepare(`UPDATE ${q(r.table)} SET ${cols.map((c) => `${q(c)} = ?`).join(", ")} WHERE ${where}`).run(
+    ...(cols.map((c) => r.values[c]) as SQLInputValue[]),
+    ...keyValues,
+  );
+}
+
+/** The node's own rows: `session_nodes` and (schema 24) its `session_entry_snapshots`. */
+const isNodeWrite = (r: RowWrite | undefined) => r?.table === "session_nodes" || r?.table === "session_entry_snapshots";
+
+const markValid = (db: DatabaseSync, key: string) => db.prepare("UPDATE session_nodes SET entry_valid = 1 WHERE session_key = ?").run(key);
+
+/** The key's snapshot rows (null: no such table) and its snapshot_revision, on the writer's connection. */
+function snapshotsNow(db: DatabaseSync, key: string): { rows: ReturnType<typeof keySnapshots>; revision: number | null } {
+  const r = liveReader(db, "");
+  return { rows: keySnapshots(r, key), revision: snapshotRevision(r, key) };
+}
+
+/** The key's snapshot rows are (still) `expected`; both "no table" when `expected` is null. */
+function snapshotsAre(db: DatabaseSync, key: string, expected: SnapshotChange["after"] | null): boolean {
+  const now = snapshotsNow(db, key).rows;
+  return expected === null ? now === null : now !== null && sameSnapshotRows(now, expected);
 }
 
 function nodeNow(
@@ -106,32 +138,52 @@ function nodeNow(
     : null;
 }
 
-/** The plan's before-state, re-read inside the write transaction. */
+/** The node is (null: absent) the given one, by its entry and projections. */
+const sameNode = (n: ReturnType<typeof nodeNow>, w: { entryJson: string; currentSessionId: string; updatedAt: number | null } | null) =>
+  w === null
+    ? n === null
+    : n !== null && n.entryJson === w.entryJson && n.currentSessionId === w.currentSessionId && n.updatedAt === w.updatedAt;
+
+/** The plan's before-state (node, and at schema 24 the key's snapshot rows and revision), re-read inside the write transaction. */
 function checkStillPlanned(db: DatabaseSync, plan: SqliteRestorePlan): void {
-  const node = nodeNow(db, plan.sessionKey);
-  const before = plan.nodeBefore;
-  const same =
-    before === null
-      ? node === null
-      : node !== null &&
-        node.entryJson === before.entryJson &&
-        node.currentSessionId === before.currentSessionId &&
-        node.updatedAt === before.updatedAt;
+  const nodeSame = sameNode(nodeNow(db, plan.sessionKey), plan.nodeBefore);
+  const snaps = plan.snapshots;
+  // The recorded revision is what undo puts back: it must be the one the rows had when written.
+  const sameSnapshots =
+    snapshotsAre(db, plan.sessionKey, snaps?.before ?? null) &&
+    (snaps === null || snapshotsNow(db, plan.sessionKey).revision === snaps.revisionBefore);
   const window = db.prepare("SELECT session_key FROM session_windows WHERE session_id = ?").get(plan.sessionId);
-  if (!same || window) {
-    throw refusedError(
-      "STORE_CHANGED",
-      `${plan.sessionKey} changed since the plan was made (${!same ? "its session_nodes row" : `window ${plan.sessionId} appeared`}); nothing was written`,
-      "plan again",
-    );
+  if (!nodeSame || !sameSnapshots || window) {
+    const what = !nodeSame
+      ? "its session_nodes row"
+      : !sameSnapshots
+        ? "its session_entry_snapshots rows"
+        : `window ${plan.sessionId} appeared`;
+    throw refusedError("STORE_CHANGED", `${plan.sessionKey} changed since the plan was made (${what}); nothing was written`, "plan again");
   }
 }
 
+/** What the read-back compares: the plan's key, window and rows; at schema 24 the snapshot rows after. */
+export type ReadBackPlan = Pick<SqliteRestorePlan, "sessionKey" | "sessionId" | "rows"> & { snapshots?: SnapshotChange | null };
+
 /** §2.5 on the committed rows, plus foreign_key_check and quick_check. Returns the problems. */
-export function verifyRestored(db: DatabaseSync, plan: Pick<SqliteRestorePlan, "sessionKey" | "sessionId" | "rows">): string[] {
-  const out: string[] = [];
+export function verifyRestored(db: DatabaseSync, plan: ReadBackPlan): string[] {
   const node = nodeNow(db, plan.sessionKey);
   if (!node) return [`${plan.sessionKey} has no session_nodes row`];
+  const out = [...nodeProblems(db, plan, node), ...windowProblems(db, plan)];
+  const fk = db.prepare("PRAGMA foreign_key_check").all();
+  if (fk.length > 0) out.push(`foreign_key_check: ${fk.length} violation(s), first ${JSON.stringify(fk[0])}`);
+  const qc = db
+    .prepare("PRAGMA quick_check")
+    .all()
+    .map((r) => String(Object.values(r as object)[0]));
+  if (qc.join() !== "ok") out.push(`quick_check: ${qc.slice(0, 3).join("; ")}`);
+  return out;
+}
+
+/** The node: valid, its projections equal its entry; at schema 24 a hot entry and the planned snapshot rows. */
+function nodeProblems(db: DatabaseSync, plan: ReadBackPlan, node: NonNullable<ReturnType<typeof nodeNow>>): string[] {
+  const out: string[] = [];
   let entry: Record<string, unknown> = {};
   try {
     entry = JSON.parse(node.entryJson) as Record<string, unknown>;
@@ -142,6 +194,22 @@ export function verifyRestored(db: DatabaseSync, plan: Pick<SqliteRestorePlan, "
   if (node.currentSessionId !== plan.sessionId || entry.sessionId !== plan.sessionId)
     out.push(`current_session_id ${node.currentSessionId} / entry.sessionId ${String(entry.sessionId)} ≠ ${plan.sessionId}`);
   if (node.updatedAt !== entry.updatedAt) out.push(`updated_at ${node.updatedAt} ≠ entry.updatedAt ${String(entry.updatedAt)}`);
+  const snaps = snapshotsNow(db, plan.sessionKey).rows;
+  if (snaps !== null) {
+    const inline = ENTRY_SNAPSHOT_FIELDS.filter((f) => f in entry);
+    if (inline.length > 0) out.push(`entry_json holds ${inline.join(", ")} inline; at schema 24 they belong in session_entry_snapshots`);
+  }
+  const planned = plan.snapshots?.after;
+  if (planned && !snapshotsAre(db, plan.sessionKey, planned))
+    out.push(
+      `session_entry_snapshots of ${plan.sessionKey}: ${JSON.stringify((snaps ?? []).map((r) => r.field))}, the plan wrote ${JSON.stringify(planned.map((r) => r.field))} (or other values)`,
+    );
+  return out;
+}
+
+/** The new window: owned by the key, seq contiguous from 0 with the header, events, identities and watermark as planned, not indexed. */
+function windowProblems(db: DatabaseSync, plan: ReadBackPlan): string[] {
+  const out: string[] = [];
   const win = db.prepare("SELECT session_key FROM session_windows WHERE session_id = ?").get(plan.sessionId) as
     | { session_key: string }
     | undefined;
@@ -176,13 +244,6 @@ export function verifyRestored(db: DatabaseSync, plan: Pick<SqliteRestorePlan, "
     .prepare("SELECT count(*) AS n FROM session_transcript_index_state WHERE session_id = ? AND needs_rebuild = 0")
     .get(plan.sessionId) as { n: number };
   if (Number(stale.n) > 0) out.push("index state rows claim the new window is indexed");
-  const fk = db.prepare("PRAGMA foreign_key_check").all();
-  if (fk.length > 0) out.push(`foreign_key_check: ${fk.length} violation(s), first ${JSON.stringify(fk[0])}`);
-  const qc = db
-    .prepare("PRAGMA quick_check")
-    .all()
-    .map((r) => String(Object.values(r as object)[0]));
-  if (qc.join() !== "ok") out.push(`quick_check: ${qc.slice(0, 3).join("; ")}`);
   return out;
 }
 
@@ -190,7 +251,8 @@ export function verifyRestored(db: DatabaseSync, plan: Pick<SqliteRestorePlan, "
 function reverseRows(db: DatabaseSync, part: NonNullable<RestoreManifest["sqlite"]>, sessionKey: string, sessionId: string): void {
   db.prepare("DELETE FROM session_transcript_fts_rows WHERE session_id = ?").run(sessionId);
   if (part.nodeBefore === null) {
-    db.prepare("DELETE FROM session_nodes WHERE session_key = ?").run(sessionKey); // cascades the window and its rows
+    // Cascades the window and its rows, and (schema 24) the key's snapshot rows: it had none before.
+    db.prepare("DELETE FROM session_nodes WHERE session_key = ?").run(sessionKey);
   } else {
     const b = part.nodeBefore;
     db.prepare("UPDATE session_nodes SET entry_json = ?, current_session_id = ?, updated_at = ? WHERE session_key = ?").run(
@@ -199,10 +261,32 @@ function reverseRows(db: DatabaseSync, part: NonNullable<RestoreManifest["sqlite
       b.updatedAt,
       sessionKey,
     );
-    db.prepare("UPDATE session_nodes SET entry_valid = 1 WHERE session_key = ?").run(sessionKey);
+    if (part.snapshots) restoreSnapshots(db, sessionKey, part.snapshots);
+    // After every write that touches the node (entry triggers, snapshot triggers), as the restore did.
+    markValid(db, sessionKey);
     db.prepare("DELETE FROM session_windows WHERE session_id = ?").run(sessionId);
   }
   if (!part.pendingValidationBefore) db.prepare("DELETE FROM session_canonical_validation_pending WHERE session_key = ?").run(sessionKey);
+}
+
+/** The writes that put the key's snapshot rows back as they were before the restore (none when they are). */
+function snapshotRestores(db: DatabaseSync, sessionKey: string, snaps: SnapshotChange): RowWrite[] {
+  return snapshotRowWrites(sessionKey, snapshotsNow(db, sessionKey).rows ?? [], snaps.before);
+}
+
+/**
+ * The key's snapshot rows exactly as before: the ones restore added deleted, the changed and
+ * deleted ones written back (an unchanged row is not touched). Then `snapshot_revision` is put back
+ * to its value before the restore. It is derived bookkeeping, not content: the triggers count every
+ * snapshot write, so the restore's and these writes moved it although the rows now hold exactly
+ * what they held at that revision; with the old number, the revision again names the same content
+ * (a reader that cached it holds these very values) and the database is the one before the restore.
+ * This is the only place the tool writes the column; the restore itself leaves it to the triggers.
+ */
+function restoreSnapshots(db: DatabaseSync, sessionKey: string, snaps: SnapshotChange): void {
+  for (const w of snapshotRestores(db, sessionKey, snaps)) runRow(db, w);
+  if (snaps.revisionBefore !== null)
+    db.prepare("UPDATE session_nodes SET snapshot_revision = ? WHERE session_key = ?").run(snaps.revisionBefore, sessionKey);
 }
 
 /**
@@ -236,13 +320,16 @@ export async function applySqlitePlan(
         db.prepare("SELECT 1 FROM session_canonical_validation_pending WHERE session_key = ?").get(plan.sessionKey),
       );
       if (pendingNow !== plan.pendingValidationBefore) manifest.sqlite!.pendingValidationBefore = pendingNow;
-      let n = 0;
-      for (const r of plan.rows) {
-        runRow(db, r);
-        // The schema's triggers reset entry_valid after any write of the node: mark it valid after.
-        if (r.table === "session_nodes") db.prepare("UPDATE session_nodes SET entry_valid = 1 WHERE session_key = ?").run(plan.sessionKey);
-        if (++n === Math.ceil(plan.rows.length / 2)) crash("sqlite:mid-transaction");
-      }
+      plan.rows.forEach((r, i) => {
+        runRow(db!, r);
+        // The entry triggers reset entry_valid after any write of entry_json, current_session_id or
+        // updated_at, and at schema 24 the snapshot triggers update the node (snapshot_revision): mark
+        // it valid after the last of the node's own writes, as OpenClaw's writeSessionEntry does (node,
+        // snapshots, markValid, then the window). The window and event inserts after it fire only the
+        // canonical-pending triggers, which never touch entry_valid; the read-back checks it is 1.
+        if (isNodeWrite(r) && !isNodeWrite(plan.rows[i + 1])) markValid(db!, plan.sessionKey);
+        if (i + 1 === Math.ceil(plan.rows.length / 2)) crash("sqlite:mid-transaction");
+      });
       db.exec("COMMIT");
     } catch (err) {
       if (db.isTransaction) db.exec("ROLLBACK");
@@ -284,28 +371,10 @@ export interface SqliteUndoAction {
 export function planSqliteUndo(db: DatabaseSync, m: RestoreManifest): SqliteUndoAction[] {
   const part = m.sqlite!;
   const node = nodeNow(db, m.sessionKey);
-  const after = part.nodeAfter;
-  const isAfter =
-    node !== null &&
-    node.entryJson === after.entryJson &&
-    node.currentSessionId === after.currentSessionId &&
-    node.updatedAt === after.updatedAt;
-  const b = part.nodeBefore;
-  const isBefore =
-    b === null
-      ? node === null
-      : node !== null && node.entryJson === b.entryJson && node.currentSessionId === b.currentSessionId && node.updatedAt === b.updatedAt;
-  const win = db.prepare("SELECT count(*) AS n FROM transcript_events WHERE session_id = ?").get(m.sessionId!) as { n: number };
   const windowThere = Boolean(db.prepare("SELECT 1 FROM session_windows WHERE session_id = ?").get(m.sessionId!));
-  if (isBefore && !windowThere)
+  if (sameNode(node, part.nodeBefore) && !windowThere)
     return [{ table: "session_nodes", action: "none", key: { session_key: m.sessionKey }, detail: "already as before the restore" }];
-  const conflicts: string[] = [];
-  if (!isAfter)
-    conflicts.push(`${m.sessionKey}: its session_nodes row is no longer the one restore wrote (OpenClaw wrote to the session since)`);
-  if (Number(win.n) !== part.eventRows)
-    conflicts.push(
-      `window ${m.sessionId}: ${win.n} events, restore wrote ${part.eventRows} (OpenClaw appended turns; undo would drop them)`,
-    );
+  const conflicts = undoConflicts(db, m, node);
   if (conflicts.length > 0) {
     throw refusedError(
       "STORE_CHANGED_SINCE_RESTORE",
@@ -314,6 +383,31 @@ export function planSqliteUndo(db: DatabaseSync, m: RestoreManifest): SqliteUndo
       { conflicts },
     );
   }
+  return undoActions(db, m);
+}
+
+/** Is every row still what restore wrote: the node, (schema 24) the key's snapshot rows, the window's event count. */
+function undoConflicts(db: DatabaseSync, m: RestoreManifest, node: ReturnType<typeof nodeNow>): string[] {
+  const part = m.sqlite!;
+  const conflicts: string[] = [];
+  if (!sameNode(node, part.nodeAfter))
+    conflicts.push(`${m.sessionKey}: its session_nodes row is no longer the one restore wrote (OpenClaw wrote to the session since)`);
+  else if (part.snapshots && !snapshotsAre(db, m.sessionKey, part.snapshots.after))
+    conflicts.push(
+      `${m.sessionKey}: its session_entry_snapshots rows are no longer the ones restore wrote (OpenClaw wrote to the session since)`,
+    );
+  const win = db.prepare("SELECT count(*) AS n FROM transcript_events WHERE session_id = ?").get(m.sessionId!) as { n: number };
+  if (Number(win.n) !== part.eventRows)
+    conflicts.push(
+      `window ${m.sessionId}: ${win.n} events, restore wrote ${part.eventRows} (OpenClaw appended turns; undo would drop them)`,
+    );
+  return conflicts;
+}
+
+/** The reversal, one action per row (or cascade) it writes. */
+function undoActions(db: DatabaseSync, m: RestoreManifest): SqliteUndoAction[] {
+  const part = m.sqlite!;
+  const b = part.nodeBefore;
   const out: SqliteUndoAction[] = [];
   if (b === null)
     out.push({
@@ -329,6 +423,7 @@ export function planSqliteUndo(db: DatabaseSync, m: RestoreManifest): SqliteUndo
       key: { session_key: m.sessionKey },
       detail: `entry_json, current_session_id ${b.currentSessionId}, updated_at ${b.updatedAt} as before`,
     });
+    if (part.snapshots) out.push(...snapshotUndoActions(db, m.sessionKey, part.snapshots));
     out.push({
       table: "session_windows",
       action: "delete",
@@ -344,6 +439,41 @@ export function planSqliteUndo(db: DatabaseSync, m: RestoreManifest): SqliteUndo
       detail: "the trigger-made row (absent before the restore)",
     });
   return out;
+}
+
+/** Schema 24: each snapshot row undo writes back or deletes, and the node's snapshot_revision. */
+function snapshotUndoActions(db: DatabaseSync, sessionKey: string, snaps: SnapshotChange): SqliteUndoAction[] {
+  const out: SqliteUndoAction[] = snapshotRestores(db, sessionKey, snaps).map((w) => ({
+    table: "session_entry_snapshots",
+    action: w.op === "delete" ? "delete" : "restore",
+    key: w.key,
+    detail:
+      w.op === "delete"
+        ? "a cold field restore added"
+        : `${String(w.key.field)} as before (${w.op === "insert" ? "restore removed it" : "restore changed it"})`,
+  }));
+  if (snaps.revisionBefore !== null)
+    out.push({
+      table: "session_nodes",
+      action: "restore",
+      key: { session_key: sessionKey },
+      detail: `snapshot_revision ${snaps.revisionBefore} as before (the triggers' count of snapshot writes)`,
+    });
+  return out;
+}
+
+const reversing = (actions: SqliteUndoAction[]) => actions.some((a) => a.action !== "none");
+
+/** After the undo's COMMIT: no dangling foreign key, and (schema 24) the key's snapshot rows as before the restore. */
+function undoReadBack(db: DatabaseSync, m: RestoreManifest, reversed: boolean): void {
+  const fk = db.prepare("PRAGMA foreign_key_check").all();
+  if (fk.length > 0) throw refusedError("READBACK_FAILED", `foreign_key_check after undo: ${JSON.stringify(fk[0])}`);
+  const snaps = m.sqlite!.snapshots;
+  if (reversed && snaps && m.sqlite!.nodeBefore !== null && !snapshotsAre(db, m.sessionKey, snaps.before))
+    throw refusedError(
+      "READBACK_FAILED",
+      `after undo, the session_entry_snapshots rows of ${m.sessionKey} are not the ones before the restore`,
+    );
 }
 
 /** `restore --undo` of a SQLite-era manifest: plan, or apply under the held coordinator. */
@@ -369,15 +499,14 @@ export async function undoSqlite(
     let actions: SqliteUndoAction[];
     try {
       actions = planSqliteUndo(db, m);
-      if (actions.some((a) => a.action !== "none")) reverseRows(db, m.sqlite!, m.sessionKey, m.sessionId!);
+      if (reversing(actions)) reverseRows(db, m.sqlite!, m.sessionKey, m.sessionId!);
       crash("sqlite:undo:mid-transaction");
       db.exec("COMMIT");
     } catch (err) {
       if (db.isTransaction) db.exec("ROLLBACK");
       throw err;
     }
-    const fk = db.prepare("PRAGMA foreign_key_check").all();
-    if (fk.length > 0) throw refusedError("READBACK_FAILED", `foreign_key_check after undo: ${JSON.stringify(fk[0])}`);
+    undoReadBack(db, m, reversing(actions));
     await writeManifest(manifestPath, { ...m, status: "undone" });
     return actions;
   } finally {

@@ -1,7 +1,8 @@
 /** The parts of `<stateDir>/openclaw.json` (JSON5) the tool reads: channels and session policy. */
 import fs from "node:fs";
 import path from "node:path";
-import { json5Package } from "./lazy-packages.js";
+// Bundled into dist/ (a static import esbuild can see): the installed package has no node_modules.
+import JSON5 from "json5";
 import { causeOf, readRegularFileSync } from "./safe-read.js";
 import { asRecord } from "../core/coerce.js";
 
@@ -22,6 +23,19 @@ export function configPathFor(stateDir: string | null, env: NodeJS.ProcessEnv): 
   return stateDir ? path.join(stateDir, "openclaw.json") : null;
 }
 
+/**
+ * JSON5, with plain JSON (most configs OpenClaw writes) read by the engine's own parser first: JSON
+ * is a subset of JSON5 and both give the same value, so JSON5's slower parser runs only on what
+ * JSON rejects (comments, trailing commas, unquoted keys…), and its error is the one reported.
+ */
+export function parseJson5(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return JSON5.parse(text);
+  }
+}
+
 export function readConfig(file: string | null): OpenClawConfig {
   if (!file || !fs.existsSync(file)) return { path: null, raw: {} };
   let text: string;
@@ -31,9 +45,7 @@ export function readConfig(file: string | null): OpenClawConfig {
     return { path: file, raw: {}, problem: `cannot read ${file}: ${causeOf(err)}` };
   }
   try {
-    const parsed: unknown = json5Package().parse(text);
-    const raw = asRecord(parsed) ?? {};
-    return { path: file, raw };
+    return { path: file, raw: asRecord(parseJson5(text)) ?? {} };
   } catch (err) {
     // Deep nesting overflows the parser's stack: a parse failure like any other, named.
     const why = err instanceof RangeError ? "nested too deeply to parse" : (err as Error).message;

@@ -50,7 +50,7 @@ export function renderLsText(r: LsResult, ctx: LsTextContext): string {
   const { style } = ctx;
   const out: string[] = [];
   const base = r.stores[0]?.sessionsDir ?? "";
-  for (const p of r.storeProblems) out.push(style.c.red(`! ${safeLine(p.message)}\n`));
+  // r.storeProblems and r.droppedEntries are diagnostics: the CLI writes them to stderr (stdout is data only).
   if (r.sessions.length > 0) {
     // With several stores (agents, or a legacy store beside a database) each row names its own.
     const many = r.stores.length > 1;
@@ -83,8 +83,6 @@ export function renderLsText(r: LsResult, ctx: LsTextContext): string {
   } else {
     out.push("No keys in this store.\n");
   }
-  for (const d of r.droppedEntries)
-    out.push(style.c.yellow(safeLine(`! entry ${JSON.stringify(d.sessionKey)}: ${d.notes.map((n) => n.message).join("; ")}`) + "\n"));
   if (r.unattributed.length > 0) {
     out.push(`\n${style.c.bold(`Belonging to no key (${r.unattributed.length})`)}\n`);
     const columns: Column[] = [

@@ -31,7 +31,7 @@ function policyLine(r: TimelineResult): string {
   const src =
     p.source === "config"
       ? `from ${p.from.join(", ")} in ${where}`
-      : `${p.from[0]}${p.configPath ? ` (no reset setting in ${where})` : " (no openclaw.json found)"}`;
+      : `${p.from[0]}${p.configProblem ? ` (${where} unusable: see the warning)` : p.configPath ? ` (no reset setting in ${where})` : " (no openclaw.json found)"}`;
   return safeLine(`${p.description} — ${src}`);
 }
 
@@ -128,7 +128,7 @@ export function renderTimelineText(r: TimelineResult, ctx: TextContext): string 
     out.push(
       `\n${c.green("now")}: segment ${cur.index + 1} (${shortId(cur.sessionId)}), last activity ${relativeTime(cur.lastActivityAt, now)}\n`,
     );
-  for (const n of r.notes) out.push(c.yellow(`! ${safeLine(n)}\n`));
+  // r.notes are diagnostics: the CLI writes them to stderr (stdout is data only).
   return out.join("");
 }
 

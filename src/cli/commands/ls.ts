@@ -41,6 +41,10 @@ Tables fit the terminal (or $COLUMNS); in a pipe every cell is printed whole, on
     }));
     showScope(result.stores);
     app.io.stdout.write(reporter.end(result));
+    // Entries OpenClaw's loader drops: diagnostics on stderr (stdout is data only), as the table's footnote was.
+    if (!flags.quiet && key === undefined)
+      for (const d of result.droppedEntries)
+        app.say(`warning: entry ${JSON.stringify(d.sessionKey)}: ${d.notes.map((n) => n.message).join("; ")}`);
     if (result.storeProblems.length > 0) {
       for (const p of result.storeProblems) app.say(p.message);
       app.raise(ExitCode.environment);

@@ -42,6 +42,8 @@ Examples:
     const reporter = await pickReporter(TIMELINE_REPORTERS, flags, () => app.textContext({ ...flags, tz: result.timeZone }));
     showScope(result.stores);
     app.io.stdout.write(reporter.end(result));
+    // Diagnostics (an openclaw.json it cannot parse, a transcript missing) go to stderr, never stdout.
+    if ("notes" in result && !flags.quiet) for (const n of result.notes) app.say(`warning: ${n}`);
     if (!("segments" in result) && result.keys.length > 0)
       app.context(
         flags,

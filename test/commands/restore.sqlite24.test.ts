@@ -166,7 +166,12 @@ describe("restore on agent schema 24: un-reset (sqlite-reset)", () => {
     const m = JSON.parse(fs.readFileSync(res.manifest, "utf8"));
     expect(m.sqlite.snapshots).toEqual({ before: was.snapshots.map(asRow), after: was.snapshots.map(asRow), revisionBefore: was.revision });
 
-    await undo(t, res.manifest);
+    const u = await undo(t, res.manifest);
+    // Nothing to put back in session_entry_snapshots, so neither the rows nor snapshot_revision are written.
+    expect(u.actions.map((a: { step: string; action: string }) => `${a.step} ${a.action}`)).toEqual([
+      "session_nodes restore",
+      "session_windows delete",
+    ]);
     expect(dump(t.db)).toEqual(before);
   });
 

@@ -285,8 +285,13 @@ function snapshotRestores(db: DatabaseSync, sessionKey: string, snaps: SnapshotC
  */
 function restoreSnapshots(db: DatabaseSync, sessionKey: string, snaps: SnapshotChange): void {
   for (const w of snapshotRestores(db, sessionKey, snaps)) runRow(db, w);
-  if (snaps.revisionBefore !== null)
+  if (revisionMoved(db, sessionKey, snaps))
     db.prepare("UPDATE session_nodes SET snapshot_revision = ? WHERE session_key = ?").run(snaps.revisionBefore, sessionKey);
+}
+
+/** The node's snapshot_revision is not (or, before the rows are put back, will not be) the recorded one. */
+function revisionMoved(db: DatabaseSync, sessionKey: string, snaps: SnapshotChange): boolean {
+  return snaps.revisionBefore !== null && snapshotsNow(db, sessionKey).revision !== snaps.revisionBefore;
 }
 
 /**
@@ -452,7 +457,8 @@ function snapshotUndoActions(db: DatabaseSync, sessionKey: string, snaps: Snapsh
         ? "a cold field restore added"
         : `${String(w.key.field)} as before (${w.op === "insert" ? "restore removed it" : "restore changed it"})`,
   }));
-  if (snaps.revisionBefore !== null)
+  // Putting rows back bumps the revision again, so any row write means the revision moves too.
+  if (snaps.revisionBefore !== null && (out.length > 0 || revisionMoved(db, sessionKey, snaps)))
     out.push({
       table: "session_nodes",
       action: "restore",

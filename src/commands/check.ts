@@ -150,7 +150,7 @@ type RetentionRow = CheckResult["retention"][number];
 /** The rules over one store's index, config and side files (no transcript body is opened). */
 async function storeLevel(index: StoreIndex, opts: CheckOptions, now: number, ctx: StoreContext) {
   const config = readConfig(configPathFor(index.location.stateDir, ctx.env));
-  const policy = retentionPolicy(config.raw, index.location.era);
+  const policy = retentionPolicy(config.raw, index.location.era, index.sqlite?.schema);
   const retention: RetentionRow = {
     agentId: index.location.agentId,
     mode: policy.mode,

@@ -1,6 +1,7 @@
 /**
  * What `history` reads: the store, the key (or file, or sessionId), which transcripts and why.
  */
+import { rulesSource } from "../core/agent-schema.js";
 import fs from "node:fs";
 import path from "node:path";
 import { transcriptsOf, transcriptFileRef, type Transcript } from "../core/catalogue.js";
@@ -60,9 +61,9 @@ function findRecord(indexes: StoreIndex[], key: string): { index: StoreIndex; re
   throw sessionNotFound(key, indexes);
 }
 
-function whyOf(record: SessionRecord, era96: boolean): string {
+function whyOf(record: SessionRecord, index: StoreIndex | null): string {
   const hs = record.historySource;
-  if (era96) return "SQLite era: the current window, latest reset window only (OpenClaw 9.6 chat.history)";
+  if (index?.sqlite) return `SQLite era: the current window, latest reset window only (${rulesSource(index.sqlite.schema)} chat.history)`;
   if (hs.via === "active") return "the active transcript (first existing candidate, OpenClaw 7.1 chat.history)";
   if (hs.via === "reset-archive") {
     return `the active transcript is missing (${record.active.path}); OpenClaw falls back to the newest .reset archive of sessionId ${record.sessionId}`;
@@ -82,7 +83,7 @@ function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string, env: 
   const { index, record } = findRecord(indexes, key);
   const era96 = index.location.era === "sqlite";
   const hs = record.historySource;
-  const source: HistorySourceInfo = { path: hs.path, via: hs.via, why: whyOf(record, era96), sessionId: record.sessionId };
+  const source: HistorySourceInfo = { path: hs.path, via: hs.via, why: whyOf(record, index), sessionId: record.sessionId };
   if (hs.considered.length > 0) source.considered = hs.considered;
   const header: HistoryHeader = {
     schemaVersion: HISTORY_SCHEMA_VERSION,
@@ -103,7 +104,7 @@ function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string, env: 
       era96: false,
       segment: s,
     }));
-    if (targets.length === 0) notes.push(`${key}: nothing to read: ${whyOf(record, false)}`);
+    if (targets.length === 0) notes.push(`${key}: nothing to read: ${whyOf(record, null)}`);
   } else if (hs.via === "none" || !hs.ref || !hs.path) {
     targets = [];
     notes.push(`${key}: no transcript: ${source.why}`);

@@ -160,6 +160,7 @@ function policyFor(index: StoreIndex, s: SessionRecord, env: Env): PolicyReport 
     configPath: cfg.path,
     ...(cfg.problem ? { configProblem: cfg.problem } : {}),
     era: index.location.era,
+    ...(index.sqlite ? { schema: index.sqlite.schema } : {}),
     sessionKey: s.sessionKey,
     entry: s.entry,
     timeZone: env.timeZone,
@@ -196,6 +197,7 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
     : null;
   const core = buildTimeline({
     era: index.location.era,
+    ...(index.sqlite ? { schema: index.sqlite.schema } : {}),
     sessionKey: s.sessionKey,
     sessionId: s.sessionId,
     storedCompactionCount: s.compactionCount,

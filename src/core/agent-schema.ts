@@ -127,7 +127,6 @@ export function missingSchemaParts(columns: ReadonlyMap<string, ReadonlySet<stri
 
 /** The entry fields schema 24 keeps in `session_entry_snapshots` instead of `entry_json`. */
 export const ENTRY_SNAPSHOT_FIELDS = ["sessionDiffBaseline", "skillsSnapshot", "systemPromptReport"] as const;
-export type EntrySnapshotField = (typeof ENTRY_SNAPSHOT_FIELDS)[number];
 
 /** A `session_entry_snapshots` row. */
 export interface EntrySnapshotRow {

@@ -53,7 +53,8 @@ function withoutSchema(stdout: string): unknown {
     delete o.generatedAtIso;
     Object.values(o).forEach(strip);
   };
-  const doc: unknown = JSON.parse(stdout);
+  // Texts that state OpenClaw's behaviour name the schema they assume it for (checked below).
+  const doc: unknown = JSON.parse(stdout.replace(/, assumed unchanged at agent schema \d+/g, ""));
   strip(doc);
   return doc;
 }
@@ -102,6 +103,17 @@ describe("agent schema 24", () => {
     const doc = JSON.parse((await run1(["history", KEY, "--archived", "--json"], store("sqlite-reset", "24"))).stdout);
     expect(doc.segments).toHaveLength(4);
     expect(doc.messages.length).toBeGreaterThan(0);
+  });
+
+  it("texts that state OpenClaw's rules name the release they were verified on, and the schema they assume them for", async () => {
+    const s23 = store("sqlite-reset", "23");
+    const s24 = store("sqlite-reset", "24");
+    const why = async (c: typeof s23) => JSON.parse((await run1(["history", KEY, "--json"], c)).stdout).source.why as string;
+    expect(await why(s23)).toContain("(OpenClaw 2026.9.6 chat.history)");
+    expect(await why(s24)).toContain("(OpenClaw 2026.9.6, assumed unchanged at agent schema 24 chat.history)");
+    const timeline = await run1(["timeline", KEY], s24);
+    expect(timeline.stdout).toContain("assumed unchanged at agent schema 24");
+    expect(timeline.stdout).not.toMatch(/\b9\.6 (default|opens|in-session)/);
   });
 });
 

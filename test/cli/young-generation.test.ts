@@ -33,7 +33,7 @@ describe("a store reader run through the bin", () => {
     });
     // The child reports the cap, the parent reports none; the document is the child's.
     expect(r.stderr).toContain("SEMI --max-semi-space-size=4");
-    expect(JSON.parse(r.stdout).schemaVersion).toBe(1);
+    expect(JSON.parse(r.stdout).schemaVersion).toBe(2);
     const inProcess = spawnSync(
       process.execPath,
       ["--max-semi-space-size=4", BIN, "check", "--json", "--fail-on", "warn", "--state-dir", stateDir],

@@ -2,6 +2,7 @@
  * OpenClaw's archive retention and disk budget (openclaw-storage.md §3.3), from
  * `session.maintenance` in openclaw.json or the era's defaults. Pure.
  */
+import { rulesSource, type AgentSchema } from "../agent-schema.js";
 import type { Era } from "../model.js";
 import { asRecord } from "../coerce.js";
 
@@ -60,7 +61,8 @@ function maintenanceOf(config: Record<string, unknown>): Record<string, unknown>
   return asRecord(asRecord(config.session)?.maintenance) ?? {};
 }
 
-export function retentionPolicy(config: Record<string, unknown>, era: Era): RetentionPolicy {
+export function retentionPolicy(config: Record<string, unknown>, era: Era, schema?: AgentSchema): RetentionPolicy {
+  const rules = rulesSource(schema);
   const m = maintenanceOf(config);
   const pruneAfter = parseDuration(m.pruneAfter) ?? (typeof m.pruneDays === "number" ? m.pruneDays * DAY : null);
   let deletedMs: number | null = pruneAfter ?? 30 * DAY;
@@ -79,14 +81,14 @@ export function retentionPolicy(config: Record<string, unknown>, era: Era): Rete
     resetSrc = "7.1 default (= pruneAfter)";
   } else {
     resetMs = null; // 9.6: unset means keep
-    resetSrc = "9.6 default (unset: kept)";
+    resetSrc = `${rules} default (unset: kept)`;
   }
 
   if (era === "sqlite") {
     // 9.6 removes `.deleted.<ts>` files only in its archive sweep (cron reaper, legacy-store
     // maintenance), whose rule is resetArchiveRetention for both reasons; pruneAfter ages entries.
     deletedMs = resetMs;
-    deletedSrc = `${resetSrc}; 9.6 sweeps .deleted files with resetArchiveRetention`;
+    deletedSrc = `${resetSrc}; ${rules} sweeps .deleted files with resetArchiveRetention`;
   }
 
   const maxDiskBytes = parseBytes(m.maxDiskBytes) ?? (era === "sqlite" ? 10 * GIB : null);

@@ -2,6 +2,7 @@
  * Segments, boundaries and events of one key, from facts gathered per transcript. Pure: the
  * command streams the files and hands the facts over.
  */
+import type { AgentSchema } from "../agent-schema.js";
 import type { Era } from "../model.js";
 import type { StretchFacts } from "./facts.js";
 import { inferEndReason, type Boundary, type EndReason } from "./infer.js";
@@ -37,6 +38,8 @@ export interface BakFile {
 
 export interface TimelineInput {
   era: Era;
+  /** The store's schema: which release the SQLite-era rules were verified on. */
+  schema?: AgentSchema;
   sessionKey: string;
   sessionId: string | null;
   storedCompactionCount: number | null;
@@ -155,6 +158,7 @@ function boundaryOf(prev: Flat, next: Flat | null, input: TimelineInput): Bounda
     ...restoreOf(prev, next, kind),
     policy: input.policy,
     era: input.era,
+    ...(input.schema ? { schema: input.schema } : {}),
     fmt: input.fmt,
   };
 }
@@ -416,6 +420,7 @@ export function buildTimeline(input: TimelineInput): TimelineCore {
     events: insertByTime(events, manualCompactEvents(input, segments)),
     compactionCount: explainCompactionCount({
       era: input.era,
+      ...(input.schema ? { schema: input.schema } : {}),
       stored: input.storedCompactionCount,
       perSegment: segments.map((s) => s.compactions),
       lastBoundaryVia: lastVia,

@@ -3,6 +3,7 @@
  * per-key counter that 7.1's gateway reset carries over, while a rollover (7.1 auto-reply, 9.6
  * in-session reset) sets it to 0. A difference is informational, never an error.
  */
+import { rulesSource, type AgentSchema } from "../agent-schema.js";
 import type { Era } from "../model.js";
 
 export interface CompactionCountReport {
@@ -18,6 +19,8 @@ export interface CompactionCountReport {
 
 export interface CompactionCountInput {
   era: Era;
+  /** The store's schema: which release the SQLite-era rules were verified on. */
+  schema?: AgentSchema;
   stored: number | null;
   perSegment: number[];
   /** How the current segment began: the last boundary's OpenClaw path, if any. */
@@ -62,7 +65,7 @@ export function explainCompactionCount(i: CompactionCountInput): CompactionCount
     return out(false, `${extra} more than the current segment holds: ${why.join("; ")}`);
   }
   const missing = current - i.stored;
-  const reset = i.era === "sqlite" ? "9.6 in-session resets set it to 0" : "7.1 auto-reply rollovers set it to 0";
+  const reset = i.era === "sqlite" ? `${rulesSource(i.schema)}: in-session resets set it to 0` : "7.1 auto-reply rollovers set it to 0";
   return out(
     false,
     `${missing} compaction entr${missing === 1 ? "y is" : "ies are"} not counted: the store update after the compaction was lost or never written (${reset}, but only at a reset)`,

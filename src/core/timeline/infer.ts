@@ -10,6 +10,7 @@
  * - 9.6: a `reset` row with `reason` (new/reset/idle/daily/cron-stale); an in-chat `/new` is
  *   stored as the first user message after the row, a gateway reset leaves no message.
  */
+import { rulesSource, type AgentSchema } from "../agent-schema.js";
 import type { ResetPolicy } from "./policy.js";
 import type { StretchFacts } from "./facts.js";
 import { latestBoundary } from "./tz.js";
@@ -42,6 +43,8 @@ export interface Boundary {
   policy: ResetPolicy;
   /** The store's era: which OpenClaw wrote the files decides what a missing trigger means. */
   era: "files" | "sqlite";
+  /** The store's schema: which release the SQLite-era rules were verified on. */
+  schema?: AgentSchema;
   fmt: (ms: number) => string;
   /** This tool's own restore made this boundary (its manifest says so): nothing to infer. */
   restore?: { runId: string; at: number; manifest: string; op: string };
@@ -261,7 +264,7 @@ function inferRowBoundary(b: Boundary): EndReason {
 }
 
 function inferWindowBoundary(b: Boundary): EndReason {
-  const base = `new SQLite window ${b.toSessionId} follows ${b.fromSessionId} (9.6 opens one for a stale session or a rewind)`;
+  const base = `new SQLite window ${b.toSessionId} follows ${b.fromSessionId} (${rulesSource(b.schema)} opens one for a stale session or a rewind)`;
   const timed = fromTime(b, null, [base]);
   if (timed) return { ...timed, confidence: "medium", via: "sqlite-window" };
   const err = errorEvidence(b);

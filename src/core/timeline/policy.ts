@@ -3,6 +3,7 @@
  * or, when it says nothing, the era's default: 2026.7.1 resets daily at 04:00 local time,
  * 2026.9.6 never resets on its own (`DEFAULT_RESET_MODE = "none"`).
  */
+import { rulesSource, type AgentSchema } from "../agent-schema.js";
 import type { Era, SessionEntry } from "../model.js";
 import { finiteNumber, isRecord } from "../coerce.js";
 
@@ -95,6 +96,8 @@ export interface PolicyInput {
   configPath: string | null;
   configProblem?: string;
   era: Era;
+  /** The store's schema: which release a default was verified on (SQLite). */
+  schema?: AgentSchema;
   sessionKey: string;
   entry: SessionEntry | null;
   timeZone: string;
@@ -129,7 +132,7 @@ export function resolveResetPolicy(input: PolicyInput): ResetPolicy {
           atHour: null,
           idleMinutes: null,
           source: "default",
-          from: ['OpenClaw 2026.9.6 default: mode "none" (no automatic reset)'],
+          from: [`${rulesSource(input.schema)} default: mode "none" (no automatic reset)`],
         };
   }
   const merged: Record<string, unknown> = {};

@@ -131,7 +131,11 @@ describe("explainCompactionCount", () => {
       /gateway sessions\.reset copies compactionCount/,
     );
     expect(explainCompactionCount({ ...base, era: "sqlite", stored: 0, perSegment: [2] }).explanation).toMatch(
-      /^2 compaction entries are not counted.*9\.6 in-session resets/,
+      /^2 compaction entries are not counted.*OpenClaw 2026\.9\.6: in-session resets/,
+    );
+    const s24 = { era: "sqlite" as const, schemaVersion: 24, appVersion: "2026.9.9", verified: true };
+    expect(explainCompactionCount({ ...base, era: "sqlite", schema: s24, stored: 0, perSegment: [2] }).explanation).toContain(
+      "OpenClaw 2026.9.6, assumed unchanged at agent schema 24: in-session resets",
     );
   });
 });

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import module from "node:module";
+import { fileURLToPath } from "node:url";
 
 // Keep equal to package.json engines.node (test/cli/runtime.test.ts checks it).
 const FLOOR = [22, 22, 3];
@@ -33,5 +34,13 @@ if (module.enableCompileCache && !process.env.NODE_COMPILE_CACHE) {
   }
 }
 
+// A clone that was never built (the package users install ships dist/): say how, not a stack trace.
+const bundle = new URL("../dist/cli.js", import.meta.url);
+if (!fs.existsSync(bundle)) {
+  process.stderr.write(
+    `openclaw-sessions: ${fileURLToPath(bundle)} is missing: this is an unbuilt source checkout; run \`npm run build\` in it first\n`,
+  );
+  process.exit(3);
+}
 const { main } = await import("../dist/cli.js");
 await main();

@@ -28,7 +28,7 @@ function snapshotLine(r: SqliteRestoreResult, style: Style): string {
   const kept = r.entrySnapshots!.after.filter((f) => r.entrySnapshots!.before.includes(f) && !written.has(f));
   const fields = r.entrySnapshots!.after.length > 0 ? r.entrySnapshots!.after.join(", ") : "none";
   return style.c.dim(
-    `  agent schema 24: entry_json holds the hot fields; session_entry_snapshots after: ${fields}${kept.length > 0 ? ` (unchanged, not rewritten: ${kept.join(", ")})` : ""}\n`,
+    `  agent schema ≥ 24: entry_json holds the hot fields; session_entry_snapshots after: ${fields}${kept.length > 0 ? ` (unchanged, not rewritten: ${kept.join(", ")})` : ""}\n`,
   );
 }
 

@@ -47,19 +47,22 @@ function npm(args: string[], work: string): string {
     },
   });
   if (r.status !== 0) throw new Error(`npm ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  npmStderr.push(r.stderr);
   return r.stdout;
 }
+const npmStderr: string[] = [];
 
 beforeAll(() => {
   const work = tempDir("ocs-installed-");
-  // dist/ is fresh (the run's global setup built it): pack it as it is, without `prepare` rebuilding it.
+  // dist/ is fresh (the run's global setup built it): pack it as it is, without `prepack` rebuilding it.
   const packed = JSON.parse(npm(["pack", ROOT, "--ignore-scripts", "--json", "--pack-destination", work], work)) as Array<{
     filename: string;
     files: Array<{ path: string }>;
   }>;
   const tarball = path.join(work, path.basename(packed[0]!.filename));
   const prefix = path.join(work, "prefix");
-  npm(["install", "-g", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], work);
+  // As users install it: scripts allowed, so npm would say if the package had any to run.
+  npm(["install", "-g", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", tarball], work);
   installed = {
     bin: path.join(prefix, "bin/openclaw-sessions"),
     pkgDir: fs.realpathSync(path.join(prefix, "lib/node_modules/openclaw-sessions")),
@@ -159,6 +162,25 @@ describe("the installed package", () => {
     expect(() => createRequire(path.join(installed.pkgDir, "dist/cli.js")).resolve("json5")).toThrow();
     const v = run(installed.bin, ["--version"]);
     expect(v.stdout).toBe(`${pkg.version}\n`);
+  });
+
+  it("runs nothing at install time: no install script, and npm has nothing to warn about", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(installed.pkgDir, "package.json"), "utf8"));
+    for (const hook of ["preinstall", "install", "postinstall", "prepare"]) expect(pkg.scripts?.[hook], hook).toBeUndefined();
+    expect(npmStderr.join("")).not.toMatch(/install-scripts|allow-scripts/);
+  });
+
+  it("an unbuilt checkout says how to build, in one line and exit 3, not a stack trace", () => {
+    const clone = tempDir("ocs-unbuilt-");
+    fs.mkdirSync(path.join(clone, "bin"));
+    fs.copyFileSync(path.join(installed.pkgDir, "bin/openclaw-sessions.js"), path.join(clone, "bin/openclaw-sessions.js"));
+    fs.copyFileSync(path.join(installed.pkgDir, "package.json"), path.join(clone, "package.json"));
+    const r = run(path.join(clone, "bin/openclaw-sessions.js"), ["ls"]);
+    expect(r.status).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      `openclaw-sessions: ${path.join(clone, "dist/cli.js")} is missing: this is an unbuilt source checkout; run \`npm run build\` in it first\n`,
+    );
   });
 
   const cases: Array<[era: "files" | "sqlite", scenario: string, args: string[]]> = [

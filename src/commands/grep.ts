@@ -353,7 +353,7 @@ export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepH
   if (opts.key !== undefined) {
     const k = opts.key;
     const known = sessionsWithKey(indexes, k).length > 0 || targets.some((t) => t.formerSessionKey === k);
-    if (!known) throw sessionNotFound(k, indexes);
+    if (!known) throw sessionNotFound(indexes, k);
     targets = targets.filter((t) => t.sessionKey === k || t.formerSessionKey === k);
   }
   if (opts.noDeleted) targets = targets.filter((t) => t.archiveReason !== "deleted");

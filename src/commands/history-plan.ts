@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { transcriptsOf, transcriptFileRef, type Transcript } from "../core/catalogue.js";
 import { usageError } from "../core/errors.js";
-import { sessionNotFound, sessionsWithKey } from "../core/lookup.js";
+import { findSession } from "../core/lookup.js";
 import { isWithinDir } from "../core/path-within.js";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { segmentsOf, type Segment } from "../core/segments.js";
@@ -40,27 +40,6 @@ export interface Plan {
   notes: string[];
 }
 
-function findRecord(indexes: StoreIndex[], key: string): { index: StoreIndex; record: SessionRecord } {
-  const hits = sessionsWithKey(indexes, key);
-  if (hits.length === 1) return hits[0]!;
-  if (hits.length > 1) {
-    throw usageError(
-      "AMBIGUOUS_SESSION",
-      `key "${key}" exists in ${hits.length} agents: ${hits.map((h) => h.record.agentId).join(", ")}`,
-      "pass --agent <id>",
-    );
-  }
-  const dropped = indexes.flatMap((i) => i.entries).find((e) => e.sessionKey === key && e.dropped);
-  if (dropped) {
-    throw usageError(
-      "SESSION_NOT_LOADED",
-      `key "${key}" is in the store but OpenClaw's loader drops it: ${dropped.notes.map((n) => n.message).join("; ")}`,
-      "run `openclaw-sessions ls` for details",
-    );
-  }
-  throw sessionNotFound(key, indexes);
-}
-
 function whyOf(record: SessionRecord, index: StoreIndex | null): string {
   const hs = record.historySource;
   if (index?.sqlite) return `SQLite era: the current window, latest reset window only (${rulesSource(index.sqlite.schema)} chat.history)`;
@@ -80,7 +59,7 @@ function whyOf(record: SessionRecord, index: StoreIndex | null): string {
 }
 
 function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string, env: NodeJS.ProcessEnv): Plan {
-  const { index, record } = findRecord(indexes, key);
+  const { index, record } = findSession(indexes, key);
   const era96 = index.location.era === "sqlite";
   const hs = record.historySource;
   const source: HistorySourceInfo = { path: hs.path, via: hs.via, why: whyOf(record, index), sessionId: record.sessionId };

@@ -2,7 +2,7 @@
  * `ls`: every key with its active transcript and archives, and every file no key owns.
  * Returns data; rendering and exit codes are the CLI's business.
  */
-import { sessionNotFound } from "../core/lookup.js";
+import { findSessions } from "../core/lookup.js";
 import path from "node:path";
 import type { ClassifiedFile, Evidence, StoreIndex } from "../core/model.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
@@ -216,11 +216,8 @@ export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResul
     }
   }
   if (opts.key !== undefined) {
-    const matches = result.sessions.filter((s) => s.sessionKey === opts.key);
-    if (matches.length === 0) {
-      throw sessionNotFound(opts.key, indexes);
-    }
-    result.sessions = matches;
+    findSessions(indexes, opts.key); // every store holding it is listed; none is the one "no such key" error
+    result.sessions = result.sessions.filter((s) => s.sessionKey === opts.key);
   }
   return result;
 }

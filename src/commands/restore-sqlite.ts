@@ -4,7 +4,7 @@
  * one new window (docs/restore.md). planSqliteRestore reads and plans (writes nothing);
  * applySqliteRestore hands the plan to the one writer (store/sqlite/restore-write.ts).
  */
-import { sessionsWithKey } from "../core/lookup.js";
+import { findSession } from "../core/lookup.js";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -333,7 +333,10 @@ async function reimportSource(
   session: StoreSession,
 ): Promise<ChosenSource> {
   const id = parseImportArchiveName(path.basename(legacy));
-  const owner = key ?? index.sessions.find((s) => s.windows?.some((w) => w.sessionId === id))?.sessionKey;
+  const owner =
+    key !== undefined
+      ? findSession([index], key).record.sessionKey
+      : index.sessions.find((s) => s.windows?.some((w) => w.sessionId === id))?.sessionKey;
   if (!owner)
     throw usageError(
       "UNATTRIBUTED_ARCHIVE",
@@ -395,9 +398,7 @@ async function segmentSource(
   const { key, segment } = opts;
   if (key === undefined || segment === undefined)
     throw usageError("MISSING_ARCHIVE", "name what to restore: `restore <archive>` or `restore --key <key> --segment <n>`");
-  const record = sessionsWithKey([index], key)[0]?.record;
-  if (!record)
-    throw usageError("KEY_NOT_FOUND", `no key ${key} in ${index.location.storePath}`, "run `openclaw-sessions ls` to list the keys");
+  const { record } = findSession([index], key);
   const stretches = await segmentStretches(record, session);
   const s = stretches[segment - 1];
   if (!s)

@@ -3,8 +3,7 @@
  * planRestore gathers the facts and builds the plan (writes nothing); applyRestore runs it;
  * runUndo reverses a manifest. Rendering, prompting and exit codes are the CLI's business.
  */
-import { findSession, sessionsWithKey } from "../core/lookup.js";
-import { closeMatches } from "../core/suggest.js";
+import { findSession, sessionNotFound, sessionsWithKey } from "../core/lookup.js";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -176,7 +175,7 @@ function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { i
 function findKey(
   indexes: StoreIndex[],
   key: string,
-  hint = "run `openclaw-sessions ls` to list the keys (restore creates a key only from `<archive> --key K --create-key`)",
+  hint = "`openclaw-sessions ls` lists the keys; restore creates a key only with `<archive> --key K --create-key`",
 ): { index: StoreIndex; record: SessionRecord } {
   return findSession(indexes, key, hint);
 }
@@ -218,16 +217,10 @@ function keyFor(index: StoreIndex, opts: RestoreOptions, arg: string): { record:
   if (existing) return { record: existing, created: false };
   if (index.storeFile.state !== "ok") findKey([index], key); // names an unreadable store as such
   if (!opts.createKey) {
-    throw usageError(
-      "SESSION_NOT_FOUND",
-      `no key "${key}" in ${index.location.storePath}`,
+    throw sessionNotFound(
+      [index],
+      key,
       `to add it to sessions.json with this transcript, run \`openclaw-sessions restore ${arg} --key ${key} --create-key\` (plan first; --yes applies)`,
-      {
-        candidates: closeMatches(
-          key,
-          index.sessions.map((s) => s.sessionKey),
-        ),
-      },
     );
   }
   checkNewKey(index, key);

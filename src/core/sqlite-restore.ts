@@ -334,11 +334,21 @@ export function stateRefusals(op: SqliteRestoreOp, sessionKey: string, facts: Sq
     return out;
   }
   const node = facts.node;
-  if (!node?.entry) {
+  if (!node) {
+    // The key was found when the store was indexed: its row is gone since.
     out.push({
-      code: "KEY_NOT_FOUND",
-      message: `${sessionKey} has no valid session_nodes row`,
-      hint: "run `openclaw-sessions ls` to list the keys",
+      code: "STORE_CHANGED",
+      message: `${sessionKey} has no session_nodes row any more: the store changed since it was read`,
+      hint: "plan again",
+      exitCode: 5,
+    });
+    return out;
+  }
+  if (!node.entry) {
+    out.push({
+      code: "NODE_NOT_VALID",
+      message: `the session_nodes row of ${sessionKey} holds no entry (its entry_json is not a JSON object)`,
+      hint: "stop the Gateway and run `openclaw doctor --fix` first",
       exitCode: 5,
     });
     return out;

@@ -53,16 +53,14 @@ async function* around(events: AsyncIterable<HistoryEvent>, line: number, k: num
     );
 }
 
-/** The same window over a collected list (--json). */
-function aroundList(messages: HistoryMessage[], line: number, k: number): HistoryMessage[] {
-  const i = messages.findIndex((m) => m.lineNo >= line);
-  if (i < 0)
-    throw usageError(
-      "LINE_NOT_FOUND",
-      `no message at or after line ${line} in the file read`,
-      "take the L<n> of a grep hit, with --file <its path>",
-    );
-  return messages.slice(Math.max(0, i - k), i + k + 1);
+/** The same window over a collected list (--json): the one `around` above, over the list as events. */
+async function aroundList(messages: HistoryMessage[], line: number, k: number): Promise<HistoryMessage[]> {
+  async function* asEvents(): AsyncGenerator<HistoryEvent> {
+    for (const message of messages) yield { type: "message", message };
+  }
+  const out: HistoryMessage[] = [];
+  for await (const ev of around(asEvents(), line, k)) if (ev.type === "message") out.push(ev.message);
+  return out;
 }
 
 /** Buffers small writes into large ones and waits for `drain`, so memory stays flat on slow pipes. */
@@ -128,7 +126,8 @@ export async function runHistoryCommand(app: App, opts: HistoryOptions, flags: H
   const format = formatOf(flags);
   if (format !== "json") return streamOut(app, opts, flags, format);
   const result = await runHistory(opts, app.storeContext());
-  if (flags.around !== undefined) result.messages = aroundList(result.messages, flags.around, flags.contextMessages ?? AROUND_DEFAULT);
+  if (flags.around !== undefined)
+    result.messages = await aroundList(result.messages, flags.around, flags.contextMessages ?? AROUND_DEFAULT);
   app.io.stdout.write(HISTORY_REPORTERS.json().end(result));
   warn(app, flags, result.warnings);
 }

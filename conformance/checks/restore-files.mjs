@@ -2,7 +2,8 @@
  * File-era restore judged by OpenClaw 2026.7.1's own code (issue 17): on copies of reset-chain
  * (`restore <archive> --yes`, `restore --key K --segment N --yes`), of orphans (the lost key's
  * orphan transcript re-attached with `--create-key`) and of deleted-keys (a deleted channel key
- * revived from its `.deleted` archive with `--create-key`), 7.1's session store loader finds the
+ * revived from its `.deleted` archive with `--create-key`) and of manual-compact-bak (the `.bak` of
+ * the current session that `sessions.compact` leaves, issue 27), 7.1's session store loader finds the
  * key's entry, its transcript path resolution gives the restored file, and its history reader
  * returns the restored messages in order — the ones `history` lists for that archive or segment.
  */
@@ -101,6 +102,17 @@ export default async function (ctx) {
     const r = await ours(ctx, ["restore", archive, "--key", key, "--create-key", "--state-dir", c.stateDir, "--yes", "--json"], c.dir);
     const n = judge71(ctx, c.stateDir, key, r, expected, "deleted");
     notes.push(`deleted-keys: ${key} revived, 7.1 reads ${n} messages`);
+  }
+  // manual-compact-bak: the .bak sessions.compact left of the current session (same sessionId).
+  {
+    const c = copy(ctx, "manual-compact-bak", "bak");
+    const bak = "af00fd2c-9ee4-4ae1-be8a-85e21eccabc5.jsonl.bak.2026-07-01T09-05-24.000Z";
+    const expected = texts(
+      (await ours(ctx, ["history", "--file", path.join(c.sessions, bak), "--json", "--state-dir", c.stateDir], c.dir)).messages,
+    );
+    const r = await ours(ctx, ["restore", bak, "--state-dir", c.stateDir, "--yes", "--json"], c.dir);
+    const n = judge71(ctx, c.stateDir, "agent:main:main", r, expected, "bak");
+    notes.push(`manual-compact-bak: the .bak of the current session applied, 7.1 reads ${n} messages of it`);
   }
   return notes.join("; ");
 }

@@ -19,6 +19,7 @@ import { readManifest, removeEndedRunTemps, writeManifest } from "../restore-run
 import {
   changedDuringRestore,
   expectBefore,
+  firstStates,
   guardStore,
   lockedTranscripts,
   refuseChanged,
@@ -125,10 +126,7 @@ function releaseAll(st: RunState): void {
 
 /** Re-check everything the plan assumed, just before the first write. */
 async function recheckPlan(plan: RestorePlan): Promise<void> {
-  await expectBefore(
-    plan.steps.flatMap((s) => s.files),
-    "since the plan was made",
-  );
+  await expectBefore(firstStates(plan.steps), "since the plan was made");
   const kind = await hashOrNull(plan.archive.path);
   if (kind !== plan.archive.sha256) {
     throw refusedError("ARCHIVE_CHANGED", `${plan.archive.path} changed since the plan was made; nothing was written`, "plan again");

@@ -37,6 +37,17 @@ export async function expectBefore(files: StepFile[], when: string): Promise<voi
   }
 }
 
+/**
+ * Every in-store file of the steps in the state the run finds it in: the before-state of the first
+ * step that touches it. A path two steps touch (a `.bak` of the current transcript: archive-current
+ * moves it away, place-transcript creates it again) is checked once, as it is before the run.
+ */
+export function firstStates(steps: readonly RestoreStep[]): StepFile[] {
+  const first = new Map<string, StepFile>();
+  for (const s of steps) for (const f of s.files) if (!f.outsideStore && !first.has(f.path)) first.set(f.path, f);
+  return [...first.values()];
+}
+
 /** The transcripts whose OpenClaw lock matters to a run: every `.jsonl` it touches in the store. */
 export function lockedTranscripts(steps: readonly RestoreStep[]): string[] {
   const out = new Set<string>();

@@ -122,10 +122,11 @@ async function runAction(a: UndoAction, manifest: RestoreManifest, modes: Map<st
   }
 }
 
-/** After the last action, every file must be as undo left it; else someone wrote meanwhile. */
+/** After the last action, every file must be as undo left it (its last action); else someone wrote meanwhile. */
 async function verifyUndone(actions: readonly UndoAction[]): Promise<void> {
   const diffs: string[] = [];
-  for (const a of actions) {
+  const last = new Map(actions.map((a) => [a.path, a]));
+  for (const a of last.values()) {
     const now = await hashOrNull(a.path);
     if (now !== a.sha256After) diffs.push(`${a.path}: sha256 ${now ?? "absent"}, undo left ${a.sha256After ?? "nothing"}`);
   }

@@ -46,6 +46,7 @@ import {
   readRestoreFacts,
   type SqliteRestoreSnapshot,
 } from "../store/sqlite/restore-facts.js";
+import { stateDirOwnerRefusals } from "../store/sqlite/integrity.js";
 import { applySqlitePlan } from "../store/sqlite/restore-write.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
@@ -522,7 +523,10 @@ export async function planSqliteRestore(
   try {
     const db = snap.db;
     const chosen = await chooseSource(db, index, opts, ctx, clock);
-    const facts = { ...readRestoreFacts(db, chosen.sessionKey, chosen.sessionId), lockRefusals: [] as Refusal[] };
+    const facts = {
+      ...readRestoreFacts(db, chosen.sessionKey, chosen.sessionId),
+      lockRefusals: stateDirOwnerRefusals(index.location.stateDir, ctx.env),
+    };
     const finished = finishedRunFor(opts.manifestDir, index, chosen.sessionKey, facts.node?.entryJson ?? null);
     const plan = planOf(chosen, facts, finished, db, clock);
     if (finished)

@@ -28,11 +28,11 @@ import { isStrictlyInside } from "../core/path-within.js";
 import { realPath } from "../store/real-path.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { fileRef } from "../store/files/index.js";
-import { evaluateLock } from "../store/files/locks.js";
+import { judgeLockFile } from "../store/files/locks.js";
 import { peekTranscript, readHeader } from "../store/files/peek.js";
 import { lstatKind } from "../store/atomic-write.js";
 import { rethrowEnvironment } from "../store/env-errors.js";
-import { describeGateway, gatewayStopHint, probeGatewayLocks } from "../store/gateway-probe.js";
+import { gatewayRefusal, runningGateway } from "../store/gateway-probe.js";
 import { defaultManifestDir, type RunRecord } from "../store/restore-runs.js";
 import { applyPlan, hashFile, hashOrNull, modeOf, sha256Text } from "../store/files/restore-apply.js";
 import { findFinishedMove, markRunApplied } from "./restore-undo.js";
@@ -319,13 +319,8 @@ function select(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): Selec
 
 /** `{pid, createdAt}` of a `.jsonl.lock`, judged like `check` does; restore refuses while its pid runs. */
 export function readLock(file: string): LockFact {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8").slice(0, 64 * 1024);
-  } catch {
-    return { path: file, pid: null, createdAt: null, state: "unreadable" };
-  }
-  const lock = evaluateLock(text, Date.now());
+  const lock = judgeLockFile(file, Date.now());
+  if (!lock) return { path: file, pid: null, createdAt: null, state: "unreadable" };
   // A lock older than OpenClaw's staleMs whose process still runs is still held: only the pid decides.
   const state = lock.pid === null ? "unreadable" : lock.pidAlive ? "live" : "dead-pid";
   return { path: file, pid: lock.pid, createdAt: lock.createdAt, state };
@@ -373,14 +368,9 @@ export function checkedManifestDir(opts: RestoreOptions, ctx: StoreContext, sess
 
 /** A running Gateway for the store's state dir, as a plan refusal. */
 function gatewayRefusals(stateDir: string | null, env: NodeJS.ProcessEnv): Refusal[] {
-  return probeGatewayLocks(stateDir, env)
-    .filter((g) => g.blocking)
-    .map((g) => ({
-      code: "GATEWAY_RUNNING",
-      message: `${describeGateway(g)}; OpenClaw 7.1 serialises sessions.json writes inside the Gateway only, so restore cannot write safely while it runs`,
-      hint: gatewayStopHint(g),
-      exitCode: 5 as const,
-    }));
+  const g = runningGateway(stateDir, env);
+  const why = "OpenClaw 7.1 serialises sessions.json writes inside the Gateway only, so restore cannot write safely while it runs";
+  return g ? [gatewayRefusal(g, why)] : [];
 }
 
 async function archiveFacts(file: ClassifiedFile, withLastTimestamp: boolean): Promise<ArchiveFacts> {

@@ -1,35 +1,47 @@
 /**
- * Is an OpenClaw Gateway running for this state dir? Era-neutral (restore and, later, the SQLite
- * restore refuse while one runs: OpenClaw 7.1 has no cross-process lock on sessions.json, its
- * writers are serialised inside the Gateway process).
+ * Is OpenClaw running for this state dir? The one answer, for both eras: the file-era restore and
+ * undo (OpenClaw 7.1 has no cross-process lock on sessions.json, its writers are serialised inside
+ * the Gateway process), the SQLite restore (a second signal beside the lifecycle coordinator it
+ * holds) and `check`.
  *
  * OpenClaw 7.1 (`acquireGatewayLock`): `<os tmpdir>/openclaw-<uid>/gateway.<sha256(configPath)[:8]>.lock`,
  * created with open("wx"), payload `{pid, createdAt, configPath, port?, startTime?}`. 9.6 keeps the
- * same JSON lock under `<state>/tmp/openclaw-<uid>/`. The owner is judged as OpenClaw's
- * resolveGatewayOwnerStatus does without a port: dead pid → dead; Linux with `startTime` → alive
- * iff the start time matches (unreadable → unknown); else argv: a gateway argv → alive, another
- * argv → dead, unreadable → unknown on Linux, alive elsewhere. OpenClaw replaces an "unknown" lock
- * only after 30 s (createdAt, else mtime); until then it is treated as held.
+ * same JSON lock under `<state>/tmp/openclaw-<uid>/`, with a `role`. The owner is judged by
+ * ./process-probe.ts `ownerStatus`, as OpenClaw's resolveGatewayOwnerStatus does without a port:
+ * dead pid → dead; Linux with `startTime` → alive iff the start time matches (a recycled pid is
+ * dead); else argv: a gateway argv → alive, another argv → dead, unreadable → unknown on Linux,
+ * alive elsewhere. OpenClaw replaces an "unknown" lock only after 30 s (createdAt, else mtime);
+ * until then it is treated as held.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { osProcessProbe, type ProcessProbe } from "./process-probe.js";
-import { asRecord, finiteNumber, stringOrNull } from "../core/coerce.js";
+import {
+  isGatewayArgv,
+  isOpenClawArgv,
+  osProcessProbe,
+  ownerStatus,
+  parseLockPayload,
+  readLockFileOrNull,
+  type OwnerStatus,
+  type ProcessProbe,
+} from "./process-probe.js";
+import { finiteNumber, stringOrNull } from "../core/coerce.js";
+import { refusedError } from "../core/errors.js";
+import type { Refusal } from "../core/restore-plan.js";
 
 /** OpenClaw's gateway-lock staleMs for an owner it cannot judge. */
 export const GATEWAY_UNKNOWN_STALE_MS = 30_000;
-const MAX_LOCK_BYTES = 64 * 1024;
-
-export type GatewayOwnerStatus = "alive" | "dead" | "unknown";
 
 export interface GatewayLockFact {
   path: string;
   pid: number | null;
+  /** The payload's `role` (9.6: gateway, doctor…); null when it names none (7.1). */
+  role: string | null;
   createdAt: string | null;
   configPath: string | null;
   port: number | null;
-  status: GatewayOwnerStatus;
+  status: OwnerStatus;
   /** The lock keeps a Gateway (or OpenClaw itself) out: alive, or unknown and not yet stale. */
   blocking: boolean;
 }
@@ -62,67 +74,61 @@ export function gatewayLockName(configPath: string): string {
   return `gateway.${crypto.createHash("sha256").update(configPath).digest("hex").slice(0, 8)}.lock`;
 }
 
-/** OpenClaw's isGatewayArgv (allowGatewayBinary): the gateway subcommand of an OpenClaw entry. */
-export function isGatewayArgv(argv: readonly string[]): boolean {
-  const args = argv.map((a) => a.replaceAll("\\", "/").trim().toLowerCase());
-  const exe = (args[0] ?? "").replace(/\.(bat|cmd|exe)$/i, "");
-  const gatewayBinary = exe === "openclaw-gateway" || exe.endsWith("/openclaw-gateway");
-  if (!args.includes("gateway")) return gatewayBinary;
-  const entries = ["dist/index.js", "dist/entry.js", "openclaw.mjs", "scripts/run-node.mjs", "src/entry.ts", "src/index.ts"];
-  if (args.some((a) => entries.some((e) => a.endsWith(e)))) return true;
-  return exe === "openclaw" || exe.endsWith("/openclaw") || gatewayBinary;
+/** The owner rule of a lock's role: a Gateway's argv for a gateway lock, any OpenClaw argv for another role (Doctor). */
+const ownerArgvRule = (role: string | null) => (role === null || role === "gateway" ? isGatewayArgv : isOpenClawArgv);
+
+function lockFact(file: string, now: number, probe: ProcessProbe): GatewayLockFact | null {
+  const read = readLockFileOrNull(file);
+  if (!read) return null;
+  // An unreadable payload: OpenClaw judges the owner "unknown".
+  const p = parseLockPayload(read.text) ?? { pid: null, createdAt: null, startTime: null, fields: {} };
+  const role = stringOrNull(p.fields.role);
+  const status = p.pid === null ? "unknown" : ownerStatus(p.pid, p.startTime, ownerArgvRule(role), probe);
+  const created = p.createdAt !== null ? Date.parse(p.createdAt) : Number.NaN;
+  const age = now - (Number.isFinite(created) ? created : read.mtimeMs);
+  return {
+    path: file,
+    pid: p.pid,
+    role,
+    createdAt: p.createdAt,
+    configPath: stringOrNull(p.fields.configPath),
+    port: finiteNumber(p.fields.port),
+    status,
+    blocking: status === "alive" || (status === "unknown" && age <= GATEWAY_UNKNOWN_STALE_MS),
+  };
 }
 
-export function gatewayOwnerStatus(
-  pid: number,
-  startTime: number | null,
-  probe: ProcessProbe,
-  platform = process.platform,
-): GatewayOwnerStatus {
-  if (!probe.alive(pid)) return "dead";
-  if (platform === "linux" && startTime !== null) {
-    const now = probe.startTime(pid);
-    if (now === null) return "unknown";
-    return now === startTime ? "alive" : "dead";
+/** The dirs a state dir keeps its own locks in (9.6: `<state>/tmp/openclaw-<uid>/`, any uid). */
+function stateLockDirs(stateDir: string | null): string[] {
+  if (!stateDir) return [];
+  const tmp = path.join(stateDir, "tmp");
+  try {
+    return fs
+      .readdirSync(tmp)
+      .filter((d) => d.startsWith("openclaw-"))
+      .map((d) => path.join(tmp, d));
+  } catch {
+    return [];
   }
-  const argv = probe.argv(pid);
-  if (!argv) return platform === "linux" ? "unknown" : "alive";
-  return isGatewayArgv(argv) ? "alive" : "dead";
 }
 
-function readLockFact(file: string, now: number, probe: ProcessProbe): GatewayLockFact | null {
-  let text: string;
-  let mtimeMs: number;
+function lockNames(dir: string, pattern: RegExp): string[] {
   try {
-    const st = fs.lstatSync(file);
-    if (!st.isFile()) return null;
-    mtimeMs = st.mtimeMs;
-    text = fs.readFileSync(file, "utf8").slice(0, MAX_LOCK_BYTES);
+    return fs
+      .readdirSync(dir)
+      .filter((n) => pattern.test(n))
+      .sort();
   } catch {
-    return null;
+    return [];
   }
-  let p: Record<string, unknown> = {};
-  try {
-    const v: unknown = JSON.parse(text);
-    p = asRecord(v) ?? {};
-  } catch {
-    // an unreadable payload: OpenClaw judges the owner "unknown"
-  }
-  const pid = typeof p.pid === "number" && Number.isInteger(p.pid) && p.pid > 0 ? p.pid : null;
-  const createdAt = stringOrNull(p.createdAt);
-  const startTime = finiteNumber(p.startTime);
-  const status = pid === null ? "unknown" : gatewayOwnerStatus(pid, startTime, probe);
-  const created = createdAt !== null ? Date.parse(createdAt) : NaN;
-  const age = now - (Number.isFinite(created) ? created : mtimeMs);
-  const blocking = status === "alive" || (status === "unknown" && age <= GATEWAY_UNKNOWN_STALE_MS);
-  const configPath = typeof p.configPath === "string" ? p.configPath : null;
-  const port = typeof p.port === "number" ? p.port : null;
-  return { path: file, pid, createdAt, configPath, port, status, blocking };
 }
 
 /**
- * Every gateway lock that belongs to this state dir: named after one of its config paths, or
- * (any `gateway.*.lock`) whose payload's configPath lies in the state dir.
+ * Every OpenClaw gateway lock that belongs to this state dir, its owner judged: in the shared
+ * tmp dirs a `gateway.<hash>.lock` named after one of its config paths, or whose payload's
+ * configPath lies in the state dir; in the state dir's own `tmp/openclaw-*` (9.6) every
+ * `gateway*.lock` (a payload `role` other than gateway, e.g. Doctor, is judged by OpenClaw's
+ * owner argv rule). The one answer to "is OpenClaw running here" for both eras.
  */
 export function probeGatewayLocks(
   stateDir: string | null,
@@ -132,33 +138,45 @@ export function probeGatewayLocks(
 ): GatewayLockFact[] {
   const configs = gatewayConfigPaths(stateDir, env);
   const names = new Set(configs.map(gatewayLockName));
+  const own = stateLockDirs(stateDir);
+  const inState = (f: GatewayLockFact) =>
+    f.configPath !== null && (configs.includes(f.configPath) || (stateDir !== null && path.dirname(f.configPath) === stateDir));
   const out: GatewayLockFact[] = [];
-  for (const dir of gatewayLockDirs(stateDir, env)) {
-    let entries: string[];
-    try {
-      entries = fs.readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of entries.filter((n) => /^gateway\.[0-9a-f]{8}\.lock$/.test(n)).sort()) {
-      const fact = readLockFact(path.join(dir, name), now, probe);
-      if (!fact) continue;
-      const ours =
-        names.has(name) ||
-        (fact.configPath !== null &&
-          (configs.includes(fact.configPath) || (stateDir !== null && path.dirname(fact.configPath) === stateDir)));
-      if (ours) out.push(fact);
+  for (const dir of new Set([...gatewayLockDirs(stateDir, env), ...own])) {
+    const ours = own.includes(dir);
+    for (const name of lockNames(dir, ours ? /^gateway\..*lock$/ : /^gateway\.[0-9a-f]{8}\.lock$/)) {
+      const fact = lockFact(path.join(dir, name), now, probe);
+      if (fact && (ours || names.has(name) || inState(fact))) out.push(fact);
     }
   }
   return out;
 }
 
-/** One line naming the Gateway and how to stop it. */
-export function describeGateway(lock: GatewayLockFact): string {
-  const who = lock.pid !== null ? `pid ${lock.pid}` : "an owner it cannot identify";
-  return `an OpenClaw Gateway is running for this state dir (${who}${lock.port ? `, port ${lock.port}` : ""}; lock ${lock.path}${lock.status === "unknown" ? ", owner not verifiable" : ""})`;
+/** The first lock whose live (or not yet judgeable) owner runs OpenClaw for this state dir, or null. */
+export function runningGateway(stateDir: string | null, env: NodeJS.ProcessEnv, now = Date.now()): GatewayLockFact | null {
+  return probeGatewayLocks(stateDir, env, now).find((g) => g.blocking) ?? null;
 }
 
-export function gatewayStopHint(lock: GatewayLockFact): string {
+/** One line naming the Gateway (or the OpenClaw process of another role) and its lock. */
+function describeGateway(lock: GatewayLockFact): string {
+  const who = lock.pid !== null ? `pid ${lock.pid}` : "an owner it cannot identify";
+  const what = lock.role === null || lock.role === "gateway" ? "an OpenClaw Gateway" : `an OpenClaw ${lock.role} process`;
+  return `${what} is running for this state dir (${who}${lock.port ? `, port ${lock.port}` : ""}; lock ${lock.path}${lock.status === "unknown" ? ", owner not verifiable" : ""})`;
+}
+
+function gatewayStopHint(lock: GatewayLockFact): string {
   return `stop it first: \`openclaw gateway stop\`${lock.pid !== null ? ` (or \`kill ${lock.pid}\`)` : ""}, then run the same command again; a running Gateway rewrites sessions.json from its cache and would undo the change`;
+}
+
+/** A running OpenClaw as a restore refusal (exit 5); `why` says why this era cannot write beside it. */
+export function gatewayRefusal(lock: GatewayLockFact, why: string): Refusal {
+  return { code: "GATEWAY_RUNNING", message: `${describeGateway(lock)}; ${why}`, hint: gatewayStopHint(lock), exitCode: 5 };
+}
+
+/** Throws that refusal while OpenClaw runs for this state dir: checked again right before a write. */
+export function refuseWhileGatewayRuns(stateDir: string | null, env: NodeJS.ProcessEnv, why: string, now = Date.now()): void {
+  const gateway = runningGateway(stateDir, env, now);
+  if (!gateway) return;
+  const r = gatewayRefusal(gateway, why);
+  throw refusedError(r.code, r.message, r.hint, { pid: gateway.pid, lock: gateway.path });
 }

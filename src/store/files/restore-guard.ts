@@ -9,10 +9,10 @@ import { describeStoreDifference, type RestorePlan, type RestoreStep, type StepF
 import { refusedError, type ToolError } from "../../core/errors.js";
 import { isStoreTempName } from "../../core/names.js";
 import { hashOrNull, lstatKind } from "../atomic-write.js";
-import { describeGateway, gatewayStopHint, probeGatewayLocks } from "../gateway-probe.js";
+import { refuseWhileGatewayRuns } from "../gateway-probe.js";
 import type { CrashPointSeams } from "../process/crash-points.js";
-import { pidAlive } from "../process-probe.js";
-import { evaluateLock } from "./locks.js";
+import { openClawProcessAlive } from "../process-probe.js";
+import { judgeLockFile } from "./locks.js";
 import { lockPathFor, type HeldLock } from "./session-lock.js";
 
 export interface WriteContext extends CrashPointSeams {
@@ -58,7 +58,8 @@ export function lockedTranscripts(steps: readonly RestoreStep[]): string[] {
 /**
  * Looked at again right before every step that touches the store: a running Gateway, a live
  * OpenClaw transcript lock we do not hold, an OpenClaw sessions.json write in flight (its
- * `sessions.json.<pid>.<uuid>.tmp` exists and the pid runs). Each refuses (exit 5).
+ * `sessions.json.<pid>.<uuid>.tmp` exists and the pid runs OpenClaw: a recycled pid does not).
+ * Each refuses (exit 5).
  */
 export function guardStore(
   ctx: WriteContext,
@@ -67,14 +68,12 @@ export function guardStore(
   held: readonly HeldLock[],
   now = Date.now(),
 ): void {
-  const gateway = probeGatewayLocks(ctx.stateDir, ctx.env, now).find((g) => g.blocking);
-  if (gateway)
-    throw refusedError(
-      "GATEWAY_RUNNING",
-      `${describeGateway(gateway)}; it serialises its sessions.json writes in-process only, so nothing is written while it runs`,
-      gatewayStopHint(gateway),
-      { pid: gateway.pid, lock: gateway.path },
-    );
+  refuseWhileGatewayRuns(
+    ctx.stateDir,
+    ctx.env,
+    "it serialises its sessions.json writes in-process only, so nothing is written while it runs",
+    now,
+  );
   const mine = new Set(held.map((h) => h.path));
   for (const t of transcripts) {
     const lock = lockPathFor(t);
@@ -92,7 +91,7 @@ export function guardStore(
   }
   for (const name of safeReaddir(sessionsDir)) {
     const pid = isStoreTempName(name) ? Number(/^sessions\.json\.(\d+)\./.exec(name)?.[1]) : NaN;
-    if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) {
+    if (Number.isInteger(pid) && pid > 0 && openClawProcessAlive(pid)) {
       throw refusedError(
         "STORE_WRITE_IN_FLIGHT",
         `OpenClaw process ${pid} is writing sessions.json right now (${path.join(sessionsDir, name)})`,
@@ -100,15 +99,6 @@ export function guardStore(
         { pid },
       );
     }
-  }
-}
-
-/** An OpenClaw transcript lock judged by its payload; null when it cannot be read (gone meanwhile). */
-function judgeLockFile(lock: string, now: number): ReturnType<typeof evaluateLock> | null {
-  try {
-    return evaluateLock(fs.readFileSync(lock, "utf8"), now);
-  } catch {
-    return null;
   }
 }
 

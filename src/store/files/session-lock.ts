@@ -13,8 +13,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { refusedError } from "../../core/errors.js";
-import { evaluateLock } from "./locks.js";
-import { processStartTime } from "../process-probe.js";
+import { evaluateLock, judgeLockFile } from "./locks.js";
+import { parseLockPayload, processStartTime, readLockFileOrNull } from "../process-probe.js";
 
 /** OpenClaw's session.writeLock.maxHoldMs default, written into the payload. */
 export const LOCK_MAX_HOLD_MS = 300_000;
@@ -43,21 +43,16 @@ export function lockPathFor(transcript: string): string {
 
 /** Stale as OpenClaw removes it (not merely reported): a dead/recycled pid, or an old orphan payload. */
 function removableStale(file: string, now: number): boolean {
-  let text: string;
-  let mtimeMs: number;
-  try {
-    const st = fs.lstatSync(file);
-    if (!st.isFile()) return false;
-    mtimeMs = st.mtimeMs;
-    text = fs.readFileSync(file, "utf8");
-  } catch {
-    return false;
-  }
-  const judged = evaluateLock(text, now);
-  if (judged.reasons.includes("dead-pid") || judged.reasons.includes("recycled-pid")) return true;
+  const read = readLockFileOrNull(file);
+  if (!read) return false;
+  const judged = evaluateLock(read.text, now);
+  if (ownerGone(judged)) return true;
   const orphan = judged.pid === null || judged.createdAt === null;
-  return orphan && now - mtimeMs > ORPHAN_PAYLOAD_GRACE_MS;
+  return orphan && now - read.mtimeMs > ORPHAN_PAYLOAD_GRACE_MS;
 }
+
+const ownerGone = (judged: ReturnType<typeof evaluateLock>) =>
+  judged.reasons.includes("dead-pid") || judged.reasons.includes("recycled-pid");
 
 function payloadText(now: number): string {
   const starttime = processStartTime(process.pid);
@@ -111,12 +106,9 @@ export function acquireTranscriptLock(transcript: string, now = Date.now()): Hel
     fs.rmSync(file, { force: true });
   }
   let holder = "another process";
-  try {
-    const judged = evaluateLock(fs.readFileSync(file, "utf8"), now);
-    if (judged.pid !== null) holder = `live process ${judged.pid}${judged.createdAt ? ` (since ${judged.createdAt})` : ""}`;
-  } catch {
-    // vanished meanwhile: still refuse, the next run will see
-  }
+  // Vanished meanwhile: still refuse, the next run will see.
+  const judged = judgeLockFile(file, now);
+  if (judged && judged.pid !== null) holder = `live process ${judged.pid}${judged.createdAt ? ` (since ${judged.createdAt})` : ""}`;
   throw refusedError(
     "LIVE_LOCK",
     `${file} is held by ${holder}: OpenClaw is writing this session`,
@@ -128,10 +120,8 @@ export function acquireTranscriptLock(transcript: string, now = Date.now()): Hel
 /** Release: remove the lock only if it is still ours (same inode, same text), as OpenClaw does. */
 export function releaseTranscriptLock(lock: HeldLock): void {
   try {
-    const st = fs.lstatSync(lock.path);
-    if (st.ino === lock.ino && fs.readFileSync(lock.path, "utf8") === lock.raw) fs.rmSync(lock.path, { force: true });
-  } catch {
-    // already gone
+    const now = readLockFileOrNull(lock.path); // null: already gone
+    if (now && now.ino === lock.ino && now.text === lock.raw) fs.rmSync(lock.path, { force: true });
   } finally {
     restoreTitle();
   }
@@ -139,16 +129,9 @@ export function releaseTranscriptLock(lock: HeldLock): void {
 
 /** A lock this tool took in a process that is gone (a killed restore or undo): ours to remove. */
 export function isOwnStaleLock(file: string, now = Date.now()): boolean {
-  let text: string;
-  try {
-    if (!fs.lstatSync(file).isFile()) return false;
-    text = fs.readFileSync(file, "utf8");
-    if ((JSON.parse(text) as { owner?: unknown }).owner !== LOCK_OWNER) return false;
-  } catch {
-    return false;
-  }
-  const judged = evaluateLock(text, now);
-  return judged.reasons.includes("dead-pid") || judged.reasons.includes("recycled-pid");
+  const read = readLockFileOrNull(file);
+  if (!read || parseLockPayload(read.text)?.fields.owner !== LOCK_OWNER) return false;
+  return ownerGone(evaluateLock(read.text, now));
 }
 
 /** Remove the stale locks a killed run of this tool left on these transcripts. */

@@ -9,7 +9,9 @@ import fs from "node:fs";
 import path from "node:path";
 import type { SqliteDb } from "./driver.js";
 import { probeSqliteLock } from "./driver.js";
-import { lifecycleLockDir as defaultLockDir, lifecycleLockPath } from "./lifecycle-lock.js";
+import { lifecycleHeldRefusal, lifecycleLockDir as defaultLockDir, lifecycleLockPath } from "./lifecycle-lock.js";
+import { gatewayRefusal, probeGatewayLocks, runningGateway } from "../gateway-probe.js";
+import type { Refusal } from "../../core/restore-plan.js";
 import { hasTable, readColdArchives, readSessionNodes, readSessionWindows, readTranscriptArchives } from "./read.js";
 import type { SqliteIntegrityFacts, SqliteNodeFacts } from "../../core/findings/sqlite-rules.js";
 import { sqlNumber, stringOrNull } from "../../core/coerce.js";
@@ -75,66 +77,49 @@ function seqHoles(db: SqliteDb, coldLastSeq: Map<string, number>): SqliteIntegri
   return out;
 }
 
-interface LockPayload {
-  path: string;
-  pid: number | null;
-  role: string | null;
-  createdAt: string | null;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Live Gateway/Doctor ownership of a state dir (sqlite-restore.md §1.6): the lifecycle
  * coordinator `<lockDir>/gateway-lifecycle.<sha256(realpath(<state>/state/openclaw.sqlite))[:8]>.lock.sqlite`
  * is held with BEGIN EXCLUSIVE for the owner's lifetime (its existence means nothing), and the JSON
- * payloads in `<state>/tmp/openclaw-<uid>/gateway*.lock` name the pid and role.
+ * gateway locks (`<state>/tmp/openclaw-<uid>/gateway*.lock`, 7.1's in the os tmpdir) name the pid
+ * and role: their owners judged by the one probe (../gateway-probe.ts), so a recycled pid is no owner.
  */
-export function inspectGatewayLocks(stateDir: string, lockDir = defaultLockDir()): SqliteIntegrityFacts["gatewayLocks"] {
+export function inspectGatewayLocks(
+  stateDir: string,
+  lockDir = defaultLockDir(),
+  env: NodeJS.ProcessEnv = {},
+): SqliteIntegrityFacts["gatewayLocks"] {
   const out: SqliteIntegrityFacts["gatewayLocks"] = [];
-  const lock = lifecycleLockPath(stateDir, lockDir);
-  if (lock && fs.existsSync(lock) && probeSqliteLock(lock) === "held")
-    out.push({ path: lock, kind: "lifecycle", pid: null, role: null, createdAt: null });
-  const tmp = path.join(stateDir, "tmp");
-  let dirs: string[] = [];
-  try {
-    dirs = fs.readdirSync(tmp).filter((d) => d.startsWith("openclaw-"));
-  } catch {
-    dirs = [];
-  }
-  for (const d of dirs) {
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(path.join(tmp, d)).filter((n) => /^gateway\..*lock$/.test(n));
-    } catch {
-      continue;
-    }
-    for (const n of names) {
-      const p: LockPayload = { path: path.join(tmp, d, n), pid: null, role: null, createdAt: null };
-      try {
-        const v = JSON.parse(fs.readFileSync(p.path, "utf8")) as Record<string, unknown>;
-        p.pid = typeof v.pid === "number" ? v.pid : null;
-        p.role = stringOrNull(v.role) ?? "gateway";
-        p.createdAt = stringOrNull(v.createdAt);
-      } catch {
-        continue; // an unreadable payload proves nothing about a live owner
-      }
-      if (p.pid !== null && pidAlive(p.pid)) out.push({ ...p, kind: "payload" });
-    }
-  }
+  const lock = heldLifecycleLock(stateDir, lockDir);
+  if (lock) out.push({ path: lock, kind: "lifecycle", pid: null, role: null, createdAt: null });
+  for (const g of probeGatewayLocks(stateDir, env).filter((l) => l.blocking))
+    out.push({ path: g.path, kind: "payload", pid: g.pid, role: g.role ?? "gateway", createdAt: g.createdAt });
   return out;
 }
 
+/** The coordinator's path while another process holds it, else null. */
+function heldLifecycleLock(stateDir: string, lockDir: string | null): string | null {
+  const lock = lifecycleLockPath(stateDir, lockDir);
+  return lock && fs.existsSync(lock) && probeSqliteLock(lock) === "held" ? lock : null;
+}
+
+/** Why a SQLite restore cannot write now (its plan says so): the coordinator held, or a live gateway lock. */
+export function stateDirOwnerRefusals(stateDir: string | null, env: NodeJS.ProcessEnv, lockDir = defaultLockDir()): Refusal[] {
+  if (!stateDir) return [];
+  const out: Refusal[] = [];
+  const lock = heldLifecycleLock(stateDir, lockDir);
+  if (lock) out.push(lifecycleHeldRefusal(lock));
+  const gateway = runningGateway(stateDir, env);
+  if (gateway) out.push(gatewayRefusal(gateway, SQLITE_GATEWAY_WHY));
+  return out;
+}
+
+/** Why the SQLite era does not write beside a live gateway lock (a second signal beside the coordinator). */
+export const SQLITE_GATEWAY_WHY = "it owns the agent database; nothing was written";
+
 export function readSqliteIntegrityFacts(
   db: SqliteDb,
-  opts: { sessionsDir: string; stateDir: string | null; lockDir?: string | null },
+  opts: { sessionsDir: string; stateDir: string | null; lockDir?: string | null; env?: NodeJS.ProcessEnv },
 ): SqliteIntegrityFacts {
   const archives = readTranscriptArchives(db).map((a) => {
     const blob = db.get("SELECT archive_blob FROM session_transcript_archives WHERE archive_name = ?", a.archiveName)?.archive_blob as
@@ -179,6 +164,8 @@ export function readSqliteIntegrityFacts(
     archives,
     cold,
     seqHoles: seqHoles(db, new Map(coldRows.filter((c) => c.lastSeq !== null).map((c) => [c.sessionId, c.lastSeq!]))),
-    gatewayLocks: opts.stateDir ? inspectGatewayLocks(opts.stateDir, opts.lockDir === undefined ? defaultLockDir() : opts.lockDir) : [],
+    gatewayLocks: opts.stateDir
+      ? inspectGatewayLocks(opts.stateDir, opts.lockDir === undefined ? defaultLockDir() : opts.lockDir, opts.env)
+      : [],
   };
 }

@@ -13,6 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import type { Refusal } from "../../core/restore-plan.js";
 
 /** OpenClaw's coordinator identity path: realpath, else the nearest existing ancestor resolved. */
 function identityPath(p: string): string {
@@ -63,6 +64,16 @@ export function lifecycleLockName(stateDir: string): string {
 
 export function lifecycleLockPath(stateDir: string, lockDir: string | null = lifecycleLockDir()): string | null {
   return lockDir ? path.join(lockDir, lifecycleLockName(stateDir)) : null;
+}
+
+/** The refusal (exit 5) while a Gateway or Doctor holds the coordinator: the plan's and the write's. */
+export function lifecycleHeldRefusal(lockPath: string): Refusal {
+  return {
+    code: "GATEWAY_RUNNING",
+    message: `an OpenClaw Gateway or Doctor holds this state dir (gateway-lifecycle lock ${lockPath}); nothing was written`,
+    hint: "stop it first (`openclaw gateway stop`), then run the same command again",
+    exitCode: 5,
+  };
 }
 
 export interface HeldLifecycleLock {

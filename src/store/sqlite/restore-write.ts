@@ -25,11 +25,11 @@ import {
   type SqliteRestorePlan,
 } from "../../core/sqlite-restore.js";
 import type { WriteContext } from "../files/restore-guard.js";
-import { describeGateway, gatewayStopHint, probeGatewayLocks } from "../gateway-probe.js";
+import { refuseWhileGatewayRuns } from "../gateway-probe.js";
 import { crashPoints } from "../process/crash-points.js";
 import { writeManifest } from "../restore-runs.js";
-import { inspectGatewayLocks } from "./integrity.js";
-import { acquireLifecycleLock, lifecycleLockPath, type HeldLifecycleLock } from "./lifecycle-lock.js";
+import { SQLITE_GATEWAY_WHY } from "./integrity.js";
+import { acquireLifecycleLock, lifecycleHeldRefusal, lifecycleLockPath, type HeldLifecycleLock } from "./lifecycle-lock.js";
 import { keySnapshots, liveReader, snapshotRevision } from "./restore-facts.js";
 
 export interface SqliteWriteContext extends WriteContext {
@@ -59,26 +59,15 @@ export function holdStateDir(ctx: SqliteWriteContext): HeldLifecycleLock {
   if (!lockPath) throw refusedError("NO_LIFECYCLE_LOCK", "cannot locate OpenClaw's gateway-lifecycle lock dir on this system");
   const held = acquireLifecycleLock(lockPath);
   if (!held) {
-    throw refusedError(
-      "GATEWAY_RUNNING",
-      `an OpenClaw Gateway or Doctor holds this state dir (gateway-lifecycle lock ${lockPath}); nothing was written`,
-      "stop it first (`openclaw gateway stop`), then run the same command again",
-      { lock: lockPath },
-    );
+    const r = lifecycleHeldRefusal(lockPath);
+    throw refusedError(r.code, r.message, r.hint, { lock: lockPath });
   }
-  // A second signal: a JSON gateway lock with a live OpenClaw pid.
-  const payload = probeGatewayLocks(stateDir, ctx.env).find((g) => g.blocking);
-  const payload96 = inspectGatewayLocks(stateDir, null).find((g) => g.kind === "payload");
-  if (payload || payload96) {
+  // A second signal: a JSON gateway lock whose owner is alive and OpenClaw's (the one probe of both eras).
+  try {
+    refuseWhileGatewayRuns(stateDir, ctx.env, SQLITE_GATEWAY_WHY);
+  } catch (err) {
     held.release();
-    const msg = payload
-      ? describeGateway(payload)
-      : `an OpenClaw process (pid ${payload96!.pid}, role ${payload96!.role}) holds ${payload96!.path}`;
-    throw refusedError(
-      "GATEWAY_RUNNING",
-      `${msg}; nothing was written`,
-      payload ? gatewayStopHint(payload) : "stop it first, then run the same command again",
-    );
+    throw err;
   }
   return held;
 }

@@ -15,9 +15,9 @@ import { fileRef } from "../store/files/index.js";
 import { readHeader } from "../store/files/peek.js";
 import { lstatKind } from "../store/atomic-write.js";
 import { rethrowEnvironment } from "../store/env-errors.js";
-import { listRuns, writeManifest, type RunRecord } from "../store/restore-runs.js";
+import { isInterrupted, listRuns, writeManifest, type RunRecord } from "../store/restore-runs.js";
 import { fileStepShapes, planUndo, readFileManifest, undoSteps, type UndoAction } from "../store/files/restore-apply.js";
-import { guardStore, lockedTranscripts, type WriteContext } from "../store/files/restore-guard.js";
+import { afterStateDifferences, guardStore, lockedTranscripts, type WriteContext } from "../store/files/restore-guard.js";
 import { undoSqlite, type SqliteUndoAction } from "../store/sqlite/restore-write.js";
 
 export interface UndoResult {
@@ -200,6 +200,22 @@ export async function findFinishedMove(
       manifestPath: run.file,
     };
     return { plan, index, finishedRun: run };
+  }
+  return null;
+}
+
+/**
+ * A run of this tool killed after its last store write (its manifest still `applying`, its
+ * process gone) whose every file in the store is in the state it wrote: what a rerun of the same
+ * restore finds "already restored". Applying the rerun marks that run applied, so no manifest is
+ * left `applying` (and `check` stops reporting it).
+ */
+export async function findInterruptedRun(manifestDir: string, plan: RestorePlan, index: StoreIndex): Promise<RunRecord | null> {
+  for (const run of listRuns(manifestDir, fileStepShapes)) {
+    const m = run.manifest;
+    if (!isInterrupted(m) || m.storePath !== index.location.storePath || m.sessionKey !== plan.sessionKey) continue;
+    if (m.sessionId !== plan.sessionId || m.destination !== plan.destination) continue;
+    if ((await afterStateDifferences(m.steps)).length === 0) return run;
   }
   return null;
 }

@@ -35,7 +35,7 @@ import { rethrowEnvironment } from "../store/env-errors.js";
 import { gatewayRefusal, runningGateway } from "../store/gateway-probe.js";
 import { defaultManifestDir, type RunRecord } from "../store/restore-runs.js";
 import { applyPlan, hashFile, hashOrNull, modeOf, sha256Text } from "../store/files/restore-apply.js";
-import { findFinishedMove, markRunApplied } from "./restore-undo.js";
+import { findFinishedMove, findInterruptedRun, markRunApplied } from "./restore-undo.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { planSqliteRestore, segmentStretches, type PlannedSqliteRestore } from "./restore-sqlite.js";
 
@@ -548,7 +548,12 @@ export async function planRestore(
     sha256Text,
   );
   plan.warnings.unshift(...warnings);
-  return { plan, index, result: resultOf(plan, index, true, null) };
+  const interrupted = plan.steps.length === 0 ? await findInterruptedRun(manifestDir, plan, index) : null;
+  if (interrupted)
+    plan.warnings.push(
+      `run ${interrupted.manifest.runId} was interrupted after its last store write; the store is as it left it, and applying marks its manifest applied`,
+    );
+  return { plan, index, result: resultOf(plan, index, true, null), ...(interrupted ? { finishedRun: interrupted } : {}) };
 }
 
 function resultOf(plan: RestorePlan, index: StoreIndex, dryRun: boolean, manifest: string | null): RestoreResult {
@@ -595,7 +600,8 @@ export async function applyRestore(
   if (plan.refusals.length > 0) throw refusedError(plan.refusals[0]!.code, plan.refusals[0]!.message, plan.refusals[0]!.hint);
   if (plan.steps.length === 0) {
     if (planned.finishedRun) await markRunApplied(planned.finishedRun);
-    return { ...resultOf(plan, index, false, null) };
+    // An interrupted run this rerun finished: its manifest is the undo file.
+    return { ...resultOf(plan, index, false, planned.finishedRun?.file ?? null) };
   }
   const loc = index.location;
   try {

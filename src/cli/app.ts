@@ -1,5 +1,5 @@
 /** What a command's CLI wiring gets: the streams, the environment, and a way to set the exit code. */
-import { colorLevel, type IO } from "./output.js";
+import { colorLevel, outputSink, type IO, type OutputSink } from "./output.js";
 import { makeStyle, type Style } from "../render/style.js";
 import type { CommonOptions } from "./options.js";
 import { reportError, writeMessage } from "./boundary.js";
@@ -37,11 +37,8 @@ export interface App {
   showsContext(opts: CommonOptions & { jsonl?: boolean }): boolean;
   /** Throws OutputClosed when stdout's reader has gone: call between units of streamed work. */
   checkOutput(): void;
-  /**
-   * Between units of streamed work: waits while stdout's buffer is full (a slow reader), yields to
-   * the event loop now and then so a closed pipe is noticed, then `checkOutput()`.
-   */
-  pace(): Promise<void>;
+  /** The one way a streaming command writes stdout: waits for a slow reader, stops once it has gone (output.ts). */
+  output(opts?: { gather?: number }): OutputSink;
   /**
    * What a command reads the stores through: this run's store session (opened on first use,
    * closed by `guard` when the body ends), the environment and the cwd.
@@ -52,7 +49,6 @@ export interface App {
 }
 
 export function createApp(io: IO): App {
-  let lastYield = Date.now();
   let session: StoreSession | null = null;
   const app: App = {
     io,
@@ -88,25 +84,8 @@ export function createApp(io: IO): App {
       if ((io.stdout as { destroyed?: boolean }).destroyed) app.outputClosed = true;
       if (app.outputClosed) throw new OutputClosed();
     },
-    async pace() {
-      const s = io.stdout as NodeJS.WriteStream;
-      if (s.writableNeedDrain && typeof s.once === "function" && !s.destroyed) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            s.off("drain", done);
-            s.off("error", done);
-            s.off("close", done);
-            resolve();
-          };
-          s.once("drain", done);
-          s.once("error", done);
-          s.once("close", done);
-        });
-      } else if (Date.now() - lastYield > 25) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        lastYield = Date.now();
-      }
-      app.checkOutput();
+    output(opts) {
+      return outputSink(io.stdout, () => app.checkOutput(), opts);
     },
     storeContext(progress) {
       session ??= openStoreSession({ env: io.env, cwd: io.cwd });

@@ -33,3 +33,69 @@ export function colorLevel(flag: boolean | undefined, env: NodeJS.ProcessEnv, is
 export function spinnerAllowed(io: IO, opts: { json?: boolean; quiet?: boolean }): boolean {
   return Boolean(io.stderr.isTTY) && !opts.json && !opts.quiet && !io.env.CI;
 }
+
+/**
+ * What every streaming command (grep, history, export) writes its stdout through: one place that
+ * waits for a slow reader (`drain`, or the stream's end), notices a reader that has gone (`| head`:
+ * `checkOpen` throws, so the command stops at its next write), and yields to the event loop now
+ * and then so a closed pipe's error and a spinner's timer get their turn.
+ */
+export interface OutputSink {
+  /** Write a chunk (gathered into writes of `gather` bytes when asked), then wait while the stream is full. */
+  write(chunk: string | Buffer): Promise<void>;
+  /** Write out what is gathered. */
+  flush(): Promise<void>;
+  /** Between units of work that wrote nothing: the same wait, yield and check. */
+  pace(): Promise<void>;
+}
+
+type Stream = Partial<Pick<NodeJS.WriteStream, "writableNeedDrain" | "destroyed" | "once" | "off">> & {
+  write(chunk: string | Buffer): boolean;
+};
+
+/** A slow reader's `drain`, or the stream ending (error, close): whichever comes first. */
+function drained(s: Stream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      for (const ev of ["drain", "error", "close"]) s.off!(ev, done);
+      resolve();
+    };
+    for (const ev of ["drain", "error", "close"]) s.once!(ev, done);
+  });
+}
+
+const YIELD_MS = 25;
+
+export function outputSink(stream: IO["stdout"], checkOpen: () => void, opts: { gather?: number } = {}): OutputSink {
+  const s = stream as Stream;
+  const gather = opts.gather ?? 0;
+  let pending: Array<string | Buffer> = [];
+  let pendingBytes = 0;
+  let lastYield = Date.now();
+  const pace = async () => {
+    if (s.writableNeedDrain && typeof s.once === "function" && !s.destroyed) await drained(s);
+    else if (Date.now() - lastYield <= YIELD_MS) return checkOpen();
+    else await new Promise<void>((resolve) => setImmediate(resolve));
+    lastYield = Date.now();
+    checkOpen();
+  };
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const chunk = pending.every((c) => typeof c === "string") ? pending.join("") : Buffer.concat(pending.map((c) => Buffer.from(c)));
+    pending = [];
+    pendingBytes = 0;
+    checkOpen();
+    s.write(chunk);
+    await pace();
+  };
+  return {
+    async write(chunk) {
+      if (chunk.length === 0) return;
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes >= gather) await flush();
+    },
+    flush,
+    pace,
+  };
+}

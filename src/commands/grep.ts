@@ -1,7 +1,8 @@
 /**
  * `grep`: search the text of every transcript a store holds (active files, reset/deleted/bak
  * archives, files no key owns, import and cold archives, SQLite windows and archive rows).
- * Streamed: one pass per transcript, and a line is JSON.parse'd only when its raw text could match.
+ * Streamed and pulled, like history: `openGrep` returns the search as events the caller reads, one
+ * pass per transcript, and a line is JSON.parse'd only when its raw text could match.
  */
 import { transcriptsOf, type TranscriptSource } from "../core/catalogue.js";
 import type { ArchiveReason, StoreIndex, TranscriptRef } from "../core/model.js";
@@ -42,7 +43,7 @@ export interface GrepOptions extends StoreSelection {
   noDeleted?: boolean;
   /** Stop at the first match of each file (`-l`). */
   firstPerFile?: boolean;
-  /** Keep matches in the result (false when the caller streams them through `onMatch`). */
+  /** Keep the matches in the result too (`--json`); a streaming caller takes them from the events. */
   collect?: boolean;
   now?: number;
 }
@@ -278,28 +279,33 @@ class TranscriptSearch {
 const LONG_LINE_PIECE = 1024 * 1024;
 const LONG_LINE_OVERLAP = 64 * 1024;
 
-/** Search one transcript; calls `emit` for each matching entry. Returns the number of matches. */
-export async function grepTarget(
+/**
+ * Search one transcript: its matches as they are found, a block (or line) at a time, so the reader
+ * that pulls them decides how far the search goes. What cannot be read is passed to `warn`.
+ */
+export async function* grepTargetMatches(
   session: StoreSession,
   t: GrepTarget,
   f: Filters,
-  emit: (m: GrepMatch) => void,
   warn: (msg: string) => void,
-): Promise<number> {
-  const search = new TranscriptSearch(t, f, emit);
+): AsyncGenerator<GrepMatch> {
+  const found: GrepMatch[] = [];
+  const search = new TranscriptSearch(t, f, (m) => found.push(m));
   if (t.ref.kind === "file" && t.ref.compression === "none") {
     // Fast path for plain files: test a whole block of lines at once (most blocks cannot match).
+    const file = t.ref.path;
     try {
-      const file = t.ref.path;
       for (const b of plainTextBlocks(file, { skip: f.byteSkip, onLongLine: (l) => search.longLine(file, l) })) {
         if (b.text === null) search.countMessageLines(b.raw);
         else search.block(b.text, b.firstLineNo);
+        yield* found.splice(0);
         if (search.done) break;
       }
     } catch (err) {
       warn(causeOf(err));
     }
-    return search.count;
+    yield* found.splice(0);
+    return;
   }
   for await (const line of session.lines(t.ref)) {
     if (line.readError) {
@@ -313,9 +319,9 @@ export async function grepTarget(
       warn(why);
       noteUnreadable(t.path, new Error(why));
     }
+    yield* found.splice(0);
     if (search.done) break;
   }
-  return search.count;
 }
 
 function isMessageLine(raw: string): boolean {
@@ -327,19 +333,25 @@ function isMessageLine(raw: string): boolean {
   }
 }
 
-export interface GrepHooks {
-  /** Called once the stores are indexed, before any match. */
-  onStart?: (stores: StoreHeader[]) => void;
-  /** Called for each match as it is found (streaming output). */
-  onMatch?: (m: GrepMatch) => void;
-  /** Awaited after each transcript: lets the caller wait for a slow reader, or stop (by throwing) once it has gone. */
-  pace?: () => Promise<void>;
+/** What a grep yields as it runs: each match, and the end of each transcript searched. */
+export type GrepEvent =
+  | { type: "match"; match: GrepMatch }
+  /** One more transcript searched (its matches came before): where a consumer can look at its reader. */
+  | { type: "searched"; path: string; matches: number };
+
+export interface GrepRun {
+  /** The stores searched (known before the first match). */
+  stores: StoreHeader[];
+  /** The search, pulled: it goes only as far as the consumer reads. Fills `result` as it goes. */
+  events(): AsyncGenerator<GrepEvent>;
+  /** Counts, files with matches, warnings (and, with `collect`, the matches): complete once `events()` has ended. */
+  result: GrepResult;
 }
 
-export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepHooks = {}): Promise<GrepResult> {
+function filtersOf(opts: GrepOptions): Filters {
   const matcher = compileMatcher(opts.pattern, { fixed: opts.fixed, ignoreCase: opts.ignoreCase });
   const now = opts.now ?? Date.now();
-  const filters: Filters = {
+  return {
     matcher,
     byteSkip: byteSkipFor(opts.pattern, matcher, opts.ignoreCase === true),
     roles: opts.roles && opts.roles.length > 0 ? new Set(opts.roles) : null,
@@ -348,6 +360,11 @@ export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepH
     tools: opts.tools === true,
     firstPerFile: opts.firstPerFile === true,
   };
+}
+
+/** Index the stores and choose the transcripts (nothing searched yet); `events()` searches them. */
+export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<GrepRun> {
+  const filters = filtersOf(opts);
   const indexes = await ctx.session.indexes(opts);
   let targets = indexes.flatMap(grepTargets);
   if (opts.key !== undefined) {
@@ -367,26 +384,29 @@ export async function runGrep(opts: GrepOptions, ctx: StoreContext, hooks: GrepH
     filesSearched: 0,
     warnings: [],
   };
-  const collect = opts.collect !== false;
-  hooks.onStart?.(result.stores);
-  for (const t of targets) {
-    ctx.progress?.(result.filesSearched, targets.length, "transcripts");
-    result.filesSearched += 1;
-    const n = await grepTarget(
-      ctx.session,
-      t,
-      filters,
-      (m) => {
-        if (collect) result.matches.push(m);
-        hooks.onMatch?.(m);
-      },
-      (message) => result.warnings.push({ path: t.path, message }),
-    );
-    if (n > 0) {
-      result.totalMatches += n;
-      result.files.push({ ...whereOf(t), matches: n });
+  async function* events(): AsyncGenerator<GrepEvent> {
+    for (const t of targets) {
+      ctx.progress?.(result.filesSearched, targets.length, "transcripts");
+      result.filesSearched += 1;
+      let n = 0;
+      for await (const match of grepTargetMatches(ctx.session, t, filters, (message) => result.warnings.push({ path: t.path, message }))) {
+        n += 1;
+        result.totalMatches += 1;
+        if (opts.collect) result.matches.push(match);
+        yield { type: "match", match };
+      }
+      if (n > 0) result.files.push({ ...whereOf(t), matches: n });
+      yield { type: "searched", path: t.path, matches: n };
     }
-    if (hooks.pace) await hooks.pace();
   }
-  return result;
+  return { stores: result.stores, events, result };
+}
+
+/** The whole search at once, every match collected (tests, and callers that want the result only). */
+export async function runGrep(opts: GrepOptions, ctx: StoreContext): Promise<GrepResult> {
+  const run = await openGrep({ ...opts, collect: opts.collect ?? true }, ctx);
+  for await (const _ of run.events()) {
+    // the events fill run.result
+  }
+  return run.result;
 }

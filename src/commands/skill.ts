@@ -13,6 +13,7 @@ import { agentWorkspaceDir } from "../core/workspace.js";
 import { configPathFor, readConfig } from "../store/config.js";
 import { locateStores, normalizeAgentId, resolveHomeDir, resolveStateDir, type StoreSelection } from "../store/locate.js";
 import { realPath } from "../store/real-path.js";
+import { placeDirAtomic } from "../store/atomic-write.js";
 
 export const SKILL_SCHEMA_VERSION = 1;
 export const SKILL_NAME = "openclaw-sessions";
@@ -194,21 +195,10 @@ function refuseTargetInStore(target: string, storeDirs: string[]): void {
 
 /**
  * Copy into the workspace (same file system, but outside the skill roots OpenClaw watches), then
- * rename: OpenClaw never sees half a skill. An old copy is removed only after the new one is in place.
+ * rename, through store/atomic-write.ts: OpenClaw never sees half a skill, and an interrupted
+ * install leaves no staged copy. An old copy is removed only after the new one is in place.
  */
 function placeSkill(sourceDir: string, workspaceDir: string, target: string, overwrite: boolean): void {
   fs.mkdirSync(path.dirname(target), { recursive: true });
-  const staged = path.join(workspaceDir, `.${SKILL_NAME}-skill.${process.pid}.tmp`);
-  const old = path.join(workspaceDir, `.${SKILL_NAME}-skill.${process.pid}.old`);
-  fs.rmSync(staged, { recursive: true, force: true });
-  try {
-    fs.cpSync(sourceDir, staged, { recursive: true });
-    if (overwrite) fs.renameSync(target, old);
-    fs.renameSync(staged, target);
-  } catch (err) {
-    fs.rmSync(staged, { recursive: true, force: true });
-    if (fs.existsSync(old) && !fs.existsSync(target)) fs.renameSync(old, target);
-    throw err;
-  }
-  fs.rmSync(old, { recursive: true, force: true });
+  placeDirAtomic(target, workspaceDir, (staged) => fs.cpSync(sourceDir, staged, { recursive: true }), { replace: overwrite });
 }

@@ -24,6 +24,7 @@ import { parseGeneratedTranscriptName } from "../core/names.js";
 import { isWithinDir } from "../core/path-within.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { pinnedFileLines, type RawLine } from "../store/lines.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
 import { locateStores, type AgentTarget } from "../store/locate.js";
 import { isRecord } from "../core/coerce.js";
 
@@ -299,7 +300,7 @@ function exportMissing(r: VerifiedFile, dir: string): VerifiedFile["exported"] {
   }
   const data = Buffer.concat(chunks);
   try {
-    fs.writeFileSync(target, data, { flag: "wx" });
+    writeFileAtomic(target, data); // never over an existing file (EEXIST)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST")
       throw refusedError("EXPORT_EXISTS", `${target} already exists; not overwriting it`, "choose an empty directory for --export-missing");

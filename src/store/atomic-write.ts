@@ -1,8 +1,10 @@
 /**
- * Era-neutral write primitives of the commands that write (restore, undo): streamed hashes that
- * never follow a symlink, temp files with names unique per run and per attempt (created with
- * O_EXCL, fsynced, mode set), link()/rename() into place, directory fsync, and the removal of the
- * tool's own temp leftovers. Every write goes through a temp in the target's own directory.
+ * Every file the tool writes goes through here (restore and undo, `export -o`, `skill install`,
+ * `verify-import --export-missing`): streamed hashes that never follow a symlink, temp files with
+ * names unique per run and per attempt (created with O_EXCL, fsynced, mode set) that are removed
+ * on failure and on SIGINT/SIGTERM/SIGHUP, link()/rename() into place, directory fsync, and the
+ * removal of the tool's own temp leftovers. Every write goes through a temp in the target's own
+ * directory (a directory tree: a staged dir on the same file system).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -10,6 +12,7 @@ import path from "node:path";
 import { refusedError } from "../core/errors.js";
 import { ownTempName, parseOwnTemp } from "../core/restore-paths.js";
 import { zstdChunks } from "./lines.js";
+import { cleanupOnInterrupt } from "./process/on-interrupt.js";
 
 const CHUNK = 1024 * 1024;
 const NOFOLLOW = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
@@ -86,35 +89,183 @@ export function tempPathFor(target: string, runId: string): string {
 
 export type Hook = (point: string) => void;
 
-/** Write chunks to a fresh temp file next to `target`: created exclusively, fsynced, chmod-ed. */
+/** A temp file beside its target, being written: created exclusively, removed if the run is interrupted first. */
+interface TempFile {
+  readonly path: string;
+  readonly bytes: number;
+  write(chunk: string | Buffer): void;
+  /** The sha256 of what was written (only when asked for at creation). */
+  sha256(): string;
+  /** Set the mode exactly (else the umask applies), fsync, close. */
+  finish(exactMode?: number): void;
+  /** Close and remove the temp (after a failure); a no-op once it is gone. */
+  discard(): void;
+  /** The temp is the caller's now (placed or removed): no longer removed on an interrupt. */
+  release(): void;
+}
+
+function openTemp(temp: string, mode: number, hashed: boolean): TempFile {
+  const fd = fs.openSync(temp, "wx", mode);
+  const release = cleanupOnInterrupt(() => fs.rmSync(temp, { force: true }));
+  const h = hashed ? crypto.createHash("sha256") : null;
+  let open = true;
+  let bytes = 0;
+  const close = () => {
+    if (open) fs.closeSync(fd);
+    open = false;
+  };
+  return {
+    path: temp,
+    get bytes() {
+      return bytes;
+    },
+    write(chunk) {
+      const c = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+      let off = 0;
+      while (off < c.length) off += fs.writeSync(fd, c, off, c.length - off);
+      h?.update(c);
+      bytes += c.length;
+    },
+    sha256: () => h!.digest("hex"),
+    finish(exactMode) {
+      if (exactMode !== undefined) fs.fchmodSync(fd, exactMode); // the umask may have narrowed it
+      fs.fsyncSync(fd);
+      close();
+    },
+    discard() {
+      try {
+        close();
+      } finally {
+        fs.rmSync(temp, { force: true });
+        release();
+      }
+    },
+    release,
+  };
+}
+
+async function writeTempFile(target: string, runId: string, chunks: AsyncIterable<Buffer> | Buffer[], mode: number): Promise<TempFile> {
+  const temp = openTemp(tempPathFor(target, runId), mode, true);
+  try {
+    for await (const c of chunks) temp.write(c);
+    temp.finish(mode);
+  } catch (err) {
+    temp.discard();
+    const e = err as NodeJS.ErrnoException;
+    if (e && typeof e === "object" && e.path === undefined) e.path = temp.path; // name the file in the report
+    throw err;
+  }
+  return temp;
+}
+
+/**
+ * Write chunks to a fresh temp file next to `target`: created exclusively, fsynced, chmod-ed. The
+ * caller places or removes it; until the run ends an interrupt removes it.
+ */
 export async function writeTemp(
   target: string,
   runId: string,
   chunks: AsyncIterable<Buffer> | Buffer[],
   mode: number,
 ): Promise<{ temp: string; sha256: string; bytes: number }> {
-  const temp = tempPathFor(target, runId);
-  const fd = fs.openSync(temp, "wx", mode);
-  const h = crypto.createHash("sha256");
-  let bytes = 0;
+  const temp = await writeTempFile(target, runId, chunks, mode);
+  return { temp: temp.path, sha256: temp.sha256(), bytes: temp.bytes };
+}
+
+/** A file written through a temp beside it, put in place only when complete (`openAtomicFile`). */
+export interface AtomicFile {
+  readonly temp: string;
+  write(chunk: string | Buffer): void;
+  /** fsync, then put the temp in place: `link` to a new name (never clobbers: EEXIST), or `rename` with `replace`. */
+  commit(): void;
+  /** Remove the temp (after a failure); nothing is left behind. */
+  discard(): void;
+}
+
+/**
+ * Every file the tool writes outside a restore (`export -o`, `verify-import --export-missing`):
+ * a temp in the target's own directory, fsynced, then renamed (or linked) into place, so the
+ * target is either absent or whole; the temp is removed on failure and on SIGINT/SIGTERM/SIGHUP.
+ * Written synchronously in the caller's chunks: a slow reader never holds more than one chunk.
+ */
+export function openAtomicFile(target: string, opts: { replace?: boolean; mode?: number } = {}): AtomicFile {
+  const name = ownTempName(path.basename(target), `w${process.pid}`, crypto.randomBytes(4).toString("hex"));
+  const temp = openTemp(path.join(path.dirname(target), name), opts.mode ?? 0o666, false);
+  return {
+    temp: temp.path,
+    write: (chunk) => temp.write(chunk),
+    commit() {
+      temp.finish();
+      if (opts.replace) fs.renameSync(temp.path, target);
+      else fs.linkSync(temp.path, target);
+      temp.discard(); // after a rename the temp name is gone already: a no-op
+      fsyncDir(path.dirname(target));
+    },
+    discard: () => temp.discard(),
+  };
+}
+
+/** A whole file at once, through `openAtomicFile`. */
+export function writeFileAtomic(target: string, data: string | Buffer, opts: { replace?: boolean; mode?: number } = {}): void {
+  const file = openAtomicFile(target, opts);
   try {
-    for await (const c of chunks) {
-      let off = 0;
-      while (off < c.length) off += fs.writeSync(fd, c, off, c.length - off);
-      h.update(c);
-      bytes += c.length;
-    }
-    fs.fchmodSync(fd, mode); // the umask may have narrowed or the mode must be exact
-    fs.fsyncSync(fd);
+    file.write(data);
+    file.commit();
   } catch (err) {
-    fs.closeSync(fd);
-    fs.rmSync(temp, { force: true });
-    const e = err as NodeJS.ErrnoException;
-    if (e && typeof e === "object" && e.path === undefined) e.path = temp; // name the file in the report
+    file.discard();
     throw err;
   }
-  fs.closeSync(fd);
-  return { temp, sha256: h.digest("hex"), bytes };
+}
+
+/** fsync every file and directory below (and including) `dir`, so a rename publishes whole files. */
+function fsyncTree(dir: string): void {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) fsyncTree(p);
+    else if (e.isFile()) {
+      const fd = fs.openSync(p, "r");
+      try {
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+  }
+  fsyncDir(dir);
+}
+
+/**
+ * A directory tree put in place at once (`skill install`): `fill(staged)` writes it into a fresh
+ * dir in `stageIn` (the same file system, outside any dir a watcher reads), every file is fsynced,
+ * then one rename. With `replace`, what is at `target` is moved aside first and removed only once
+ * the new tree is in place (put back if that rename fails). The staged dir is removed on failure
+ * and on SIGINT/SIGTERM/SIGHUP.
+ */
+export function placeDirAtomic(target: string, stageIn: string, fill: (staged: string) => void, opts: { replace: boolean }): void {
+  const stem = `.${path.basename(target)}.w${process.pid}.${crypto.randomBytes(4).toString("hex")}`;
+  const staged = path.join(stageIn, `${stem}.tmp`);
+  const old = path.join(stageIn, `${stem}.old`);
+  const putBack = () => {
+    if (fs.existsSync(old) && !fs.existsSync(target)) fs.renameSync(old, target);
+  };
+  const release = cleanupOnInterrupt(() => {
+    fs.rmSync(staged, { recursive: true, force: true });
+    putBack();
+  });
+  try {
+    fill(staged);
+    fsyncTree(staged);
+    if (opts.replace) fs.renameSync(target, old);
+    fs.renameSync(staged, target);
+  } catch (err) {
+    fs.rmSync(staged, { recursive: true, force: true });
+    putBack();
+    throw err;
+  } finally {
+    release();
+  }
+  fsyncDir(path.dirname(target));
+  fs.rmSync(old, { recursive: true, force: true });
 }
 
 function mismatch(target: string, got: string, expect: string) {
@@ -130,14 +281,15 @@ async function placeVerified(
   place: "link" | "rename",
   ...[target, runId, chunks, expect, mode, atTemp]: Parameters<VerifiedWrite>
 ): Promise<void> {
-  const { temp, sha256 } = await writeTemp(target, runId, chunks, mode);
+  const temp = await writeTempFile(target, runId, chunks, mode);
   try {
+    const sha256 = temp.sha256();
     if (sha256 !== expect) throw mismatch(target, sha256, expect);
     atTemp?.("temp");
-    if (place === "link") fs.linkSync(temp, target);
-    else fs.renameSync(temp, target);
+    if (place === "link") fs.linkSync(temp.path, target);
+    else fs.renameSync(temp.path, target);
   } finally {
-    fs.rmSync(temp, { force: true }); // after a rename the temp name is gone already: a no-op
+    temp.discard(); // after a rename the temp name is gone already: a no-op
   }
   fsyncDir(path.dirname(target));
 }

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runGrep } from "../../src/commands/grep.js";
+import { generateStore } from "../../bench/gen-store.js";
+import { openGrep, runGrep } from "../../src/commands/grep.js";
 import { copyState, scenarioDir } from "../helpers/corpus.js";
 import { hugeMessageLine } from "../hostile/inputs.js";
 import { cli } from "../helpers/cli.js";
@@ -214,4 +215,31 @@ describe("grep in a line longer than the 32 MiB line limit", () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("grep is pulled, like history", () => {
+  it("searches only as far as its reader reads: stopping at the first match searches one transcript", async () => {
+    const { stateDir } = generateStore(tempDir("ocs-grep-pull-"), { keys: 20 });
+    const run = await openGrep({ stateDir, pattern: "." }, ctx());
+    const seen: string[] = [];
+    for await (const ev of run.events()) {
+      if (ev.type !== "match") continue;
+      seen.push(ev.match.path);
+      break;
+    }
+    expect(seen).toHaveLength(1);
+    expect(run.result.filesSearched).toBe(1);
+    expect(run.result.matches).toEqual([]); // not collected unless asked
+    const all = await runGrep({ stateDir, pattern: "." }, ctx());
+    expect(all.filesSearched).toBeGreaterThan(20);
+    expect(all.matches.length).toBe(all.totalMatches);
+  });
+
+  it("says when each transcript is done, after its matches, with their count", async () => {
+    const run = await openGrep({ stateDir: state("files", "reset-chain"), pattern: "buy milk" }, ctx());
+    const events: string[] = [];
+    for await (const ev of run.events()) events.push(ev.type === "match" ? "match" : `searched:${ev.matches}`);
+    expect(events.filter((e) => e.startsWith("searched"))).toHaveLength(run.result.filesSearched);
+    expect(events.join(" ")).toContain("match match searched:2");
+  });
 });

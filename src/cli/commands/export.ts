@@ -1,11 +1,8 @@
-import fs from "node:fs";
-import path from "node:path";
-import { once } from "node:events";
 import { Option } from "commander";
 import type { App } from "../app.js";
 import { defineCommand } from "../define-command.js";
 import { selectionOf, type CommonOptions } from "../options.js";
-import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "../../commands/export-formats.js";
+import { EXPORT_FORMATS, type ExportFormat } from "../../commands/export-formats.js";
 import type { ExportHeader, ExportSummary, ExportText } from "../../commands/export.js";
 import type { StoreSession } from "../../store/session.js";
 import { safeLine } from "../../core/safe-text.js";
@@ -17,19 +14,6 @@ interface ExportFlags extends CommonOptions {
   force?: boolean;
 }
 
-type Writable = { write(s: string | Buffer): boolean; once?: unknown };
-
-/** A sink that waits for 'drain' when the stream asks it to (large exports to a pipe or file). */
-function streamSink(stream: Writable, checkOpen: () => void = () => undefined): ExportSink {
-  return {
-    async write(chunk) {
-      checkOpen();
-      const ok = stream.write(chunk);
-      if (!ok && typeof stream.once === "function") await once(stream as unknown as NodeJS.EventEmitter, "drain");
-    },
-  };
-}
-
 /** What one export writes: the run's store session, the header, the format and its reporter's text (none for jsonl: lines are copied). */
 interface ExportJob {
   session: StoreSession;
@@ -39,35 +23,45 @@ interface ExportJob {
 }
 
 /**
- * `--output`: written next to the target, then renamed, so an interrupted export leaves no
- * partial file. A write error (full disk, permissions) is an environment error.
+ * `--output`: through store/atomic-write.ts (a temp beside the target, fsynced, then linked into
+ * place, or renamed over it with --force), so an interrupted or failed export (Ctrl-C included)
+ * leaves neither a partial file nor the temp. A write error (full disk, permissions) is an
+ * environment error naming the target; a read error stays what it is.
  */
-async function exportToFile(job: ExportJob, target: string): Promise<ExportSummary> {
+async function exportToFile(job: ExportJob, target: string, replace: boolean): Promise<ExportSummary> {
   const { writeExport } = await import("../../commands/export.js");
   const { environmentError } = await import("../../core/errors.js");
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.tmp`);
-  const file = fs.createWriteStream(tmp, { flags: "wx" });
-  let failure: NodeJS.ErrnoException | null = null;
-  file.on("error", (err: NodeJS.ErrnoException) => (failure = err));
-  const checkFile = () => {
-    if (failure)
-      throw environmentError(
-        "OUTPUT_UNWRITABLE",
-        `cannot write ${target}: ${failure.code ?? failure.message}`,
-        "check the directory's permissions and free space",
-      );
+  const { openAtomicFile } = await import("../../store/atomic-write.js");
+  const unwritable = (err: unknown) => {
+    const e = err as NodeJS.ErrnoException;
+    return environmentError(
+      "OUTPUT_UNWRITABLE",
+      `cannot write ${target}: ${e.code ?? e.message}`,
+      e.code === "EEXIST"
+        ? "something created it meanwhile: pass --force to replace it"
+        : "check the directory's permissions and free space",
+    );
   };
+  const writing = <T>(act: () => T): T => {
+    try {
+      return act();
+    } catch (err) {
+      throw unwritable(err);
+    }
+  };
+  const file = writing(() => openAtomicFile(target, { replace }));
   try {
-    await once(file, "open").catch(() => checkFile());
-    const summary = await writeExport(job.session, job.header, job.format, streamSink(file, checkFile), job.text);
-    file.end();
-    await once(file, "finish").catch(() => checkFile());
-    checkFile();
-    fs.renameSync(tmp, target);
+    const summary = await writeExport(
+      job.session,
+      job.header,
+      job.format,
+      { write: (chunk) => writing(() => file.write(chunk)) },
+      job.text,
+    );
+    writing(() => file.commit());
     return summary;
   } catch (err) {
-    file.destroy();
-    fs.rmSync(tmp, { force: true });
+    file.discard();
     throw err;
   }
 }
@@ -119,17 +113,11 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
     };
     if (!flags.output) {
       // Stops at the next chunk once the reader has gone (`| head`).
-      await writeExport(
-        job.session,
-        job.header,
-        job.format,
-        streamSink(app.io.stdout as Writable, () => app.checkOutput()),
-        job.text,
-      );
+      await writeExport(job.session, job.header, job.format, app.output(), job.text);
       return;
     }
     const target = checkOutputPath(flags.output, indexes, app.io.cwd, { force: flags.force });
-    const summary = await exportToFile(job, target);
+    const summary = await exportToFile(job, target, flags.force === true);
     if (!flags.quiet) await reportWritten(app, target, flags.format, summary);
   },
 });

@@ -88,7 +88,7 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
 `,
   async run({ app, flags }, pattern) {
     // Loaded when the command runs: start-up only pays for what this invocation uses.
-    const { runGrep } = await import("../../commands/grep.js");
+    const { openGrep } = await import("../../commands/grep.js");
     const { GREP_REPORTERS } = await import("../../render/grep-reporters.js");
     const { renderGrepSummary } = await import("../../render/grep-text.js");
     const showScope = await (await import("../scope.js")).scopeShower(app, flags);
@@ -96,28 +96,26 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
     const { style, tz } = app.textContext(flags);
     const reporter = GREP_REPORTERS[format]({ mode, style, tz });
     const progress = progressLine(app, flags, "searching");
-    const out = (s: string) => {
-      progress.clear();
-      app.checkOutput();
-      app.io.stdout.write(s);
+    const out = app.output();
+    const write = (s: string) => {
+      if (s !== "") progress.clear();
+      return out.write(s);
     };
-    const result = await runGrep(grepOptions(pattern, flags, mode), app.storeContext(progress.report), {
-      onStart: (stores) => {
-        // Which stores (agents) are searched, before the first hit: stderr, not with -q.
-        showScope(stores);
-        const begin = reporter.begin(stores);
-        if (begin !== "") out(begin);
-      },
-      // Throws once stdout's reader is gone: the scan stops at the next match.
-      onMatch: (m) => {
-        const s = reporter.item(m);
-        if (s === "") app.checkOutput();
-        else out(s);
-      },
-      pace: () => app.pace(),
-    }).finally(() => progress.clear());
-    const end = reporter.end(result);
-    if (end !== "") out(end);
+    const run = await openGrep(grepOptions(pattern, flags, mode), app.storeContext(progress.report));
+    // Which stores (agents) are searched, before the first hit: stderr, not with -q.
+    showScope(run.stores);
+    try {
+      await write(reporter.begin(run.stores));
+      // Pulled: the search goes as far as this loop reads, and stops once stdout's reader has gone.
+      for await (const ev of run.events()) {
+        if (ev.type === "match") await write(reporter.item(ev.match));
+        else await out.pace();
+      }
+    } finally {
+      progress.clear();
+    }
+    const result = run.result;
+    await write(reporter.end(result));
     app.context(flags, app.styleFor("stderr", flags).c.dim(renderGrepSummary(result)));
     if (result.totalMatches === 0) reportNoMatch(app, flags, result);
   },

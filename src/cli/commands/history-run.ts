@@ -3,7 +3,6 @@
  * history reader and its renderers at start-up.
  */
 import type { App } from "../app.js";
-import type { IO } from "../output.js";
 import { HISTORY_SCHEMA_VERSION, openHistory, runHistory, type HistoryOptions } from "../../commands/history.js";
 import { renderHistoryTextFooter, renderHistoryTextHeader } from "../../render/history-text.js";
 import { HISTORY_REPORTERS, type HistoryFormat, type HistoryStreamReporter } from "../../render/history-reporters.js";
@@ -63,30 +62,6 @@ async function aroundList(messages: HistoryMessage[], line: number, k: number): 
   return out;
 }
 
-/** Buffers small writes into large ones and waits for `drain`, so memory stays flat on slow pipes. */
-function bufferedWriter(stream: IO["stdout"]) {
-  let buf = "";
-  let closed = false;
-  const s = stream as NodeJS.WriteStream;
-  if (typeof s.on === "function") s.on("error", () => (closed = true));
-  const flush = async () => {
-    if (buf === "" || closed) return;
-    const ok = stream.write(buf);
-    buf = "";
-    if (!ok && typeof s.once === "function") await new Promise<void>((resolve) => s.once("drain", () => resolve()));
-  };
-  return {
-    get closed() {
-      return closed;
-    },
-    async write(text: string) {
-      buf += text;
-      if (buf.length >= 1 << 16) await flush();
-    },
-    flush,
-  };
-}
-
 /** Which format the flags ask for (their conflicts are usage errors, checked before the read). */
 function formatOf(flags: HistoryFlags): HistoryFormat {
   return flags.json ? "json" : flags.jsonl ? "jsonl" : flags.markdown ? "markdown" : "text";
@@ -94,7 +69,8 @@ function formatOf(flags: HistoryFlags): HistoryFormat {
 
 async function streamOut(app: App, opts: HistoryOptions, flags: HistoryFlags, format: Exclude<HistoryFormat, "json">): Promise<void> {
   const run = await openHistory(opts, app.storeContext());
-  const out = bufferedWriter(app.io.stdout);
+  // Small writes gathered into ~64 KiB ones; a slow reader is waited for, a gone one stops the read.
+  const out = app.output({ gather: 1 << 16 });
   const { style, tz } = app.textContext(flags);
   const reporter: HistoryStreamReporter = HISTORY_REPORTERS[format]({
     style,
@@ -107,7 +83,6 @@ async function streamOut(app: App, opts: HistoryOptions, flags: HistoryFlags, fo
   await out.write(reporter.begin(run.header));
   const events = flags.around !== undefined ? around(run.events(), flags.around, flags.contextMessages ?? AROUND_DEFAULT) : run.events();
   for await (const ev of events) {
-    if (out.closed) break;
     await out.write(reporter.item(ev));
   }
   await out.write(reporter.end(run));

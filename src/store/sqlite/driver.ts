@@ -22,6 +22,7 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
 import { ToolError } from "../../core/errors.js";
 import { checkRegular } from "../safe-read.js";
 import { pidAlive } from "../process-probe.js";
+import { cleanupOnInterrupt } from "../process/on-interrupt.js";
 
 export type SqliteDriverName = "node:sqlite";
 
@@ -84,8 +85,6 @@ function snapshot(dbPath: string, dir: string): string[] {
 }
 
 const SNAPSHOT_PREFIX = "openclaw-sessions-sqlite-";
-const live = new Set<string>();
-let exitHook = false;
 
 /**
  * Snapshot dirs are named by the pid that made them: a run killed before its close() (SIGKILL,
@@ -119,26 +118,12 @@ export function openSqliteReadOnly(dbPath: string): SqliteDb {
   }
   removeStaleSnapshots();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${SNAPSHOT_PREFIX}${process.pid}-`));
-  live.add(dir);
-  if (!exitHook) {
-    exitHook = true;
-    // An exit without close() (an error path, process.exit) still removes the copies.
-    const removeAll = () => {
-      for (const d of live) fs.rmSync(d, { recursive: true, force: true });
-      live.clear();
-    };
-    process.once("exit", removeAll);
-    // Interrupted (Ctrl-C, kill): remove the copies, then die of the same signal.
-    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-      process.once(sig, () => {
-        removeAll();
-        process.kill(process.pid, sig);
-      });
-    }
-  }
+  const removeDir = () => fs.rmSync(dir, { recursive: true, force: true });
+  // An exit without close() (an error path, process.exit) or an interrupt (Ctrl-C, kill) still removes the copy.
+  const release = cleanupOnInterrupt(removeDir);
   const cleanup = () => {
-    live.delete(dir);
-    fs.rmSync(dir, { recursive: true, force: true });
+    release();
+    removeDir();
   };
   let conn: DatabaseSync;
   let copied: string[];

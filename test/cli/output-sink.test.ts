@@ -1,0 +1,59 @@
+/** The one stdout sink of grep, history and export: waits for a slow reader, never hangs on a gone one, gathers when asked. */
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { outputSink } from "../../src/cli/output.js";
+
+/** A reader that takes one chunk every `ms`, with a small buffer: what a slow pipe looks like to the writer. */
+function slowReader(ms: number) {
+  const got: string[] = [];
+  let maxBuffered = 0;
+  const w = new Writable({
+    highWaterMark: 1024,
+    write(chunk: Buffer, _enc, done) {
+      got.push(chunk.toString());
+      if (ms === 0) done();
+      else setTimeout(done, ms);
+    },
+  });
+  const write = w.write.bind(w);
+  w.write = ((chunk: string) => {
+    const ok = write(chunk);
+    maxBuffered = Math.max(maxBuffered, w.writableLength);
+    return ok;
+  }) as typeof w.write;
+  return { w, got, maxBuffered: () => maxBuffered };
+}
+
+const closedCheck = (w: Writable) => () => {
+  if (w.destroyed) throw new Error("closed");
+};
+
+describe("outputSink", () => {
+  it("waits for a slow reader: never more than one chunk beyond its buffer", async () => {
+    const r = slowReader(1);
+    const out = outputSink(r.w, closedCheck(r.w));
+    const chunk = "x".repeat(600);
+    for (let i = 0; i < 40; i++) await out.write(chunk);
+    expect(r.maxBuffered()).toBeLessThanOrEqual(1024 + chunk.length);
+    await new Promise<void>((resolve) => r.w.end(resolve));
+    expect(r.got.join("")).toBe(chunk.repeat(40));
+  });
+
+  it("a reader that goes away while the writer waits: the wait ends and the next check throws", async () => {
+    const r = slowReader(1000);
+    const out = outputSink(r.w, closedCheck(r.w));
+    const pending = out.write("x".repeat(2048)); // over the buffer's mark: the sink waits for 'drain'
+    r.w.destroy();
+    await expect(pending).rejects.toThrow("closed");
+    await expect(out.pace()).rejects.toThrow("closed");
+  });
+
+  it("gathers small writes into large ones, and flush writes out the rest", async () => {
+    const r = slowReader(0);
+    const out = outputSink(r.w, closedCheck(r.w), { gather: 100 });
+    for (let i = 0; i < 25; i++) await out.write("abcdefghij");
+    expect(r.got.map((c) => c.length)).toEqual([100, 100]);
+    await out.flush();
+    expect(r.got.map((c) => c.length)).toEqual([100, 100, 50]);
+  });
+});

@@ -2,14 +2,8 @@
 import type { SqliteRestoreResult } from "../commands/restore-sqlite.js";
 import type { Style } from "./style.js";
 import { truncate } from "./common.js";
-import { restoreTable } from "./restore-text.js";
+import { fieldChangesText, restoreTable, restoreTailText } from "./restore-text.js";
 import { safeLine } from "../core/safe-text.js";
-
-function value(v: unknown): string {
-  if (v === null || v === undefined) return "(absent)";
-  if (typeof v === "number" && v > 1e12 && v < 1e14) return `${v} (${new Date(v).toISOString()})`;
-  return truncate(typeof v === "string" ? v : JSON.stringify(v), 80);
-}
 
 const keyText = (k: Record<string, unknown>) =>
   Object.entries(k)
@@ -58,23 +52,14 @@ export function renderSqliteRestoreText(r: SqliteRestoreResult, style: Style, wi
     );
   }
   if (r.entrySnapshots) out.push(snapshotLine(r, style));
-  if (r.entry.changes.length > 0) {
-    out.push(
-      `\n${style.c.bold(`session_nodes.entry_json: ${safeLine(r.sessionKey)}`)}${r.entry.before ? " (every other field kept)" : " (a new entry)"}\n`,
-    );
-    const t = restoreTable(["FIELD", "BEFORE", "AFTER"], style, width);
-    for (const c of r.entry.changes) t.push([c.field, value(c.before), value(c.after)]);
-    out.push(`${t.toString()}\n`);
-  }
+  const entryTitle = `${style.c.bold(`session_nodes.entry_json: ${safeLine(r.sessionKey)}`)}${r.entry.before ? " (every other field kept)" : " (a new entry)"}`;
+  out.push(fieldChangesText(entryTitle, r.entry.changes, style, width));
   if (r.files.length > 0) {
     out.push(`\n${style.c.bold("Files")} (outside the store)\n`);
     for (const f of r.files) out.push(`  ${f.path}  ${style.c.dim(f.what)}\n`);
   }
-  for (const n of r.notRecovered) out.push(style.c.yellow(`! not recovered: ${safeLine(n)}\n`));
-  for (const w of r.warnings) out.push(style.c.yellow(`! ${safeLine(w)}\n`));
-  for (const f of r.refusals)
-    out.push(style.c.red(`✗ refused (${f.code}): ${safeLine(f.message)}\n`) + (f.hint ? `  hint: ${safeLine(f.hint)}\n` : ""));
-  if (r.applied && r.manifest)
-    out.push(style.c.green(`\nUndo manifest: ${r.manifest}\n`) + `  undo with: openclaw-sessions restore --undo ${r.manifest} --yes\n`);
+  // The backup and manifest are named under Files above: the tail does not repeat where they go.
+  const notes = [...r.notRecovered.map((n) => `not recovered: ${n}`), ...r.warnings];
+  out.push(restoreTailText({ ...r, notes, plannedManifest: null }, style));
   return out.join("");
 }

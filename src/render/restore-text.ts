@@ -4,6 +4,7 @@ import type { Style } from "./style.js";
 import { displayPath, formatBytes, truncate } from "./common.js";
 import { safeLine } from "../core/safe-text.js";
 import { renderTable, type Cell, type Column } from "./table.js";
+import type { Refusal } from "../core/restore-plan.js";
 
 /** The fixed-width table of src/render/table.ts, fed row by row (the width is the caller's). */
 export function restoreTable(head: string[], style: Style, width: number | null = null) {
@@ -22,6 +23,41 @@ function value(v: unknown): string {
   if (v === null || v === undefined) return "(absent)";
   if (typeof v === "number" && v > 1e12 && v < 1e14) return `${v} (${new Date(v).toISOString()})`;
   return truncate(typeof v === "string" ? v : JSON.stringify(v), 90);
+}
+
+/** An entry's field changes under their title (sessions.json, or the SQLite node's entry_json): both eras' table. */
+export function fieldChangesText(
+  title: string,
+  changes: ReadonlyArray<{ field: string; before: unknown; after: unknown }>,
+  style: Style,
+  width: number | null,
+): string {
+  if (changes.length === 0) return "";
+  const t = restoreTable(["FIELD", "BEFORE", "AFTER"], style, width);
+  for (const c of changes) t.push([c.field, value(c.before), value(c.after)]);
+  return `\n${title}\n${t.toString()}\n`;
+}
+
+/** What both eras' reports end with. */
+export interface RestoreTail {
+  notes: readonly string[];
+  refusals: ReadonlyArray<Pick<Refusal, "code" | "message" | "hint">>;
+  applied: boolean;
+  manifest: string | null;
+  /** Planning: where the manifest would go, when the report names it nowhere else. */
+  plannedManifest?: string | null;
+}
+
+/** The tail of both eras' reports: notes, refusals with their hints, then the undo manifest written (or where it would go). */
+export function restoreTailText(t: RestoreTail, style: Style): string {
+  const out: string[] = [];
+  for (const n of t.notes) out.push(style.c.yellow(`! ${safeLine(n)}\n`));
+  for (const f of t.refusals)
+    out.push(style.c.red(`✗ refused (${f.code}): ${safeLine(f.message)}\n`) + (f.hint ? `  hint: ${safeLine(f.hint)}\n` : ""));
+  if (t.applied && t.manifest)
+    out.push(style.c.green(`\nUndo manifest: ${t.manifest}\n`) + `  undo with: openclaw-sessions restore --undo ${t.manifest} --yes\n`);
+  else if (t.plannedManifest) out.push(`\nManifest and backup would go to ${t.plannedManifest}\n`);
+  return out.join("");
 }
 
 export function renderRestoreText(r: RestoreResult, style: Style, width: number | null = null): string {
@@ -46,18 +82,11 @@ export function renderRestoreText(r: RestoreResult, style: Style, width: number 
     out.push(`${t.toString()}\n`);
     for (const s of r.steps) out.push(style.c.dim(`  ${s.n}. ${s.description}\n`));
   }
-  if (r.entry.changes.length > 0) {
-    out.push(`\n${style.c.bold(`sessions.json: ${safeLine(r.sessionKey)}`)} (every other field kept)\n`);
-    const t = restoreTable(["FIELD", "BEFORE", "AFTER"], style, width);
-    for (const c of r.entry.changes) t.push([c.field, value(c.before), value(c.after)]);
-    out.push(`${t.toString()}\n`);
-  }
-  for (const w of r.warnings) out.push(style.c.yellow(`! ${safeLine(w)}\n`));
-  for (const f of r.refusals)
-    out.push(style.c.red(`✗ refused (${f.code}): ${safeLine(f.message)}\n`) + (f.hint ? `  hint: ${safeLine(f.hint)}\n` : ""));
-  if (r.applied && r.manifest)
-    out.push(style.c.green(`\nUndo manifest: ${r.manifest}\n`) + `  undo with: openclaw-sessions restore --undo ${r.manifest} --yes\n`);
-  else if (r.refusals.length === 0 && !r.alreadyRestored) out.push(`\nManifest and backup would go to ${r.plannedManifest}\n`);
+  out.push(
+    fieldChangesText(`${style.c.bold(`sessions.json: ${safeLine(r.sessionKey)}`)} (every other field kept)`, r.entry.changes, style, width),
+  );
+  const planned = r.refusals.length === 0 && !r.alreadyRestored ? r.plannedManifest : null;
+  out.push(restoreTailText({ ...r, notes: r.warnings, plannedManifest: planned }, style));
   return out.join("");
 }
 

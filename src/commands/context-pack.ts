@@ -259,10 +259,10 @@ function trimKept(pack: Pack, maxChars: number): void {
   }
 }
 
-/** The current segment's number, when the key's last segment is its current one. */
+/** The current segment's number, as the one numbering marks it (the last segment, when it is the current transcript). */
 function currentSegmentOf(segs: readonly HistorySegment[]): number | null {
   const last = segs.at(-1);
-  return last !== undefined && (last.source === "active" || last.source === "window") ? last.index + 1 : null;
+  return last?.current ? last.index + 1 : null;
 }
 
 interface PackLimits {

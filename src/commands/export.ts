@@ -1,7 +1,9 @@
 /**
  * `export <key>`: a key's history as Markdown, one self-contained HTML page, or the original
  * JSONL lines. Default: what OpenClaw's history reader opens (`historySource`); `--archived`:
- * the whole logical history across resets (`segmentsOf`). Streamed segment by segment.
+ * the whole logical history across resets, segment by segment as every command numbers them
+ * (`keySegments`: a SQLite window's reset rows cut it, this tool's restored copies are read only
+ * for what came after the restore). Streamed transcript by transcript.
  */
 import { findSession } from "../core/lookup.js";
 import fs from "node:fs";
@@ -9,13 +11,15 @@ import path from "node:path";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { refusedError, usageError } from "../core/errors.js";
 import { isWithinDir } from "../core/path-within.js";
-import { segmentsOf } from "../core/segments.js";
-import { streamProjection, type HistoryItem } from "../core/transcript/history.js";
-import type { OpenLines } from "../core/transcript/scan.js";
+import type { KeySegment, ResetCut } from "../core/key-segments.js";
+import type { SegmentRestore } from "../core/segments.js";
+import { streamProjection, streamWithResets, type HistoryItem } from "../core/transcript/history.js";
+import { scanTranscript, type OpenLines } from "../core/transcript/scan.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { transcriptFileChunks } from "../store/lines.js";
 import { noteUnreadable } from "../store/safe-read.js";
 import { realPath } from "../store/real-path.js";
+import { keySegments } from "./key-segments.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "./export-formats.js";
 
@@ -42,6 +46,20 @@ export interface ExportSegmentInfo {
   archiveReason: "reset" | "deleted" | "bak" | null;
   /** When the segment was archived (ms), for archives. */
   archivedAt: number | null;
+  /** --archived: how it ended (a reset row's reason, the archive's, "restore"); null when current or unknown. */
+  endReason: string | null;
+  /** Its position in its transcript (a SQLite window's reset rows cut it into several), 0 otherwise. */
+  stretch: number;
+  /** The reset row that opened it (SQLite), shown as its divider; null otherwise. */
+  startReset: ResetCut | null;
+  /** --archived: its first and last message (a restored copy: of what came after the restore). */
+  firstMessageId: string | null;
+  lastMessageId: string | null;
+  /** Why OpenClaw does not show it this way (a `.bak` trim, a restored copy "a copy of segment N"). */
+  label?: string;
+  /** This tool's restore ended it or wrote it. */
+  restore?: SegmentRestore;
+  /** The transcript it is read from; segments of one SQLite window share it (same object). */
   ref: TranscriptRef;
 }
 
@@ -80,19 +98,30 @@ export interface ExportSummary {
   bytes: number;
 }
 
-/** The segments an export reads: the history source, or the whole chain with --archived. */
-export function exportSegments(record: SessionRecord, archived: boolean): ExportSegmentInfo[] {
-  if (archived) {
-    return segmentsOf(record).map((s, i) => ({
-      index: i + 1,
-      sessionId: s.sessionId,
-      path: s.path,
-      source: s.source,
-      archiveReason: s.archive?.reason ?? null,
-      archivedAt: s.archive?.timestamp ?? null,
-      ref: s.ref,
-    }));
-  }
+/** --archived: the key's numbered segments as the export lists them. */
+function archivedSegment(s: KeySegment): ExportSegmentInfo {
+  // Only a transcript's last segment was archived with it; the ones before ended at a reset row.
+  const archived = s.stretch === s.stretches - 1 ? s.transcript.archive : null;
+  return {
+    index: s.number,
+    sessionId: s.sessionId,
+    path: s.path,
+    source: s.source,
+    archiveReason: archived?.reason ?? null,
+    archivedAt: archived?.timestamp ?? null,
+    endReason: s.endReason,
+    stretch: s.stretch,
+    startReset: s.startReset,
+    firstMessageId: s.firstMessageId,
+    lastMessageId: s.lastMessageId,
+    ...(s.label ? { label: s.label } : {}),
+    ...(s.restore ? { restore: s.restore } : {}),
+    ref: s.transcript.ref,
+  };
+}
+
+/** The segment a current-view export reads: OpenClaw's history source. */
+function currentSegments(record: SessionRecord): ExportSegmentInfo[] {
   const h = record.historySource;
   if (!h.ref || h.via === "none") return [];
   const archive = h.via === "reset-archive" ? record.archives.find((a) => a.path === h.path) : undefined;
@@ -104,6 +133,11 @@ export function exportSegments(record: SessionRecord, archived: boolean): Export
       source: h.via === "reset-archive" ? "reset-archive" : "active",
       archiveReason: archive ? archive.reason : null,
       archivedAt: archive?.timestamp ?? null,
+      endReason: null,
+      stretch: 0,
+      startReset: null,
+      firstMessageId: null,
+      lastMessageId: null,
       ref: h.ref,
     },
   ];
@@ -159,19 +193,6 @@ export function checkOutputPath(output: string, indexes: StoreIndex[], cwd: stri
   return abs;
 }
 
-/** History items of one segment as they are read, with thinking and tool-call arguments attached. */
-async function* segmentItems(seg: ExportSegmentInfo, view: "current" | "archived", session: StoreSession): AsyncGenerator<ExportItem> {
-  const source = session.openTranscript(seg.ref);
-  const open: OpenLines = () => source.lines();
-  // Full text: an export is for getting the text out, so no oversize placeholder and no display cap.
-  const opts = { oversizedBytes: Number.POSITIVE_INFINITY, maxTextChars: undefined, thinking: true, toolArgs: true };
-  try {
-    yield* streamProjection(open, opts, view === "current" && seg.ref.kind === "sqlite" ? "9.6" : "7.1");
-  } finally {
-    await source.close();
-  }
-}
-
 /** JSONL: the segment's original bytes (files), or each decoded line + "\n" (SQLite rows). */
 async function copyLines(
   ref: TranscriptRef,
@@ -212,6 +233,8 @@ export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Pro
   const indexes = await ctx.session.indexes(opts);
   const { index, record } = findSession(indexes, opts.key);
   const view = opts.archived ? "archived" : "current";
+  const segments =
+    view === "archived" ? (await keySegments(record, index, ctx.session, ctx.env)).map(archivedSegment) : currentSegments(record);
   const header: ExportHeader = {
     schemaVersion: EXPORT_SCHEMA_VERSION,
     sessionKey: record.sessionKey,
@@ -219,23 +242,72 @@ export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Pro
     sessionId: record.sessionId,
     store: storeHeader(index),
     view,
-    segments: exportSegments(record, view === "archived"),
+    segments,
     exportedAt: new Date(opts.now ?? Date.now()).toISOString(),
   };
   return { header, indexes };
 }
 
+/** The segments in reading order, by the transcript they are read from (one read per transcript). */
+function byTranscript(segments: readonly ExportSegmentInfo[]): ExportSegmentInfo[][] {
+  const out: ExportSegmentInfo[][] = [];
+  for (const seg of segments) {
+    const last = out.at(-1);
+    if (last && last[0]!.ref === seg.ref) last.push(seg);
+    else out.push([seg]);
+  }
+  return out;
+}
+
+// Full text: an export is for getting the text out, so no oversize placeholder and no display cap.
+const FULL_TEXT = { oversizedBytes: Number.POSITIVE_INFINITY, maxTextChars: undefined, thinking: true, toolArgs: true };
+
+/**
+ * One transcript's items as they are read, with thinking and tool-call arguments. --archived: its
+ * whole active path, each reset row opening the next of its segments (the divider stands for the
+ * row; `seq` counts within the segment as `history --archived` counts it).
+ */
+async function* transcriptEvents(group: readonly ExportSegmentInfo[], header: ExportHeader, open: OpenLines): AsyncGenerator<ExportEvent> {
+  const rules = header.view === "current" && group[0]!.ref.kind === "sqlite" ? "9.6" : "7.1";
+  const items =
+    header.view === "current" ? streamProjection(open, FULL_TEXT, rules) : streamWithResets(open, await scanTranscript(open), FULL_TEXT);
+  let k = 0;
+  let base = 0;
+  let count = 0;
+  yield { type: "segment-start", segment: group[0]!, header };
+  for await (const item of items) {
+    if (item.kind === "reset") {
+      if (k + 1 >= group.length) continue;
+      yield { type: "segment-end", segment: group[k]!, items: count };
+      k += 1;
+      count = 0;
+      base = item.seq - 1;
+      yield { type: "segment-start", segment: group[k]!, header };
+      continue;
+    }
+    count += 1;
+    yield { type: "item", item: { ...item, seq: item.seq - base }, segment: group[k]! };
+  }
+  yield { type: "segment-end", segment: group[k]!, items: count };
+  // Segments the numbering read and this read did not reach again (the file changed in between).
+  for (const segment of group.slice(k + 1)) {
+    yield { type: "segment-start", segment, header };
+    yield { type: "segment-end", segment, items: 0 };
+  }
+}
+
 /** Each segment's start, its items (counted by `onItem`), its end: what an md/html export renders. */
 async function* exportEvents(header: ExportHeader, session: StoreSession, onItem: () => void): AsyncGenerator<ExportEvent> {
-  for (const segment of header.segments) {
-    yield { type: "segment-start", segment, header };
-    let items = 0;
-    for await (const item of segmentItems(segment, header.view, session)) {
-      items += 1;
-      onItem();
-      yield { type: "item", item, segment };
+  for (const group of byTranscript(header.segments)) {
+    const source = session.openTranscript(group[0]!.ref);
+    try {
+      for await (const ev of transcriptEvents(group, header, () => source.lines())) {
+        if (ev.type === "item") onItem();
+        yield ev;
+      }
+    } finally {
+      await source.close();
     }
-    yield { type: "segment-end", segment, items };
   }
 }
 
@@ -269,10 +341,11 @@ export async function writeExport(
   };
   if (format === "jsonl") {
     let needNewline = false;
-    for (const seg of header.segments) {
-      // Keep segments on separate lines when one lacks its final newline.
+    // Each transcript once: a SQLite window's segments are its lines between reset rows.
+    for (const [seg] of byTranscript(header.segments)) {
+      // Keep transcripts on separate lines when one lacks its final newline.
       if (needNewline) await put("\n");
-      const r = await copyLines(seg.ref, sink, session);
+      const r = await copyLines(seg!.ref, sink, session);
       items += r.lines;
       bytes += r.bytes;
       needNewline = !r.endsWithNewline;

@@ -9,10 +9,9 @@ import { usageError } from "../core/errors.js";
 import { findSession } from "../core/lookup.js";
 import { isWithinDir } from "../core/path-within.js";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
-import { segmentsOf, type Segment } from "../core/segments.js";
+import { segmentNumbered, type KeySegment } from "../core/key-segments.js";
 import { closeMatches } from "../core/suggest.js";
 import type { StoreContext } from "../store/index.js";
-import { knownRestores } from "../store/restore-known.js";
 import { realPath } from "../store/real-path.js";
 import { checkRegular } from "../store/safe-read.js";
 import {
@@ -22,6 +21,7 @@ import {
   type HistoryOptions,
   type HistorySourceInfo,
 } from "./history-types.js";
+import { keySegments } from "./key-segments.js";
 import { storeHeader } from "./store-header.js";
 
 export interface ReadTarget {
@@ -30,7 +30,8 @@ export interface ReadTarget {
   sessionId: string | null;
   /** 9.6 projection (latest reset window) for the default view. */
   era96: boolean;
-  segment?: Segment;
+  /** --archived: the key's segments this transcript holds, in order (a SQLite window's reset rows cut it into several). */
+  segments?: KeySegment[];
 }
 
 export interface Plan {
@@ -38,6 +39,8 @@ export interface Plan {
   targets: ReadTarget[];
   view: HistoryMeta["view"];
   notes: string[];
+  /** --archived: every segment of the key, numbered (whatever --segment picks). */
+  segments: KeySegment[];
 }
 
 function whyOf(record: SessionRecord, index: StoreIndex | null): string {
@@ -58,7 +61,20 @@ function whyOf(record: SessionRecord, index: StoreIndex | null): string {
   return `${parts.join("; ")}: OpenClaw shows no history`;
 }
 
-function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string, env: NodeJS.ProcessEnv): Plan {
+/** --archived: each transcript with its segments; with --segment n, only the one holding segment n (out of range: a usage error). */
+function archivedTargets(segments: readonly KeySegment[], wanted: number | undefined, key: string): ReadTarget[] {
+  const pick = wanted === undefined ? null : segmentNumbered(segments, wanted, key);
+  const targets: ReadTarget[] = [];
+  for (const s of segments) {
+    if (pick && s.transcript !== pick.transcript) continue;
+    const last = targets.at(-1);
+    if (last && last.segments![0]!.transcript === s.transcript) last.segments!.push(s);
+    else targets.push({ path: s.path, ref: s.transcript.ref, sessionId: s.sessionId, era96: false, segments: [s] });
+  }
+  return targets;
+}
+
+async function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string, ctx: StoreContext): Promise<Plan> {
   const { index, record } = findSession(indexes, key);
   const era96 = index.location.era === "sqlite";
   const hs = record.historySource;
@@ -75,14 +91,9 @@ function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string, env: 
   };
   const notes: string[] = [];
   let targets: ReadTarget[];
+  const segments = opts.archived ? await keySegments(record, index, ctx.session, ctx.env) : [];
   if (opts.archived) {
-    targets = segmentsOf(record, { restores: knownRestores(env, index.location.storePath) }).map((s) => ({
-      path: s.path,
-      ref: s.ref,
-      sessionId: s.sessionId,
-      era96: false,
-      segment: s,
-    }));
+    targets = archivedTargets(segments, opts.segment, key);
     if (targets.length === 0) notes.push(`${key}: nothing to read: ${whyOf(record, null)}`);
   } else if (hs.via === "none" || !hs.ref || !hs.path) {
     targets = [];
@@ -90,7 +101,7 @@ function keyPlan(opts: HistoryOptions, indexes: StoreIndex[], key: string, env: 
   } else {
     targets = [{ path: hs.path, ref: hs.ref, sessionId: record.sessionId, era96 }];
   }
-  return { header, targets, view: viewName(opts, era96 && !opts.archived), notes };
+  return { header, targets, view: viewName(opts, era96 && !opts.archived), notes, segments };
 }
 
 function viewName(opts: HistoryOptions, era96: boolean): HistoryMeta["view"] {
@@ -158,6 +169,7 @@ function filePlan(opts: HistoryOptions, indexes: StoreIndex[], cwd: string): Pla
     targets: [{ path: wanted, ref: transcriptFileRef(wanted, classified), sessionId, era96: false }],
     view: viewName(opts, false),
     notes: [],
+    segments: [],
   };
 }
 
@@ -246,6 +258,7 @@ function sessionIdPlan(opts: HistoryOptions, indexes: StoreIndex[]): Plan {
     targets: [{ path: pick.path, ref: pick.ref, sessionId: id, era96: pick.era96 }],
     view: viewName(opts, pick.era96),
     notes,
+    segments: [],
   };
 }
 
@@ -282,5 +295,5 @@ export async function plan(opts: HistoryOptions, ctx: StoreContext): Promise<Pla
   const indexes = await ctx.session.indexes(opts);
   if (opts.file !== undefined) return filePlan(opts, indexes, ctx.cwd);
   if (opts.sessionId !== undefined) return sessionIdPlan(opts, indexes);
-  return keyPlan(opts, indexes, opts.key!, ctx.env);
+  return keyPlan(opts, indexes, opts.key!, ctx);
 }

@@ -2,7 +2,7 @@
  * Reading one planned transcript of `history` as events: the view's items as messages, segment
  * dividers for --archived, raw lines for --raw, and what each file read found (meta, warnings).
  */
-import type { Segment } from "../core/segments.js";
+import type { KeySegment } from "../core/key-segments.js";
 import {
   Diagnostics,
   projectContext,
@@ -11,11 +11,9 @@ import {
   streamHistory,
   streamHistory96,
   streamWithResets,
-  walkEntries,
   type ContextItem,
   type HistoryItem,
   type OpenLines,
-  type ScanResult,
 } from "../core/transcript/index.js";
 import type { HistoryEvent, HistoryMessage, HistorySegment } from "../core/transcript/history-events.js";
 import { toEpochMs } from "../core/when.js";
@@ -41,59 +39,27 @@ function toMessage(item: HistoryItem | (Omit<HistoryItem, "seq"> & { seq: number
   return m as unknown as HistoryMessage;
 }
 
-/** A stretch of a segment: the whole file, or the rows between two `reset` rows of a window. */
-interface Stretch {
-  startNode: number;
-  startedAt: number | null;
-  endedAt: number | null;
-  reason: string | null;
-}
-
-/** Cuts the active path at reset rows (one read of the path for their reasons and times). */
-async function stretchesOf(open: OpenLines, scan: ScanResult, endReason: string | null): Promise<Stretch[]> {
-  const { tree } = scan;
-  const out: Stretch[] = [];
-  let cur: Stretch = { startNode: tree.path.length > 0 ? tree.path.at(0) : -1, startedAt: null, endedAt: null, reason: null };
-  for await (const w of walkEntries(open, tree, tree.path, new Diagnostics())) {
-    const i = w.node.index;
-    if (w.node.type === "reset") {
-      cur.reason = typeof w.rec.raw.reason === "string" ? w.rec.raw.reason : "reset";
-      out.push(cur);
-      cur = { startNode: i, startedAt: null, endedAt: null, reason: null };
-    }
-    const ms = toEpochMs(w.rec.timestamp);
-    if (ms !== null) {
-      if (cur.startedAt === null) cur.startedAt = ms;
-      cur.endedAt = ms;
-    }
-  }
-  cur.reason = endReason;
-  out.push(cur);
-  return out;
-}
-
-function segmentOf(index: number, t: ReadTarget, s: Stretch): HistorySegment {
-  const seg = t.segment!;
+/** A numbered segment as history's contracts show it (JSON `index` = its number − 1). */
+export function historySegment(s: KeySegment): HistorySegment {
   return {
-    index,
-    sessionId: t.sessionId,
-    path: seg.path,
-    file: seg.path,
-    source: seg.source,
+    index: s.number - 1,
+    sessionId: s.sessionId,
+    path: s.path,
+    file: s.path,
+    source: s.source,
     startedAt: s.startedAt,
     endedAt: s.endedAt,
     startedAtIso: iso(s.startedAt),
     endedAtIso: iso(s.endedAt),
-    reason: s.reason,
-    ...(seg.label ? { label: seg.label } : {}),
-    ...(seg.trimmed ? { trimmed: true } : {}),
-    ...(seg.restore ? { restore: seg.restore } : {}),
+    reason: s.endReason,
+    current: s.current,
+    firstMessageId: s.firstMessageId,
+    lastMessageId: s.lastMessageId,
+    ...(s.stretches > 1 ? { stretch: s.stretch } : {}),
+    ...(s.label ? { label: s.label } : {}),
+    ...(s.transcript.trimmed ? { trimmed: true } : {}),
+    ...(s.restore ? { restore: s.restore } : {}),
   };
-}
-
-/** How a segment ended: its archive reason, or "restore" when this tool's restore archived it. */
-function segmentEnd(seg: Segment): string | null {
-  return seg.restore?.role === "ended" ? "restore" : (seg.archive?.reason ?? null);
 }
 
 function fileInfo(t: ReadTarget, diag: Diagnostics): FileReadInfo {
@@ -150,11 +116,9 @@ export async function* targetEvents(
   }
 }
 
-/** The divider that opens a segment (or a stretch of one), numbered in reading order. */
-function divider(t: ReadTarget, state: RunState, s: Stretch): HistoryEvent {
-  const segment = segmentOf(state.segments.length, t, s);
-  state.segments.push(segment);
-  return { type: "segment", segment };
+/** The divider that opens a numbered segment (its entry in `state.segments`, where its messages are counted). */
+function divider(state: RunState, s: KeySegment): HistoryEvent {
+  return { type: "segment", segment: state.segments[s.number - 1]! };
 }
 
 /** What one file read found, for meta and stderr. */
@@ -166,11 +130,14 @@ function recordRead(t: ReadTarget, diag: Diagnostics, state: RunState, withIssue
   if (w) warnings.push(w);
 }
 
-/** --raw: every line as written. */
+/** --raw: every line as written (with --archived, a divider before each segment's first line: its reset row). */
 async function* rawEvents(t: ReadTarget, state: RunState, open: OpenLines): AsyncGenerator<HistoryEvent> {
-  if (t.segment) yield divider(t, state, { startNode: -1, startedAt: null, endedAt: null, reason: segmentEnd(t.segment) });
+  const segs = t.segments ?? [];
+  let k = 0;
+  if (segs.length > 0) yield divider(state, segs[0]!);
   const diag = new Diagnostics();
   for await (const line of open()) {
+    while (k + 1 < segs.length && line.lineNo >= (segs[k + 1]!.startReset?.lineNo ?? 0)) yield divider(state, segs[++k]!);
     diag.linesRead += 1;
     if (line.tooLong) diag.add({ code: "too-long", lineNo: line.lineNo, message: `line of ${line.bytes} bytes not printed` });
     if (line.invalidUtf8)
@@ -201,7 +168,7 @@ function* contextMessages(items: ContextItem[]): Generator<HistoryMessage> {
   }
 }
 
-/** The parsed views: context, the stretches of an --archived segment, or one history view. */
+/** The parsed views: context, the segments of an --archived transcript, or one history view. */
 async function* viewEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: RunState, open: OpenLines): AsyncGenerator<HistoryEvent> {
   const diag = new Diagnostics();
   const scan = await scanTranscript(open, diag);
@@ -209,22 +176,8 @@ async function* viewEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: 
   if (p.view === "context") {
     const ctx = await projectContext(open, { scan });
     for (const message of contextMessages(ctx.items)) yield { type: "message", message };
-  } else if (t.segment) {
-    const stretches = await stretchesOf(open, scan, segmentEnd(t.segment));
-    let k = 0;
-    let base = 0;
-    yield divider(t, state, stretches[0]!);
-    for await (const item of streamWithResets(open, scan, extra)) {
-      if (item.kind === "reset" && k + 1 < stretches.length) {
-        k += 1;
-        base = item.seq - 1;
-        yield divider(t, state, stretches[k]!);
-      }
-      const m = toMessage({ ...item, seq: item.seq - base });
-      m.sessionId = t.sessionId;
-      m.segment = state.segments.length - 1;
-      yield { type: "message", message: m };
-    }
+  } else if (t.segments) {
+    yield* archivedEvents(t, t.segments, state, streamWithResets(open, scan, extra));
   } else {
     const items =
       p.view === "all-branches"
@@ -235,6 +188,32 @@ async function* viewEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: 
     for await (const item of items) yield { type: "message", message: toMessage(item) };
   }
   recordRead(t, diag, state, true);
+}
+
+/**
+ * --archived: the active path cut where the numbering cut it (each reset row opens the next
+ * segment), `seq` counted within each segment.
+ */
+async function* archivedEvents(
+  t: ReadTarget,
+  segs: readonly KeySegment[],
+  state: RunState,
+  items: AsyncIterable<HistoryItem>,
+): AsyncGenerator<HistoryEvent> {
+  let k = 0;
+  let base = 0;
+  yield divider(state, segs[0]!);
+  for await (const item of items) {
+    if (item.kind === "reset" && k + 1 < segs.length) {
+      k += 1;
+      base = item.seq - 1;
+      yield divider(state, segs[k]!);
+    }
+    const m = toMessage({ ...item, seq: item.seq - base });
+    m.sessionId = t.sessionId;
+    m.segment = segs[k]!.number - 1;
+    yield { type: "message", message: m };
+  }
 }
 
 export interface RunState {

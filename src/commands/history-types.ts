@@ -17,7 +17,7 @@ export interface HistoryOptions extends StoreSelection, PageOptions {
   sessionId?: string;
   /** Every segment of the key across resets, oldest first. */
   archived?: boolean;
-  /** With `archived`: only this segment, numbered from 1 as the text output numbers them (JSON `index` + 1). */
+  /** With `archived`: only this segment, numbered from 1 as the text output numbers them (JSON `index` + 1); past the last: `SEGMENT_OUT_OF_RANGE`. */
   segment?: number;
   view?: HistoryViewName;
   thinking?: boolean;
@@ -81,6 +81,6 @@ export interface HistoryRun {
   meta: HistoryMeta;
   /** Notes for stderr (skipped lines, no transcript…), complete once drained. */
   warnings: string[];
-  /** Every segment met (--archived), complete once drained, whatever --tail kept. */
+  /** Every segment of the key (--archived), known before the first event; `messageCount` is set by `runHistory`. */
   segments: HistorySegment[];
 }

@@ -10,7 +10,7 @@ import type { HistoryEvent, HistoryMessage } from "../core/transcript/history-ev
 import { page } from "../core/transcript/page.js";
 import type { StoreContext } from "../store/index.js";
 import { plan } from "./history-plan.js";
-import { targetEvents, type RunState } from "./history-read.js";
+import { historySegment, targetEvents, type RunState } from "./history-read.js";
 import type { HistoryMeta, HistoryOptions, HistoryResult, HistoryRun } from "./history-types.js";
 
 export type { HistoryEvent, HistoryMessage, HistorySegment, RawOutLine } from "../core/transcript/history-events.js";
@@ -40,21 +40,18 @@ export async function openHistory(opts: HistoryOptions, ctx: StoreContext): Prom
     limitApplied: opts.limit ?? null,
     hasMore: false,
   };
-  const state: RunState = { meta, warnings: [...p.notes], segments: [] };
+  const state: RunState = { meta, warnings: [...p.notes], segments: p.segments.map(historySegment) };
   async function* all(): AsyncGenerator<HistoryEvent> {
-    const wanted = opts.segment;
+    // --segment n: the plan reads only n's transcript; its other segments are skipped here.
+    const wanted = opts.segment === undefined ? undefined : opts.segment - 1;
+    let at = -1;
     for (const t of p.targets) {
       for await (const ev of targetEvents(t, p, opts, state, ctx.session)) {
-        // A divider is counted before it is yielded, so `length` numbers the segment being read.
-        if (wanted !== undefined && state.segments.length < wanted) continue;
-        if (wanted !== undefined && state.segments.length > wanted) return;
+        if (ev.type === "segment") at = ev.segment.index;
+        if (wanted !== undefined && at < wanted) continue;
+        if (wanted !== undefined && at > wanted) return;
         yield ev;
       }
-    }
-    if (wanted !== undefined && state.segments.length < wanted) {
-      state.warnings.push(
-        `--segment ${wanted}: ${p.header.sessionKey} has ${state.segments.length} segment${state.segments.length === 1 ? "" : "s"}`,
-      );
     }
   }
   async function* events(): AsyncGenerator<HistoryEvent> {

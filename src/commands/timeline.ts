@@ -8,23 +8,27 @@ import path from "node:path";
 import { formatInstant, resolveTimeZone } from "../core/format.js";
 import type { SessionRecord, StoreIndex } from "../core/model.js";
 import { usageError } from "../core/errors.js";
-import { segmentsOf, type KnownRestore, type Segment } from "../core/segments.js";
+import { isCurrentTranscript, type KeySegment } from "../core/key-segments.js";
+import type { KnownRestore, Segment } from "../core/segments.js";
 import { knownRestores } from "../store/restore-known.js";
 import { parseLine } from "../core/transcript/parse.js";
 import {
   buildTimeline,
   describePolicy,
   resolveResetPolicy,
+  emptyStretch,
   TranscriptFacts,
   type BakFile,
   type CompactionCountReport,
   type ResetPolicy,
   type SegmentSource,
+  type StretchFacts,
   type TimelineEvent,
   type TimelineSegment,
 } from "../core/timeline/index.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { configPathFor, readConfig, type OpenClawConfig } from "../store/config.js";
+import { keySegments } from "./key-segments.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { finiteNumber } from "../core/coerce.js";
 
@@ -100,6 +104,8 @@ interface Env {
   fmt: (ms: number) => string;
   /** The run's store session: each transcript's lines. */
   session: StoreSession;
+  /** The process environment (where the restore manifests are). */
+  processEnv: NodeJS.ProcessEnv;
 }
 
 function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
@@ -116,6 +122,7 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
   return {
     timeZone,
     session: ctx.session,
+    processEnv: ctx.env,
     restores: (index) => {
       const k = index.location.storePath;
       if (!runs.has(k)) runs.set(k, knownRestores(ctx.env, k));
@@ -132,9 +139,14 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
   };
 }
 
-/** Stream one transcript through the parser into the timeline's facts. */
-async function factsOf(seg: Segment, session: StoreSession): Promise<{ facts: TranscriptFacts; readError: string | null }> {
-  const facts = new TranscriptFacts();
+/** Stream one transcript through the parser into the timeline's facts, cut where the numbering cut it. */
+async function factsOf(
+  seg: Segment,
+  numbered: readonly KeySegment[],
+  session: StoreSession,
+): Promise<{ facts: TranscriptFacts; readError: string | null }> {
+  const cuts = numbered.flatMap((k) => (k.startReset ? [k.startReset.lineNo] : []));
+  const facts = new TranscriptFacts(new Set(cuts));
   let readError: string | null = null;
   for await (const line of session.lines(seg.ref)) {
     if (line.readError) {
@@ -144,13 +156,6 @@ async function factsOf(seg: Segment, session: StoreSession): Promise<{ facts: Tr
     facts.add(parseLine(line));
   }
   return { facts, readError };
-}
-
-function isCurrent(s: SessionRecord, seg: Segment, last: boolean): boolean {
-  if (seg.source === "active") return true;
-  if (seg.source === "window") return s.windows?.find((w) => w.sessionId === seg.sessionId)?.current ?? last;
-  // History falls back to the archive of the current id when its file is gone.
-  return last && seg.sessionId !== null && seg.sessionId === s.sessionId && seg.archive?.reason === "reset";
 }
 
 function policyFor(index: StoreIndex, s: SessionRecord, env: Env): PolicyReport {
@@ -168,22 +173,41 @@ function policyFor(index: StoreIndex, s: SessionRecord, env: Env): PolicyReport 
   return { ...policy, description: describePolicy(policy) };
 }
 
+/** The key's transcripts, each with its numbered segments. */
+function byTranscript(numbered: readonly KeySegment[]): Array<{ seg: Segment; numbered: KeySegment[] }> {
+  const out: Array<{ seg: Segment; numbered: KeySegment[] }> = [];
+  for (const k of numbered) {
+    const last = out.at(-1);
+    if (last?.seg === k.transcript) last.numbered.push(k);
+    else out.push({ seg: k.transcript, numbered: [k] });
+  }
+  return out;
+}
+
+/** One stretch per numbered segment, even when a reset row the numbering read was not met again (the file changed). */
+function padded(stretches: StretchFacts[], count: number): StretchFacts[] {
+  const out = stretches.slice(0, Math.max(count, 1));
+  while (out.length < count) out.push(emptyStretch(null));
+  return out;
+}
+
 async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores: StoreHeader[]): Promise<TimelineResult> {
   const policy = policyFor(index, s, env);
-  const segs = segmentsOf(s, { restores: env.restores(index) });
+  const numbered = await keySegments(s, index, env.session, env.processEnv, env.restores(index));
+  const segs = byTranscript(numbered);
   const sources: SegmentSource[] = [];
-  for (let i = 0; i < segs.length; i++) {
-    const seg = segs[i]!;
-    const { facts, readError } = await factsOf(seg, env.session);
+  for (const [i, { seg, numbered: own }] of segs.entries()) {
+    const { facts, readError } = await factsOf(seg, own, env.session);
     sources.push({
       sessionId: seg.sessionId,
       path: seg.path,
       source: seg.source,
       archive: seg.archive,
-      current: isCurrent(s, seg, i === segs.length - 1),
-      stretches: facts.finish(),
+      current: isCurrentTranscript(s, seg, i === segs.length - 1),
+      stretches: padded(facts.finish(), own.length),
       problems: facts.problems,
       readError,
+      numbered: own,
       ...(seg.trimmed ? { trimmed: true } : {}),
       ...(seg.label ? { label: seg.label } : {}),
       ...(seg.restore ? { restore: seg.restore } : {}),
@@ -213,7 +237,7 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
   if (segs.length === 0) notes.push("no transcript of this key is on disk");
   else if (!core.segments.some((x) => x.current)) notes.push(`the current sessionId ${s.sessionId ?? "(none)"} has no transcript on disk`);
   for (const x of core.segments) if (x.readError) notes.push(`${x.path}: read stopped early (${x.readError})`);
-  for (const seg of segs) if (seg.unresolvedSessionFile) notes.push(`${seg.path}: ${seg.label}`);
+  for (const { seg } of segs) if (seg.unresolvedSessionFile) notes.push(`${seg.path}: ${seg.label}`);
   return {
     schemaVersion: TIMELINE_SCHEMA_VERSION,
     store: storeHeader(index),

@@ -1,7 +1,8 @@
 /**
  * The logical conversation of a key across resets (openclaw-storage.md §5.6): the transcripts of
  * its earlier sessionIds and the current one, oldest first. This is the tool's own view, not an
- * OpenClaw mode; `history --archived`, `timeline` and `export --archived` all read it.
+ * OpenClaw mode. These are transcripts, not yet segments: core/key-segments.ts cuts each at its
+ * reset rows and numbers the stretches, the one "segment N" of every command.
  *
  * Two kinds of file OpenClaw itself does not show are in it, each labelled:
  * - a `.bak` of gateway `sessions.compact {maxLines}`: the transcript before the trim. The live
@@ -70,7 +71,11 @@ export interface SegmentRestore {
    * file; SQLite: opened a new window after this one); "copy": restore wrote this segment.
    */
   role: "ended" | "copy";
-  /** For a copy: the 1-based position (in this list) of the segment it copies, when that is here. */
+  /**
+   * For a copy: what it copies, when that is here. In `segmentsOf`'s list: the 1-based position of
+   * the transcript (file era, from the manifest); in the numbered segments (core/key-segments.ts)
+   * and every command's output: the segment number.
+   */
   copyOf?: number;
 }
 
@@ -141,10 +146,6 @@ export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment
   });
 }
 
-function isoOf(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
 /** The entries of `ref` that none of `earlier` holds: a restored copy shows only what is new in it. */
 function withoutEarlier(ref: TranscriptRef, earlier: TranscriptRef[]): TranscriptRef {
   if (earlier.length === 0 || ref.kind === "sqlite-archive") return ref;
@@ -173,10 +174,6 @@ export function markRestores(segments: Segment[], sessionKey: string, restores: 
       const copy = out[copyAt]!;
       copy.restore = { ...mark, role: "copy", ...(sourceAt >= 0 ? { copyOf: sourceAt + 1 } : {}) };
       if (sourceAt >= 0) copy.ref = withoutEarlier(copy.ref, [out[sourceAt]!.ref]);
-      copy.label =
-        sourceAt >= 0
-          ? `restored by openclaw-sessions at ${isoOf(r.at)}: a copy of segment ${sourceAt + 1}; its entries are shown there, only what came after the restore here`
-          : `${r.op === "create-key" ? "re-attached to this key" : "restored"} by openclaw-sessions at ${isoOf(r.at)}`;
     } else {
       const copyAt = out.findIndex((x) => x.source === "window" && x.sessionId === r.sessionId);
       if (copyAt < 0) continue;
@@ -191,10 +188,6 @@ export function markRestores(segments: Segment[], sessionKey: string, restores: 
           copy.ref,
           earlier.map((x) => x.ref),
         );
-      copy.label =
-        r.op === "undelete"
-          ? `undeleted by openclaw-sessions at ${isoOf(r.at)}`
-          : `restored by openclaw-sessions at ${isoOf(r.at)} (${r.op === "unreset" ? "un-reset" : "re-import"} into a new window): the lines earlier segments hold are shown there, only what came after the restore here`;
     }
   }
   return out;

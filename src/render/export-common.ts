@@ -24,8 +24,27 @@ export function segmentTitle(seg: ExportSegmentInfo, tz = "UTC"): string {
         : seg.source === "reset-archive"
           ? "reset archive (OpenClaw's fallback: the active file is missing)"
           : `${seg.archiveReason ?? "archived"} archive`;
+  const part = seg.stretch > 0 ? ` (after reset row ${seg.stretch})` : "";
   const when = seg.archivedAt !== null ? `, archived ${readableTime(seg.archivedAt, tz)}` : "";
-  return `Segment ${seg.index}: ${what}${when}`;
+  return `Segment ${seg.index}: ${what}${part}${when}`;
+}
+
+/**
+ * What the divider before a segment says: the reset row that opened it (SQLite), this tool's
+ * restore, or a reset between transcripts. Null for the first segment.
+ */
+export function dividerText(seg: ExportSegmentInfo, h: ExportHeader, tz = "UTC"): { title: string; detail: string } | null {
+  if (seg.index <= 1) return null;
+  const row = seg.startReset;
+  if (row) {
+    const why = row.reason ? ` "${safeLine(row.reason)}"` : "";
+    const when = row.time !== null ? ` at ${readableTime(row.time, tz)}` : "";
+    // The row is the segment's #1, as `history --archived` numbers it.
+    return { title: "Reset", detail: `#1, reset row${why}${when}: the conversation starts over below, in the same window` };
+  }
+  if (h.segments[seg.index - 2]?.endReason === "restore")
+    return { title: "Restore", detail: "openclaw-sessions made an earlier segment the current one again below" };
+  return { title: "Reset", detail: "a new session begins below" };
 }
 
 export function viewLabel(h: ExportHeader): string {

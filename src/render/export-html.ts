@@ -6,6 +6,7 @@ import type { ExportHeader, ExportItem, ExportSegmentInfo } from "../commands/ex
 import {
   type ExportReporter,
   compactionTokens,
+  dividerText,
   readableTime,
   roleLabel,
   segmentTitle,
@@ -118,13 +119,14 @@ ${h.segments.length ? `<ol class="segments">${segs}</ol>` : `<p class="empty">No
 }
 
 function renderSegmentStart(seg: ExportSegmentInfo, h: ExportHeader, tz: string): string {
-  const divider =
-    seg.index > 1
-      ? `<div class="divider" role="separator">Reset: a new session begins${seg.sessionId ? ` (${esc(seg.sessionId)})` : ""}</div>\n`
-      : "";
+  const d = dividerText(seg, h, tz);
+  const divider = d
+    ? `<div class="divider" role="separator">${esc(d.title)}: ${esc(d.detail)}${seg.sessionId ? ` (${esc(seg.sessionId)})` : ""}</div>\n`
+    : "";
+  const label = seg.label ? `<p class="where">${esc(seg.label)}</p>` : "";
   const head =
     h.segments.length > 1 || h.view === "archived"
-      ? `<h2>${esc(segmentTitle(seg, tz))}</h2><p class="where"><code>${esc(seg.path)}</code></p>\n`
+      ? `<h2>${esc(segmentTitle(seg, tz))}</h2><p class="where"><code>${esc(seg.path)}</code></p>${label}\n`
       : "";
   return `${divider}<section class="segment" id="segment-${seg.index}">\n${head}`;
 }

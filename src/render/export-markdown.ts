@@ -3,6 +3,7 @@ import type { ExportHeader, ExportItem, ExportSegmentInfo } from "../commands/ex
 import {
   type ExportReporter,
   compactionTokens,
+  dividerText,
   readableTime,
   roleLabel,
   segmentTitle,
@@ -80,10 +81,12 @@ function renderHead(h: ExportHeader, tz: string): string {
 }
 
 function renderSegmentStart(seg: ExportSegmentInfo, h: ExportHeader, tz: string): string {
-  const divider = seg.index > 1 ? "---\n\n> 🔁 **Reset**: a new session begins below.\n\n" : "";
+  const d = dividerText(seg, h, tz);
+  const divider = d ? `---\n\n> ${d.title === "Restore" ? "↩" : "🔁"} **${d.title}**: ${d.detail}.\n\n` : "";
+  const label = seg.label ? `_${escapeInline(safeLine(seg.label))}_\n\n` : "";
   const head =
     h.segments.length > 1 || h.view === "archived"
-      ? `## ${segmentTitle(seg, tz)}\n\nsession ${code(safeLine(seg.sessionId ?? "?"))} · ${code(safeLine(seg.path))}\n\n`
+      ? `## ${segmentTitle(seg, tz)}\n\nsession ${code(safeLine(seg.sessionId ?? "?"))} · ${code(safeLine(seg.path))}\n\n${label}`
       : "";
   return divider + head;
 }

@@ -119,6 +119,20 @@ describe("history CLI", () => {
     expect(out.stderr).toMatch(/not inside the store/);
   });
 
+  it("--segment past the last: a usage error naming how many segments the key has, shown with -q too", async () => {
+    for (const format of [[], ["--json"], ["--jsonl"]]) {
+      const r = await cli(["history", MAIN, "--segment", "9", "-q", ...format, "--state-dir", state("single-active")]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${MAIN} has 1 segment; there is no segment 9`);
+      expect(r.stdout).not.toMatch(/"messages"|"recordType":\s*"message"|#1 /);
+    }
+    const json = await cli(["history", MAIN, "--segment", "9", "--json", "--state-dir", state("single-active")]);
+    expect(json.json().error).toMatchObject({ code: "SEGMENT_OUT_OF_RANGE", kind: "usage", segments: 1, requested: 9 });
+    const last = await cli(["history", MAIN, "--segment", "1", "-q", "--json", "--state-dir", state("single-active")]);
+    expect(last.code).toBe(0);
+    expect(last.json().segments).toHaveLength(1);
+  });
+
   it("SQLite store: --agent picks the database, the 9.6 window", async () => {
     const r = await cli(["history", "agent:work:main", "--state-dir", state("sqlite-basic", "sqlite"), "--agent", "work", "--json"]);
     expect(r.code).toBe(0);

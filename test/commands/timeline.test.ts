@@ -208,3 +208,30 @@ describe("timeline on a broken store", () => {
     expect(res.json().keys).toEqual([]);
   });
 });
+
+describe("timeline after this tool's restore: the copy counts its messages and names the segment it copies", () => {
+  const restoreThen = async (era: "files" | "sqlite", scenario: string, key: string, segment: string) => {
+    const s = copyState(era, scenario);
+    const env = { HOME: s.home, XDG_STATE_HOME: path.join(s.root, "xdg") };
+    const args = ["--state-dir", s.stateDir, "--tz", "UTC"];
+    expect((await cli(["restore", "--key", key, "--segment", segment, "--yes", ...args], { env })).code).toBe(0);
+    const json = (await cli(["timeline", key, "--json", ...args], { env })).json() as TimelineResult;
+    const text = (await cli(["timeline", key, ...args], { env })).stdout;
+    return { current: json.segments.at(-1)!, text };
+  };
+
+  it("SQLite un-reset of segment 1 (sqlite-reset): its 4 messages, a copy of segment 1", async () => {
+    const { current, text } = await restoreThen("sqlite", "sqlite-reset", "agent:main:main", "1");
+    expect(current).toMatchObject({ current: true, messages: 4, copy: { of: 1, newMessages: 0 }, restore: { role: "copy", copyOf: 1 } });
+    expect(current.label).toContain("a copy of segment 1");
+    expect(text).toMatch(/segment 5 {2}\S+ started \(current\)\n.*4 messages/);
+    expect(text).not.toContain("0 messages");
+  });
+
+  it("file-era restore of segment 2 (reset-chain): its 2 messages, a copy of segment 2", async () => {
+    const { current, text } = await restoreThen("files", "reset-chain", RESET_CHAIN_KEY, "2");
+    expect(current).toMatchObject({ current: true, messages: 2, copy: { of: 2, newMessages: 0 }, restore: { role: "copy", copyOf: 2 } });
+    expect(current.label).toContain("a copy of segment 2");
+    expect(text).toContain("a copy of segment 2");
+  });
+});

@@ -137,6 +137,15 @@ describe("the shipped SKILL.md", () => {
           expect(read.segments[0].sessionId).toBe(s.sessionId);
         }
 
+        // "A --segment past the last exits 2 with error.code SEGMENT_OUT_OF_RANGE and error.segments."
+        const past = await cli([
+          ...argv(history!.command, { key: store.key, n: String(tl.segments.length + 1) }),
+          "--state-dir",
+          store.state,
+        ]);
+        expect(past.code).toBe(2);
+        expect(past.json().error).toMatchObject({ code: "SEGMENT_OUT_OF_RANGE", segments: tl.segments.length });
+
         const earlier = tl.segments.length - 1;
         const p = await run(pack!, { key: store.key, n: String(earlier) });
         // "--segments <n> takes the last n segments before the current one"; "cut is null when everything fit".

@@ -8,6 +8,7 @@ import type { StretchFacts } from "./facts.js";
 import { inferEndReason, type Boundary, type EndReason } from "./infer.js";
 import type { ResetPolicy } from "./policy.js";
 import { explainCompactionCount, type CompactionCountReport } from "./compaction-count.js";
+import type { KeySegment } from "../key-segments.js";
 import type { SegmentRestore } from "../segments.js";
 
 export interface SegmentSource {
@@ -27,6 +28,11 @@ export interface SegmentSource {
   label?: string;
   /** This tool's restore archived this transcript or wrote it (its manifest says so). */
   restore?: SegmentRestore;
+  /**
+   * The key's segments this transcript holds, one per stretch (core/key-segments.ts): the one
+   * numbering, where the stretches were cut, and what each segment's first and last message is.
+   */
+  numbered: readonly KeySegment[];
 }
 
 export interface BakFile {
@@ -71,8 +77,15 @@ export interface TimelineSegment {
   endReason: EndReason | null;
   problems: number;
   readError?: string;
-  /** Set when OpenClaw does not show this transcript: why (a `.bak` trim, a sessionFile that does not resolve). */
+  /** Its first and last message on the active path, as every command numbers segments (a restored copy: what came after the restore). */
+  firstMessageId: string | null;
+  lastMessageId: string | null;
+  /** Set when OpenClaw does not show this transcript: why (a `.bak` trim, a sessionFile that does not resolve, a restored copy). */
   label?: string;
+  /** This tool's restore ended this segment or wrote it (`copyOf`: the segment number it copies). */
+  restore?: SegmentRestore;
+  /** A copy this tool's restore wrote: the segment it copies (null: not among these) and the messages added since the restore; `messages` counts the copied ones too. */
+  copy?: { of: number | null; newMessages: number };
 }
 
 export type TimelineEventType =
@@ -312,6 +325,29 @@ interface Ending {
   reason: EndReason;
 }
 
+/** What the numbering says of a stretch: its message ids, its label and restore mark, a copy's whole count. */
+function numberedFields(f: Flat): Pick<TimelineSegment, "firstMessageId" | "lastMessageId" | "label" | "restore" | "copy" | "messages"> {
+  const k = f.src.numbered[f.stretch];
+  if (!k) {
+    return {
+      firstMessageId: null,
+      lastMessageId: null,
+      messages: f.facts.messages,
+      ...(f.src.label ? { label: f.src.label } : {}),
+      ...(f.src.restore ? { restore: f.src.restore } : {}),
+    };
+  }
+  return {
+    firstMessageId: k.firstMessageId,
+    lastMessageId: k.lastMessageId,
+    // A copy reads only what came after the restore; it holds what it copied too.
+    messages: k.copy ? k.copy.messages : f.facts.messages,
+    ...(k.label ? { label: k.label } : {}),
+    ...(k.restore ? { restore: k.restore } : {}),
+    ...(k.copy ? { copy: { of: k.copy.of, newMessages: k.messages } } : {}),
+  };
+}
+
 /** Stretch i as a segment, and its ending. */
 function segmentAt(flat: readonly Flat[], i: number, input: TimelineInput): { segment: TimelineSegment; ending: Ending | null } {
   const f = flat[i]!;
@@ -359,13 +395,11 @@ function segmentAt(flat: readonly Flat[], i: number, input: TimelineInput): { se
     endedAtIso: iso(endedAt),
     lastActivityAt: f.facts.lastActivityTime ?? f.facts.lastEntryTime,
     headerTimestamp: f.stretch === 0 ? f.facts.headerTime : null,
-    messages: f.facts.messages,
     compactions: f.facts.compactions.length,
     endReason: reason,
     problems: f.lastOfSource ? f.src.problems : 0,
     ...(f.src.readError && f.lastOfSource ? { readError: f.src.readError } : {}),
-    ...(f.src.label ? { label: f.src.label } : {}),
-    ...(f.src.restore ? { restore: f.src.restore } : {}),
+    ...numberedFields(f),
   };
   return { segment, ending: reason ? { b, reason } : null };
 }

@@ -1,7 +1,7 @@
 /**
  * What the timeline needs from one transcript, gathered in a single streamed pass over its parsed
- * records. A SQLite window is split at its `reset` rows into stretches (transcript-format.md §10);
- * a 7.1 file has no reset rows and gives one stretch.
+ * records. A SQLite window is split at its `reset` rows into stretches (transcript-format.md §10),
+ * where the key's one numbering cuts it; a 7.1 file has no reset rows and gives one stretch.
  */
 import type { ParsedRecord } from "../transcript/parse.js";
 import { contentText, TEXT_96 } from "../transcript/text.js";
@@ -109,10 +109,16 @@ export function emptyStretch(startReset: ResetRowFact | null): StretchFacts {
   };
 }
 
-/** Feed it every parsed record of one transcript in order; `finish()` gives the stretches. */
+/**
+ * Feed it every parsed record of one transcript in order; `finish()` gives the stretches. `cutAt`:
+ * the line numbers of the reset rows that cut it (the numbering's, core/key-segments.ts: those on
+ * the active path); without it, every reset row cuts.
+ */
 export class TranscriptFacts {
   private stretches: StretchFacts[] = [emptyStretch(null)];
   problems = 0;
+
+  constructor(private readonly cutAt: ReadonlySet<number> | null = null) {}
 
   private get cur(): StretchFacts {
     return this.stretches[this.stretches.length - 1]!;
@@ -132,7 +138,7 @@ export class TranscriptFacts {
       return;
     }
     const time = timeOf(rec.timestamp, rec.message);
-    if (rec.type === "reset") {
+    if (rec.type === "reset" && (this.cutAt === null || this.cutAt.has(rec.lineNo))) {
       const row: ResetRowFact = {
         entryId: rec.id,
         time,

@@ -32,13 +32,20 @@ export interface HistorySegment {
   endedAtIso: string | null;
   /** Why the segment ended when known: the archive reason, or the reset row's reason. */
   reason: string | null;
+  /** The key's current segment (the last one, when it is the current transcript). */
+  current: boolean;
+  /** Its first and last message on the active path (a restored copy: of what came after the restore); null when none. */
+  firstMessageId: string | null;
+  lastMessageId: string | null;
+  /** Position inside its transcript when a SQLite window's reset rows cut it into several segments. */
+  stretch?: number;
   /** Set once the segment was read (collected results only). */
   messageCount?: number;
   /** Why OpenClaw does not show this transcript: a `.bak` trim (only what the trim removed is read) or a sessionFile that does not resolve. */
   label?: string;
   /** A `.bak` of gateway sessions.compact: only its entries the later transcripts do not hold. */
   trimmed?: boolean;
-  /** This tool's restore archived this segment (`role: "ended"`) or wrote it (`"copy"`: only entries no earlier segment holds are read). */
+  /** This tool's restore archived this segment (`role: "ended"`) or wrote it (`"copy"`: only entries no earlier segment holds are read; `copyOf` = the segment number it copies). */
   restore?: SegmentRestore;
 }
 

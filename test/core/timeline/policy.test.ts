@@ -80,6 +80,7 @@ async function source(events: unknown[], extra: Partial<SegmentSource>): Promise
     current: false,
     stretches: facts.finish(),
     problems: facts.problems,
+    numbered: [],
     ...extra,
   };
 }

@@ -1,0 +1,47 @@
+/**
+ * The segments of a key as every command numbers them (core/key-segments.ts), with this tool's
+ * own restores always in: their run manifests say which transcript a restore ended and which one
+ * is its copy. `timeline`, `history --archived`, `export --archived`, `context-pack` and
+ * `restore --key K --segment n` all call `keySegments`; none counts segments itself.
+ */
+import { numberSegments, readStretches, wholeRef, type KeySegment, type TranscriptRead } from "../core/key-segments.js";
+import type { SessionRecord, StoreIndex } from "../core/model.js";
+import { segmentsOf, type KnownRestore, type Segment } from "../core/segments.js";
+import type { StoreSession } from "../store/index.js";
+import { knownRestores } from "../store/restore-known.js";
+
+/** One transcript's stretches, read through the run's session (a file is pinned for both passes). */
+async function readTranscript(t: Segment, session: StoreSession): Promise<TranscriptRead> {
+  const stretches = await stretchesAt(t.ref, session);
+  if (t.restore?.role !== "copy") return { stretches };
+  // A copy is shown without what earlier segments hold; read whole, it says what it copied.
+  const whole = await stretchesAt(wholeRef(t.ref), session);
+  return { stretches, own: { messages: whole.reduce((n, s) => n + s.messages, 0), firstMessageId: whole[0]?.firstMessageId ?? null } };
+}
+
+async function stretchesAt(ref: Segment["ref"], session: StoreSession) {
+  const source = session.openTranscript(ref);
+  try {
+    return await readStretches(() => source.lines());
+  } finally {
+    await source.close();
+  }
+}
+
+/**
+ * Every segment of `record`, numbered from 1 (the oldest). `restores` defaults to the runs in
+ * the default manifest dir (`knownRestores`); a caller that reads many keys of one store passes
+ * them once.
+ */
+export async function keySegments(
+  record: SessionRecord,
+  index: StoreIndex,
+  session: StoreSession,
+  env: NodeJS.ProcessEnv,
+  restores: readonly KnownRestore[] = knownRestores(env, index.location.storePath),
+): Promise<KeySegment[]> {
+  const transcripts = segmentsOf(record, { restores });
+  const reads: TranscriptRead[] = [];
+  for (const t of transcripts) reads.push(await readTranscript(t, session));
+  return numberSegments(record, transcripts, reads);
+}

@@ -1,0 +1,246 @@
+/**
+ * Segment N of a key, the one numbering every command uses (`timeline`, `history --archived` and
+ * `--segment`, `export --archived`, `context-pack`, `restore --key K --segment n`). The key's
+ * transcripts (`segmentsOf`: archives oldest first, then the active transcript or the SQLite
+ * windows, this tool's own restores marked) are each cut at the `reset` rows on their active
+ * path; the stretches, oldest first, are segments 1, 2, … Pure: the command layer reads the lines
+ * (commands/key-segments.ts) and hands them in as `OpenLines`.
+ */
+import { stringOrNull } from "./coerce.js";
+import { usageError } from "./errors.js";
+import type { SessionRecord, TranscriptRef } from "./model.js";
+import type { Segment, SegmentRestore } from "./segments.js";
+import { entryId } from "./transcript/parse.js";
+import { scanTranscript, walkEntries, type OpenLines } from "./transcript/scan.js";
+import { toEpochMs } from "./when.js";
+
+/** A `reset` row on the active path: where one segment ends and the next begins. */
+export interface ResetCut {
+  entryId: string;
+  lineNo: number;
+  /** The row's `reason` ("new", "reset", …); null when it has none. */
+  reason: string | null;
+  time: number | null;
+}
+
+/** One stretch of a transcript's active path: from its start (or a reset row) to the next reset row (or its end). */
+export interface TranscriptStretch {
+  /** The reset row that opens it; null for the first. */
+  startReset: ResetCut | null;
+  /** The reset row that closes it; null for the last. */
+  endReset: ResetCut | null;
+  /** First and last entry time on the path (the opening reset row included). */
+  startedAt: number | null;
+  endedAt: number | null;
+  /** Entries that carry a `message` (what `history` shows as messages, compactions and resets aside). */
+  messages: number;
+  firstMessageId: string | null;
+  lastMessageId: string | null;
+}
+
+/** What one read of a transcript gives the numbering. */
+export interface TranscriptRead {
+  /** At least one: a transcript with no reset row is one stretch, even when empty. */
+  stretches: TranscriptStretch[];
+  /** A restored copy read whole (not only what no earlier segment holds): what it copied. */
+  own?: { messages: number; firstMessageId: string | null };
+}
+
+/** A restored copy: which segment it copies (null when that is not among the key's segments). */
+export interface SegmentCopy {
+  of: number | null;
+  /** Messages of the copy read whole, the copied ones included. */
+  messages: number;
+}
+
+export interface KeySegment {
+  /** 1 = the oldest. */
+  number: number;
+  /** The transcript (file, window, archive) the segment is part of. */
+  transcript: Segment;
+  /** Position among the stretches of its transcript (0 = the first); `stretches` of them in all. */
+  stretch: number;
+  stretches: number;
+  sessionId: string | null;
+  source: Segment["source"];
+  path: string;
+  startedAt: number | null;
+  endedAt: number | null;
+  /** The reset row's reason, the archive's reason, "restore" when this tool's restore ended it; null when unknown or current. */
+  endReason: string | null;
+  startReset: ResetCut | null;
+  endReset: ResetCut | null;
+  /** Messages the segment shows (a restored copy: only what came after the restore). */
+  messages: number;
+  firstMessageId: string | null;
+  lastMessageId: string | null;
+  /** The key's current segment: the last one, when it is the current transcript (active file, current window, or history's fallback archive). */
+  current: boolean;
+  /** Why OpenClaw does not show it this way (a `.bak` trim, a sessionFile that does not resolve, a restored copy). */
+  label?: string;
+  /** This tool's restore ended this segment (role "ended") or wrote it ("copy", `copyOf` = the segment number it copies). */
+  restore?: SegmentRestore;
+  /** Set on the first segment of a transcript this tool's restore wrote. */
+  copy?: SegmentCopy;
+}
+
+const emptyStretch = (startReset: ResetCut | null): TranscriptStretch => ({
+  startReset,
+  endReset: null,
+  startedAt: null,
+  endedAt: null,
+  messages: 0,
+  firstMessageId: null,
+  lastMessageId: null,
+});
+
+/**
+ * Reads one transcript's active path (a scan, then a walk of the path) and cuts it at its reset
+ * rows. Never throws on content: unreadable lines are skipped, a read error ends the transcript.
+ */
+export async function readStretches(open: OpenLines): Promise<TranscriptStretch[]> {
+  const scan = await scanTranscript(open);
+  const out: TranscriptStretch[] = [];
+  let cur = emptyStretch(null);
+  for await (const w of walkEntries(open, scan.tree, scan.tree.path, scan.diagnostics)) {
+    const ms = toEpochMs(w.rec.timestamp);
+    if (w.rec.type === "reset") {
+      const cut: ResetCut = { entryId: entryId(w.rec), lineNo: w.node.lineNo, reason: stringOrNull(w.rec.raw.reason), time: ms };
+      cur.endReset = cut;
+      out.push(cur);
+      cur = emptyStretch(cut);
+    }
+    if (ms !== null) {
+      cur.startedAt ??= ms;
+      cur.endedAt = ms;
+    }
+    if ("message" in w.rec.raw) {
+      const id = entryId(w.rec);
+      cur.messages += 1;
+      cur.firstMessageId ??= id;
+      cur.lastMessageId = id;
+    }
+  }
+  out.push(cur);
+  return out;
+}
+
+/** A ref read whole: without the entries it leaves to earlier segments (a restored copy, a `.bak` trim). */
+export function wholeRef(ref: TranscriptRef): TranscriptRef {
+  if (ref.kind === "sqlite-archive" || !ref.omitIdsOf) return ref;
+  const { omitIdsOf: _omit, ...whole } = ref;
+  return whole;
+}
+
+/** Whether a transcript is the key's current one (`history`'s source: active file, current window, or the fallback archive). */
+export function isCurrentTranscript(record: SessionRecord, t: Segment, last: boolean): boolean {
+  if (t.source === "active") return true;
+  if (t.source === "window") return record.windows?.find((w) => w.sessionId === t.sessionId)?.current ?? last;
+  // History falls back to the archive of the current id when its file is gone.
+  return last && t.sessionId !== null && t.sessionId === record.sessionId && t.archive?.reason === "reset";
+}
+
+function isoOf(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** The label of a segment this tool's restore wrote, naming the segment it copies. */
+export function copyLabel(r: SegmentRestore, copyOf: number | null): string {
+  const at = isoOf(r.at);
+  const of = copyOf !== null ? `: a copy of segment ${copyOf}` : "";
+  switch (r.op) {
+    case "create-key":
+      return `re-attached to this key by openclaw-sessions at ${at}`;
+    case "undelete":
+      return `undeleted by openclaw-sessions at ${at}`;
+    case "restore":
+      return copyOf !== null
+        ? `restored by openclaw-sessions at ${at}${of}; its entries are shown there, only what came after the restore here`
+        : `restored by openclaw-sessions at ${at}`;
+    default:
+      return `restored by openclaw-sessions at ${at} (${r.op === "unreset" ? "un-reset" : "re-import"} into a new window)${of}; the lines earlier segments hold are shown there, only what came after the restore here`;
+  }
+}
+
+/** The segment a restored copy copies: the file its manifest names, else the first earlier segment that starts with the copy's first message. */
+function copiedSegment(t: Segment, own: TranscriptRead["own"], before: readonly KeySegment[], firstOf: readonly number[]): number | null {
+  const at = t.restore?.copyOf;
+  if (at !== undefined && firstOf[at - 1] !== undefined) return firstOf[at - 1]!;
+  const first = own?.firstMessageId ?? null;
+  if (first === null || t.restore?.op === "undelete" || t.restore?.op === "create-key") return null;
+  return before.find((s) => s.firstMessageId === first)?.number ?? null;
+}
+
+/** How a transcript's last stretch ended: this tool's restore, else its archive reason. */
+function lastEnd(t: Segment): string | null {
+  return t.restore?.role === "ended" ? "restore" : (t.archive?.reason ?? null);
+}
+
+/** The segments of one transcript, numbered after `before`. */
+function transcriptSegments(record: SessionRecord, t: Segment, read: TranscriptRead, before: KeySegment[], last: boolean): KeySegment[] {
+  const n = read.stretches.length;
+  return read.stretches.map((s, k): KeySegment => {
+    const seg: KeySegment = {
+      number: before.length + k + 1,
+      transcript: t,
+      stretch: k,
+      stretches: n,
+      sessionId: t.sessionId,
+      source: t.source,
+      path: t.path,
+      startedAt: s.startedAt,
+      endedAt: s.endedAt,
+      endReason: k < n - 1 ? (s.endReset?.reason ?? "reset") : lastEnd(t),
+      startReset: s.startReset,
+      endReset: s.endReset,
+      messages: s.messages,
+      firstMessageId: s.firstMessageId,
+      lastMessageId: s.lastMessageId,
+      current: last && k === n - 1 && isCurrentTranscript(record, t, last),
+      ...(t.label ? { label: t.label } : {}),
+    };
+    // A restore ends a transcript's last stretch; a copy is its first (later ones are new turns).
+    if (t.restore && (t.restore.role === "ended" ? k === n - 1 : k === 0)) seg.restore = { ...t.restore };
+    return seg;
+  });
+}
+
+/**
+ * Numbers the stretches of a key's transcripts (`reads[i]` is the read of `transcripts[i]`),
+ * oldest first, and names what each restored copy copies.
+ */
+export function numberSegments(record: SessionRecord, transcripts: readonly Segment[], reads: readonly TranscriptRead[]): KeySegment[] {
+  const out: KeySegment[] = [];
+  /** The number of each transcript's first segment. */
+  const firstOf: number[] = [];
+  transcripts.forEach((t, i) => {
+    const read = reads[i]!;
+    firstOf.push(out.length + 1);
+    const segs = transcriptSegments(record, t, read, out, i === transcripts.length - 1);
+    if (t.restore?.role === "copy") {
+      const of = copiedSegment(t, read.own, out, firstOf);
+      const head = segs[0]!;
+      head.restore = { ...t.restore, ...(of !== null ? { copyOf: of } : {}) };
+      if (of === null) delete head.restore.copyOf;
+      head.copy = { of, messages: read.own?.messages ?? head.messages };
+      head.label = copyLabel(t.restore, of);
+    }
+    out.push(...segs);
+  });
+  return out;
+}
+
+/** Segment n of a key, or the one usage error (`SEGMENT_OUT_OF_RANGE`, exit 2) naming how many it has. */
+export function segmentNumbered(segments: readonly KeySegment[], n: number, key: string): KeySegment {
+  const seg = segments[n - 1];
+  if (seg && n >= 1) return seg;
+  const count = segments.length;
+  throw usageError(
+    "SEGMENT_OUT_OF_RANGE",
+    `${key} has ${count} segment${count === 1 ? "" : "s"}; there is no segment ${n}`,
+    count > 0
+      ? `pick 1–${count} (1 = the oldest); \`openclaw-sessions timeline ${key}\` lists them`
+      : "the key has no transcript on disk; `openclaw-sessions ls` lists its files",
+    { segments: count, requested: n },
+  );
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { numberSegments, readStretches, segmentNumbered, type TranscriptRead } from "../../src/core/key-segments.js";
+import { ToolError } from "../../src/core/errors.js";
+import type { SessionRecord } from "../../src/core/model.js";
+import type { Segment } from "../../src/core/segments.js";
+import { linesFromEvents } from "../../src/core/transcript/parse.js";
+
+const msg = (id: string, parentId: string | null, role: string, t: string) => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: t,
+  message: { role, content: [{ type: "text", text: id }] },
+});
+
+const window = [
+  { type: "session", id: "w", timestamp: "2026-07-01T10:00:00.000Z" },
+  msg("a", null, "user", "2026-07-01T10:00:01.000Z"),
+  msg("b", "a", "assistant", "2026-07-01T10:00:02.000Z"),
+  { type: "reset", id: "r1", parentId: "b", timestamp: "2026-07-01T10:01:00.000Z", reason: "new" },
+  msg("c", "r1", "user", "2026-07-01T10:01:01.000Z"),
+  // A branch left behind: not on the active path, so not in any segment's first or last message.
+  msg("x", "c", "assistant", "2026-07-01T10:01:30.000Z"),
+  msg("d", "c", "assistant", "2026-07-01T10:02:00.000Z"),
+];
+
+describe("readStretches", () => {
+  it("cuts the active path at its reset rows: each stretch with its first and last message, times and the rows around it", async () => {
+    const st = await readStretches(linesFromEvents(window));
+    expect(st).toHaveLength(2);
+    expect(st[0]).toMatchObject({ startReset: null, messages: 2, firstMessageId: "a", lastMessageId: "b" });
+    expect(st[0]!.endReset).toMatchObject({ entryId: "r1", reason: "new", lineNo: 4 });
+    expect(st[1]).toMatchObject({ messages: 2, firstMessageId: "c", lastMessageId: "d", endReset: null });
+    expect(st[1]!.startedAt).toBe(Date.parse("2026-07-01T10:01:00.000Z"));
+    expect(st[1]!.endedAt).toBe(Date.parse("2026-07-01T10:02:00.000Z"));
+  });
+  it("an empty transcript is one empty stretch", async () => {
+    expect(await readStretches(linesFromEvents([]))).toEqual([
+      { startReset: null, endReset: null, startedAt: null, endedAt: null, messages: 0, firstMessageId: null, lastMessageId: null },
+    ]);
+  });
+});
+
+const record = { sessionKey: "k", sessionId: "w", windows: [{ sessionId: "w", current: true }] } as unknown as SessionRecord;
+const t = (over: Partial<Segment>): Segment =>
+  ({ sessionId: "w", path: "db#w", ref: { kind: "file", path: "x" }, source: "window", archive: null, evidence: [], ...over }) as Segment;
+
+describe("numberSegments", () => {
+  it("numbers stretches oldest first; the current one is the last; a reset row's reason ends a stretch", async () => {
+    const stretches = await readStretches(linesFromEvents(window));
+    const segs = numberSegments(record, [t({})], [{ stretches }]);
+    expect(segs.map((s) => [s.number, s.stretch, s.stretches, s.endReason, s.current])).toEqual([
+      [1, 0, 2, "new", false],
+      [2, 1, 2, null, true],
+    ]);
+  });
+  it("a restored copy names the segment it copies (by its first message when the manifest does not say), and is labelled so", async () => {
+    const first = await readStretches(linesFromEvents(window.slice(0, 3)));
+    const restore = { runId: "r", at: 0, manifest: "m", op: "unreset" as const, role: "copy" as const };
+    const reads: TranscriptRead[] = [
+      { stretches: first },
+      { stretches: [{ ...first[0]!, messages: 0, firstMessageId: null, lastMessageId: null }], own: { messages: 2, firstMessageId: "a" } },
+    ];
+    const segs = numberSegments(
+      {
+        ...record,
+        windows: [
+          { sessionId: "w", current: false },
+          { sessionId: "c", current: true },
+        ],
+      } as unknown as SessionRecord,
+      [t({ restore: { ...restore, role: "ended" } }), t({ sessionId: "c", restore })],
+      reads,
+    );
+    expect(segs[0]).toMatchObject({ endReason: "restore", restore: { role: "ended" } });
+    expect(segs[1]).toMatchObject({ current: true, copy: { of: 1, messages: 2 }, restore: { role: "copy", copyOf: 1 } });
+    expect(segs[1]!.label).toContain("a copy of segment 1");
+  });
+});
+
+describe("segmentNumbered", () => {
+  it("past the last: SEGMENT_OUT_OF_RANGE (usage, exit 2) naming how many there are", async () => {
+    const segs = numberSegments(record, [t({})], [{ stretches: await readStretches(linesFromEvents(window)) }]);
+    expect(segmentNumbered(segs, 2, "k").number).toBe(2);
+    let err: unknown;
+    try {
+      segmentNumbered(segs, 9, "k");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ToolError);
+    expect(err).toMatchObject({ code: "SEGMENT_OUT_OF_RANGE", exitCode: 2, message: "k has 2 segments; there is no segment 9" });
+  });
+});

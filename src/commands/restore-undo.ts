@@ -19,6 +19,7 @@ import { isInterrupted, listRuns, writeManifest, type RunRecord } from "../store
 import { fileStepShapes, planUndo, readFileManifest, undoSteps, type UndoAction } from "../store/files/restore-apply.js";
 import { afterStateDifferences, guardStore, lockedTranscripts, type WriteContext } from "../store/files/restore-guard.js";
 import { undoSqlite, type SqliteUndoAction } from "../store/sqlite/restore-write.js";
+import { readingForRestore } from "./restore-target.js";
 
 export interface UndoResult {
   schemaVersion: number;
@@ -67,7 +68,8 @@ async function checkUndoStore(m: RestoreManifest, ctx: UndoContext): Promise<voi
   }
   const sel = ctx.selection;
   if (!sel || [sel.stateDir, sel.profile, sel.agent, sel.sessionsDir, sel.store].every((v) => v === undefined)) return;
-  const stores = await ctx.session.indexes(sel);
+  // Only the stores' paths are compared: a transcript their listing could not read is no part of the undo.
+  const { value: stores } = await readingForRestore(() => ctx.session.indexes(sel));
   if (!stores.some((i) => i.location.storePath === m.storePath)) {
     throw refusedError(
       "MANIFEST_STORE_MISMATCH",

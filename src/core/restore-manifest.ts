@@ -57,11 +57,14 @@ export interface SqliteManifestPart {
   op: "undelete" | "unreset" | "reimport";
   /** The rows as planned. */
   rows: PlannedRow[];
-  nodeBefore: { entryJson: string; currentSessionId: string; updatedAt: number | null } | null;
+  /** The node before an update; `entryValid` when it was not 1 (a placeholder's -1, put back by undo). */
+  nodeBefore: { entryJson: string; currentSessionId: string; updatedAt: number | null; entryValid?: number } | null;
   nodeAfter: { entryJson: string; currentSessionId: string; updatedAt: number };
   pendingValidationBefore: boolean;
-  /** Rows the new window holds (header included) as the restore wrote it. */
+  /** Rows the new window holds (header included) as the restore wrote it; in place, the rows the kept window held. */
   eventRows: number;
+  /** Undelete in place: the key was pointed at a window that existed (a placeholder's); undo keeps the window. */
+  existingWindow?: true;
   /**
    * Agent schema 24: the key's `session_entry_snapshots` rows before and after the restore and the
    * node's `snapshot_revision` before; undo puts them back exactly. Absent for a schema-23 store.
@@ -158,6 +161,10 @@ function sqliteProblems(m: RestoreManifest, runDir: string): string[] {
   const tables = new Set<string>(RESTORE_TABLES);
   for (const r of part.rows) if (!tables.has(r.table)) out.push(`row of table ${String(r.table)} is not one restore writes`);
   if (part.snapshots !== undefined) out.push(...snapshotProblems(part.snapshots));
+  const valid: unknown = part.nodeBefore?.entryValid;
+  if (valid !== undefined && valid !== -1 && valid !== 0) out.push(`nodeBefore.entryValid ${String(valid)} is neither -1 nor 0`);
+  if (part.existingWindow !== undefined && (part.existingWindow !== true || part.op !== "undelete" || part.nodeBefore === null))
+    out.push("existingWindow is only an undelete's of a placeholder row");
   if (typeof m.sessionId !== "string" || m.sessionId.length === 0) out.push("no sessionId");
   return out;
 }

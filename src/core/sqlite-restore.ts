@@ -98,7 +98,8 @@ export interface SqliteFacts {
 }
 
 export interface SqliteRestoreSource {
-  kind: "archive-row" | "archive-file" | "window-segment" | "legacy-file";
+  /** "window": a window kept whole (a placeholder's, undeleted in place). */
+  kind: "archive-row" | "archive-file" | "window-segment" | "window" | "legacy-file";
   /** What the user named: an archive name, a file path, or `<key> segment <n>`. */
   label: string;
   sha256: string | null;
@@ -124,8 +125,13 @@ export interface SqliteRestorePlan {
   warnings: string[];
   /** What OpenClaw does not archive and the restore cannot bring back. */
   notRecovered: string[];
-  /** The node's raw before-state (update) for the writer's plan-still-holds check. */
-  nodeBefore: { entryJson: string; currentSessionId: string; updatedAt: number | null } | null;
+  /** The node's raw before-state (update) for the writer's plan-still-holds check; `entryValid` when it is not 1 (a placeholder's -1). */
+  nodeBefore: { entryJson: string; currentSessionId: string; updatedAt: number | null; entryValid?: number } | null;
+  /**
+   * Undelete in place: the key is pointed at a window that exists (a placeholder's, which holds the
+   * whole conversation); no window row is written, the window's events are left as they are.
+   */
+  existingWindow?: { sessionId: string; events: number };
   /** session_canonical_validation_pending held the key before (undo puts it back as it was). */
   pendingValidationBefore: boolean;
   /** Schema 24: the key's snapshot rows before and after, and the node's snapshot_revision before; null at 23. */
@@ -311,10 +317,11 @@ export function schemaRefusal(stamp: SchemaStamp): Refusal | null {
 }
 
 /** Refusals from the target's state (§2.3): schema, gateway, harness/ACP, initializing, cold, pending. */
-export function stateRefusals(op: SqliteRestoreOp, sessionKey: string, facts: SqliteFacts): Refusal[] {
+export function stateRefusals(op: SqliteRestoreOp, sessionKey: string, facts: SqliteFacts, inPlace = false): Refusal[] {
   const out: Refusal[] = [...facts.lockRefusals];
   const schema = schemaRefusal(facts.stamp);
   if (schema) out.push(schema);
+  if (inPlace) return [...out, ...placeholderRefusals(sessionKey, facts)];
   if (facts.windowWithNewId) {
     out.push({
       code: "WINDOW_EXISTS",
@@ -354,6 +361,46 @@ export function stateRefusals(op: SqliteRestoreOp, sessionKey: string, facts: Sq
     return out;
   }
   out.push(...nodeRefusals(sessionKey, node, node.entry, facts));
+  return out;
+}
+
+/** A `deleteTranscript:false` placeholder row: `entry_json` `{}`, `entry_valid` -1 (OpenClaw's clearSqliteSessionEntryPreservingWindows). */
+function isPlaceholderNode(node: NodeFacts): boolean {
+  return node.entryJson.trim() === "{}" && node.entryValid === -1;
+}
+
+/**
+ * Undelete in place (a placeholder's window): the key's node must still be the placeholder, the
+ * window (`windowWithNewId`) still its own, not in cold storage, with no input queued for it.
+ */
+function placeholderRefusals(sessionKey: string, facts: SqliteFacts): Refusal[] {
+  const out: Refusal[] = [];
+  const { node, windowWithNewId: win } = facts;
+  if (!node || !isPlaceholderNode(node))
+    out.push({
+      code: node?.entry ? "KEY_EXISTS" : "STORE_CHANGED",
+      message: node?.entry
+        ? `${sessionKey} has an entry again (its window is no longer a deleted session's)`
+        : `${sessionKey} is no longer the placeholder row sessions.delete left: the store changed since it was read`,
+      hint: "plan again; `openclaw-sessions ls` shows the key as it is now",
+      exitCode: 5,
+    });
+  if (win?.sessionKey !== sessionKey)
+    out.push({
+      code: "STORE_CHANGED",
+      message: `the window is ${win ? `owned by ${win.sessionKey}` : "gone"}, not by ${sessionKey}: the store changed since it was read`,
+      hint: "plan again",
+      exitCode: 5,
+    });
+  if (facts.coldArchives > 0)
+    out.push({
+      code: "WINDOW_COLD",
+      message: `the window of ${sessionKey} is in cold storage`,
+      hint: "let OpenClaw thaw it, then plan again",
+      exitCode: 5,
+    });
+  if (facts.pendingInputs > 0)
+    out.push({ code: "PENDING_INPUTS", message: `${sessionKey} has ${facts.pendingInputs} queued input(s)`, exitCode: 5 });
   return out;
 }
 

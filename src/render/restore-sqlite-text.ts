@@ -32,7 +32,11 @@ export function renderSqliteRestoreText(r: SqliteRestoreResult, style: Style, wi
   out.push(`${style.c.bold(verb)}: ${OPS[r.operation]}\n`);
   out.push(`  source     ${safeLine(truncate(r.source.label, 100))}${r.source.sha256 ? `, sha256 ${r.source.sha256.slice(0, 12)}` : ""}\n`);
   out.push(`  key        ${safeLine(r.sessionKey)}\n`);
-  out.push(`  window     ${r.previousSessionId ?? "(none)"} → ${r.sessionId} (${r.eventCount} line(s) after the header, original order)\n`);
+  out.push(
+    r.source.kind === "window"
+      ? `  window     ${r.sessionId}, kept as it is (its ${r.eventCount} line(s), the header included: nothing is copied)\n`
+      : `  window     ${r.previousSessionId ?? "(none)"} → ${r.sessionId} (${r.eventCount} line(s) after the header, original order)\n`,
+  );
   if (r.rows.length > 0) {
     // Events and identities are many; the table groups them, --json lists each row.
     const t = restoreTable(["#", "TABLE", "OP", "KEY", "ROWS"], style, width);

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { NodeFacts, SqliteFacts, SqlValue, SourceLine, WindowFacts } from "../../core/sqlite-restore.js";
 import { zstdDecompressSync } from "../lines.js";
+import { noteUnreadable, readRegularFileSync } from "../safe-read.js";
 import { openSqliteReadOnly, type SqliteDb, type SqliteRow } from "./driver.js";
 import {
   hasTable,
@@ -136,6 +137,11 @@ export function snapshotRevision(db: SqliteDb, sessionKey: string): number | nul
   return sqlNumber(db.get("SELECT snapshot_revision FROM session_nodes WHERE session_key = ?", sessionKey)?.snapshot_revision);
 }
 
+/** How many rows a window holds (its header included). */
+export function windowEventCount(db: SqliteDb, sessionId: string): number {
+  return sqlNumber(db.get("SELECT count(*) AS n FROM transcript_events WHERE session_id = ?", sessionId)?.n) ?? 0;
+}
+
 /** The facts the refusals need, for a key (may be absent) and the window id the restore creates. */
 export function readRestoreFacts(db: SqliteDb, sessionKey: string, newSessionId: string): Omit<SqliteFacts, "lockRefusals"> {
   const node = readNode(db, sessionKey);
@@ -167,6 +173,33 @@ export function readRestoreFacts(db: SqliteDb, sessionKey: string, newSessionId:
   };
 }
 
+/** Files restore reads whole (an archive, a legacy JSONL): far above any real transcript, below Node's Buffer limit. */
+const MAX_SOURCE_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * A source file's bytes, or null when there is no such file. Only a regular file is opened (a FIFO
+ * would block forever); anything else is the one "cannot read <path>: <cause>" error (exit 3).
+ */
+export function readSourceFile(file: string): Buffer | null {
+  try {
+    fs.lstatSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw noteUnreadable(file, err);
+  }
+  return readRegularFileSync(file, MAX_SOURCE_BYTES);
+}
+
+/** A source document decoded: a zstd stream that is none (or a bomb) is unreadable, named by `label`. */
+function decoded(bytes: Buffer, encoding: string, label: string): Buffer {
+  if (encoding !== "zstd") return bytes;
+  try {
+    return zstdDecompressSync(bytes);
+  } catch (err) {
+    throw noteUnreadable(label, err);
+  }
+}
+
 export interface ArchiveSource {
   row: TranscriptArchiveRow | null;
   /** The published file, when it exists. */
@@ -196,13 +229,14 @@ export function readArchiveSource(db: SqliteDb, archiveName: string, file: strin
   let encoding = "zstd";
   let shaMismatch = false;
   let fileStale = false;
+  const published = file === null ? null : readSourceFile(file);
   if (blob && sha256Of(blob.blob) === row!.archiveSha256) {
     bytes = blob.blob;
     encoding = blob.encoding;
-    fileStale = file !== null && fs.existsSync(file) && sha256Of(fs.readFileSync(file)) !== row!.archiveSha256;
-  } else if (file && fs.existsSync(file)) {
-    bytes = fs.readFileSync(file);
-    encoding = file.endsWith(".zst") ? "zstd" : "identity";
+    fileStale = published !== null && sha256Of(published) !== row!.archiveSha256;
+  } else if (published) {
+    bytes = published;
+    encoding = file!.endsWith(".zst") ? "zstd" : "identity";
     if (row && sha256Of(bytes) !== row.archiveSha256) shaMismatch = true;
   } else if (blob) {
     bytes = blob.blob;
@@ -210,8 +244,7 @@ export function readArchiveSource(db: SqliteDb, archiveName: string, file: strin
     shaMismatch = true;
   }
   if (!bytes) return null;
-  const doc = encoding === "zstd" ? zstdDecompressSync(bytes) : bytes;
-  const lines = documentLines(doc);
+  const lines = documentLines(decoded(bytes, encoding, bytes === published ? file! : `${db.dbPath}#archive/${archiveName}`));
   const headerId = lines[0]?.value?.id;
   return {
     row,

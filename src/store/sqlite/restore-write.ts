@@ -141,19 +141,34 @@ function checkStillPlanned(db: DatabaseSync, plan: SqliteRestorePlan): void {
   const sameSnapshots =
     snapshotsAre(db, plan.sessionKey, snaps?.before ?? null) &&
     (snaps === null || snapshotsNow(db, plan.sessionKey).revision === snaps.revisionBefore);
-  const window = db.prepare("SELECT session_key FROM session_windows WHERE session_id = ?").get(plan.sessionId);
-  if (!nodeSame || !sameSnapshots || window) {
+  const window = db.prepare("SELECT session_key FROM session_windows WHERE session_id = ?").get(plan.sessionId) as
+    | { session_key: string }
+    | undefined;
+  // A new window must not exist yet; a kept one (undelete in place) must be the key's still, as many rows as planned.
+  const kept = plan.existingWindow;
+  const windowSame = kept
+    ? window?.session_key === plan.sessionKey && eventCount(db, plan.sessionId) === kept.events
+    : window === undefined;
+  if (!nodeSame || !sameSnapshots || !windowSame) {
     const what = !nodeSame
       ? "its session_nodes row"
       : !sameSnapshots
         ? "its session_entry_snapshots rows"
-        : `window ${plan.sessionId} appeared`;
+        : kept
+          ? `window ${plan.sessionId} changed`
+          : `window ${plan.sessionId} appeared`;
     throw refusedError("STORE_CHANGED", `${plan.sessionKey} changed since the plan was made (${what}); nothing was written`, "plan again");
   }
 }
 
-/** What the read-back compares: the plan's key, window and rows; at schema 24 the snapshot rows after. */
-export type ReadBackPlan = Pick<SqliteRestorePlan, "sessionKey" | "sessionId" | "rows"> & { snapshots?: SnapshotChange | null };
+/** What the read-back compares: the plan's key, window and rows; at schema 24 the snapshot rows after; a kept window's rows. */
+export type ReadBackPlan = Pick<SqliteRestorePlan, "sessionKey" | "sessionId" | "rows"> & {
+  snapshots?: SnapshotChange | null;
+  existingWindow?: SqliteRestorePlan["existingWindow"];
+};
+
+const eventCount = (db: DatabaseSync, sessionId: string) =>
+  Number((db.prepare("SELECT count(*) AS n FROM transcript_events WHERE session_id = ?").get(sessionId) as { n: number }).n);
 
 /** §2.5 on the committed rows, plus foreign_key_check and quick_check. Returns the problems. */
 export function verifyRestored(db: DatabaseSync, plan: ReadBackPlan): string[] {
@@ -196,13 +211,35 @@ function nodeProblems(db: DatabaseSync, plan: ReadBackPlan, node: NonNullable<Re
   return out;
 }
 
-/** The new window: owned by the key, seq contiguous from 0 with the header, events, identities and watermark as planned, not indexed. */
-function windowProblems(db: DatabaseSync, plan: ReadBackPlan): string[] {
-  const out: string[] = [];
+/** The window is the key's: `window … is owned by …` / `missing`, or nothing. */
+function ownerProblems(db: DatabaseSync, plan: ReadBackPlan): string[] {
   const win = db.prepare("SELECT session_key FROM session_windows WHERE session_id = ?").get(plan.sessionId) as
     | { session_key: string }
     | undefined;
-  if (win?.session_key !== plan.sessionKey) out.push(`window ${plan.sessionId} is ${win ? `owned by ${win.session_key}` : "missing"}`);
+  return win?.session_key === plan.sessionKey ? [] : [`window ${plan.sessionId} is ${win ? `owned by ${win.session_key}` : "missing"}`];
+}
+
+/** A kept window (undelete in place): still the key's, its rows as many as before, a header carrying its id at seq 0. */
+function keptWindowProblems(db: DatabaseSync, plan: ReadBackPlan, kept: { events: number }): string[] {
+  const out = ownerProblems(db, plan);
+  const n = eventCount(db, plan.sessionId);
+  if (n !== kept.events) out.push(`window ${plan.sessionId} holds ${n} events, ${kept.events} before the restore`);
+  const head = db.prepare("SELECT event_json FROM transcript_events WHERE session_id = ? AND seq = 0").get(plan.sessionId) as
+    | { event_json: string | null }
+    | undefined;
+  try {
+    const h = JSON.parse(String(head?.event_json)) as Record<string, unknown>;
+    if (h.type !== "session" || h.id !== plan.sessionId) out.push("seq 0 is not a session header carrying the window id");
+  } catch {
+    out.push("seq 0 does not parse");
+  }
+  return out;
+}
+
+/** The new window: owned by the key, seq contiguous from 0 with the header, events, identities and watermark as planned, not indexed. */
+function windowProblems(db: DatabaseSync, plan: ReadBackPlan): string[] {
+  if (plan.existingWindow) return keptWindowProblems(db, plan, plan.existingWindow);
+  const out = ownerProblems(db, plan);
   const seqs = db
     .prepare("SELECT seq, event_json, event_zstd FROM transcript_events WHERE session_id = ? ORDER BY seq")
     .all(plan.sessionId) as Array<Record<string, unknown>>;
@@ -238,7 +275,8 @@ function windowProblems(db: DatabaseSync, plan: ReadBackPlan): string[] {
 
 /** The logical reversal of a plan, inside an open transaction (used by undo and by a failed read-back). */
 function reverseRows(db: DatabaseSync, part: NonNullable<RestoreManifest["sqlite"]>, sessionKey: string, sessionId: string): void {
-  db.prepare("DELETE FROM session_transcript_fts_rows WHERE session_id = ?").run(sessionId);
+  // A kept window (undelete in place) was OpenClaw's before the restore, its FTS rows with it.
+  if (!part.existingWindow) db.prepare("DELETE FROM session_transcript_fts_rows WHERE session_id = ?").run(sessionId);
   if (part.nodeBefore === null) {
     // Cascades the window and its rows, and (schema 24) the key's snapshot rows: it had none before.
     db.prepare("DELETE FROM session_nodes WHERE session_key = ?").run(sessionKey);
@@ -251,9 +289,11 @@ function reverseRows(db: DatabaseSync, part: NonNullable<RestoreManifest["sqlite
       sessionKey,
     );
     if (part.snapshots) restoreSnapshots(db, sessionKey, part.snapshots);
-    // After every write that touches the node (entry triggers, snapshot triggers), as the restore did.
-    markValid(db, sessionKey);
-    db.prepare("DELETE FROM session_windows WHERE session_id = ?").run(sessionId);
+    // After every write that touches the node (entry triggers, snapshot triggers), as the restore did;
+    // a placeholder gets its -1 back, as OpenClaw's clearSqliteSessionEntryPreservingWindows left it.
+    if (b.entryValid === undefined) markValid(db, sessionKey);
+    else db.prepare("UPDATE session_nodes SET entry_valid = ? WHERE session_key = ?").run(b.entryValid, sessionKey);
+    if (!part.existingWindow) db.prepare("DELETE FROM session_windows WHERE session_id = ?").run(sessionId);
   }
   if (!part.pendingValidationBefore) db.prepare("DELETE FROM session_canonical_validation_pending WHERE session_key = ?").run(sessionKey);
 }
@@ -284,6 +324,32 @@ function revisionMoved(db: DatabaseSync, sessionKey: string, snaps: SnapshotChan
 }
 
 /**
+ * The run dir with the database's backup (VACUUM INTO, mode 0600) and the undo manifest, before
+ * any row is written. When either fails (a full disk where the manifests go) the run dir, which
+ * holds nothing else, is removed: no half backup is left, and the error names the file.
+ */
+async function prepareRun(
+  db: DatabaseSync,
+  manifest: RestoreManifest,
+  manifestPath: string,
+  crash: (point: string) => void,
+): Promise<void> {
+  const runDir = path.dirname(manifestPath);
+  fs.mkdirSync(path.dirname(runDir), { recursive: true, mode: 0o700 });
+  fs.mkdirSync(runDir, { mode: 0o700 });
+  try {
+    crash("sqlite:before-backup");
+    db.prepare("VACUUM INTO ?").run(manifest.backups.store);
+    fs.chmodSync(manifest.backups.store, 0o600);
+    crash("sqlite:backup");
+    await writeManifest(manifestPath, manifest);
+  } catch (err) {
+    fs.rmSync(runDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
  * Apply a SQLite plan with its manifest. The lock is held from the backup to the read-back.
  * `manifest.status` ends `applied`, or `rolled-back` when the transaction or the read-back failed.
  */
@@ -297,15 +363,8 @@ export async function applySqlitePlan(
   const held = holdStateDir(ctx);
   let db: DatabaseSync | null = null;
   try {
-    const runDir = path.dirname(manifestPath);
-    fs.mkdirSync(path.dirname(runDir), { recursive: true, mode: 0o700 });
-    fs.mkdirSync(runDir, { mode: 0o700 });
     db = openWritable(ctx.dbPath);
-    crash("sqlite:before-backup");
-    db.prepare("VACUUM INTO ?").run(manifest.backups.store);
-    fs.chmodSync(manifest.backups.store, 0o600);
-    crash("sqlite:backup");
-    await writeManifest(manifestPath, manifest);
+    await prepareRun(db, manifest, manifestPath, crash);
     crash("sqlite:manifest");
     db.exec("BEGIN IMMEDIATE");
     try {
@@ -365,7 +424,8 @@ export interface SqliteUndoAction {
 export function planSqliteUndo(db: DatabaseSync, m: RestoreManifest): SqliteUndoAction[] {
   const part = m.sqlite!;
   const node = nodeNow(db, m.sessionKey);
-  const windowThere = Boolean(db.prepare("SELECT 1 FROM session_windows WHERE session_id = ?").get(m.sessionId!));
+  // A kept window (undelete in place) stays whatever undo does: the node alone says whether it is undone.
+  const windowThere = !part.existingWindow && Boolean(db.prepare("SELECT 1 FROM session_windows WHERE session_id = ?").get(m.sessionId!));
   if (sameNode(node, part.nodeBefore) && !windowThere)
     return [{ table: "session_nodes", action: "none", key: { session_key: m.sessionKey }, detail: "already as before the restore" }];
   const conflicts = undoConflicts(db, m, node);
@@ -418,12 +478,13 @@ function undoActions(db: DatabaseSync, m: RestoreManifest): SqliteUndoAction[] {
       detail: `entry_json, current_session_id ${b.currentSessionId}, updated_at ${b.updatedAt} as before`,
     });
     if (part.snapshots) out.push(...snapshotUndoActions(db, m.sessionKey, part.snapshots));
-    out.push({
-      table: "session_windows",
-      action: "delete",
-      key: { session_id: m.sessionId },
-      detail: `remove window ${m.sessionId} (cascades its ${part.eventRows} events, identities, watermark, links)`,
-    });
+    if (!part.existingWindow)
+      out.push({
+        table: "session_windows",
+        action: "delete",
+        key: { session_id: m.sessionId },
+        detail: `remove window ${m.sessionId} (cascades its ${part.eventRows} events, identities, watermark, links)`,
+      });
   }
   if (!part.pendingValidationBefore)
     out.push({

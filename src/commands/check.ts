@@ -7,9 +7,9 @@ import { refPath, type StoreIndex, type TranscriptRef } from "../core/model.js";
 import type { Severity } from "../core/findings/codes.js";
 import { finding, sortFindings, summarize, type Finding } from "../core/findings/finding.js";
 import { legacyImportFinding } from "../core/findings/legacy.js";
-import { BodyScanner, bodyFindings, DEFAULT_OVERSIZE_BYTES, type BodyTarget } from "../core/findings/body.js";
+import { BodyScanner, bodyFindings, DEFAULT_OVERSIZE_BYTES, isHeaderOnly, type BodyTarget } from "../core/findings/body.js";
 import { retentionPolicy } from "../core/findings/retention.js";
-import { DEFAULT_PRUNE_WITHIN_MS, storeFindings } from "../core/findings/store-rules.js";
+import { DEFAULT_PRUNE_WITHIN_MS, storeFindings, withEmptyOrphans } from "../core/findings/store-rules.js";
 import { parseGeneratedTranscriptName } from "../core/names.js";
 import { configPathFor, readConfig } from "../store/config.js";
 import { inspectLocks } from "../store/files/locks.js";
@@ -219,6 +219,7 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
   const findings: Finding[] = [];
   const scanned = { transcripts: 0, lines: 0, bytes: 0 };
   const retention: RetentionRow[] = [];
+  const headerOnly = new Set<string>();
 
   const jobsOf = new Map(indexes.map((index) => [index, opts.fast ? [] : bodyJobs(index)]));
   const totalJobs = [...jobsOf.values()].reduce((n, jobs) => n + jobs.length, 0);
@@ -236,10 +237,11 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
       scanned.lines += body.facts.linesRead;
       scanned.bytes += body.facts.bytesRead;
       findings.push(...body.findings);
+      if (isHeaderOnly(body.facts)) headerOnly.add(job.target.path);
     }
   }
 
-  const sorted = sortFindings(findings);
+  const sorted = sortFindings(withEmptyOrphans(findings, headerOnly));
   const summary = summarize(sorted);
   return {
     schemaVersion: CHECK_SCHEMA_VERSION,

@@ -128,6 +128,11 @@ export class BodyScanner {
   }
 }
 
+/** A transcript read to its end that holds a session header and nothing else (no entry, no bad line). */
+export function isHeaderOnly(facts: BodyFacts): boolean {
+  return facts.header !== null && facts.tree.nodes.length === 0 && facts.problems.length === 0 && facts.readError === null;
+}
+
 /** Tool pairing per assistant turn along the active branch (transcript-format.md §7.4). */
 function pairTools(tree: EntryTree, tools: Map<number, ToolInfo>) {
   const unanswered: BodyFacts["unanswered"] = [];

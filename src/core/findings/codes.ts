@@ -66,6 +66,11 @@ export const FINDING_CODES = {
     message: "active transcript {file} is missing and no reset archive stands in: OpenClaw shows no history for this key",
     hint: "look for the conversation with `openclaw-sessions ls {key}` (archives, orphans) and restore it",
   },
+  SESSION_NOT_STARTED: {
+    severity: "info",
+    message: "session {sessionId} has not started yet ({how}): OpenClaw writes its transcript with its first message",
+    hint: "nothing is lost: OpenClaw shows an empty history until then; `openclaw-sessions history {key} --archived` shows what came before",
+  },
   ACTIVE_MISSING_FALLBACK: {
     severity: "warn",
     message: "active transcript {file} is missing; OpenClaw's fallback shows the reset archive {archive} instead",
@@ -83,6 +88,11 @@ export const FINDING_CODES = {
     message: "transcript belongs to no key ({reason}); it looks like a conversation ({preview})",
     hint: "OpenClaw shows it nowhere and disk-budget maintenance may remove it; keep a copy or re-attach it: {reattach}",
   },
+  ORPHAN_TRANSCRIPT_EMPTY: {
+    severity: "info",
+    message: "transcript belongs to no key ({reason}) and holds no entry: a session header and nothing after it",
+    hint: "no conversation is in it (a gateway reset writes such a header before the first message); safe to remove once you no longer need it",
+  },
   ORPHAN_TRANSCRIPT_MACHINE: {
     severity: "info",
     message: "{machine} transcript belongs to no key ({reason}; recognised by {via})",
@@ -97,24 +107,24 @@ export const FINDING_CODES = {
   ARCHIVE_PRUNE_SOON: {
     severity: "warn",
     message: "{reason} archive will be pruned by OpenClaw's maintenance {when} ({setting} = {retention}, archived {archivedAt})",
-    hint: "copy it elsewhere if you need it, or raise session.maintenance.{setting} in openclaw.json",
+    hint: "copy it elsewhere before {dueDate} if you need it, or raise session.maintenance.{setting} in openclaw.json",
   },
   UNATTRIBUTED_ARCHIVE_PRUNE: {
-    severity: "error",
+    severity: "warn",
     message:
       "{reason} archive no key owns will be pruned by OpenClaw's maintenance {when} ({setting} = {retention}, archived {archivedAt})",
-    hint: "this is the only copy of a conversation; copy it out of the sessions dir now, or raise session.maintenance.{setting}",
+    hint: "it is the only copy of that conversation: copy it out of the sessions dir before {dueDate} if you need it, or raise session.maintenance.{setting}",
   },
   // ── locks and temp files ────────────────────────────────────────────────────
   LOCK_STALE: {
-    severity: "error",
+    severity: "warn",
     message: "stale transcript lock ({reasons}; pid {pid}, created {createdAt})",
-    hint: "its writer died mid-write: check the transcript's last lines; remove the lock once no OpenClaw process runs (this tool never deletes it)",
+    hint: "OpenClaw removes a dead holder's lock at its next write to this transcript (a live holder's lock only once it is released); a line the writer cut is reported as LINE_MALFORMED. This tool never deletes it",
   },
   LOCK_UNREADABLE: {
-    severity: "error",
+    severity: "warn",
     message: "transcript lock has no readable payload ({reason})",
-    hint: "OpenClaw treats it as stale; remove it once no OpenClaw process runs",
+    hint: "OpenClaw treats it as stale and removes it at its next write to this transcript; or remove it once no OpenClaw process runs",
   },
   LOCK_LIVE: {
     severity: "info",

@@ -4,12 +4,14 @@
  */
 import { formatBytes } from "../format.js";
 import path from "node:path";
-import type { LockInfo, StoreIndex, UnattributedFile } from "../model.js";
+import type { LockInfo, SessionRecord, StoreIndex, UnattributedFile } from "../model.js";
 import { TRANSCRIPT_KINDS } from "../model.js";
 import { isStrictlyInside } from "../path-within.js";
-import { finding, type Finding } from "./finding.js";
+import { finding, type Finding, type Where } from "./finding.js";
 import { machineKindOf } from "./machine.js";
 import { SQLITE_NOTE_CODES } from "./sqlite-rules.js";
+import { segmentsOf } from "../segments.js";
+import { sessionNotStarted } from "../session-not-started.js";
 import { formatDuration, pruneSchedule, type PruneSchedule, type RetentionPolicy } from "./retention.js";
 
 const DAY = 86_400_000;
@@ -85,20 +87,32 @@ function presentHere(index: StoreIndex, stored: string): string | null {
   return index.files.some((f) => f.relPath === rel) ? rel : null;
 }
 
+/** The key's current transcript is not on disk: lost, shown from a reset archive, or not written yet. */
+function missingActive(s: SessionRecord, where: Where): Finding {
+  const file = s.active.path || "(no candidate)";
+  if (s.historySource.via === "reset-archive")
+    return finding("ACTIVE_MISSING_FALLBACK", where, { file, archive: s.historySource.path }, { archive: s.historySource.path });
+  const transcripts = segmentsOf(s);
+  if (!sessionNotStarted(s.sessionId, transcripts, s.entry)) return finding("ACTIVE_MISSING", where, { file });
+  const before = transcripts.at(-1);
+  const how = before
+    ? `the key was reset; the conversation before it is ${path.basename(before.path)}`
+    : "the key has had no message since it was created";
+  return finding(
+    "SESSION_NOT_STARTED",
+    where,
+    { sessionId: s.sessionId, how },
+    { sessionId: s.sessionId, previousSessionId: before?.sessionId ?? null, previous: before?.path ?? null },
+  );
+}
+
 export function activeRules({ index }: StoreFacts): Finding[] {
   const out: Finding[] = [];
   const { agentId, sessionsDir, stateDir } = index.location;
   const moved: string[] = [];
   for (const s of index.sessions) {
     const where = { agentId, sessionKey: s.sessionKey, path: s.active.path || null };
-    if (!s.active.exists && s.sessionId !== null) {
-      const file = s.active.path || "(no candidate)";
-      if (s.historySource.via === "reset-archive") {
-        out.push(finding("ACTIVE_MISSING_FALLBACK", where, { file, archive: s.historySource.path }, { archive: s.historySource.path }));
-      } else {
-        out.push(finding("ACTIVE_MISSING", where, { file }));
-      }
-    }
+    if (!s.active.exists && s.sessionId !== null) out.push(missingActive(s, where));
     const stored = typeof s.entry?.sessionFile === "string" ? s.entry.sessionFile : null;
     const here = !s.active.exists && stored ? presentHere(index, stored) : null;
     if (here && stored) {
@@ -130,7 +144,14 @@ function whenText(p: PruneSchedule, now: number): string {
 }
 
 function pruneVars(reason: string, archivedAt: number, p: PruneSchedule, now: number) {
-  return { reason, when: whenText(p, now), setting: p.setting, retention: formatDuration(p.retentionMs), archivedAt: iso(archivedAt) };
+  return {
+    reason,
+    when: whenText(p, now),
+    dueDate: p.dueAt <= now ? "OpenClaw's next maintenance run" : day(p.dueAt),
+    setting: p.setting,
+    retention: formatDuration(p.retentionMs),
+    archivedAt: iso(archivedAt),
+  };
 }
 
 function pruneData(p: PruneSchedule, now: number) {
@@ -193,7 +214,24 @@ function orphanFinding(
       { machine: machine.kind },
     );
   const preview = u.peek?.preview ? JSON.stringify(u.peek.preview.slice(0, 60)) : "no user message in its first lines";
-  return finding("ORPHAN_TRANSCRIPT", where, { reason: u.reason, preview, reattach: reattachCommand(u, stateDir, sessionsDir) });
+  return finding(
+    "ORPHAN_TRANSCRIPT",
+    where,
+    { reason: u.reason, preview, reattach: reattachCommand(u, stateDir, sessionsDir) },
+    { reason: u.reason },
+  );
+}
+
+/**
+ * An orphan the body scan found to hold a header and no entry (paths in `headerOnly`): nothing of a
+ * conversation is in it, so it is a fact (ORPHAN_TRANSCRIPT_EMPTY), not a lost conversation.
+ */
+export function withEmptyOrphans(findings: readonly Finding[], headerOnly: ReadonlySet<string>): Finding[] {
+  return findings.map((f) =>
+    f.code === "ORPHAN_TRANSCRIPT" && f.path !== null && headerOnly.has(f.path)
+      ? finding("ORPHAN_TRANSCRIPT_EMPTY", f, { reason: String(f.data?.reason ?? "no key references it") })
+      : f,
+  );
 }
 
 /** A shell word: bare when it is plainly safe, else single-quoted. */

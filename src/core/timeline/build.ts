@@ -10,6 +10,7 @@ import type { ResetPolicy } from "./policy.js";
 import { explainCompactionCount, type CompactionCountReport } from "./compaction-count.js";
 import type { KeySegment } from "../key-segments.js";
 import type { SegmentRestore } from "../segments.js";
+import { sessionNotStarted } from "../session-not-started.js";
 
 export interface SegmentSource {
   sessionId: string | null;
@@ -361,10 +362,10 @@ function segmentAt(flat: readonly Flat[], i: number, input: TimelineInput): { se
     !next &&
     !isCurrent &&
     !continued &&
-    input.sessionId !== null &&
-    f.src.sessionId !== input.sessionId &&
-    f.src.archive?.reason === "reset" &&
-    !flat.some((x) => x.src.sessionId === input.sessionId);
+    sessionNotStarted(
+      input.sessionId,
+      flat.map((x) => x.src),
+    );
   const reason =
     isCurrent || continued
       ? null

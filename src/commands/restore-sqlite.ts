@@ -8,7 +8,7 @@ import { findSession } from "../core/lookup.js";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { SessionRecord, StoreIndex } from "../core/model.js";
+import type { StoreIndex } from "../core/model.js";
 import { refusedError, usageError } from "../core/errors.js";
 import { archiveStamp, RESTORE_SCHEMA_VERSION, type Refusal } from "../core/restore-plan.js";
 import { MANIFEST_KIND, type PlannedRow, SQLITE_BACKUP_NAME, undoCommand, type RestoreManifest } from "../core/restore-manifest.js";
@@ -33,7 +33,7 @@ import {
   type SqliteRestoreSource,
   type SnapshotChange,
 } from "../core/sqlite-restore.js";
-import { segmentsOf } from "../core/segments.js";
+import { segmentNumbered, segmentRef, wholeRef, type KeySegment, type SegmentRef } from "../core/key-segments.js";
 import type { StoreContext, StoreSession } from "../store/index.js";
 import { rethrowEnvironment } from "../store/env-errors.js";
 import { listRuns, writeManifest, type RunRecord } from "../store/restore-runs.js";
@@ -48,6 +48,7 @@ import {
 } from "../store/sqlite/restore-facts.js";
 import { stateDirOwnerRefusals } from "../store/sqlite/integrity.js";
 import { applySqlitePlan } from "../store/sqlite/restore-write.js";
+import { keySegments } from "./key-segments.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
 export interface SqliteRestoreOptions {
@@ -90,6 +91,8 @@ export interface SqliteRestoreResult {
   manifest: string | null;
   plannedManifest: string;
   store: StoreHeader;
+  /** `--key K --segment n`: the segment restored, numbered as `timeline` and `history --archived` number it. */
+  segment?: SegmentRef;
 }
 
 export interface PlannedSqliteRestore {
@@ -100,8 +103,42 @@ export interface PlannedSqliteRestore {
   finishedRun?: RunRecord;
 }
 
-function clockFor(nowMs: number): PlanClock {
-  return { nowMs, revision: crypto.randomUUID(), generation: crypto.randomBytes(16).toString("hex"), newSessionId: crypto.randomUUID() };
+/** A version-4-shaped UUID from 16 bytes of a digest. */
+function uuidOf(digest: Buffer): string {
+  const b = Buffer.from(digest.subarray(0, 16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const x = b.toString("hex");
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/**
+ * What the new window's ids depend on: the store, what is restored, every key's current window,
+ * and this tool's runs on the store so far (an applied, undone or rolled-back run changes it).
+ */
+function planSeed(index: StoreIndex, opts: SqliteRestoreOptions): string {
+  const storePath = index.location.storePath;
+  const runs = listRuns(opts.manifestDir, () => [])
+    .filter((r) => r.manifest.storePath === storePath)
+    .map((r) => r.manifest.runId)
+    .sort();
+  const current = index.sessions.map((x) => `${x.sessionKey}\u0000${x.sessionId ?? ""}`).sort();
+  return JSON.stringify([storePath, opts.archive ?? null, opts.key ?? null, opts.segment ?? null, current, runs]);
+}
+
+/**
+ * The plan's clock: the new window's id, revision and generation are derived from `planSeed`, so
+ * the dry run names the window id the applied run (a new plan, made the same way) then writes;
+ * when anything they depend on changed in between, both the ids and the plan are new.
+ */
+function clockFor(nowMs: number, seed: string): PlanClock {
+  const digest = (what: string) => crypto.createHash("sha256").update(`${what}\u0000${seed}`).digest();
+  return {
+    nowMs,
+    revision: uuidOf(digest("revision")),
+    generation: digest("generation").subarray(0, 16).toString("hex"),
+    newSessionId: uuidOf(digest("window")),
+  };
 }
 
 function linesOf(texts: Array<string | null>): SourceLine[] {
@@ -128,57 +165,34 @@ function importFileOf(arg: string, index: StoreIndex, cwd: string): string | nul
   return f?.path ?? null;
 }
 
-interface Stretch {
-  segment: number;
-  sessionId: string | null;
-  source: "archive" | "window" | "active";
-  lines: SourceLine[];
-  header: Record<string, unknown> | null;
-  firstSeq: number;
-  lastSeq: number;
-  path: string;
-}
-
-/** The key's segments as `timeline`/`history --archived` number them: each source cut at reset rows. */
-export async function segmentStretches(record: SessionRecord, session: StoreSession): Promise<Stretch[]> {
-  const out: Stretch[] = [];
-  for (const seg of segmentsOf(record)) {
-    let cur: SourceLine[] = [];
-    let first = -1;
-    let seq = -1;
-    let header: Record<string, unknown> | null = null;
-    const flush = () => {
-      out.push({
-        segment: out.length + 1,
-        sessionId: seg.sessionId,
-        source: seg.source,
-        lines: cur,
-        header,
-        firstSeq: first,
-        lastSeq: seq,
-        path: seg.path,
-      });
-      cur = [];
-      first = -1;
-    };
-    for await (const line of session.lines(seg.ref)) {
-      seq = (line as { seq?: number }).seq ?? seq + 1;
-      const [l] = linesOf([line.text]);
-      if (!l) continue;
-      if (l.value?.type === "session" && header === null) {
-        header = l.value;
-        continue;
-      }
-      if (l.value?.type === "reset") {
-        flush();
-        continue;
-      }
-      if (first < 0) first = seq;
-      cur.push(l);
+/** A numbered segment's own lines: its transcript read whole (a restored copy too), between the reset rows that bound it. */
+async function segmentLines(
+  seg: KeySegment,
+  session: StoreSession,
+): Promise<{ lines: SourceLine[]; header: Record<string, unknown> | null; firstSeq: number; lastSeq: number }> {
+  const from = seg.startReset?.lineNo ?? 0;
+  const to = seg.endReset?.lineNo ?? Number.POSITIVE_INFINITY;
+  const lines: SourceLine[] = [];
+  let header: Record<string, unknown> | null = null;
+  let seq = -1;
+  let firstSeq = -1;
+  let lastSeq = -1;
+  for await (const line of session.lines(wholeRef(seg.transcript.ref))) {
+    seq = (line as { seq?: number | null }).seq ?? seq + 1;
+    if (line.lineNo >= to) break;
+    const [l] = linesOf([line.text]);
+    if (!l) continue;
+    if (l.value?.type === "session" && header === null) {
+      header = l.value;
+      continue;
     }
-    flush();
+    // A new window holds no reset row: the rows that bound the segment stay behind, like any other.
+    if (line.lineNo <= from || l.value?.type === "reset") continue;
+    if (firstSeq < 0) firstSeq = seq;
+    lastSeq = seq;
+    lines.push(l);
   }
-  return out;
+  return { lines, header, firstSeq, lastSeq };
 }
 
 function manifestFor(plan: SqliteRestorePlan, index: StoreIndex, runId: string, runDir: string, nowMs: number): RestoreManifest {
@@ -248,6 +262,8 @@ interface ChosenSource {
   keepHeader: boolean;
   /** A segment's new window takes its header's version and cwd. */
   segmentHeader: Record<string, unknown> | null;
+  /** `--key K --segment n`: the segment, as every command numbers it. */
+  segment?: SegmentRef;
   warnings: string[];
   refusals: Refusal[];
 }
@@ -262,7 +278,7 @@ async function chooseSource(
   ctx: StoreContext,
   clock: PlanClock,
 ): Promise<ChosenSource> {
-  if (opts.archive === undefined) return segmentSource(index, opts, clock, ctx.session);
+  if (opts.archive === undefined) return segmentSource(index, opts, clock, ctx);
   if (opts.segment !== undefined) throw usageError("CONFLICTING_OPTIONS", "give either <archive> or --segment, not both");
   const named = archiveNameOf(opts.archive, index, ctx.cwd);
   if (named) return archiveSource(db, index, named, opts.key);
@@ -389,41 +405,34 @@ async function newerWindowRefusal(
   };
 }
 
-/** Un-reset: segment n of a key (numbered as `timeline` numbers them) as the key's new current window. */
-async function segmentSource(
-  index: StoreIndex,
-  opts: SqliteRestoreOptions,
-  clock: PlanClock,
-  session: StoreSession,
-): Promise<ChosenSource> {
+/** Un-reset: segment n of a key (the one numbering, `keySegments`) as the key's new current window. */
+async function segmentSource(index: StoreIndex, opts: SqliteRestoreOptions, clock: PlanClock, ctx: StoreContext): Promise<ChosenSource> {
   const { key, segment } = opts;
   if (key === undefined || segment === undefined)
     throw usageError("MISSING_ARCHIVE", "name what to restore: `restore <archive>` or `restore --key <key> --segment <n>`");
   const { record } = findSession([index], key);
-  const stretches = await segmentStretches(record, session);
-  const s = stretches[segment - 1];
-  if (!s)
-    throw usageError(
-      "NO_SUCH_SEGMENT",
-      `${key} has ${stretches.length} segment(s); --segment ${segment} does not exist`,
-      "run `openclaw-sessions timeline <key>` to see them numbered",
-    );
-  if (segment === stretches.length) throw usageError("SEGMENT_IS_CURRENT", `segment ${segment} is already the current context of ${key}`);
-  if (s.lines.length === 0) throw usageError("EMPTY_SEGMENT", `segment ${segment} of ${key} holds no lines`);
+  const segments = await keySegments(record, index, ctx.session, ctx.env);
+  const s = segmentNumbered(segments, segment, key);
+  const ref = segmentRef(s, segments.length);
+  if (segment === segments.length)
+    throw usageError("SEGMENT_IS_CURRENT", `segment ${segment} is already the current context of ${key}`, undefined, { segment: ref });
+  const { lines, header, firstSeq, lastSeq } = await segmentLines(s, ctx.session);
+  if (lines.length === 0) throw usageError("EMPTY_SEGMENT", `segment ${segment} of ${key} holds no lines`, undefined, { segment: ref });
   return {
     op: "unreset",
     sessionKey: key,
     sessionId: clock.newSessionId,
-    lines: s.lines,
+    lines,
     keepHeader: false,
-    segmentHeader: s.header,
+    segmentHeader: header,
     source: {
       kind: "window-segment",
       label: `${key} segment ${segment}`,
       sha256: null,
       segment,
-      ...(s.sessionId ? { window: { sessionId: s.sessionId, firstSeq: s.firstSeq, lastSeq: s.lastSeq } } : {}),
+      ...(s.sessionId ? { window: { sessionId: s.sessionId, firstSeq, lastSeq } } : {}),
     },
+    segment: ref,
     warnings: [],
     refusals: [],
   };
@@ -518,7 +527,7 @@ export async function planSqliteRestore(
   ctx: StoreContext,
   nowMs = Date.now(),
 ): Promise<PlannedSqliteRestore> {
-  const clock = clockFor(nowMs);
+  const clock = clockFor(nowMs, planSeed(index, opts));
   const snap = openRestoreSnapshot(index.location.storePath);
   try {
     const db = snap.db;
@@ -541,7 +550,10 @@ export async function planSqliteRestore(
       index,
       manifest,
       ...(finished ? { finishedRun: finished } : {}),
-      result: resultOf(plan, index, manifest, runDir, true, Boolean(finished)),
+      result: {
+        ...resultOf(plan, index, manifest, runDir, true, Boolean(finished)),
+        ...(chosen.segment ? { segment: chosen.segment } : {}),
+      },
     };
   } finally {
     snap.close();

@@ -26,7 +26,7 @@ import {
 } from "../core/restore-plan.js";
 import { isStrictlyInside } from "../core/path-within.js";
 import { realPath } from "../store/real-path.js";
-import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { StoreContext, StoreSelection } from "../store/index.js";
 import { fileRef } from "../store/files/index.js";
 import { judgeLockFile } from "../store/files/locks.js";
 import { peekTranscript, readHeader } from "../store/files/peek.js";
@@ -37,7 +37,9 @@ import { defaultManifestDir, type RunRecord } from "../store/restore-runs.js";
 import { applyPlan, hashFile, hashOrNull, modeOf, sha256Text } from "../store/files/restore-apply.js";
 import { findFinishedMove, findInterruptedRun, markRunApplied } from "./restore-undo.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
-import { planSqliteRestore, segmentStretches, type PlannedSqliteRestore } from "./restore-sqlite.js";
+import { planSqliteRestore, type PlannedSqliteRestore } from "./restore-sqlite.js";
+import { keySegments } from "./key-segments.js";
+import { segmentNumbered, segmentRef, type SegmentRef } from "../core/key-segments.js";
 
 export { RESTORE_SCHEMA_VERSION };
 
@@ -86,6 +88,8 @@ export interface RestoreResult {
   applied: boolean;
   /** Where the manifest will be written when the plan is applied. */
   plannedManifest: string;
+  /** `--key K --segment n`: the segment restored, numbered as `timeline` and `history --archived` number it. */
+  segment?: SegmentRef;
 }
 
 export interface PlannedRestore {
@@ -465,19 +469,19 @@ export async function planAnyRestore(opts: RestoreOptions, ctx: StoreContext, no
   return { era: "files", planned: await planRestore(opts, ctx, nowMs, indexes) };
 }
 
-/** File era `--segment n`: the archive that segment is (the same selection as `--from`). */
-async function segmentArchive(indexes: StoreIndex[], opts: RestoreOptions, session: StoreSession): Promise<string> {
-  const { record } = findKey(indexes, opts.key!);
-  const stretches = await segmentStretches(record, session);
-  const s = stretches[opts.segment! - 1];
-  if (!s)
-    throw usageError(
-      "NO_SUCH_SEGMENT",
-      `${opts.key} has ${stretches.length} segment(s); --segment ${opts.segment} does not exist`,
-      "run `openclaw-sessions timeline <key>` to see them numbered",
-    );
-  if (s.source !== "archive") throw usageError("SEGMENT_IS_CURRENT", `segment ${opts.segment} is the current transcript of ${opts.key}`);
-  return s.path;
+/** File era `--segment n`: the archive that segment is (the same selection as `--from`), numbered by `keySegments`. */
+async function segmentArchive(
+  indexes: StoreIndex[],
+  opts: RestoreOptions,
+  ctx: StoreContext,
+): Promise<{ path: string; segment: SegmentRef }> {
+  const { index, record } = findKey(indexes, opts.key!);
+  const segments = await keySegments(record, index, ctx.session, ctx.env);
+  const s = segmentNumbered(segments, opts.segment!, opts.key!);
+  const segment = segmentRef(s, segments.length);
+  if (s.source !== "archive")
+    throw usageError("SEGMENT_IS_CURRENT", `segment ${opts.segment} is the current transcript of ${opts.key}`, undefined, { segment });
+  return { path: s.path, segment };
 }
 
 export async function planRestore(
@@ -487,11 +491,14 @@ export async function planRestore(
   opened?: StoreIndex[],
 ): Promise<PlannedRestore> {
   const fileIndexes = fileIndexesOf(opened ?? (await ctx.session.indexes(opts)));
+  let segment: SegmentRef | undefined;
   if (opts.segment !== undefined) {
     if (opts.archive !== undefined || opts.from !== undefined)
       throw usageError("CONFLICTING_OPTIONS", "--segment picks the archive; give no <archive> or --from with it");
     if (opts.key === undefined) throw usageError("MISSING_ARCHIVE", "--segment needs --key <key>");
-    opts = { ...opts, archive: await segmentArchive(fileIndexes, opts, ctx.session) };
+    const picked = await segmentArchive(fileIndexes, opts, ctx);
+    segment = picked.segment;
+    opts = { ...opts, archive: picked.path };
   }
   const selected = await selectOrFinished(fileIndexes, opts, ctx);
   if ("plan" in selected) return selected;
@@ -553,7 +560,8 @@ export async function planRestore(
     plan.warnings.push(
       `run ${interrupted.manifest.runId} was interrupted after its last store write; the store is as it left it, and applying marks its manifest applied`,
     );
-  return { plan, index, result: resultOf(plan, index, true, null), ...(interrupted ? { finishedRun: interrupted } : {}) };
+  const result = { ...resultOf(plan, index, true, null), ...(segment ? { segment } : {}) };
+  return { plan, index, result, ...(interrupted ? { finishedRun: interrupted } : {}) };
 }
 
 function resultOf(plan: RestorePlan, index: StoreIndex, dryRun: boolean, manifest: string | null): RestoreResult {
@@ -620,5 +628,9 @@ export async function applyRestore(
   } catch (err) {
     rethrowEnvironment(err, "restore");
   }
-  return { ...resultOf(plan, index, false, plan.manifestPath), applied: true };
+  return {
+    ...resultOf(plan, index, false, plan.manifestPath),
+    applied: true,
+    ...(planned.result.segment ? { segment: planned.result.segment } : {}),
+  };
 }

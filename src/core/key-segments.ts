@@ -244,3 +244,29 @@ export function segmentNumbered(segments: readonly KeySegment[], n: number, key:
     { segments: count, requested: n },
   );
 }
+
+/** A segment as `restore`'s plan and refusals name it (`--key K --segment n`): enough to check it against `timeline` and `history`. */
+export interface SegmentRef {
+  number: number;
+  /** How many segments the key has. */
+  of: number;
+  sessionId: string | null;
+  source: Segment["source"];
+  path: string;
+  firstMessageId: string | null;
+  lastMessageId: string | null;
+  current: boolean;
+}
+
+export function segmentRef(s: KeySegment, of: number): SegmentRef {
+  return {
+    number: s.number,
+    of,
+    sessionId: s.sessionId,
+    source: s.source,
+    path: s.path,
+    firstMessageId: s.firstMessageId,
+    lastMessageId: s.lastMessageId,
+    current: s.current,
+  };
+}

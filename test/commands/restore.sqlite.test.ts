@@ -178,6 +178,25 @@ describe("restore, SQLite era: un-reset", () => {
     expect((await cli(["restore", "--key", MAIN, "--segment", "9", ...t.args], { env: t.env })).code).toBe(2);
   });
 
+  it("the dry run names the window id (and rows) the applied run writes; once that run is undone, a new plan names a new id", async () => {
+    const t = setup("sqlite-reset");
+    const plan = (await cli(["restore", "--key", MAIN, "--segment", "1", ...t.args, "--json"], { env: t.env })).json();
+    const again = (await cli(["restore", "--key", MAIN, "--segment", "1", ...t.args, "--json"], { env: t.env })).json();
+    expect(again.sessionId).toBe(plan.sessionId);
+    const applied = (await cli(["restore", "--key", MAIN, "--segment", "1", ...t.args, "--yes", "--json"], { env: t.env })).json();
+    expect(applied).toMatchObject({ applied: true, sessionId: plan.sessionId });
+    // The same row but for its times (each run's clock).
+    const rows = (r: { rows: Array<{ table: string; values: Record<string, unknown> }> }) =>
+      r.rows
+        .filter((x) => x.table === "session_windows")
+        .map((x) => Object.fromEntries(Object.entries(x.values).filter(([k]) => !k.endsWith("_at"))));
+    expect(rows(applied)).toEqual(rows(plan));
+    expect(applied.segment).toMatchObject({ number: 1, of: 4, firstMessageId: plan.segment.firstMessageId });
+    expect((await cli(["restore", "--undo", applied.manifest, "--yes"], { env: t.env })).code).toBe(0);
+    const next = (await cli(["restore", "--key", MAIN, "--segment", "1", ...t.args, "--json"], { env: t.env })).json();
+    expect(next.sessionId).not.toBe(plan.sessionId);
+  });
+
   it("undo refuses once OpenClaw appended to the restored window", async () => {
     const t = setup("sqlite-reset");
     const res = (await cli(["restore", "--key", MAIN, "--segment", "2", ...t.args, "--yes", "--json"], { env: t.env })).json();

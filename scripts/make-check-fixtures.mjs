@@ -7,7 +7,7 @@
  * output, so it needs neither the network nor OpenClaw; rerun this only to regenerate them:
  *
  *   npm run conformance        # once: installs openclaw@2026.7.1 and @2026.9.6 into the cache
- *   node scripts/make-check-fixtures.mjs
+ *   node scripts/make-check-fixtures.mjs [<era>/<name>…]   # all of them, or only those named
  *
  * It uses the same installs and Node as `conformance/run.mjs` (OPENCLAW_SESSIONS_OPENCLAW71 / 96,
  * OPENCLAW_SESSIONS_CONFORMANCE_CACHE, OPENCLAW_SESSIONS_NODE24) and runs the writers without
@@ -52,6 +52,7 @@ const at = (minutes) => T0 + minutes * MINUTE;
 /** The targeted stores: each once a false error of `check` (issue 27). */
 const TARGETED = [
   {
+    era: "files",
     name: "gateway-reset-unattributed",
     title:
       "A bare /new, then a gateway sessions.reset on the same key: the reset rebuilds the entry without usageFamilySessionIds, so the /new's .reset archive is referenced by no key (check used to call its coming prune an error)",
@@ -69,6 +70,7 @@ const TARGETED = [
     ],
   },
   {
+    era: "files",
     name: "bare-new-not-started",
     title:
       "A bare /new and a bare /reset on a key with a conversation, and a bare /new as the first message of another key: the new sessions have no file until their first message (check used to call them missing)",
@@ -84,6 +86,24 @@ const TARGETED = [
       { op: "command", key: TG, text: "/new", at: at(5) },
       { op: "command", key: TG, text: "/reset", at: at(6) },
       { op: "command", key: "agent:main:telegram:direct:777", text: "/new", at: at(7) },
+    ],
+  },
+  {
+    era: "sqlite",
+    name: "bare-new-not-started",
+    title:
+      "OpenClaw 9.6: a bare /reset on a key that was deleted, and a bare /new as another key's first message: each new session has a window without events until its first message (check used to call them missing)",
+    keys: {
+      [TG]: "deleted (its archive row stays under the key), then a bare /reset: a new, empty window",
+      "agent:main:telegram:direct:777": "its first message was a bare /new: an entry and an empty window",
+      "agent:main:main": "an unrelated session",
+    },
+    steps: [
+      { op: "turn", key: TG, text: "Remind me to buy milk", at: at(0) },
+      { op: "turn", key: "agent:main:main", text: "What is on my calendar today?", at: at(1) },
+      { op: "delete", key: TG, deleteTranscript: true, at: at(2) },
+      { op: "command", key: TG, text: "/reset", at: at(3) },
+      { op: "command", key: "agent:main:telegram:direct:777", text: "/new", at: at(4) },
     ],
   },
 ];
@@ -135,10 +155,14 @@ function write(era, name, plan, meta) {
   process.stdout.write(`${era}/${name}: ${log.length} steps through OpenClaw ${version}\n`);
 }
 
-for (const t of TARGETED) write("files", t.name, { config: CONFIG, steps: t.steps }, { title: t.title, keys: t.keys });
+const only = process.argv.slice(2);
+const wanted = (era, name) => only.length === 0 || only.includes(`${era}/${name}`);
+for (const t of TARGETED)
+  if (wanted(t.era, t.name)) write(t.era, t.name, { config: CONFIG, steps: t.steps }, { title: t.title, keys: t.keys });
 for (const { era, seeds } of RANDOM)
   for (const seed of seeds)
-    write(era, `random-${seed}`, randomPlan(seed, { era }), {
-      title: `random clean store, seed ${seed} (conformance/lib/store-plan.mjs)`,
-      seed,
-    });
+    if (wanted(era, `random-${seed}`))
+      write(era, `random-${seed}`, randomPlan(seed, { era }), {
+        title: `random clean store, seed ${seed} (conformance/lib/store-plan.mjs)`,
+        seed,
+      });

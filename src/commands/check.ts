@@ -9,7 +9,7 @@ import { finding, sortFindings, summarize, type Finding } from "../core/findings
 import { legacyImportFinding } from "../core/findings/legacy.js";
 import { BodyScanner, bodyFindings, DEFAULT_OVERSIZE_BYTES, isHeaderOnly, type BodyTarget } from "../core/findings/body.js";
 import { retentionPolicy } from "../core/findings/retention.js";
-import { DEFAULT_PRUNE_WITHIN_MS, storeFindings, withEmptyOrphans } from "../core/findings/store-rules.js";
+import { DEFAULT_PRUNE_WITHIN_MS, storeFindings, withEmptyOrphans, withoutUnstartedEmpties } from "../core/findings/store-rules.js";
 import { parseGeneratedTranscriptName } from "../core/names.js";
 import { configPathFor, readConfig } from "../store/config.js";
 import { inspectLocks } from "../store/files/locks.js";
@@ -241,7 +241,7 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
     }
   }
 
-  const sorted = sortFindings(withEmptyOrphans(findings, headerOnly));
+  const sorted = sortFindings(withoutUnstartedEmpties(withEmptyOrphans(findings, headerOnly)));
   const summary = summarize(sorted);
   return {
     schemaVersion: CHECK_SCHEMA_VERSION,

@@ -5,8 +5,9 @@
  * "✅ New session started." without a run) store a new sessionId and archive the key's transcript
  * as `<old>.jsonl.reset.<ts>`, but write no file for the new session: its first message does. Until
  * then the store names a sessionId no transcript holds. A bare `/new` as the first message of a key
- * does the same with nothing to archive. Nothing is lost; OpenClaw shows an empty history because
- * the conversation has not begun.
+ * does the same with nothing to archive, and so does one on a key that was deleted (OpenClaw 9.6
+ * keeps the deleted session's archive row under the key, and gives the new session an empty
+ * window). Nothing is lost; OpenClaw shows an empty history because the conversation has not begun.
  */
 import { finiteNumber } from "./coerce.js";
 import type { ArchiveReason, SessionEntry } from "./model.js";
@@ -15,6 +16,8 @@ import type { ArchiveReason, SessionEntry } from "./model.js";
 export interface KeyTranscript {
   sessionId: string | null;
   archive: { reason: ArchiveReason } | null;
+  /** It holds nothing (a SQLite window without events): no start of a session. */
+  empty?: boolean;
 }
 
 /**
@@ -34,14 +37,17 @@ function runRecorded(entry: SessionEntry): boolean {
 }
 
 /**
- * The store's sessionId for the key has no transcript, and either the key's last transcript is
- * the reset archive of another sessionId, or the key has no transcript at all. Given the entry
- * (`check` has it; `timeline` decides on the transcripts), a run recorded for the current session
- * means it did start: its transcript is missing, not unwritten.
+ * The store's sessionId for the key has no transcript, and either the key's last transcript is the
+ * archive of another sessionId the key moved on from (reset, or deleted before the key was made
+ * again), or the key has no transcript at all. Given the entry (`check` has it; `timeline` decides
+ * on the transcripts), a run recorded for the current session means it did start: its transcript
+ * is missing, not unwritten.
  */
 export function sessionNotStarted(sessionId: string | null, transcripts: readonly KeyTranscript[], entry?: SessionEntry | null): boolean {
-  if (sessionId === null || transcripts.some((t) => t.sessionId === sessionId)) return false;
+  const held = transcripts.filter((t) => t.empty !== true);
+  if (sessionId === null || held.some((t) => t.sessionId === sessionId)) return false;
   if (entry && runRecorded(entry)) return false;
-  const last = transcripts.at(-1);
-  return last === undefined ? entry !== undefined && entry !== null : last.archive?.reason === "reset";
+  const last = held.at(-1);
+  if (last === undefined) return entry !== undefined && entry !== null;
+  return last.archive?.reason === "reset" || last.archive?.reason === "deleted";
 }

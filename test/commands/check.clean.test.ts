@@ -149,4 +149,16 @@ describe("check on stores OpenClaw's own code wrote (fixtures/check-clean)", () 
     const last = timeline.events.filter((e: { type: string }) => e.type === "reset").at(-1);
     expect(last).toMatchObject({ toSessionId: reset.data!.sessionId, toSessionNotStarted: true });
   });
+
+  it("sqlite/bare-new-not-started: 9.6's empty windows of new sessions are SESSION_NOT_STARTED, not ACTIVE_MISSING or TRANSCRIPT_EMPTY", async () => {
+    const { stateDir, home } = copyWritten("sqlite", "bare-new-not-started");
+    const r = await check(stateDir, home);
+    expect(r.findings.map((f) => [f.code, f.sessionKey, f.severity]).sort()).toEqual([
+      ["SESSION_NOT_STARTED", "agent:main:telegram:direct:424242", "info"],
+      ["SESSION_NOT_STARTED", "agent:main:telegram:direct:777", "info"],
+    ]);
+    expect(r.findings.find((f) => f.sessionKey?.endsWith("424242"))!.message).toMatch(
+      /the key was deleted and made again; its earlier conversation is [0-9a-f-]+\.jsonl\.deleted\./,
+    );
+  });
 });

@@ -17,6 +17,10 @@ describe("sessionNotStarted", () => {
     expect(sessionNotStarted("C", [reset("A")], { sessionId: "C" })).toBe(true);
   });
 
+  it("a bare /new on a key that was deleted: its last transcript is the deleted session's archive", () => {
+    expect(sessionNotStarted("B", [{ sessionId: "A", archive: { reason: "deleted" } }], fresh)).toBe(true);
+  });
+
   it("a bare /new as a key's first message: no transcript at all, and an entry without a run", () => {
     expect(sessionNotStarted("B", [], fresh)).toBe(true);
     // Without the entry there is nothing to go on.
@@ -26,7 +30,6 @@ describe("sessionNotStarted", () => {
   it("not when a transcript holds the id, when the last one is no reset archive, or when a run of the session was recorded", () => {
     expect(sessionNotStarted("B", [reset("A"), active("B")])).toBe(false);
     expect(sessionNotStarted("B", [reset("B")])).toBe(false);
-    expect(sessionNotStarted("B", [{ sessionId: "A", archive: { reason: "deleted" } }])).toBe(false);
     expect(sessionNotStarted("B", [{ sessionId: "A", archive: { reason: "bak" } }])).toBe(false);
     expect(sessionNotStarted("B", [active("A")])).toBe(false);
     expect(sessionNotStarted("B", [reset("A")], ran)).toBe(false);

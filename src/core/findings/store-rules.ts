@@ -92,12 +92,15 @@ function missingActive(s: SessionRecord, where: Where): Finding {
   const file = s.active.path || "(no candidate)";
   if (s.historySource.via === "reset-archive")
     return finding("ACTIVE_MISSING_FALLBACK", where, { file, archive: s.historySource.path }, { archive: s.historySource.path });
-  const transcripts = segmentsOf(s);
+  // The current SQLite window without events (9.6 opens one before the first message) holds nothing.
+  const transcripts = segmentsOf(s).map((t) => ({ ...t, empty: t.source === "window" && t.sessionId === s.sessionId }));
   if (!sessionNotStarted(s.sessionId, transcripts, s.entry)) return finding("ACTIVE_MISSING", where, { file });
-  const before = transcripts.at(-1);
-  const how = before
-    ? `the key was reset; the conversation before it is ${path.basename(before.path)}`
-    : "the key has had no message since it was created";
+  const before = transcripts.filter((t) => !t.empty).at(-1);
+  const how = !before
+    ? "the key has had no message since it was created"
+    : before.archive?.reason === "deleted"
+      ? `the key was deleted and made again; its earlier conversation is ${path.basename(before.path)}`
+      : `the key was reset; the conversation before it is ${path.basename(before.path)}`;
   return finding(
     "SESSION_NOT_STARTED",
     where,
@@ -232,6 +235,15 @@ export function withEmptyOrphans(findings: readonly Finding[], headerOnly: Reado
       ? finding("ORPHAN_TRANSCRIPT_EMPTY", f, { reason: String(f.data?.reason ?? "no key references it") })
       : f,
   );
+}
+
+/**
+ * The empty current transcript of a session that has not started (a 9.6 window before its first
+ * message) is part of that fact, not a transcript that lost its content: no TRANSCRIPT_EMPTY.
+ */
+export function withoutUnstartedEmpties(findings: readonly Finding[]): Finding[] {
+  const unstarted = new Set(findings.filter((f) => f.code === "SESSION_NOT_STARTED" && f.path !== null).map((f) => f.path));
+  return findings.filter((f) => !(f.code === "TRANSCRIPT_EMPTY" && unstarted.has(f.path)));
 }
 
 /** A shell word: bare when it is plainly safe, else single-quoted. */

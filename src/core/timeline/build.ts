@@ -362,6 +362,7 @@ function segmentAt(flat: readonly Flat[], i: number, input: TimelineInput): { se
     !next &&
     !isCurrent &&
     !continued &&
+    f.src.archive?.reason === "reset" &&
     sessionNotStarted(
       input.sessionId,
       flat.map((x) => x.src),

@@ -2,7 +2,7 @@
 import { colorLevel, outputSink, type IO, type OutputSink } from "./output.js";
 import { makeStyle, type Style } from "../render/style.js";
 import type { CommonOptions } from "./options.js";
-import { reportError, writeMessage } from "./boundary.js";
+import { pathsNamedBy, reportError, writeMessage } from "./boundary.js";
 import { resolveTimeZone } from "../core/format.js";
 import type { TextContext } from "../render/common.js";
 import { outputWidth } from "../render/table.js";
@@ -15,7 +15,7 @@ export class OutputClosed extends Error {
   }
 }
 import { ExitCode } from "../core/errors.js";
-import { UnreadableFileError, UnreadableLog } from "../store/safe-read.js";
+import { UnreadableLog } from "../store/safe-read.js";
 import type { Progress, StoreContext } from "../store/index.js";
 import { openStoreSession, type StoreSession } from "../store/session.js";
 
@@ -31,8 +31,11 @@ export interface App {
   textContext(opts: CommonOptions): TextContext;
   /** A context line for people (which store, which file, counts): stderr, never with -q or --json. */
   context(opts: CommonOptions & { jsonl?: boolean }, text: string): void;
-  /** A message line on stderr (`openclaw-sessions: …`, and a hint), made safe; shown even with -q. */
-  say(text: string, hint?: string | null): void;
+  /**
+   * A message line on stderr (`openclaw-sessions: …`, and a hint), made safe; shown even with -q.
+   * `about`: an input file the line names with why it cannot be read, so the run does not name it again.
+   */
+  say(text: string, hint?: string | null, about?: string): void;
   /** Whether `context` prints anything for these options (not with -q, --json or --jsonl). */
   showsContext(opts: CommonOptions & { jsonl?: boolean }): boolean;
   /** Throws OutputClosed when stdout's reader has gone: call between units of streamed work. */
@@ -50,6 +53,8 @@ export interface App {
 
 export function createApp(io: IO): App {
   let session: StoreSession | null = null;
+  /** Unreadable files a message of this run already named. */
+  let named: string[] = [];
   const app: App = {
     io,
     exitCode: 0,
@@ -68,8 +73,9 @@ export function createApp(io: IO): App {
         width: outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env),
       };
     },
-    say(text, hint) {
+    say(text, hint, about) {
       writeMessage(io, text, hint);
+      if (about !== undefined) named.push(about);
     },
     showsContext(opts) {
       return !opts.quiet && !opts.json && !opts.jsonl;
@@ -93,13 +99,13 @@ export function createApp(io: IO): App {
     },
     async guard(opts, body) {
       const log = new UnreadableLog();
-      let reported: string | null = null;
+      named = [];
       let notices: string[] = [];
       try {
         await log.run(body);
       } catch (err) {
         if (err instanceof OutputClosed || (app.outputClosed && (err as NodeJS.ErrnoException)?.code === "EPIPE")) return;
-        if (err instanceof UnreadableFileError) reported = err.path;
+        named.push(...pathsNamedBy(err));
         app.raise(reportError(err, io, opts));
       } finally {
         // The one place a run's store session ends: its database snapshots are removed here.
@@ -110,9 +116,9 @@ export function createApp(io: IO): App {
       // What was read but not verified (a newer agent schema): a warning, shown even with -q.
       for (const n of notices) app.say(n);
       // Inputs the command met but could not read: each named once, and exit 3, in every command.
-      const unreadable = log.files().filter((u) => u.path !== reported);
+      const unreadable = log.files(named);
       for (const u of unreadable) app.say(`cannot read ${u.path}: ${u.cause}`);
-      if (unreadable.length > 0) app.raise(ExitCode.environment);
+      if (log.files().length > 0) app.raise(ExitCode.environment);
     },
   };
   return app;

@@ -1,11 +1,13 @@
 /**
  * The one error boundary: typed errors become their exit code and a message (plus a JSON error
- * document on stdout in --json mode); anything unexpected is an internal error (exit 1) with a
- * pointer to --debug. Every message is one line (a native loader's multi-line dump included).
+ * document on stdout in --json mode), and so do the environment's (an fs errno, a damaged SQLite
+ * database: exit 3); anything else is an internal error (exit 1) with a pointer to --debug. Every
+ * message is one line (a native loader's multi-line dump included).
  */
 import { ToolError, ExitCode, environmentError, type ExitCodeValue } from "../core/errors.js";
 import type { IO } from "./output.js";
 import { safeLine } from "../core/safe-text.js";
+import { environmentErrorOf } from "../store/env-errors.js";
 
 export const ERROR_SCHEMA_VERSION = 1;
 
@@ -46,8 +48,23 @@ export function writeMessage(io: Pick<IO, "stderr">, text: string, hint?: string
   io.stderr.write(`openclaw-sessions: ${safeLine(text)}\n${hint ? `  hint: ${safeLine(hint)}\n` : ""}`);
 }
 
+/**
+ * What an error is to the user: the tool's typed error, else a runtime that lacks something, else
+ * what the environment did (a file the OS will not give, a full disk, a damaged database: exit 3,
+ * src/store/env-errors.ts); null when it is the tool's own bug.
+ */
+function knownError(err: unknown): ToolError | null {
+  return err instanceof ToolError ? err : (capabilityError(err) ?? environmentErrorOf(err));
+}
+
+/** The files an error's message already names (the boundary names each unreadable file once). */
+export function pathsNamedBy(err: unknown): string[] {
+  const details = knownError(err)?.details ?? {};
+  return [details.path, details.storePath].filter((p): p is string => typeof p === "string");
+}
+
 export function reportError(err: unknown, io: IO, opts: { json?: boolean; debug?: boolean }): ExitCodeValue {
-  const known = err instanceof ToolError ? err : capabilityError(err);
+  const known = knownError(err);
   const code = known ? known.code : "INTERNAL_ERROR";
   const kind = known ? known.kind : "internal";
   const message = known ? known.message : `unexpected error: ${firstLine((err as Error)?.message ?? String(err))}`;

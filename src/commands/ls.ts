@@ -153,7 +153,7 @@ async function sessionsOf(index: StoreIndex, stats: boolean, session: StoreSessi
             })),
           }
         : {}),
-      loadNotes: notes.get(s.sessionKey) ?? [],
+      loadNotes: [...(notes.get(s.sessionKey) ?? []), ...(s.attributionNotes ?? [])],
     };
     if (stats) {
       if (s.active.ref && s.active.exists) row.active.messages = await countMessages(session.lines(s.active.ref));

@@ -9,7 +9,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { ClassifiedFile } from "../core/model.js";
-import { refusedError, unsupportedError, usageError } from "../core/errors.js";
+import { refusedError, ToolError, unsupportedError, usageError } from "../core/errors.js";
 import {
   DoctorEventMapper,
   fileStatus,
@@ -25,6 +25,7 @@ import { isWithinDir } from "../core/path-within.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { pinnedFileLines, type RawLine } from "../store/lines.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
+import { readRegularFileSync, UnreadableFileError } from "../store/safe-read.js";
 import { locateStores, type AgentTarget } from "../store/locate.js";
 import { isRecord } from "../core/coerce.js";
 
@@ -204,7 +205,8 @@ function verifyCold(r: VerifiedFile, f: ClassifiedFile, cold: Map<string, { sess
   const row = cold.get(f.name);
   let sha: string | null = null;
   try {
-    sha = crypto.createHash("sha256").update(fs.readFileSync(f.path)).digest("hex");
+    // Only a regular file is read: a FIFO in its place would block (it is named, exit 3).
+    sha = crypto.createHash("sha256").update(readRegularFileSync(f.path, Number.MAX_SAFE_INTEGER)).digest("hex");
   } catch (err) {
     r.status = "unreadable";
     r.error = (err as Error).message;
@@ -272,6 +274,8 @@ async function verifyLines(
     }
     r.status = fileStatus(r.counts, headerMismatch);
   } catch (err) {
+    // The database failing under a lookup (a damaged page) is no gap of this file: it ends the run (exit 3).
+    if (err instanceof ToolError && !(err instanceof UnreadableFileError)) throw err;
     r.status = "unreadable";
     r.error = (err as NodeJS.ErrnoException).code
       ? `${(err as NodeJS.ErrnoException).code}: ${(err as Error).message}`

@@ -62,7 +62,9 @@ export interface LoadNote {
     | "sqlite-placeholder"
     | "sqlite-unparsable-entry"
     | "sqlite-row-mismatch"
-    | "sqlite-entry-not-validated";
+    | "sqlite-entry-not-validated"
+    // Not the loader's: what the tool could not read that the key's attribution depended on.
+    | "attribution-incomplete";
   field?: string;
   message: string;
 }
@@ -276,6 +278,8 @@ export interface SessionRecord {
   lineage: string[];
   /** Extra era-specific segments (SQLite windows) in order, oldest first. */
   windows?: SessionWindow[];
+  /** Files this key's attribution depended on that could not be read: its files may be incomplete. */
+  attributionNotes?: LoadNote[];
 }
 
 export interface RelatedFile {

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 // Bundled into dist/ (a static import esbuild can see): the installed package has no node_modules.
 import JSON5 from "json5";
-import { causeOf, readRegularFileSync } from "./safe-read.js";
+import { noteUnreadable, readRegularFileSync } from "./safe-read.js";
 import { asRecord } from "../core/coerce.js";
 
 /** Real configs are kilobytes; JSON5 parsing is slow and memory-hungry past this. */
@@ -36,13 +36,20 @@ export function parseJson5(text: string): unknown {
   }
 }
 
+/**
+ * The config at `file`. Absent (no name there at all) is `{}`, as for OpenClaw; a name that cannot
+ * be read (a dangling symlink, a symlink loop, no permission, not a regular file, over 4 MiB) is
+ * `{}` with the problem, and is noted as unreadable: the run names it (exit 3), never silently
+ * falling back on the era's default policy.
+ */
 export function readConfig(file: string | null): OpenClawConfig {
-  if (!file || !fs.existsSync(file)) return { path: null, raw: {} };
+  if (!file) return { path: null, raw: {} };
   let text: string;
   try {
+    if (!fs.lstatSync(file, { throwIfNoEntry: false })) return { path: null, raw: {} };
     text = readRegularFileSync(file, MAX_CONFIG_BYTES).toString("utf8");
   } catch (err) {
-    return { path: file, raw: {}, problem: `cannot read ${file}: ${causeOf(err)}` };
+    return { path: file, raw: {}, problem: `cannot read ${file}: ${noteUnreadable(file, err).reason}` };
   }
   try {
     return { path: file, raw: asRecord(parseJson5(text)) ?? {} };

@@ -9,6 +9,7 @@ import path from "node:path";
 import type { Era } from "../core/model.js";
 import { environmentError, usageError } from "../core/errors.js";
 import { configPathFor, readConfig } from "./config.js";
+import { listDirSync, noteUnreadable } from "./safe-read.js";
 
 export interface StoreSelection {
   stateDir?: string;
@@ -72,12 +73,39 @@ export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv
   return { dir: preferred, resolvedBy: `${how}: ~/.openclaw (default)` };
 }
 
+/** Not there, as far as a store path goes: nothing by that name, or a path through a file. */
+const ABSENT = new Set(["ENOENT", "ENOTDIR"]);
+
+/**
+ * Whether a store path exists (a dangling symlink is a name that exists). One that cannot be
+ * looked at (a dir without search permission, an I/O error) is noted and thrown: never "absent".
+ */
+function exists(p: string): boolean {
+  try {
+    return fs.lstatSync(p, { throwIfNoEntry: false }) !== undefined;
+  } catch (err) {
+    if (ABSENT.has((err as NodeJS.ErrnoException).code ?? "")) return false;
+    throw noteUnreadable(p, err);
+  }
+}
+
+/** Whether `p` is a directory (after symlinks); what cannot be looked at is noted and thrown, as in `exists`. */
 function isDir(p: string): boolean {
   try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
+    return fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch (err) {
+    if (ABSENT.has((err as NodeJS.ErrnoException).code ?? "")) return false;
+    throw noteUnreadable(p, err);
   }
+}
+
+/** The agent dirs under `agents/`, sorted; a dir that cannot be listed is noted and thrown (exit 3). */
+function agentIdsIn(agentsDir: string): string[] {
+  if (!isDir(agentsDir)) return [];
+  return (listDirSync(agentsDir) ?? [])
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
 }
 
 /**
@@ -99,7 +127,7 @@ function agentTarget(
 ): AgentTarget {
   const agentRoot = path.join(stateDir, "agents", agentId);
   const sqlitePath = path.join(agentRoot, "agent", "openclaw-agent.sqlite");
-  const sqlite = fs.existsSync(sqlitePath);
+  const sqlite = exists(sqlitePath);
   const storePath = storeOverride ?? path.join(agentRoot, "sessions", "sessions.json");
   const sessionsDir = path.dirname(storePath);
   return {
@@ -109,7 +137,7 @@ function agentTarget(
     sessionsDir,
     storePath: sqlite ? sqlitePath : storePath,
     sqlitePath: sqlite ? sqlitePath : null,
-    legacyStorePath: sqlite && fs.existsSync(storePath) ? storePath : null,
+    legacyStorePath: sqlite && exists(storePath) ? storePath : null,
     resolvedBy: storeOverride && !sqlite ? `${resolvedBy}, session.store in openclaw.json` : resolvedBy,
     homeDir,
   };
@@ -143,7 +171,7 @@ export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: s
   if (given > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of --state-dir, --profile, --sessions-dir and --store");
   if (sel.store !== undefined) {
     const storePath = path.resolve(cwd, expandHome(sel.store, homeDir));
-    if (!fs.existsSync(storePath)) {
+    if (!exists(storePath)) {
       throw environmentError("STORE_NOT_FOUND", `no sessions.json at ${storePath}`, "check the --store path");
     }
     return [targetForSessionsDir(path.dirname(storePath), storePath, "--store", homeDir)];
@@ -167,13 +195,7 @@ export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: s
     );
   }
   const agentsDir = path.join(dir, "agents");
-  const available = isDir(agentsDir)
-    ? fs
-        .readdirSync(agentsDir, { withFileTypes: true })
-        .filter((d) => d.isDirectory())
-        .map((d) => d.name)
-        .sort()
-    : [];
+  const available = agentIdsIn(agentsDir);
   const storeSetting = (readConfig(configPathFor(dir, env)).raw.session as { store?: unknown } | undefined)?.store;
   const target = (id: string) => agentTarget(dir, id, resolvedBy, homeDir, configuredStorePath(storeSetting, id, homeDir, cwd));
   if (sel.allAgents) {

@@ -7,6 +7,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
+import { sep } from "node:path";
 import type { FileHandle } from "node:fs/promises";
 import { ToolError } from "../core/errors.js";
 
@@ -46,16 +47,36 @@ export class UnreadableLog {
     if (!this.#files.has(e.path)) this.#files.set(e.path, e.reason);
   }
 
-  files(): UnreadableFile[] {
-    return [...this.#files].map(([path, cause]) => ({ path, cause }));
+  /**
+   * The files to name, each once: not those an error already named (`named`), and a directory and
+   * a path inside it that failed for the same cause are one fact (the dir unreadable), named once:
+   * by the error that named one of them, else by the directory.
+   */
+  files(named: readonly string[] = []): UnreadableFile[] {
+    const cause = (p: string) => this.#files.get(p);
+    const inside = (outer: string, inner: string) => inner.startsWith(outer + sep);
+    const covered = (p: string, by: string) => by !== p && (inside(by, p) || inside(p, by)) && cause(by) === cause(p);
+    return [...this.#files]
+      .map(([path, why]) => ({ path, cause: why }))
+      .filter(
+        (u) =>
+          !named.includes(u.path) &&
+          !named.some((n) => covered(u.path, n)) &&
+          ![...this.#files.keys()].some((o) => inside(o, u.path) && cause(o) === u.cause),
+      );
   }
 }
 
 const currentLog = new AsyncLocalStorage<UnreadableLog>();
 
+/** How many files the run has noted as unreadable so far (0 outside a run). */
+export function unreadableSoFar(): number {
+  return currentLog.getStore()?.files().length ?? 0;
+}
+
 /** Note that `file` could not be read, in the run's log (outside a run: nowhere). Returns the error to throw. */
 export function noteUnreadable(file: string, err: unknown): UnreadableFileError {
-  const e = err instanceof UnreadableFileError ? err : new UnreadableFileError(file, causeOf(err));
+  const e = err instanceof UnreadableFileError ? err : new UnreadableFileError(file, causeAt(file, err));
   currentLog.getStore()?.note(e);
   return e;
 }
@@ -64,7 +85,7 @@ const ERRNO_CAUSES: Record<string, string> = {
   EACCES: "permission denied",
   EPERM: "permission denied",
   ELOOP: "a symlink loop",
-  ENOENT: "no such file (or a dangling symlink)",
+  ENOENT: "no such file",
   EISDIR: "a directory",
   ENXIO: "a socket or a device with nothing behind it",
   EIO: "I/O error",
@@ -78,6 +99,31 @@ export function causeOf(err: unknown): string {
   if (code && ERRNO_CAUSES[code]) return ERRNO_CAUSES[code];
   const msg = (err as Error)?.message ?? String(err);
   return code ? `${code}: ${msg}` : msg;
+}
+
+/** `causeOf`, told apart by a look at `file` itself: a missing target behind a symlink is a dangling symlink. */
+export function causeAt(file: string, err: unknown): string {
+  if ((err as NodeJS.ErrnoException)?.code === "ENOENT") {
+    try {
+      if (fs.lstatSync(file).isSymbolicLink()) return "a dangling symlink";
+    } catch {
+      // the name itself is gone
+    }
+  }
+  return causeOf(err);
+}
+
+/**
+ * The entries of a directory the run needs; null when it does not exist. One that cannot be listed
+ * is noted and thrown ("cannot read <dir>: permission denied"): never read as empty.
+ */
+export function listDirSync(dir: string): fs.Dirent[] | null {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw noteUnreadable(dir, err);
+  }
 }
 
 /** What a non-regular file is, by name. */

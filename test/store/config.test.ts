@@ -3,6 +3,7 @@ import path from "node:path";
 import JSON5 from "json5";
 import { describe, expect, it } from "vitest";
 import { configuredChannels, parseJson5, readConfig } from "../../src/store/config.js";
+import { UnreadableLog } from "../../src/store/safe-read.js";
 import { tempDir } from "../helpers/temp.js";
 
 /** Same value, same own keys (a `__proto__` key included), same -0. */
@@ -63,5 +64,24 @@ describe("readConfig", () => {
       new RegExp(`^cannot parse ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: JSON5: invalid end of input at 1:13$`),
     );
     expect(readConfig(path.join(dir, "absent.json"))).toEqual({ path: null, raw: {} });
+  });
+
+  it("a symlink loop or a dangling symlink is a problem named as unreadable, never a silent absent config", async () => {
+    const dir = tempDir("ocs-config-");
+    const loop = path.join(dir, "loop.json");
+    fs.symlinkSync(loop, loop);
+    const dangling = path.join(dir, "dangling.json");
+    fs.symlinkSync(path.join(dir, "gone.json"), dangling);
+    const log = new UnreadableLog();
+    const read = await log.run(async () => [readConfig(loop), readConfig(dangling), readConfig(path.join(dir, "absent.json"))]);
+    expect(read).toEqual([
+      { path: loop, raw: {}, problem: `cannot read ${loop}: a symlink loop` },
+      { path: dangling, raw: {}, problem: `cannot read ${dangling}: a dangling symlink` },
+      { path: null, raw: {} },
+    ]);
+    expect(log.files()).toEqual([
+      { path: loop, cause: "a symlink loop" },
+      { path: dangling, cause: "a dangling symlink" },
+    ]);
   });
 });

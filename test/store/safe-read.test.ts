@@ -4,7 +4,10 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  causeAt,
   checkRegular,
+  listDirSync,
+  noteUnreadable,
   openRegular,
   openRegularSync,
   readRegularFileSync,
@@ -141,5 +144,51 @@ describe("an unreadable store: the same message in every command", () => {
     expect(new Set(messages).size).toBe(1);
     expect(messages[0]).toMatch(/sessions\.json is unreadable \(a FIFO \(named pipe\), not a regular file; not opened\)/);
     fs.rmSync(root, { recursive: true, force: true });
+  });
+});
+
+describe("what cannot be read, named once", () => {
+  it("a directory that cannot be listed is noted and thrown, never empty; a missing one is null", async () => {
+    const file = path.join(dir, "not-a-dir");
+    fs.writeFileSync(file, "x");
+    const log = new UnreadableLog();
+    await log.run(async () => {
+      expect(listDirSync(path.join(dir, "missing"))).toBeNull();
+      expect(() => listDirSync(file)).toThrow(UnreadableFileError);
+      expect(listDirSync(dir)?.map((d) => d.name)).toEqual(["not-a-dir"]);
+    });
+    expect(log.files()).toEqual([{ path: file, cause: "a path through something that is not a directory" }]);
+  });
+
+  it("a dangling symlink is named as one, a missing name as missing", () => {
+    const dangling = path.join(dir, "dangling.jsonl");
+    fs.symlinkSync(path.join(dir, "gone.jsonl"), dangling);
+    const enoent = (p: string) => {
+      try {
+        fs.statSync(p);
+      } catch (err) {
+        return err;
+      }
+    };
+    expect(causeAt(dangling, enoent(dangling))).toBe("a dangling symlink");
+    expect(causeAt(path.join(dir, "none"), enoent(path.join(dir, "none")))).toBe("no such file");
+    expect(() => checkRegular(dangling)).toThrow(/a dangling symlink/);
+  });
+
+  it("a dir and a path in it that failed for the same cause are one line: the dir's, or the error's that named one", async () => {
+    const log = new UnreadableLog();
+    const denied = (p: string) => noteUnreadable(p, Object.assign(new Error("EACCES"), { code: "EACCES" }));
+    await log.run(async () => {
+      denied("/s/sessions/sessions.json");
+      denied("/s/sessions");
+      denied("/s/sessions/a.jsonl");
+      noteUnreadable("/s/sessions/b.jsonl", new UnreadableFileError("/s/sessions/b.jsonl", "a FIFO (named pipe)"));
+      denied("/s/sessionsX/c.jsonl");
+    });
+    const paths = (named?: string[]) => log.files(named).map((u) => u.path);
+    expect(paths()).toEqual(["/s/sessions", "/s/sessions/b.jsonl", "/s/sessionsX/c.jsonl"]);
+    // An error named sessions.json (the store loaded as empty): its dir, unreadable the same way, is no second line.
+    expect(paths(["/s/sessions/sessions.json"])).toEqual(["/s/sessions/b.jsonl", "/s/sessionsX/c.jsonl"]);
+    expect(paths(["/s/sessions/b.jsonl"])).toEqual(["/s/sessions", "/s/sessionsX/c.jsonl"]);
   });
 });

@@ -112,8 +112,12 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
       text: flags.format === "jsonl" ? undefined : exportText(EXPORT_REPORTERS[flags.format](tz)),
     };
     if (!flags.output) {
-      // Stops at the next chunk once the reader has gone (`| head`).
-      await writeExport(job.session, job.header, job.format, app.output(), job.text);
+      // Stops at the next chunk once the reader has gone (`| head`). JSONL is copied byte for byte,
+      // except onto a terminal, which shows a line's controls instead of obeying them.
+      const out = app.output();
+      const onTerminal = flags.format === "jsonl" && app.io.stdout.isTTY;
+      const sink = onTerminal ? (await import("../../render/terminal-copy.js")).terminalSafeSink(out) : out;
+      await writeExport(job.session, job.header, job.format, sink, job.text);
       return;
     }
     const target = checkOutputPath(flags.output, indexes, app.io.cwd, { force: flags.force });

@@ -6,6 +6,7 @@ import type { GrepOptions, GrepResult } from "../../commands/grep.js";
 import type { GrepMode } from "../../render/grep-json.js";
 import type { GrepFormat } from "../../render/grep-reporters.js";
 import { ExitCode, usageError } from "../../core/errors.js";
+import { unreadableSoFar } from "../../store/safe-read.js";
 
 interface GrepFlags extends CommonOptions {
   fixedStrings?: boolean;
@@ -48,10 +49,12 @@ function grepOptions(pattern: string, flags: GrepFlags, mode: GrepMode): GrepOpt
 
 /** Like grep, no match exits 1; unlike grep, it says so (cron mails stderr), unless --quiet. */
 function reportNoMatch(app: App, flags: GrepFlags, result: GrepResult): void {
-  // result.warnings are files or lines not searched: the error boundary names each once on stderr
-  // (exit 3), and they make this not a plain "no match".
-  const unsearched = result.warnings.length > 0 ? ` in what could be read (${result.warnings.length} not searched, named below)` : "";
-  if (!flags.quiet) app.say(`no match for ${JSON.stringify(result.pattern)}${unsearched}`);
+  // What could not be read (result.warnings: files or lines not searched; the run's other unreadable
+  // inputs, such as a sessions dir) is named once on stderr by the error boundary (exit 3), and makes
+  // this not a plain "no match". When nothing at all could be searched, those lines say it all.
+  const unread = Math.max(result.warnings.length, unreadableSoFar());
+  const unsearched = unread > 0 ? ` in what could be read (${unread} not searched, named below)` : "";
+  if (!flags.quiet && !(result.filesSearched === 0 && unread > 0)) app.say(`no match for ${JSON.stringify(result.pattern)}${unsearched}`);
   app.raise(ExitCode.problems);
 }
 

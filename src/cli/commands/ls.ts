@@ -46,7 +46,7 @@ Tables fit the terminal (or $COLUMNS); in a pipe every cell is printed whole, on
       for (const d of result.droppedEntries)
         app.say(`warning: entry ${JSON.stringify(d.sessionKey)}: ${d.notes.map((n) => n.message).join("; ")}`);
     if (result.storeProblems.length > 0) {
-      for (const p of result.storeProblems) app.say(p.message);
+      for (const p of result.storeProblems) app.say(p.message, null, p.storePath);
       app.raise(ExitCode.environment);
     }
   },

@@ -43,7 +43,10 @@ Examples:
     showScope(result.stores);
     app.io.stdout.write(reporter.end(result));
     // Diagnostics (an openclaw.json it cannot parse, a transcript missing) go to stderr, never stdout.
-    if ("notes" in result && !flags.quiet) for (const n of result.notes) app.say(`warning: ${n}`);
+    // An openclaw.json that cannot be read is named here once, with what follows from it, not again as unreadable.
+    const config = "policy" in result ? result.policy.configPath : null;
+    const about = (n: string) => (config && n.startsWith(`cannot read ${config}:`) ? config : undefined);
+    if ("notes" in result && !flags.quiet) for (const n of result.notes) app.say(`warning: ${n}`, null, about(n));
     if (!("segments" in result) && result.keys.length > 0)
       app.context(
         flags,
@@ -52,7 +55,8 @@ Examples:
     // A 0-byte or invalid sessions.json loads as no keys at all: an environment problem, as in `ls`.
     for (const st of result.stores) {
       if (BROKEN_STORE.has(st.storeFile.state)) {
-        app.say(`${st.storePath} is ${st.storeFile.state}; OpenClaw loads it as an empty store`);
+        const why = st.storeFile.state === "unreadable" && st.storeFile.message ? ` (${st.storeFile.message})` : "";
+        app.say(`${st.storePath} is ${st.storeFile.state}${why}; OpenClaw loads it as an empty store`, null, st.storePath);
         app.raise(ExitCode.environment);
       }
     }

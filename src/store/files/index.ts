@@ -27,9 +27,9 @@ import { parseGeneratedTranscriptName } from "../../core/names.js";
 import { isStrictlyInside } from "../../core/path-within.js";
 import { configPathFor, configuredChannels, readConfig } from "../config.js";
 import type { AgentTarget } from "../locate.js";
-import { peekTranscript, readHeader } from "./peek.js";
-import { scanDir } from "./scan.js";
-import { causeOf, readRegularFileSync } from "../safe-read.js";
+import { headerRead, peekTranscript, readHeader } from "./peek.js";
+import { scanTree } from "./scan.js";
+import { noteUnreadable, readRegularFileSync } from "../safe-read.js";
 
 /** Far above any real store (5,000 keys are a few MB), far below a memory problem when parsed. */
 export const MAX_STORE_BYTES = 128 * 1024 * 1024;
@@ -40,18 +40,15 @@ export function fileRef(p: string): TranscriptRef & { kind: "file" } {
 
 export function readStoreFile(storePath: string): { status: StoreFileStatus; entries: StoreEntry[] } {
   let buf: Buffer;
-  if (!fs.existsSync(storePath) && !isSymlink(storePath))
-    return { status: { state: "missing", bytes: null, message: `no such file: ${storePath}` }, entries: [] };
   try {
+    // Missing only when there is no name at all: a dangling symlink or a dir that cannot be searched is unreadable.
+    if (!fs.lstatSync(storePath, { throwIfNoEntry: false }))
+      return { status: { state: "missing", bytes: null, message: `no such file: ${storePath}` }, entries: [] };
     buf = readRegularFileSync(storePath, MAX_STORE_BYTES);
   } catch (err) {
-    return { status: { state: "unreadable", bytes: null, message: causeOf(err) }, entries: [] };
+    return { status: { state: "unreadable", bytes: null, message: noteUnreadable(storePath, err).reason }, entries: [] };
   }
   return interpretStoreText(buf.toString("utf8"), buf.length);
-}
-
-function isSymlink(p: string): boolean {
-  return fs.lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
 }
 
 function isFile(p: string): boolean {
@@ -73,7 +70,12 @@ function candidateProbe(): (p: string) => boolean {
     const dir = path.dirname(p);
     let known = dirExists.get(dir);
     if (known === undefined) {
-      known = fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
+      try {
+        known = fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
+      } catch {
+        // Not searchable by this user (another user's home): not there, as OpenClaw's own existsSync would see it.
+        known = false;
+      }
       dirExists.set(dir, known);
     }
     return known && isFile(p);
@@ -159,8 +161,11 @@ export interface FilesIndexOptions {
 
 export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEnv, opts: FilesIndexOptions = {}): Promise<StoreIndex> {
   const { status, entries } = readStoreFile(target.storePath);
-  const files = scanDir(target.sessionsDir).filter((f) => !opts.skipFile?.(f));
+  const scanned = scanTree(target.sessionsDir);
+  const files = scanned.files.filter((f) => !opts.skipFile?.(f));
   const present = new Map(files.map((f) => [f.path, f]));
+  /** What could not be read (path → cause): the dir, entries, transcript headers. */
+  const unreadable = new Map(scanned.unreadable.map((u) => [u.path, u.cause]));
   const listings = new Map<string, string[]>();
   const ctx = pathContext(target, env);
 
@@ -172,7 +177,11 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   // Headers for every transcript-bearing file: attribution by header id, parent and timing.
   const headers = new Map<string, TranscriptHeader | null>();
   const headerOf = (p: string): TranscriptHeader | null => {
-    if (!headers.has(p)) headers.set(p, present.get(p)?.symlink ? null : readHeader(fileRef(p)));
+    if (!headers.has(p)) {
+      const read = present.get(p)?.symlink ? { header: null, unreadable: null } : headerRead(fileRef(p));
+      headers.set(p, read.header);
+      if (read.unreadable !== null) unreadable.set(p, read.unreadable);
+    }
     return headers.get(p)!;
   };
   const keyInputs = loaded.map((e) => keyInputOf(e, actives.get(e.sessionKey)));
@@ -186,6 +195,7 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
       ? `sessions.json is ${status.state}: no key can own it`
       : "no key references this file's sessionId";
   const unattributed = unattributedFiles(files, sessions, byFile, unowned);
+  noteUnreadAttribution({ sessionsDir: target.sessionsDir, present, sessions, unattributed, unreadable });
 
   return {
     location: {
@@ -360,4 +370,50 @@ function unattributedFiles(
     });
   }
   return unattributed;
+}
+
+/**
+ * Attribution that depended on a file the run could not read says so, on the key: a sessions dir
+ * that cannot be listed hides every archive; an unreadable file of the key (its header unknown)
+ * can hide a file that chains to the key through it, which then shows as belonging to no key.
+ * Such files say it too. The files themselves are named on stderr by the error boundary (exit 3).
+ */
+function noteUnreadAttribution(facts: {
+  sessionsDir: string;
+  present: Map<string, ClassifiedFile>;
+  sessions: SessionRecord[];
+  unattributed: UnattributedFile[];
+  unreadable: Map<string, string>;
+}): void {
+  const { sessionsDir, present, sessions, unattributed, unreadable } = facts;
+  // Unread transcripts and subdirs: a lock or a trajectory carries no link between transcripts.
+  const unreadLinks = new Set(
+    [...unreadable.keys()].filter((p) => p !== sessionsDir && ATTRIBUTABLE_KINDS.has(present.get(p)?.kind ?? "archive")),
+  );
+  if (unreadable.size === 0) return;
+  const dirCause = unreadable.get(sessionsDir);
+  for (const s of sessions) {
+    const notes = dirCause
+      ? [`the sessions dir ${sessionsDir} cannot be listed (${dirCause}): this key's archives and other files are not known`]
+      : unattributed.length === 0
+        ? []
+        : filesOfRecord(s)
+            .filter((p) => unreadLinks.has(p))
+            .map(
+              (p) =>
+                `${path.basename(p)} could not be read (${unreadable.get(p)}): a file that continues this key's history through it may be listed as belonging to no key`,
+            );
+    if (notes.length > 0) s.attributionNotes = notes.map((message) => ({ code: "attribution-incomplete", message }));
+  }
+  for (const u of unattributed) {
+    const own = unreadable.get(u.path);
+    if (own !== undefined) u.reason = `it could not be read (${own}), so nothing links it to a key`;
+    else if (unreadLinks.size > 0)
+      u.reason += `; ${unreadLinks.size} file(s) here could not be read, and a link to its key may run through one of them`;
+  }
+}
+
+/** The files a key's record names: its active transcript, archives and related files. */
+function filesOfRecord(s: SessionRecord): string[] {
+  return [...(s.active.exists ? [s.active.path] : []), ...s.archives.map((a) => a.path), ...s.related.map((r) => r.path)];
 }

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import type { TranscriptHeader, TranscriptPeek, TranscriptRef } from "../../core/model.js";
 import { headerOf } from "../../core/transcript/parse.js";
 import { zlib, zstdFrameProblem } from "../lines.js";
-import { noteUnreadable, openRegularSync } from "../safe-read.js";
+import { noteUnreadable, openRegularSync, UnreadableFileError } from "../safe-read.js";
 
 const HEAD_BYTES = 64 * 1024;
 /** What one head read may inflate to before it is retried on a shorter prefix. */
@@ -26,6 +26,9 @@ function readRange(file: string, start: number, length: number): Buffer {
   try {
     const n = fs.readSync(fd, scratch, 0, Math.min(length, scratch.length), start);
     return scratch.subarray(0, n);
+  } catch (err) {
+    // EIO and the like: named like a file that cannot be opened.
+    throw noteUnreadable(file, err);
   } finally {
     fs.closeSync(fd);
   }
@@ -71,16 +74,24 @@ export function parseHeaderLine(text: string): TranscriptHeader | null {
   return headerOf(v as Record<string, unknown>);
 }
 
-/** OpenClaw's header probe: the first non-empty line within 64 KiB, if it is a session header. */
-export function readHeader(ref: TranscriptRef & { kind: "file" }): TranscriptHeader | null {
+/**
+ * OpenClaw's header probe: the first non-empty line within 64 KiB, if it is a session header; and,
+ * when the file could not be read, why (attribution that needed the header then says so).
+ */
+export function headerRead(ref: TranscriptRef & { kind: "file" }): { header: TranscriptHeader | null; unreadable: string | null } {
   try {
     let lines = headLines(ref, FIRST_READ_BYTES);
     if (lines.every((l) => l.trim() === "")) lines = headLines(ref);
     const first = lines.find((l) => l.trim() !== "");
-    return first === undefined ? null : parseHeaderLine(first);
-  } catch {
-    return null;
+    return { header: first === undefined ? null : parseHeaderLine(first), unreadable: null };
+  } catch (err) {
+    return { header: null, unreadable: err instanceof UnreadableFileError ? err.reason : null };
   }
+}
+
+/** `headerRead`'s header: null when there is none or it cannot be read. */
+export function readHeader(ref: TranscriptRef & { kind: "file" }): TranscriptHeader | null {
+  return headerRead(ref).header;
 }
 
 function textOf(content: unknown): string | null {

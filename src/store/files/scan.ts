@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ClassifiedFile } from "../../core/model.js";
 import { classifyName, parseImportArchiveName } from "../../core/names.js";
-import { causeOf, fileTypeName, noteUnreadable, UnreadableFileError } from "../safe-read.js";
+import { causeAt, fileTypeName, listDirSync, noteUnreadable, UnreadableFileError, type UnreadableFile } from "../safe-read.js";
 
 /** What a directory entry is when it is no regular file (after symlinks), or null. */
 function notRegular(full: string, st: fs.Stats): string | null {
@@ -12,7 +12,7 @@ function notRegular(full: string, st: fs.Stats): string | null {
     try {
       target = fs.statSync(full);
     } catch (err) {
-      return causeOf(err) === "no such file (or a dangling symlink)" ? "a dangling symlink" : causeOf(err);
+      return causeAt(full, err);
     }
   }
   return target.isFile() ? null : fileTypeName(target);
@@ -39,52 +39,90 @@ function importArchiveKind(name: string): ClassifiedFile["kind"] {
   return /sessions\.json\.imported-\d+$/.test(name) ? "store-backup" : "other";
 }
 
-export function scanDir(root: string, opts: { relBase?: string; kind?: ClassifiedFile["kind"] } = {}): ClassifiedFile[] {
+/** Every file under a dir, and what could not be read on the way (noted in the run's log too). */
+export interface ScannedTree {
+  files: ClassifiedFile[];
+  /** Dirs that could not be listed and entries that could not be looked at or are no regular file. */
+  unreadable: UnreadableFile[];
+}
+
+/** The entries of one dir, sorted; null when it does not exist, noted when it cannot be listed. */
+function entriesOf(dir: string, unreadable: UnreadableFile[]): fs.Dirent[] | null {
+  try {
+    return listDirSync(dir)?.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) ?? null;
+  } catch (err) {
+    unreadable.push({ path: dir, cause: (err as UnreadableFileError).reason });
+    return null;
+  }
+}
+
+export function scanTree(root: string, opts: { relBase?: string; kind?: ClassifiedFile["kind"] } = {}): ScannedTree {
   const relBase = opts.relBase ?? "";
   const out: ClassifiedFile[] = [];
+  const unreadable: UnreadableFile[] = [];
   const walk = (dir: string, rel: string, depth: number, forcedKind: ClassifiedFile["kind"] | null) => {
-    let names: fs.Dirent[];
-    try {
-      names = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const d of names) {
+    for (const d of entriesOf(dir, unreadable) ?? []) {
       const full = path.join(dir, d.name);
       const relPath = rel ? `${rel}/${d.name}` : d.name;
       if (d.isDirectory()) {
         if (depth < MAX_DEPTH) walk(full, relPath, depth + 1, forcedKind ?? (depth === 0 ? (FOLDER_KINDS[d.name] ?? null) : null));
         continue;
       }
-      let st: fs.Stats;
-      try {
-        st = fs.lstatSync(full);
-      } catch {
-        continue;
-      }
-      const cls = classifyName(d.name);
-      const kind = forcedKind === "import-archive" ? importArchiveKind(d.name) : (forcedKind ?? cls.kind);
-      const file: ClassifiedFile = {
-        path: full,
-        relPath: relBase ? `${relBase}/${relPath}` : relPath,
-        name: d.name,
-        kind,
-        bytes: st.size,
-        mtimeMs: st.mtimeMs,
-        symlink: st.isSymbolicLink(),
-        sessionId: forcedKind === "import-archive" ? parseImportArchiveName(d.name) : forcedKind ? null : cls.sessionId,
-      };
-      if (cls.archive && !forcedKind) file.archive = cls.archive;
-      // A FIFO, socket or device here is classified and reported by name, and never opened.
-      const odd = notRegular(full, st);
-      if (odd !== null && !(st.isSymbolicLink() && odd.startsWith("a directory"))) {
-        file.notRegular = odd;
-        noteUnreadable(full, new UnreadableFileError(full, `${odd}, not a regular file; not opened`));
-      }
-      out.push(file);
+      const file = classified(full, d.name, relBase ? `${relBase}/${relPath}` : relPath, forcedKind, unreadable);
+      if (file) out.push(file);
     }
   };
   walk(root, "", 0, opts.kind ?? null);
-  return out;
+  return { files: out, unreadable };
+}
+
+/** One directory entry, classified; null when it vanished or cannot be looked at (noted). */
+function classified(
+  full: string,
+  name: string,
+  relPath: string,
+  forcedKind: ClassifiedFile["kind"] | null,
+  unreadable: UnreadableFile[],
+): ClassifiedFile | null {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(full);
+  } catch (err) {
+    // Gone since the listing: nothing to read. Anything else (a dir that can be listed but not searched) is named.
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable.push({ path: full, cause: noteUnreadable(full, err).reason });
+    return null;
+  }
+  const cls = classifyName(name);
+  const kind = forcedKind === "import-archive" ? importArchiveKind(name) : (forcedKind ?? cls.kind);
+  const file: ClassifiedFile = {
+    path: full,
+    relPath,
+    name,
+    kind,
+    bytes: st.size,
+    mtimeMs: st.mtimeMs,
+    symlink: st.isSymbolicLink(),
+    sessionId: forcedKind === "import-archive" ? parseImportArchiveName(name) : forcedKind ? null : cls.sessionId,
+  };
+  if (cls.archive && !forcedKind) file.archive = cls.archive;
+  // A FIFO, socket or device here is classified and reported by name, and never opened.
+  const odd = notRegular(full, st);
+  if (odd !== null && !(st.isSymbolicLink() && odd.startsWith("a directory"))) {
+    file.notRegular = odd;
+    const e = noteUnreadable(full, new UnreadableFileError(full, `${odd}, not a regular file; not opened`));
+    unreadable.push({ path: full, cause: e.reason });
+  } else if (odd === null) {
+    // A file this user may not read is named by every command that lists it, not only one that opens it.
+    try {
+      fs.accessSync(full, fs.constants.R_OK);
+    } catch (err) {
+      unreadable.push({ path: full, cause: noteUnreadable(full, err).reason });
+    }
+  }
+  return file;
+}
+
+/** `scanTree`'s files. */
+export function scanDir(root: string, opts: { relBase?: string; kind?: ClassifiedFile["kind"] } = {}): ClassifiedFile[] {
+  return scanTree(root, opts).files;
 }

@@ -21,6 +21,7 @@ import path from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { ToolError } from "../../core/errors.js";
 import { checkRegular } from "../safe-read.js";
+import { sqliteFailure } from "../env-errors.js";
 import { pidAlive } from "../process-probe.js";
 import { cleanupOnInterrupt } from "../process/on-interrupt.js";
 
@@ -149,16 +150,27 @@ export function openSqliteReadOnly(dbPath: string): SqliteDb {
     return s;
   };
   let closed = false;
+  // A damaged page met by any query (SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_IOERR…) is the database's
+  // environment error naming it (exit 3), wherever the query runs; a query's own error passes through.
+  const named = <T>(query: () => T): T => {
+    try {
+      return query();
+    } catch (err) {
+      throw sqliteFailure(err, dbPath) ?? err;
+    }
+  };
   return {
     driver: "node:sqlite",
     dbPath,
     copied,
     snapshotDir: dir,
-    all: (sql, ...params) => stmt(sql).all(...(params as SQLInputValue[])) as SqliteRow[],
-    get: (sql, ...params) => stmt(sql).get(...(params as SQLInputValue[])) as SqliteRow | undefined,
+    all: (sql, ...params) => named(() => stmt(sql).all(...(params as SQLInputValue[])) as SqliteRow[]),
+    get: (sql, ...params) => named(() => stmt(sql).get(...(params as SQLInputValue[])) as SqliteRow | undefined),
     iterate: (sql, ...params) => {
       // A fresh statement: a cached one could already be mid-iteration.
-      return conn.prepare(sql).iterate(...(params as SQLInputValue[])) as Iterable<SqliteRow>;
+      const rows = named(() => conn.prepare(sql).iterate(...(params as SQLInputValue[])) as Iterator<SqliteRow>);
+      const done = { done: true, value: undefined } as IteratorResult<SqliteRow>;
+      return { [Symbol.iterator]: () => ({ next: () => named(() => rows.next()), return: () => rows.return?.() ?? done }) };
     },
     close: () => {
       if (closed) return;

@@ -15,16 +15,20 @@ import type { Refusal } from "../../core/restore-plan.js";
 import { hasTable, readColdArchives, readSessionNodes, readSessionWindows, readTranscriptArchives } from "./read.js";
 import type { SqliteIntegrityFacts, SqliteNodeFacts } from "../../core/findings/sqlite-rules.js";
 import { sqlNumber, stringOrNull } from "../../core/coerce.js";
+import { noteUnreadable, readRegularFileSync } from "../safe-read.js";
 
 const sha256 = (b: Uint8Array) => crypto.createHash("sha256").update(b).digest("hex");
 
+/**
+ * An archive file's sha256. Only a regular file is read (a FIFO in its place would block the run
+ * for good); one that cannot be read is named once by the run (exit 3) and has no sha.
+ */
 function fileSha(file: string): { exists: boolean; sha256: string | null; error?: string } {
   try {
-    return { exists: true, sha256: sha256(fs.readFileSync(file)) };
+    if (!fs.lstatSync(file, { throwIfNoEntry: false })) return { exists: false, sha256: null };
+    return { exists: true, sha256: sha256(readRegularFileSync(file, Number.MAX_SAFE_INTEGER)) };
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === "ENOENT") return { exists: false, sha256: null };
-    return { exists: true, sha256: null, error: e.message };
+    return { exists: true, sha256: null, error: noteUnreadable(file, err).reason };
   }
 }
 

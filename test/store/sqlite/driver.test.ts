@@ -82,6 +82,35 @@ describe("openSqliteReadOnly", () => {
   });
 });
 
+describe("a damaged page", () => {
+  it("met by any query (all, get, iterate) is SQLITE_UNREADABLE naming the database (exit 3); a query's own mistake is not", () => {
+    const dir = tempDir("ocs-damaged-");
+    tmpDirs.push(dir);
+    const file = path.join(dir, "openclaw-agent.sqlite");
+    const writer = openWriter(file);
+    writer.exec("CREATE TABLE a (id INTEGER PRIMARY KEY, v TEXT); CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+    for (let i = 0; i < 200; i++) writer.exec(`INSERT INTO t (v) VALUES ('${"row ".repeat(40)}${i}')`);
+    const { rootpage } = writer.prepare("SELECT rootpage FROM sqlite_master WHERE name = 't'").get() as { rootpage: number };
+    const { page_size: size } = writer.prepare("PRAGMA page_size").get() as { page_size: number };
+    writer.close();
+    const fd = fs.openSync(file, "r+");
+    fs.writeSync(fd, Buffer.alloc(size, 0xff), 0, size, (rootpage - 1) * size);
+    fs.closeSync(fd);
+    const db = openSqliteReadOnly(file);
+    try {
+      expect(db.all("SELECT * FROM a")).toEqual([]);
+      const damaged = [() => db.all("SELECT * FROM t"), () => db.get("SELECT count(*) FROM t"), () => [...db.iterate("SELECT * FROM t")]];
+      for (const query of damaged) {
+        expect(query).toThrow(expect.objectContaining({ code: "SQLITE_UNREADABLE", exitCode: 3 }));
+        expect(query).toThrow(`cannot read ${file}: database disk image is malformed`);
+      }
+      expect(() => db.all("SELECT nope FROM a")).toThrow(expect.objectContaining({ code: "ERR_SQLITE_ERROR" }));
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe("corpus shared state DB", () => {
   it("holds its whole schema only in the WAL: read with it, everything; main file alone, nothing", () => {
     const src = path.join(SQLITE_CORPUS, "sqlite-basic", "state", "state", "openclaw.sqlite");

@@ -6,9 +6,10 @@
  */
 import { findSession } from "../core/lookup.js";
 import crypto from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
-import type { StoreIndex } from "../core/model.js";
+import { refKey, refPath, type StoreIndex } from "../core/model.js";
+import type { Transcript } from "../core/catalogue.js";
+import { parseTranscriptRef, publishedFile, toolCommand } from "../core/restore-target.js";
 import { refusedError, usageError } from "../core/errors.js";
 import { archiveStamp, RESTORE_SCHEMA_VERSION, type Refusal } from "../core/restore-plan.js";
 import { MANIFEST_KIND, type PlannedRow, SQLITE_BACKUP_NAME, undoCommand, type RestoreManifest } from "../core/restore-manifest.js";
@@ -44,6 +45,9 @@ import {
   pendingValidation,
   readArchiveSource,
   readRestoreFacts,
+  readSourceFile,
+  sha256Of,
+  windowEventCount,
   type SqliteRestoreSnapshot,
 } from "../store/sqlite/restore-facts.js";
 import { stateDirOwnerRefusals } from "../store/sqlite/integrity.js";
@@ -52,7 +56,10 @@ import { keySegments } from "./key-segments.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
 export interface SqliteRestoreOptions {
+  /** What the user named (for messages and hints); `target` is what it names. */
   archive?: string;
+  /** The transcript `archive` names, as the store's catalogue lists it (commands/restore-target.ts). */
+  target?: Transcript;
   key?: string;
   segment?: number;
   manifestDir: string;
@@ -145,26 +152,6 @@ function linesOf(texts: Array<string | null>): SourceLine[] {
   return documentLines(Buffer.from(texts.filter((t): t is string => t !== null).join("\n")));
 }
 
-/** What an archive argument names: a published file, `<db>#archive/<name>` as `ls` prints it, or a row's name. */
-function archiveNameOf(arg: string, index: StoreIndex, cwd: string): { name: string; file: string | null } | null {
-  const hash = arg.lastIndexOf("#archive/");
-  if (hash >= 0) return { name: arg.slice(hash + "#archive/".length), file: null };
-  const abs = path.resolve(cwd, arg);
-  const inSessions = arg.includes("/") ? abs : path.join(index.location.sessionsDir, arg);
-  if (path.dirname(inSessions) === index.location.sessionsDir && /\.jsonl\.(deleted|reset)\./.test(path.basename(inSessions))) {
-    return { name: path.basename(inSessions), file: fs.existsSync(inSessions) ? inSessions : null };
-  }
-  return null;
-}
-
-/** The import-archive file a re-import names (inside `<agent>/session-sqlite-import-archive/`). */
-function importFileOf(arg: string, index: StoreIndex, cwd: string): string | null {
-  const f = index.files.find(
-    (x) => x.kind === "import-archive" && (x.path === path.resolve(cwd, arg) || x.name === arg || x.relPath === arg),
-  );
-  return f?.path ?? null;
-}
-
 /** A numbered segment's own lines: its transcript read whole (a restored copy too), between the reset rows that bound it. */
 async function segmentLines(
   seg: KeySegment,
@@ -212,7 +199,7 @@ function manifestFor(plan: SqliteRestorePlan, index: StoreIndex, runId: string, 
     storePath: index.location.storePath,
     sessionsDir: index.location.sessionsDir,
     archive:
-      plan.source.kind === "archive-file" || plan.source.kind === "legacy-file"
+      plan.source.kind === "archive-file" || plan.source.kind === "legacy-file" || plan.source.kind === "window"
         ? plan.source.label
         : `${index.location.storePath}#${plan.source.kind === "window-segment" ? plan.source.window!.sessionId : `archive/${plan.source.label}`}`,
     sessionId: plan.sessionId,
@@ -233,7 +220,9 @@ function manifestFor(plan: SqliteRestorePlan, index: StoreIndex, runId: string, 
         updatedAt: Number(nodeRowWrite.values.updated_at),
       },
       pendingValidationBefore: plan.pendingValidationBefore,
-      eventRows: plan.rows.filter((r) => r.table === "transcript_events").length,
+      // In place: the rows the kept window holds (an append since means OpenClaw wrote to it).
+      eventRows: plan.existingWindow?.events ?? plan.rows.filter((r) => r.table === "transcript_events").length,
+      ...(plan.existingWindow ? { existingWindow: true as const } : {}),
       ...(plan.snapshots ? { snapshots: plan.snapshots } : {}),
     },
   };
@@ -264,6 +253,8 @@ interface ChosenSource {
   segmentHeader: Record<string, unknown> | null;
   /** `--key K --segment n`: the segment, as every command numbers it. */
   segment?: SegmentRef;
+  /** Undelete in place: the window the key is pointed at as it is (no window rows written). */
+  existingWindow?: { sessionId: string; events: number };
   warnings: string[];
   refusals: Refusal[];
 }
@@ -278,24 +269,81 @@ async function chooseSource(
   ctx: StoreContext,
   clock: PlanClock,
 ): Promise<ChosenSource> {
-  if (opts.archive === undefined) return segmentSource(index, opts, clock, ctx);
+  if (opts.target === undefined) return segmentSource(index, opts, clock, ctx);
   if (opts.segment !== undefined) throw usageError("CONFLICTING_OPTIONS", "give either <archive> or --segment, not both");
-  const named = archiveNameOf(opts.archive, index, ctx.cwd);
-  if (named) return archiveSource(db, index, named, opts.key);
-  const legacy = importFileOf(opts.archive, index, ctx.cwd);
-  if (legacy) return reimportSource(db, index, legacy, opts.key, clock, ctx.session);
+  return targetSource(db, index, { ...opts, target: opts.target }, ctx, clock);
+}
+
+/**
+ * What a named transcript restores as, by what the catalogue says it is (what `ls` shows): an
+ * archive or window of a key is that key's segment (an un-reset, as `--key K --segment n`); a
+ * placeholder's window is undeleted in place; an archive no key owns is undeleted under the key it
+ * names (or `--key`); a file Doctor's import moved aside is re-imported.
+ */
+async function targetSource(
+  db: RestoreDb,
+  index: StoreIndex,
+  opts: SqliteRestoreOptions & { target: Transcript },
+  ctx: StoreContext,
+  clock: PlanClock,
+): Promise<ChosenSource> {
+  const t = opts.target;
+  const label = opts.archive ?? refPath(t.ref);
+  const owned = t.sessionKey !== null && (t.source === "archive" || t.source === "window" || t.source === "active");
+  // A rerun of an undelete in place: the window is its key's current one again; the plan finds the run.
+  if (owned && t.source === "active" && revivedInPlace(opts.manifestDir, index, t))
+    return placeholderSource(db, index, t, t.sessionKey!, opts.key, label, ctx.session);
+  if (owned && (opts.key === undefined || opts.key === t.sessionKey)) {
+    const segment = await segmentOf(t, t.sessionKey!, index, ctx, label);
+    if (segment !== null) return segmentSource(index, { ...opts, key: t.sessionKey!, segment }, clock, ctx);
+  }
+  if (t.file?.kind === "import-archive") return reimportSource(db, index, t.path, opts.key, clock, ctx.session);
+  if (t.ref.kind === "sqlite" && !owned) return placeholderSource(db, index, t, t.formerSessionKey, opts.key, label, ctx.session);
+  if (t.ref.kind === "sqlite-archive" || t.file?.kind === "archive") {
+    const name = t.ref.kind === "sqlite-archive" ? t.ref.archiveName : path.basename(t.path);
+    // Named as the row (`<db>#archive/<name>`): the row is the source; its published file is only compared.
+    const byRow = opts.archive !== undefined && parseTranscriptRef(opts.archive).kind === "sqlite-archive";
+    return archiveSource(db, index, { name, file: byRow ? null : publishedFile(t), label }, opts.key);
+  }
   throw usageError(
     "NOT_AN_ARCHIVE",
-    `${opts.archive} is neither a SQLite-era archive (\`<id>.jsonl.deleted.<ts>…\`, \`…#archive/<name>\` as ls prints it) nor a file in session-sqlite-import-archive/`,
-    "run `openclaw-sessions ls` to list them",
+    `${label} is ${t.file ? `a ${t.file.kind} file` : "no archive"}${t.sessionKey ? ` of ${t.sessionKey}` : ""}; restore takes an archive, a window or a file Doctor's import moved aside`,
+    `\`${toolCommand("ls", [], index.location)}\` lists what restore takes`,
   );
+}
+
+/**
+ * The segment (numbered as every command numbers them) an archive or window of `key` is: one that
+ * is not the key's current context. An archive holding several is named by the segment. Null for
+ * an archive that is none of them (the archive of a session the key holds as a window again, as
+ * after an undelete): it is restored as what it is, and a rerun finds its run.
+ */
+async function segmentOf(t: Transcript, key: string, index: StoreIndex, ctx: StoreContext, label: string): Promise<number | null> {
+  const { record } = findSession([index], key);
+  const segments = await keySegments(record, index, ctx.session, ctx.env);
+  const mine = segments.filter((s) => s.path === t.path || refKey(wholeRef(s.transcript.ref)) === refKey(t.ref));
+  const earlier = mine.filter((s) => !s.current && s.number !== segments.length);
+  if (earlier.length === 1) return earlier[0]!.number;
+  const seg = (n: string) => toolCommand("restore", ["--key", key, "--segment", n], index.location);
+  if (earlier.length > 1)
+    throw usageError(
+      "AMBIGUOUS_ARCHIVE",
+      `${label} holds segments ${earlier.map((s) => s.number).join(", ")} of ${key}`,
+      `name one: \`${seg("<n>")}\` with <n> one of ${earlier.map((s) => s.number).join(", ")}`,
+      { candidates: earlier.map((s) => ({ segment: s.number, sessionId: s.sessionId })) },
+    );
+  if (mine.length > 0)
+    throw usageError("SEGMENT_IS_CURRENT", `${label} is the current context of ${key}; there is nothing to restore`, undefined, {
+      segment: segmentRef(mine.at(-1)!, segments.length),
+    });
+  return null;
 }
 
 /** Undelete: an archive row or its published file, revived under the key it names (or --key). */
 function archiveSource(
   db: RestoreDb,
   index: StoreIndex,
-  named: { name: string; file: string | null },
+  named: { name: string; file: string | null; label: string },
   key: string | undefined,
 ): ChosenSource {
   const loc = index.location;
@@ -321,7 +369,11 @@ function archiveSource(
     : [];
   const sessionKey = key ?? a.sessionKey ?? "";
   if (!sessionKey)
-    throw usageError("UNATTRIBUTED_ARCHIVE", `${named.name} names no key`, "name the key to revive it under with --key <sessionKey>");
+    throw usageError(
+      "UNATTRIBUTED_ARCHIVE",
+      `${named.name} names no key and no key owns it`,
+      `name the key to revive it under: \`${toolCommand("restore", [named.label, "--key", "<sessionKey>"], loc)}\``,
+    );
   return {
     op: "undelete",
     sessionKey,
@@ -338,6 +390,59 @@ function archiveSource(
     warnings,
     refusals,
   };
+}
+
+/**
+ * Undelete in place: a window OpenClaw kept when its key was deleted with `deleteTranscript:false`
+ * (the key's node a placeholder: `entry_json` `{}`, `entry_valid` -1). The whole conversation is
+ * in the window, so nothing is copied: the placeholder row gets an entry again (what
+ * `sessions.create` writes for a new thread, as an undelete's), the way OpenClaw's own
+ * writeSessionEntry replaces a placeholder whose window exists, and the key is listed again.
+ */
+async function placeholderSource(
+  db: RestoreDb,
+  index: StoreIndex,
+  t: Transcript,
+  owner: string | null,
+  key: string | undefined,
+  label: string,
+  session: StoreSession,
+): Promise<ChosenSource> {
+  const sessionId = t.sessionId;
+  if (!owner || !sessionId || t.ref.kind !== "sqlite")
+    throw usageError("NOT_AN_ARCHIVE", `${label} is a window no key names; there is no key to revive it under`);
+  if (key !== undefined && key !== owner)
+    throw usageError(
+      "CONFLICTING_OPTIONS",
+      `${label} is the window of the deleted key ${owner}; it is undeleted in place, under that key (--key cannot move it)`,
+      `\`${toolCommand("restore", [label], index.location)}\``,
+    );
+  const texts: Array<string | null> = [];
+  for await (const l of session.lines(t.ref)) texts.push(l.text);
+  return {
+    op: "undelete",
+    sessionKey: owner,
+    sessionId,
+    lines: linesOf(texts),
+    keepHeader: true,
+    segmentHeader: null,
+    existingWindow: { sessionId, events: windowEventCount(db, sessionId) },
+    source: { kind: "window", label: refPath(t.ref), sha256: null, window: { sessionId, firstSeq: 0, lastSeq: texts.length - 1 } },
+    warnings: [],
+    refusals: [],
+  };
+}
+
+/** A run of this tool undeleted this window in place (it may have been killed before its manifest said so). */
+function revivedInPlace(manifestDir: string, index: StoreIndex, t: Transcript): boolean {
+  return listRuns(manifestDir, () => []).some(
+    ({ manifest: m }) =>
+      m.storePath === index.location.storePath &&
+      m.sqlite?.existingWindow === true &&
+      m.sessionKey === t.sessionKey &&
+      m.sessionId === t.sessionId &&
+      (m.status === "applying" || m.status === "applied"),
+  );
 }
 
 /** Re-import: a legacy JSONL file of session-sqlite-import-archive/, as its own window or (when one holds its id) a new one. */
@@ -360,7 +465,9 @@ async function reimportSource(
       `no key owns the window of ${path.basename(legacy)}`,
       "name the key to re-import it into with --key <sessionKey>",
     );
-  const all = documentLines(fs.readFileSync(legacy));
+  const bytes = readSourceFile(legacy);
+  if (!bytes) throw usageError("ARCHIVE_NOT_FOUND", `no file ${legacy}`, "run `openclaw-sessions ls` to list the store's files");
+  const all = documentLines(bytes);
   const exists = id !== null && db.get("SELECT 1 AS x FROM session_windows WHERE session_id = ?", id) !== undefined;
   const keepHeader = !exists && all[0]?.value?.type === "session";
   const warnings: string[] = [];
@@ -378,7 +485,7 @@ async function reimportSource(
     lines: keepHeader ? all : all.filter((l, i) => !(i === 0 && l.value?.type === "session")),
     keepHeader,
     segmentHeader: null,
-    source: { kind: "legacy-file", label: legacy, sha256: crypto.createHash("sha256").update(fs.readFileSync(legacy)).digest("hex") },
+    source: { kind: "legacy-file", label: legacy, sha256: sha256Of(bytes) },
     warnings,
     refusals,
   };
@@ -455,7 +562,10 @@ function rowsOf(
   const fullLines = keepHeader ? lines.map((l) => l.text) : [windowHeader(sessionId, clock.nowMs, oldHeader), ...lines.map((l) => l.text)];
   // Undelete revives a key that has no node, hence no snapshot rows (archives hold transcript lines only).
   const snapshotsBefore = facts.snapshots === null ? null : undelete ? [] : facts.snapshots;
-  const node = entryRows(sessionKey, entryAfter, undelete ? null : facts.node, snapshotsBefore);
+  // In place (a placeholder's window): the placeholder row gets the entry; the window is written nowhere.
+  const inPlace = chosen.existingWindow !== undefined;
+  const node = entryRows(sessionKey, entryAfter, undelete && !inPlace ? null : facts.node, snapshotsBefore);
+  if (inPlace) return { rows: node.rows, snapshotsAfter: node.snapshotsAfter };
   const rows = [
     ...node.rows,
     ...windowRows({
@@ -484,9 +594,10 @@ function notRecoveredBy(op: SqliteRestoreOp): string[] {
 function planOf(chosen: ChosenSource, facts: SqliteFacts, finished: RunRecord | null, db: RestoreDb, clock: PlanClock): SqliteRestorePlan {
   const { op, sessionKey, sessionId, lines, keepHeader } = chosen;
   const undelete = op === "undelete";
+  const inPlace = chosen.existingWindow !== undefined;
   const refusals = finished
     ? []
-    : [...stateRefusals(op, sessionKey, facts), ...chosen.refusals, ...sourceProblems(lines, keepHeader, sessionId)];
+    : [...stateRefusals(op, sessionKey, facts, inPlace), ...chosen.refusals, ...sourceProblems(lines, keepHeader, sessionId)];
   // Schema 24: the entry as OpenClaw reads it, its snapshot rows merged in, so the cold fields carry over.
   const entryBefore = undelete ? null : mergedEntry(facts.node?.entry ?? null, facts.snapshots);
   const entryAfter = undelete
@@ -506,9 +617,15 @@ function planOf(chosen: ChosenSource, facts: SqliteFacts, finished: RunRecord | 
     warnings: chosen.warnings,
     notRecovered: notRecoveredBy(op),
     nodeBefore:
-      undelete || !facts.node
+      (undelete && !inPlace) || !facts.node
         ? null
-        : { entryJson: facts.node.entryJson, currentSessionId: facts.node.currentSessionId, updatedAt: facts.node.updatedAt },
+        : {
+            entryJson: facts.node.entryJson,
+            currentSessionId: facts.node.currentSessionId,
+            updatedAt: facts.node.updatedAt,
+            ...(facts.node.entryValid !== 1 && facts.node.entryValid !== null ? { entryValid: facts.node.entryValid } : {}),
+          },
+    ...(chosen.existingWindow ? { existingWindow: chosen.existingWindow } : {}),
     pendingValidationBefore: pendingValidation(db, sessionKey),
     snapshots:
       snapshotsAfter === null
@@ -519,6 +636,21 @@ function planOf(chosen: ChosenSource, facts: SqliteFacts, finished: RunRecord | 
             revisionBefore: undelete ? null : facts.snapshotRevision,
           },
   };
+}
+
+/** A refusal whose way out is another command: its hint is that command, for this store. */
+function withCommandHint(r: Refusal, plan: SqliteRestorePlan, index: StoreIndex, arg: string | undefined): Refusal {
+  if (r.code === "KEY_EXISTS" && arg !== undefined && !plan.existingWindow)
+    return {
+      ...r,
+      hint: `name a key that does not exist: \`${toolCommand("restore", [arg, "--key", "<newSessionKey>"], index.location)}\``,
+    };
+  if (r.code === "WINDOW_EXISTS")
+    return {
+      ...r,
+      hint: `the session is not deleted; read it: \`${toolCommand("history", ["--session-id", plan.sessionId], index.location)}\``,
+    };
+  return r;
 }
 
 export async function planSqliteRestore(
@@ -538,9 +670,12 @@ export async function planSqliteRestore(
     };
     const finished = finishedRunFor(opts.manifestDir, index, chosen.sessionKey, facts.node?.entryJson ?? null);
     const plan = planOf(chosen, facts, finished, db, clock);
+    plan.refusals = plan.refusals.map((r) => withCommandHint(r, plan, index, opts.archive));
     if (finished)
       plan.warnings.push(
-        `run ${finished.manifest.runId} already wrote this restore (it was interrupted before its manifest was finalised); applying marks it applied`,
+        finished.manifest.status === "applied"
+          ? `run ${finished.manifest.runId} already wrote this restore; its undo manifest is ${finished.file}`
+          : `run ${finished.manifest.runId} already wrote this restore (it was interrupted before its manifest was finalised); applying marks it applied`,
       );
     const runId = finished?.manifest.runId ?? `${archiveStamp(nowMs)}-${crypto.randomBytes(4).toString("hex")}`;
     const runDir = finished ? path.dirname(finished.file) : path.join(opts.manifestDir, runId);

@@ -8,6 +8,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { ClassifiedFile, SessionRecord, StoreIndex } from "../core/model.js";
+import type { Transcript } from "../core/catalogue.js";
+import { toolCommand } from "../core/restore-target.js";
 import { environmentError, refusedError, unsupportedError, usageError } from "../core/errors.js";
 import {
   RESTORE_SCHEMA_VERSION,
@@ -31,12 +33,14 @@ import { fileRef } from "../store/files/index.js";
 import { judgeLockFile } from "../store/files/locks.js";
 import { peekTranscript, readHeader } from "../store/files/peek.js";
 import { lstatKind } from "../store/atomic-write.js";
+import { checkRegular, noteUnreadable, UnreadableFileError } from "../store/safe-read.js";
 import { rethrowEnvironment } from "../store/env-errors.js";
 import { gatewayRefusal, runningGateway } from "../store/gateway-probe.js";
 import { defaultManifestDir, type RunRecord } from "../store/restore-runs.js";
 import { applyPlan, hashFile, hashOrNull, modeOf, sha256Text } from "../store/files/restore-apply.js";
 import { findFinishedMove, findInterruptedRun, markRunApplied } from "./restore-undo.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
+import { readingForRestore, resolveTarget, unreadableWarnings, withUndeleteHint, type RestoreTarget } from "./restore-target.js";
 import { planSqliteRestore, type PlannedSqliteRestore } from "./restore-sqlite.js";
 import { keySegments } from "./key-segments.js";
 import { segmentNumbered, segmentRef, type SegmentRef } from "../core/key-segments.js";
@@ -103,12 +107,19 @@ export interface PlannedRestore {
 export { defaultManifestDir };
 export { runUndo, type UndoResult } from "./restore-undo.js";
 
-function escapes(arg: string, dir: string): never {
-  throw refusedError(
-    "PATH_ESCAPES_STORE",
-    `${arg} is not inside the sessions dir ${dir}; restore only reads archives of the store it writes`,
-    "pass --state-dir/--sessions-dir of the store that holds the archive, or give its file name",
-    { path: arg, sessionsDir: dir },
+/**
+ * A restore edits one entry of a readable sessions.json: one that cannot be read is the one
+ * "cannot read <path>: <cause>" line (exit 3), one that is empty or invalid STORE_UNUSABLE (exit 3).
+ */
+function checkStoreUsable(index: StoreIndex): void {
+  const { state, message } = index.storeFile;
+  const storePath = index.location.storePath;
+  if (state === "ok") return;
+  if (state === "unreadable") throw noteUnreadable(storePath, new UnreadableFileError(storePath, message ?? "unreadable"));
+  throw environmentError(
+    "STORE_UNUSABLE",
+    `${storePath} is ${state}${message ? ` (${message})` : ""}; restore edits one entry of a readable store only`,
+    "repair sessions.json first (`openclaw-sessions check`)",
   );
 }
 
@@ -119,57 +130,22 @@ const ORPHAN_KINDS = new Set(["primary", "topic", "fork", "custom"]);
  * An unreferenced transcript of the store (no key points at it, `check`: ORPHAN_TRANSCRIPT), or
  * one a key already has as its current file (a rerun after it was re-attached: nothing to do).
  */
-function isOrphan(index: StoreIndex, file: ClassifiedFile): boolean {
-  return (
-    ORPHAN_KINDS.has(file.kind) &&
-    (index.unattributed.some((u) => u.path === file.path) || index.sessions.some((s) => s.active.exists && s.active.path === file.path))
-  );
+function isOrphan(t: Transcript): boolean {
+  return t.file !== null && ORPHAN_KINDS.has(t.file.kind) && (t.source === "unattributed" || t.source === "active");
 }
 
-/** The archive (or orphan transcript) a path or file name names, inside the store and never through a symlink. */
+/**
+ * The archive (or orphan transcript) `arg` names, as the store's catalogue lists it (restore-target.ts:
+ * inside the store, never through a symlink), in a file-era store.
+ */
 function resolveArchiveArg(indexes: StoreIndex[], arg: string, cwd: string): { index: StoreIndex; file: ClassifiedFile } {
-  const hasDir = arg.includes("/") || arg.includes(path.sep) || arg === "." || arg === "..";
-  let index: StoreIndex | undefined;
-  let abs: string;
-  if (hasDir) {
-    abs = path.resolve(cwd, arg);
-    index = indexes.find((i) => isStrictlyInside(i.location.sessionsDir, abs) || isStrictlyInside(realPath(i.location.sessionsDir), abs));
-    if (!index) escapes(arg, indexes.map((i) => i.location.sessionsDir).join(", "));
-    if (!isStrictlyInside(index.location.sessionsDir, abs))
-      abs = path.join(index.location.sessionsDir, path.relative(realPath(index.location.sessionsDir), abs));
-  } else {
-    const hits = indexes.filter((i) => fs.existsSync(path.join(i.location.sessionsDir, arg)));
-    if (hits.length > 1) {
-      throw usageError("AMBIGUOUS_ARCHIVE", `${arg} exists in ${hits.length} stores`, "pass its full path or --agent", {
-        candidates: hits.map((i) => path.join(i.location.sessionsDir, arg)),
-      });
-    }
-    index = hits[0] ?? indexes[0]!;
-    abs = path.join(index.location.sessionsDir, arg);
-  }
-  const dir = index.location.sessionsDir;
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(abs);
-  } catch {
-    throw usageError("ARCHIVE_NOT_FOUND", `no file ${abs}`, "run `openclaw-sessions ls <key>` to list a key's archives", { path: abs });
-  }
-  if (st.isSymbolicLink()) {
-    throw refusedError(
-      "SYMLINK_REFUSED",
-      `${abs} is a symbolic link; restore reads only regular files inside the store`,
-      "copy the real file into the sessions dir if it belongs there",
-      { path: abs },
-    );
-  }
-  // A symlinked folder on the way would lead outside the store although the path looks inside.
-  if (!isStrictlyInside(realPath(dir), realPath(abs))) escapes(arg, dir);
-  const file = index.files.find((f) => f.path === abs);
-  if (file && isOrphan(index, file)) return { index, file };
+  const { index, transcript: t } = resolveTarget(indexes, arg, cwd);
+  const file = t.file;
+  if (file && isOrphan(t)) return { index, file };
   if (file?.kind !== "archive" || !file.archive) {
     throw usageError(
       "NOT_AN_ARCHIVE",
-      `${abs} is neither a transcript archive (.reset/.deleted/.bak) nor a transcript no key references; it is ${file ? `a ${file.kind} file` : "not a session file"}`,
+      `${t.path} is neither a transcript archive (.reset/.deleted/.bak) nor a transcript no key references; it is ${file ? `a ${file.kind} file` : "not a session file"}`,
       "restore takes `<id>.jsonl.reset.<ts>`-style files and orphan transcripts (`openclaw-sessions check` lists them)",
     );
   }
@@ -249,6 +225,8 @@ function select(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): Selec
   if (opts.archive !== undefined) {
     if (opts.from !== undefined) throw usageError("CONFLICTING_OPTIONS", "give either <archive> or --from, not both");
     const { index, file } = resolveArchiveArg(indexes, opts.archive, cwd);
+    // Before attribution: a store that cannot be read has no keys, which is not "no key owns it".
+    checkStoreUsable(index);
     const orphan = file.kind !== "archive";
     if (orphan && opts.move)
       throw usageError("CONFLICTING_OPTIONS", `${file.name} is re-attached where it is; --move would remove the transcript being restored`);
@@ -275,14 +253,17 @@ function select(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): Selec
       throw usageError(
         "UNATTRIBUTED_ARCHIVE",
         `no key owns ${file.name} (see \`openclaw-sessions ls\`)`,
-        `name the key it belongs to: \`openclaw-sessions restore ${opts.archive} --key <sessionKey>\` (add --create-key for a key sessions.json no longer has)`,
+        `name the key it belongs to: \`${toolCommand("restore", [opts.archive, "--key", "<sessionKey>"], index.location)}\` (add --create-key for a key sessions.json no longer has)`,
         { path: file.path },
       );
     }
     throw usageError(
       "AMBIGUOUS_OWNER",
       `${file.name} is attributed to ${owners.length} keys: ${owners.map((o) => o.sessionKey).join(", ")}`,
-      "choose one with --key <sessionKey>",
+      `choose one: \`${toolCommand("restore", [opts.archive, "--key", owners[0]!.sessionKey], index.location)}\` (or --key ${owners
+        .slice(1)
+        .map((o) => o.sessionKey)
+        .join(", ")})`,
       {
         candidates: owners.map((o) => ({
           sessionKey: o.sessionKey,
@@ -377,10 +358,24 @@ function gatewayRefusals(stateDir: string | null, env: NodeJS.ProcessEnv): Refus
   return g ? [gatewayRefusal(g, why)] : [];
 }
 
+/**
+ * sha256 and size of the archive (decompressed with `compressed`). Only a regular file is opened (a
+ * FIFO would block forever); what cannot be read is the one "cannot read <path>: <cause>" error
+ * (exit 3), as in every read-only command.
+ */
+async function archiveHash(file: string, compressed = false): Promise<{ sha256: string; bytes: number }> {
+  checkRegular(file);
+  try {
+    return await hashFile(file, compressed);
+  } catch (err) {
+    throw noteUnreadable(file, err);
+  }
+}
+
 async function archiveFacts(file: ClassifiedFile, withLastTimestamp: boolean): Promise<ArchiveFacts> {
   const info = file.archive ?? { reason: "orphan" as const, compressed: false, sourceName: file.name };
-  const fileHash = await hashFile(file.path);
-  const content = info.compressed ? await hashFile(file.path, true) : fileHash;
+  const fileHash = await archiveHash(file.path);
+  const content = info.compressed ? await archiveHash(file.path, true) : fileHash;
   return {
     path: file.path,
     reason: info.reason,
@@ -429,42 +424,60 @@ async function selectOrFinished(
   }
 }
 
-/** The SQLite-era store a restore targets, when it targets one. */
-function sqliteIndexFor(indexes: StoreIndex[], opts: RestoreOptions): StoreIndex | null {
-  const sqlite = indexes.filter((i) => i.location.era === "sqlite");
-  if (sqlite.length === 0) return null;
-  const byKey = opts.key !== undefined ? sessionsWithKey(sqlite, opts.key)[0]?.index : undefined;
-  const byArchive =
-    opts.archive !== undefined
-      ? sqlite.find(
-          (i) =>
-            opts.archive!.includes(`${path.basename(i.location.storePath)}#archive/`) ||
-            opts.archive!.startsWith(i.location.sessionsDir) ||
-            fs.existsSync(path.join(i.location.sessionsDir, opts.archive!)) ||
-            i.files.some((f) => f.kind === "import-archive" && (f.path === opts.archive || f.name === opts.archive)),
-        )
-      : undefined;
-  if (indexes.every((i) => i.location.era === "sqlite")) return byArchive ?? byKey ?? sqlite[0]!;
-  return byArchive ?? (opts.segment !== undefined ? byKey : undefined) ?? null;
+/**
+ * The store a restore writes, and (with `<archive>`) what it names there, found in the stores'
+ * catalogues: the store that holds it (or the key) decides the era, the argument's text never does.
+ */
+function targetStore(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): { index: StoreIndex; target: RestoreTarget | null } {
+  if (opts.archive !== undefined) {
+    try {
+      const target = resolveTarget(indexes, opts.archive, cwd);
+      return { index: target.index, target };
+    } catch (err) {
+      // An archive a finished `--move` run removed: the file-era planner recognises that run.
+      const e = err as { code?: string; details?: { path?: unknown } };
+      const missing = e.code === "ARCHIVE_NOT_FOUND" && typeof e.details?.path === "string" ? e.details.path : null;
+      const index = missing
+        ? indexes.find((i) => i.location.era === "files" && path.dirname(missing) === i.location.sessionsDir)
+        : undefined;
+      if (index) return { index, target: null };
+      throw err;
+    }
+  }
+  if (opts.key !== undefined) {
+    try {
+      return { index: findKey(indexes, opts.key).index, target: null };
+    } catch (err) {
+      throw withUndeleteHint(err, indexes, opts.key);
+    }
+  }
+  throw usageError("MISSING_ARCHIVE", "name the archive: `restore <archive>` or `restore --key <key> --from <sessionId|timestamp>`");
 }
 
 export type AnyPlannedRestore = { era: "files"; planned: PlannedRestore } | { era: "sqlite"; planned: PlannedSqliteRestore };
 
-/** Plan a restore in whichever era the store is. */
+/**
+ * Plan a restore in whichever era the store is. A file the plan could do without and could not
+ * read is one of its warnings (restore-target.ts `readingForRestore`).
+ */
 export async function planAnyRestore(opts: RestoreOptions, ctx: StoreContext, nowMs = Date.now()): Promise<AnyPlannedRestore> {
+  const { value: any, unreadable } = await readingForRestore(() => planEither(opts, ctx, nowMs));
+  any.planned.plan.warnings.push(...unreadableWarnings(unreadable));
+  return any;
+}
+
+async function planEither(opts: RestoreOptions, ctx: StoreContext, nowMs: number): Promise<AnyPlannedRestore> {
   const indexes = await ctx.session.indexes(opts);
-  const sqlite = sqliteIndexFor(indexes, opts);
-  if (sqlite) {
+  const { index, target } = targetStore(indexes, opts, ctx.cwd);
+  if (index.location.era === "sqlite") {
     if (opts.from !== undefined || opts.move || opts.createKey)
       throw usageError(
         "CONFLICTING_OPTIONS",
         "--from, --move and --create-key are file-era options; a SQLite-era restore takes <archive> or --key <key> --segment <n> (an undelete creates its key itself)",
       );
-    const manifestDir = checkedManifestDir(opts, ctx, sqlite.location.sessionsDir);
-    return {
-      era: "sqlite",
-      planned: await planSqliteRestore(sqlite, { archive: opts.archive, key: opts.key, segment: opts.segment, manifestDir }, ctx, nowMs),
-    };
+    const manifestDir = checkedManifestDir(opts, ctx, index.location.sessionsDir);
+    const sqliteOpts = { archive: opts.archive, target: target?.transcript, key: opts.key, segment: opts.segment, manifestDir };
+    return { era: "sqlite", planned: await planSqliteRestore(index, sqliteOpts, ctx, nowMs) };
   }
   return { era: "files", planned: await planRestore(opts, ctx, nowMs, indexes) };
 }
@@ -504,13 +517,7 @@ export async function planRestore(
   if ("plan" in selected) return selected;
   const { index, record, file, warnings, created = false } = selected;
   const loc = index.location;
-  if (index.storeFile.state !== "ok") {
-    throw environmentError(
-      "STORE_UNUSABLE",
-      `${loc.storePath} is ${index.storeFile.state}${index.storeFile.message ? ` (${index.storeFile.message})` : ""}; restore edits one entry of a readable store only`,
-      "repair sessions.json first (`openclaw-sessions check`)",
-    );
-  }
+  checkStoreUsable(index);
   if (lstatKind(loc.storePath) !== "file") {
     throw refusedError(
       "SYMLINK_REFUSED",

@@ -3,7 +3,7 @@
  * copy of the corpus store where it happened (issue 27): what they do now, what they write, and
  * that undo gives the store back byte for byte.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -99,5 +99,76 @@ describe("a rerun after a file-era restore was killed after its last store write
     // The finished run is undone like any applied one.
     const u = await cli(["restore", "--undo", manifest, "--yes"], { env });
     expect(u.code, u.stderr).toBe(0);
+  });
+});
+
+describe("an archive restore cannot read: one line, exit 3, nothing written, no hang", () => {
+  it("a FIFO named as the archive (file era): 'a FIFO', exit 3, for the dry run and --yes", async () => {
+    const s = setup("files", "reset-chain");
+    const fifo = "aaaaaaaa-6f38-4a26-b32a-bf79b3b9728c.jsonl.reset.2026-07-01T09-05-10.500Z";
+    execFileSync("mkfifo", [path.join(s.sessions, fifo)]);
+    const before = hashTree(s.stateDir);
+    for (const yes of [[], ["--yes"]]) {
+      const r = await s.run(fifo, "--key", "agent:main:main", ...yes);
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toContain(`cannot read ${path.join(s.sessions, fifo)}: a FIFO (named pipe)`);
+      expect(r.stderr).not.toMatch(/unexpected error|report it/);
+      expect(r.stderr.split("\n").filter((l) => l.startsWith("openclaw-sessions:"))).toHaveLength(1);
+    }
+    expect(hashTree(s.stateDir)).toEqual(before);
+    expect(fs.existsSync(s.manifests)).toBe(false);
+  });
+
+  it("a FIFO as the published archive file (SQLite era): 'a FIFO', exit 3", async () => {
+    const s = setup("sqlite", "sqlite-deleted");
+    const zst = fs.readdirSync(s.sessions).find((n) => n.includes(".jsonl.deleted."))!;
+    fs.rmSync(path.join(s.sessions, zst));
+    execFileSync("mkfifo", [path.join(s.sessions, zst)]);
+    const r = await s.run(zst);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain(`cannot read ${path.join(s.sessions, zst)}: a FIFO (named pipe)`);
+    expect(r.stderr).not.toMatch(/unexpected error|report it/);
+  });
+
+  it("a FIFO as sessions.json or as the agent database: 'a FIFO', exit 3, for the archive and for --key", async () => {
+    const files = setup("files", "reset-chain");
+    const store = path.join(files.sessions, "sessions.json");
+    fs.rmSync(store);
+    execFileSync("mkfifo", [store]);
+    const sqlite = setup("sqlite", "sqlite-deleted");
+    const db = path.join(sqlite.stateDir, "agents/main/agent/openclaw-agent.sqlite");
+    for (const f of fs.readdirSync(path.dirname(db))) fs.rmSync(path.join(path.dirname(db), f));
+    execFileSync("mkfifo", [db]);
+    const cases = [
+      {
+        s: files,
+        args: ["9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z", "--yes"],
+        fifo: store,
+        oneLine: true,
+      },
+      // The key lookup's own error names the store (a second line is the boundary's to fold).
+      { s: files, args: ["--key", "agent:main:main", "--from", "0342c95c"], fifo: store, oneLine: false },
+      { s: sqlite, args: ["14ab3c58", "--yes"], fifo: db, oneLine: true },
+    ];
+    for (const { s, args, fifo, oneLine } of cases) {
+      const r = await s.run(...args);
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toContain(fifo);
+      expect(r.stderr).toContain("a FIFO (named pipe)");
+      expect(r.stderr).not.toMatch(/unexpected error|report it/);
+      if (oneLine) expect(r.stderr.split("\n").filter((l) => l.startsWith("openclaw-sessions:"))).toHaveLength(1);
+    }
+  });
+
+  it("a corrupt .zst archive (artifact-zoo): the cannot-read line only, never the internal-error line first", async () => {
+    const s = setup("files", "artifact-zoo");
+    const zst = "0b9c3f1e-5d2a-4c7b-9e8f-1a2b3c4d5e6f.jsonl.reset.2026-06-30T10-00-00.000Z.zst";
+    const before = hashTree(s.stateDir);
+    const r = await s.run(zst, "--key", "agent:main:main", "--yes");
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).not.toMatch(/unexpected error|report it/);
+    expect(r.stderr).toContain(`cannot read ${path.join(s.sessions, zst)}: not a zstd stream`);
+    expect(r.stderr.split("\n").filter((l) => l.startsWith("openclaw-sessions:"))).toHaveLength(1);
+    expect(hashTree(s.stateDir)).toEqual(before);
   });
 });

@@ -2,7 +2,7 @@
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/cli/app.js";
-import { defineCommand, pickReporter } from "../../src/cli/define-command.js";
+import { brokenRule, defineCommand, pickReporter, withImplied } from "../../src/cli/define-command.js";
 import type { CommonOptions } from "../../src/cli/options.js";
 import { usageError } from "../../src/core/errors.js";
 import type { TextOrJsonReporters } from "../../src/render/reporter.js";
@@ -95,5 +95,66 @@ describe("pickReporter", () => {
       throw usageError("BAD_TIME_ZONE", "a bad --tz fails only a text run");
     });
     expect(reporter.end({ n: 2 })).toBe('{"n":2}\n');
+  });
+});
+
+describe("flag rules", () => {
+  const rules = [
+    { oneOf: ["json", "jsonl"], message: "one format" },
+    { oneOf: ["json", "format=md"], message: "json or md" },
+    { if: ["undo"], not: ["target", "key"], message: "undo alone" },
+    { if: ["segment"], needs: ["key", "file"], code: "MISSING_ARGUMENT", message: "segment of what" },
+  ];
+  const broken = (given: Record<string, unknown>) => {
+    const e = brokenRule(rules, given);
+    return e ? [e.code, e.message, e.exitCode] : null;
+  };
+
+  it("oneOf: at most one given; false and undefined are not given; name=value matches a value", () => {
+    expect(broken({ json: true, jsonl: true })).toEqual(["CONFLICTING_OPTIONS", "one format", 2]);
+    expect(broken({ json: true, jsonl: false, format: undefined })).toBeNull();
+    expect(broken({ json: true, format: "md" })).toEqual(["CONFLICTING_OPTIONS", "json or md", 2]);
+    expect(broken({ json: true, format: "json" })).toBeNull();
+  });
+
+  it("if/not and if/needs, positional arguments by name, the first broken rule wins", () => {
+    expect(broken({ undo: "m.json", target: "a.jsonl" })).toEqual(["CONFLICTING_OPTIONS", "undo alone", 2]);
+    expect(broken({ undo: "m.json" })).toBeNull();
+    expect(broken({ segment: 2 })).toEqual(["MISSING_ARGUMENT", "segment of what", 2]);
+    expect(broken({ segment: 2, file: "x" })).toBeNull();
+    expect(broken({ segment: 2, json: true, jsonl: true })?.[1]).toBe("one format");
+  });
+
+  it("implies: the body sees what a given flag implies, never over a value the user gave", () => {
+    const implies = { segment: { archived: true } };
+    expect(withImplied({ segment: 2 }, implies)).toEqual({ segment: 2, archived: true });
+    expect(withImplied({ segment: 2, archived: false }, implies)).toEqual({ segment: 2, archived: false });
+    expect(withImplied({ archived: undefined }, implies)).toEqual({ archived: undefined });
+  });
+
+  it("are checked before the body runs, through the boundary, on the flags as given", async () => {
+    const h = harness();
+    const ran: Array<Record<string, unknown>> = [];
+    defineCommand<CommonOptions & { a?: boolean; b?: boolean; c?: boolean }, [string | undefined]>({
+      name: "ruled",
+      description: "rules",
+      arguments: [["[target]", "a target"]],
+      options: (cmd) => cmd.option("--a", "a").option("--b", "b").option("--c", "c"),
+      rules: [
+        { if: ["b"], not: ["target"], message: "--b takes no target" },
+        { if: ["c"], not: ["a"], message: "--c conflicts with --a" },
+      ],
+      implies: { b: { a: true } },
+      async run({ flags }) {
+        ran.push({ ...flags });
+      },
+    })(h.program, h.app);
+    await h.program.parseAsync(["ruled", "t", "--b", "--json"], { from: "user" });
+    expect(ran).toEqual([]);
+    expect(h.app.exitCode).toBe(2);
+    expect(JSON.parse(h.out())).toMatchObject({ ok: false, error: { code: "CONFLICTING_OPTIONS", message: "--b takes no target" } });
+    // --b implies --a for the body, but the rule about --a and --c looks at what was given.
+    await h.program.parseAsync(["ruled", "--b", "--c"], { from: "user" });
+    expect(ran).toEqual([expect.objectContaining({ a: true, b: true, c: true })]);
   });
 });

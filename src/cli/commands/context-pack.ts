@@ -2,7 +2,6 @@ import { Option } from "commander";
 import { defineCommand } from "../define-command.js";
 import { integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
 import { VERSION } from "../version.js";
-import { usageError } from "../../core/errors.js";
 import { parseTimeBound } from "../../core/when.js";
 
 interface ContextPackFlags extends CommonOptions {
@@ -25,6 +24,7 @@ export const registerContextPack = defineCommand<ContextPackFlags, [string]>({
   arguments: [["<key>", "the sessionKey whose earlier conversation to pack"]],
   description:
     "a verbatim, size-capped bundle of a key's conversation before its current segment, to paste into a new session or keep as a dated memory note",
+  rules: [{ oneOf: ["json", "format=md"], message: "use one of --json and --format md" }],
   options: (cmd) =>
     cmd
       .option("--segments <n>", "the last n segments before the current one (default 1)", integerOption("--segments", { min: 1 }))
@@ -50,7 +50,6 @@ line); tool calls and tool results are folded to one line; thinking is left out 
 Read-only; reads every era and archive kind as \`history --archived\` does.
 `,
   async run({ app, flags }, key) {
-    if (flags.json && flags.format === "md") throw usageError("CONFLICTING_OPTIONS", "use one of --json and --format md");
     const format = flags.json || flags.format === "json" ? "json" : "md";
     const since = sinceOf(flags);
     const { runContextPack } = await import("../../commands/context-pack.js");

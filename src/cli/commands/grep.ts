@@ -5,7 +5,7 @@ import { progressLine } from "../progress.js";
 import type { GrepOptions, GrepResult } from "../../commands/grep.js";
 import type { GrepMode } from "../../render/grep-json.js";
 import type { GrepFormat } from "../../render/grep-reporters.js";
-import { ExitCode, usageError } from "../../core/errors.js";
+import { ExitCode } from "../../core/errors.js";
 import { unreadableSoFar } from "../../store/safe-read.js";
 
 interface GrepFlags extends CommonOptions {
@@ -22,10 +22,8 @@ interface GrepFlags extends CommonOptions {
   jsonl?: boolean;
 }
 
-/** The format and the mode (-l, -c or the matches) the flags ask for; their conflicts are usage errors. */
+/** The format and the mode (-l, -c or the matches) the flags ask for (their conflicts are the command's rules). */
 function outputOf(flags: GrepFlags): { format: GrepFormat; mode: GrepMode } {
-  if (flags.json && flags.jsonl) throw usageError("CONFLICTING_OPTIONS", "--json and --jsonl cannot be combined");
-  if (flags.filesWithMatches && flags.count) throw usageError("CONFLICTING_OPTIONS", "-l and -c cannot be combined");
   const format = flags.json ? "json" : flags.jsonl ? "jsonl" : "text";
   return { format, mode: flags.filesWithMatches ? "files" : flags.count ? "count" : "matches" };
 }
@@ -62,6 +60,10 @@ export const registerGrep = defineCommand<GrepFlags, [string]>({
   name: "grep",
   arguments: [["<pattern>", "a JavaScript regular expression (or literal text with -F)"]],
   description: "search the text of every transcript: active, reset/deleted/bak archives, files no key owns, SQLite rows",
+  rules: [
+    { oneOf: ["json", "jsonl"], message: "--json and --jsonl cannot be combined" },
+    { oneOf: ["filesWithMatches", "count"], message: "-l and -c cannot be combined" },
+  ],
   options: (cmd) =>
     cmd
       .option("-F, --fixed-strings", "the pattern is literal text, not a regex")

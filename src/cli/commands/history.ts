@@ -2,7 +2,6 @@ import { defineCommand } from "../define-command.js";
 import { integerOption, roleList, selectionOf } from "../options.js";
 import type { HistoryFlags } from "./history-flags.js";
 import type { HistoryOptions, HistoryViewName } from "../../commands/history.js";
-import { usageError } from "../../core/errors.js";
 import { parseTimeBound } from "../../core/when.js";
 
 function when(flag: string, v: string | undefined, now: number): number | undefined {
@@ -10,36 +9,18 @@ function when(flag: string, v: string | undefined, now: number): number | undefi
 }
 
 function viewOf(o: HistoryFlags): HistoryViewName {
-  const views = (["allBranches", "raw", "context"] as const).filter((v) => o[v]);
-  if (views.length > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of --all-branches, --raw and --context");
-  return views[0] === "allBranches" ? "all-branches" : (views[0] ?? "history");
+  const view = (["allBranches", "raw", "context"] as const).find((v) => o[v]);
+  return view === "allBranches" ? "all-branches" : (view ?? "history");
 }
 
 function optionsOf(key: string | undefined, o: HistoryFlags, now: number): HistoryOptions {
-  const formats = [o.json, o.jsonl, o.markdown].filter(Boolean).length;
-  if (formats > 1) throw usageError("CONFLICTING_OPTIONS", "use only one of --json, --jsonl and --markdown");
   const view = viewOf(o);
-  if (view === "raw" && (o.json || o.markdown))
-    throw usageError("CONFLICTING_OPTIONS", "--raw prints lines as written; combine it with --jsonl or nothing");
-  if (o.contextMessages !== undefined && o.around === undefined)
-    throw usageError("CONFLICTING_OPTIONS", "-C/--context-messages goes with --around <line>");
-  if (o.around !== undefined) {
-    if (o.archived)
-      throw usageError(
-        "CONFLICTING_OPTIONS",
-        "--around takes a line of one file: use it without --archived (--file <path> reads an archive)",
-      );
-    if (view === "raw") throw usageError("CONFLICTING_OPTIONS", "--around picks messages; it cannot be combined with --raw");
-    if (o.tail !== undefined || o.limit !== undefined || o.since !== undefined || o.until !== undefined) {
-      throw usageError("CONFLICTING_OPTIONS", "--around picks its own window; drop --tail, --limit, --since and --until");
-    }
-  }
   return {
     ...selectionOf(o, key),
     key,
     file: o.file,
     sessionId: o.sessionId,
-    archived: o.archived || o.segment !== undefined,
+    archived: o.archived,
     segment: o.segment,
     view,
     tail: o.tail,
@@ -57,6 +38,25 @@ export const registerHistory = defineCommand<HistoryFlags, [string | undefined]>
   name: "history",
   arguments: [["[key]", "the sessionKey to read"]],
   description: "show a key's messages exactly as OpenClaw's history reader would, or across every reset with --archived",
+  rules: [
+    { oneOf: ["json", "jsonl", "markdown"], message: "use only one of --json, --jsonl and --markdown" },
+    { oneOf: ["allBranches", "raw", "context"], message: "use only one of --all-branches, --raw and --context" },
+    { if: ["raw"], not: ["json", "markdown"], message: "--raw prints lines as written; combine it with --jsonl or nothing" },
+    { if: ["contextMessages"], needs: ["around"], message: "-C/--context-messages goes with --around <line>" },
+    {
+      if: ["around"],
+      not: ["archived"],
+      message: "--around takes a line of one file: use it without --archived (--file <path> reads an archive)",
+    },
+    { if: ["around"], not: ["raw"], message: "--around picks messages; it cannot be combined with --raw" },
+    {
+      if: ["around"],
+      not: ["tail", "limit", "since", "until"],
+      message: "--around picks its own window; drop --tail, --limit, --since and --until",
+    },
+  ],
+  // One segment is a part of the whole history across resets (the rules see only what was given).
+  implies: { segment: { archived: true } },
   options: (cmd) =>
     cmd
       .option("--archived", "every segment of the key across resets, oldest first, with dividers")

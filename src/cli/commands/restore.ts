@@ -3,7 +3,7 @@ import { defineCommand, pickReporter, type CommandRun } from "../define-command.
 import { integerOption, selectionOf, type CommonOptions } from "../options.js";
 import type { PlannedRestore, RestoreResult } from "../../commands/restore.js";
 import type { PlannedSqliteRestore, SqliteRestoreResult } from "../../commands/restore-sqlite.js";
-import { ExitCode, usageError } from "../../core/errors.js";
+import { ExitCode } from "../../core/errors.js";
 import type { StoreContext } from "../../store/index.js";
 import type { Reporter, TextOrJsonReporters } from "../../render/reporter.js";
 import type { RestoreReportContext } from "../../render/restore-reporters.js";
@@ -129,17 +129,9 @@ async function undoRestore(s: RestoreSession, manifest: string): Promise<void> {
   );
 }
 
-/** `--undo` takes the manifest alone. */
-function checkUndoAlone(flags: RestoreFlags, archive: string | undefined): void {
-  const others = archive !== undefined || flags.key !== undefined || flags.from !== undefined || flags.segment !== undefined;
-  if (others || flags.move || flags.createKey)
-    throw usageError("CONFLICTING_OPTIONS", "--undo takes only the manifest (and --yes/--dry-run)");
-}
-
 /** Plan the restore of either era, say which store, and carry it out. */
 async function restore(s: RestoreSession, archive: string | undefined): Promise<void> {
   const { app, flags } = s;
-  if (flags.segment !== undefined && flags.key === undefined) throw usageError("MISSING_ARGUMENT", "--segment needs --key <sessionKey>");
   const { planAnyRestore } = await import("../../commands/restore.js");
   const { storeLine } = await import("../../render/common.js");
   const any = await planAnyRestore(
@@ -194,13 +186,16 @@ async function sqliteFlow(s: RestoreSession, planned: PlannedSqliteRestore): Pro
 
 export const registerRestore = defineCommand<RestoreFlags, [string | undefined]>({
   name: "restore",
-  arguments: [
-    [
-      "[archive]",
-      "what to restore, as `ls` lists it: an archive's (or unreferenced transcript's) file name or path, a sessionId or its first 8+ characters, or `<db>#<sessionId>` / `<db>#archive/<name>`",
-    ],
-  ],
+  arguments: [["[archive]", "archive (or transcript no key references) to restore: a file name in the sessions dir, or a path inside it"]],
   description: "make an archive the active transcript of its key again (dry run unless --yes; undoable)",
+  rules: [
+    {
+      if: ["undo"],
+      not: ["archive", "key", "from", "segment", "move", "createKey"],
+      message: "--undo takes only the manifest (and --yes/--dry-run)",
+    },
+    { if: ["segment"], needs: ["key"], code: "MISSING_ARGUMENT", message: "--segment needs --key <sessionKey>" },
+  ],
   options: (cmd) =>
     cmd
       .option("--key <sessionKey>", "the key to restore into (default: the key attribution gives the archive)")
@@ -233,16 +228,14 @@ transcripts, an OpenClaw sessions.json write in flight, sessions.json changed si
 destination that exists and is not the key's current transcript, a path outside the store or a
 symlink, an undo manifest naming paths outside its store. A full disk or read-only store exits 3.
 SQLite era (OpenClaw ≥ 2026.7.2): \`restore <deleted archive>\` undeletes, \`--key K --segment N\`
-(or an archive or window \`ls\` gives a key) un-resets, a file in session-sqlite-import-archive/ is
-re-imported, each as a new window; the window a \`deleteTranscript:false\` delete kept is undeleted
-in place. Refused (exit 5) while a Gateway/Doctor holds the gateway-lifecycle lock, exit 4 for an
-agent schema other than 23 and 24. Every code: docs/restore.md.
+un-resets, a file in session-sqlite-import-archive/ is re-imported, each as a new window; refused
+(exit 5) while a Gateway/Doctor holds the gateway-lifecycle lock, exit 4 for an agent schema
+other than 23. Every code: docs/restore.md.
 `,
   async run(run, archive) {
     // Loaded when the command runs: start-up only pays for what this invocation uses.
     const s = sessionOf(run);
     if (run.flags.undo === undefined) return restore(s, archive);
-    checkUndoAlone(run.flags, archive);
     await undoRestore(s, run.flags.undo);
   },
 });

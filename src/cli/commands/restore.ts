@@ -186,7 +186,12 @@ async function sqliteFlow(s: RestoreSession, planned: PlannedSqliteRestore): Pro
 
 export const registerRestore = defineCommand<RestoreFlags, [string | undefined]>({
   name: "restore",
-  arguments: [["[archive]", "archive (or transcript no key references) to restore: a file name in the sessions dir, or a path inside it"]],
+  arguments: [
+    [
+      "[archive]",
+      "what to restore, as `ls` lists it: an archive's (or unreferenced transcript's) file name or path, a sessionId or its first 8+ characters, or `<db>#<sessionId>` / `<db>#archive/<name>`",
+    ],
+  ],
   description: "make an archive the active transcript of its key again (dry run unless --yes; undoable)",
   rules: [
     {
@@ -228,9 +233,10 @@ transcripts, an OpenClaw sessions.json write in flight, sessions.json changed si
 destination that exists and is not the key's current transcript, a path outside the store or a
 symlink, an undo manifest naming paths outside its store. A full disk or read-only store exits 3.
 SQLite era (OpenClaw ≥ 2026.7.2): \`restore <deleted archive>\` undeletes, \`--key K --segment N\`
-un-resets, a file in session-sqlite-import-archive/ is re-imported, each as a new window; refused
-(exit 5) while a Gateway/Doctor holds the gateway-lifecycle lock, exit 4 for an agent schema
-other than 23. Every code: docs/restore.md.
+(or an archive or window \`ls\` gives a key) un-resets, a file in session-sqlite-import-archive/ is
+re-imported, each as a new window; the window a \`deleteTranscript:false\` delete kept is undeleted
+in place. Refused (exit 5) while a Gateway/Doctor holds the gateway-lifecycle lock, exit 4 for an
+agent schema other than 23 and 24. Every code: docs/restore.md.
 `,
   async run(run, archive) {
     // Loaded when the command runs: start-up only pays for what this invocation uses.

@@ -109,7 +109,8 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
         input,
         env: { ...env, TERM: "dumb", PS1: "$ " },
         encoding: "utf8",
-        timeout: 60_000,
+        // A hung bash is killed when the runner gives up on the test (vitest.config.ts), never on a loaded machine's clock.
+        timeout: 170_000,
       });
       expect(r.stdout).toContain("agent:main:telegram:direct:424242");
       expect(r.stdout).toMatch(/sessionId\s+f1091dc4-aaaf-4980-b920-36af23252a48/);

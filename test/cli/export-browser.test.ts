@@ -65,7 +65,7 @@ document.getElementById("f").addEventListener("load", () => {
 }
 
 describe.skipIf(!hasChromium)("export HTML in headless Chromium", () => {
-  it("every message of the --archived history is there, and readable", { timeout: 60_000 }, async () => {
+  it("every message of the --archived history is there, and readable", async () => {
     const dir = tempDir("ocs-browser-");
     const profile = tempDir("ocs-chromium-profile-");
     const profile2 = tempDir("ocs-chromium-profile-");
@@ -107,12 +107,12 @@ describe.skipIf(!hasChromium)("export HTML in headless Chromium", () => {
             "--dump-dom",
             `file://${path.join(dir, "harness.html")}`,
           ],
-          { timeout: 45_000, maxBuffer: 16 * 1024 * 1024 },
+          { timeout: 170_000, maxBuffer: 16 * 1024 * 1024 },
         ),
         run(
           CHROMIUM,
           [...chromiumArgs(profile2), "--hide-scrollbars", "--window-size=1100,2400", `--screenshot=${shot}`, `file://${exportFile}`],
-          { timeout: 45_000 },
+          { timeout: 170_000 },
         ),
       ]);
       const m = /<pre id="result">([\s\S]*?)<\/pre>/.exec(stdout);

@@ -508,11 +508,10 @@ describe("check on damaged copies of SQLite corpus stores (issue 21)", () => {
   it("placeholder without its window; a cold archive whose file is missing; a live Gateway lock payload", async () => {
     // A live OpenClaw Gateway (its argv) owns the lock; a pid that runs something else (this runner) owns none.
     const bin = path.join(tempDir("ocs-check-gw-"), "openclaw.mjs");
-    fs.writeFileSync(bin, "setTimeout(() => {}, 60000);\n");
+    fs.writeFileSync(bin, "setInterval(() => {}, 60_000);\n"); // until killed
     const gateway = spawn(process.execPath, [bin, "gateway"], { stdio: "ignore" });
     onTestFinished(() => void gateway.kill("SIGKILL"));
-    for (let i = 0; i < 500 && !fs.readFileSync(`/proc/${gateway.pid}/cmdline`, "utf8").includes("gateway"); i++)
-      await new Promise((r) => setTimeout(r, 10));
+    while (!fs.readFileSync(`/proc/${gateway.pid}/cmdline`, "utf8").includes("gateway")) await new Promise((r) => setTimeout(r, 10));
     const c = damagedCopy("sqlite-deleted", (db, { stateDir }) => {
       const w = get(db, "SELECT current_session_id AS id FROM session_nodes WHERE session_key = ?", MAIN)!;
       run(

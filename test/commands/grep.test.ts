@@ -214,7 +214,7 @@ describe("grep in a line longer than the 32 MiB line limit", () => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });
 
 describe("grep is pulled, like history", () => {

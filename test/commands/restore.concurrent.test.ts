@@ -252,5 +252,5 @@ describe.skipIf(!oc71Lock)("OpenClaw 2026.7.1's own acquireSessionWriteLock agai
     }
     expect(whileHeld).toBe("SessionWriteLockTimeoutError");
     expect(await openclawAcquire(s.current)).toBe("acquired");
-  }, 20_000);
+  });
 });

@@ -119,7 +119,7 @@ describe("restore crash matrix (reset-chain, gen 3 archive)", () => {
       }
       await undoRerunsThenCrashed(manifests, runDir!, s.home);
       expect(hashTree(s.stateDir)).toEqual(original);
-    }, 30_000);
+    });
   }
 });
 
@@ -176,7 +176,7 @@ describe("undo crash matrix (reset-chain, gen 3 archive, --move)", () => {
       const third = await cli(["restore", "--undo", s.manifest, "--yes", "--json"], { env: { HOME: s.home } });
       expect(third.code, third.stderr).toBe(0);
       expect(third.json().actions.every((a: { action: string }) => a.action === "none")).toBe(true);
-    }, 30_000);
+    });
   }
 });
 
@@ -217,7 +217,7 @@ describe("check reports the tool's own leftovers", () => {
     expect(undo.code, undo.stderr).toBe(0);
     const after = await cli(["check", "--state-dir", s.stateDir, "--fast", "--json"], { env });
     expect(after.json().findings.filter((f: { code: string }) => f.code.startsWith("RESTORE_"))).toEqual([]);
-  }, 30_000);
+  });
 });
 
 /** Key creation (`--create-key`): an orphan re-attached in place, and a deleted key's archive placed. */
@@ -272,7 +272,7 @@ describe("restore --create-key crash matrix", () => {
 
         await undoRerunsThenCrashed(manifests, runDir!, s.home);
         expect(hashTree(s.stateDir)).toEqual(original);
-      }, 30_000);
+      });
     }
   }
 });

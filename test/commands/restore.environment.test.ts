@@ -1,7 +1,8 @@
 /**
  * A full disk, a read-only store and an unwritable store are environment errors (exit 3, a named
  * code and cause), and the store is left as it was. The disk and read-only cases use a real tmpfs
- * (needs root and mount(8)); the permission case needs a non-root user. Each skips otherwise.
+ * (needs root and mount(8)), each skips otherwise; the permission case runs the restore as nobody when
+ * the tests run as root.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -10,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { CORPUS, hashTree } from "../helpers/corpus.js";
 import { tempDir } from "../helpers/temp.js";
+import { cliUnprivileged, IS_ROOT, reachable, writableDir } from "../helpers/unprivileged.js";
 
 const GEN3 = "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z";
 const isRoot = process.getuid?.() === 0;
@@ -123,7 +125,7 @@ describe.skipIf(!canMount)("restore on a full or read-only filesystem (tmpfs)", 
   });
 });
 
-describe.skipIf(isRoot || process.platform === "win32")("restore into a store it may not write", () => {
+describe.skipIf(process.platform === "win32")("restore into a store it may not write", () => {
   it("PERMISSION_DENIED (exit 3), the store as it was", async () => {
     const root = tempDir("ocs-perm-");
     roots.push(root);
@@ -132,10 +134,12 @@ describe.skipIf(isRoot || process.platform === "win32")("restore into a store it
     const sessions = path.join(stateDir, "agents/main/sessions");
     const before = hashTree(stateDir);
     fs.chmodSync(sessions, 0o555);
+    // As root the mode would not bite: the restore then runs as nobody (test/helpers/unprivileged.ts).
+    reachable(stateDir);
+    const home = writableDir(path.join(root, "home"));
     try {
-      const r = await cli(["restore", "--state-dir", stateDir, "--manifest-dir", path.join(root, "m"), GEN3, "--yes", "--json"], {
-        env: { HOME: root },
-      });
+      const argv = ["restore", "--state-dir", stateDir, "--manifest-dir", path.join(home, "m"), GEN3, "--yes", "--json"];
+      const r = IS_ROOT ? await cliUnprivileged(argv, { home }) : await cli(argv, { env: { HOME: home } });
       expect(r.code, r.stderr).toBe(3);
       expect(r.json().error.code).toBe("PERMISSION_DENIED");
     } finally {

@@ -279,7 +279,7 @@ describe("restore, SQLite era: crash matrix", () => {
       const undo = await runChild(["restore", "--undo", manifest, "--yes"], t.env);
       expect(undo.code).toBe(0);
       expect(dump(t.db)).toEqual(before);
-    }, 30_000);
+    });
   }
 
   it("killed mid-undo: the undo transaction rolls back, and a rerun of the undo completes", async () => {
@@ -295,7 +295,7 @@ describe("restore, SQLite era: crash matrix", () => {
     expect(dump(t.db)).toEqual(restored);
     expect((await runChild(["restore", "--undo", res.manifest, "--yes"], t.env)).code).toBe(0);
     expect(dump(t.db)).toEqual(before);
-  }, 30_000);
+  });
 });
 
 describe("restore, SQLite era: re-import of a legacy JSONL whose events are missing from SQLite", () => {

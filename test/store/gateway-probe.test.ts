@@ -65,12 +65,11 @@ describe("gateway lock probe (OpenClaw 7.1 layout and owner rules)", () => {
   it("a real process with gateway argv and no startTime is alive", async () => {
     const t = tmpEnv();
     const script = path.join(t.root, "openclaw.mjs");
-    fs.writeFileSync(script, "setTimeout(() => {}, 60000);\n");
+    fs.writeFileSync(script, "setInterval(() => {}, 60_000);\n"); // until killed
     const child = spawn(process.execPath, [script, "gateway"], { stdio: "ignore" });
     try {
       // wait until the child has exec'd, so /proc shows its argv
-      for (let i = 0; i < 500 && !fs.readFileSync(`/proc/${child.pid}/cmdline`, "utf8").includes("gateway"); i++)
-        await new Promise((r) => setTimeout(r, 10));
+      while (!fs.readFileSync(`/proc/${child.pid}/cmdline`, "utf8").includes("gateway")) await new Promise((r) => setTimeout(r, 10));
       writeLock(t.lockDir, path.join(t.stateDir, "openclaw.json"), { pid: child.pid, port: 18789 });
       const [g] = probeGatewayLocks(t.stateDir, t.env);
       expect(g).toMatchObject({ pid: child.pid, status: "alive", blocking: true, port: 18789 });
@@ -99,7 +98,7 @@ describe("is OpenClaw running: both eras' restores agree", () => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: "ignore", ...(argv0 ? { argv0 } : {}) });
     const want = argv0 ?? argv[0]!;
     // wait until the child has exec'd, so /proc shows its argv
-    for (let i = 0; i < 500 && !fs.readFileSync(`/proc/${child.pid}/cmdline`, "utf8").includes(path.basename(argv.at(-1)!)); i++)
+    while (!fs.readFileSync(`/proc/${child.pid}/cmdline`, "utf8").includes(path.basename(argv.at(-1)!)))
       await new Promise((r) => setTimeout(r, 10));
     expect(fs.readFileSync(`/proc/${child.pid}/cmdline`, "utf8")).toContain(path.basename(want));
     return child;
@@ -122,7 +121,7 @@ describe("is OpenClaw running: both eras' restores agree", () => {
 
   for (const era of eras) {
     it(`${era.era} era: a live pid that is not OpenClaw (sleep) refuses neither the dry run nor --yes`, async () => {
-      const sleeper = await running(["sleep", "60"]);
+      const sleeper = await running(["sleep", "3600"]);
       try {
         const s = restoreIn(era, sleeper.pid!);
         const plan = await s.run();
@@ -138,7 +137,7 @@ describe("is OpenClaw running: both eras' restores agree", () => {
 
     it(`${era.era} era: a Gateway whose recorded start time is not the process's (a recycled pid) refuses nothing`, async () => {
       const script = path.join(tempDir("ocs-gw-bin-"), "openclaw.mjs");
-      fs.writeFileSync(script, "setTimeout(() => {}, 60000);\n");
+      fs.writeFileSync(script, "setInterval(() => {}, 60_000);\n"); // until killed
       const gateway = await running([process.execPath, script, "gateway"]);
       try {
         const s = restoreIn(era, gateway.pid!, { startTime: processStartTime(gateway.pid!)! + 1 });
@@ -152,7 +151,7 @@ describe("is OpenClaw running: both eras' restores agree", () => {
 
     it(`${era.era} era: a live OpenClaw Gateway refuses the dry run and --yes (exit 5), nothing written`, async () => {
       const script = path.join(tempDir("ocs-gw-bin-"), "openclaw.mjs");
-      fs.writeFileSync(script, "setTimeout(() => {}, 60000);\n");
+      fs.writeFileSync(script, "setInterval(() => {}, 60_000);\n"); // until killed
       const gateway = await running([process.execPath, script, "gateway"]);
       try {
         const s = restoreIn(era, gateway.pid!);

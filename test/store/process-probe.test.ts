@@ -24,10 +24,10 @@ describe("process facts", () => {
 
   it("a zombie is dead", async () => {
     // A child that exits while nobody reaps it: `sh` execs `sleep`, whose own child exits at once.
-    const child = spawn("sh", ["-c", "sleep 0 & exec sleep 5"], { stdio: "ignore" });
+    const child = spawn("sh", ["-c", "sleep 0 & exec sleep 3600"], { stdio: "ignore" });
     try {
       let zombie: number | null = null;
-      for (let i = 0; i < 300 && zombie === null; i++) {
+      while (zombie === null) {
         await new Promise((r) => setTimeout(r, 10));
         const kids = fs.readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim();
         const pid = kids ? Number(kids.split(" ")[0]) : NaN;
@@ -74,11 +74,10 @@ describe("the owner of a lock (resolveGatewayOwnerStatus)", () => {
   });
 
   it("a live process that is not OpenClaw (a recycled pid) is no OpenClaw process; one that looks like it is", async () => {
-    const sleeper = spawn("sleep", ["60"], { stdio: "ignore" });
-    const openclaw = spawn("sleep", ["60"], { argv0: "openclaw", stdio: "ignore" });
+    const sleeper = spawn("sleep", ["3600"], { stdio: "ignore" });
+    const openclaw = spawn("sleep", ["3600"], { argv0: "openclaw", stdio: "ignore" });
     try {
-      for (let i = 0; i < 300 && !fs.readFileSync(`/proc/${openclaw.pid}/cmdline`, "utf8").startsWith("openclaw"); i++)
-        await new Promise((r) => setTimeout(r, 10));
+      while (!fs.readFileSync(`/proc/${openclaw.pid}/cmdline`, "utf8").startsWith("openclaw")) await new Promise((r) => setTimeout(r, 10));
       expect(openClawProcessAlive(sleeper.pid!)).toBe(false);
       expect(openClawProcessAlive(openclaw.pid!)).toBe(true);
       expect(openClawProcessAlive(2147483647)).toBe(false);

@@ -1,17 +1,20 @@
 /**
  * A full disk, a read-only store and an unwritable store are environment errors (exit 3, a named
- * code and cause), and the store is left as it was. The disk and read-only cases use a real tmpfs
+ * code and cause), and the store is left as it was; in the SQLite era too (the agent database's
+ * disk and the manifest dir's, where the VACUUM INTO backup goes). The disk and read-only cases use a real tmpfs
  * (needs root and mount(8)), each skips otherwise; the permission case runs the restore as nobody when
  * the tests run as root.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { CORPUS, hashTree } from "../helpers/corpus.js";
 import { tempDir } from "../helpers/temp.js";
 import { cliUnprivileged, IS_ROOT, reachable, writableDir } from "../helpers/unprivileged.js";
+import { dumpTables } from "../../src/store/sqlite/restore-facts.js";
 
 const GEN3 = "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z";
 const isRoot = process.getuid?.() === 0;
@@ -122,6 +125,73 @@ describe.skipIf(!canMount)("restore on a full or read-only filesystem (tmpfs)", 
     expect(u.code, u.stderr).toBe(3);
     expect(u.json().error.code).toBe("READ_ONLY_FILESYSTEM");
     expect(hashTree(s.stateDir)).toEqual(restored);
+  });
+});
+
+/** The sqlite-deleted store (an OpenClaw 9.6 agent database) in `root`, the undelete's archive, and the database's rows. */
+function sqliteStore(root: string) {
+  const stateDir = path.join(root, "state");
+  fs.cpSync(path.join(CORPUS, "sqlite/sqlite-deleted/state"), stateDir, { recursive: true });
+  const db = path.join(stateDir, "agents/main/agent/openclaw-agent.sqlite");
+  const zst = fs.readdirSync(path.join(stateDir, "agents/main/sessions")).find((n) => n.includes(".jsonl.deleted."))!;
+  const rows = () => {
+    const d = new DatabaseSync(db, { readOnly: true });
+    try {
+      return dumpTables(d);
+    } finally {
+      d.close();
+    }
+  };
+  return { stateDir, db, zst, rows };
+}
+
+describe.skipIf(!canMount)("SQLite-era restore on a full filesystem (tmpfs)", () => {
+  it("the agent database's disk full during the transaction: DISK_FULL (exit 3), every row as it was; with space the same command applies", async () => {
+    const root = tempDir("ocs-env-sqlite-");
+    roots.push(root);
+    const mnt = path.join(root, "mnt");
+    fs.mkdirSync(mnt);
+    if (!tryMount(mnt, "size=3m")) throw new Error("mount failed");
+    mounts.push(mnt);
+    const s = sqliteStore(mnt);
+    const before = s.rows();
+    const filler = fill(mnt);
+    const manifests = path.join(root, "manifests");
+    const args = ["restore", s.zst, "--state-dir", s.stateDir, "--manifest-dir", manifests, "--yes", "--json"];
+    const r = await cli(args, { env: { HOME: root } });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.json().error).toMatchObject({ code: "DISK_FULL", kind: "environment" });
+    expect(r.stderr).not.toMatch(/report it|unexpected|internal/i);
+    fs.rmSync(filler);
+    expect(s.rows()).toEqual(before);
+    const [runDir] = fs.readdirSync(manifests);
+    expect(JSON.parse(fs.readFileSync(path.join(manifests, runDir!, "manifest.json"), "utf8")).status).toBe("rolled-back");
+    const again = await cli(args, { env: { HOME: root } });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json().applied).toBe(true);
+  });
+
+  it("the manifest dir's disk full (the VACUUM INTO backup): DISK_FULL (exit 3) naming the backup, nothing left of the run, every row as it was", async () => {
+    const root = tempDir("ocs-env-sqlite-");
+    roots.push(root);
+    const s = sqliteStore(root);
+    const mnt = path.join(root, "mnt");
+    fs.mkdirSync(mnt);
+    if (!tryMount(mnt, "size=256k")) throw new Error("mount failed");
+    mounts.push(mnt);
+    const filler = fill(mnt);
+    fs.truncateSync(filler, fs.statSync(filler).size - 64 * 1024); // room for the run dir, not for the backup
+    const before = s.rows();
+    const manifests = path.join(mnt, "manifests");
+    const r = await cli(["restore", s.zst, "--state-dir", s.stateDir, "--manifest-dir", manifests, "--yes", "--json"], {
+      env: { HOME: root },
+    });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.json().error).toMatchObject({ code: "DISK_FULL", kind: "environment" });
+    expect(r.json().error.message).toContain("openclaw-agent.sqlite.before");
+    expect(r.stderr).not.toMatch(/report it|unexpected|internal/i);
+    expect(fs.readdirSync(manifests)).toEqual([]);
+    expect(s.rows()).toEqual(before);
   });
 });
 

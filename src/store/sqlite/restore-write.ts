@@ -14,7 +14,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
-import { refusedError } from "../../core/errors.js";
+import { environmentError, refusedError } from "../../core/errors.js";
 import type { RestoreManifest } from "../../core/restore-manifest.js";
 import { ENTRY_SNAPSHOT_FIELDS } from "../../core/agent-schema.js";
 import {
@@ -27,6 +27,7 @@ import {
 import type { WriteContext } from "../files/restore-guard.js";
 import { refuseWhileGatewayRuns } from "../gateway-probe.js";
 import { crashPoints } from "../process/crash-points.js";
+import { sqliteFailure } from "../env-errors.js";
 import { writeManifest } from "../restore-runs.js";
 import { SQLITE_GATEWAY_WHY } from "./integrity.js";
 import { acquireLifecycleLock, lifecycleHeldRefusal, lifecycleLockPath, type HeldLifecycleLock } from "./lifecycle-lock.js";
@@ -324,6 +325,23 @@ function revisionMoved(db: DatabaseSync, sessionKey: string, snaps: SnapshotChan
 }
 
 /**
+ * A SQLite failure of a restore write as its environment error (env-errors.ts `sqliteFailure`
+ * decides the code: SQLITE_FULL is DISK_FULL, exit 3), worded as the write it is and naming
+ * `file`; any other error as it is.
+ */
+function writeFailure(err: unknown, file: string): unknown {
+  const named = sqliteFailure(err, file);
+  if (!named || named.code === "SQLITE_UNREADABLE") return named ?? err;
+  const what = (err as Error).message.split(/\r?\n/, 1)[0]!.trim();
+  return environmentError(
+    named.code,
+    `restore failed writing ${file}: ${what} [${String(named.details?.sqliteCode)}]; nothing was written`,
+    "free some space (or fix what the error names) where that file lies, then run the same command again",
+    named.details,
+  );
+}
+
+/**
  * The run dir with the database's backup (VACUUM INTO, mode 0600) and the undo manifest, before
  * any row is written. When either fails (a full disk where the manifests go) the run dir, which
  * holds nothing else, is removed: no half backup is left, and the error names the file.
@@ -345,7 +363,7 @@ async function prepareRun(
     await writeManifest(manifestPath, manifest);
   } catch (err) {
     fs.rmSync(runDir, { recursive: true, force: true });
-    throw err;
+    throw writeFailure(err, manifest.backups.store);
   }
 }
 
@@ -388,7 +406,7 @@ export async function applySqlitePlan(
       if (db.isTransaction) db.exec("ROLLBACK");
       manifest.status = "rolled-back";
       await writeManifest(manifestPath, manifest).catch(() => undefined);
-      throw err;
+      throw writeFailure(err, ctx.dbPath);
     }
     crash("sqlite:commit");
     const problems = verifyRestored(db, plan);

@@ -304,6 +304,8 @@ function select(indexes: StoreIndex[], opts: RestoreOptions, cwd: string): Selec
 
 /** `{pid, createdAt}` of a `.jsonl.lock`, judged like `check` does; restore refuses while its pid runs. */
 export function readLock(file: string): LockFact {
+  // A lock that is a FIFO, socket or device cannot be judged: "cannot read" (exit 3), never "stale".
+  if (fs.existsSync(file) && !fs.lstatSync(file).isSymbolicLink()) checkRegular(file);
   const lock = judgeLockFile(file, Date.now());
   if (!lock) return { path: file, pid: null, createdAt: null, state: "unreadable" };
   // A lock older than OpenClaw's staleMs whose process still runs is still held: only the pid decides.

@@ -105,8 +105,16 @@ interface TempFile {
 }
 
 function openTemp(temp: string, mode: number, hashed: boolean): TempFile {
-  const fd = fs.openSync(temp, "wx", mode);
+  // The cleanup is armed before the file exists: a signal that comes as soon as the temp can be
+  // seen finds the handler there (armed after, the default action would kill the process first).
   const release = cleanupOnInterrupt(() => fs.rmSync(temp, { force: true }));
+  let fd: number;
+  try {
+    fd = fs.openSync(temp, "wx", mode);
+  } catch (err) {
+    release(); // not ours (EEXIST) or never made: nothing to remove
+    throw err;
+  }
   const h = hashed ? crypto.createHash("sha256") : null;
   let open = true;
   let bytes = 0;

@@ -12,8 +12,8 @@ import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
 import { cli } from "../helpers/cli.js";
+import { dumpDatabase } from "../helpers/sqlite-writer.js";
 import { copyState, hashTree } from "../helpers/corpus.js";
-import { dumpTables } from "../../src/store/sqlite/restore-facts.js";
 import { verifyRestored } from "../../src/store/sqlite/restore-write.js";
 import { acquireLifecycleLock, lifecycleLockPath } from "../../src/store/sqlite/lifecycle-lock.js";
 
@@ -34,14 +34,7 @@ function setup(name: "sqlite-deleted" | "sqlite-reset") {
   return { ...s, env, db, args: ["--state-dir", s.stateDir] };
 }
 
-function dump(dbPath: string) {
-  const db = new DatabaseSync(dbPath, { readOnly: true });
-  try {
-    return dumpTables(db);
-  } finally {
-    db.close();
-  }
-}
+const dump = dumpDatabase;
 
 describe("restore, SQLite era: undelete", () => {
   it("plans every row, applies, passes the read-back, and undo returns every table", async () => {

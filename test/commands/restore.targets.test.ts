@@ -10,8 +10,8 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
+import { dumpDatabase } from "../helpers/sqlite-writer.js";
 import { copyState, hashTree } from "../helpers/corpus.js";
-import { dumpTables } from "../../src/store/sqlite/restore-facts.js";
 
 function setup(era: "files" | "sqlite", scenario: string) {
   const s = copyState(era, scenario);
@@ -22,14 +22,7 @@ function setup(era: "files" | "sqlite", scenario: string) {
   return { ...s, env, db, sessions, run };
 }
 
-function dump(dbPath: string) {
-  const db = new DatabaseSync(dbPath, { readOnly: true });
-  try {
-    return dumpTables(db);
-  } finally {
-    db.close();
-  }
-}
+const dump = dumpDatabase;
 
 /** The command a hint gives (between backticks), as argv, with `<placeholder>`s filled in. */
 function hintCommand(hint: string, fill: Record<string, string> = {}): string[] {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { copyState } from "./corpus.js";
+import { dumpTables } from "../../src/store/sqlite/restore-facts.js";
 
 /** A read-write node:sqlite connection (OpenClaw's own driver). */
 export function openSqliteForWriting(file: string): DatabaseSync {
@@ -37,4 +38,14 @@ export function run(db: DatabaseSync, sql: string, ...params: Param[]): void {
 
 export function get(db: DatabaseSync, sql: string, ...params: Param[]): Record<string, unknown> | undefined {
   return db.prepare(sql).get(...(params as SQLInputValue[])) as Record<string, unknown> | undefined;
+}
+
+/** Every row of every table of a database file (BLOBs as hex), read-only: what a restore and its undo must give back. */
+export function dumpDatabase(dbPath: string): Record<string, unknown[]> {
+  const db = new DatabaseSync(dbPath, { readOnly: true });
+  try {
+    return dumpTables(db);
+  } finally {
+    db.close();
+  }
 }

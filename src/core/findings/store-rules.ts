@@ -2,6 +2,7 @@
  * Store-level rules: pure functions over a StoreIndex plus the facts the command gathered
  * (locks, retention policy, clock). No transcript body is read here.
  */
+import { shellWord } from "../restore-target.js";
 import { formatBytes } from "../format.js";
 import path from "node:path";
 import type { LockInfo, SessionRecord, StoreIndex, UnattributedFile } from "../model.js";
@@ -244,11 +245,6 @@ export function withEmptyOrphans(findings: readonly Finding[], headerOnly: Reado
 export function withoutUnstartedEmpties(findings: readonly Finding[]): Finding[] {
   const unstarted = new Set(findings.filter((f) => f.code === "SESSION_NOT_STARTED" && f.path !== null).map((f) => f.path));
   return findings.filter((f) => !(f.code === "TRANSCRIPT_EMPTY" && unstarted.has(f.path)));
-}
-
-/** A shell word: bare when it is plainly safe, else single-quoted. */
-function shellWord(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The command that re-attaches an orphan transcript (file era); SQLite windows have no such command yet. */

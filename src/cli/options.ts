@@ -19,7 +19,8 @@ export function addStoreOptions(cmd: Command): Command {
     .option("--agent <id>", "agent id (default: the agent a key names, else main)", undefined)
     .option("--all-agents", "every agent of the state dir")
     .option("--sessions-dir <dir>", "a bare sessions directory")
-    .option("--store <file>", "an explicit sessions.json");
+    .option("--store <file>", "an explicit sessions.json")
+    .option("--no-index", "read every transcript itself: no index read or written (also OPENCLAW_SESSIONS_INDEX=off)");
 }
 
 export function addOutputOptions(cmd: Command, json = true): Command {
@@ -46,6 +47,7 @@ export function selectionOf(o: CommonOptions, key?: string): StoreSelection {
     allAgents: o.allAgents,
     sessionsDir: o.sessionsDir,
     store: o.store,
+    ...(o.index === false ? { index: false } : {}),
   };
   const named = key !== undefined ? /^agent:([^:]+):/i.exec(key.trim()) : null;
   if (named && sel.agent === undefined && !sel.allAgents && sel.sessionsDir === undefined && sel.store === undefined) sel.agent = named[1];

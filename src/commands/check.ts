@@ -186,28 +186,49 @@ function legacyWindows(index: StoreIndex, indexes: StoreIndex[]): Map<string, Tr
 
 type Open = NonNullable<CheckDeps["open"]>;
 
+/** What one transcript's pass gives `check`: its findings and counts (kept in the index as they are). */
+interface BodyResult {
+  findings: Finding[];
+  linesRead: number;
+  bytesRead: number;
+  headerOnly: boolean;
+  readError: boolean;
+}
+
 /**
  * The one pass over one transcript: every body rule reads from its scanner; beside a database,
- * the transcript's entry ids are compared with its window's.
+ * the transcript's entry ids are compared with its window's. Reused from the index while the
+ * transcript is unchanged (the findings depend on the transcript and the job only).
  */
-async function scanBody(job: Job, open: Open, oversize: number, windows: Map<string, TranscriptRef> | null) {
-  const scanner = new BodyScanner(oversize);
-  const ids = windows ? new Set<string>() : null;
-  for await (const line of open(job.ref)) {
-    scanner.line(line);
-    if (ids) collectEntryId(line.text, ids);
-  }
-  const facts = scanner.finish();
-  const findings: Finding[] = [];
-  const sessionId = facts.header?.header.id ?? job.target.expectedId;
-  if (windows && ids && sessionId) {
-    const window = windows.get(sessionId);
-    const sqliteIds = window ? await entryIds(open(window)) : null;
-    const { agentId, sessionKey, path } = job.target;
-    findings.push(legacyImportFinding({ agentId, sessionKey, path, sessionId, fileIds: ids, sqliteIds }));
-  }
-  findings.push(...bodyFindings(facts, job.target, oversize));
-  return { facts, findings };
+function scanBody(job: Job, open: Open, oversize: number, windows: Map<string, TranscriptRef> | null, session: StoreSession) {
+  const pass = async (): Promise<BodyResult> => {
+    const scanner = new BodyScanner(oversize);
+    const ids = windows ? new Set<string>() : null;
+    for await (const line of open(job.ref)) {
+      scanner.line(line);
+      if (ids) collectEntryId(line.text, ids);
+    }
+    const facts = scanner.finish();
+    const findings: Finding[] = [];
+    const sessionId = facts.header?.header.id ?? job.target.expectedId;
+    if (windows && ids && sessionId) {
+      const window = windows.get(sessionId);
+      const sqliteIds = window ? await entryIds(open(window)) : null;
+      const { agentId, sessionKey, path } = job.target;
+      findings.push(legacyImportFinding({ agentId, sessionKey, path, sessionId, fileIds: ids, sqliteIds }));
+    }
+    findings.push(...bodyFindings(facts, job.target, oversize));
+    return {
+      findings,
+      linesRead: facts.linesRead,
+      bytesRead: facts.bytesRead,
+      headerOnly: isHeaderOnly(facts),
+      readError: facts.readError !== null,
+    };
+  };
+  // Beside a database the findings depend on a window too: read each time.
+  if (windows) return pass();
+  return session.remember(job.ref, `check-body/1:${oversize}:${JSON.stringify(job.target)}`, pass, (v) => !v.readError);
 }
 
 export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: CheckDeps = {}): Promise<CheckResult> {
@@ -232,12 +253,12 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
     const windows = legacyWindows(index, indexes);
     for (const job of jobsOf.get(index)!) {
       ctx.progress?.(jobsDone++, totalJobs, "transcripts");
-      const body = await scanBody(job, open, oversize, windows);
+      const body = await scanBody(job, open, oversize, windows, ctx.session);
       scanned.transcripts += 1;
-      scanned.lines += body.facts.linesRead;
-      scanned.bytes += body.facts.bytesRead;
+      scanned.lines += body.linesRead;
+      scanned.bytes += body.bytesRead;
       findings.push(...body.findings);
-      if (isHeaderOnly(body.facts)) headerOnly.add(job.target.path);
+      if (body.headerOnly) headerOnly.add(job.target.path);
     }
   }
 

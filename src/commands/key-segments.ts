@@ -19,13 +19,15 @@ async function readTranscript(t: Segment, session: StoreSession): Promise<Transc
   return { stretches, own: { messages: whole.reduce((n, s) => n + s.messages, 0), firstMessageId: whole[0]?.firstMessageId ?? null } };
 }
 
-async function stretchesAt(ref: Segment["ref"], session: StoreSession) {
-  const source = session.openTranscript(ref);
-  try {
-    return await readStretches(() => source.lines());
-  } finally {
-    await source.close();
-  }
+function stretchesAt(ref: Segment["ref"], session: StoreSession) {
+  return session.remember(ref, "stretches/1", async () => {
+    const source = session.openTranscript(ref);
+    try {
+      return await readStretches(() => source.lines());
+    } finally {
+      await source.close();
+    }
+  });
 }
 
 /**

@@ -140,22 +140,29 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
 }
 
 /** Stream one transcript through the parser into the timeline's facts, cut where the numbering cut it. */
-async function factsOf(
+function factsOf(
   seg: Segment,
   numbered: readonly KeySegment[],
   session: StoreSession,
-): Promise<{ facts: TranscriptFacts; readError: string | null }> {
+): Promise<{ stretches: StretchFacts[]; problems: TranscriptFacts["problems"]; readError: string | null }> {
   const cuts = numbered.flatMap((k) => (k.startReset ? [k.startReset.lineNo] : []));
-  const facts = new TranscriptFacts(new Set(cuts));
-  let readError: string | null = null;
-  for await (const line of session.lines(seg.ref)) {
-    if (line.readError) {
-      readError = line.readError;
-      if (line.text === null) continue;
-    }
-    facts.add(parseLine(line));
-  }
-  return { facts, readError };
+  return session.remember(
+    seg.ref,
+    `timeline-facts/1:${cuts.join(",")}`,
+    async () => {
+      const facts = new TranscriptFacts(new Set(cuts));
+      let readError: string | null = null;
+      for await (const line of session.lines(seg.ref)) {
+        if (line.readError) {
+          readError = line.readError;
+          if (line.text === null) continue;
+        }
+        facts.add(parseLine(line));
+      }
+      return { stretches: facts.finish(), problems: facts.problems, readError };
+    },
+    (v) => v.readError === null,
+  );
 }
 
 function policyFor(index: StoreIndex, s: SessionRecord, env: Env): PolicyReport {
@@ -197,16 +204,16 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
   const segs = byTranscript(numbered);
   const sources: SegmentSource[] = [];
   for (const [i, { seg, numbered: own }] of segs.entries()) {
-    const { facts, readError } = await factsOf(seg, own, env.session);
+    const facts = await factsOf(seg, own, env.session);
     sources.push({
       sessionId: seg.sessionId,
       path: seg.path,
       source: seg.source,
       archive: seg.archive,
       current: isCurrentTranscript(s, seg, i === segs.length - 1),
-      stretches: padded(facts.finish(), own.length),
+      stretches: padded(facts.stretches, own.length),
       problems: facts.problems,
-      readError,
+      readError: facts.readError,
       numbered: own,
       ...(seg.trimmed ? { trimmed: true } : {}),
       ...(seg.label ? { label: seg.label } : {}),

@@ -19,6 +19,8 @@ export interface StoreSelection {
   allAgents?: boolean;
   sessionsDir?: string;
   store?: string;
+  /** false (`--no-index`): read every transcript itself, with no index read or written. */
+  index?: boolean;
 }
 
 export interface AgentTarget {

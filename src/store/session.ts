@@ -11,6 +11,7 @@ import { buildFilesIndex } from "./files/index.js";
 import { fileLines, pinnedFileLines, type PinnedLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
 import type { SqliteDb } from "./sqlite/driver.js";
+import { StoreCache } from "./cache/store-cache.js";
 
 export interface StoreSession {
   /** Locate and index every selected agent store. */
@@ -25,6 +26,13 @@ export interface StoreSession {
   openTranscript(ref: TranscriptRef): PinnedLines;
   /** The run's snapshot of an agent database, for commands that query it directly (`check`, `verify-import`). */
   database(dbPath: string): Promise<SqliteDb>;
+  /**
+   * Facts derived from one transcript, reused from the index while the transcript is unchanged
+   * (store/cache/store-cache.ts). `what` names the derivation and its parameters.
+   */
+  remember<T>(ref: TranscriptRef, what: string, compute: () => Promise<T>, keep?: (value: T) => boolean): Promise<T>;
+  /** The run's index (null-safe: off with --no-index, OPENCLAW_SESSIONS_INDEX=off or no usable cache dir). */
+  readonly cache: StoreCache;
   /** Warnings about what was read (a schema newer than the tool was verified on), each once. */
   notices(): string[];
   /** Close every snapshot this session opened; any later use throws. */
@@ -45,19 +53,22 @@ interface SqliteReader {
   schema: typeof import("./sqlite/schema.js").readAgentSchema;
   windowLines: typeof import("./sqlite/read.js").windowLines;
   archiveLines: typeof import("./sqlite/read.js").archiveLines;
+  proof: typeof import("./sqlite/proof.js");
 }
 
 async function loadSqliteReader(): Promise<SqliteReader> {
-  const [driver, read, schema] = await Promise.all([
+  const [driver, read, schema, proof] = await Promise.all([
     import("./sqlite/driver.js"),
     import("./sqlite/read.js"),
     import("./sqlite/schema.js"),
+    import("./sqlite/proof.js"),
   ]);
   return {
     open: driver.openSqliteReadOnly,
     schema: schema.readAgentSchema,
     windowLines: read.windowLines,
     archiveLines: read.archiveLines,
+    proof,
   };
 }
 
@@ -66,6 +77,16 @@ export function openStoreSession(place: StorePlace): StoreSession {
   const snapshots = new Map<string, SqliteDb>();
   const notices = new Set<string>();
   let closed = false;
+  const cache = new StoreCache({
+    env: place.env,
+    warn: (text) => notices.add(text),
+    sqliteProof: (ref) => {
+      const db = snapshots.get(ref.dbPath);
+      if (!db || !reader) return null;
+      if (ref.kind === "sqlite-archive") return reader.proof.archiveProof(db, ref.archiveName);
+      return reader.proof.windowProof(db, ref.sessionId, sessionsDirOf(ref.dbPath));
+    },
+  });
   const mustBeOpen = () => {
     if (closed) throw new Error("internal: the store session was used after it was closed");
   };
@@ -110,10 +131,19 @@ export function openStoreSession(place: StorePlace): StoreSession {
   return {
     async indexes(sel) {
       mustBeOpen();
+      if (sel.index === false) cache.disable();
       const out: StoreIndex[] = [];
-      for (const t of locateStores(sel, place.env, place.cwd)) out.push(...(await indexTarget(t, place, database)));
+      for (const t of locateStores(sel, place.env, place.cwd)) {
+        cache.addRoot(t.stateDir ?? t.sessionsDir, [t.sessionsDir, path.dirname(t.storePath)]);
+        out.push(...(await indexTarget(t, place, database)));
+      }
       return out;
     },
+    remember: (ref, what, compute, keep) => {
+      mustBeOpen();
+      return cache.remember(ref, what, compute, keep);
+    },
+    cache,
     lines,
     openTranscript(ref) {
       mustBeOpen();
@@ -123,6 +153,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
     notices: () => [...notices],
     close() {
       closed = true;
+      cache.close();
       for (const db of snapshots.values()) db.close();
       snapshots.clear();
     },
@@ -131,9 +162,12 @@ export function openStoreSession(place: StorePlace): StoreSession {
 
 function readSqliteRef(reader: SqliteReader, db: SqliteDb, ref: SqliteRef): AsyncIterable<RawLine> {
   if (ref.kind === "sqlite-archive") return reader.archiveLines(db, ref.archiveName);
-  // agents/<id>/agent/openclaw-agent.sqlite → agents/<id>/sessions for cold archives
-  const sessionsDir = path.join(path.dirname(path.dirname(ref.dbPath)), "sessions");
-  return reader.windowLines(db, ref.sessionId, { sessionsDir });
+  return reader.windowLines(db, ref.sessionId, { sessionsDir: sessionsDirOf(ref.dbPath) });
+}
+
+/** agents/<id>/agent/openclaw-agent.sqlite → agents/<id>/sessions (where cold archives are). */
+function sessionsDirOf(dbPath: string): string {
+  return path.join(path.dirname(path.dirname(dbPath)), "sessions");
 }
 
 /** Files a SQLite-era agent owns even in a mixed state: 9.6-published archives, cold and import archives. */

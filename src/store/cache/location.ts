@@ -1,0 +1,28 @@
+/**
+ * Where the index of a state dir lives, and whether this run may use one. The index is a cache
+ * outside every store (`$XDG_CACHE_HOME/openclaw-sessions/index/`, default `~/.cache/…`), one
+ * SQLite file per state dir, named by a hash of the state dir's real path.
+ */
+import crypto from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import { realPath } from "../real-path.js";
+
+/** `OPENCLAW_SESSIONS_INDEX=off` (or 0/false/no) turns the index off, like `--no-index`. */
+export function indexDisabledByEnv(env: NodeJS.ProcessEnv): boolean {
+  const v = env.OPENCLAW_SESSIONS_INDEX?.trim().toLowerCase();
+  return v === "off" || v === "0" || v === "false" || v === "no";
+}
+
+/** `$XDG_CACHE_HOME/openclaw-sessions/index` (default `~/.cache/openclaw-sessions/index`). */
+export function indexDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_CACHE_HOME?.trim();
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME?.trim() || os.homedir(), ".cache");
+  return path.join(base, "openclaw-sessions", "index");
+}
+
+/** The index file of one state dir (or of a bare sessions dir): the same dir, however it is spelled, gives one file. */
+export function indexFileFor(storeRoot: string, env: NodeJS.ProcessEnv): string {
+  const id = crypto.createHash("sha256").update(realPath(storeRoot)).digest("hex").slice(0, 24);
+  return path.join(indexDir(env), `${id}.sqlite`);
+}

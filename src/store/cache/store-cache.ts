@@ -1,0 +1,171 @@
+/**
+ * The run's way into the index: which index a transcript belongs to, what proves a transcript
+ * unchanged, and `remember`, the one rule for reusing what an earlier run derived from it. A fact
+ * is reused only when the transcript's identity now (one `stat` of a file; a SQLite window's
+ * proof in the run's snapshot) equals the identity it was derived from, so an answer is never
+ * staler than the files on disk.
+ */
+import fs from "node:fs";
+import type { TranscriptRef } from "../../core/model.js";
+import { isWithinDir } from "../../core/path-within.js";
+import { unreadableSoFar } from "../safe-read.js";
+import { IndexDb, type SourceIdentity } from "./index-db.js";
+import { indexDisabledByEnv, indexFileFor } from "./location.js";
+
+/**
+ * A file changed this recently may still change within its timestamps' granularity without a
+ * different stat: facts read from it are not kept (read again next run), as git treats "racy" files.
+ */
+const RACY_MS = 2000;
+
+/** A store root (state dir, or a bare sessions dir) and the dirs whose transcripts it indexes. */
+export interface IndexedRoot {
+  root: string;
+  dirs: string[];
+}
+
+export interface StoreCacheDeps {
+  env: NodeJS.ProcessEnv;
+  /** What proves a SQLite window or archive row unchanged in the run's snapshot; null when it has none. */
+  sqliteProof: (ref: Exclude<TranscriptRef, { kind: "file" }>) => string | null;
+  /** Said once per run (a warning line). */
+  warn: (text: string) => void;
+  now?: () => number;
+}
+
+/** A transcript's stable name in the index; null for one read with parts of others left out (not cached). */
+export function sourceOf(ref: TranscriptRef): string | null {
+  if (ref.kind === "file") return ref.omitIdsOf ? null : `file:${ref.compression}:${ref.path}`;
+  if (ref.kind === "sqlite") return ref.omitIdsOf ? null : `window:${ref.dbPath}#${ref.sessionId}`;
+  return `archive:${ref.dbPath}#${ref.archiveName}`;
+}
+
+/** A file's identity: device, inode, size, mtime and ctime (ns). A rename, a rewrite or a touch changes it. */
+export function statIdentity(st: fs.BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+export class StoreCache {
+  readonly #deps: StoreCacheDeps;
+  readonly #roots: IndexedRoot[] = [];
+  readonly #open = new Map<string, IndexDb | null>();
+  #enabled: boolean;
+  #warned = false;
+
+  constructor(deps: StoreCacheDeps) {
+    this.#deps = deps;
+    this.#enabled = !indexDisabledByEnv(deps.env);
+  }
+
+  /** `--no-index`: this run reads every transcript itself and neither reads nor writes an index. */
+  disable(): void {
+    this.#enabled = false;
+  }
+
+  get enabled(): boolean {
+    return this.#enabled;
+  }
+
+  /** A root the run located; its transcripts are cached in its index. */
+  addRoot(root: string, dirs: string[]): void {
+    const known = this.#roots.find((r) => r.root === root);
+    if (known) known.dirs.push(...dirs.filter((d) => !known.dirs.includes(d)));
+    else this.#roots.push({ root, dirs: [root, ...dirs] });
+  }
+
+  roots(): readonly IndexedRoot[] {
+    return this.#roots;
+  }
+
+  /** The index of a root, opened on first use; null when the index is off or cannot be used (said once). */
+  indexOf(root: string): IndexDb | null {
+    if (!this.#enabled) return null;
+    if (this.#open.has(root)) return this.#open.get(root)!;
+    let db: IndexDb | null = null;
+    const file = indexFileFor(root, this.#deps.env);
+    if (isWithinDir(root, file)) this.#warnOnce(`the index would be inside the store (${file}); reading without it`);
+    else {
+      try {
+        db = IndexDb.open(file, root);
+      } catch (err) {
+        this.#warnOnce(`cannot use the index ${file} (${(err as Error).message}); reading every file (--no-index to say so)`);
+      }
+    }
+    this.#open.set(root, db);
+    return db;
+  }
+
+  /** The index a transcript belongs to: the root whose dir holds it, else the run's first root. */
+  indexFor(ref: TranscriptRef): IndexDb | null {
+    if (!this.#enabled || this.#roots.length === 0) return null;
+    const p = ref.kind === "file" ? ref.path : ref.dbPath;
+    let best: IndexedRoot | undefined;
+    let bestLen = -1;
+    for (const r of this.#roots)
+      for (const d of r.dirs)
+        if (d.length > bestLen && isWithinDir(d, p)) {
+          best = r;
+          bestLen = d.length;
+        }
+    return this.indexOf((best ?? this.#roots[0]!).root);
+  }
+
+  /** What proves the transcript's content now, or null when it cannot be proven (not cached). */
+  identityOf(ref: TranscriptRef): SourceIdentity | null {
+    const source = sourceOf(ref);
+    if (source === null) return null;
+    if (ref.kind === "file") {
+      const st = statOrNull(ref.path);
+      return st?.isFile() ? { source, identity: statIdentity(st) } : null;
+    }
+    const identity = this.#deps.sqliteProof(ref);
+    return identity === null ? null : { source, identity };
+  }
+
+  /**
+   * Facts `what` derived from one transcript by `compute`: from the index while the transcript is
+   * unchanged, else computed (and kept for the next run when the read was whole and the
+   * transcript held still while it was read). `what` names the derivation and its parameters;
+   * `keep` says whether a value may be kept (not one cut short by a read error).
+   */
+  async remember<T>(ref: TranscriptRef, what: string, compute: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+    const db = this.indexFor(ref);
+    const before = db ? this.identityOf(ref) : null;
+    if (!db || !before) return compute();
+    const hit = db.fact(before, what);
+    if (hit !== undefined) return JSON.parse(hit) as T;
+    const unread = unreadableSoFar();
+    const value = await compute();
+    if (unreadableSoFar() === unread && keep(value) && this.#heldStill(ref, before)) db.keepFact(before, what, JSON.stringify(value));
+    return value;
+  }
+
+  /** Did the transcript keep its identity while it was read, and is it old enough to trust its stat? */
+  #heldStill(ref: TranscriptRef, before: SourceIdentity): boolean {
+    if (ref.kind !== "file") return true; // the run's snapshot does not change
+    const st = statOrNull(ref.path);
+    if (!st || statIdentity(st) !== before.identity) return false;
+    const now = BigInt(Math.floor((this.#deps.now?.() ?? Date.now()) - RACY_MS)) * 1_000_000n;
+    return st.mtimeNs < now && st.ctimeNs < now;
+  }
+
+  #warnOnce(text: string): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    this.#deps.warn(text);
+  }
+
+  /** Write what the run learned and close every index. */
+  close(): void {
+    for (const db of this.#open.values()) db?.close();
+    this.#open.clear();
+  }
+}
+
+function statOrNull(p: string): fs.BigIntStats | null {
+  try {
+    return fs.statSync(p, { bigint: true, throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
+}

@@ -1,10 +1,14 @@
 /**
- * Per test file (vitest setupFiles): the store sessions a test opened close when it ends, and the
+ * Per test file (vitest setupFiles): a private index cache dir, the store sessions a test opened close when it ends, and the
  * temp dirs its file's tests made go when they all end.
  */
 import { afterAll, afterEach } from "vitest";
 import { closeStoreSessions } from "./store-context.js";
-import { removeTempDirs } from "./temp.js";
+import { removeTempDirs, tempDir } from "./temp.js";
+
+// The index cache of every run this file starts (in-process or a child that inherits the env):
+// private to the file, gone with its temp dirs.
+process.env.XDG_CACHE_HOME = tempDir("ocs-cache-");
 
 afterEach(closeStoreSessions);
 afterAll(removeTempDirs);

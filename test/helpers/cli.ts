@@ -16,7 +16,7 @@ export async function cli(argv: string[], opts: { env?: NodeJS.ProcessEnv; cwd?:
     stdout: { write: (s: string) => ((stdout += s), true), isTTY: false },
     stderr: { write: (s: string) => ((stderr += s), true), isTTY: false },
     stdinIsTTY: false,
-    env: { NO_COLOR: "1", HOME: "/nonexistent-home", ...opts.env },
+    env: { NO_COLOR: "1", HOME: "/nonexistent-home", XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, ...opts.env },
     cwd: opts.cwd ?? process.cwd(),
   });
   return { code, stdout, stderr, json: () => JSON.parse(stdout) };

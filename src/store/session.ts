@@ -7,7 +7,7 @@
 import path from "node:path";
 import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
 import { isNewerThanVerified, newerSchemaWarning } from "../core/agent-schema.js";
-import { buildFilesIndex } from "./files/index.js";
+import { buildFilesIndex, type RememberSync } from "./files/index.js";
 import { fileLines, pinnedFileLines, type PinnedLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
 import type { SqliteDb } from "./sqlite/driver.js";
@@ -135,7 +135,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
       const out: StoreIndex[] = [];
       for (const t of locateStores(sel, place.env, place.cwd)) {
         cache.addRoot(t.stateDir ?? t.sessionsDir, [t.sessionsDir, path.dirname(t.storePath)]);
-        out.push(...(await indexTarget(t, place, database)));
+        out.push(...(await indexTarget(t, place, database, cache)));
       }
       return out;
     },
@@ -180,13 +180,14 @@ function isSqliteLayerFile(f: ClassifiedFile): boolean {
 type OpenDatabase = (dbPath: string) => Promise<SqliteDb>;
 
 /** One agent's store(s): the SQLite store, plus a legacy file-backed store still beside it. */
-async function indexTarget(target: AgentTarget, place: StorePlace, database: OpenDatabase): Promise<StoreIndex[]> {
-  if (target.era !== "sqlite") return [await buildFilesIndex(target, place.env)];
+async function indexTarget(target: AgentTarget, place: StorePlace, database: OpenDatabase, cache: StoreCache): Promise<StoreIndex[]> {
+  const remember: RememberSync = (ref, what, compute, keep) => cache.rememberSync(ref, what, compute, keep);
+  if (target.era !== "sqlite") return [await buildFilesIndex(target, place.env, { remember })];
   if (!target.legacyStorePath) return [await indexSqliteTarget(target, database)];
   const legacy = { ...target, era: "files" as const, storePath: target.legacyStorePath, sqlitePath: null, legacyStorePath: null };
   return [
     await indexSqliteTarget(target, database, isSqliteLayerFile),
-    await buildFilesIndex(legacy, place.env, { skipFile: isSqliteLayerFile, legacy: true }),
+    await buildFilesIndex(legacy, place.env, { skipFile: isSqliteLayerFile, legacy: true, remember }),
   ];
 }
 

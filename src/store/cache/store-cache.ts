@@ -45,6 +45,8 @@ export function statIdentity(st: fs.BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
+type Lookup<T> = { hit: true; value: T } | { hit: false; db: IndexDb | null; before: SourceIdentity | null };
+
 export class StoreCache {
   readonly #deps: StoreCacheDeps;
   readonly #roots: IndexedRoot[] = [];
@@ -129,15 +131,37 @@ export class StoreCache {
    * `keep` says whether a value may be kept (not one cut short by a read error).
    */
   async remember<T>(ref: TranscriptRef, what: string, compute: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
-    const db = this.indexFor(ref);
-    const before = db ? this.identityOf(ref) : null;
-    if (!db || !before) return compute();
-    const hit = db.fact(before, what);
-    if (hit !== undefined) return JSON.parse(hit) as T;
+    const look = this.#lookUp<T>(ref, what);
+    if (look.hit) return look.value;
     const unread = unreadableSoFar();
     const value = await compute();
-    if (unreadableSoFar() === unread && keep(value) && this.#heldStill(ref, before)) db.keepFact(before, what, JSON.stringify(value));
+    this.#keep(look, ref, what, value, unread, keep);
     return value;
+  }
+
+  /** `remember` for a synchronous derivation (a transcript's header, a bounded peek). */
+  rememberSync<T>(ref: TranscriptRef, what: string, compute: () => T, keep: (value: T) => boolean = () => true): T {
+    const look = this.#lookUp<T>(ref, what);
+    if (look.hit) return look.value;
+    const unread = unreadableSoFar();
+    const value = compute();
+    this.#keep(look, ref, what, value, unread, keep);
+    return value;
+  }
+
+  #lookUp<T>(ref: TranscriptRef, what: string): Lookup<T> {
+    const db = this.indexFor(ref);
+    const before = db ? this.identityOf(ref) : null;
+    if (!db || !before) return { hit: false, db: null, before: null };
+    const hit = db.fact(before, what);
+    return hit === undefined ? { hit: false, db, before } : { hit: true, value: JSON.parse(hit) as T };
+  }
+
+  /** Keep a value computed from a whole read (no file became unreadable) of a transcript that held still. */
+  #keep<T>(look: Lookup<T>, ref: TranscriptRef, what: string, value: T, unread: number, keep: (value: T) => boolean): void {
+    if (look.hit || !look.db || !look.before) return;
+    if (unreadableSoFar() === unread && keep(value) && this.#heldStill(ref, look.before))
+      look.db.keepFact(look.before, what, JSON.stringify(value));
   }
 
   /** Did the transcript keep its identity while it was read, and is it old enough to trust its stat? */

@@ -157,7 +157,14 @@ export interface FilesIndexOptions {
   skipFile?: (f: ClassifiedFile) => boolean;
   /** This store sits beside a SQLite database. */
   legacy?: boolean;
+  /** Bounded reads reused from the index while the file is unchanged (StoreCache.rememberSync). */
+  remember?: RememberSync;
 }
+
+/** How the index reuses what a bounded read of a file found. */
+export type RememberSync = <T>(ref: TranscriptRef, what: string, compute: () => T, keep?: (value: T) => boolean) => T;
+
+const readThrough: RememberSync = (_ref, _what, compute) => compute();
 
 export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEnv, opts: FilesIndexOptions = {}): Promise<StoreIndex> {
   const { status, entries } = readStoreFile(target.storePath);
@@ -168,6 +175,7 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   const unreadable = new Map(scanned.unreadable.map((u) => [u.path, u.cause]));
   const listings = new Map<string, string[]>();
   const ctx = pathContext(target, env);
+  const remember = opts.remember ?? readThrough;
 
   const loaded = entries.filter((e) => !e.dropped && e.entry);
   const actives = new Map<string, ActiveTranscript | null>();
@@ -178,7 +186,15 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   const headers = new Map<string, TranscriptHeader | null>();
   const headerOf = (p: string): TranscriptHeader | null => {
     if (!headers.has(p)) {
-      const read = present.get(p)?.symlink ? { header: null, unreadable: null } : headerRead(fileRef(p));
+      const ref = fileRef(p);
+      const read = present.get(p)?.symlink
+        ? { header: null, unreadable: null }
+        : remember(
+            ref,
+            "header/1",
+            () => headerRead(ref),
+            (r) => r.unreadable === null,
+          );
       headers.set(p, read.header);
       if (read.unreadable !== null) unreadable.set(p, read.unreadable);
     }
@@ -194,7 +210,7 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     entries.length === 0 && status.state !== "ok"
       ? `sessions.json is ${status.state}: no key can own it`
       : "no key references this file's sessionId";
-  const unattributed = unattributedFiles(files, sessions, byFile, unowned);
+  const unattributed = unattributedFiles(files, sessions, byFile, unowned, remember);
   noteUnreadAttribution({ sessionsDir: target.sessionsDir, present, sessions, unattributed, unreadable });
 
   return {
@@ -349,6 +365,7 @@ function unattributedFiles(
   sessions: SessionRecord[],
   byFile: Map<string, Map<string, Evidence[]>>,
   reason: string,
+  remember: RememberSync,
 ): UnattributedFile[] {
   const activePaths = new Set(
     sessions.flatMap((s) => (s.active.exists ? [s.active.path] : s.active.unresolved ? [s.active.unresolved.path] : [])),
@@ -357,7 +374,7 @@ function unattributedFiles(
   for (const f of files) {
     if (!ATTRIBUTABLE_KINDS.has(f.kind) || activePaths.has(f.path) || byFile.has(f.path)) continue;
     const ref = fileRef(f.path);
-    const peek = f.symlink ? null : peekTranscript(ref);
+    const peek = f.symlink ? null : remember(ref, "peek/1", () => peekTranscript(ref));
     unattributed.push({
       path: f.path,
       kind: f.kind,

@@ -13,6 +13,7 @@ import { registerExport } from "./commands/export.js";
 import { registerContextPack } from "./commands/context-pack.js";
 import { registerSkill } from "./commands/skill.js";
 import { registerVerifyImport } from "./commands/verify-import.js";
+import { registerOpen, registerServe } from "./commands/serve.js";
 import { ToolError, usageError } from "../core/errors.js";
 import { VERSION } from "./version.js";
 import { reportError } from "./boundary.js";
@@ -69,6 +70,8 @@ const COMMANDS: Record<string, RegisterCommand> = {
   skill: registerSkill,
   restore: registerRestore,
   "verify-import": registerVerifyImport,
+  serve: registerServe,
+  open: registerOpen,
   completion: registerCompletion,
 };
 

@@ -66,7 +66,7 @@ export function roleLabel(role: string): string {
 }
 
 /** Tool calls of an item as (name, pretty JSON arguments) pairs. */
-export function toolCallViews(item: ExportItem): Array<{ name: string; args: string }> {
+export function toolCallViews(item: Pick<ExportItem, "toolCalls" | "toolCallArgs">): Array<{ name: string; args: string }> {
   return (item.toolCalls ?? []).map((name, i) => {
     const raw = item.toolCallArgs?.[i] ?? "";
     let args = raw;

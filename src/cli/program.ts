@@ -11,9 +11,11 @@ import { registerHistory } from "./commands/history.js";
 import { registerGrep } from "./commands/grep.js";
 import { registerExport } from "./commands/export.js";
 import { registerContextPack } from "./commands/context-pack.js";
+import { registerCompactions } from "./commands/compactions.js";
 import { registerSkill } from "./commands/skill.js";
 import { registerVerifyImport } from "./commands/verify-import.js";
 import { registerOpen, registerServe } from "./commands/serve.js";
+import { registerIndex } from "./commands/index-cache.js";
 import { ToolError, usageError } from "../core/errors.js";
 import { VERSION } from "./version.js";
 import { reportError } from "./boundary.js";
@@ -63,6 +65,7 @@ const COMMANDS: Record<string, RegisterCommand> = {
   ls: registerLs,
   history: registerHistory,
   timeline: registerTimeline,
+  compactions: registerCompactions,
   check: registerCheck,
   grep: registerGrep,
   export: registerExport,
@@ -72,6 +75,7 @@ const COMMANDS: Record<string, RegisterCommand> = {
   "verify-import": registerVerifyImport,
   serve: registerServe,
   open: registerOpen,
+  index: registerIndex,
   completion: registerCompletion,
 };
 

@@ -95,7 +95,7 @@ export function shellWord(s: string): string {
  * `--sessions-dir`). A `<placeholder>` argument is left for the user to fill in.
  */
 export function toolCommand(
-  command: "restore" | "ls" | "timeline" | "history",
+  command: "restore" | "ls" | "timeline" | "history" | "compactions" | "context-pack",
   args: readonly string[],
   store: { stateDir: string | null; sessionsDir: string; agentId: string },
 ): string {

@@ -9,13 +9,13 @@ import { noteLine } from "../transcript/scan.js";
 import { TreeBuilder, type EntryTree } from "../transcript/tree.js";
 import { resultCallId, toolCallIds, toolCallNames } from "../transcript/text.js";
 import { finding, type Finding } from "./finding.js";
+import { fallbackOf, summaryFlagOf } from "../compactions/fallbacks.js";
+import { shellWord } from "../restore-target.js";
 
 /** Lines above this are reported: OpenClaw builds replace such messages in chat.history (128 KiB is the lower documented threshold). */
 export const DEFAULT_OVERSIZE_BYTES = 128 * 1024;
 /** At most this many findings per code and file; the rest are counted on the last one. */
 export const MAX_PER_CODE = 20;
-
-const FALLBACK_SUMMARY = /^\s*(No prior history|Summary unavailable)/i;
 
 interface ToolInfo {
   role: "assistant" | "toolResult";
@@ -37,7 +37,8 @@ export interface BodyFacts {
   treeIssues: Issue[];
   unanswered: Array<{ line: number; callId: string; tool: string }>;
   orphanResults: Array<{ line: number; callId: string }>;
-  emptySummaries: Array<{ line: number; what: "an empty" | "the fallback"; sample: string | null }>;
+  /** Compactions whose summary is empty or a fallback text (core/compactions/fallbacks.ts: `fallback` is its id). */
+  emptySummaries: Array<{ line: number; what: "an empty" | "a fallback"; sample: string | null; fallback: string | null }>;
   readError: { line: number; message: string } | null;
 }
 
@@ -99,8 +100,15 @@ export class BodyScanner {
     }
     if (rec.type === "compaction") {
       const s = rec.raw.summary;
-      if (typeof s !== "string" || s.trim() === "") this.emptySummaries.push({ line: rec.lineNo, what: "an empty", sample: null });
-      else if (FALLBACK_SUMMARY.test(s)) this.emptySummaries.push({ line: rec.lineNo, what: "the fallback", sample: s.slice(0, 60) });
+      const flag = summaryFlagOf(s);
+      if (flag === "empty") this.emptySummaries.push({ line: rec.lineNo, what: "an empty", sample: null, fallback: null });
+      else if (flag === "fallback")
+        this.emptySummaries.push({
+          line: rec.lineNo,
+          what: "a fallback",
+          sample: String(s).trim().slice(0, 60),
+          fallback: fallbackOf(s)!.id,
+        });
     }
   }
 
@@ -167,6 +175,16 @@ export interface BodyTarget {
   expectedId: string | null;
   /** File size when known (0-byte detection without a read). */
   bytes: number | null;
+}
+
+/**
+ * Where the span a flagged compaction lost can be read: the key's compaction list (`check` names
+ * the compaction's number once it has read the key, commands/check.ts), else the file's branches.
+ */
+function spanCommand(target: BodyTarget): string {
+  return target.sessionKey
+    ? `\`openclaw-sessions compactions ${shellWord(target.sessionKey)}\` lists what each compaction lost`
+    : `\`openclaw-sessions history --file ${shellWord(target.path)} --all-branches\` shows every line`;
 }
 
 function kib(n: number): string {
@@ -238,7 +256,9 @@ export function bodyFindings(facts: BodyFacts, target: BodyTarget, oversizeBytes
   for (const u of facts.unanswered) out.push(finding("TOOL_CALL_UNANSWERED", at(u.line), { callId: u.callId, tool: u.tool }));
   for (const r of facts.orphanResults) out.push(finding("TOOL_RESULT_ORPHAN", at(r.line), { callId: r.callId }));
   for (const c of facts.emptySummaries) {
-    out.push(finding("COMPACTION_SUMMARY_EMPTY", at(c.line), { what: c.what, sample: c.sample ? ` (${JSON.stringify(c.sample)})` : "" }));
+    const vars = { what: c.what, sample: c.sample ? ` (${JSON.stringify(c.sample)})` : "", show: spanCommand(target) };
+    const data = { flag: c.fallback === null ? "SUMMARY_EMPTY" : "SUMMARY_FALLBACK", fallback: c.fallback };
+    out.push(finding("COMPACTION_SUMMARY_EMPTY", at(c.line), vars, data));
   }
   return capPerCode(out);
 }

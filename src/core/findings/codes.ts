@@ -228,7 +228,7 @@ export const FINDING_CODES = {
   COMPACTION_SUMMARY_EMPTY: {
     severity: "warn",
     message: "line {line}: compaction stored {what} summary{sample}",
-    hint: "the model lost the context before this point; the earlier messages are still in the file (`openclaw-sessions history <key> --all-branches`)",
+    hint: "the model lost the context before this point, and was told nothing of it; the messages are still on disk: {show}",
   },
   // ── SQLite era: legacy JSONL beside the database ───────────────────────────────
   LEGACY_NOT_IMPORTED: {

@@ -6,6 +6,7 @@
 import type { ParsedRecord } from "../transcript/parse.js";
 import { contentText, TEXT_96 } from "../transcript/text.js";
 import { finiteNumber, stringOrNull } from "../coerce.js";
+import { summaryFlagOf } from "../compactions/fallbacks.js";
 
 export interface CompactionFact {
   entryId: string | null;
@@ -16,7 +17,7 @@ export interface CompactionFact {
   firstKeptEntryId: string | null;
   summaryPreview: string;
   summaryChars: number;
-  /** "empty" for a blank summary, "fallback" for OpenClaw's placeholder texts. */
+  /** "empty" for a blank summary, "fallback" for OpenClaw's placeholder texts (core/compactions/fallbacks.ts). */
   summaryFlag: "empty" | "fallback" | null;
   fromHook: boolean;
 }
@@ -69,13 +70,8 @@ export interface StretchFacts {
 }
 
 const PREVIEW = 120;
-const FALLBACK_SUMMARY = [/^no prior history\.?$/i, /summary unavailable/i, /^\(?no summary\)?\.?$/i, /^nothing to summari[sz]e/i];
-
-export function summaryFlagOf(summary: unknown): "empty" | "fallback" | null {
-  const s = typeof summary === "string" ? summary.trim() : "";
-  if (s === "") return "empty";
-  return FALLBACK_SUMMARY.some((re) => re.test(s)) ? "fallback" : null;
-}
+/** The one list of fallback texts (core/compactions/fallbacks.ts). */
+export { summaryFlagOf };
 
 function timeOf(iso: string | null, message: Record<string, unknown> | null): number | null {
   const t = iso ? Date.parse(iso) : NaN;

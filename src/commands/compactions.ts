@@ -1,0 +1,387 @@
+/**
+ * `compactions [key]`: every compaction of a key (or of every key), numbered from 1 in the order
+ * they happened, with what each took from the model (core/compactions/). Each transcript's facts
+ * go through the run's index (`compactions/1`), so a big store is answered from the index while
+ * its files are unchanged; all keys stream, one key at a time.
+ */
+import { usageError } from "../core/errors.js";
+import { findSession } from "../core/lookup.js";
+import { wholeRef, type KeySegment } from "../core/key-segments.js";
+import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
+import type { KnownRestore, Segment } from "../core/segments.js";
+import { toolCommand } from "../core/restore-target.js";
+import { projectContext } from "../core/transcript/context.js";
+import { toEpochMs } from "../core/when.js";
+import {
+  contextRefOf,
+  readCompactions,
+  trimSpan,
+  type ContextRef,
+  type SpanItem,
+  type TranscriptCompactions,
+} from "../core/compactions/span.js";
+import {
+  checkpointsOf,
+  compactionOf,
+  COMPACTION_FLAG_CODES,
+  numberCompactions,
+  trimOf,
+  type Compaction,
+  type CompactionFlagCode,
+  type CompactionSource,
+  type SpanMessage,
+} from "../core/compactions/list.js";
+import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { RawLine } from "../store/lines.js";
+import { knownRestores } from "../store/restore-known.js";
+import { keySegments } from "./key-segments.js";
+import { storeHeader, type StoreHeader } from "./store-header.js";
+
+export const COMPACTIONS_SCHEMA_VERSION = 1;
+
+export interface CompactionsOptions extends StoreSelection {
+  key?: string;
+  /** Show the span compaction n lost (needs `key`). */
+  show?: number;
+}
+
+export interface KeyCompactions {
+  agentId: string;
+  sessionKey: string;
+  sessionId: string | null;
+  /** The store's counter, as OpenClaw keeps it (not the number of rows: see docs/compactions.md). */
+  compactionCount: number | null;
+  /** Segments of the key in the one numbering. */
+  segments: number;
+  compactions: Compaction[];
+  /** Compactions with at least one flag. */
+  flagged: number;
+  /** Compaction rows off the active path of their transcript (abandoned branches): not listed. */
+  offPath: number;
+  notes: string[];
+}
+
+export interface CompactionsSummary {
+  keys: number;
+  keysWithCompactions: number;
+  compactions: number;
+  flagged: number;
+  byFlag: Record<CompactionFlagCode, number>;
+}
+
+export interface CompactionsRun {
+  stores: StoreHeader[];
+  /** The keys, one at a time (all of them, or the one asked for). */
+  keys(): AsyncGenerator<KeyCompactions>;
+  /** Complete once `keys()` is drained. */
+  summary: CompactionsSummary;
+}
+
+export interface CompactionsResult {
+  schemaVersion: number;
+  stores: StoreHeader[];
+  keys: KeyCompactions[];
+  summary: CompactionsSummary;
+}
+
+/** Where a listed compaction was read, to read its span again. */
+interface Origin {
+  ref: TranscriptRef;
+  /** Its line; null for a trim (the `.bak`'s context at its leaf). */
+  lineNo: number | null;
+  /** A trim: the transcripts after the `.bak` (what they hold was not removed). */
+  later: TranscriptRef[];
+}
+
+interface Listed {
+  key: KeyCompactions;
+  origins: Map<number, Origin>;
+}
+
+/** A transcript's lines for two passes, noting whether a read error cut them short. */
+function readOnce(
+  session: StoreSession,
+  ref: TranscriptRef,
+): { open: () => AsyncIterable<RawLine>; cut: () => boolean; close: () => Promise<void> } {
+  const source = session.openTranscript(ref);
+  let cut = false;
+  return {
+    open: async function* () {
+      for await (const line of source.lines()) {
+        if (line.readError) cut = true;
+        yield line;
+      }
+    },
+    cut: () => cut,
+    close: () => source.close(),
+  };
+}
+
+/** One transcript's compactions (read whole: a trimmed copy's or a restored copy's rows too), through the index. */
+function transcriptCompactions(ref: TranscriptRef, session: StoreSession): Promise<TranscriptCompactions & { cut: boolean }> {
+  return session.remember(
+    ref,
+    "compactions/1",
+    async () => {
+      const r = readOnce(session, ref);
+      try {
+        const { compactions, offPath } = await readCompactions(r.open);
+        return { compactions, offPath, cut: r.cut() };
+      } finally {
+        await r.close();
+      }
+    },
+    (v) => !v.cut,
+  );
+}
+
+/** The context of a `.bak` at its leaf (what the model saw just before the trim), through the index. */
+function bakContext(ref: TranscriptRef, session: StoreSession): Promise<{ items: ContextRef[]; cut: boolean }> {
+  return session.remember(
+    ref,
+    "compaction-trim-context/1",
+    async () => {
+      const r = readOnce(session, ref);
+      try {
+        const ctx = await projectContext(r.open);
+        return { items: ctx.items.map(contextRefOf), cut: r.cut() };
+      } finally {
+        await r.close();
+      }
+    },
+    (v) => !v.cut,
+  );
+}
+
+/** Every entry id of the given transcripts (what a trim kept). */
+async function idsOf(refs: readonly TranscriptRef[], session: StoreSession): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const ref of refs) {
+    for await (const line of session.lines(ref)) {
+      if (line.text === null || !line.text.includes('"id"')) continue;
+      try {
+        const v = JSON.parse(line.text) as { type?: unknown; id?: unknown };
+        if (v.type !== "session" && typeof v.id === "string") ids.add(v.id);
+      } catch {
+        // a malformed line holds no entry
+      }
+    }
+  }
+  return ids;
+}
+
+/** The key's transcripts, each with its numbered segments (in the numbering's order). */
+function byTranscript(numbered: readonly KeySegment[]): Array<{ seg: Segment; own: KeySegment[] }> {
+  const out: Array<{ seg: Segment; own: KeySegment[] }> = [];
+  for (const k of numbered) {
+    const last = out.at(-1);
+    if (last?.seg === k.transcript) last.own.push(k);
+    else out.push({ seg: k.transcript, own: [k] });
+  }
+  return out;
+}
+
+function showCommand(index: StoreIndex, key: string): (n: number) => string {
+  const { stateDir, sessionsDir, agentId } = index.location;
+  return (n) => toolCommand("compactions", [key, "--show", String(n)], { stateDir, sessionsDir, agentId });
+}
+
+/** A key's compactions, numbered; `origins` says where each was read (for its span). */
+async function listKey(
+  record: SessionRecord,
+  index: StoreIndex,
+  session: StoreSession,
+  env: NodeJS.ProcessEnv,
+  restores: readonly KnownRestore[],
+): Promise<Listed> {
+  const numbered = await keySegments(record, index, session, env, restores);
+  const checkpoints = checkpointsOf(record.entry as Record<string, unknown> | null);
+  const found: Array<{ c: Compaction; origin: Origin }> = [];
+  const seen = new Set<string>();
+  const notes: string[] = [];
+  let offPath = 0;
+  for (const { seg, own } of byTranscript(numbered)) {
+    const ref = wholeRef(seg.ref);
+    const facts = await transcriptCompactions(ref, session);
+    if (facts.cut) notes.push(`${seg.path}: read stopped early; compactions after that point are not listed`);
+    offPath += facts.offPath;
+    const segmentOf = (stretch: number) => (own.find((k) => k.stretch === stretch) ?? own.at(-1))?.number ?? null;
+    for (const f of facts.compactions) {
+      // A row two transcripts hold (a trim's .bak and the live file, a restored copy) is listed where it was first written.
+      if (seen.has(f.entryId)) continue;
+      seen.add(f.entryId);
+      const from: CompactionSource = { sessionId: seg.sessionId, path: seg.path, source: seg.source, segment: segmentOf(f.stretch) };
+      found.push({ c: compactionOf(f, from, checkpoints), origin: { ref, lineNo: f.lineNo, later: [] } });
+    }
+    if (seg.trimmed) {
+      const later = seg.ref.kind !== "sqlite-archive" ? (seg.ref.omitIdsOf ?? []) : [];
+      const context = await bakContext(ref, session);
+      const { lost, keptItems } = trimSpan(context.items, await idsOf(later, session));
+      const from: CompactionSource = { sessionId: seg.sessionId, path: seg.path, source: seg.source, segment: own.at(-1)?.number ?? null };
+      found.push({ c: trimOf(from, seg.archive?.timestamp ?? null, lost, keptItems), origin: { ref, lineNo: null, later } });
+    }
+  }
+  const numberedList = numberCompactions(
+    found.map((x) => x.c),
+    showCommand(index, record.sessionKey),
+  );
+  // numberCompactions keeps each item's identity through its number: map back by (path, line, kind).
+  const origins = new Map<number, Origin>();
+  for (const c of numberedList) {
+    const hit = found.find((x) => x.c.path === c.path && x.c.lineNo === c.lineNo && x.c.kind === c.kind);
+    if (hit) origins.set(c.number, hit.origin);
+  }
+  if (offPath > 0) notes.push(`${offPath} compaction row(s) on abandoned branches are not listed (the model never continued from them)`);
+  return {
+    key: {
+      agentId: record.agentId,
+      sessionKey: record.sessionKey,
+      sessionId: record.sessionId,
+      compactionCount: record.compactionCount,
+      segments: numbered.length,
+      compactions: numberedList,
+      flagged: numberedList.filter((c) => c.flags.length > 0).length,
+      offPath,
+      notes,
+    },
+    origins,
+  };
+}
+
+/** A key's compactions, numbered (what `check` and `timeline` join their own findings and events to). */
+export async function keyCompactions(
+  record: SessionRecord,
+  index: StoreIndex,
+  session: StoreSession,
+  env: NodeJS.ProcessEnv,
+  restores: readonly KnownRestore[] = knownRestores(env, index.location.storePath),
+): Promise<KeyCompactions> {
+  return (await listKey(record, index, session, env, restores)).key;
+}
+
+function spanMessage(item: SpanItem, number: number | null): SpanMessage {
+  const time = item.time;
+  return {
+    kind: item.kind,
+    role: item.role,
+    text: item.text,
+    contentTypes: item.contentTypes,
+    entryId: item.id,
+    lineNo: item.lineNo,
+    time,
+    iso: time === null ? null : new Date(time).toISOString(),
+    ...(item.kind === "compactionSummary" ? { compaction: number } : {}),
+  };
+}
+
+/** The span compaction `c` lost, item by item (read again: texts are never kept in the index). */
+async function spanOf(c: Compaction, origin: Origin, session: StoreSession): Promise<SpanMessage[]> {
+  const r = readOnce(session, origin.ref);
+  try {
+    if (origin.lineNo === null) {
+      const kept = await idsOf(origin.later, session);
+      const ctx = await projectContext(r.open);
+      return ctx.items.filter((i) => !kept.has(i.id)).map((i) => spanMessage({ ...i, time: toEpochMs(i.timestamp) }, null));
+    }
+    const { span } = await readCompactions(r.open, { collect: origin.lineNo });
+    return (span ?? []).map((i) => spanMessage(i, i.kind === "compactionSummary" ? (c.lost.previousSummary?.number ?? null) : null));
+  } finally {
+    await r.close();
+  }
+}
+
+/** Compaction n of a key, or the one usage error naming how many it has. */
+function compactionNumbered(key: KeyCompactions, n: number): Compaction {
+  const c = key.compactions[n - 1];
+  if (c && n >= 1) return c;
+  const count = key.compactions.length;
+  throw usageError(
+    "COMPACTION_OUT_OF_RANGE",
+    `${key.sessionKey} has ${count} compaction${count === 1 ? "" : "s"}; there is no compaction ${n}`,
+    count > 0 ? `pick 1–${count}; \`openclaw-sessions compactions ${key.sessionKey}\` lists them` : "nothing to show",
+    { compactions: count, requested: n },
+  );
+}
+
+/** A key with its compaction n's span (`--show n`, `context-pack --compaction n`). */
+export async function keyWithSpan(
+  record: SessionRecord,
+  index: StoreIndex,
+  session: StoreSession,
+  env: NodeJS.ProcessEnv,
+  n: number,
+): Promise<{ key: KeyCompactions; compaction: Compaction }> {
+  const listed = await listKey(record, index, session, env, knownRestores(env, index.location.storePath));
+  const c = compactionNumbered(listed.key, n);
+  const origin = listed.origins.get(n);
+  if (origin) c.span = await spanOf(c, origin, session);
+  return { key: listed.key, compaction: c };
+}
+
+function emptySummary(): CompactionsSummary {
+  return {
+    keys: 0,
+    keysWithCompactions: 0,
+    compactions: 0,
+    flagged: 0,
+    byFlag: Object.fromEntries(COMPACTION_FLAG_CODES.map((c) => [c, 0])) as Record<CompactionFlagCode, number>,
+  };
+}
+
+function count(summary: CompactionsSummary, key: KeyCompactions): void {
+  summary.keys += 1;
+  if (key.compactions.length > 0) summary.keysWithCompactions += 1;
+  summary.compactions += key.compactions.length;
+  summary.flagged += key.flagged;
+  for (const c of key.compactions) for (const f of c.flags) summary.byFlag[f.code] += 1;
+}
+
+export async function openCompactions(opts: CompactionsOptions, ctx: StoreContext): Promise<CompactionsRun> {
+  if (opts.show !== undefined && opts.key === undefined)
+    throw usageError("MISSING_ARGUMENT", "--show needs a key", "`openclaw-sessions compactions <key> --show <n>`");
+  if (opts.show !== undefined && opts.show < 1) throw usageError("BAD_ARGUMENT", `--show must be at least 1, got ${opts.show}`);
+  const indexes = await ctx.session.indexes(opts);
+  const stores = indexes.map(storeHeader);
+  const summary = emptySummary();
+  const session = ctx.session;
+  if (opts.key !== undefined) {
+    const { index, record } = findSession(indexes, opts.key, "run `openclaw-sessions compactions` to list every key's");
+    const key =
+      opts.show !== undefined
+        ? (await keyWithSpan(record, index, session, ctx.env, opts.show)).key
+        : await keyCompactions(record, index, session, ctx.env);
+    return {
+      stores,
+      summary,
+      async *keys() {
+        count(summary, key);
+        yield key;
+      },
+    };
+  }
+  const total = indexes.reduce((n, i) => n + i.sessions.length, 0);
+  return {
+    stores,
+    summary,
+    async *keys() {
+      let done = 0;
+      for (const index of indexes) {
+        const restores = knownRestores(ctx.env, index.location.storePath);
+        for (const record of index.sessions) {
+          ctx.progress?.(done++, total, "keys");
+          const key = await keyCompactions(record, index, session, ctx.env, restores);
+          count(summary, key);
+          yield key;
+        }
+      }
+    },
+  };
+}
+
+/** The whole result in memory (tests; one key). */
+export async function runCompactions(opts: CompactionsOptions, ctx: StoreContext): Promise<CompactionsResult> {
+  const run = await openCompactions(opts, ctx);
+  const keys: KeyCompactions[] = [];
+  for await (const k of run.keys()) keys.push(k);
+  return { schemaVersion: COMPACTIONS_SCHEMA_VERSION, stores: run.stores, keys, summary: run.summary };
+}

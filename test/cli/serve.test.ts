@@ -1,0 +1,217 @@
+/**
+ * `serve` over HTTP, without a browser: the gate (token, Host, Origin, Sec-Fetch-Site, methods),
+ * the headers of every answer, the loopback-only listeners, every page answering on copies of both
+ * eras while the store stays byte-identical (the viewer never writes, restore panel included), and
+ * the shipped CLI: the URL printed once, a clean stop on SIGINT and SIGTERM, `open <key>` starting
+ * the system opener, and the options that cannot be given (a bind address, a port out of range).
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { BIN } from "../helpers/built-cli.js";
+import { cli } from "../helpers/cli.js";
+import { copyState, hashTree } from "../helpers/corpus.js";
+import { closeViewers, request, startViewer } from "../helpers/serve.js";
+import { tempDir } from "../helpers/temp.js";
+
+afterAll(closeViewers);
+
+const KEY = "agent:main:telegram:direct:424242";
+
+describe("the gate", () => {
+  it("token, Host, Origin, Sec-Fetch-Site and method, before anything is read", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const v = await startViewer({ stateDir });
+    const host = { Host: `127.0.0.1:${v.port}` };
+    const ok = await request(v.port, `/${v.token}/`, { headers: host });
+    expect(ok.status).toBe(200);
+    expect((await request(v.port, `/${v.token}/`, { headers: { Host: `localhost:${v.port}` } })).status).toBe(200);
+    // Wrong or missing token.
+    expect((await request(v.port, `/${"x".repeat(v.token.length)}/`, { headers: host })).status).toBe(403);
+    expect((await request(v.port, "/", { headers: host })).status).toBe(403);
+    expect((await request(v.port, `/${v.token.slice(1)}/key?k=${KEY}`, { headers: host })).status).toBe(403);
+    // DNS rebinding: another name, or another port, in Host.
+    expect((await request(v.port, `/${v.token}/`, { headers: { Host: "evil.example" } })).status).toBe(403);
+    expect((await request(v.port, `/${v.token}/`, { headers: { Host: `evil.example:${v.port}` } })).status).toBe(403);
+    expect((await request(v.port, `/${v.token}/`, { headers: { Host: `127.0.0.1:${v.port + 1}` } })).status).toBe(403);
+    // Another origin's page may not load or fetch anything of the viewer (a link to it is a navigation).
+    expect((await request(v.port, `/${v.token}/`, { headers: { ...host, Origin: "http://evil.example" } })).status).toBe(403);
+    expect(
+      (await request(v.port, `/${v.token}/`, { headers: { ...host, "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors" } })).status,
+    ).toBe(403);
+    expect(
+      (await request(v.port, `/${v.token}/`, { headers: { ...host, "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate" } }))
+        .status,
+    ).toBe(200);
+    // Only GET and HEAD, whatever the token.
+    for (const method of ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
+      const r = await request(v.port, `/${v.token}/`, { method, headers: host });
+      expect(r.status, method).toBe(405);
+      expect(r.headers.allow).toBe("GET, HEAD");
+    }
+    const head = await request(v.port, `/${v.token}/`, { method: "HEAD", headers: host });
+    expect(head.status).toBe(200);
+    expect(head.body).toBe("");
+  });
+
+  it("every answer carries the strict headers, and no CORS header", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const v = await startViewer({ stateDir });
+    for (const target of [`/${v.token}/`, `/${v.token}/style.css`, "/nope", `/${v.token}/no-such-page`]) {
+      const r = await request(v.port, target, { headers: { Host: `127.0.0.1:${v.port}`, Origin: `http://127.0.0.1:${v.port}` } });
+      expect(r.headers["content-security-policy"], target).toBe(
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      );
+      expect(r.headers["x-content-type-options"]).toBe("nosniff");
+      expect(r.headers["cache-control"]).toBe("no-store");
+      expect(r.headers["referrer-policy"]).toBe("no-referrer");
+      expect(r.headers["x-frame-options"]).toBe("DENY");
+      expect(Object.keys(r.headers).filter((h) => h.startsWith("access-control-"))).toEqual([]);
+    }
+  });
+
+  it("listens on the loopback addresses only, one port for both", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const v = await startViewer({ stateDir });
+    expect(v.addresses.length).toBeGreaterThan(0);
+    for (const a of v.addresses) expect(["127.0.0.1", "::1"]).toContain(a);
+    expect(v.url).toBe(`http://127.0.0.1:${v.port}/${v.token}/`);
+    expect(v.token.length).toBeGreaterThanOrEqual(32);
+    if (v.addresses.includes("::1")) {
+      const r = await request(v.port, `/${v.token}/`, { host: "::1", headers: { Host: `[::1]:${v.port}` } });
+      expect(r.status).toBe(200);
+    }
+  });
+});
+
+/** Every page of a store: its overview, check, each key's page in both views, search, export, restore plans. */
+async function everyPage(port: number, token: string, keys: string[], restorable: string[]): Promise<Array<[string, number]>> {
+  const targets = [
+    `/${token}/`,
+    `/${token}/check`,
+    `/${token}/search?q=the`,
+    `/${token}/search?q=(&regex=1&s=1`,
+    `/${token}/?page=last&sort=size`,
+  ];
+  for (const k of keys) {
+    const q = `k=${encodeURIComponent(k)}`;
+    targets.push(`/${token}/key?${q}`, `/${token}/key?${q}&view=all&page=last`);
+    if (restorable.includes(k)) targets.push(`/${token}/restore?${q}&segment=1`);
+    for (const format of ["md", "html", "jsonl"]) targets.push(`/${token}/export?${q}&view=all&format=${format}`);
+  }
+  const out: Array<[string, number]> = [];
+  for (const t of targets) out.push([t, (await request(port, t, { headers: { Host: `127.0.0.1:${port}` } })).status]);
+  return out;
+}
+
+describe("pages, both eras", () => {
+  it.each([
+    ["files", "reset-chain", ["agent:main:main", KEY], [KEY]],
+    [
+      "sqlite",
+      "sqlite-reset",
+      ["agent:main:main", "agent:main:telegram:direct:5550002"],
+      ["agent:main:main", "agent:main:telegram:direct:5550002"],
+    ],
+  ] as const)("%s/%s: every page answers, and the store stays byte-identical", async (era, name, keys, restorable) => {
+    const { stateDir } = copyState(era, name);
+    const before = hashTree(stateDir);
+    const state = tempDir("ocs-serve-state-");
+    const v = await startViewer({ stateDir }, { XDG_STATE_HOME: state });
+    const statuses = await everyPage(v.port, v.token, [...keys], [...restorable]);
+    for (const [target, status] of statuses) expect([target, status]).toEqual([target, target.includes("regex=1") ? 400 : 200]);
+    expect(hashTree(stateDir)).toEqual(before);
+    // The restore panel only planned: no manifest or backup was written anywhere.
+    expect(fs.readdirSync(state)).toEqual([]);
+  });
+
+  it("a key that does not exist is a 404 page, a bad parameter a 400 page", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const v = await startViewer({ stateDir });
+    const get = (t: string) => request(v.port, `/${v.token}/${t}`, { headers: { Host: `127.0.0.1:${v.port}` } });
+    const missing = await get("key?k=agent:main:nope");
+    expect(missing.status).toBe(404);
+    expect(missing.body).toContain("SESSION_NOT_FOUND");
+    expect((await get("?sort=bogus")).status).toBe(400);
+    expect((await get(`key?k=${KEY}&view=bogus`)).status).toBe(400);
+    expect((await get("transcript?p=/etc/passwd")).status).toBe(400);
+  });
+});
+
+/** The shipped CLI's serve, until its URL line. */
+function startCli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: "/nonexistent-home", NO_COLOR: "1", XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", () => {
+      if (stdout.includes("\n")) resolve(stdout.split("\n")[0]!);
+    });
+    void exited.then(() => reject(new Error(`serve exited: ${stderr}`)));
+  });
+  return { child, url, exited, out: () => ({ stdout, stderr }) };
+}
+
+describe("the CLI", () => {
+  it.each(["SIGINT", "SIGTERM"] as const)("prints the URL once and stops cleanly on %s (exit 0)", async (signal) => {
+    const { stateDir } = copyState("sqlite", "sqlite-reset");
+    const s = startCli(["serve", "--state-dir", stateDir]);
+    const url = new URL(await s.url);
+    expect(url.hostname).toBe("127.0.0.1");
+    const page = await request(Number(url.port), url.pathname, { headers: { Host: url.host } });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain("agent:main:main");
+    s.child.kill(signal);
+    expect(await s.exited).toEqual({ code: 0, signal: null });
+    expect(s.out().stdout.trim().split("\n")).toEqual([url.href]);
+    expect(s.out().stderr).toContain(`stopped (${signal})`);
+    // Its port is closed.
+    await expect(request(Number(url.port), url.pathname, { headers: { Host: url.host } })).rejects.toThrow();
+  });
+
+  it("open <key>: starts the system opener at the key's page; a misspelt key is exit 2 before anything starts", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const bin = tempDir("ocs-opener-");
+    const record = path.join(bin, "opened");
+    fs.writeFileSync(path.join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s\\n' "$1" > '${record}'\n`, { mode: 0o755 });
+    const s = startCli(["open", KEY, "--state-dir", stateDir], { PATH: `${bin}:${process.env.PATH}` });
+    const url = await s.url;
+    expect(url).toContain(`/key?k=${encodeURIComponent(KEY)}&agent=main`);
+    for (let i = 0; i < 100 && !fs.existsSync(record); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(fs.readFileSync(record, "utf8").trim()).toBe(url);
+    const u = new URL(url);
+    const page = await request(Number(u.port), `${u.pathname}${u.search}`, { headers: { Host: u.host } });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<svg class="timeline"');
+    s.child.kill("SIGTERM");
+    expect((await s.exited).code).toBe(0);
+
+    const bad = await cli(["open", "agent:main:telegrm:direct:424242", "--state-dir", stateDir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("did you mean");
+  });
+
+  it("no option binds another address; a port out of range is a usage error", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    for (const args of [
+      ["--host", "0.0.0.0"],
+      ["--bind", "0.0.0.0"],
+      ["--port", "70000"],
+      ["--port", "-1"],
+    ]) {
+      const r = await cli(["serve", "--state-dir", stateDir, ...args]);
+      expect(r.code, args.join(" ")).toBe(2);
+    }
+    const help = await cli(["serve", "--help"]);
+    expect(help.stdout).not.toMatch(/--host|--bind|--address/);
+  });
+});

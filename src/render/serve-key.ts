@@ -14,6 +14,8 @@ import { compactionTokens, readableTime, roleLabel, toolCallViews } from "./expo
 import { esc, escText, href, page, pager, time, type Frame } from "./serve-html.js";
 import { boundaryClass, timelineSvg } from "./serve-svg.js";
 import { makeStyle } from "./style.js";
+import { renderRestoreText } from "./restore-text.js";
+import { renderSqliteRestoreText } from "./restore-sqlite-text.js";
 
 export type ConversationView = "openclaw" | "all";
 
@@ -158,9 +160,7 @@ ${pager(f, "transcript", params, c)}<section class="conversation">${conversation
 }
 
 /** The restore panel: the plan exactly as `restore` prints its dry run, and the commands to run. */
-export async function restorePageHtml(f: Frame, title: string, back: string, p: RestorePanel): Promise<string> {
-  const { renderRestoreText } = await import("./restore-text.js");
-  const { renderSqliteRestoreText } = await import("./restore-sqlite-text.js");
+export function restorePageHtml(f: Frame, title: string, back: string, p: RestorePanel): string {
   const plain = makeStyle(0);
   const text =
     p.era === "sqlite"

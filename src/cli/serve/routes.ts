@@ -3,6 +3,7 @@
  * when the answer has been sent), gets its data from the commands (commands/serve*.ts), and renders
  * it (render/serve-*.ts). Query parameters are parsed here, strictly: an unknown value is a 400 page.
  */
+import fs from "node:fs";
 import { findSession } from "../../core/lookup.js";
 import { ToolError, usageError } from "../../core/errors.js";
 import type { StoreContext, StoreSelection } from "../../store/index.js";
@@ -21,6 +22,11 @@ import { conversationPage, locateLine, restorePanel, searchData, type SearchQuer
 import type { HistoryOptions } from "../../commands/history-types.js";
 import { SERVE_CSS, SERVE_ICON } from "../../render/serve-css.js";
 import { checkPage, errorBody, esc, overviewPage, page, searchPage, type Frame } from "../../render/serve-html.js";
+import { runCheck } from "../../commands/check.js";
+import { prepareExport, writeExport } from "../../commands/export.js";
+import { runTimeline } from "../../commands/timeline.js";
+import { EXPORT_REPORTERS, exportText } from "../../render/export-reporters.js";
+import { keyPageHtml, restorePageHtml, transcriptPageHtml } from "../../render/serve-key.js";
 import type { Answer, Route } from "./server.js";
 
 export interface RouteSettings {
@@ -80,7 +86,6 @@ const overview: Handler = async (q, f, ctx, s) => {
 };
 
 const check: Handler = async (_q, f, ctx, s) => {
-  const { runCheck } = await import("../../commands/check.js");
   return html(checkPage(f, await runCheck(s.selection, ctx)));
 };
 
@@ -104,10 +109,8 @@ const key: Handler = async (q, f, ctx, s) => {
       return redirect(url(f, "key", { k, agent: agent ?? undefined, view, page: at.page, size: q.get("size") ?? undefined }, at.anchor));
     return redirect(url(f, "transcript", { p: ap, al: line }));
   }
-  const { runTimeline } = await import("../../commands/timeline.js");
   const timeline = await runTimeline({ ...sel, key: k, tz: s.tz }, ctx);
   const conversation = await conversationPage(opts, { page: convPage(q), size }, ctx);
-  const { keyPageHtml } = await import("../../render/serve-key.js");
   return html(keyPageHtml(f, { agentId: timeline.agentId, timeline, view, conversation, size }));
 };
 
@@ -116,7 +119,6 @@ const transcript: Handler = async (q, f, ctx, s) => {
   const p = q.get("p") ?? undefined;
   const sid = q.get("sid") ?? undefined;
   const size = sizeParam(q.get("size"));
-  const fs = await import("node:fs");
   const isFile = p?.startsWith("/") === true && fs.existsSync(p);
   if (!isFile && !sid) throw usageError("MISSING_ARGUMENT", "name a transcript: ?p=<file of the store> or ?sid=<sessionId>");
   const opts: HistoryOptions = {
@@ -134,7 +136,6 @@ const transcript: Handler = async (q, f, ctx, s) => {
     if (found) return redirect(url(f, "transcript", { ...params, page: found.page }, found.anchor));
   }
   const c = await conversationPage(opts, { page: convPage(q), size }, ctx);
-  const { transcriptPageHtml } = await import("../../render/serve-key.js");
   const restorable = c.header.source.via !== "active" && c.header.sessionKey === null;
   return html(transcriptPageHtml(f, c, params, restorable));
 };
@@ -163,15 +164,14 @@ const restore: Handler = async (q, f, ctx, s) => {
   const k = q.get("k");
   const agent = q.get("agent");
   const segment = pageParam(q.get("segment"));
-  const { restorePageHtml } = await import("../../render/serve-key.js");
   if (k) {
     const panel = await restorePanel(selectionFor(s, agent), { key: k, segment }, ctx);
     const back = url(f, "key", { k, agent: agent ?? undefined, view: "all" });
-    return html(await restorePageHtml(f, `${k}, segment ${segment}`, back, panel));
+    return html(restorePageHtml(f, `${k}, segment ${segment}`, back, panel));
   }
   const a = required(q, "archive", "a key and segment, or an archive");
   const panel = await restorePanel(s.selection, { archive: a }, ctx);
-  return html(await restorePageHtml(f, a, url(f, "transcript", { p: a }), panel));
+  return html(restorePageHtml(f, a, url(f, "transcript", { p: a }), panel));
 };
 
 const exportRoute: Handler = async (q, _f, ctx, s) => {
@@ -180,11 +180,9 @@ const exportRoute: Handler = async (q, _f, ctx, s) => {
   const view = choiceParam("view", q.get("view"), ["openclaw", "all"] as const, "openclaw");
   const format = choiceParam("format", q.get("format"), ["md", "html", "jsonl"] as const, "md");
   const seg = q.get("segment") === null ? null : pageParam(q.get("segment"));
-  const { prepareExport, writeExport } = await import("../../commands/export.js");
   const { header } = await prepareExport({ ...sel, key: k, format, archived: view === "all" || seg !== null }, ctx);
   if (seg !== null) header.segments = header.segments.filter((x) => x.index === seg);
   if (seg !== null && header.segments.length === 0) throw usageError("SEGMENT_OUT_OF_RANGE", `${k} has no segment ${seg}`);
-  const { EXPORT_REPORTERS, exportText } = await import("../../render/export-reporters.js");
   const text = format === "jsonl" ? undefined : exportText(EXPORT_REPORTERS[format](s.tz));
   const name = `${k.replace(/[^\w.-]+/g, "_")}${seg !== null ? `-segment-${seg}` : view === "all" ? "-all" : ""}.${format}`;
   const type = format === "html" ? "text/html" : format === "md" ? "text/markdown" : "application/jsonl";

@@ -38,13 +38,20 @@ export class UnreadableFileError extends ToolError {
  */
 export class UnreadableLog {
   readonly #files = new Map<string, string>();
+  /** Every note, a file noted again included: did a read meet a file it could not read at all. */
+  #notes = 0;
 
   run<T>(body: () => Promise<T>): Promise<T> {
     return currentLog.run(this, body);
   }
 
   note(e: UnreadableFileError): void {
+    this.#notes += 1;
     if (!this.#files.has(e.path)) this.#files.set(e.path, e.reason);
+  }
+
+  get notes(): number {
+    return this.#notes;
   }
 
   /**
@@ -72,6 +79,14 @@ const currentLog = new AsyncLocalStorage<UnreadableLog>();
 /** How many files the run has noted as unreadable so far (0 outside a run). */
 export function unreadableSoFar(): number {
   return currentLog.getStore()?.files().length ?? 0;
+}
+
+/**
+ * How many times the run has noted a file it could not read, repeats included (0 outside a run):
+ * a count that grew across a read says the read met one, even a file or dir noted before.
+ */
+export function unreadableNotesSoFar(): number {
+  return currentLog.getStore()?.notes ?? 0;
 }
 
 /** Note that `file` could not be read, in the run's log (outside a run: nowhere). Returns the error to throw. */

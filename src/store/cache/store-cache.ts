@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import type { TranscriptRef } from "../../core/model.js";
 import { isWithinDir } from "../../core/path-within.js";
-import { unreadableSoFar } from "../safe-read.js";
+import { unreadableNotesSoFar } from "../safe-read.js";
 import { IndexDb, type SourceIdentity } from "./index-db.js";
 import { indexDisabledByEnv, indexFileFor } from "./location.js";
 
@@ -133,7 +133,7 @@ export class StoreCache {
   async remember<T>(ref: TranscriptRef, what: string, compute: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
     const look = this.#lookUp<T>(ref, what);
     if (look.hit) return look.value;
-    const unread = unreadableSoFar();
+    const unread = unreadableNotesSoFar();
     const value = await compute();
     this.#keep(look, ref, what, value, unread, keep);
     return value;
@@ -143,7 +143,7 @@ export class StoreCache {
   rememberSync<T>(ref: TranscriptRef, what: string, compute: () => T, keep: (value: T) => boolean = () => true): T {
     const look = this.#lookUp<T>(ref, what);
     if (look.hit) return look.value;
-    const unread = unreadableSoFar();
+    const unread = unreadableNotesSoFar();
     const value = compute();
     this.#keep(look, ref, what, value, unread, keep);
     return value;
@@ -160,7 +160,7 @@ export class StoreCache {
   /** Keep a value computed from a whole read (no file became unreadable) of a transcript that held still. */
   #keep<T>(look: Lookup<T>, ref: TranscriptRef, what: string, value: T, unread: number, keep: (value: T) => boolean): void {
     if (look.hit || !look.db || !look.before) return;
-    if (unreadableSoFar() === unread && keep(value) && this.#heldStill(ref, look.before))
+    if (unreadableNotesSoFar() === unread && keep(value) && this.#heldStill(ref, look.before))
       look.db.keepFact(look.before, what, JSON.stringify(value));
   }
 

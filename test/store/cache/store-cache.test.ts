@@ -1,0 +1,301 @@
+/**
+ * StoreCache's one rule (issue 28): a fact is reused only while the transcript's identity equals
+ * the one it was derived from (a file: dev, inode, size, mtime and ctime in ns; a SQLite window or
+ * archive row: its proof in the run's snapshot), and kept only when the read was whole and the file
+ * is older than the racy window. Real files and real databases in temp dirs; each cache writes its
+ * index under a private XDG_CACHE_HOME.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { TranscriptRef } from "../../../src/core/model.js";
+import { StoreCache, sourceOf, statIdentity } from "../../../src/store/cache/store-cache.js";
+import { fileRef } from "../../../src/store/files/index.js";
+import { noteUnreadable, UnreadableLog } from "../../../src/store/safe-read.js";
+import { openStoreSession } from "../../../src/store/session.js";
+import { copyState } from "../../helpers/corpus.js";
+import { factsIn, indexFileOf } from "../../helpers/index-cache.js";
+import { openSqliteForWriting, run } from "../../helpers/sqlite-writer.js";
+import { tempDir } from "../../helpers/temp.js";
+
+const LINE = `${JSON.stringify({ type: "session", version: 3, id: "s1", timestamp: "2026-07-01T09:00:00.000Z", cwd: "/tmp" })}\n`;
+/** A run's clock this far ahead: every file written so far is older than the racy window (2 s). */
+const LATER = 2100;
+
+const identity = (p: string) => statIdentity(fs.statSync(p, { bigint: true }));
+
+/** A store dir with one transcript, and a cache factory whose runs share one index. */
+function setup() {
+  const root = tempDir("ocs-cache-unit-");
+  const file = path.join(root, "a.jsonl");
+  fs.writeFileSync(file, LINE);
+  const cacheHome = tempDir("ocs-cache-home-");
+  const warnings: string[] = [];
+  const open = (now: () => number = () => Date.now() + LATER) => {
+    const cache = new StoreCache({ env: { XDG_CACHE_HOME: cacheHome }, sqliteProof: () => null, warn: (w) => warnings.push(w), now });
+    cache.addRoot(root, []);
+    return cache;
+  };
+  return { root, file, cacheHome, warnings, open, index: () => indexFileOf(root, cacheHome) };
+}
+
+/** One run's `remember` of a counted derivation; closed (its facts written) before it returns. */
+async function remembered(cache: StoreCache, ref: TranscriptRef, compute: () => number = () => 1, keep?: (v: number) => boolean) {
+  let computed = 0;
+  try {
+    const value = await cache.remember(
+      ref,
+      "count/1",
+      async () => {
+        computed += 1;
+        return compute();
+      },
+      keep,
+    );
+    return { value, computed };
+  } finally {
+    cache.close();
+  }
+}
+
+describe("a file's identity", () => {
+  it("changes on an append, a same-size rewrite with the old mtime put back, a rename over it, a touch and a chmod", () => {
+    const { file, root } = setup();
+    const seen = new Set([identity(file)]);
+    const changed = (what: string) => {
+      const now = identity(file);
+      expect(seen.has(now), what).toBe(false);
+      seen.add(now);
+    };
+    fs.appendFileSync(file, LINE);
+    changed("append");
+    const st = fs.statSync(file);
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace('"s1"', '"s2"'));
+    fs.utimesSync(file, st.atime, st.mtime);
+    expect(fs.statSync(file).size).toBe(st.size);
+    changed("same-size rewrite, old mtime");
+    const other = path.join(root, "b.tmp");
+    fs.writeFileSync(other, fs.readFileSync(file));
+    fs.renameSync(other, file);
+    changed("rename over it");
+    fs.utimesSync(file, new Date(), new Date(Date.now() + 5000));
+    changed("touch");
+    fs.chmodSync(file, 0o600);
+    changed("chmod (ctime only)");
+  });
+
+  it("a transcript read with parts of others left out has no source: it is never cached", () => {
+    const ref = fileRef("/x/a.jsonl");
+    expect(sourceOf(ref)).toBe("file:none:/x/a.jsonl");
+    expect(sourceOf({ ...ref, omitIdsOf: [fileRef("/x/b.jsonl")] })).toBeNull();
+    expect(sourceOf({ kind: "sqlite", dbPath: "/d.sqlite", sessionId: "w", label: "w", omitIdsOf: [ref] })).toBeNull();
+    expect(sourceOf(fileRef("/x/a.jsonl.deleted.2026-01-01T00-00-00.000Z.zst"))).toMatch(/^file:zstd:/);
+  });
+});
+
+describe("remember", () => {
+  it("reuses a fact while the file is unchanged, and derives it again after any change", async () => {
+    const s = setup();
+    const ref = fileRef(s.file);
+    expect(await remembered(s.open(), ref, () => 7)).toEqual({ value: 7, computed: 1 });
+    expect(await remembered(s.open(), ref, () => 8)).toEqual({ value: 7, computed: 0 });
+    fs.appendFileSync(s.file, LINE);
+    expect(await remembered(s.open(), ref, () => 9)).toEqual({ value: 9, computed: 1 });
+    expect(await remembered(s.open(), ref, () => 10)).toEqual({ value: 9, computed: 0 });
+    expect(factsIn(s.index()).map((r) => [r.source, r.identity])).toEqual([[`file:none:${s.file}`, identity(s.file)]]);
+    fs.rmSync(s.file);
+    expect(await remembered(s.open(), ref, () => 11)).toEqual({ value: 11, computed: 1 });
+  });
+
+  it("the racy rule: facts of a file changed less than 2 s before the run are not kept; once it is 2 s old they are", async () => {
+    const s = setup();
+    const ref = fileRef(s.file);
+    // The run's clock is now: the file was just written.
+    expect(
+      await remembered(
+        s.open(() => Date.now()),
+        ref,
+        () => 1,
+      ),
+    ).toEqual({ value: 1, computed: 1 });
+    expect(factsIn(s.index())).toEqual([]);
+    expect(
+      await remembered(
+        s.open(() => Date.now()),
+        ref,
+        () => 2,
+      ),
+    ).toEqual({ value: 2, computed: 1 });
+    // The run's clock 2.1 s on: the same file is old enough.
+    expect(
+      await remembered(
+        s.open(() => Date.now() + LATER),
+        ref,
+        () => 3,
+      ),
+    ).toEqual({ value: 3, computed: 1 });
+    expect(
+      await remembered(
+        s.open(() => Date.now()),
+        ref,
+        () => 4,
+      ),
+    ).toEqual({ value: 3, computed: 0 });
+  });
+
+  it("a rewrite that puts an old mtime back is still racy: its ctime is new", async () => {
+    const s = setup();
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(s.file, hourAgo, hourAgo);
+    expect(
+      await remembered(
+        s.open(() => Date.now()),
+        fileRef(s.file),
+      ),
+    ).toEqual({ value: 1, computed: 1 });
+    expect(factsIn(s.index())).toEqual([]);
+  });
+
+  it("a file that changes while it is read: what was read is not kept", async () => {
+    const s = setup();
+    const ref = fileRef(s.file);
+    const first = await remembered(s.open(), ref, () => {
+      fs.appendFileSync(s.file, LINE);
+      return 1;
+    });
+    expect(first).toEqual({ value: 1, computed: 1 });
+    expect(factsIn(s.index())).toEqual([]);
+    expect(await remembered(s.open(), ref, () => 2)).toEqual({ value: 2, computed: 1 });
+  });
+
+  it("a value its deriver says not to keep (cut short by a read error) is not kept", async () => {
+    const s = setup();
+    const ref = fileRef(s.file);
+    expect(
+      await remembered(
+        s.open(),
+        ref,
+        () => -1,
+        (v) => v >= 0,
+      ),
+    ).toEqual({ value: -1, computed: 1 });
+    expect(factsIn(s.index())).toEqual([]);
+  });
+
+  const eacces = () => Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+
+  it("a read that noted a file it could not read is not kept: a new file, the same file again, a file in a dir already noted", async () => {
+    const s = setup();
+    const ref = fileRef(s.file);
+    const dir = path.join(s.root, "sub");
+    const cases: Array<{ what: string; before: () => void; during: () => void }> = [
+      { what: "a new file", before: () => undefined, during: () => noteUnreadable(path.join(s.root, "x.jsonl"), eacces()) },
+      { what: "the file again", before: () => noteUnreadable(s.file, eacces()), during: () => noteUnreadable(s.file, eacces()) },
+      {
+        what: "a file in a dir noted for the same cause",
+        before: () => noteUnreadable(dir, eacces()),
+        during: () => noteUnreadable(path.join(dir, "y.jsonl"), eacces()),
+      },
+    ];
+    for (const c of cases) {
+      const log = new UnreadableLog();
+      const r = await log.run(async () => {
+        c.before();
+        return remembered(s.open(), ref, () => {
+          c.during();
+          return 1;
+        });
+      });
+      expect(r, c.what).toEqual({ value: 1, computed: 1 });
+      expect(factsIn(s.index()), c.what).toEqual([]);
+    }
+    // The same derivation without a note is kept.
+    expect(await new UnreadableLog().run(() => remembered(s.open(), ref))).toEqual({ value: 1, computed: 1 });
+    expect(factsIn(s.index())).toHaveLength(1);
+  });
+
+  it("a derivation that throws keeps nothing and the error reaches the caller", async () => {
+    const s = setup();
+    await expect(
+      remembered(s.open(), fileRef(s.file), () => {
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(factsIn(s.index())).toEqual([]);
+  });
+
+  it("off (--no-index, OPENCLAW_SESSIONS_INDEX=off): every call derives, no index file is made", async () => {
+    for (const env of [{ OPENCLAW_SESSIONS_INDEX: "off" }, { OPENCLAW_SESSIONS_INDEX: "0" }, {}]) {
+      const s = setup();
+      const cache = new StoreCache({ env: { ...env, XDG_CACHE_HOME: s.cacheHome }, sqliteProof: () => null, warn: () => undefined });
+      if (!("OPENCLAW_SESSIONS_INDEX" in env)) cache.disable();
+      cache.addRoot(s.root, []);
+      expect(cache.enabled).toBe(false);
+      expect(await remembered(cache, fileRef(s.file))).toEqual({ value: 1, computed: 1 });
+      expect(fs.readdirSync(s.cacheHome)).toEqual([]);
+    }
+  });
+});
+
+describe("SQLite windows and archive rows: reused while their proof in the run's snapshot holds", () => {
+  const MAIN = "agent:main:main";
+
+  /** One run on the store: its session's remember of the main key's window and of the first archive row. */
+  async function runOn(stateDir: string, home: string, cacheHome: string, value: number) {
+    const session = openStoreSession({ env: { HOME: home, XDG_CACHE_HOME: cacheHome }, cwd: stateDir });
+    try {
+      const [index] = await session.indexes({ stateDir });
+      const window = index!.sessions.find((x) => x.sessionKey === MAIN)!.active.ref!;
+      expect(window.kind).toBe("sqlite");
+      const refs = [...index!.sessions.flatMap((x) => x.archives.map((a) => a.ref)), ...index!.unattributed.map((u) => u.ref)];
+      const archive = refs.find((r) => r?.kind === "sqlite-archive") ?? null;
+      let computed = 0;
+      const derive = async () => {
+        computed += 1;
+        return value;
+      };
+      const w = await session.remember(window, "count/1", derive);
+      const a = archive ? await session.remember(archive, "count/1", derive) : null;
+      return {
+        w,
+        a,
+        computed,
+        dbPath: window.kind === "sqlite" ? window.dbPath : "",
+        sessionId: window.kind === "sqlite" ? window.sessionId : "",
+      };
+    } finally {
+      session.close();
+    }
+  }
+
+  it("new rows in a window make it derived again; an unchanged archive row is still reused", async () => {
+    const { stateDir, home } = copyState("sqlite", "sqlite-deleted");
+    const cacheHome = tempDir("ocs-cache-home-");
+    const first = await runOn(stateDir, home, cacheHome, 1);
+    expect(first).toMatchObject({ w: 1, a: 1, computed: 2 });
+    expect(await runOn(stateDir, home, cacheHome, 2)).toMatchObject({ w: 1, a: 1, computed: 0 });
+    const db = openSqliteForWriting(first.dbPath);
+    try {
+      const max = Number(db.prepare("SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?").get(first.sessionId)!.m);
+      const line = JSON.stringify({
+        type: "message",
+        id: "n1",
+        parentId: null,
+        timestamp: "2026-12-01T10:00:00.000Z",
+        message: { role: "user", content: "hi" },
+      });
+      run(
+        db,
+        "INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)",
+        first.sessionId,
+        max + 1,
+        line,
+        1,
+      );
+    } finally {
+      db.close();
+    }
+    expect(await runOn(stateDir, home, cacheHome, 3)).toMatchObject({ w: 3, a: 1, computed: 1 });
+    expect(await runOn(stateDir, home, cacheHome, 4)).toMatchObject({ w: 3, a: 1, computed: 0 });
+  });
+});

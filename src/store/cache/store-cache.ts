@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import type { TranscriptRef } from "../../core/model.js";
 import { isWithinDir } from "../../core/path-within.js";
+import { realPath } from "../real-path.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { IndexDb, type SourceIdentity } from "./index-db.js";
 import { indexDisabledByEnv, indexFileFor } from "./location.js";
@@ -85,7 +86,7 @@ export class StoreCache {
     if (this.#open.has(root)) return this.#open.get(root)!;
     let db: IndexDb | null = null;
     const file = indexFileFor(root, this.#deps.env);
-    if (isWithinDir(root, file)) this.#warnOnce(`the index would be inside the store (${file}); reading without it`);
+    if (this.#insideStore(root, file)) this.#warnOnce(`the index would be inside the store (${file}); reading without it`);
     else {
       try {
         db = IndexDb.open(file, root);
@@ -95,6 +96,13 @@ export class StoreCache {
     }
     this.#open.set(root, db);
     return db;
+  }
+
+  /** Would `file` lie in the store: its root or a dir it indexes (a sessions dir elsewhere), symlinks resolved. */
+  #insideStore(root: string, file: string): boolean {
+    const real = realPath(file);
+    const dirs = this.#roots.find((r) => r.root === root)?.dirs ?? [root];
+    return dirs.some((d) => isWithinDir(d, file) || isWithinDir(realPath(d), real));
   }
 
   /** The index a transcript belongs to: the root whose dir holds it, else the run's first root. */

@@ -89,7 +89,10 @@ function boundaryShape(ev: TimelineEvent, x: number, tz: string, labelled: boole
   const conf = reason?.confidence ? ` (${reason.confidence} confidence)` : "";
   const when = ev.time !== null ? ` at ${readableTime(ev.time, tz)}` : "";
   const title = `${cls === "reset" ? "Reset" : cls === "deleted" ? "Delete" : "Restore"} after segment ${ev.segment + 1}: ${cause}${conf}${when}`;
-  const label = labelled ? `<text class="mark-label" x="${x.toFixed(1)}" y="${BAR_Y - 12}">${esc(cause)}</text>` : "";
+  const short = reason?.confidence && cls === "reset" ? `${cause} (${reason.confidence})` : cause;
+  const label = labelled
+    ? `<text class="mark-label" x="${Math.min(W - PAD - 55, Math.max(PAD + 55, x)).toFixed(1)}" y="${BAR_Y - 12}">${esc(short)}</text>`
+    : "";
   return `<g class="boundary ${cls}" data-after-segment="${ev.segment + 1}"><title>${esc(title)}</title><line x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${BAR_Y - 8}" y2="${BAR_Y + BAR_H + 8}"/><path d="M${(x - 5).toFixed(1)} ${BAR_Y - 9}h10l-5 7z"/>${label}</g>`;
 }
 
@@ -135,8 +138,8 @@ export function timelineSvg(t: TimelineResult, tz: string): string {
   for (const ev of boundaries) {
     const p = pos[ev.segment];
     if (!p) continue;
-    parts.push(boundaryShape(ev, p.x1, tz, p.x1 - lastLabel > 90));
-    if (p.x1 - lastLabel > 90) lastLabel = p.x1;
+    parts.push(boundaryShape(ev, p.x1, tz, p.x1 - lastLabel > 130));
+    if (p.x1 - lastLabel > 130) lastLabel = p.x1;
   }
   for (const ev of t.events.filter((e) => e.type === "compaction")) {
     const p = pos[ev.segment];

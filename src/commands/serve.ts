@@ -6,7 +6,6 @@
  * per request and every part of a page comes from the same moment.
  */
 import { channelOf } from "../core/timeline/policy.js";
-import { findSession } from "../core/lookup.js";
 import { finiteNumber } from "../core/coerce.js";
 import { usageError } from "../core/errors.js";
 import type { KeySegment } from "../core/key-segments.js";
@@ -14,7 +13,6 @@ import type { StoreIndex } from "../core/model.js";
 import { parseTimeBound } from "../core/when.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
 import { runCheck, type CheckFinding } from "./check.js";
-import { keySegments } from "./key-segments.js";
 import { runLs, type LsResult, type LsSession } from "./ls.js";
 import { runTimeline } from "./timeline.js";
 import type { StoreHeader } from "./store-header.js";
@@ -166,12 +164,6 @@ export async function overviewData(sel: StoreSelection, q: OverviewQuery, ctx: S
     findings: check.findings,
     summary: check.summary,
   };
-}
-
-/** The key's segments as every command numbers them (for search hits and the restore panel). */
-export async function segmentsOfKey(sel: StoreSelection, key: string, ctx: StoreContext): Promise<KeySegment[]> {
-  const { index, record } = findSession(await ctx.session.indexes(sel), key);
-  return keySegments(record, index, ctx.session, ctx.env);
 }
 
 /** Segment number (1 = oldest) holding line `lineNo` of transcript `path`; null when none of the key's does. */

@@ -4,6 +4,7 @@
  * Streamed and pulled, like history: `openGrep` returns the search as events the caller reads, one
  * pass per transcript, and a line is JSON.parse'd only when its raw text could match.
  */
+import path from "node:path";
 import { transcriptsOf, type TranscriptSource } from "../core/catalogue.js";
 import type { ArchiveReason, StoreIndex, TranscriptRef } from "../core/model.js";
 import { sessionNotFound, sessionsWithKey } from "../core/lookup.js";
@@ -23,6 +24,8 @@ import { parseLine } from "../core/transcript/parse.js";
 import { byteRange, plainTextBlocks, type LongLine } from "../store/blocks.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../store/lines.js";
 import { causeOf, noteUnreadable } from "../store/safe-read.js";
+import type { IndexDb } from "../store/cache/index-db.js";
+import { coveredBy, hasIndexFile, narrowingLiteral, refreshText, textSourceOf } from "../store/cache/text-index.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
@@ -362,11 +365,62 @@ function filtersOf(opts: GrepOptions): Filters {
   };
 }
 
+/**
+ * The targets the text index shows to hold no line with the pattern's literal: none unless
+ * `index` built the text table, the index is on and the pattern is a literal it can narrow. The
+ * rows of what is searched are brought up to date first; a target whose rows could not be is
+ * searched. Every other target is searched as without the index, so the answer is the same.
+ */
+async function ruledOut(ctx: StoreContext, indexes: StoreIndex[], all: GrepTarget[], targets: GrepTarget[], literal: string | null) {
+  const out = new Set<GrepTarget>();
+  const cache = ctx.session.cache;
+  if (literal === null || targets.length === 0 || !hasIndexFile(cache, ctx.env)) return out;
+  // Which index holds a transcript depends on its dir only: asked once per dir, not per file.
+  const byDir = new Map<string, IndexDb | null>();
+  const indexOf = (t: GrepTarget) => {
+    const dir = path.dirname(t.ref.kind === "file" ? t.ref.path : t.ref.dbPath);
+    if (!byDir.has(dir)) {
+      const db = cache.indexFor(t.ref);
+      byDir.set(dir, db?.textBuilt() ? db : null);
+    }
+    return byDir.get(dir)!;
+  };
+  const groups = new Map<IndexDb, GrepTarget[]>();
+  for (const t of targets) {
+    const db = indexOf(t);
+    if (!db) continue;
+    const group = groups.get(db);
+    if (group) group.push(t);
+    else groups.set(db, [t]);
+  }
+  for (const [db, group] of groups) {
+    const keep = new Set(all.filter((t) => indexOf(t) === db).map((t) => textSourceOf(t.ref)));
+    const rows = await refreshText(
+      ctx.session,
+      db,
+      group.map((t) => t.ref),
+      { keep, covers: coveredBy(indexes), progress: (done, total) => ctx.progress?.(done, total, "transcripts (updating the index)") },
+    );
+    let hits: Set<number>;
+    try {
+      hits = db.textMatches(literal);
+    } catch {
+      continue; // the table cannot answer: its targets are searched
+    }
+    for (const t of group) {
+      const id = rows.fresh.get(t.ref);
+      if (id !== undefined && !hits.has(id)) out.add(t);
+    }
+  }
+  return out;
+}
+
 /** Index the stores and choose the transcripts (nothing searched yet); `events()` searches them. */
 export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<GrepRun> {
   const filters = filtersOf(opts);
   const indexes = await ctx.session.indexes(opts);
-  let targets = indexes.flatMap(grepTargets);
+  const all = indexes.flatMap(grepTargets);
+  let targets = all;
   if (opts.key !== undefined) {
     const k = opts.key;
     const known = sessionsWithKey(indexes, k).length > 0 || targets.some((t) => t.formerSessionKey === k);
@@ -385,9 +439,16 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
     warnings: [],
   };
   async function* events(): AsyncGenerator<GrepEvent> {
+    const literal = narrowingLiteral(filters.matcher.literal, opts.ignoreCase === true);
+    // The index is a cache: whatever goes wrong with it (a damaged file), every target is searched.
+    const skip = await ruledOut(ctx, indexes, all, targets, literal).catch(() => new Set<GrepTarget>());
     for (const t of targets) {
       ctx.progress?.(result.filesSearched, targets.length, "transcripts");
       result.filesSearched += 1;
+      if (skip.has(t)) {
+        yield { type: "searched", path: t.path, matches: 0 };
+        continue;
+      }
       let n = 0;
       for await (const match of grepTargetMatches(ctx.session, t, filters, (message) => result.warnings.push({ path: t.path, message }))) {
         n += 1;

@@ -20,6 +20,8 @@ export interface Matcher {
   rawSafe: boolean;
   /** A plain literal with no `"`, `\` or control characters: JSON writes it unescaped. */
   escapeFree: boolean;
+  /** The text the pattern matches when it is a literal (`-F`, or no regex metacharacter), else null. */
+  literal: string | null;
 }
 
 const REGEX_META = /[.*+?^${}()|[\]\\]/;
@@ -44,7 +46,7 @@ export function compileMatcher(pattern: string, opts: MatchOptions = {}): Matche
   // A string value sits between two `"` in the raw line, so only assertions that look past the
   // value's ends (^, $, lookarounds) can match the value but not the line.
   const rawSafe = opts.fixed === true || !(/[\^$]/.test(source) || /\(\?<?[=!]/.test(source));
-  return { re, rawSafe, escapeFree: literal && !JSON_ESCAPED_CHARS.test(pattern) };
+  return { re, rawSafe, escapeFree: literal && !JSON_ESCAPED_CHARS.test(pattern), literal: literal ? pattern : null };
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", '"': '"', "\\": "\\", "/": "/" };

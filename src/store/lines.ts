@@ -226,9 +226,9 @@ const CHUNK = 1024 * 1024;
  * size (a stream allocates a fresh chunk per read, and dead chunks pile up outside the JS heap).
  * Reads name their position, so several passes can share one handle.
  */
-async function* readChunks(fh: FileHandle): AsyncGenerator<Buffer> {
+async function* readChunks(fh: FileHandle, from = 0): AsyncGenerator<Buffer> {
   const buf = Buffer.allocUnsafe(CHUNK);
-  for (let position = 0; ; ) {
+  for (let position = from; ; ) {
     const { bytesRead } = await fh.read(buf, 0, CHUNK, position);
     if (bytesRead === 0) return;
     position += bytesRead;
@@ -307,6 +307,22 @@ function linesOf(path: string, chunks: AsyncIterable<Buffer>, opts: FileLineOpti
 /** Lines of a transcript file, plain or `.zst`. */
 export function fileLines(path: string, opts: FileLineOptions = {}) {
   return linesOf(path, fileChunks(path), opts);
+}
+
+/**
+ * Lines of a plain file from byte `offset` on (the index reads on where it stopped in a file that
+ * only grew). Line numbers and offsets count from `offset`.
+ */
+export function fileLinesFrom(path: string, offset: number, opts: { maxLineBytes?: number } = {}) {
+  async function* chunks(): AsyncGenerator<Buffer> {
+    const fh = await openRegular(path);
+    try {
+      yield* readChunks(fh, offset);
+    } finally {
+      await fh.close();
+    }
+  }
+  return splitLines(noted(path, chunks()), opts.maxLineBytes);
 }
 
 /** A transcript read in several passes; `close()` when the last pass is done. */

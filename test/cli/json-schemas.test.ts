@@ -55,6 +55,8 @@ const CASES: Array<[schema: string, argv: string[]]> = [
       sqlite("sqlite-deleted"),
     ],
   ],
+  ["index", ["index", "--json", "--state-dir", files("reset-chain")]],
+  ["index", ["index", "--json", "--state-dir", sqlite("sqlite-basic")]],
   ["error", ["ls", "--json", "--state-dir", "/nonexistent/state"]],
   ["error", ["history", "agent:nope", "--json", "--state-dir", files("reset-chain")]],
   ["error", ["restore", "x.jsonl.reset.2026-01-01T00-00-00.000Z", "--json", "--state-dir", sqlite("sqlite-reset")]],

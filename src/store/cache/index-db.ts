@@ -10,7 +10,7 @@ import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 
 /** Bumped when a table or a fact's shape changes: an index of another format is dropped and rebuilt. */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
 /** How long a run waits for another run's write before going on without the index (ms). */
 const BUSY_MS = 3000;
@@ -24,14 +24,23 @@ export interface SourceIdentity {
 /** What the text table holds of one transcript. */
 export interface TextState {
   id: number;
+  /** What proved the transcript's content when it was read ("" while unknown: read it whole). */
   identity: string;
   /** Bytes of the file read into the table (the end of its last complete line), files only. */
   bytes: number;
+  /** Complete lines read (a resumed read numbers on from here). */
   lines: number;
-  /** sha256 of the file's first 4 KiB and of the 4 KiB before `bytes`, when it was read. */
+  /** sha256 of the file's first 4 KiB and of the 4 KiB before `bytes`, when it was read (null: never resumed). */
   head: string | null;
   tail: string | null;
+  /** The row of a last line without "\n": replaced when the file is read on. */
+  partial: number | null;
+  /** A line the table could not hold (too long): grep always searches this transcript itself. */
+  scan: boolean;
 }
+
+/** A transcript's text state as a run writes it at the end of a read. */
+export type TextEnd = Omit<TextState, "id">;
 
 export interface IndexCounts {
   sources: number;
@@ -49,11 +58,13 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHO
 CREATE TABLE IF NOT EXISTS facts(source TEXT NOT NULL, what TEXT NOT NULL, identity TEXT NOT NULL, value TEXT NOT NULL,
   PRIMARY KEY(source, what)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS text_sources(id INTEGER PRIMARY KEY, source TEXT NOT NULL UNIQUE, identity TEXT NOT NULL,
-  bytes INTEGER NOT NULL, lines INTEGER NOT NULL, head TEXT, tail TEXT);
+  bytes INTEGER NOT NULL, lines INTEGER NOT NULL, head TEXT, tail TEXT, partial INTEGER, scan INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS text_rows(rowid INTEGER PRIMARY KEY, source_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS text_rows_source ON text_rows(source_id);
 `;
-const FTS = `CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(text, tokenize='trigram', content='', contentless_delete=1)`;
+// detail=none: a fifth of the size and faster to write; a literal is then asked as all its trigrams
+// (textMatches), a superset of the rows holding it, which grep confirms against the lines anyway.
+const FTS = `CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(text, tokenize='trigram', content='', contentless_delete=1, detail=none)`;
 
 export class IndexDb {
   readonly file: string;
@@ -153,6 +164,18 @@ export class IndexDb {
 
   // ---- the text table (grep) ----------------------------------------------------------------
 
+  /** Statements of the text table, prepared once per connection (a refresh runs them per transcript). */
+  readonly #textSql = new Map<string, StatementSync>();
+
+  #sql(sql: string): StatementSync {
+    let st = this.#textSql.get(sql);
+    if (!st) {
+      st = this.#db.prepare(sql);
+      this.#textSql.set(sql, st);
+    }
+    return st;
+  }
+
   /** Whether `index` has built the text table of this state dir (grep keeps it fresh from then on). */
   textBuilt(): boolean {
     return this.fts && this.#meta("textBuiltAt") !== null;
@@ -163,65 +186,114 @@ export class IndexDb {
   }
 
   textState(source: string): TextState | undefined {
-    const r = this.#db.prepare("SELECT id, identity, bytes, lines, head, tail FROM text_sources WHERE source = ?").get(source);
-    if (!r) return undefined;
-    return {
-      id: Number(r.id),
-      identity: String(r.identity),
-      bytes: Number(r.bytes),
-      lines: Number(r.lines),
-      head: r.head === null ? null : String(r.head),
-      tail: r.tail === null ? null : String(r.tail),
-    };
+    const r = this.#sql("SELECT id, identity, bytes, lines, head, tail, partial, scan FROM text_sources WHERE source = ?").get(source);
+    return r ? textStateOf(r) : undefined;
   }
 
-  /** Every source the text table holds, by name (to drop what vanished). */
-  textSources(): Map<string, number> {
-    return new Map(
-      this.#db
-        .prepare("SELECT source, id FROM text_sources")
-        .all()
-        .map((r) => [String(r.source), Number(r.id)] as const),
+  /** Every transcript the text table holds, by source (one query for a whole refresh). */
+  textStates(): Map<string, TextState> {
+    const rows = this.#sql("SELECT source, id, identity, bytes, lines, head, tail, partial, scan FROM text_sources").all();
+    return new Map(rows.map((r) => [String(r.source), textStateOf(r)] as const));
+  }
+
+  /**
+   * Take a source for this run's read, inside `write`: only while it is still as `seen` (another
+   * run may have read it meanwhile; then null, and this run leaves it alone). `fresh` drops its rows
+   * (a whole read); else only the row of its unfinished last line goes (a read from `bytes` on).
+   * Its identity becomes `token` until `endText`: a run that stops half-way leaves it to be read whole.
+   */
+  claimText(source: string, seen: TextState | undefined, fresh: boolean, token: string): number | null {
+    const now = this.textState(source);
+    if (!sameText(now, seen)) return null;
+    if (!now) {
+      this.#sql("INSERT INTO text_sources(source, identity, bytes, lines) VALUES (?, ?, 0, 0)").run(source, token);
+      return this.textState(source)!.id;
+    }
+    if (fresh) {
+      this.dropTextRows(now.id);
+      this.#sql(
+        "UPDATE text_sources SET identity = ?, bytes = 0, lines = 0, head = NULL, tail = NULL, partial = NULL, scan = 0 WHERE id = ?",
+      ).run(token, now.id);
+    } else {
+      if (now.partial !== null) this.#dropRow(now.partial);
+      this.#sql("UPDATE text_sources SET identity = ?, partial = NULL WHERE id = ?").run(token, now.id);
+    }
+    return now.id;
+  }
+
+  /** Is the source still this run's (`claimText`'s token)? Inside `write`, before adding to it. */
+  ownsText(id: number, token: string): boolean {
+    return this.#sql("SELECT identity FROM text_sources WHERE id = ?").get(id)?.identity === token;
+  }
+
+  /** One line's text; returns its row. Inside `write`. */
+  addText(sourceId: number, text: string): number {
+    const rowid = Number(this.#sql("INSERT INTO text_rows(source_id) VALUES (?)").run(sourceId).lastInsertRowid);
+    this.#sql("INSERT INTO text_fts(rowid, text) VALUES (?, ?)").run(rowid, text);
+    return rowid;
+  }
+
+  endText(id: number, s: TextEnd): void {
+    this.#sql("UPDATE text_sources SET identity = ?, bytes = ?, lines = ?, head = ?, tail = ?, partial = ?, scan = ? WHERE id = ?").run(
+      s.identity,
+      s.bytes,
+      s.lines,
+      s.head,
+      s.tail,
+      s.partial,
+      s.scan ? 1 : 0,
+      id,
     );
   }
 
-  /** Start (or restart, `fresh`) a source's rows; returns its id. Inside `write`. */
-  beginText(source: string, fresh: boolean): number {
-    const old = this.textState(source);
-    if (old && !fresh) return old.id;
-    if (old) this.dropTextRows(old.id);
-    else this.#db.prepare("INSERT INTO text_sources(source, identity, bytes, lines) VALUES (?, '', 0, 0)").run(source);
-    return this.textState(source)!.id;
-  }
-
-  addText(sourceId: string | number, text: string): void {
-    const r = this.#db.prepare("INSERT INTO text_rows(source_id) VALUES (?)").run(sourceId);
-    this.#db.prepare("INSERT INTO text_fts(rowid, text) VALUES (?, ?)").run(r.lastInsertRowid, text);
-  }
-
-  endText(id: number, s: { identity: string; bytes: number; lines: number; head: string | null; tail: string | null }): void {
-    this.#db
-      .prepare("UPDATE text_sources SET identity = ?, bytes = ?, lines = ?, head = ?, tail = ? WHERE id = ?")
-      .run(s.identity, s.bytes, s.lines, s.head, s.tail, id);
+  #dropRow(rowid: number): void {
+    this.#sql("DELETE FROM text_fts WHERE rowid = ?").run(rowid);
+    this.#sql("DELETE FROM text_rows WHERE rowid = ?").run(rowid);
   }
 
   dropTextRows(id: number): void {
-    this.#db.prepare("DELETE FROM text_fts WHERE rowid IN (SELECT rowid FROM text_rows WHERE source_id = ?)").run(id);
-    this.#db.prepare("DELETE FROM text_rows WHERE source_id = ?").run(id);
+    this.#sql("DELETE FROM text_fts WHERE rowid IN (SELECT rowid FROM text_rows WHERE source_id = ?)").run(id);
+    this.#sql("DELETE FROM text_rows WHERE source_id = ?").run(id);
   }
 
   dropText(id: number): void {
     this.dropTextRows(id);
-    this.#db.prepare("DELETE FROM text_sources WHERE id = ?").run(id);
+    this.#sql("DELETE FROM text_sources WHERE id = ?").run(id);
   }
 
-  /** The ids of the sources with a row holding `literal` (case folded: a superset of exact matches). */
+  /**
+   * The ids of the sources with a row holding every trigram of `literal` (at least 3 characters),
+   * case folded: a superset of the rows that hold it.
+   */
   textMatches(literal: string): Set<number> {
-    const phrase = `"${literal.replaceAll('"', '""')}"`;
-    const rows = this.#db
-      .prepare("SELECT DISTINCT r.source_id AS id FROM text_fts f JOIN text_rows r ON r.rowid = f.rowid WHERE text_fts MATCH ?")
-      .all(phrase);
+    const chars = [...literal];
+    const grams = new Set<string>();
+    for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(""));
+    if (grams.size === 0) throw new Error("a literal of fewer than 3 characters cannot be looked up");
+    const query = [...grams].map((g) => `"${g.replaceAll('"', '""')}"`).join(" AND ");
+    const rows = this.#sql(
+      "SELECT DISTINCT r.source_id AS id FROM text_fts f JOIN text_rows r ON r.rowid = f.rowid WHERE text_fts MATCH ?",
+    ).all(query);
     return new Set(rows.map((r) => Number(r.id)));
+  }
+
+  /** Rows of one source (tests and status: what a read added). */
+  textRowsOf(id: number): number {
+    return Number(this.#sql("SELECT count(*) AS n FROM text_rows WHERE source_id = ?").get(id)?.n ?? 0);
+  }
+
+  /** Every identity the index holds for each source, facts and text alike (status: what is stale). */
+  knownIdentities(): Map<string, Set<string>> {
+    const out = new Map<string, Set<string>>();
+    const add = (source: unknown, identity: unknown) => {
+      const s = String(source);
+      const set = out.get(s) ?? new Set<string>();
+      set.add(String(identity));
+      out.set(s, set);
+    };
+    for (const r of this.#db.prepare("SELECT DISTINCT source, identity FROM facts").all()) add(r.source, r.identity);
+    for (const r of this.#sql("SELECT source, identity FROM text_sources").all()) add(r.source, r.identity);
+    return out;
   }
 
   // ---- status -------------------------------------------------------------------------------
@@ -264,4 +336,24 @@ export class IndexDb {
     }
     this.#db.close();
   }
+}
+
+type Row = Record<string, unknown>;
+
+function textStateOf(r: Row): TextState {
+  return {
+    id: Number(r.id),
+    identity: String(r.identity),
+    bytes: Number(r.bytes),
+    lines: Number(r.lines),
+    head: r.head === null ? null : String(r.head),
+    tail: r.tail === null ? null : String(r.tail),
+    partial: r.partial === null ? null : Number(r.partial),
+    scan: Number(r.scan) === 1,
+  };
+}
+
+function sameText(a: TextState | undefined, b: TextState | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.id === b.id && a.identity === b.identity && a.bytes === b.bytes && a.lines === b.lines && a.partial === b.partial;
 }

@@ -17,7 +17,7 @@ import { indexDisabledByEnv, indexFileFor } from "./location.js";
  * A file changed this recently may still change within its timestamps' granularity without a
  * different stat: facts read from it are not kept (read again next run), as git treats "racy" files.
  */
-const RACY_MS = 2000;
+export const RACY_MS = 2000;
 
 /** A store root (state dir, or a bare sessions dir) and the dirs whose transcripts it indexes. */
 export interface IndexedRoot {

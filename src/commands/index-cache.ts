@@ -1,0 +1,279 @@
+/**
+ * `index`: the index of a state dir (store/cache/), a cache outside the store. Plain `index` says
+ * what it holds and how much of the store it is fresh for, and builds it first when there is none
+ * yet (or it has no text table); `--rebuild` forgets it and builds it again; `--forget` deletes it.
+ * Building runs the passes that derive each transcript's facts (timeline's summary, check's body
+ * pass) through this run's session, which keeps them, then fills the text table grep answers from.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import type { TranscriptRef } from "../core/model.js";
+import { environmentError, usageError } from "../core/errors.js";
+import { isWithinDir } from "../core/path-within.js";
+import { IndexDb } from "../store/cache/index-db.js";
+import { indexDisabledByEnv, indexFileFor } from "../store/cache/location.js";
+import { ownRef, refreshText, textSourceOf } from "../store/cache/text-index.js";
+import { causeOf } from "../store/safe-read.js";
+import { locateStores } from "../store/locate.js";
+import { realPath } from "../store/real-path.js";
+import type { StoreContext, StoreSelection } from "../store/index.js";
+import { runCheck } from "./check.js";
+import { grepTargets } from "./grep.js";
+import { storeHeader, type StoreHeader } from "./store-header.js";
+import { runTimeline } from "./timeline.js";
+
+export const INDEX_SCHEMA_VERSION = 1;
+
+export interface IndexOptions extends StoreSelection {
+  /** Forget the index, then build it again. */
+  rebuild?: boolean;
+  /** Delete the index file (and its -wal, -shm). */
+  forget?: boolean;
+}
+
+export type IndexAction = "status" | "built" | "rebuilt" | "forgotten";
+
+export interface IndexFileStatus {
+  path: string;
+  exists: boolean;
+  /** The file and its -wal. */
+  bytes: number;
+  /** When the file was made (epoch ms), null when there is none. */
+  createdAt: number | null;
+  createdAtIso: string | null;
+  /** Whether this Node's SQLite has FTS5 with the trigram tokenizer (without it grep always scans). */
+  fts: boolean;
+  /** Whether the text table grep answers from is built, and when it was. */
+  textBuilt: boolean;
+  textBuiltAt: number | null;
+  textBuiltAtIso: string | null;
+  /** Transcripts the index holds anything of (facts or text), the facts, the text table's transcripts and rows. */
+  transcripts: number;
+  facts: number;
+  textTranscripts: number;
+  textRows: number;
+}
+
+/** The store's transcripts against the index: derived from what they hold now, from other content, or not at all. */
+export interface IndexFreshness {
+  total: number;
+  current: number;
+  stale: number;
+  unknown: number;
+}
+
+export interface IndexBuild {
+  transcripts: number;
+  /** Transcript bytes read into the text table. */
+  bytes: number;
+  rows: number;
+  seconds: number;
+  /** Another run held the index too long: what it could not write is read by the next grep. */
+  incomplete: boolean;
+}
+
+export interface IndexResult {
+  schemaVersion: number;
+  action: IndexAction;
+  /** The stores read (none for --forget, which reads none). */
+  stores: StoreHeader[];
+  /** The state dir (or bare sessions dir) the index belongs to. */
+  storeRoot: string;
+  index: IndexFileStatus;
+  /** null after --forget. */
+  freshness: IndexFreshness | null;
+  build: IndexBuild | null;
+  /** --forget: the files deleted (none when there was no index). */
+  removed: string[] | null;
+}
+
+const SUFFIXES = ["", "-wal", "-shm"];
+
+/** Delete an index file and its WAL and shared-memory files; the ones that were there. */
+function forget(file: string): string[] {
+  const removed: string[] = [];
+  for (const f of SUFFIXES.map((s) => file + s)) {
+    try {
+      fs.unlinkSync(f);
+      removed.push(f);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw environmentError("INDEX_NOT_REMOVED", `cannot remove ${f}: ${causeOf(err)}`, "remove it by hand");
+    }
+  }
+  return removed;
+}
+
+/** Open the index once before the run's session does, so a cache dir that cannot hold it is this command's error. */
+function probe(file: string, root: string): { fts: boolean; textBuilt: boolean } {
+  let db: IndexDb;
+  try {
+    db = IndexDb.open(file, root);
+  } catch (err) {
+    throw environmentError(
+      "INDEX_UNUSABLE",
+      `cannot use the index ${file}: ${(err as Error).message}`,
+      "make its directory writable, or point XDG_CACHE_HOME at one that is",
+      { path: file },
+    );
+  }
+  try {
+    return { fts: db.fts, textBuilt: db.textBuilt() };
+  } finally {
+    db.close();
+  }
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function absent(file: string): IndexFileStatus {
+  return {
+    path: file,
+    exists: false,
+    bytes: 0,
+    createdAt: null,
+    createdAtIso: null,
+    fts: false,
+    textBuilt: false,
+    textBuiltAt: null,
+    textBuiltAtIso: null,
+    transcripts: 0,
+    facts: 0,
+    textTranscripts: 0,
+    textRows: 0,
+  };
+}
+
+export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<IndexResult> {
+  if (opts.index === false || indexDisabledByEnv(ctx.env))
+    throw usageError(
+      "INDEX_OFF",
+      "the index is turned off (--no-index or OPENCLAW_SESSIONS_INDEX=off): `index` has nothing to work on",
+      "run it without --no-index and with OPENCLAW_SESSIONS_INDEX unset",
+    );
+  // One index per state dir, for every agent in it.
+  const sel: StoreSelection = { ...opts, allAgents: true };
+  // The root as the run's session names it (session.ts): found before the session opens the
+  // index, so a rebuild or a forget never deletes a file this run has open.
+  const located = locateStores(sel, ctx.env, ctx.cwd);
+  const root = located[0]!.stateDir ?? located[0]!.sessionsDir;
+  const file = indexFileFor(root, ctx.env);
+  // As the run's cache decides it (store-cache.ts): the root or a dir it indexes, symlinks resolved.
+  const dirs = [root, ...located.flatMap((t) => [t.sessionsDir, path.dirname(t.storePath)])];
+  if (dirs.some((d) => isWithinDir(d, file) || isWithinDir(realPath(d), realPath(file))))
+    throw environmentError(
+      "INDEX_INSIDE_STORE",
+      `the index ${file} would be inside the store ${root}`,
+      "point XDG_CACHE_HOME outside the store",
+    );
+
+  if (opts.forget) {
+    // Nothing of the store is read: a store too damaged to read can still have its index removed.
+    const removed = forget(file);
+    return {
+      schemaVersion: INDEX_SCHEMA_VERSION,
+      action: "forgotten",
+      stores: [],
+      storeRoot: root,
+      index: absent(file),
+      freshness: null,
+      build: null,
+      removed,
+    };
+  }
+  const existed = fs.existsSync(file);
+  if (opts.rebuild) forget(file);
+  const before = probe(file, root);
+  const action: IndexAction = opts.rebuild ? "rebuilt" : !existed || (before.fts && !before.textBuilt) ? "built" : "status";
+
+  const indexes = await ctx.session.indexes(sel);
+  const db = ctx.session.cache.indexOf(root);
+  if (!db) throw environmentError("INDEX_UNUSABLE", `cannot use the index ${file}`, undefined, { path: file });
+  const refs = indexes.flatMap(grepTargets).map((t) => t.ref);
+  let build: IndexBuild | null = null;
+  if (action !== "status") {
+    const t0 = performance.now();
+    // The passes that derive every transcript's facts keep them through the session (remember).
+    await runTimeline(sel, ctx);
+    await runCheck(sel, ctx);
+    db.flush();
+    let text = { bytes: 0, rows: 0, stopped: false };
+    if (db.fts) {
+      text = await refreshText(ctx.session, db, refs, {
+        keep: new Set(refs.map(textSourceOf)),
+        covers: () => true, // the whole state dir: whatever the index holds that it does not is gone
+        progress: (done, total) => ctx.progress?.(done, total, "transcripts"),
+      });
+      try {
+        db.markTextBuilt();
+      } catch (err) {
+        throw environmentError(
+          "INDEX_BUSY",
+          `cannot write the index ${file}: ${(err as Error).message}`,
+          "run `openclaw-sessions index` again",
+        );
+      }
+    }
+    build = {
+      transcripts: refs.length,
+      bytes: text.bytes,
+      rows: text.rows,
+      seconds: Math.round(performance.now() - t0) / 1000,
+      incomplete: text.stopped,
+    };
+  }
+  return {
+    schemaVersion: INDEX_SCHEMA_VERSION,
+    action,
+    stores: indexes.map(storeHeader),
+    storeRoot: root,
+    index: statusOf(db, file),
+    freshness: freshnessOf(ctx, db, refs),
+    build,
+    removed: null,
+  };
+}
+
+function statusOf(db: IndexDb, file: string): IndexFileStatus {
+  const c = db.counts();
+  return {
+    path: file,
+    exists: true,
+    bytes: c.fileBytes,
+    createdAt: c.builtAt,
+    createdAtIso: iso(c.builtAt),
+    fts: db.fts,
+    textBuilt: db.textBuilt(),
+    textBuiltAt: c.textBuiltAt,
+    textBuiltAtIso: iso(c.textBuiltAt),
+    transcripts: db.knownIdentities().size,
+    facts: c.facts,
+    textTranscripts: c.textSources,
+    textRows: c.textRows,
+  };
+}
+
+/**
+ * Each transcript of the store: current when something the index holds of it was derived from it
+ * as it is now (and, once the text table is built, its text rows are), stale when all of that is
+ * from other content, unknown when the index holds nothing of it.
+ */
+function freshnessOf(ctx: StoreContext, db: IndexDb, refs: TranscriptRef[]): IndexFreshness {
+  const known = db.knownIdentities();
+  const text = db.textBuilt() ? db.textStates() : null;
+  const out: IndexFreshness = { total: refs.length, current: 0, stale: 0, unknown: 0 };
+  for (const ref of refs) {
+    const source = textSourceOf(ref);
+    const held = known.get(source);
+    if (!held) {
+      out.unknown += 1;
+      continue;
+    }
+    const now = ctx.session.cache.identityOf(ownRef(ref))?.identity;
+    const current = now !== undefined && held.has(now) && (text === null || text.get(source)?.identity === now);
+    if (current) out.current += 1;
+    else out.stale += 1;
+  }
+  return out;
+}

@@ -1,0 +1,179 @@
+/**
+ * `openclaw-sessions index`: status, the first build, --rebuild, --forget, the flags it refuses,
+ * its JSON schema, and a cache dir that cannot hold an index (grep then scans, with one warning).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+import { copyState, hashTree, ROOT } from "../helpers/corpus.js";
+import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
+import { tempDir } from "../helpers/temp.js";
+
+const validate = new Ajv2020({ allErrors: true, strict: false }).compile(
+  JSON.parse(fs.readFileSync(path.join(ROOT, "docs/schema/index.schema.json"), "utf8")),
+);
+
+function store(era: "files" | "sqlite" = "files", name = "reset-chain") {
+  const { stateDir } = copyState(era, name);
+  const cache = tempDir("ocs-index-cache-");
+  const run = (...argv: string[]) => cli([...argv, "--state-dir", stateDir], { env: { XDG_CACHE_HOME: cache } });
+  return { stateDir, cache, run, file: indexFileOf(stateDir, cache) };
+}
+
+function expectValid(doc: unknown): void {
+  expect(validate(doc), JSON.stringify(validate.errors, null, 2)).toBe(true);
+}
+
+describe("index", () => {
+  // Copied before the one wait: old enough for the index to keep what it derives from them.
+  let settled: ReturnType<typeof store>;
+  beforeAll(async () => {
+    settled = store();
+    await pastRacyWindow();
+  });
+
+  it("builds the index the first time, then reports its status; --json matches its schema", async () => {
+    const s = settled;
+    const before = hashTree(s.stateDir);
+    const first = await s.run("index", "--json");
+    expect(first.code).toBe(0);
+    const doc = first.json();
+    expectValid(doc);
+    expect(doc).toMatchObject({ schemaVersion: 1, action: "built", storeRoot: s.stateDir, removed: null });
+    expect(doc.index).toMatchObject({ path: s.file, exists: true, fts: true, textBuilt: true, textTranscripts: 5 });
+    expect(doc.index.textRows).toBeGreaterThan(10);
+    expect(doc.index.facts).toBeGreaterThan(0);
+    expect(doc.build).toMatchObject({ transcripts: 5, incomplete: false });
+    expect(doc.build.bytes).toBeGreaterThan(0);
+    expect(doc.freshness).toEqual({ total: 5, current: 5, stale: 0, unknown: 0 });
+    // Outside the store, readable by its owner only; the store untouched.
+    expect(fs.statSync(s.file).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(s.file)).mode & 0o777).toBe(0o700);
+    expect(hashTree(s.stateDir)).toEqual(before);
+
+    const again = await s.run("index", "--json");
+    expectValid(again.json());
+    expect(again.json()).toMatchObject({ action: "status", build: null, index: { textBuilt: true } });
+
+    const text = await s.run("index");
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`index of ${s.stateDir}: ${s.file}`);
+    expect(text.stdout).toMatch(/text table: built .*grep answers literal searches from it/);
+    expect(text.stdout).toContain("store: 5 transcripts: 5 current, 0 stale, 0 unknown\n");
+  });
+
+  it("counts what changed since as stale, and a new transcript as unknown", async () => {
+    const s = store();
+    expect((await s.run("index")).code).toBe(0);
+    const sessions = path.join(s.stateDir, "agents/main/sessions");
+    const active = fs.readdirSync(sessions).find((n) => n.endsWith(".jsonl"))!;
+    fs.appendFileSync(path.join(sessions, active), '{"type":"custom","customType":"x","data":{}}\n');
+    fs.writeFileSync(
+      path.join(sessions, "0badc0de-0000-4000-8000-000000000000.jsonl"),
+      '{"type":"session","version":3,"id":"0badc0de-0000-4000-8000-000000000000"}\n',
+    );
+    const r = (await s.run("index", "--json")).json();
+    expect(r.action).toBe("status");
+    expect(r.freshness).toMatchObject({ total: 6, unknown: 1 });
+    expect(r.freshness.stale).toBeGreaterThanOrEqual(1);
+    expect(r.freshness.current + r.freshness.stale + r.freshness.unknown).toBe(6);
+  });
+
+  it("--rebuild forgets and builds again; --forget deletes the file and its -wal/-shm, and exits 0 when there is none", async () => {
+    const s = store("sqlite", "sqlite-reset");
+    const built = await s.run("index", "--rebuild", "--json");
+    expect(built.code).toBe(0);
+    expectValid(built.json());
+    expect(built.json()).toMatchObject({ action: "rebuilt", index: { textBuilt: true } });
+    expect(built.json().build.transcripts).toBeGreaterThan(0);
+    const text = await s.run("index", "--rebuild");
+    expect(text.stdout).toMatch(/^rebuilt the index: \d+ transcripts, .* of text in \d+ rows, \d+\.\d s\n/);
+
+    fs.writeFileSync(`${s.file}-wal`, "");
+    const forgot = await s.run("index", "--forget", "--json");
+    expect(forgot.code).toBe(0);
+    expectValid(forgot.json());
+    expect(forgot.json()).toMatchObject({
+      action: "forgotten",
+      stores: [],
+      removed: [s.file, `${s.file}-wal`],
+      freshness: null,
+      index: { exists: false },
+    });
+    for (const f of [s.file, `${s.file}-wal`, `${s.file}-shm`]) expect(fs.existsSync(f)).toBe(false);
+
+    const none = await s.run("index", "--forget");
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe(`no index of ${s.stateDir} to forget (${s.file} does not exist)\n`);
+    expect(fs.existsSync(s.file)).toBe(false);
+  });
+
+  it("refuses what makes no sense for it: --no-index, OPENCLAW_SESSIONS_INDEX=off, --agent, --rebuild with --forget", async () => {
+    const s = store();
+    for (const [argv, code] of [
+      [["index", "--no-index"], "INDEX_OFF"],
+      [["index", "--agent", "main"], "CONFLICTING_OPTIONS"],
+      [["index", "--rebuild", "--forget"], "CONFLICTING_OPTIONS"],
+    ] as const) {
+      const r = await s.run(...argv, "--json");
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.json().error.code).toBe(code);
+    }
+    const off = await cli(["index", "--state-dir", s.stateDir, "--json"], {
+      env: { XDG_CACHE_HOME: s.cache, OPENCLAW_SESSIONS_INDEX: "off" },
+    });
+    expect(off.code).toBe(2);
+    expect(off.json().error.code).toBe("INDEX_OFF");
+    expect(fs.existsSync(s.file)).toBe(false);
+  });
+
+  it("a cache dir that cannot hold an index: index is exit 3; grep answers by scan with one warning line, exit 0", async () => {
+    const s = store();
+    const blocked = path.join(tempDir("ocs-index-blocked-"), "a-file");
+    fs.writeFileSync(blocked, "");
+    const env = { XDG_CACHE_HOME: blocked };
+    const ix = await cli(["index", "--state-dir", s.stateDir, "--json"], { env });
+    expect(ix.code).toBe(3);
+    expect(ix.json().error.code).toBe("INDEX_UNUSABLE");
+
+    const scan = await cli(["grep", "buy milk", "--state-dir", s.stateDir, "--no-index"], { env });
+    const g = await cli(["grep", "buy milk", "--state-dir", s.stateDir], { env });
+    expect(g.code).toBe(0);
+    expect(g.stdout).toBe(scan.stdout);
+    const warnings = g.stderr.split("\n").filter((l) => l.includes("cannot use the index"));
+    expect(warnings).toHaveLength(1);
+    expect(g.stderr.replace(`${warnings[0]}\n`, "")).toBe(scan.stderr);
+  });
+
+  it("never puts the index inside the store", async () => {
+    const s = store();
+    const inside = path.join(s.stateDir, "cache");
+    const r = await cli(["index", "--state-dir", s.stateDir, "--json"], { env: { XDG_CACHE_HOME: inside } });
+    expect(r.code).toBe(3);
+    expect(r.json().error.code).toBe("INDEX_INSIDE_STORE");
+    expect(fs.existsSync(inside)).toBe(false);
+  });
+
+  it("grep after index answers as grep --no-index, in every output format", async () => {
+    const s = store();
+    expect((await s.run("index")).code).toBe(0);
+    for (const argv of [
+      ["grep", "buy milk"],
+      ["grep", "-F", "buy milk", "--json"],
+      ["grep", "-i", "MILK", "--jsonl"],
+      ["grep", "-c", "milk"],
+      ["grep", "-l", "Noted"],
+      ["grep", "no such text"],
+    ]) {
+      const indexed = await s.run(...argv);
+      const scan = await s.run(...argv, "--no-index");
+      expect({ code: indexed.code, stdout: indexed.stdout, stderr: indexed.stderr }, argv.join(" ")).toEqual({
+        code: scan.code,
+        stdout: scan.stdout,
+        stderr: scan.stderr,
+      });
+    }
+  });
+});

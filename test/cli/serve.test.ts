@@ -126,6 +126,27 @@ describe("pages, both eras", () => {
     expect(fs.readdirSync(state)).toEqual([]);
   });
 
+  it("a store that changes while the server runs is shown as it is now", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const v = await startViewer({ stateDir });
+    const get = async (t: string) => (await request(v.port, `/${v.token}/${t}`, { headers: { Host: `127.0.0.1:${v.port}` } })).body;
+    const page = `key?k=${encodeURIComponent("agent:main:main")}&agent=main`;
+    expect(await get(page)).not.toContain("a message written while the viewer ran");
+    // OpenClaw appends a turn to the active transcript, same second, same size class.
+    const file = path.join(stateDir, "agents/main/sessions/7f5b078a-6f38-4a26-b32a-bf79b3b9728c.jsonl");
+    const line = {
+      type: "message",
+      id: "late1",
+      parentId: "73a3a4ae",
+      timestamp: "2026-07-01T09:15:30.000Z",
+      message: { role: "user", content: [{ type: "text", text: "a message written while the viewer ran" }], timestamp: 1782897330000 },
+    };
+    fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
+    const after = await get(page);
+    expect(after).toContain("a message written while the viewer ran");
+    expect(await get("search?q=while+the+viewer+ran")).toContain("agent:main:main</a> · segment 1 · L4");
+  });
+
   it("a key that does not exist is a 404 page, a bad parameter a 400 page", async () => {
     const { stateDir } = copyState("files", "reset-chain");
     const v = await startViewer({ stateDir });

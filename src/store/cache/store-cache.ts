@@ -52,6 +52,8 @@ export class StoreCache {
   readonly #deps: StoreCacheDeps;
   readonly #roots: IndexedRoot[] = [];
   readonly #open = new Map<string, IndexDb | null>();
+  /** Indexes that failed in use: no longer asked, closed at the end. */
+  readonly #retired: IndexDb[] = [];
   #enabled: boolean;
   #warned = false;
 
@@ -91,7 +93,7 @@ export class StoreCache {
       try {
         db = IndexDb.open(file, root);
       } catch (err) {
-        this.#warnOnce(`cannot use the index ${file} (${(err as Error).message}); reading every file (--no-index to say so)`);
+        this.#cannotUse(file, err);
       }
     }
     this.#open.set(root, db);
@@ -161,8 +163,16 @@ export class StoreCache {
     const db = this.indexFor(ref);
     const before = db ? this.identityOf(ref) : null;
     if (!db || !before) return { hit: false, db: null, before: null };
-    const hit = db.fact(before, what);
-    return hit === undefined ? { hit: false, db, before } : { hit: true, value: JSON.parse(hit) as T };
+    try {
+      const hit = db.fact(before, what);
+      return hit === undefined ? { hit: false, db, before } : { hit: true, value: JSON.parse(hit) as T };
+    } catch (err) {
+      // A damaged page (or a value that is no longer JSON) found only now: the run goes on without this index.
+      this.#cannotUse(db.file, err);
+      for (const [root, open] of this.#open) if (open === db) this.#open.set(root, null);
+      this.#retired.push(db); // closed with the others: a caller may still hold it
+      return { hit: false, db: null, before: null };
+    }
   }
 
   /** Keep a value computed from a whole read (no file became unreadable) of a transcript that held still. */
@@ -181,6 +191,10 @@ export class StoreCache {
     return st.mtimeNs < now && st.ctimeNs < now;
   }
 
+  #cannotUse(file: string, err: unknown): void {
+    this.#warnOnce(`cannot use the index ${file} (${(err as Error).message}); reading every file (--no-index to say so)`);
+  }
+
   #warnOnce(text: string): void {
     if (this.#warned) return;
     this.#warned = true;
@@ -189,7 +203,7 @@ export class StoreCache {
 
   /** Write what the run learned and close every index. */
   close(): void {
-    for (const db of this.#open.values()) db?.close();
+    for (const db of [...this.#open.values(), ...this.#retired.splice(0)]) db?.close();
     this.#open.clear();
   }
 }

@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { indexDir, indexDisabledByEnv, indexFileFor } from "../../../src/store/cache/location.js";
 import { type CliResult, cli } from "../../helpers/cli.js";
 import { copyState, hashTree } from "../../helpers/corpus.js";
@@ -35,13 +35,36 @@ const clock = (s: string) => s.replace(/"now": \d+/g, '"now": 0').replace(/"nowI
 type Copy = ReturnType<typeof copyState>;
 const copies: Record<"files" | "sqlite" | "readOnly" | "readOnlySqlite" | "unwritable", Copy> = {} as never;
 
+/** Every dir of a copy 0555 and every file 0444 (nothing in it can be written); returns its dirs. */
+function readOnly(c: Copy): string[] {
+  const dirs = [c.stateDir];
+  for (const e of fs.readdirSync(c.stateDir, { withFileTypes: true, recursive: true })) {
+    const p = path.join(e.parentPath, e.name);
+    if (e.isDirectory()) dirs.push(p);
+    else if (e.isFile()) fs.chmodSync(p, 0o444);
+  }
+  for (const d of dirs) fs.chmodSync(d, 0o555);
+  return dirs;
+}
+
+const readOnlyDirs: string[] = [];
+
 beforeAll(async () => {
   copies.files = copyState("files", "reset-chain");
   copies.sqlite = copyState("sqlite", "sqlite-reset");
   copies.readOnly = copyState("files", "reset-chain");
   copies.readOnlySqlite = copyState("sqlite", "doctor-import");
   copies.unwritable = copyState("files", "reset-chain");
+  // Before the wait: a chmod is a change (ctime) the racy window must see pass too.
+  for (const c of [copies.readOnly, copies.readOnlySqlite]) {
+    reachable(c.stateDir);
+    readOnlyDirs.push(...readOnly(c));
+  }
   await pastRacyWindow();
+});
+
+afterAll(() => {
+  for (const d of readOnlyDirs.splice(0)) fs.chmodSync(d, 0o755);
 });
 
 /**
@@ -202,36 +225,24 @@ describe("a read-only store", () => {
     for (const c of [copies.readOnly, copies.readOnlySqlite]) {
       const home = writableDir(path.join(c.root, "run-home"));
       const cache = writableDir(path.join(c.root, "cache"));
-      reachable(c.stateDir);
       const before = hashTree(c.stateDir);
-      const dirs: string[] = [];
-      for (const e of fs.readdirSync(c.stateDir, { withFileTypes: true, recursive: true })) {
-        const p = path.join(e.parentPath, e.name);
-        if (e.isDirectory()) dirs.push(p);
-        else if (e.isFile()) fs.chmodSync(p, 0o444);
-      }
-      for (const d of [c.stateDir, ...dirs]) fs.chmodSync(d, 0o555);
-      try {
-        // Each command twice: the first keeps the facts, the second reuses them.
-        for (const argv of c === copies.readOnly
-          ? [
-              ["timeline", "--json"],
-              ["check", "--json"],
-            ]
-          : [["timeline", "--json"]]) {
-          const a = [...argv, "--state-dir", c.stateDir];
-          const plain = await cliUnprivileged([...a, "--no-index"], { home, env: { XDG_CACHE_HOME: cache } });
-          for (let round = 0; round < 2; round++) {
-            const indexed = await cliUnprivileged(a, { home, env: { XDG_CACHE_HOME: cache } });
-            expect(indexed.code, `${argv.join(" ")}: ${indexed.stderr}`).toBe(plain.code);
-            expect(clock(indexed.stdout), argv.join(" ")).toBe(clock(plain.stdout));
-            expect(warnings(indexed), argv.join(" ")).toEqual(warnings(plain));
-          }
+      // Each command twice: the first keeps the facts, the second reuses them.
+      for (const argv of c === copies.readOnly
+        ? [
+            ["timeline", "--json"],
+            ["check", "--json"],
+          ]
+        : [["timeline", "--json"]]) {
+        const a = [...argv, "--state-dir", c.stateDir];
+        const plain = await cliUnprivileged([...a, "--no-index"], { home, env: { XDG_CACHE_HOME: cache } });
+        for (let round = 0; round < 2; round++) {
+          const indexed = await cliUnprivileged(a, { home, env: { XDG_CACHE_HOME: cache } });
+          expect(indexed.code, `${argv.join(" ")}: ${indexed.stderr}`).toBe(plain.code);
+          expect(clock(indexed.stdout), argv.join(" ")).toBe(clock(plain.stdout));
+          expect(warnings(indexed), argv.join(" ")).toEqual(warnings(plain));
         }
-        expect(factsIn(indexFileOf(c.stateDir, cache)).length).toBeGreaterThan(0);
-      } finally {
-        for (const d of [c.stateDir, ...dirs]) fs.chmodSync(d, 0o755);
       }
+      expect(factsIn(indexFileOf(c.stateDir, cache)).length).toBeGreaterThan(0);
       expect(hashTree(c.stateDir)).toEqual(before);
     }
   });

@@ -53,6 +53,12 @@ describe("the gate", () => {
     const head = await request(v.port, `/${v.token}/`, { method: "HEAD", headers: host });
     expect(head.status).toBe(200);
     expect(head.body).toBe("");
+    const download = await request(v.port, `/${v.token}/export?k=${KEY}&view=all&format=html`, { method: "HEAD", headers: host });
+    expect([download.status, download.headers["content-disposition"], download.body]).toEqual([
+      200,
+      'attachment; filename="agent_main_telegram_direct_424242-all.html"',
+      "",
+    ]);
   });
 
   it("every answer carries the strict headers, and no CORS header", async () => {

@@ -4,6 +4,7 @@
  * it (render/serve-*.ts). Query parameters are parsed here, strictly: an unknown value is a 400 page.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { findSession } from "../../core/lookup.js";
 import { ToolError, usageError } from "../../core/errors.js";
 import type { StoreContext, StoreSelection } from "../../store/index.js";
@@ -55,7 +56,8 @@ function url(f: Frame, route: string, params: Record<string, string | number | u
 /** The store options, narrowed to the agent a link names (a key page of another agent of an --all-agents run). */
 function selectionFor(s: RouteSettings, agent: string | null): StoreSelection {
   const base = s.selection;
-  if (!agent || base.sessionsDir !== undefined || base.store !== undefined) return base;
+  // Only ever narrower than what serve was started on: another agent needs --all-agents.
+  if (!agent || !base.allAgents) return base;
   return { ...base, agent, allAgents: false };
 }
 
@@ -119,7 +121,7 @@ const transcript: Handler = async (q, f, ctx, s) => {
   const p = q.get("p") ?? undefined;
   const sid = q.get("sid") ?? undefined;
   const size = sizeParam(q.get("size"));
-  const isFile = p?.startsWith("/") === true && fs.existsSync(p);
+  const isFile = p !== undefined && path.isAbsolute(p) && fs.existsSync(p);
   if (!isFile && !sid) throw usageError("MISSING_ARGUMENT", "name a transcript: ?p=<file of the store> or ?sid=<sessionId>");
   const opts: HistoryOptions = {
     ...s.selection,

@@ -59,23 +59,28 @@ function plain(status: number, text: string): Answer {
   return { status, type: "text/plain; charset=utf-8", body: `${text}\n` };
 }
 
-function send(res: http.ServerResponse, a: Answer, head: boolean): Promise<void> {
+/** The reader of a streamed answer went away (or asked with HEAD): the stream stops, nothing is wrong. */
+class StreamStopped extends Error {}
+
+async function send(res: http.ServerResponse, a: Answer, head: boolean): Promise<void> {
   res.writeHead(a.status, { ...SECURITY_HEADERS, "Content-Type": a.type, ...(a.headers ?? {}) });
-  if (head) {
-    res.end();
-    return Promise.resolve();
-  }
   if (!a.stream) {
-    res.end(a.body ?? "");
-    return Promise.resolve();
+    res.end(head ? undefined : (a.body ?? ""));
+    return;
   }
   const write = (chunk: string | Buffer) =>
     new Promise<void>((resolve, reject) => {
-      if (res.destroyed) return reject(new Error("the browser closed the connection"));
+      if (head || res.destroyed) return reject(new StreamStopped());
       if (res.write(chunk)) resolve();
       else res.once("drain", resolve);
     });
-  return a.stream(write).then(() => void res.end());
+  // A stream is always run, so what it holds (the request's store session) is released when it ends.
+  try {
+    await a.stream(write);
+  } catch (err) {
+    if (!(err instanceof StreamStopped)) throw err;
+  }
+  res.end();
 }
 
 function handler(token: string, port: () => number, opts: ServeOptions): http.RequestListener {

@@ -55,8 +55,8 @@ export interface IndexCounts {
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS facts(source TEXT NOT NULL, what TEXT NOT NULL, identity TEXT NOT NULL, value TEXT NOT NULL,
-  PRIMARY KEY(source, what)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS facts(what TEXT NOT NULL, source TEXT NOT NULL, identity TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY(what, source)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS text_sources(id INTEGER PRIMARY KEY, source TEXT NOT NULL UNIQUE, identity TEXT NOT NULL,
   bytes INTEGER NOT NULL, lines INTEGER NOT NULL, head TEXT, tail TEXT, partial INTEGER, scan INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS text_rows(rowid INTEGER PRIMARY KEY, source_id INTEGER NOT NULL);
@@ -69,7 +69,9 @@ const FTS = `CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(text, tokeni
 export class IndexDb {
   readonly file: string;
   readonly #db: DatabaseSync;
-  readonly #getFact: StatementSync;
+  readonly #factsOfKindSql: StatementSync;
+  /** Facts read so far, by kind. */
+  readonly #loaded = new Map<string, Map<string, { identity: string; value: string }>>();
   /** Facts learned this run, written in one transaction by `flush()`. */
   readonly #pending = new Map<string, { s: SourceIdentity; what: string; value: string }>();
   /** Whether this SQLite has FTS5 with the trigram tokenizer (checked once, at open). */
@@ -79,7 +81,11 @@ export class IndexDb {
     this.file = file;
     this.#db = db;
     this.fts = fts;
-    this.#getFact = db.prepare("SELECT identity, value FROM facts WHERE source = ? AND what = ?");
+    // `what` is the kind itself, or the kind, ":" and its parameters: all sort in [kind, kind + ";").
+    this.#factsOfKindSql = db.prepare(
+      `SELECT group_concat(identity || char(1) || value || char(1) || what || char(1) || source, char(0)) AS rows
+         FROM facts WHERE what >= ?1 AND what < ?2 AND (what = ?1 OR substr(what, length(?1) + 1, 1) = ':')`,
+    );
   }
 
   /**
@@ -131,8 +137,32 @@ export class IndexDb {
   fact(s: SourceIdentity, what: string): string | undefined {
     const pending = this.#pending.get(`${s.source}\0${what}`);
     if (pending) return pending.s.identity === s.identity ? pending.value : undefined;
-    const row = this.#getFact.get(s.source, what);
-    return row && row.identity === s.identity ? String(row.value) : undefined;
+    const row = this.#factsOfKind(what).get(`${s.source}\0${what}`);
+    return row && row.identity === s.identity ? row.value : undefined;
+  }
+
+  /**
+   * Every kept fact of one kind (`what` up to its first ":"), read in one query the first time one
+   * is asked for: a store-wide command asks for thousands, and one scan costs less than as many lookups.
+   */
+  #factsOfKind(what: string): Map<string, { identity: string; value: string }> {
+    const colon = what.indexOf(":");
+    const kind = colon < 0 ? what : what.slice(0, colon);
+    let facts = this.#loaded.get(kind);
+    if (!facts) {
+      facts = new Map();
+      // One string for the whole kind: far cheaper than a row object per fact. Identity, value and
+      // `what` are JSON-safe (no raw control character); the source, last, takes the rest of its row.
+      const all = this.#factsOfKindSql.get(kind, `${kind};`)?.rows;
+      for (const row of typeof all === "string" && all !== "" ? all.split("\0") : []) {
+        const a = row.indexOf("\x01");
+        const b = row.indexOf("\x01", a + 1);
+        const c = row.indexOf("\x01", b + 1);
+        facts.set(`${row.slice(c + 1)}\0${row.slice(b + 1, c)}`, { identity: row.slice(0, a), value: row.slice(a + 1, b) });
+      }
+      this.#loaded.set(kind, facts);
+    }
+    return facts;
   }
 
   /** Keep a fact (written by the next `flush`). */
@@ -144,8 +174,8 @@ export class IndexDb {
   flush(): void {
     if (this.#pending.size === 0) return;
     this.write(() => {
-      const put = this.#db.prepare("INSERT OR REPLACE INTO facts(source, what, identity, value) VALUES (?, ?, ?, ?)");
-      for (const p of this.#pending.values()) put.run(p.s.source, p.what, p.s.identity, p.value);
+      const put = this.#db.prepare("INSERT OR REPLACE INTO facts(what, source, identity, value) VALUES (?, ?, ?, ?)");
+      for (const p of this.#pending.values()) put.run(p.what, p.s.source, p.s.identity, p.value);
     });
     this.#pending.clear();
   }

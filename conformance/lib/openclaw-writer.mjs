@@ -15,6 +15,8 @@
  *   delete     gateway `sessions.delete` (deleteTranscript as given)
  *   trim       gateway `sessions.compact {maxLines}` (7.1: the `.bak` of the trimmed transcript)
  *   compaction a compaction entry through SessionManager.appendCompaction and the run's store update
+ *              (optional `summary`, `keep`: the message kept from, counted from the branch's end, 0 none)
+ *   resetBoundary  9.6: a reset row keeping the last `keep` messages (SessionManager.appendResetBoundary)
  *
  * argv: <openclaw package dir> <state dir> <json {steps, config}>. Prints one JSON line:
  * {steps: [{...step, result}]}. Keep the network off (`unshare -n`): nothing here needs it.
@@ -216,16 +218,41 @@ async function gateway(method, params) {
   return answer.payload;
 }
 
+/** The id a compaction or reset boundary keeps from: the `keep`-th message from the end of the branch (0: an id on no path). */
+function keptId(sm, keep = 1) {
+  const messages = sm.getBranch().filter((e) => e.type === "message");
+  if (keep === 0) return messages.length > 0 ? "not-on-this-branch" : undefined;
+  return (messages.at(-keep) ?? messages[0])?.id;
+}
+
+/**
+ * A compaction row through SessionManager.appendCompaction, then the run's store update. Optional:
+ * `summary` (default a scripted one; "" and fallback texts are written as given), `keep` (which
+ * message the context keeps from, counted from the end; 0: none), `tokensAfter` (9.6 only).
+ */
 async function compaction(step) {
   const entry = entryOf(step.key);
   if (!entry?.sessionId || (FILES && !fs.existsSync(entry.sessionFile ?? ""))) return { skipped: "no transcript" };
   const sm = fns.SessionManager.open(transcriptOf(step.key, entry.sessionId, entry.sessionFile));
-  const messages = sm.getBranch().filter((e) => e.type === "message");
-  const keep = messages.at(-1)?.id;
+  const keep = keptId(sm, step.keep);
   if (!keep) return { skipped: "no message" };
-  sm.appendCompaction("Earlier: the user asked scripted questions and got scripted answers.", keep, 4200);
+  const summary = step.summary ?? "Earlier: the user asked scripted questions and got scripted answers.";
+  const id = FILES
+    ? sm.appendCompaction(summary, keep, 4200)
+    : sm.appendCompaction(summary, keep, 4200, undefined, undefined, undefined, step.tokensAfter);
   await afterRun(step.key, entry.sessionId, { compactionCount: 1 });
-  return { sessionId: entry.sessionId };
+  return { sessionId: entry.sessionId, entryId: id ?? null, firstKeptEntryId: keep };
+}
+
+/** 9.6: a reset row that keeps a tail (SessionManager.appendResetBoundary, as OpenClaw's transcript rewrite writes one). */
+async function resetBoundary(step) {
+  if (FILES) return { skipped: "2026.7.1 writes no reset rows" };
+  const entry = entryOf(step.key);
+  if (!entry?.sessionId) return { skipped: "no transcript" };
+  const sm = fns.SessionManager.open(transcriptOf(step.key, entry.sessionId, entry.sessionFile));
+  const keep = keptId(sm, step.keep ?? 2);
+  if (!keep) return { skipped: "no message" };
+  return { sessionId: entry.sessionId, entryId: sm.appendResetBoundary(step.reason ?? "reset", keep) ?? null, firstKeptEntryId: keep };
 }
 
 const RUN = {
@@ -235,6 +262,7 @@ const RUN = {
   delete: (s) => gateway("sessions.delete", { key: s.key, deleteTranscript: s.deleteTranscript !== false }),
   trim: (s) => gateway("sessions.compact", { key: s.key, maxLines: s.maxLines }),
   compaction,
+  resetBoundary,
 };
 
 const log = [];

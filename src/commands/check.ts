@@ -4,7 +4,7 @@
  */
 import { transcriptsOf, type Transcript } from "../core/catalogue.js";
 import { refPath, type StoreIndex, type TranscriptRef } from "../core/model.js";
-import type { Severity } from "../core/findings/codes.js";
+import { FINDING_CODES, fill, type Severity } from "../core/findings/codes.js";
 import { finding, sortFindings, summarize, type Finding } from "../core/findings/finding.js";
 import { legacyImportFinding } from "../core/findings/legacy.js";
 import { BodyScanner, bodyFindings, DEFAULT_OVERSIZE_BYTES, isHeaderOnly, type BodyTarget } from "../core/findings/body.js";
@@ -18,6 +18,7 @@ import { restoreLeftoverFindings } from "../store/restore-leftovers.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
+import { keyCompactions, type KeyCompactions } from "./compactions.js";
 
 export const CHECK_SCHEMA_VERSION = 2;
 
@@ -231,6 +232,30 @@ function scanBody(job: Job, open: Open, oversize: number, windows: Map<string, T
   return session.remember(job.ref, `check-body/1:${oversize}:${JSON.stringify(job.target)}`, pass, (v) => !v.readError);
 }
 
+/**
+ * An empty or fallback summary of a key's transcript: the hint names the command that shows the
+ * span it lost (`compactions <key> --show <n>`, the compaction's number in the key's list), and
+ * `data.compaction` that number. A row the list does not hold (off the active path, a key gone)
+ * keeps the hint that reads the file.
+ */
+async function withSpanCommands(findings: Finding[], indexes: readonly StoreIndex[], ctx: StoreContext): Promise<void> {
+  const lists = new Map<string, KeyCompactions | null>();
+  for (const f of findings) {
+    if (f.code !== "COMPACTION_SUMMARY_EMPTY" || f.sessionKey === null) continue;
+    const id = `${f.agentId}\n${f.sessionKey}`;
+    if (!lists.has(id)) {
+      const index = indexes.find((i) => i.location.agentId === f.agentId && i.sessions.some((s) => s.sessionKey === f.sessionKey));
+      const record = index?.sessions.find((s) => s.sessionKey === f.sessionKey);
+      lists.set(id, index && record ? await keyCompactions(record, index, ctx.session, ctx.env) : null);
+    }
+    const at = (p: { path: string; lineNo: number | null }) => p.path === f.path && p.lineNo === f.line;
+    const c = lists.get(id)?.compactions.find((x) => x.kind === "compaction" && (at(x) || (x.copies ?? []).some(at)));
+    if (!c) continue;
+    f.hint = fill(FINDING_CODES.COMPACTION_SUMMARY_EMPTY.hint, { show: `\`${c.show}\` shows the span it lost` });
+    f.data = { ...f.data, compaction: c.number, show: c.show };
+  }
+}
+
 export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: CheckDeps = {}): Promise<CheckResult> {
   const now = opts.now ?? Date.now();
   const failOn = opts.failOn ?? "error";
@@ -262,6 +287,7 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
     }
   }
 
+  await withSpanCommands(findings, indexes, ctx);
   const sorted = sortFindings(withoutUnstartedEmpties(withEmptyOrphans(findings, headerOnly)));
   const summary = summarize(sorted);
   return {

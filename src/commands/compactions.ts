@@ -18,6 +18,7 @@ import {
   trimSpan,
   type ContextRef,
   type SpanItem,
+  type CompactionFact,
   type TranscriptCompactions,
 } from "../core/compactions/span.js";
 import {
@@ -82,6 +83,14 @@ export interface CompactionsResult {
   stores: StoreHeader[];
   keys: KeyCompactions[];
   summary: CompactionsSummary;
+}
+
+/** One transcript holding a compaction row. */
+interface Holder {
+  seg: Segment;
+  own: KeySegment[];
+  ref: TranscriptRef;
+  f: CompactionFact;
 }
 
 /** Where a listed compaction was read, to read its span again. */
@@ -193,33 +202,56 @@ async function listKey(
   session: StoreSession,
   env: NodeJS.ProcessEnv,
   restores: readonly KnownRestore[],
+  segments?: readonly KeySegment[],
 ): Promise<Listed> {
-  const numbered = await keySegments(record, index, session, env, restores);
+  const numbered = segments ?? (await keySegments(record, index, session, env, restores));
   const checkpoints = checkpointsOf(record.entry as Record<string, unknown> | null);
-  const found: Array<{ c: Compaction; origin: Origin }> = [];
-  const seen = new Set<string>();
+  const found: Array<{ c: Compaction; origin: Origin; entryId?: string }> = [];
   const notes: string[] = [];
   let offPath = 0;
+  // Every transcript holding each compaction row, in the numbering's order.
+  const holders = new Map<string, Holder[]>();
   for (const { seg, own } of byTranscript(numbered)) {
     const ref = wholeRef(seg.ref);
     const facts = await transcriptCompactions(ref, session);
     if (facts.cut) notes.push(`${seg.path}: read stopped early; compactions after that point are not listed`);
     offPath += facts.offPath;
-    const segmentOf = (stretch: number) => (own.find((k) => k.stretch === stretch) ?? own.at(-1))?.number ?? null;
     for (const f of facts.compactions) {
-      // A row two transcripts hold (a trim's .bak and the live file, a restored copy) is listed where it was first written.
-      if (seen.has(f.entryId)) continue;
-      seen.add(f.entryId);
-      const from: CompactionSource = { sessionId: seg.sessionId, path: seg.path, source: seg.source, segment: segmentOf(f.stretch) };
-      found.push({ c: compactionOf(f, from, checkpoints), origin: { ref, lineNo: f.lineNo, later: [] } });
+      const list = holders.get(f.entryId) ?? [];
+      if (list.length === 0) holders.set(f.entryId, list);
+      list.push({ seg, own, ref, f });
+      if (list.length === 1)
+        found.push({ c: null as unknown as Compaction, origin: { ref, lineNo: f.lineNo, later: [] }, entryId: f.entryId });
     }
     if (seg.trimmed) {
       const later = seg.ref.kind !== "sqlite-archive" ? (seg.ref.omitIdsOf ?? []) : [];
       const context = await bakContext(ref, session);
       const { lost, keptItems } = trimSpan(context.items, await idsOf(later, session));
       const from: CompactionSource = { sessionId: seg.sessionId, path: seg.path, source: seg.source, segment: own.at(-1)?.number ?? null };
-      found.push({ c: trimOf(from, seg.archive?.timestamp ?? null, lost, keptItems), origin: { ref, lineNo: null, later } });
+      // The `.bak`'s segments show only what the later transcripts do not hold: what the trim removed.
+      const removed = own.reduce((n, k) => n + k.messages, 0);
+      found.push({ c: trimOf(from, seg.archive?.timestamp ?? null, lost, keptItems, removed), origin: { ref, lineNo: null, later } });
     }
+  }
+  for (const x of found) {
+    if (x.entryId === undefined) continue;
+    const all = holders.get(x.entryId)!;
+    // The span: from the earliest copy (the transcript as it was when it compacted; a trim cut the later ones).
+    // Where it is listed: where `history --archived` shows the row (a `.bak` and a restored copy leave it to another).
+    const shown =
+      all.find(
+        (h, i) =>
+          !(h.seg.trimmed && all.slice(i + 1).some((l) => l.seg.sessionId === h.seg.sessionId)) &&
+          !(h.seg.restore?.role === "copy" && i > 0),
+      ) ?? all[0]!;
+    const segment = (shown.own.find((k) => k.stretch === shown.f.stretch) ?? shown.own.at(-1))?.number ?? null;
+    const from: CompactionSource = { sessionId: shown.seg.sessionId, path: shown.seg.path, source: shown.seg.source, segment };
+    const c = compactionOf(all[0]!.f, from, checkpoints);
+    c.lineNo = shown.f.lineNo;
+    if (shown !== all[0]) c.spanFrom = { path: all[0]!.seg.path, lineNo: all[0]!.f.lineNo };
+    const copies = all.filter((h) => h !== shown).map((h) => ({ path: h.seg.path, lineNo: h.f.lineNo }));
+    if (copies.length > 0) c.copies = copies;
+    x.c = c;
   }
   const numberedList = numberCompactions(
     found.map((x) => x.c),
@@ -228,7 +260,7 @@ async function listKey(
   // numberCompactions keeps each item's identity through its number: map back by (path, line, kind).
   const origins = new Map<number, Origin>();
   for (const c of numberedList) {
-    const hit = found.find((x) => x.c.path === c.path && x.c.lineNo === c.lineNo && x.c.kind === c.kind);
+    const hit = found.find((x) => x.c.path === c.path && x.c.lineNo === c.lineNo && x.c.kind === c.kind && x.c.entryId === c.entryId);
     if (hit) origins.set(c.number, hit.origin);
   }
   if (offPath > 0) notes.push(`${offPath} compaction row(s) on abandoned branches are not listed (the model never continued from them)`);
@@ -248,15 +280,19 @@ async function listKey(
   };
 }
 
-/** A key's compactions, numbered (what `check` and `timeline` join their own findings and events to). */
+/**
+ * A key's compactions, numbered (what `check` and `timeline` join their own findings and events
+ * to). `segments`: the key's numbered segments when the caller has them already.
+ */
 export async function keyCompactions(
   record: SessionRecord,
   index: StoreIndex,
   session: StoreSession,
   env: NodeJS.ProcessEnv,
   restores: readonly KnownRestore[] = knownRestores(env, index.location.storePath),
+  segments?: readonly KeySegment[],
 ): Promise<KeyCompactions> {
-  return (await listKey(record, index, session, env, restores)).key;
+  return (await listKey(record, index, session, env, restores, segments)).key;
 }
 
 function spanMessage(item: SpanItem, number: number | null): SpanMessage {

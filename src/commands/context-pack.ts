@@ -7,7 +7,10 @@
 import { usageError } from "../core/errors.js";
 import { oneLine } from "../core/safe-text.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
+import { findSession } from "../core/lookup.js";
+import type { Compaction, SpanMessage } from "../core/compactions/list.js";
 import { openHistory, type HistoryMessage, type HistoryRun, type HistorySegment } from "./history.js";
+import { keyWithSpan } from "./compactions.js";
 import type { StoreHeader } from "./store-header.js";
 
 export const CONTEXT_PACK_SCHEMA_VERSION = 1;
@@ -17,6 +20,8 @@ const FOLD_CHARS = 200;
 
 export interface ContextPackOptions extends StoreSelection {
   key: string;
+  /** Instead of segments: the span compaction n of the key lost (`compactions <key> --show n`). */
+  compaction?: number;
   /** The last n segments before the current one (default 1 when `since` is not given either). */
   segments?: number;
   /** Epoch ms: turns at or after this instant, from every segment before the current one. */
@@ -111,6 +116,8 @@ export interface ContextPackResult {
   generatedAtIso: string;
   selection: {
     segments: number | null;
+    /** `--compaction n`: the span that compaction lost (segments and since are null). */
+    compaction?: number;
     since: number | null;
     sinceIso: string | null;
     roles: string[] | null;
@@ -128,7 +135,25 @@ export interface ContextPackResult {
   chars: number;
   /** What the cap left out; null when nothing was. */
   cut: PackCut | null;
+  /** `--compaction n`: the compaction whose lost span is packed, as `compactions` lists it. */
+  compaction?: PackedCompaction;
   warnings: string[];
+}
+
+/** The compaction a `--compaction n` pack gives back. */
+export interface PackedCompaction {
+  number: number;
+  kind: Compaction["kind"];
+  time: number | null;
+  iso: string | null;
+  segment: number | null;
+  path: string;
+  summary: string | null;
+  /** Flag codes (`compactions`): SUMMARY_EMPTY, SUMMARY_FALLBACK, SPAN_WITHOUT_USER, TRIM_ONLY_IN_BAK. */
+  flags: string[];
+  /** Items of the span: messages, and the previous summary when it left the context too. */
+  spanItems: number;
+  show: string;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -189,6 +214,15 @@ function tally(c: CutTally, h: Held): void {
 const emptyTally = (): CutTally => ({ turns: 0, chars: 0, from: null, to: null });
 
 function checkOptions(opts: ContextPackOptions): number {
+  if (opts.compaction !== undefined && (opts.segments !== undefined || opts.since !== undefined || opts.includeCurrent)) {
+    throw usageError(
+      "CONFLICTING_OPTIONS",
+      "--compaction takes no --segments, --since or --include-current",
+      "--compaction n packs the span compaction n lost; the others select segments",
+    );
+  }
+  if (opts.compaction !== undefined && opts.compaction < 1)
+    throw usageError("BAD_ARGUMENT", `--compaction must be at least 1, got ${opts.compaction}`);
   if (opts.segments !== undefined && opts.since !== undefined) {
     throw usageError(
       "CONFLICTING_OPTIONS",
@@ -373,8 +407,120 @@ function packSegments(segs: readonly HistorySegment[], pack: Pack, dbPath: strin
     }));
 }
 
+/** A span item history does not list (a custom message, a branch summary): a turn of its own. */
+function spanTurn(m: SpanMessage, c: Compaction, store: PackProvenance["store"], source: HistorySegment["source"]): PackTurn {
+  const summary = m.kind === "compactionSummary";
+  return {
+    segment: c.segment ?? 1,
+    // history numbers only message lines and compaction markers
+    seq: 0,
+    time: m.time,
+    iso: m.iso,
+    role: summary ? "system" : m.role,
+    ...(summary ? { kind: "compaction" as const } : {}),
+    text: m.text,
+    provenance: { store, path: c.path, source, sessionId: c.sessionId, line: m.lineNo, entryId: m.entryId },
+  };
+}
+
+/**
+ * `--compaction n`: the span compaction n lost (`compactions <key> --show n`), packed under the
+ * same cap as segments, newest kept. Each item is the turn `history --archived` reads for its
+ * entry (the same folding, tool calls and provenance), found by entry id.
+ */
+async function packCompaction(
+  opts: ContextPackOptions & { compaction: number },
+  ctx: StoreContext,
+  limits: PackLimits,
+): Promise<ContextPackResult> {
+  const indexes = await ctx.session.indexes(opts);
+  const { index, record } = findSession(indexes, opts.key, "run `openclaw-sessions compactions` to list the keys");
+  const { compaction: c } = await keyWithSpan(record, index, ctx.session, ctx.env, opts.compaction);
+  const span = c.span ?? [];
+  const wanted = new Set(span.map((m) => m.entryId));
+  const run = await openHistory({ ...opts, key: opts.key, archived: true, thinking: opts.thinking, toolArgs: true }, ctx);
+  const dbPath = run.header.stores.find((s) => s.era === "sqlite")?.storePath ?? null;
+  const found = new Map<string, PackTurn>();
+  let seg: HistorySegment | null = null;
+  for await (const ev of run.events()) {
+    if (ev.type === "segment") seg = ev.segment;
+    if (ev.type !== "message" || !seg || !wanted.has(ev.message.id) || found.has(ev.message.id)) continue;
+    found.set(ev.message.id, turnOf(ev.message, seg, seg.index + 1, storeOf(seg, dbPath)));
+  }
+  const own = run.segments.find((s) => s.index + 1 === c.segment) ?? null;
+  const store: PackProvenance["store"] = own ? storeOf(own, dbPath) : "file";
+  const roles = opts.roles && opts.roles.length > 0 ? new Set(opts.roles) : null;
+  const reading: Reading = { seg: own ?? run.segments[0]!, number: c.segment ?? 1, store, held: [], chars: 0, cut: emptyTally() };
+  const pack: Pack = { kept: [], keptChars: 0, cutBySegment: new Map(), flushed: [] };
+  const held: Held[] = [];
+  for (const m of span) {
+    const turn = found.get(m.entryId) ?? spanTurn(m, c, store, own?.source ?? "archive");
+    if (roles && !roles.has(turn.role)) continue;
+    held.push({ turn, cost: limits.measure(turn) });
+  }
+  // Per segment the turns came from, oldest first (a reset's kept tail may lie in the one before).
+  const bySegment = new Map<number, Reading>();
+  for (const h of held) {
+    const n = h.turn.segment;
+    if (!bySegment.has(n))
+      bySegment.set(n, { ...reading, number: n, seg: run.segments[n - 1] ?? reading.seg, held: [], chars: 0, cut: emptyTally() });
+    const r = bySegment.get(n)!;
+    r.held.push(h);
+    r.chars += h.cost;
+  }
+  for (const r of [...bySegment.values()].sort((a, b) => a.number - b.number)) addSegment(pack, r);
+  trimKept(pack, limits.maxChars);
+  const partialTurn = cutPartialTurn(pack, limits.maxChars, limits.measure);
+  const currentSegment = currentSegmentOf(run.segments);
+  const warnings = [...run.warnings];
+  if (span.length === 0) warnings.push(`${opts.key}: compaction ${c.number} lost nothing from the model's context`);
+  const now = opts.now ?? Date.now();
+  return {
+    schemaVersion: CONTEXT_PACK_SCHEMA_VERSION,
+    stores: run.header.stores,
+    agentId: run.header.agentId,
+    sessionKey: opts.key,
+    sessionId: run.header.sessionId,
+    generatedAt: now,
+    generatedAtIso: new Date(now).toISOString(),
+    selection: {
+      segments: null,
+      compaction: c.number,
+      since: null,
+      sinceIso: null,
+      roles: roles ? [...roles] : null,
+      thinking: opts.thinking === true,
+      includeCurrent: false,
+      maxChars: limits.maxChars,
+    },
+    segmentsTotal: run.segments.length,
+    currentSegment,
+    segments: packSegments(run.segments, pack, dbPath, currentSegment),
+    turns: pack.kept.map((h) => h.turn),
+    chars: pack.keptChars,
+    cut: cutOf(pack, partialTurn),
+    compaction: {
+      number: c.number,
+      kind: c.kind,
+      time: c.time,
+      iso: c.iso,
+      segment: c.segment,
+      path: c.path,
+      summary: c.summary,
+      flags: c.flags.map((f) => f.code),
+      spanItems: span.length,
+      show: c.show,
+    },
+    warnings,
+  };
+}
+
 export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext): Promise<ContextPackResult> {
   const maxChars = checkOptions(opts);
+  if (opts.compaction !== undefined) {
+    const measure = opts.measure ?? contentChars;
+    return packCompaction({ ...opts, compaction: opts.compaction }, ctx, { maxChars, measure, wantSegments: null, includeCurrent: false });
+  }
   const measure = opts.measure ?? contentChars;
   const wantSegments = opts.segments ?? (opts.since === undefined ? 1 : null);
   const run = await openHistory(

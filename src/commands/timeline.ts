@@ -29,6 +29,7 @@ import {
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { configPathFor, readConfig, type OpenClawConfig } from "../store/config.js";
 import { keySegments } from "./key-segments.js";
+import { keyCompactions } from "./compactions.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { finiteNumber } from "../core/coerce.js";
 
@@ -198,7 +199,34 @@ function padded(stretches: StretchFacts[], count: number): StretchFacts[] {
   return out;
 }
 
-async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores: StoreHeader[]): Promise<TimelineResult> {
+/**
+ * The compaction events (and gateway trims) with their number in the key's compaction list and
+ * their flags (`compactions`): a flagged one is marked, with the command that shows its span.
+ */
+async function markCompactions(
+  events: TimelineEvent[],
+  index: StoreIndex,
+  s: SessionRecord,
+  env: Env,
+  numbered: KeySegment[],
+): Promise<void> {
+  if (!events.some((e) => e.type === "compaction" || e.type === "manual-compact")) return;
+  const list = await keyCompactions(s, index, env.session, env.processEnv, env.restores(index), numbered);
+  for (const e of events) {
+    const c =
+      e.type === "compaction"
+        ? list.compactions.find((x) => x.kind === "compaction" && x.entryId === e.entryId)
+        : e.type === "manual-compact"
+          ? list.compactions.find((x) => x.kind === "trim" && x.path === e.path)
+          : undefined;
+    if (!c) continue;
+    e.compaction = c.number;
+    e.flags = c.flags.map((f) => f.code);
+    e.show = c.show;
+  }
+}
+
+async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores: StoreHeader[], marks = false): Promise<TimelineResult> {
   const policy = policyFor(index, s, env);
   const numbered = await keySegments(s, index, env.session, env.processEnv, env.restores(index));
   const segs = byTranscript(numbered);
@@ -239,6 +267,7 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
     policy,
     fmt: env.fmt,
   });
+  if (marks) await markCompactions(core.events, index, s, env, numbered);
   const notes: string[] = [];
   if (policy.configProblem) notes.push(`${policy.configProblem}; using the era's default policy`);
   if (segs.length === 0) notes.push("no transcript of this key is on disk");
@@ -271,7 +300,7 @@ export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Pro
   const stores = indexes.map(storeHeader);
   if (opts.key !== undefined) {
     const { index, record } = findSession(indexes, opts.key, "run `openclaw-sessions timeline` to list the keys");
-    return timelineOf(index, record, env, stores);
+    return timelineOf(index, record, env, stores, true);
   }
   const rows: TimelineSummaryRow[] = [];
   const total = indexes.reduce((n, index) => n + index.sessions.length, 0);

@@ -34,7 +34,7 @@ function compactionBlock(c: Compaction, base: string, ctx: TextContext): string 
   const s = ctx.style.c;
   const head = `${s.bold(`#${c.number}`)}  ${formatInstant(c.time, ctx.tz)}  segment ${c.segment ?? "?"}  ${c.kind === "trim" ? "gateway trim" : c.trigger.kind}`;
   const lines: string[] = [head];
-  if (c.kind === "trim") lines.push(s.dim(`.bak: ${displayPath(c.path, base)}`));
+  if (c.kind === "trim") lines.push(s.dim(`.bak: ${displayPath(c.path, base)} (${plural(c.removedMessages ?? 0, "message")} removed)`));
   else {
     lines.push(tokenLine(c));
     const summary = c.summary ?? "";

@@ -62,9 +62,11 @@ export function renderContextPackMarkdown(r: ContextPackResult, tool: { version:
   );
   if (store) out.push(`- Store: \`${store.storePath}\` (${store.era === "sqlite" ? "SQLite" : "file-backed"}, agent \`${store.agentId}\`)`);
   const what =
-    sel.segments !== null
-      ? `the last ${sel.segments} segment${sel.segments === 1 ? "" : "s"} before the current one`
-      : `turns since ${sel.sinceIso}`;
+    sel.compaction !== undefined
+      ? `what compaction ${sel.compaction} took from the model (\`${r.compaction?.show ?? `openclaw-sessions compactions ${r.sessionKey} --show ${sel.compaction}`}\`)`
+      : sel.segments !== null
+        ? `the last ${sel.segments} segment${sel.segments === 1 ? "" : "s"} before the current one`
+        : `turns since ${sel.sinceIso}`;
   const current =
     r.currentSegment === null
       ? "the key has no current segment"
@@ -74,6 +76,18 @@ export function renderContextPackMarkdown(r: ContextPackResult, tool: { version:
   out.push(
     `- Selection: ${what} (${span(r.segments)} of ${r.segmentsTotal}; ${current})${sel.roles ? `, roles ${sel.roles.join(", ")}` : ""}`,
   );
+  if (r.compaction) {
+    const c = r.compaction;
+    const summary =
+      c.summary === null
+        ? "a gateway trim: no summary"
+        : c.summary.trim() === ""
+          ? "its summary was empty"
+          : `its summary: "${c.summary.replace(/\s+/g, " ").slice(0, 200)}"`;
+    out.push(
+      `- Compaction ${c.number} at ${c.iso ?? "?"} (segment ${c.segment ?? "?"}); ${summary}${c.flags.length ? `; flags ${c.flags.join(", ")}` : ""}`,
+    );
+  }
   out.push(`- Size: ${r.turns.length} turn${r.turns.length === 1 ? "" : "s"}, ${r.chars} of at most ${sel.maxChars} chars`);
   if (r.cut) {
     const c = r.cut;

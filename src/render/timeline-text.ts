@@ -35,6 +35,13 @@ function policyLine(r: TimelineResult): string {
   return safeLine(`${p.description} — ${src}`);
 }
 
+/** A flagged compaction or trim (`compactions`' flags): the codes, and the command that shows what it lost. */
+function flagLines(e: TimelineEvent, style: Style): string[] {
+  const flags = Array.isArray(e.flags) ? (e.flags as string[]) : [];
+  if (flags.length === 0) return [];
+  return [style.c.yellow(`⚠ ${flags.join(", ")}: ${safeLine(String(e.show ?? "openclaw-sessions compactions"))}`)];
+}
+
 /** The lines one event contributes: a headline and indented details. */
 function eventLines(e: TimelineEvent, segs: TimelineSegment[], base: string, style: Style): { head: string; details: string[] } {
   const c = style.c;
@@ -61,7 +68,9 @@ function eventLines(e: TimelineEvent, segs: TimelineSegment[], base: string, sty
         e.summaryFlag === "empty" ? c.yellow(" ⚠ empty summary") : e.summaryFlag === "fallback" ? c.yellow(" ⚠ fallback summary") : "";
       const details = [`summary: "${truncate(String(e.summaryPreview ?? ""), 90)}"${flag}`];
       if (e.firstKeptEntryId) details.push(c.dim(`keeps from entry ${safeLine(String(e.firstKeptEntryId))}`));
-      return { head: `${c.magenta("◇")} compaction  ${tokens(e.tokensBefore)} → ${tokens(e.tokensAfter)} tokens`, details };
+      details.push(...flagLines(e, style));
+      const number = typeof e.compaction === "number" ? ` #${e.compaction}` : "";
+      return { head: `${c.magenta("◇")} compaction${number}  ${tokens(e.tokensBefore)} → ${tokens(e.tokensAfter)} tokens`, details };
     }
     case "branch-summary":
       return {
@@ -72,8 +81,8 @@ function eventLines(e: TimelineEvent, segs: TimelineSegment[], base: string, sty
       return { head: `${c.red("✗")} ${safeLine(String(e.detail))}`, details: [] };
     case "manual-compact":
       return {
-        head: `${c.magenta("◇")} manual compact (trim): ${displayPath(e.path, base)}`,
-        details: [c.dim(safeLine(String(e.detail)))],
+        head: `${c.magenta("◇")} manual compact (trim)${typeof e.compaction === "number" ? ` #${e.compaction}` : ""}: ${displayPath(e.path, base)}`,
+        details: [c.dim(safeLine(String(e.detail))), ...flagLines(e, style)],
       };
     default: {
       const r = e.reason as { kind: string; confidence: string };

@@ -6,6 +6,7 @@ import { parseTimeBound } from "../../core/when.js";
 
 interface ContextPackFlags extends CommonOptions {
   segments?: number;
+  compaction?: number;
   since?: string;
   maxChars?: number;
   roles?: string[];
@@ -24,11 +25,20 @@ export const registerContextPack = defineCommand<ContextPackFlags, [string]>({
   arguments: [["<key>", "the sessionKey whose earlier conversation to pack"]],
   description:
     "a verbatim, size-capped bundle of a key's conversation before its current segment, to paste into a new session or keep as a dated memory note",
-  rules: [{ oneOf: ["json", "format=md"], message: "use one of --json and --format md" }],
+  rules: [
+    { oneOf: ["json", "format=md"], message: "use one of --json and --format md" },
+    { oneOf: ["compaction", "segments", "since"], message: "use one of --compaction, --segments and --since" },
+    { if: ["compaction"], not: ["includeCurrent"], message: "--compaction packs what a compaction lost; it takes no --include-current" },
+  ],
   options: (cmd) =>
     cmd
       .option("--segments <n>", "the last n segments before the current one (default 1)", integerOption("--segments", { min: 1 }))
       .option("--since <when>", "instead: every turn since then, from all earlier segments (ISO date or 30m, 2h, 3d, 1w ago)")
+      .option(
+        "--compaction <n>",
+        "instead: the span compaction n took from the model (`compactions <key>` numbers them)",
+        integerOption("--compaction", { min: 1 }),
+      )
       .option("--max-chars <n>", "at most this many characters of turns; the newest are kept (default 20000)", integerOption("--max-chars"))
       .option("--roles <roles>", "only these roles (comma list: user,assistant,toolResult,system)", roleList("--roles"))
       .addOption(new Option("--format <format>", "md (default) or json").choices(["md", "json"]))
@@ -39,6 +49,7 @@ Examples:
   $ openclaw-sessions context-pack agent:main:telegram:direct:42                 # what the last reset took away
   $ openclaw-sessions context-pack agent:main:main --segments 3 --max-chars 8000
   $ openclaw-sessions context-pack agent:main:main --since 2d --roles user,assistant
+  $ openclaw-sessions context-pack agent:main:main --compaction 3               # what compaction 3 took away
   $ openclaw-sessions context-pack agent:main:main > memory/$(date +%F)-before-reset.md
   $ openclaw-sessions context-pack agent:main:main --format json | jq '.turns[] | .text'
 
@@ -60,6 +71,7 @@ Read-only; reads every era and archive kind as \`history --archived\` does.
         ...selectionOf(flags, key),
         key,
         segments: flags.segments,
+        compaction: flags.compaction,
         since,
         maxChars: flags.maxChars,
         roles: flags.roles,

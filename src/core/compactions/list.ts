@@ -87,8 +87,14 @@ export interface Compaction {
   flags: CompactionFlag[];
   /** The command that shows the span it lost. */
   show: string;
+  /** The span was read from this earlier copy of the row (the transcript as it was when it compacted: a trim's `.bak`). */
+  spanFrom?: { path: string; lineNo: number };
+  /** The same row in the key's other transcripts (a trim's `.bak` and the live file, a restored copy). */
+  copies?: Array<{ path: string; lineNo: number }>;
   /** A trim: the `.bak` the removed lines survive in. */
   bak?: string;
+  /** A trim: the messages it removed from the transcript (what the `.bak` alone holds), in context or not. */
+  removedMessages?: number;
   /** `--show`: the span itself. */
   span?: SpanMessage[];
 }
@@ -213,15 +219,25 @@ function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? "" : "s"}`;
 }
 
-/** What the lost span held, in words ("12 messages and the previous summary"). */
+/** What the lost span held, in words ("12 messages and the previous compaction's summary"). */
 function lostWords(l: LostSpan): string {
-  const prev = l.previousSummary ? " and the previous compaction's summary" : "";
-  return `${plural(l.messages, "message")}${prev}`;
+  const parts = l.messages > 0 || !l.previousSummary ? [plural(l.messages, "message")] : [];
+  if (l.previousSummary) parts.push("the previous compaction's summary");
+  return parts.join(" and ");
 }
 
-/** The flags of a listed compaction (a trim's are given by `trimOf`). */
-export function flagsOf(summary: string | null, lost: LostSpan, bak?: string): CompactionFlag[] {
+/** The flags of a compaction row (`summary`), or of a trim (`trim`: its `.bak` and how many messages it removed). */
+export function flagsOf(summary: string | null, lost: LostSpan, trim?: { bak: string; removed: number }): CompactionFlag[] {
   const out: CompactionFlag[] = [];
+  if (trim) {
+    if (trim.removed > 0)
+      out.push({
+        code: "TRIM_ONLY_IN_BAK",
+        message: `gateway sessions.compact {maxLines} cut the transcript; the ${plural(trim.removed, "message")} it removed survive only in ${trim.bak}`,
+        bak: trim.bak,
+      });
+    return out;
+  }
   if (summary !== null) {
     const fb: FallbackText | null = fallbackOf(summary);
     if (summary.trim() === "")
@@ -233,12 +249,6 @@ export function flagsOf(summary: string | null, lost: LostSpan, bak?: string): C
         fallback: { id: fb.id, text: fb.text, source: fb.source },
       });
   }
-  if (bak !== undefined)
-    out.push({
-      code: "TRIM_ONLY_IN_BAK",
-      message: `gateway sessions.compact {maxLines} cut the transcript; what it removed survives only in ${bak}`,
-      bak,
-    });
   if (lost.users === 0) {
     const other = lost.messages > 0 || lost.previousSummary ? `only ${lostWords(lost)}` : "nothing at all";
     out.push({ code: "SPAN_WITHOUT_USER", message: `the span it lost holds no user message (${other})` });
@@ -279,7 +289,7 @@ export function compactionOf(f: CompactionFact, from: CompactionSource, cps: rea
 }
 
 /** A gateway `sessions.compact {maxLines}` trim: its `.bak`, when it was cut, and what the context lost. */
-export function trimOf(from: CompactionSource, at: number | null, lost: SpanTally, keptMessages: number): Compaction {
+export function trimOf(from: CompactionSource, at: number | null, lost: SpanTally, keptMessages: number, removed: number): Compaction {
   const span = lostOf(lost, null);
   return {
     number: 0,
@@ -306,9 +316,10 @@ export function trimOf(from: CompactionSource, at: number | null, lost: SpanTall
     lost: span,
     regained: 0,
     keptMessages,
-    flags: flagsOf(null, span, from.path),
+    flags: flagsOf(null, span, { bak: from.path, removed }),
     show: "",
     bak: from.path,
+    removedMessages: removed,
   };
 }
 

@@ -259,6 +259,8 @@ export async function readCompactions(open: OpenLines, opts: ReadOptions = {}): 
   for (const w of works) if (w.b?.type === "reset" && w.b.keptPos >= 0) resetFilters.set(w.b, new ResetKeptFilter());
   const collecting = works.find((w) => w.collect) ?? null;
   const collected: SpanItem[] = [];
+  // The previous summary comes first in the context, before the entries its compaction kept.
+  let previousSummary: SpanItem | null = null;
   let waiting: Work | null = null;
   let left = works.length;
   let x = start - 1;
@@ -268,7 +270,7 @@ export async function readCompactions(open: OpenLines, opts: ReadOptions = {}): 
     if (rec.type === "compaction" || rec.type === "reset") {
       waiting = null;
       for (const w of works) if (w.b?.pos === x) w.previousId = entryId(rec);
-      if (collecting?.b?.pos === x && rec.type === "compaction") collected.push(summaryItem(rec));
+      if (collecting?.b?.pos === x && rec.type === "compaction") previousSummary = summaryItem(rec);
       const w = at.get(x);
       if (w) {
         w.rec = rec;
@@ -302,7 +304,8 @@ export async function readCompactions(open: OpenLines, opts: ReadOptions = {}): 
   }
   // A compaction the walk did not reach (the file changed between the passes) is left out.
   const compactions = works.filter((w) => w.rec !== null).map((w) => factOf(w, scan.tree));
-  return { compactions, offPath, span: collecting?.rec ? collected : null };
+  const span = collecting?.rec ? [...(previousSummary ? [previousSummary] : []), ...collected] : null;
+  return { compactions, offPath, span };
 }
 
 /** A context item, as a trim's span needs it (no text: the index keeps these). */

@@ -178,13 +178,13 @@ export interface BodyTarget {
 }
 
 /**
- * Where the span a flagged compaction lost can be read: the key's compaction list (`check` names
- * the compaction's number once it has read the key, commands/check.ts), else the file's branches.
+ * Where the span a flagged compaction lost can be read: every line of the file. `check` replaces it
+ * with `compactions <key> --show <n>` once it has numbered the key's compactions (commands/check.ts).
  */
 function spanCommand(target: BodyTarget): string {
-  return target.sessionKey
-    ? `\`openclaw-sessions compactions ${shellWord(target.sessionKey)}\` lists what each compaction lost`
-    : `\`openclaw-sessions history --file ${shellWord(target.path)} --all-branches\` shows every line`;
+  const window = /\.sqlite#/.test(target.path) && target.expectedId !== null;
+  const which = window ? `--session-id ${shellWord(target.expectedId!)}` : `--file ${shellWord(target.path)}`;
+  return `\`openclaw-sessions history ${which} --all-branches\` shows every line`;
 }
 
 function kib(n: number): string {

@@ -35,7 +35,7 @@ form.filters label.check { flex-direction: row; align-items: center; gap: .3rem;
 table { border-collapse: collapse; width: 100%; font-size: .88rem; }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; white-space: nowrap; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.key { word-break: break-all; } code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85em; word-break: break-all; }
+td.key { word-break: break-all; } td.code code { word-break: normal; white-space: nowrap; } code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85em; word-break: break-all; }
 pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .82rem; background: var(--panel); border: 1px solid var(--line); padding: .6rem .75rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; word-break: break-word; margin: .4rem 0; }
 nav.pager { display: flex; gap: .8rem; align-items: center; margin: .8rem 0; font-size: .9rem; }
 nav.tabs { display: flex; gap: .4rem; margin: 1rem 0 .4rem; border-bottom: 1px solid var(--line); }

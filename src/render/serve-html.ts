@@ -145,7 +145,7 @@ export function findingsList(f: Frame, findings: readonly CheckFinding[], limit:
     .slice(0, limit)
     .map(
       (x) =>
-        `<tr><td class="sev-${x.severity}">${x.severity}</td><td><code>${esc(x.code)}</code></td><td>${esc(x.message)}${x.hint ? `<br><span class="note">${esc(x.hint)}</span>` : ""}</td><td class="key">${findingLink(f, x)}</td></tr>`,
+        `<tr><td class="sev-${x.severity}">${x.severity}</td><td class="code"><code>${esc(x.code)}</code></td><td>${esc(x.message)}${x.hint ? `<br><span class="note">${esc(x.hint)}</span>` : ""}</td><td class="key">${findingLink(f, x)}</td></tr>`,
     )
     .join("\n");
   const more =
@@ -167,6 +167,13 @@ function unattributedTable(f: Frame, d: OverviewData): string {
   return `<table><thead><tr><th>file</th><th>kind</th><th class="num">size</th><th>last entry</th><th>first user message</th></tr></thead><tbody>${rows}</tbody></table>${more}`;
 }
 
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** "0 errors, 3 warnings, 1 note". */
+function severities(summary: Record<string, number>): string {
+  return `${plural(summary.error ?? 0, "error", "errors")}, ${plural(summary.warn ?? 0, "warning", "warnings")}, ${plural(summary.info ?? 0, "note", "notes")}`;
+}
+
 /** The overview: filters, one page of keys, what belongs to no key, check's findings. */
 export function overviewPage(f: Frame, d: OverviewData, q: OverviewQuery): string {
   const params = {
@@ -183,7 +190,7 @@ export function overviewPage(f: Frame, d: OverviewData, q: OverviewQuery): strin
     : "";
   const rows = d.rows.map((r) => overviewRow(f, r)).join("\n");
   const counts = `${d.matchedCount} of ${d.totalCount} key${d.totalCount === 1 ? "" : "s"}`;
-  const sev = `${d.summary.error ?? 0} errors, ${d.summary.warn ?? 0} warnings, ${d.summary.info ?? 0} notes`;
+  const sev = severities(d.summary);
   const body = `<h1>Sessions</h1>${problems}${dropped}
 ${overviewFilters(f, d, q)}
 <p class="note">${counts}</p>
@@ -199,7 +206,7 @@ ${findingsList(f, d.findings, 50)}`;
 
 /** The check page: every finding. */
 export function checkPage(f: Frame, d: Pick<OverviewData, "stores" | "findings" | "summary">): string {
-  const sev = `${d.summary.error ?? 0} errors, ${d.summary.warn ?? 0} warnings, ${d.summary.info ?? 0} notes`;
+  const sev = severities(d.summary);
   return page(f, "Check", `<h1>Check: ${esc(sev)}</h1>${findingsList(f, d.findings, Number.POSITIVE_INFINITY)}`, { stores: d.stores });
 }
 

@@ -53,7 +53,8 @@ interface SqliteReader {
   schema: typeof import("./sqlite/schema.js").readAgentSchema;
   windowLines: typeof import("./sqlite/read.js").windowLines;
   archiveLines: typeof import("./sqlite/read.js").archiveLines;
-  proof: typeof import("./sqlite/proof.js");
+  windowProof: typeof import("./sqlite/proof.js").windowProof;
+  archiveProof: typeof import("./sqlite/proof.js").archiveProof;
 }
 
 async function loadSqliteReader(): Promise<SqliteReader> {
@@ -68,7 +69,8 @@ async function loadSqliteReader(): Promise<SqliteReader> {
     schema: schema.readAgentSchema,
     windowLines: read.windowLines,
     archiveLines: read.archiveLines,
-    proof,
+    windowProof: proof.windowProof,
+    archiveProof: proof.archiveProof,
   };
 }
 
@@ -83,8 +85,8 @@ export function openStoreSession(place: StorePlace): StoreSession {
     sqliteProof: (ref) => {
       const db = snapshots.get(ref.dbPath);
       if (!db || !reader) return null;
-      if (ref.kind === "sqlite-archive") return reader.proof.archiveProof(db, ref.archiveName);
-      return reader.proof.windowProof(db, ref.sessionId, sessionsDirOf(ref.dbPath));
+      if (ref.kind === "sqlite-archive") return reader.archiveProof(db, ref.archiveName);
+      return reader.windowProof(db, ref.sessionId, sessionsDirOf(ref.dbPath));
     },
   });
   const mustBeOpen = () => {

@@ -298,23 +298,23 @@ describe.skipIf(!hasChromium)("serve in Chromium: safety, paging, contrast", () 
 
   it("the overview of a store too big for one page pages, filters and sorts on the server", async () => {
     const root = tempDir("ocs-serve-many-");
-    const s = generateStore(root, { keys: 250, seed: 7 });
+    const s = generateStore(root, { keys: 120, seed: 7 });
     const v = await startViewer({ stateDir: s.stateDir });
     const { page, bad } = await watchedPage(`http://127.0.0.1:${v.port}`);
-    await page.goto(v.url);
+    await page.goto(`${v.url}?size=50`);
     const rows = page.locator("table.keys tbody tr");
-    expect(await rows.count()).toBe(100);
-    expect(await page.locator("p.note", { hasText: "250 of 250 keys" }).count()).toBe(1);
+    expect(await rows.count()).toBe(50);
+    expect(await page.locator("p.note", { hasText: "120 of 120 keys" }).count()).toBe(1);
     expect(await page.locator("nav.pager").first().textContent()).toContain("page 1 of 3");
     await page.locator("nav.pager").first().getByRole("link", { name: "next ›" }).click();
     expect(await page.locator("nav.pager").first().textContent()).toContain("page 2 of 3");
-    expect(await rows.count()).toBe(100);
-    await page.locator("nav.pager").first().getByRole("link", { name: "last »" }).click();
     expect(await rows.count()).toBe(50);
+    await page.locator("nav.pager").first().getByRole("link", { name: "last »" }).click();
+    expect(await rows.count()).toBe(20);
     await page.getByLabel("Channel").selectOption("telegram");
     await page.getByLabel("Sort by").selectOption("key");
     await page.getByRole("button", { name: "Apply" }).click();
-    expect(await page.locator("p.note", { hasText: "84 of 250 keys" }).count()).toBe(1);
+    expect(await page.locator("p.note", { hasText: "40 of 120 keys" }).count()).toBe(1);
     const keys = await page.locator("table.keys tbody td.key").allInnerTexts();
     expect(keys.every((k) => k.startsWith("agent:main:telegram:"))).toBe(true);
     expect(keys).toEqual([...keys].sort());

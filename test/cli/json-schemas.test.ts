@@ -38,6 +38,11 @@ const CASES: Array<[schema: string, argv: string[]]> = [
     "context-pack",
     ["context-pack", "agent:main:main", "--since", "2020-01-01", "--include-current", "--json", "--state-dir", sqlite("sqlite-reset")],
   ],
+  ["compactions", ["compactions", "agent:main:main", "--show", "1", "--json", "--state-dir", files("single-active")]],
+  ["compactions", ["compactions", "--json", "--state-dir", files("manual-compact-bak")]],
+  ["compactions", ["compactions", "--all-agents", "--json", "--state-dir", sqlite("sqlite-basic")]],
+  ["context-pack", ["context-pack", "agent:main:main", "--compaction", "1", "--json", "--state-dir", files("single-active")]],
+  ["timeline", ["timeline", "agent:main:main", "--json", "--state-dir", files("manual-compact-bak")]],
   ["skill-install", ["skill", "install", "--json", "--state-dir", sqlite("sqlite-reset")]],
   ["history", ["history", "agent:main:main", "--segment", "2", "--json", "--state-dir", sqlite("sqlite-reset")]],
   [

@@ -16,6 +16,8 @@ const PAD = 16;
 const BAR_Y = 44;
 const BAR_H = 30;
 const H = 118;
+/** The width of a time label ("2026-07-01 09:00:00 UTC" at 12px). */
+const TICK_W = 160;
 /** Each segment gets at least this many pixels, whatever its duration. */
 const MIN_W = 14;
 
@@ -118,7 +120,8 @@ function axisLabels(spans: Span[], pos: Array<{ x0: number; x1: number }>, tz: s
   let lastX = -Infinity;
   for (const [i, s] of spans.entries()) {
     const x = pos[i]!.x0;
-    if (s.start === null || x - lastX < 170 || x > W - PAD - 170) continue;
+    // A label is about TICK_W wide: none may run into the next, or into the end's at the right edge.
+    if (s.start === null || x - lastX < TICK_W + 10 || x > W - PAD - 2 * TICK_W - 10) continue;
     out.push(`<text class="tick" x="${Math.max(PAD, x).toFixed(1)}" y="${H - 14}">${esc(readableTime(s.start, tz))}</text>`);
     lastX = x;
   }

@@ -153,6 +153,20 @@ describe("pages, both eras", () => {
     expect(await get("search?q=while+the+viewer+ran")).toContain("agent:main:main</a> · segment 1 · L4");
   });
 
+  it("a SQLite window no key holds is read by the name every contract gives it (<db>#<sessionId>), at its line", async () => {
+    const { stateDir } = copyState("sqlite", "sqlite-deleted");
+    const v = await startViewer({ stateDir });
+    const host = { Host: `127.0.0.1:${v.port}` };
+    const window = `${path.join(stateDir, "agents/main/agent/openclaw-agent.sqlite")}#14ab3c58-d724-4aef-8f7c-1000d482e168`;
+    const r = await request(v.port, `/${v.token}/transcript?p=${encodeURIComponent(window)}&al=2`, { headers: host });
+    expect(r.status).toBe(303);
+    expect(r.headers.location).toMatch(/page=1#L2$/);
+    const page = await request(v.port, r.headers.location!, { headers: host });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('id="L2"');
+    expect(page.body).toContain("throwaway question");
+  });
+
   it("a key that does not exist is a 404 page, a bad parameter a 400 page", async () => {
     const { stateDir } = copyState("files", "reset-chain");
     const v = await startViewer({ stateDir });

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { findSession } from "../../core/lookup.js";
 import { ToolError, usageError } from "../../core/errors.js";
+import { parseTranscriptRef } from "../../core/restore-target.js";
 import type { StoreContext, StoreSelection } from "../../store/index.js";
 import { openStoreSession } from "../../store/session.js";
 import { UnreadableLog } from "../../store/safe-read.js";
@@ -119,7 +120,9 @@ const key: Handler = async (q, f, ctx, s) => {
 /** A transcript by path (a file of the store) or by sessionId (a SQLite window or archive row). */
 const transcript: Handler = async (q, f, ctx, s) => {
   const p = q.get("p") ?? undefined;
-  const sid = q.get("sid") ?? undefined;
+  // A SQLite window named as every contract names it (`<db>#<sessionId>`) is read by its sessionId.
+  const ref = p === undefined ? null : parseTranscriptRef(p);
+  const sid = q.get("sid") ?? (ref?.kind === "sqlite" ? ref.sessionId : undefined);
   const size = sizeParam(q.get("size"));
   const isFile = p !== undefined && path.isAbsolute(p) && fs.existsSync(p);
   if (!isFile && !sid) throw usageError("MISSING_ARGUMENT", "name a transcript: ?p=<file of the store> or ?sid=<sessionId>");

@@ -28,6 +28,8 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 if (module.enableCompileCache && !process.env.NODE_COMPILE_CACHE) {
   const cacheHome = process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
   try {
+    // The tool's cache dir is its owner's alone (the index beside it holds conversation text).
+    fs.mkdirSync(path.join(cacheHome, "openclaw-sessions"), { recursive: true, mode: 0o700 });
     module.enableCompileCache(path.join(cacheHome, "openclaw-sessions", "compile-cache"));
   } catch {
     // no cache: a slower start, nothing else

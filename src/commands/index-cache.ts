@@ -189,7 +189,10 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
 
   const indexes = await ctx.session.indexes(sel);
   const db = ctx.session.cache.indexOf(root);
-  if (!db) throw environmentError("INDEX_UNUSABLE", `cannot use the index ${file}`, undefined, { path: file });
+  if (!db)
+    throw environmentError("INDEX_UNUSABLE", `cannot use the index ${file}`, "`openclaw-sessions index --rebuild` remakes it", {
+      path: file,
+    });
   const refs = indexes.flatMap(grepTargets).map((t) => t.ref);
   let build: IndexBuild | null = null;
   if (action !== "status") {

@@ -192,7 +192,10 @@ export class StoreCache {
   }
 
   #cannotUse(file: string, err: unknown): void {
-    this.#warnOnce(`cannot use the index ${file} (${(err as Error).message}); reading every file (--no-index to say so)`);
+    // A cache: the run goes on without it, and says how to mend or skip it.
+    this.#warnOnce(
+      `cannot use the index ${file} (${(err as Error).message}); reading every file (\`openclaw-sessions index --rebuild\` remakes it, --no-index skips it)`,
+    );
   }
 
   #warnOnce(text: string): void {

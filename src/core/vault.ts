@@ -1,0 +1,210 @@
+/**
+ * The vault's shapes and rules (`snapshot`), pure: what a run records, how a run's item table is
+ * cut into content-defined pieces (an unchanged store gives the same pieces, so a second run
+ * stores nothing new), what changed between two runs, and the checks every record read back from
+ * the vault passes (it is untrusted input: a chunk name is 64 hex digits, never a path).
+ */
+import crypto from "node:crypto";
+
+export const VAULT_SCHEMA_VERSION = 1;
+export const VAULT_KIND = "openclaw-sessions.vault";
+export const RUN_KIND = "openclaw-sessions.vault-run";
+
+/** A chunk's name: the sha256 of its raw (uncompressed) bytes. */
+export const CHUNK_ID = /^[0-9a-f]{64}$/;
+
+/** A chunk as an item refers to it: its name and its raw size. */
+export type ChunkRef = [sha256: string, rawBytes: number];
+
+export type VaultItemKind = "file" | "window" | "archive-row" | "entries" | "config";
+
+/** One thing of the store as a run kept it: its bytes are its chunks, in order. */
+export interface VaultItem {
+  /** Stable name in the store: `file:<path relative to the store root>`, `window:<agent>:<sessionId>`, … */
+  id: string;
+  kind: VaultItemKind;
+  agentId: string | null;
+  /** Where it was (a file's absolute path; `<db>#<sessionId>` for a window). */
+  path: string;
+  /** The key that owned it at this run; null when none did. */
+  sessionKey: string | null;
+  /** A transcript no key owned, the key its data still names. */
+  formerSessionKey: string | null;
+  sessionId: string | null;
+  /** What it was to the store: active, window, archive, related, unattributed, store, config. */
+  source: string;
+  archiveReason: string | null;
+  /** Bytes kept (a file being written: up to its last complete line). */
+  bytes: number;
+  sha256: string;
+  chunks: ChunkRef[];
+  /** What proves it unchanged without reading it (a file's stat, a window's proof); null when nothing does. */
+  identity: string | null;
+  /** A file's `dev:ino:size:mtime`: the same file under another name (an archive rename). */
+  inode: string | null;
+  /** Bytes past the last complete line, left for the next run. */
+  pendingBytes: number;
+  /** The run that first kept this id. */
+  since: string;
+}
+
+/** Something the store had at the previous run and no longer has. */
+export interface Disappeared {
+  id: string;
+  kind: VaultItemKind;
+  path: string;
+  sessionKey: string | null;
+  sessionId: string | null;
+}
+
+/** One run's record (`runs/<runId>.json`): written last, so a run is in the vault exactly when it is complete. */
+export interface VaultRun {
+  kind: typeof RUN_KIND;
+  schemaVersion: number;
+  runId: string;
+  /** The run before this one (its item table is what "new" and "disappeared" are against); null for the first. */
+  previousRunId: string | null;
+  startedAt: number;
+  finishedAt: number;
+  /** The store root the vault belongs to. */
+  storeRoot: string;
+  /**
+   * The item table: JSON lines sorted by id, cut into pieces; `index` is the chunk listing the
+   * pieces (one `[sha, bytes]` JSON line each). An unchanged store gives the same index chunk.
+   */
+  items: { count: number; index: ChunkRef };
+  /** Ids first kept by this run, kept again with new bytes, and gone from the store since the previous run. */
+  added: string[];
+  changed: string[];
+  disappeared: Disappeared[];
+  /** Chunks this run wrote, their raw bytes and their bytes on disk (zstd). */
+  newChunks: number;
+  newRawBytes: number;
+  newStoredBytes: number;
+  /** What could not be read this run (kept from the previous run when it was there). */
+  unread: Array<{ id: string; path: string; reason: string }>;
+}
+
+/** The vault's own identity file (`vault.json`): the one store it belongs to. */
+export interface VaultIdentity {
+  kind: typeof VAULT_KIND;
+  schemaVersion: number;
+  /** The store root (state dir, or a bare sessions dir), symlinks resolved. */
+  storeRoot: string;
+  createdAt: number;
+}
+
+/** A new run id, in the restore runs' format (`2026-11-30T02-16-44.941Z-ce6db17c`). */
+export function vaultRunId(nowMs: number, random: string): string {
+  return `${new Date(nowMs).toISOString().replace(/:/g, "-")}-${random}`;
+}
+
+/** The item table's cut rule: after an item whose id hashes to this, so pieces depend only on nearby ids. */
+function cutsAfter(id: string): boolean {
+  return (crypto.createHash("sha256").update(id).digest()[0]! & 0x03) === 0;
+}
+
+const MAX_TABLE_PIECE = 2 * 1024;
+
+/**
+ * The item table as pieces of JSON lines (sorted by id), cut where an id says so (about 4 items
+ * a piece) or past 2 KiB: one item changing changes one piece, and an unchanged store gives the
+ * very same pieces (already in the vault).
+ */
+export function itemTablePieces(items: readonly VaultItem[]): Buffer[] {
+  const sorted = [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const pieces: Buffer[] = [];
+  let lines: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (lines.length > 0) pieces.push(Buffer.from(lines.join(""), "utf8"));
+    lines = [];
+    size = 0;
+  };
+  for (const it of sorted) {
+    const line = `${JSON.stringify(it)}\n`;
+    lines.push(line);
+    size += line.length;
+    if (cutsAfter(it.id) || size >= MAX_TABLE_PIECE) flush();
+  }
+  flush();
+  return pieces;
+}
+
+/** What changed between two item tables. */
+export function diffItems(
+  previous: ReadonlyMap<string, VaultItem>,
+  current: readonly VaultItem[],
+): { added: string[]; changed: string[]; disappeared: Disappeared[] } {
+  const added: string[] = [];
+  const changed: string[] = [];
+  const seen = new Set<string>();
+  for (const it of current) {
+    seen.add(it.id);
+    const before = previous.get(it.id);
+    if (!before) added.push(it.id);
+    else if (before.sha256 !== it.sha256 || before.bytes !== it.bytes) changed.push(it.id);
+  }
+  const disappeared: Disappeared[] = [];
+  for (const [id, it] of previous) {
+    if (!seen.has(id)) disappeared.push({ id, kind: it.kind, path: it.path, sessionKey: it.sessionKey, sessionId: it.sessionId });
+  }
+  return { added: added.sort(), changed: changed.sort(), disappeared: disappeared.sort((a, b) => (a.id < b.id ? -1 : 1)) };
+}
+
+const isInt = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+
+/** Why a list of chunk refs read from the vault cannot be trusted; null when it can. */
+export function chunkRefsProblem(v: unknown): string | null {
+  if (!Array.isArray(v)) return "chunks is not a list";
+  for (const c of v) {
+    if (!Array.isArray(c) || c.length !== 2 || typeof c[0] !== "string" || !isInt(c[1])) return "a chunk reference is malformed";
+    if (!CHUNK_ID.test(c[0])) return `a chunk name is not a sha256 (${JSON.stringify(c[0]).slice(0, 80)})`;
+  }
+  return null;
+}
+
+/** Why a run record read from the vault cannot be used; null when it can. */
+export function runProblem(v: unknown, runId: string): string | null {
+  if (typeof v !== "object" || v === null) return "not a JSON object";
+  const r = v as Partial<VaultRun>;
+  if (r.kind !== RUN_KIND) return "not a vault run record";
+  if (r.runId !== runId) return "its runId is not its file name";
+  if (!isInt(r.startedAt) || !isInt(r.finishedAt)) return "its times are malformed";
+  if (typeof r.items !== "object" || r.items === null || !isInt(r.items.count)) return "its item table is malformed";
+  const chunks = chunkRefsProblem([r.items.index]);
+  if (chunks) return chunks;
+  if (!Array.isArray(r.added) || !Array.isArray(r.changed) || !Array.isArray(r.disappeared)) return "its lists are malformed";
+  return null;
+}
+
+/** Why an item read from the vault cannot be used; null when it can. */
+export function itemProblem(v: unknown): string | null {
+  if (typeof v !== "object" || v === null) return "an item is not an object";
+  const it = v as Partial<VaultItem>;
+  if (typeof it.id !== "string" || typeof it.path !== "string" || typeof it.sha256 !== "string") return "an item is malformed";
+  if (!isInt(it.bytes)) return `item ${it.id}: bytes is malformed`;
+  return chunkRefsProblem(it.chunks);
+}
+
+/** `--keep` for pruning: the last N runs (`10`), or the runs of the last N days (`30d`). */
+export type KeepRule = { runs: number } | { days: number };
+
+export function parseKeepRule(text: string): KeepRule | null {
+  const m = /^\s*(\d{1,6})\s*(d|days?)?\s*$/i.exec(text);
+  if (!m) return null;
+  const n = Number(m[1]);
+  if (n < 1) return null;
+  return m[2] ? { days: n } : { runs: n };
+}
+
+/** The runs a keep rule keeps (ids sorted oldest first in, the kept ones out); the newest run is always kept. */
+export function keptRuns(runs: ReadonlyArray<{ runId: string; finishedAt: number }>, rule: KeepRule, nowMs: number): Set<string> {
+  const sorted = [...runs].sort((a, b) => (a.runId < b.runId ? -1 : 1));
+  const kept = new Set<string>();
+  if (sorted.length === 0) return kept;
+  kept.add(sorted[sorted.length - 1]!.runId);
+  if ("runs" in rule) for (const r of sorted.slice(-rule.runs)) kept.add(r.runId);
+  else for (const r of sorted) if (r.finishedAt >= nowMs - rule.days * 86_400_000) kept.add(r.runId);
+  return kept;
+}

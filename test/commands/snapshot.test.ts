@@ -182,3 +182,19 @@ describe("snapshot (SQLite store)", () => {
     expect(fs.readdirSync(t.stateDir, { recursive: true }).some((n) => String(n).includes("vault"))).toBe(false);
   });
 });
+
+describe("snapshot --json documents match docs/schema/snapshot.schema.json", () => {
+  it("a run, --verify, --status, --prune and --schedule validate", async () => {
+    const { Ajv2020 } = await import("ajv/dist/2020.js");
+    const { ROOT } = await import("../helpers/corpus.js");
+    const validate = new Ajv2020({ allErrors: true, strict: false }).compile(
+      JSON.parse(fs.readFileSync(path.join(ROOT, "docs/schema/snapshot.schema.json"), "utf8")),
+    );
+    const t = setup("sqlite", "sqlite-deleted");
+    for (const extra of [[], ["--verify"], ["--status"], ["--prune", "--keep", "30d"], ["--schedule"]]) {
+      const r = await t.snap(...extra);
+      expect(r.code, r.stderr).toBe(0);
+      expect(validate(r.json()), `${extra.join(" ")}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+  });
+});

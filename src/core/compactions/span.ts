@@ -243,11 +243,19 @@ function factOf(w: Work, tree: ScanResult["tree"]): CompactionFact {
   };
 }
 
+/** Whether any line could be a compaction row (its type written as JSON); a false positive only costs the full read. */
+async function mentionsCompaction(open: OpenLines): Promise<boolean> {
+  for await (const line of open()) if (line.text?.includes('"compaction"')) return true;
+  return false;
+}
+
 /**
  * Every compaction on the active path of one transcript, with the span each lost; with
  * `collect`, also the items of that one compaction's span (the previous summary first).
  */
 export async function readCompactions(open: OpenLines, opts: ReadOptions = {}): Promise<ReadResult> {
+  // Most transcripts hold no compaction row: one look at the raw lines, no parse, no tree.
+  if (!(await mentionsCompaction(open))) return { compactions: [], offPath: 0, span: null };
   const scan = await scanTranscript(open);
   const { boundaries, offPath } = boundariesOf(scan);
   const works = worksOf(boundaries, opts.collect);

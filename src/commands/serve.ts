@@ -21,6 +21,9 @@ import type { StoreHeader } from "./store-header.js";
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;
 
+/** The fields of a StoreSelection (store/locate.ts): what decides which stores `indexes` reads. */
+const SELECTION_FIELDS = ["stateDir", "profile", "agent", "allAgents", "sessionsDir", "store", "index", "vault"];
+
 /**
  * The context of one request: the store session's `indexes` answered once per selection, so a
  * page built from several commands indexes the store once and shows one moment of it.
@@ -30,7 +33,8 @@ export function requestContext(ctx: StoreContext): StoreContext {
   const base = ctx.session;
   const session = Object.create(base) as typeof base;
   session.indexes = (sel: StoreSelection) => {
-    const k = JSON.stringify(sel, Object.keys(sel).sort());
+    // Only what selects stores: a command passes its own options along (key, view, …).
+    const k = JSON.stringify(SELECTION_FIELDS.map((f) => (sel as Record<string, unknown>)[f] ?? null));
     let p = seen.get(k);
     if (!p) {
       p = base.indexes(sel);
@@ -133,24 +137,47 @@ function rowFilter(q: OverviewQuery): (r: OverviewRow) => boolean {
     (q.has !== "deletes" || r.deletes > 0);
 }
 
-/** The overview: every key (filtered, sorted, one page of it), what no key owns, and check's findings. */
+type TimelineCounts = { segments: number; resets: number; compactions: number };
+
+/** The figures `timeline`'s summary gives a key, for every key of the stores. */
+async function everyKeysCounts(sel: StoreSelection, ctx: StoreContext): Promise<Map<string, TimelineCounts>> {
+  const timeline = await runTimeline(sel, ctx);
+  return new Map("keys" in timeline ? timeline.keys.map((k) => [`${k.agentId}\n${k.sessionKey}`, k]) : []);
+}
+
+/** The same figures for the rows of one page: each key's own timeline (the rest of the store is not read). */
+async function pageCounts(sel: StoreSelection, rows: OverviewRow[], ctx: StoreContext): Promise<void> {
+  for (const r of rows) {
+    const one = sel.allAgents ? { ...sel, agent: r.agentId, allAgents: false } : sel;
+    const t = await runTimeline({ ...one, key: r.sessionKey }, ctx).catch(() => null);
+    if (t) Object.assign(r, { segments: t.segments.length, resets: t.resets, compactions: t.compactionCountCheck.inAllSegments });
+  }
+}
+
+/**
+ * The overview: every key (filtered, sorted, one page of it), what no key owns, and check's
+ * findings. `timeline` is read for every key only when the sort or a filter needs its figures;
+ * otherwise only for the keys of the page shown.
+ */
 export async function overviewData(sel: StoreSelection, q: OverviewQuery, ctx: StoreContext): Promise<OverviewData> {
   const ls = await runLs(sel, ctx);
-  const timeline = await runTimeline(sel, ctx);
-  const perKey = new Map("keys" in timeline ? timeline.keys.map((k) => [`${k.agentId}\n${k.sessionKey}`, k]) : []);
+  const needsAll = q.sort === "segments" || q.sort === "resets" || q.has === "resets";
+  const counts = needsAll ? await everyKeysCounts(sel, ctx) : new Map<string, TimelineCounts>();
   const entries = new Map<string, unknown>();
   for (const index of await ctx.session.indexes(sel)) for (const s of index.sessions) entries.set(`${s.agentId}\n${s.sessionKey}`, s.entry);
   const all = ls.sessions.map((s) => {
     const k = `${s.agentId}\n${s.sessionKey}`;
-    return rowOf(s, perKey.get(k), entries.get(k));
+    return rowOf(s, counts.get(k), entries.get(k));
   });
   const matched = all.filter(rowFilter(q)).sort((a, b) => BY[q.sort](a, b) || BY.key(a, b));
   const pages = Math.max(1, Math.ceil(matched.length / q.size));
   const page = Math.min(q.page, pages);
+  const rows = matched.slice((page - 1) * q.size, page * q.size);
+  if (!needsAll) await pageCounts(sel, rows, ctx);
   const check = await runCheck(sel, ctx);
   return {
     stores: ls.stores,
-    rows: matched.slice((page - 1) * q.size, page * q.size),
+    rows,
     totalCount: all.length,
     matchedCount: matched.length,
     page,

@@ -167,6 +167,20 @@ describe("pages, both eras", () => {
     expect(page.body).toContain("throwaway question");
   });
 
+  it("the overview's figures per key are timeline's, whether the page or every key is read", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const v = await startViewer({ stateDir });
+    const row = async (q: string) => {
+      const body = (await request(v.port, `/${v.token}/${q}`, { headers: { Host: `127.0.0.1:${v.port}` } })).body;
+      const tr = body.split("<tr>").find((t) => t.includes(`>${KEY}</a>`)) ?? "";
+      return [...tr.matchAll(/<td class="num">([^<]*)</g)].map((m) => m[1]);
+    };
+    // segments, resets, archives, size, tokens
+    expect(await row("")).toEqual(["4", "3", "3", "5.1 KiB", "2,300"]);
+    expect(await row("?sort=resets")).toEqual(await row(""));
+    expect(await row("?has=resets&sort=key")).toEqual(await row(""));
+  });
+
   it("a key that does not exist is a 404 page, a bad parameter a 400 page", async () => {
     const { stateDir } = copyState("files", "reset-chain");
     const v = await startViewer({ stateDir });

@@ -224,7 +224,7 @@ async function listKey(
         found.push({ c: null as unknown as Compaction, origin: { ref, lineNo: f.lineNo, later: [] }, entryId: f.entryId });
     }
     if (seg.trimmed) {
-      const later = seg.ref.kind !== "sqlite-archive" ? (seg.ref.omitIdsOf ?? []) : [];
+      const later = seg.ref.kind !== "sqlite-archive" && seg.ref.kind !== "vault" ? (seg.ref.omitIdsOf ?? []) : [];
       const context = await bakContext(ref, session);
       const { lost, keptItems } = trimSpan(context.items, await idsOf(later, session));
       const from: CompactionSource = { sessionId: seg.sessionId, path: seg.path, source: seg.source, segment: own.at(-1)?.number ?? null };

@@ -378,7 +378,7 @@ async function ruledOut(ctx: StoreContext, indexes: StoreIndex[], all: GrepTarge
   // Which index holds a transcript depends on its dir only: asked once per dir, not per file.
   const byDir = new Map<string, IndexDb | null>();
   const indexOf = (t: GrepTarget) => {
-    const dir = path.dirname(t.ref.kind === "file" ? t.ref.path : t.ref.dbPath);
+    const dir = path.dirname(t.ref.kind === "file" ? t.ref.path : t.ref.kind === "vault" ? t.ref.vaultDir : t.ref.dbPath);
     if (!byDir.has(dir)) {
       const db = cache.indexFor(t.ref);
       byDir.set(dir, db?.textBuilt() ? db : null);

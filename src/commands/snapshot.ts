@@ -19,6 +19,7 @@ import { parseOwnTemp } from "../core/restore-paths.js";
 import {
   CHUNK_ID,
   diffItems,
+  fileItemId,
   itemTablePieces,
   keptRuns,
   parseKeepRule,
@@ -43,7 +44,7 @@ import { storeHeader, type StoreHeader } from "./store-header.js";
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 
-export interface SnapshotOptions extends StoreSelection {
+export interface SnapshotOptions extends Omit<StoreSelection, "vault"> {
   /** The vault dir (default $XDG_DATA_HOME/openclaw-sessions/vault). */
   vault?: string;
   now?: number;
@@ -87,10 +88,7 @@ function vaultDirOf(opts: { vault?: string }, ctx: { env: NodeJS.ProcessEnv; cwd
 }
 
 /** The name of a file of the store, relative to the store root when it is inside it. */
-function fileId(root: string, p: string): string {
-  const rel = path.relative(root, p);
-  return `file:${rel.startsWith("..") || path.isAbsolute(rel) ? p : rel.split(path.sep).join("/")}`;
-}
+const fileId = fileItemId;
 
 /** A file OpenClaw may still be appending to (a live transcript name): only its complete lines are kept. */
 function isLiveName(p: string): boolean {
@@ -98,7 +96,7 @@ function isLiveName(p: string): boolean {
 }
 
 function ownRef(ref: TranscriptRef): TranscriptRef {
-  if (ref.kind === "sqlite-archive" || !ref.omitIdsOf) return ref;
+  if (ref.kind === "sqlite-archive" || ref.kind === "vault" || !ref.omitIdsOf) return ref;
   const { omitIdsOf: _omit, ...own } = ref;
   return own;
 }
@@ -243,6 +241,7 @@ class RunKeeper {
     if (ref.kind === "sqlite") return this.keepRows(`window:${agentId}:${ref.sessionId}`, "window", ref, t.path, attribution);
     if (ref.kind === "sqlite-archive")
       return this.keepRows(`archive-row:${agentId}:${ref.archiveName}`, "archive-row", ref, t.path, attribution);
+    if (ref.kind === "vault") return; // what the vault itself holds (never in a run's index)
     const id = fileId(this.root, ref.path);
     if (t.file?.notRegular || t.file?.symlink) return this.#keepPrevious(id, ref.path, "not a regular file (not followed)");
     return this.keepFile(id, ref.path, attribution);

@@ -127,7 +127,7 @@ export async function readStretches(open: OpenLines): Promise<TranscriptStretch[
 
 /** A ref read whole: without the entries it leaves to earlier segments (a restored copy, a `.bak` trim). */
 export function wholeRef(ref: TranscriptRef): TranscriptRef {
-  if (ref.kind === "sqlite-archive" || !ref.omitIdsOf) return ref;
+  if (ref.kind === "sqlite-archive" || ref.kind === "vault" || !ref.omitIdsOf) return ref;
   const { omitIdsOf: _omit, ...whole } = ref;
   return whole;
 }

@@ -167,7 +167,24 @@ export type TranscriptRef =
       /** A window restore wrote: read only the entries none of these earlier transcripts holds. */
       omitIdsOf?: TranscriptRef[];
     }
-  | { kind: "sqlite-archive"; dbPath: string; archiveName: string; label: string };
+  | { kind: "sqlite-archive"; dbPath: string; archiveName: string; label: string }
+  | {
+      /**
+       * A transcript only the vault still holds (`snapshot`; read with `--vault`): the bytes of item
+       * `itemId` as run `runId` kept them, its chunks in order (each checked against its name when read).
+       */
+      kind: "vault";
+      vaultDir: string;
+      itemId: string;
+      runId: string;
+      sha256: string;
+      bytes: number;
+      chunks: Array<[sha256: string, rawBytes: number]>;
+      /** The kept bytes are a `.zst` file's bytes on disk. */
+      compression: "none" | "zstd";
+      /** Where the store had it (a file's path, `<db>#<sessionId>`, `<db>#archive/<name>`). */
+      label: string;
+    };
 
 /**
  * The one name of a transcript in every output: a file's path, `<db>#<sessionId>` for a SQLite
@@ -176,6 +193,7 @@ export type TranscriptRef =
 export function refPath(ref: TranscriptRef): string {
   if (ref.kind === "file") return ref.path;
   if (ref.kind === "sqlite") return `${ref.dbPath}#${ref.sessionId}`;
+  if (ref.kind === "vault") return `${ref.vaultDir}#${ref.itemId}`;
   return `${ref.dbPath}#archive/${ref.archiveName}`;
 }
 
@@ -186,6 +204,7 @@ export function refPath(ref: TranscriptRef): string {
 export function refKey(ref: TranscriptRef): string {
   if (ref.kind === "file") return `file:${ref.path}`;
   if (ref.kind === "sqlite") return `sqlite:${ref.dbPath}#${ref.sessionId}`;
+  if (ref.kind === "vault") return `vault:${ref.vaultDir}#${ref.itemId}`;
   return `sqlite-archive:${ref.dbPath}#${ref.archiveName}`;
 }
 
@@ -220,7 +239,8 @@ export interface Evidence {
     | "session-file-name"
     | "reset-successor"
     | "sqlite-window"
-    | "sqlite-archive-row";
+    | "sqlite-archive-row"
+    | "vault-record";
   confidence: Confidence;
   detail: string;
 }

@@ -97,6 +97,7 @@ export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment
         source: "archive",
         archive: { reason: a.reason, timestamp: a.timestamp },
         evidence: a.evidence,
+        ...(a.ref.kind === "vault" ? { label: vaultLabel(a.ref) } : {}),
       }),
     );
   let tail: Segment[];
@@ -146,9 +147,14 @@ export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment
   });
 }
 
+/** A transcript only the vault still holds (`--vault`): where the store had it. */
+function vaultLabel(ref: Extract<TranscriptRef, { kind: "vault" }>): string {
+  return `from the vault (snapshot run ${ref.runId}): OpenClaw no longer has it; it was ${ref.label}`;
+}
+
 /** The entries of `ref` that none of `earlier` holds: a restored copy shows only what is new in it. */
 function withoutEarlier(ref: TranscriptRef, earlier: TranscriptRef[]): TranscriptRef {
-  if (earlier.length === 0 || ref.kind === "sqlite-archive") return ref;
+  if (earlier.length === 0 || ref.kind === "sqlite-archive" || ref.kind === "vault") return ref;
   return { ...ref, omitIdsOf: earlier.map(sameFile) };
 }
 

@@ -5,6 +5,8 @@
  * the vault passes (it is untrusted input: a chunk name is 64 hex digits, never a path).
  */
 import crypto from "node:crypto";
+import path from "node:path";
+import type { TranscriptRef } from "./model.js";
 
 export const VAULT_SCHEMA_VERSION = 1;
 export const VAULT_KIND = "openclaw-sessions.vault";
@@ -207,4 +209,31 @@ export function keptRuns(runs: ReadonlyArray<{ runId: string; finishedAt: number
   if ("runs" in rule) for (const r of sorted.slice(-rule.runs)) kept.add(r.runId);
   else for (const r of sorted) if (r.finishedAt >= nowMs - rule.days * 86_400_000) kept.add(r.runId);
   return kept;
+}
+
+/** A file's item id: `file:<path relative to the store root>` (slashes), or its absolute path when outside it. */
+export function fileItemId(root: string, p: string): string {
+  const rel = path.relative(root, p);
+  return `file:${rel.startsWith("..") || path.isAbsolute(rel) ? p : rel.split(path.sep).join("/")}`;
+}
+
+/** The item id a run gives a transcript of the store (`--vault` tells the vault-only ones by it). */
+export function transcriptItemId(root: string, agentId: string, ref: TranscriptRef): string | null {
+  if (ref.kind === "file") return fileItemId(root, ref.path);
+  if (ref.kind === "sqlite") return `window:${agentId}:${ref.sessionId}`;
+  if (ref.kind === "sqlite-archive") return `archive-row:${agentId}:${ref.archiveName}`;
+  return null;
+}
+
+/** Item sources that are transcripts (not the store's sessions.json / entries, nor openclaw.json). */
+export function isTranscriptItem(it: Pick<VaultItem, "kind" | "source">): boolean {
+  if (it.kind === "window" || it.kind === "archive-row") return true;
+  return it.kind === "file" && it.source !== "store" && it.source !== "config";
+}
+
+/** Is `a`'s chunk list a prefix of `b`'s (the same bytes, or `b` grew from them)? */
+export function chunksPrefixOf(a: readonly ChunkRef[], b: readonly ChunkRef[]): boolean {
+  if (a.length > b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]![0] !== b[i]![0]) return false;
+  return true;
 }

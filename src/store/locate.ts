@@ -21,6 +21,8 @@ export interface StoreSelection {
   store?: string;
   /** false (`--no-index`): read every transcript itself, with no index read or written. */
   index?: boolean;
+  /** `--vault [dir]`: also what only this vault (`snapshot`) still holds; true: the default vault. */
+  vault?: string | true;
 }
 
 export interface AgentTarget {

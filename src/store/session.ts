@@ -125,6 +125,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
 
   const lines = (ref: TranscriptRef): AsyncIterable<RawLine> => {
     mustBeOpen();
+    if (ref.kind === "vault") return vaultLines(ref);
     if (ref.kind !== "sqlite-archive" && ref.omitIdsOf) return withoutIds(lines(ownLines(ref)), entryIdsOf(ref.omitIdsOf, lines));
     if (ref.kind === "file") return fileLines(ref.path, { compression: ref.compression });
     return sqliteLines(ref);
@@ -138,6 +139,10 @@ export function openStoreSession(place: StorePlace): StoreSession {
       for (const t of locateStores(sel, place.env, place.cwd)) {
         cache.addRoot(t.stateDir ?? t.sessionsDir, [t.sessionsDir, path.dirname(t.storePath)]);
         out.push(...(await indexTarget(t, place, database, cache)));
+      }
+      if (sel.vault !== undefined && out.length > 0) {
+        const { overlayVault, vaultDirFor } = await import("./vault/read.js");
+        await overlayVault(out, vaultDirFor(sel.vault, place));
       }
       return out;
     },
@@ -229,9 +234,15 @@ function openPinned(ref: TranscriptRef, lines: ReadLines): PinnedLines {
   return { lines: () => lines(ref), close: async () => undefined };
 }
 
+/** A vault item's lines (the reader is loaded on first use: runs without --vault never load it). */
+async function* vaultLines(ref: Extract<TranscriptRef, { kind: "vault" }>): AsyncGenerator<RawLine> {
+  const read = await import("./vault/read.js");
+  yield* read.vaultLines(ref);
+}
+
 /** A ref without its omit list: the transcript's own lines. */
 function ownLines(ref: TranscriptRef): TranscriptRef {
-  if (ref.kind === "sqlite-archive" || !ref.omitIdsOf) return ref;
+  if (ref.kind === "sqlite-archive" || ref.kind === "vault" || !ref.omitIdsOf) return ref;
   const { omitIdsOf: _omit, ...own } = ref;
   return own;
 }

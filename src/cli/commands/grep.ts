@@ -17,6 +17,7 @@ interface GrepFlags extends CommonOptions {
   until?: string;
   tools?: boolean;
   deleted?: boolean;
+  vault?: string | true;
   filesWithMatches?: boolean;
   count?: boolean;
   jsonl?: boolean;
@@ -31,6 +32,7 @@ function outputOf(flags: GrepFlags): { format: GrepFormat; mode: GrepMode } {
 function grepOptions(pattern: string, flags: GrepFlags, mode: GrepMode): GrepOptions {
   return {
     ...selectionOf(flags, flags.key),
+    ...(flags.vault !== undefined ? { vault: flags.vault } : {}),
     pattern,
     fixed: flags.fixedStrings,
     ignoreCase: flags.ignoreCase,
@@ -74,6 +76,7 @@ export const registerGrep = defineCommand<GrepFlags, [string]>({
       .option("--until <when>", "only entries at or before this time")
       .option("--tools", "also search tool calls and tool results (excluded by default)")
       .option("--no-deleted", "leave out .deleted archives")
+      .option("--vault [dir]", "also search what only the vault (snapshot) still holds (default vault without dir)")
       .option("-l, --files-with-matches", "print only the paths of transcripts with a match")
       .option("-c, --count", "print the number of matching entries per transcript")
       .option("--jsonl", 'one JSON record per match (recordType "match"), then a summary record'),

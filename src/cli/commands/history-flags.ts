@@ -5,6 +5,8 @@ export interface HistoryFlags extends CommonOptions {
   file?: string;
   sessionId?: string;
   archived?: boolean;
+  /** `--vault [dir]`: with --archived, what only the vault (snapshot) still holds; true: the default vault. */
+  vault?: string | true;
   segment?: number;
   allBranches?: boolean;
   raw?: boolean;

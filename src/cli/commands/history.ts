@@ -21,6 +21,7 @@ function optionsOf(key: string | undefined, o: HistoryFlags, now: number): Histo
     file: o.file,
     sessionId: o.sessionId,
     archived: o.archived,
+    ...(o.vault !== undefined ? { vault: o.vault } : {}),
     segment: o.segment,
     view,
     tail: o.tail,
@@ -48,6 +49,7 @@ export const registerHistory = defineCommand<HistoryFlags, [string | undefined]>
       not: ["archived"],
       message: "--around takes a line of one file: use it without --archived (--file <path> reads an archive)",
     },
+    { if: ["vault"], needs: ["archived"], message: "--vault adds what only the vault holds to --archived: use them together" },
     { if: ["around"], not: ["raw"], message: "--around picks messages; it cannot be combined with --raw" },
     {
       if: ["around"],
@@ -60,6 +62,10 @@ export const registerHistory = defineCommand<HistoryFlags, [string | undefined]>
   options: (cmd) =>
     cmd
       .option("--archived", "every segment of the key across resets, oldest first, with dividers")
+      .option(
+        "--vault [dir]",
+        "with --archived: also what only the vault (snapshot) still holds, marked; a deleted key by its former name (default vault without dir)",
+      )
       .option(
         "--segment <n>",
         "with --archived: only segment n (1 = oldest, as the text output numbers them; JSON index + 1)",

@@ -60,14 +60,15 @@ store, a symlink in the vault, another snapshot running). See ${docsPath("snapsh
     const cmd = await import("../../commands/snapshot.js");
     const ctx = app.storeContext();
     const vaultOpts = { ...(flags.vault !== undefined ? { vault: flags.vault } : {}) };
+    const { vault: _vault, ...selection } = selectionOf(flags);
     let result: import("../../commands/snapshot.js").SnapshotCommandResult;
     if (flags.verify) result = await cmd.runVerify(vaultOpts, ctx);
     else if (flags.status) result = await cmd.runStatus(vaultOpts, ctx);
     else if (flags.prune) result = await cmd.runPrune({ ...vaultOpts, keep: flags.keep!, yes: flags.yes }, ctx);
     else if (flags.schedule) {
       const self = [process.execPath, process.argv[1] ?? "openclaw-sessions"];
-      result = await cmd.runSchedule({ ...selectionOf(flags), ...vaultOpts, everyMinutes: flags.every ?? 15, yes: flags.yes, self }, ctx);
-    } else result = await cmd.runSnapshot({ ...selectionOf(flags), ...vaultOpts }, ctx);
+      result = await cmd.runSchedule({ ...selection, ...vaultOpts, everyMinutes: flags.every ?? 15, yes: flags.yes, self }, ctx);
+    } else result = await cmd.runSnapshot({ ...selection, ...vaultOpts }, ctx);
     const { SNAPSHOT_REPORTERS } = await import("../../render/snapshot-reporters.js");
     const reporter = await pickReporter(SNAPSHOT_REPORTERS, flags, () => ({ tz: app.textContext(flags).tz, quiet: flags.quiet === true }));
     app.io.stdout.write(reporter.end(result));

@@ -28,7 +28,7 @@ export interface IndexedRoot {
 export interface StoreCacheDeps {
   env: NodeJS.ProcessEnv;
   /** What proves a SQLite window or archive row unchanged in the run's snapshot; null when it has none. */
-  sqliteProof: (ref: Exclude<TranscriptRef, { kind: "file" }>) => string | null;
+  sqliteProof: (ref: Exclude<TranscriptRef, { kind: "file" | "vault" }>) => string | null;
   /** Said once per run (a warning line). */
   warn: (text: string) => void;
   now?: () => number;
@@ -38,6 +38,7 @@ export interface StoreCacheDeps {
 export function sourceOf(ref: TranscriptRef): string | null {
   if (ref.kind === "file") return ref.omitIdsOf ? null : `file:${ref.compression}:${ref.path}`;
   if (ref.kind === "sqlite") return ref.omitIdsOf ? null : `window:${ref.dbPath}#${ref.sessionId}`;
+  if (ref.kind === "vault") return null; // read from the vault, never indexed
   return `archive:${ref.dbPath}#${ref.archiveName}`;
 }
 
@@ -109,7 +110,7 @@ export class StoreCache {
 
   /** The index a transcript belongs to: the root whose dir holds it, else the run's first root. */
   indexFor(ref: TranscriptRef): IndexDb | null {
-    if (!this.#enabled || this.#roots.length === 0) return null;
+    if (!this.#enabled || this.#roots.length === 0 || ref.kind === "vault") return null;
     const p = ref.kind === "file" ? ref.path : ref.dbPath;
     let best: IndexedRoot | undefined;
     let bestLen = -1;
@@ -125,7 +126,7 @@ export class StoreCache {
   /** What proves the transcript's content now, or null when it cannot be proven (not cached). */
   identityOf(ref: TranscriptRef): SourceIdentity | null {
     const source = sourceOf(ref);
-    if (source === null) return null;
+    if (source === null || ref.kind === "vault") return null;
     if (ref.kind === "file") {
       const st = statOrNull(ref.path);
       return st?.isFile() ? { source, identity: statIdentity(st) } : null;

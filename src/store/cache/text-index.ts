@@ -37,7 +37,7 @@ export function narrowingLiteral(literal: string | null, ignoreCase: boolean): s
 
 /** A transcript's own lines (a trimmed `.bak` without its omit list): what the table holds of it, a superset. */
 export function ownRef(ref: TranscriptRef): TranscriptRef {
-  if (ref.kind === "sqlite-archive" || !ref.omitIdsOf) return ref;
+  if (ref.kind === "sqlite-archive" || ref.kind === "vault" || !ref.omitIdsOf) return ref;
   const { omitIdsOf: _omit, ...own } = ref;
   return own;
 }

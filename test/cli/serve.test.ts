@@ -5,7 +5,7 @@
  * the shipped CLI: the URL printed once, a clean stop on SIGINT and SIGTERM, `open <key>` starting
  * the system opener, and the options that cannot be given (a bind address, a port out of range).
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -179,6 +179,16 @@ describe("pages, both eras", () => {
     expect(await row("")).toEqual(["4", "3", "3", "5.1 KiB", "2,300"]);
     expect(await row("?sort=resets")).toEqual(await row(""));
     expect(await row("?has=resets&sort=key")).toEqual(await row(""));
+  });
+
+  it("a file that cannot be read (a FIFO among the archives) is named on the page, never waited on", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const fifo = path.join(stateDir, "agents/main/sessions/11111111-2222-4333-8444-555555555555.jsonl.reset.2026-07-01T09-20-00.000Z");
+    execFileSync("mkfifo", [fifo]);
+    const v = await startViewer({ stateDir });
+    const r = await request(v.port, `/${v.token}/`, { headers: { Host: `127.0.0.1:${v.port}` } });
+    expect(r.status).toBe(200);
+    expect(r.body).toContain(`<p class="warn">cannot read ${fifo}: a FIFO`);
   });
 
   it("a key that does not exist is a 404 page, a bad parameter a 400 page", async () => {

@@ -3,13 +3,13 @@
  * on the loopback interface, prints its URL (with the random token every request needs) once on
  * stdout, opens a browser when asked, and runs until Ctrl-C or SIGTERM, then stops cleanly.
  */
-import { spawn } from "node:child_process";
 import type { App } from "../app.js";
 import { defineCommand } from "../define-command.js";
 import { integerOption, selectionOf, type CommonOptions } from "../options.js";
 import { environmentError, usageError } from "../../core/errors.js";
 import { resolveTimeZone } from "../../core/format.js";
-import type { StoreSelection } from "../../store/index.js";
+import type { StoreContext, StoreSelection } from "../../store/index.js";
+import { openStoreSession } from "../../store/session.js";
 
 interface ServeFlags extends CommonOptions {
   port?: number;
@@ -37,9 +37,24 @@ function openBrowser(app: App, url: string): void {
       : process.platform === "win32"
         ? ["cmd", ["/c", "start", '""', url.replace(/&/g, "^&")]]
         : ["xdg-open", [url]];
-  const child = spawn(cmd, args, { stdio: "ignore", detached: true, env: app.io.env });
+  // Loaded here, not imported: node:child_process is a measurable part of every command's start.
+  const child = process.getBuiltinModule("node:child_process").spawn(cmd, args, { stdio: "ignore", detached: true, env: app.io.env });
   child.on("error", () => app.say(`could not start ${cmd} to open a browser; open the URL above yourself`));
   child.unref();
+}
+
+/**
+ * A store session for what is checked before the server starts, closed at once: the server reads
+ * through a session of its own per request, so no database snapshot is kept while it runs.
+ */
+async function withSession<T>(app: App, body: (ctx: StoreContext) => Promise<T>): Promise<T> {
+  const session = openStoreSession({ env: app.io.env, cwd: app.io.cwd });
+  try {
+    return await body({ env: app.io.env, cwd: app.io.cwd, session });
+  } finally {
+    for (const n of session.notices()) app.say(n);
+    session.close();
+  }
 }
 
 const PORT_HELP = "the port (default: a random free one); the server listens on 127.0.0.1 and ::1 only";
@@ -49,7 +64,7 @@ async function serveUntilStopped(app: App, flags: ServeFlags, sel: StoreSelectio
   const { startServer } = await import("../serve/server.js");
   const { routes } = await import("../serve/routes.js");
   const tz = resolveTimeZone(flags.tz, app.io.env);
-  const stores = await app.storeContext().session.indexes(sel);
+  const stores = await withSession(app, (ctx) => ctx.session.indexes(sel));
   const route = routes({ selection: sel, env: app.io.env, cwd: app.io.cwd, tz });
   const server = await startServer({
     port: flags.port ?? 0,
@@ -128,7 +143,7 @@ anything starts.
     checkPort(flags.port);
     const sel = selectionOf(flags, key);
     const { checkKey } = await import("../serve/routes.js");
-    const { agentId } = await checkKey(sel, key, app.storeContext());
+    const { agentId } = await withSession(app, (ctx) => checkKey(sel, key, ctx));
     const q = new URLSearchParams({ k: key, agent: agentId });
     await serveUntilStopped(app, flags, sel, `key?${q.toString()}`);
   },

@@ -215,11 +215,12 @@ function errorAnswer(f: Frame, err: ToolError): Answer {
   return html(page(f, "Error", errorBody(`${err.message} (${err.code})`, err.hint)), status);
 }
 
-/** Unreadable inputs the request met: one line each at the top of the page. */
-function withUnreadable(a: Answer, log: UnreadableLog): Answer {
-  const files = log.files();
-  if (files.length === 0 || a.body === undefined || !a.type.startsWith("text/html")) return a;
-  const lines = files.map((u) => `<p class="warn">cannot read ${esc(u.path)}: ${esc(u.cause)}</p>`).join("");
+/** What the request read but could not read, or read unverified (a newer schema): one line each at the top of the page. */
+function withWarnings(a: Answer, log: UnreadableLog, notices: string[]): Answer {
+  const lines = [...notices.map((n) => esc(n)), ...log.files().map((u) => `cannot read ${esc(u.path)}: ${esc(u.cause)}`)]
+    .map((l) => `<p class="warn">${l}</p>`)
+    .join("");
+  if (lines === "" || a.body === undefined || !a.type.startsWith("text/html")) return a;
   return { ...a, body: a.body.replace("<main>\n", `<main>\n${lines}`) };
 }
 
@@ -237,7 +238,7 @@ export function routes(s: RouteSettings): Route {
     let streaming = false;
     try {
       const a = await log.run(() => h(q, f, ctx, s));
-      if (!a.stream) return withUnreadable(a, log);
+      if (!a.stream) return withWarnings(a, log, session.notices());
       streaming = true;
       const body = a.stream;
       return { ...a, stream: (write) => log.run(() => body(write)).finally(() => session.close()) };

@@ -276,6 +276,12 @@ describe("the CLI", () => {
       const r = await cli(["serve", "--state-dir", stateDir, ...args]);
       expect(r.code, args.join(" ")).toBe(2);
     }
+    // A port something else holds: exit 3, nothing served.
+    const taken = await startViewer({ stateDir });
+    const busy = await cli(["serve", "--state-dir", stateDir, "--port", String(taken.port)]);
+    expect(busy.code).toBe(3);
+    expect(busy.stderr).toContain(`cannot listen on port ${taken.port}: in use`);
+    expect(busy.stdout).toBe("");
     const help = await cli(["serve", "--help"]);
     expect(help.stdout).not.toMatch(/--host|--bind|--address/);
   });

@@ -68,6 +68,7 @@ const READERS: string[][] = [
   ["timeline", "--json"],
   ["grep", "the", "--json"],
   ["context-pack", KEY, "--segments", "3", "--include-current", "--json"],
+  ["compactions", "--json"],
 ];
 
 describe("agent schema 24", () => {

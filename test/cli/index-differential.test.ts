@@ -62,10 +62,17 @@ function commandsOf(s: Store): string[][] {
     ["history", k, "--archived", "--json"],
     ["export", k, "--archived"],
     ["context-pack", k],
+    ["compactions", k, "--json"],
   ]);
-  return [["ls", "--json"], ["timeline", "--json"], ["timeline"], ["check", "--json"], ["grep", s.word, "-i", "--json"], ...keyed].map(
-    (argv) => [...argv, "--state-dir", s.stateDir],
-  );
+  const wide = [
+    ["ls", "--json"],
+    ["timeline", "--json"],
+    ["timeline"],
+    ["check", "--json"],
+    ["compactions", "--json"],
+    ["grep", s.word, "-i", "--json"],
+  ];
+  return [...wide, ...keyed].map((argv) => [...argv, "--state-dir", s.stateDir]);
 }
 
 /** What differs between two runs of the same command on the same files: the clock. */

@@ -16,6 +16,7 @@ const COMMANDS: Array<[string, (key: string) => string[]]> = [
   ["timeline", (k) => ["timeline", k]],
   ["export", (k) => ["export", k]],
   ["context-pack", (k) => ["context-pack", k]],
+  ["compactions", (k) => ["compactions", k]],
   ["ls <key>", (k) => ["ls", k]],
   ["restore --key K --segment 1", (k) => ["restore", "--key", k, "--segment", "1"]],
 ];

@@ -119,6 +119,9 @@ const textRuns: string[][] = [
   ["export", KEY, "--format", "html"],
   ["export", KEY, "--archived"],
   ["context-pack", KEY, "--include-current"],
+  ["compactions"],
+  ["compactions", KEY, "--show", "1"],
+  ["context-pack", KEY, "--compaction", "1"],
 ];
 
 describe("no control character reaches a terminal raw", () => {

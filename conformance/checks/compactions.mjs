@@ -80,7 +80,7 @@ async function random(ctx, { era, packageDir, name }, n, tally) {
     for (const [code, k] of Object.entries(res.flagged)) tally.set(code, (tally.get(code) ?? 0) + k);
     fs.rmSync(root, { recursive: true, force: true });
   }
-  return `${n} OpenClaw ${name} stores: ${compactions} compactions equal${trims ? `, ${trims} trims flagged` : ""}`;
+  return `${n} OpenClaw ${name} stores: ${compactions} compactions equal${trims ? `, ${trims} trims (TRIM_ONLY_IN_BAK exactly when they removed messages)` : ""}`;
 }
 
 export default async function (ctx) {

@@ -84,7 +84,7 @@ export interface TranscriptCompactions {
   offPath: number;
 }
 
-/** An item of a collected span: the context item, and which compaction's summary it is when it is one. */
+/** An item of a collected span: the context item (a previous summary is `kind: "compactionSummary"`), with its time in ms. */
 export interface SpanItem extends ContextItem {
   time: number | null;
 }

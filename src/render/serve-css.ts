@@ -76,6 +76,7 @@ svg.timeline .boundary line { stroke-width: 3; } svg.timeline .reset line, svg.t
 svg.timeline .deleted line, svg.timeline .deleted path { stroke: var(--fg); fill: var(--fg); stroke-dasharray: 4 3; }
 svg.timeline .restore line, svg.timeline .restore path { stroke: var(--seg-restored); fill: var(--seg-restored); }
 svg.timeline .mark-label { fill: var(--fg); font-size: 12px; text-anchor: middle; }
+svg.timeline .comp-label { fill: var(--fg); font-size: 11px; text-anchor: middle; }
 svg.timeline .compaction path { fill: var(--compact-edge); stroke: var(--bg); stroke-width: 1.5; }
 svg.timeline .tick.end { text-anchor: end; }
 svg.timeline .axis { stroke: var(--line); stroke-width: 1; } svg.timeline .tick { fill: var(--muted); font-size: 12px; }

@@ -134,7 +134,7 @@ export function keyPageHtml(f: Frame, k: KeyPage): string {
   const params = { ...key, view: k.view, size: k.size === 100 ? undefined : k.size };
   const warn = c.warnings.map((w) => `<p class="warn">${esc(w)}</p>`).join("");
   const body = `<h1>${esc(t.sessionKey)}</h1>
-<p class="note">agent ${esc(k.agentId)} · session <code>${esc(t.sessionId ?? "none")}</code> · ${t.segments.length} segments, ${t.resets} resets</p>
+<p class="note">agent ${esc(k.agentId)} · session <code>${esc(t.sessionId ?? "none")}</code> · ${t.segments.length} segment${t.segments.length === 1 ? "" : "s"}, ${t.resets} reset${t.resets === 1 ? "" : "s"}</p>
 ${timelineSection(f, k)}
 <nav class="tabs" aria-label="views">${tab("openclaw", "What OpenClaw shows")}${tab("all", "The whole conversation across resets")}</nav>
 <p class="note">${esc(k.view === "all" ? "Every segment of the key, oldest first, with a divider at each reset." : c.header.source.why)} Export this view: ${exportLinks(f, k, k.view)}</p>

@@ -15,7 +15,9 @@ const W = 1000;
 const PAD = 16;
 const BAR_Y = 44;
 const BAR_H = 30;
-const H = 118;
+const H = 138;
+/** The row of compaction labels, between the bar and the time labels. */
+const COMP_Y = BAR_Y + BAR_H + 24;
 /** The width of a time label ("2026-07-01 09:00:00 UTC" at 12px). */
 const TICK_W = 160;
 /** Each segment gets at least this many pixels, whatever its duration. */
@@ -98,14 +100,19 @@ function boundaryShape(ev: TimelineEvent, x: number, tz: string, labelled: boole
   return `<g class="boundary ${cls}" data-after-segment="${ev.segment + 1}"><title>${esc(title)}</title><line x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${BAR_Y - 8}" y2="${BAR_Y + BAR_H + 8}"/><path d="M${(x - 5).toFixed(1)} ${BAR_Y - 9}h10l-5 7z"/>${label}</g>`;
 }
 
-function compactionShape(ev: TimelineEvent, x: number, tz: string): string {
+/** A compaction: a diamond on its segment's bar, its `tokensBefore` below when there is room (`labelled`). */
+function compactionShape(ev: TimelineEvent, x: number, tz: string, labelled: boolean): string {
   const before = num(ev.tokensBefore);
   const tokens = before === null ? "tokens before unknown" : `${before.toLocaleString("en-US")} tokens before`;
   const flag = typeof ev.summaryFlag === "string" && ev.summaryFlag ? `; summary: ${ev.summaryFlag}` : "";
   const when = ev.time !== null ? ` at ${readableTime(ev.time, tz)}` : "";
   const y = BAR_Y + BAR_H / 2;
   const d = `M${x.toFixed(1)} ${y - 7}l6 7-6 7-6-7z`;
-  return `<g class="compaction" data-segment="${ev.segment + 1}"><title>${esc(`Compaction in segment ${ev.segment + 1}${when}: ${tokens}${flag}`)}</title><path d="${d}"/></g>`;
+  const label =
+    labelled && before !== null
+      ? `<text class="comp-label" x="${Math.min(W - PAD - 40, Math.max(PAD + 40, x)).toFixed(1)}" y="${COMP_Y}">${esc(`${before.toLocaleString("en-US")} tok`)}</text>`
+      : "";
+  return `<g class="compaction" data-segment="${ev.segment + 1}"><title>${esc(`Compaction in segment ${ev.segment + 1}${when}: ${tokens}${flag}`)}</title><path d="${d}"/>${label}</g>`;
 }
 
 /** x of an instant inside a segment's box (its middle when the time is unknown). */
@@ -144,15 +151,19 @@ export function timelineSvg(t: TimelineResult, tz: string): string {
     parts.push(boundaryShape(ev, p.x1, tz, p.x1 - lastLabel > 130));
     if (p.x1 - lastLabel > 130) lastLabel = p.x1;
   }
+  let lastComp = -Infinity;
   for (const ev of t.events.filter((e) => e.type === "compaction")) {
     const p = pos[ev.segment];
-    if (p) parts.push(compactionShape(ev, xIn(p, spans[ev.segment]!, ev.time), tz));
+    if (!p) continue;
+    const x = xIn(p, spans[ev.segment]!, ev.time);
+    parts.push(compactionShape(ev, x, tz, x - lastComp > 90));
+    if (x - lastComp > 90) lastComp = x;
   }
   const resets = boundaries.filter((e) => boundaryClass(e) === "reset").length;
   const summary = `${t.segments.length} segment${t.segments.length === 1 ? "" : "s"}, ${resets} reset${resets === 1 ? "" : "s"}`;
   return `<svg class="timeline" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-labelledby="tl-title tl-desc" xmlns="http://www.w3.org/2000/svg">
 <title id="tl-title">Timeline of ${esc(t.sessionKey)}</title><desc id="tl-desc">${esc(summary)}; the table below lists every segment and event.</desc>
-<line class="axis" x1="${PAD}" x2="${W - PAD}" y1="${BAR_Y + BAR_H + 12}" y2="${BAR_Y + BAR_H + 12}"/>
+<line class="axis" x1="${PAD}" x2="${W - PAD}" y1="${BAR_Y + BAR_H + 8}" y2="${BAR_Y + BAR_H + 8}"/>
 ${parts.join("\n")}
 ${axisLabels(spans, pos, tz)}
 </svg>`;

@@ -113,6 +113,18 @@ describe.skipIf(!hasChromium)("serve in Chromium", () => {
     await page.close();
   });
 
+  it("a compaction is drawn with its tokensBefore", async () => {
+    const { stateDir } = copyState("files", "single-active");
+    const v = await startViewer({ stateDir });
+    const { page, bad } = await watchedPage(`http://127.0.0.1:${v.port}`);
+    await page.goto(`${v.url}key?k=${encodeURIComponent("agent:main:main")}&agent=main`);
+    expect(await svgCount(page, "g.compaction")).toBe(1);
+    expect(await page.locator("svg.timeline g.compaction title").textContent()).toContain("48,231 tokens before");
+    expect(await page.locator("svg.timeline g.compaction text").textContent()).toBe("48,231 tok");
+    expect(bad).toEqual([]);
+    await page.close();
+  });
+
   it("a restored copy is marked as such, in the drawing and in the conversation", async () => {
     const { stateDir } = copyState("files", "reset-chain");
     const state = tempDir("ocs-serve-restore-");

@@ -243,7 +243,7 @@ describe("the CLI", () => {
     await expect(request(Number(url.port), url.pathname, { headers: { Host: url.host } })).rejects.toThrow();
   });
 
-  it("open <key>: starts the system opener at the key's page; a misspelt key is exit 2 before anything starts", async () => {
+  it("open <key> and serve --open start the system opener at the key's page and the overview; a misspelt key is exit 2 before anything starts", async () => {
     const { stateDir } = copyState("files", "reset-chain");
     const bin = tempDir("ocs-opener-");
     const record = path.join(bin, "opened");
@@ -259,6 +259,16 @@ describe("the CLI", () => {
     expect(page.body).toContain('<svg class="timeline"');
     s.child.kill("SIGTERM");
     expect((await s.exited).code).toBe(0);
+
+    // serve --open: the overview.
+    fs.rmSync(record);
+    const o = startCli(["serve", "--open", "--state-dir", stateDir], { PATH: `${bin}:${process.env.PATH}` });
+    const overview = await o.url;
+    for (let i = 0; i < 100 && !fs.existsSync(record); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(fs.readFileSync(record, "utf8").trim()).toBe(overview);
+    expect(new URL(overview).pathname).toMatch(/^\/[\w-]{32}\/$/);
+    o.child.kill("SIGINT");
+    expect((await o.exited).code).toBe(0);
 
     const bad = await cli(["open", "agent:main:telegrm:direct:424242", "--state-dir", stateDir]);
     expect(bad.code).toBe(2);

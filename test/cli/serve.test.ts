@@ -200,7 +200,12 @@ describe("pages, both eras", () => {
     expect(missing.body).toContain("SESSION_NOT_FOUND");
     expect((await get("?sort=bogus")).status).toBe(400);
     expect((await get(`key?k=${KEY}&view=bogus`)).status).toBe(400);
-    expect((await get("transcript?p=/etc/passwd")).status).toBe(400);
+    // A path outside the store is refused before it is looked at: no answer tells whether it exists.
+    const outside = await get("transcript?p=/etc/passwd");
+    const nowhere = await get("transcript?p=/etc/no-such-file-here");
+    expect([outside.status, nowhere.status]).toEqual([400, 400]);
+    expect(outside.body).toContain("FILE_OUTSIDE_STORE");
+    expect(nowhere.body).toContain("FILE_OUTSIDE_STORE");
   });
 });
 

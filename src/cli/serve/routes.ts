@@ -3,7 +3,6 @@
  * when the answer has been sent), gets its data from the commands (commands/serve*.ts), and renders
  * it (render/serve-*.ts). Query parameters are parsed here, strictly: an unknown value is a 400 page.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { findSession } from "../../core/lookup.js";
 import { ToolError, usageError } from "../../core/errors.js";
@@ -124,7 +123,8 @@ const transcript: Handler = async (q, f, ctx, s) => {
   const ref = p === undefined ? null : parseTranscriptRef(p);
   const sid = q.get("sid") ?? (ref?.kind === "sqlite" ? ref.sessionId : undefined);
   const size = sizeParam(q.get("size"));
-  const isFile = p !== undefined && path.isAbsolute(p) && fs.existsSync(p);
+  // Decided by the name alone: `history --file` refuses a path outside the store before it looks at it.
+  const isFile = p !== undefined && ref?.kind === "path" && path.isAbsolute(p);
   if (!isFile && !sid) throw usageError("MISSING_ARGUMENT", "name a transcript: ?p=<file of the store> or ?sid=<sessionId>");
   const opts: HistoryOptions = {
     ...s.selection,

@@ -6,7 +6,7 @@
  */
 import { finiteNumber, isRecord, stringOrNull } from "../coerce.js";
 import type { SpanEnd, SpanTally, CompactionFact } from "./span.js";
-import { fallbackOf, type FallbackText } from "./fallbacks.js";
+import { fallbackOf, summaryFlagOf } from "./fallbacks.js";
 
 /** The stable flag codes (JSON `flags[].code`; docs/compactions.md). */
 export const COMPACTION_FLAG_CODES = ["SUMMARY_EMPTY", "SUMMARY_FALLBACK", "SPAN_WITHOUT_USER", "TRIM_ONLY_IN_BAK"] as const;
@@ -219,11 +219,11 @@ function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? "" : "s"}`;
 }
 
-/** What the lost span held, in words ("12 messages and the previous compaction's summary"). */
+/** What the lost span held, in words: "the 12 messages and the previous compaction's summary", or "nothing". */
 function lostWords(l: LostSpan): string {
-  const parts = l.messages > 0 || !l.previousSummary ? [plural(l.messages, "message")] : [];
+  const parts = l.messages > 0 ? [`the ${plural(l.messages, "message")}`] : [];
   if (l.previousSummary) parts.push("the previous compaction's summary");
-  return parts.join(" and ");
+  return parts.length > 0 ? parts.join(" and ") : "nothing";
 }
 
 /** The flags of a compaction row (`summary`), or of a trim (`trim`: its `.bak` and how many messages it removed). */
@@ -238,21 +238,23 @@ export function flagsOf(summary: string | null, lost: LostSpan, trim?: { bak: st
       });
     return out;
   }
-  if (summary !== null) {
-    const fb: FallbackText | null = fallbackOf(summary);
-    if (summary.trim() === "")
-      out.push({ code: "SUMMARY_EMPTY", message: `the summary is empty: the model was told nothing of the ${lostWords(lost)} it lost` });
-    else if (fb)
-      out.push({
-        code: "SUMMARY_FALLBACK",
-        message: `the summary is a fallback text (${fb.id}): the model was told nothing of the ${lostWords(lost)} it lost`,
-        fallback: { id: fb.id, text: fb.text, source: fb.source },
-      });
+  const what = lostWords(lost);
+  const told = what === "nothing" ? ", and it lost nothing" : `: the model was told nothing of ${what} it lost`;
+  const flag = summary === null ? null : summaryFlagOf(summary);
+  if (flag === "empty") out.push({ code: "SUMMARY_EMPTY", message: `the summary is empty${told}` });
+  else if (flag === "fallback") {
+    const fb = fallbackOf(summary)!;
+    out.push({
+      code: "SUMMARY_FALLBACK",
+      message: `the summary is a fallback text (${fb.id})${told}`,
+      fallback: { id: fb.id, text: fb.text, source: fb.source },
+    });
   }
-  if (lost.users === 0) {
-    const other = lost.messages > 0 || lost.previousSummary ? `only ${lostWords(lost)}` : "nothing at all";
-    out.push({ code: "SPAN_WITHOUT_USER", message: `the span it lost holds no user message (${other})` });
-  }
+  if (lost.users === 0)
+    out.push({
+      code: "SPAN_WITHOUT_USER",
+      message: `the span it lost holds no user message (${what === "nothing" ? "nothing at all" : `only ${what}`})`,
+    });
   return out;
 }
 

@@ -10,6 +10,24 @@ import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const pkg = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+
+/**
+ * commander requires node:child_process when it loads, for executable subcommands this CLI never
+ * has: loading it (with net, dgram, streams) was a measurable part of every start. Its
+ * `require("node:child_process")` gets a stand-in that loads the module on first use instead.
+ */
+const lazyChildProcess = {
+  name: "lazy-child-process",
+  setup(b) {
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[/\\]node_modules[/\\]commander[/\\]/.test(args.importer) ? { path: "node:child_process", namespace: "lazy-builtin" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
+      contents: `let m; module.exports = new Proxy({}, { get: (_, name) => (m ??= require(${JSON.stringify(args.path)}))[name] });`,
+      loader: "js",
+    }));
+  },
+};
 fs.rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 
 await build({
@@ -27,6 +45,7 @@ await build({
   // CommonJS dependencies (cli-table3) call require() for Node's own modules. A createRequire()
   // of a package is not bundled (esbuild cannot see it): the check below refuses one.
   banner: { js: 'import { createRequire as __ocsRequire } from "node:module"; const require = __ocsRequire(import.meta.url);' },
+  plugins: [lazyChildProcess],
 });
 
 // A module only node_modules has works from the clone and breaks the installed package.

@@ -1,6 +1,6 @@
 /** What a command's CLI wiring gets: the streams, the environment, and a way to set the exit code. */
 import { colorLevel, outputSink, type IO, type OutputSink } from "./output.js";
-import { makeStyle, type Style } from "../render/style.js";
+import { loadColours, makeStyle, type Style } from "../render/style.js";
 import type { CommonOptions } from "./options.js";
 import { pathsNamedBy, reportError, writeMessage } from "./boundary.js";
 import { resolveTimeZone } from "../core/format.js";
@@ -17,7 +17,10 @@ export class OutputClosed extends Error {
 import { ExitCode } from "../core/errors.js";
 import { UnreadableLog } from "../store/safe-read.js";
 import type { Progress, StoreContext } from "../store/index.js";
-import { openStoreSession, type StoreSession } from "../store/session.js";
+import type { StoreSession } from "../store/session.js";
+
+/** The store layer, loaded before the first body that reads a store (`guard`): wiring and parsing a command do not load it. */
+let storeLayer: typeof import("../store/session.js") | null = null;
 
 export interface App {
   io: IO;
@@ -47,8 +50,11 @@ export interface App {
    * closed by `guard` when the body ends), the environment and the cwd.
    */
   storeContext(progress?: Progress): StoreContext;
-  /** Run a command body inside the error boundary; closes the run's store session whatever happens. */
-  guard(opts: CommonOptions, body: () => Promise<void>): Promise<void>;
+  /**
+   * Run a command body inside the error boundary; closes the run's store session whatever happens.
+   * `store` false: the body reads no store (`storeContext` is not loaded for it).
+   */
+  guard(opts: CommonOptions, body: () => Promise<void>, store?: boolean): Promise<void>;
 }
 
 export function createApp(io: IO): App {
@@ -94,14 +100,18 @@ export function createApp(io: IO): App {
       return outputSink(io.stdout, () => app.checkOutput(), opts);
     },
     storeContext(progress) {
-      session ??= openStoreSession({ env: io.env, cwd: io.cwd });
+      if (!storeLayer) throw new Error("internal: storeContext() outside a command body");
+      session ??= storeLayer.openStoreSession({ env: io.env, cwd: io.cwd });
       return { env: io.env, cwd: io.cwd, session, ...(progress ? { progress } : {}) };
     },
-    async guard(opts, body) {
+    async guard(opts, body, store = true) {
       const log = new UnreadableLog();
       named = [];
       let notices: string[] = [];
       try {
+        if (store) storeLayer ??= await import("../store/session.js");
+        // Colour for either stream: chalk is loaded now, so styleFor stays synchronous.
+        if (colorLevel(opts.color, io.env, io.stdout.isTTY) > 0 || colorLevel(opts.color, io.env, io.stderr.isTTY) > 0) await loadColours();
         await log.run(body);
       } catch (err) {
         if (err instanceof OutputClosed || (app.outputClosed && (err as NodeJS.ErrnoException)?.code === "EPIPE")) return;

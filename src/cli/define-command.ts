@@ -103,12 +103,16 @@ export function defineCommand<F extends CommonOptions, A extends unknown[] = []>
     cmd.action(async (...params: unknown[]) => {
       const flags = cmd.opts<F>();
       const args = params.slice(0, cmd.registeredArguments.length) as A;
-      await app.guard(flags, async () => {
-        // The rules see what the user gave; the body gets what that implies too.
-        const broken = brokenRule(def.rules ?? [], { ...argsByName(def, args), ...flags });
-        if (broken) throw broken;
-        await def.run({ app, flags: withImplied(flags, def.implies), command: cmd }, ...args);
-      });
+      await app.guard(
+        flags,
+        async () => {
+          // The rules see what the user gave; the body gets what that implies too.
+          const broken = brokenRule(def.rules ?? [], { ...argsByName(def, args), ...flags });
+          if (broken) throw broken;
+          await def.run({ app, flags: withImplied(flags, def.implies), command: cmd }, ...args);
+        },
+        def.store !== false,
+      );
     });
   };
 }
@@ -124,4 +128,21 @@ export async function pickReporter<R, C>(
   textContext: () => C,
 ): Promise<Reporter<R>> {
   return flags.json ? registry.json() : await registry.text(textContext());
+}
+
+/** Gathered into writes of this size: thousands of rows are not thousands of writes. */
+const REPORT_WRITE_BYTES = 64 * 1024;
+
+/**
+ * A document reporter's text on stdout: part by part when it has parts, through the sink that
+ * waits for a slow reader, so a large document is never one string (nor one buffered write) in memory.
+ */
+export async function writeReport<R>(app: App, reporter: Reporter<R>, result: R): Promise<void> {
+  if (!reporter.endParts) {
+    app.io.stdout.write(reporter.end(result));
+    return;
+  }
+  const out = app.output({ gather: REPORT_WRITE_BYTES });
+  for (const part of reporter.endParts(result)) await out.write(part);
+  await out.flush();
 }

@@ -1,7 +1,13 @@
-/** Process entry: real streams in, exit code out. */
+/**
+ * Process entry: real streams in, exit code out. The CLI's wiring (commander, the command
+ * definitions) is imported here, not lazily: every run but `--version` (answered by the bin before
+ * this module loads) needs it, and one module loads faster than a chain of them.
+ */
 import { VERSION } from "./version.js";
+import { runWithCappedYoungGeneration, wantsCappedYoungGeneration } from "./young-generation.js";
+import { run } from "./program.js";
 
-/** `--version` answers before commander and the commands load: cold start stays near `node -e 0`. */
+/** `--version` answers before anything runs (the bin answers it before this module even loads). */
 function fastVersion(argv: string[]): boolean {
   if (argv.length !== 1 || (argv[0] !== "--version" && argv[0] !== "-V")) return false;
   process.stdout.write(`${VERSION}\n`);
@@ -34,18 +40,19 @@ async function ask(question: string): Promise<string> {
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   if (fastVersion(argv)) return;
-  const young = await import("./young-generation.js");
-  if (process.argv[1] && young.wantsCappedYoungGeneration(argv, process.execArgv, process.env)) {
-    process.exitCode = await young.runWithCappedYoungGeneration(process.argv[1], argv);
+  if (process.argv[1] && wantsCappedYoungGeneration(argv, process.execArgv, process.env)) {
+    process.exitCode = await runWithCappedYoungGeneration(process.argv[1], argv);
     return;
   }
   quietSqliteWarning();
   // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
-  const { run } = await import("./program.js");
   process.exitCode = await run(argv, {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    // Asked only by a command that may prompt (restore): opening stdin is a measurable part of a start.
+    get stdinIsTTY() {
+      return Boolean(process.stdin.isTTY);
+    },
     env: process.env,
     cwd: process.cwd(),
     ask,

@@ -16,7 +16,6 @@ import { registerSkill } from "./commands/skill.js";
 import { registerVerifyImport } from "./commands/verify-import.js";
 import { registerOpen, registerServe } from "./commands/serve.js";
 import { registerIndex } from "./commands/index-cache.js";
-import { registerSnapshot } from "./commands/snapshot.js";
 import { ToolError, usageError } from "../core/errors.js";
 import { VERSION } from "./version.js";
 import { reportError } from "./boundary.js";
@@ -77,13 +76,12 @@ const COMMANDS: Record<string, RegisterCommand> = {
   serve: registerServe,
   open: registerOpen,
   index: registerIndex,
-  snapshot: registerSnapshot,
   completion: registerCompletion,
 };
 
 /**
  * `only` wires just the command being run: building all of them (options, help texts) is a
- * measurable part of every start. Help, unknown commands and completion get the whole list.
+ * measurable part of every start. Help, unknown commands and `completion <shell>` get the whole list.
  */
 export function buildProgram(io: IO, only?: string): { program: Command; app: App } {
   const app = createApp(io);
@@ -99,7 +97,8 @@ export function buildProgram(io: IO, only?: string): { program: Command; app: Ap
       outputError: () => undefined,
     })
     .addHelpText("after", () => `${EXIT_CODES_HELP}\nJSON shapes and schemas: ${docsPath("json.md")}\n`);
-  const one = only !== undefined && only !== "completion" ? COMMANDS[only] : undefined;
+  // Each Tab runs `__complete`: its own wiring is all it needs (`completion <shell>` describes every command).
+  const one = only === "__complete" ? registerCompletion : only !== undefined && only !== "completion" ? COMMANDS[only] : undefined;
   for (const register of one ? [one] : Object.values(COMMANDS)) register(program, app);
   for (const cmd of program.commands) cmd.exitOverride();
   return { program, app };

@@ -10,8 +10,6 @@
  * that knows the flag and the commands; the run-time memory measures are
  * store/process/streaming-memory.ts.
  */
-import { spawn } from "node:child_process";
-
 const FLAG = "--max-semi-space-size";
 const CAP = `${FLAG}=4`;
 const STORE_READERS = new Set(["history", "timeline", "compactions", "check", "grep", "export", "context-pack", "verify-import"]);
@@ -30,6 +28,8 @@ const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
  * exit code. A signal that ends the child ends this process the same way.
  */
 export function runWithCappedYoungGeneration(script: string, argv: readonly string[]): Promise<number> {
+  // Loaded here, not imported: node:child_process is a measurable part of every other command's start.
+  const { spawn } = process.getBuiltinModule("node:child_process");
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...process.execArgv, CAP, script, ...argv], { stdio: "inherit" });
     // A terminal's Ctrl-C reaches both processes; a signal sent to this pid alone is passed on.

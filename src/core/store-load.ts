@@ -90,20 +90,36 @@ export interface InterpretedStore {
   entries: StoreEntry[];
 }
 
-/** `text` is the whole sessions.json (a store, not a transcript: bounded by OpenClaw's own cache cap). */
-export function interpretStoreText(text: string, bytes: number): InterpretedStore {
-  if (text.trim() === "") return { status: { state: "empty", bytes, message: "sessions.json is empty" }, entries: [] };
+/** The store object of a sessions.json text, or why the loader sees no store in it (status). */
+function parseStoreText(text: string, bytes: number): { store: Record<string, unknown> } | { status: StoreFileStatus } {
+  if (text.trim() === "") return { status: { state: "empty", bytes, message: "sessions.json is empty" } };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    return { status: { state: "invalid-json", bytes, message: (err as Error).message }, entries: [] };
+    return { status: { state: "invalid-json", bytes, message: (err as Error).message } };
   }
   if (!isRecord(parsed)) {
     const shape = Array.isArray(parsed) ? "an array" : parsed === null ? "null" : typeof parsed;
-    return { status: { state: "not-object", bytes, message: `top level is ${shape}, not an object` }, entries: [] };
+    return { status: { state: "not-object", bytes, message: `top level is ${shape}, not an object` } };
   }
-  const entries: StoreEntry[] = Object.entries(parsed).map(([sessionKey, raw]) => {
+  return { store: parsed };
+}
+
+/**
+ * The keys interpretStoreText gives entries for, dropped ones included, without judging any entry:
+ * for a reader that needs only the names (completion), a few times faster on thousands of keys.
+ */
+export function storeKeys(text: string): string[] {
+  const parsed = parseStoreText(text, 0);
+  return "store" in parsed ? Object.keys(parsed.store) : [];
+}
+
+/** `text` is the whole sessions.json (a store, not a transcript: bounded by OpenClaw's own cache cap). */
+export function interpretStoreText(text: string, bytes: number): InterpretedStore {
+  const parsed = parseStoreText(text, bytes);
+  if (!("store" in parsed)) return { status: parsed.status, entries: [] };
+  const entries: StoreEntry[] = Object.entries(parsed.store).map(([sessionKey, raw]) => {
     if (!isRecord(raw)) {
       return {
         sessionKey,

@@ -5,9 +5,46 @@ export function renderJson(data: unknown): string {
   return `${JSON.stringify(data, null, 2)}\n`;
 }
 
-/** `--json` of any command: the result as one document. */
+/** Array elements stringified at once: JSON.stringify's own speed, a bounded string at a time. */
+const BATCH = 256;
+
+/**
+ * renderJson(doc) in parts: an object's members one by one, and each top-level array a batch of
+ * elements at a time, so a large document (ls on 5,000 keys: tens of MB) is written without ever
+ * being one string. Joined, the parts are renderJson(doc), byte for byte: each part is cut out of
+ * what JSON.stringify makes of a one-member object, so the layout is its own.
+ */
+export function* jsonDocumentParts(doc: unknown): Generator<string> {
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc) || typeof (doc as { toJSON?: unknown }).toJSON === "function") {
+    yield renderJson(doc);
+    return;
+  }
+  let first = true;
+  for (const [key, value] of Object.entries(doc)) {
+    const sep = first ? "{" : ",";
+    if (Array.isArray(value) && value.length > 0) {
+      first = false;
+      yield `${sep}\n  ${JSON.stringify(key)}: [`;
+      for (let i = 0; i < value.length; i += BATCH) {
+        // `{\n  "a": [` + `\n    e1,\n    e2` + `\n  ]\n}`: the elements, laid out two levels deep.
+        const text = JSON.stringify({ a: value.slice(i, i + BATCH) }, null, 2);
+        yield `${i === 0 ? "" : ","}${text.slice(10, -6)}`;
+      }
+      yield "\n  ]";
+      continue;
+    }
+    // `{\n  "key": value\n}`, or `{}` when JSON leaves the member out (undefined, a function…).
+    const member = JSON.stringify({ [key]: value }, null, 2);
+    if (member === "{}") continue;
+    first = false;
+    yield `${sep}${member.slice(1, -2)}`;
+  }
+  yield first ? "{}\n" : "\n}\n";
+}
+
+/** `--json` of any command: the result as one document (also in parts, for the CLI to write as it renders). */
 export function jsonReporter<R>(): Reporter<R> {
-  return { end: (r) => renderJson(r) };
+  return { end: (r) => renderJson(r), endParts: (r) => jsonDocumentParts(r) };
 }
 
 /** NDJSON reporter: one record per line. */

@@ -11,8 +11,9 @@ export interface LsReportContext extends LsTextContext {
 
 export const LS_REPORTERS: TextOrJsonReporters<LsResult, LsReportContext> = {
   text: async (ctx) => {
-    const { renderLsKeyText, renderLsText } = await import("./ls-text.js");
-    return { end: (r) => (ctx.oneKey ? renderLsKeyText(r, ctx) : renderLsText(r, ctx)) };
+    const { lsTextParts, renderLsKeyText, renderLsText } = await import("./ls-text.js");
+    if (ctx.oneKey) return { end: (r) => renderLsKeyText(r, ctx) };
+    return { end: (r) => renderLsText(r, ctx), endParts: (r) => lsTextParts(r, ctx) };
   },
   json: jsonReporter,
 };

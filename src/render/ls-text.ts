@@ -6,7 +6,7 @@ import { formatInstant } from "../core/format.js";
 import { isWithinDir } from "../core/path-within.js";
 import { displayPath, formatBytes, relativeTime, shortId, type TextContext } from "./common.js";
 import { safeLine } from "../core/safe-text.js";
-import { renderTable, type Cell, type Column } from "./table.js";
+import { tableLines, type Cell, type Column } from "./table.js";
 
 export interface LsTextContext extends TextContext {
   /** Dates as wall-clock times in `tz` instead of "5 months ago". */
@@ -47,8 +47,12 @@ function archivesCell(s: LsSession): string {
 }
 
 export function renderLsText(r: LsResult, ctx: LsTextContext): string {
+  return [...lsTextParts(r, ctx)].join("");
+}
+
+/** renderLsText's text, a row at a time: a store of thousands of keys is never one string. */
+export function* lsTextParts(r: LsResult, ctx: LsTextContext): Generator<string> {
   const { style } = ctx;
-  const out: string[] = [];
   const base = r.stores[0]?.sessionsDir ?? "";
   // r.storeProblems and r.droppedEntries are diagnostics: the CLI writes them to stderr (stdout is data only).
   if (r.sessions.length > 0) {
@@ -79,12 +83,12 @@ export function renderLsText(r: LsResult, ctx: LsTextContext): string {
       ];
       return many ? [storeOf(s), ...cells] : cells;
     });
-    out.push(renderTable(columns, rows, ctx));
+    yield* tableLines(columns, rows, ctx);
   } else {
-    out.push("No keys in this store.\n");
+    yield "No keys in this store.\n";
   }
   if (r.unattributed.length > 0) {
-    out.push(`\n${style.c.bold(`Belonging to no key (${r.unattributed.length})`)}\n`);
+    yield `\n${style.c.bold(`Belonging to no key (${r.unattributed.length})`)}\n`;
     const columns: Column[] = [
       { head: "FILE", cut: "middle", min: 24 },
       { head: "KIND", cut: "end", min: 6 },
@@ -101,9 +105,8 @@ export function renderLsText(r: LsResult, ctx: LsTextContext): string {
       u.lastTimestamp ? dateCell(Date.parse(u.lastTimestamp), ctx) : "-",
       (u.preview ?? "").replace(/\s+/g, " ").slice(0, 200),
     ]);
-    out.push(renderTable(columns, rows, ctx));
+    yield* tableLines(columns, rows, ctx);
   }
-  return out.join("");
 }
 
 /** `ls <key>`: one key in detail, with the evidence behind each attributed file. */

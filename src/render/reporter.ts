@@ -5,9 +5,10 @@
  * reporter, and the CLI writes whatever text the reporter answers.
  *
  * `end` gets the command's result: a document format (one JSON document, one text report) has
- * nothing else. A streamed format also has `begin`, called once the command knows what it reads,
- * and `item`, called for each unit as it is read; it prints as the read goes, in constant memory,
- * and answers "" for what it leaves to `end`.
+ * nothing else, and may give the same text in parts too (`endParts`): the CLI writes them as they
+ * are rendered, so a large document is never one string in memory. A streamed format also has
+ * `begin`, called once the command knows what it reads, and `item`, called for each unit as it is
+ * read; it prints as the read goes, in constant memory, and answers "" for what it leaves to `end`.
  */
 import type { Style } from "./style.js";
 
@@ -15,10 +16,12 @@ export interface Reporter<End, Start = never, Item = never> {
   begin?(start: Start): string;
   item?(item: Item): string;
   end(end: End): string;
+  /** `end`'s text in parts: joined, they are `end`'s text. */
+  endParts?(end: End): Iterable<string>;
 }
 
 /** A reporter of streamed output: every part present. */
-export type StreamReporter<Start, Item, End> = Required<Reporter<End, Start, Item>>;
+export type StreamReporter<Start, Item, End> = Required<Pick<Reporter<End, Start, Item>, "begin" | "item" | "end">>;
 
 /**
  * The registry of a command whose output is one document: its text report, or its JSON document

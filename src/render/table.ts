@@ -145,6 +145,11 @@ function pad(s: string, w: number, align: "left" | "right"): string {
  * controls to the terminal); trailing spaces are trimmed.
  */
 export function renderTable(columns: Column[], rows: Cell[][], opts: { width: number | null; style: Style }): string {
+  return [...tableLines(columns, rows, opts)].join("");
+}
+
+/** renderTable's lines, each with its "\n", made as they are taken: a long table is never one string. */
+export function* tableLines(columns: Column[], rows: Cell[][], opts: { width: number | null; style: Style }): Generator<string> {
   const texts = rows.map((r) => r.map((c) => safeLine(cellText(c))));
   const widths = fitWidths(columns, texts, opts.width);
   const fit = (s: string, i: number) => {
@@ -167,14 +172,11 @@ export function renderTable(columns: Column[], rows: Cell[][], opts: { width: nu
     columns.map((c) => c.head),
     columns.map(() => (opts.style.level > 0 ? opts.style.c.bold : undefined)),
   );
-  const out = [head];
+  yield `${head}\n`;
   for (let r = 0; r < rows.length; r++) {
-    out.push(
-      line(
-        texts[r]!,
-        rows[r]!.map((c) => (typeof c === "object" ? c.paint : undefined)),
-      ),
-    );
+    yield `${line(
+      texts[r]!,
+      rows[r]!.map((c) => (typeof c === "object" ? c.paint : undefined)),
+    )}\n`;
   }
-  return `${out.join("\n")}\n`;
 }

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
-import { ROOT, scenarioDir } from "../helpers/corpus.js";
+import { copyState, ROOT, scenarioDir } from "../helpers/corpus.js";
 import { tempDir } from "../helpers/temp.js";
 
 /** A PATH entry with an `openclaw-sessions` that runs this checkout's source. */
@@ -25,6 +25,16 @@ describe("completion", () => {
       expect(r.stdout).not.toContain("__complete)"); // the hidden command is not offered
     }
     expect((await cli(["completion", "tcsh"])).code).toBe(2);
+  });
+
+  it("__complete keys: every key of the store, sorted, once; in both eras; nothing when there is no store", async () => {
+    const files = path.join(scenarioDir("files", "reset-chain"), "state");
+    expect((await cli(["__complete", "keys", "--state-dir", files])).stdout).toBe("agent:main:main\nagent:main:telegram:direct:424242\n");
+    const sqlite = copyState("sqlite", "sqlite-basic");
+    const keys = await cli(["__complete", "keys", "--state-dir", sqlite.stateDir, "--all-agents"], { env: { HOME: sqlite.home } });
+    expect(keys.stdout.split("\n").filter(Boolean)).toEqual(["agent:main:main", "agent:main:telegram:direct:5550001", "agent:work:main"]);
+    const none = await cli(["__complete", "keys", "--state-dir", "/nonexistent"]);
+    expect([none.code, none.stdout, none.stderr]).toEqual([0, "", ""]);
   });
 
   it("scripts offer option values, paths and dynamic items in every shell", async () => {

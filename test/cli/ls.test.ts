@@ -33,6 +33,18 @@ describe("ls (CLI)", () => {
     for (const f of doc.files) expect(path.isAbsolute(f.path)).toBe(true);
   });
 
+  it("--color paints the table and the context line; without it (a pipe) nothing is painted", async () => {
+    const esc = "\u001b[";
+    const painted = await cli(["ls", "--color", "--state-dir", state("orphans")]);
+    expect(painted.code).toBe(0);
+    expect(painted.stdout).toContain(`${esc}1mKEY`);
+    expect(painted.stderr).toContain(esc);
+    const plain = await cli(["ls", "--state-dir", state("orphans")]);
+    expect(plain.stdout).not.toContain(esc);
+    expect(plain.stderr).not.toContain(esc);
+    expect(painted.stdout.replace(/\u001b\[\d+m/g, "")).toBe(plain.stdout);
+  });
+
   it("prints a table; the store it read is named on stderr (stdout is data only)", async () => {
     const r = await cli(["ls", "--state-dir", state("reset-chain")]);
     expect(r.code).toBe(0);

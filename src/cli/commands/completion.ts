@@ -4,7 +4,7 @@ import { defineCommand } from "../define-command.js";
 import { addStoreOptions, ROLES, selectionOf, type CommonOptions } from "../options.js";
 import { usageError } from "../../core/errors.js";
 import type { StorePlace } from "../../store/session.js";
-import { completionScript, type CommandSpec, type Shell, type ValueKind } from "../../commands/completion.js";
+import type { CommandSpec, Shell, ValueKind } from "../../commands/completion.js";
 
 /** Options whose value is a path (files) or a directory. */
 const FILE_FLAGS = new Set(["--file", "--output", "--store", "--config", "--undo"]);
@@ -60,6 +60,8 @@ Examples:
     if (shell !== "bash" && shell !== "zsh" && shell !== "fish") {
       throw usageError("UNKNOWN_SHELL", `no completion for "${shell}"`, "use bash, zsh or fish");
     }
+    // Loaded here: the script generator is for `completion <shell>`, not for every Tab's `__complete`.
+    const { completionScript } = await import("../../commands/completion.js");
     app.io.stdout.write(completionScript(shell as Shell, specsOf(command.parent!)));
   },
 });
@@ -67,14 +69,14 @@ Examples:
 /** What the scripts ask for at completion time: one item per line; never fails loudly. */
 async function completionItems(what: string, opts: CommonOptions, place: StorePlace): Promise<string[]> {
   if (what === "zones") return Intl.supportedValuesOf("timeZone").concat("UTC");
-  if (what !== "keys" && what !== "archives") return [];
+  // Keys, on every Tab: sessions.json or the database's key rows only, not a whole store index.
+  if (what === "keys") return (await import("../../store/session-keys.js")).readSessionKeys(selectionOf(opts), place);
+  if (what !== "archives") return [];
   // Outside the error boundary (it never fails loudly), so it closes its own session.
   const { openStoreSession } = await import("../../store/session.js");
   const session = openStoreSession(place);
   const indexes = await session.indexes(selectionOf(opts)).finally(() => session.close());
-  return what === "keys"
-    ? indexes.flatMap((i) => i.entries.map((e) => e.sessionKey))
-    : indexes.flatMap((i) => i.files.filter((f) => f.archive !== null && f.archive !== undefined).map((f) => f.name));
+  return indexes.flatMap((i) => i.files.filter((f) => f.archive !== null && f.archive !== undefined).map((f) => f.name));
 }
 
 export function registerCompletion(program: Command, app: App): void {

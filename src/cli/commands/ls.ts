@@ -1,4 +1,4 @@
-import { defineCommand, pickReporter } from "../define-command.js";
+import { defineCommand, pickReporter, writeReport } from "../define-command.js";
 import { withSpinner } from "../spinner.js";
 import { selectionOf, type CommonOptions } from "../options.js";
 import { ExitCode } from "../../core/errors.js";
@@ -40,14 +40,16 @@ Tables fit the terminal (or $COLUMNS); in a pipe every cell is printed whole, on
       oneKey: Boolean(key),
     }));
     showScope(result.stores);
-    app.io.stdout.write(reporter.end(result));
-    // Entries OpenClaw's loader drops: diagnostics on stderr (stdout is data only), as the table's footnote was.
-    if (!flags.quiet && key === undefined)
-      for (const d of result.droppedEntries)
-        app.say(`warning: entry ${JSON.stringify(d.sessionKey)}: ${d.notes.map((n) => n.message).join("; ")}`);
-    if (result.storeProblems.length > 0) {
+    // The exit code is the store's even when stdout's reader leaves before the last row (`| head`).
+    if (result.storeProblems.length > 0) app.raise(ExitCode.environment);
+    try {
+      await writeReport(app, reporter, result);
+    } finally {
+      // Entries OpenClaw's loader drops: diagnostics on stderr (stdout is data only), as the table's footnote was.
+      if (!flags.quiet && key === undefined)
+        for (const d of result.droppedEntries)
+          app.say(`warning: entry ${JSON.stringify(d.sessionKey)}: ${d.notes.map((n) => n.message).join("; ")}`);
       for (const p of result.storeProblems) app.say(p.message, null, p.storePath);
-      app.raise(ExitCode.environment);
     }
   },
 });

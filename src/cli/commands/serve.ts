@@ -9,7 +9,6 @@ import { integerOption, selectionOf, type CommonOptions } from "../options.js";
 import { environmentError, usageError } from "../../core/errors.js";
 import { resolveTimeZone } from "../../core/format.js";
 import type { StoreContext, StoreSelection } from "../../store/index.js";
-import { openStoreSession } from "../../store/session.js";
 
 interface ServeFlags extends CommonOptions {
   port?: number;
@@ -48,6 +47,8 @@ function openBrowser(app: App, url: string): void {
  * through a session of its own per request, so no database snapshot is kept while it runs.
  */
 async function withSession<T>(app: App, body: (ctx: StoreContext) => Promise<T>): Promise<T> {
+  // Imported here: a static import would load the store layer (and node:sqlite) at every command's start.
+  const { openStoreSession } = await import("../../store/session.js");
   const session = openStoreSession({ env: app.io.env, cwd: app.io.cwd });
   try {
     return await body({ env: app.io.env, cwd: app.io.cwd, session });

@@ -3,7 +3,6 @@
  * outside every store (`$XDG_CACHE_HOME/openclaw-sessions/index/`, default `~/.cache/…`), one
  * SQLite file per state dir, named by a hash of the state dir's real path.
  */
-import crypto from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import { realPath } from "../real-path.js";
@@ -23,6 +22,7 @@ export function indexDir(env: NodeJS.ProcessEnv): string {
 
 /** The index file of one state dir (or of a bare sessions dir): the same dir, however it is spelled, gives one file. */
 export function indexFileFor(storeRoot: string, env: NodeJS.ProcessEnv): string {
-  const id = crypto.createHash("sha256").update(realPath(storeRoot)).digest("hex").slice(0, 24);
+  // Loaded here, not imported: a run that opens no index (an empty store, completion) never loads node:crypto.
+  const id = process.getBuiltinModule("node:crypto").createHash("sha256").update(realPath(storeRoot)).digest("hex").slice(0, 24);
   return path.join(indexDir(env), `${id}.sqlite`);
 }

@@ -16,6 +16,7 @@ import { registerSkill } from "./commands/skill.js";
 import { registerVerifyImport } from "./commands/verify-import.js";
 import { registerOpen, registerServe } from "./commands/serve.js";
 import { registerIndex } from "./commands/index-cache.js";
+import { registerSnapshot } from "./commands/snapshot.js";
 import { ToolError, usageError } from "../core/errors.js";
 import { VERSION } from "./version.js";
 import { reportError } from "./boundary.js";
@@ -76,6 +77,7 @@ const COMMANDS: Record<string, RegisterCommand> = {
   serve: registerServe,
   open: registerOpen,
   index: registerIndex,
+  snapshot: registerSnapshot,
   completion: registerCompletion,
 };
 

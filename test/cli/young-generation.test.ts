@@ -8,7 +8,7 @@ import { scenarioDir } from "../helpers/corpus.js";
 
 describe("wantsCappedYoungGeneration", () => {
   it("is true for the commands that read a store, once, and never for help or the small commands", () => {
-    for (const cmd of ["history", "timeline", "compactions", "check", "grep", "export", "context-pack", "verify-import"])
+    for (const cmd of ["history", "timeline", "compactions", "check", "grep", "export", "context-pack", "verify-import", "index"])
       expect(wantsCappedYoungGeneration([cmd, "x"], [], {}), cmd).toBe(true);
     for (const cmd of ["ls", "restore", "completion", "skill", "--help", "nope"])
       expect(wantsCappedYoungGeneration([cmd], [], {}), cmd).toBe(false);

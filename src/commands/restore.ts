@@ -7,7 +7,7 @@ import { findSession, sessionNotFound, sessionsWithKey } from "../core/lookup.js
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { ClassifiedFile, SessionRecord, StoreIndex } from "../core/model.js";
+import { bareKeyRecord, type ClassifiedFile, type SessionRecord, type StoreIndex } from "../core/model.js";
 import type { Transcript } from "../core/catalogue.js";
 import { toolCommand } from "../core/restore-target.js";
 import { environmentError, refusedError, unsupportedError, usageError } from "../core/errors.js";
@@ -173,23 +173,6 @@ function checkNewKey(index: StoreIndex, key: string): void {
   }
 }
 
-/** The record of a key `--create-key` adds: no entry, no transcript, no lineage yet. */
-function newKeyRecord(index: StoreIndex, key: string): SessionRecord {
-  return {
-    agentId: index.location.agentId,
-    sessionKey: key,
-    sessionId: null,
-    compactionCount: null,
-    updatedAt: null,
-    entry: null,
-    active: { path: "", exists: false, bytes: null, candidates: [], ref: null },
-    archives: [],
-    related: [],
-    historySource: { path: null, via: "none", considered: [], ref: null },
-    lineage: [],
-  };
-}
-
 /** The key `--key` names in the archive's store, or (with --create-key) a new one. */
 function keyFor(index: StoreIndex, opts: RestoreOptions, arg: string): { record: SessionRecord; created: boolean } {
   const key = opts.key!;
@@ -204,7 +187,7 @@ function keyFor(index: StoreIndex, opts: RestoreOptions, arg: string): { record:
     );
   }
   checkNewKey(index, key);
-  return { record: newKeyRecord(index, key), created: true };
+  return { record: bareKeyRecord(index.location.agentId, key), created: true };
 }
 
 interface Selected {

@@ -302,6 +302,23 @@ export interface SessionRecord {
   attributionNotes?: LoadNote[];
 }
 
+/** The record of a key with no entry and no transcript on disk (a key `restore --create-key` adds, one only a vault still holds). */
+export function bareKeyRecord(agentId: string, sessionKey: string, sessionId: string | null = null): SessionRecord {
+  return {
+    agentId,
+    sessionKey,
+    sessionId,
+    compactionCount: null,
+    updatedAt: null,
+    entry: null,
+    active: { path: "", exists: false, bytes: null, candidates: [], ref: null },
+    archives: [],
+    related: [],
+    historySource: { path: null, via: "none", considered: [], ref: null },
+    lineage: [],
+  };
+}
+
 export interface RelatedFile {
   path: string;
   kind: FileKind;

@@ -12,7 +12,7 @@
 import path from "node:path";
 import { refusedError } from "../../core/errors.js";
 import type { AttributedArchive, SessionRecord, StoreIndex, TranscriptRef } from "../../core/model.js";
-import { refPath } from "../../core/model.js";
+import { bareKeyRecord, refPath } from "../../core/model.js";
 import { transcriptsOf } from "../../core/catalogue.js";
 import { parseArchiveName } from "../../core/names.js";
 import { chunksPrefixOf, isTranscriptItem, transcriptItemId, type VaultItem } from "../../core/vault.js";
@@ -152,23 +152,6 @@ function refOf(vaultDir: string, k: Kept): VaultRef {
   };
 }
 
-/** A record for a key the store no longer has: what `history <former key> --archived --vault` reads. */
-function formerKeyRecord(agentId: string, sessionKey: string, sessionId: string | null): SessionRecord {
-  return {
-    agentId,
-    sessionKey,
-    sessionId,
-    compactionCount: null,
-    updatedAt: null,
-    entry: null,
-    active: { path: "", exists: false, bytes: null, candidates: [], ref: null },
-    archives: [],
-    related: [],
-    historySource: { path: null, via: "none", considered: [], ref: null },
-    lineage: [],
-  };
-}
-
 /** The index a kept item belongs in: its agent's, of its era (a window or row: the SQLite store). */
 function indexFor(indexes: readonly StoreIndex[], item: VaultItem): StoreIndex | undefined {
   const mine = indexes.filter((i) => item.agentId === null || i.location.agentId === item.agentId);
@@ -232,7 +215,7 @@ export async function overlayVault(indexes: StoreIndex[], vaultDir: string): Pro
     }
     let record = index.sessions.find((s) => s.sessionKey === key);
     if (!record) {
-      record = formerKeyRecord(index.location.agentId, key, item.sessionId);
+      record = bareKeyRecord(index.location.agentId, key, item.sessionId);
       index.sessions.push(record);
       created.set(record, index);
     }

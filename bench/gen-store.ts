@@ -6,8 +6,9 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { generateTranscript } from "./gen-transcript.js";
 
-function rng(seed: number) {
+export function rng(seed: number) {
   let s = seed >>> 0;
   return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
@@ -71,7 +72,16 @@ export interface GeneratedStore {
   files: number;
 }
 
-export function generateStore(root: string, opts: { keys: number; seed?: number }): GeneratedStore {
+export interface StoreOptions {
+  keys: number;
+  seed?: number;
+  /** Reset archives per key (default 2–3, seeded). */
+  resets?: number;
+  /** Fields added to the sessions.json entry of key number k (e.g. a large skillsSnapshot). */
+  entryExtra?: (k: number) => Record<string, unknown>;
+}
+
+export function generateStore(root: string, opts: StoreOptions): GeneratedStore {
   const rand = rng(opts.seed ?? 42);
   const stateDir = path.join(root, "state");
   const sessionsDir = path.join(stateDir, "agents", "main", "sessions");
@@ -90,7 +100,7 @@ export function generateStore(root: string, opts: { keys: number; seed?: number 
         : k % 3 === 1
           ? `agent:main:cron:job-${k}`
           : `agent:main:webchat:direct:user-${k}`;
-    const generations = 2 + Math.floor(rand() * 2); // 2–3 resets
+    const generations = opts.resets ?? 2 + Math.floor(rand() * 2); // 2–3 resets
     const ids: string[] = [];
     let t = base + k * 3_600_000;
     for (let g = 0; g < generations; g++) {
@@ -120,9 +130,106 @@ export function generateStore(root: string, opts: { keys: number; seed?: number 
       compactionCount: k % 4,
       sessionFile: `/home/ana/.openclaw/agents/main/sessions/${current}.jsonl`,
       chatType: "direct",
+      ...opts.entryExtra?.(k),
     };
   }
   fs.writeFileSync(path.join(sessionsDir, "sessions.json"), JSON.stringify(store, null, 2), { mode: 0o600 });
   files += 1;
   return { stateDir, sessionsDir, keys: opts.keys, files };
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * The scale benches' store: 5,000 keys (about 18,000 files) plus one 300 MiB and one 60 MiB active
+ * transcript, about 420 MB in all (bench/scale.ts, bench/index.ts).
+ */
+export function generateScaleStore(root: string): GeneratedStore & { bigKey: string; bigFile: string; bytes: number } {
+  const s = generateStore(root, { keys: 5000 });
+  const entries = readEntries(s.sessionsDir);
+  const [bigKey, secondKey] = Object.keys(entries) as [string, string];
+  const bigFile = path.join(s.sessionsDir, `${entries[bigKey]!.sessionId}.jsonl`);
+  generateTranscript(bigFile, 300 * MiB, 7);
+  generateTranscript(path.join(s.sessionsDir, `${entries[secondKey]!.sessionId}.jsonl`), 60 * MiB, 8);
+  let bytes = 0;
+  for (const name of fs.readdirSync(s.sessionsDir)) bytes += fs.statSync(path.join(s.sessionsDir, name)).size;
+  return { ...s, bigKey, bigFile, bytes };
+}
+
+function readEntries(sessionsDir: string): Record<string, { sessionId: string; updatedAt?: number; lastInteractionAt?: number }> {
+  return JSON.parse(fs.readFileSync(path.join(sessionsDir, "sessions.json"), "utf8"));
+}
+
+/** The id of a transcript's last entry and the role of its last message (read from its last 64 KiB). */
+function tailOf(file: string): { id: string | null; role: string | null } {
+  const fd = fs.openSync(file, "r");
+  try {
+    const size = fs.fstatSync(fd).size;
+    const len = Math.min(size, 64 * 1024);
+    const buf = Buffer.alloc(len);
+    fs.readSync(fd, buf, 0, len, size - len);
+    const lines = buf
+      .toString("utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "");
+    for (let i = lines.length - 1; i >= 0; i--) {
+      try {
+        const e = JSON.parse(lines[i]!);
+        if (typeof e.id === "string") return { id: e.id, role: e.message?.role ?? null };
+      } catch {
+        // the first line of the window may be cut: look further back
+      }
+    }
+    return { id: null, role: null };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * One OpenClaw turn's worth of writes: 1–3 message lines appended to each of `count` random
+ * active transcripts (`{"type":"message","id","parentId":<last id>,"timestamp","message":{role,
+ * content,…}}`, user and assistant in turn), then sessions.json rewritten (temp + rename) with
+ * those keys' updatedAt, as the gateway does after a turn. `text`, when given, goes into each user
+ * message. Returns the keys touched.
+ */
+export function appendTurns(sessionsDir: string, count: number, rand: () => number, text?: string): string[] {
+  const entries = readEntries(sessionsDir);
+  const keys = Object.keys(entries);
+  const picked = new Set<string>();
+  while (picked.size < Math.min(count, keys.length)) picked.add(keys[Math.floor(rand() * keys.length)]!);
+  const now = Date.now();
+  for (const key of picked) {
+    const file = path.join(sessionsDir, `${entries[key]!.sessionId}.jsonl`);
+    let { id: parent, role } = tailOf(file);
+    const lines: string[] = [];
+    const n = 1 + Math.floor(rand() * 3);
+    for (let i = 0; i < n; i++) {
+      const at = now + i * 1000;
+      const id = crypto.randomBytes(4).toString("hex");
+      const user = role !== "user";
+      const message = user
+        ? { role: "user", content: [{ type: "text", text: text ?? `follow-up ${rand().toString(36)}` }], timestamp: at }
+        : {
+            role: "assistant",
+            content: [{ type: "text", text: `reply ${rand().toString(36)} `.repeat(6) }],
+            api: "anthropic-messages",
+            provider: "anthropic",
+            model: "claude-sonnet-4-5",
+            usage: { input: 100, output: 20 },
+            stopReason: "stop",
+            timestamp: at,
+          };
+      lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(at).toISOString(), message }));
+      parent = id;
+      role = message.role;
+    }
+    fs.appendFileSync(file, `${lines.join("\n")}\n`);
+    entries[key]!.updatedAt = now;
+    entries[key]!.lastInteractionAt = now;
+  }
+  const store = path.join(sessionsDir, "sessions.json");
+  fs.writeFileSync(`${store}.tmp`, JSON.stringify(entries, null, 2), { mode: 0o600 });
+  fs.renameSync(`${store}.tmp`, store);
+  return [...picked];
 }

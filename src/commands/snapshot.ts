@@ -27,7 +27,6 @@ import {
   VAULT_SCHEMA_VERSION,
   vaultRunId,
   type ChunkRef,
-  type Disappeared,
   type VaultItem,
   type VaultRun,
 } from "../core/vault.js";
@@ -50,21 +49,8 @@ export interface SnapshotOptions extends Omit<StoreSelection, "vault"> {
   now?: number;
 }
 
-export interface SnapshotRunSummary {
-  runId: string;
-  previousRunId: string | null;
-  startedAt: number;
-  finishedAt: number;
-  items: number;
-  added: string[];
-  changed: string[];
-  disappeared: Disappeared[];
-  newChunks: number;
-  newRawBytes: number;
-  newStoredBytes: number;
-  unread: Array<{ id: string; path: string; reason: string }>;
-  record: string;
-}
+/** A run as the command reports it: its record's counts, the item count, and where the record is. */
+export type SnapshotRunSummary = Omit<VaultRun, "kind" | "schemaVersion" | "storeRoot" | "items"> & { items: number; record: string };
 
 export interface SnapshotResult {
   schemaVersion: number;

@@ -5,10 +5,10 @@
  */
 import { COMPACTIONS_SCHEMA_VERSION, type CompactionsSummary, type KeyCompactions } from "../commands/compactions.js";
 import type { StoreHeader } from "../commands/store-header.js";
-import type { Reporter } from "./reporter.js";
+import type { StreamReporter } from "./reporter.js";
 import type { TextContext } from "./common.js";
 
-export type CompactionsReporter = Required<Pick<Reporter<CompactionsSummary, StoreHeader[], KeyCompactions>, "begin" | "item" | "end">>;
+export type CompactionsReporter = StreamReporter<StoreHeader[], KeyCompactions, CompactionsSummary>;
 
 /** A value as it sits inside the document's `keys` array (two-space indent, as every --json document). */
 function indented(value: unknown, depth: number): string {

@@ -83,7 +83,7 @@ export class IndexDb {
     this.fts = fts;
     // `what` is the kind itself, or the kind, ":" and its parameters: all sort in [kind, kind + ";").
     this.#factsOfKindSql = db.prepare(
-      `SELECT group_concat(identity || char(1) || value || char(1) || what || char(1) || source, char(0)) AS rows
+      `SELECT group_concat(identity || char(1) || value || char(1) || what || char(1) || json_quote(source), char(2)) AS rows
          FROM facts WHERE what >= ?1 AND what < ?2 AND (what = ?1 OR substr(what, length(?1) + 1, 1) = ':')`,
     );
   }
@@ -151,14 +151,16 @@ export class IndexDb {
     let facts = this.#loaded.get(kind);
     if (!facts) {
       facts = new Map();
-      // One string for the whole kind: far cheaper than a row object per fact. Identity, value and
-      // `what` are JSON-safe (no raw control character); the source, last, takes the rest of its row.
+      // One string for the whole kind: far cheaper than a row object per fact. Every field is
+      // JSON-safe (no raw control character; the source is quoted), so \x01 and \x02 cut it; not
+      // NUL, which Node 22's node:sqlite ends a string at.
       const all = this.#factsOfKindSql.get(kind, `${kind};`)?.rows;
-      for (const row of typeof all === "string" && all !== "" ? all.split("\0") : []) {
+      for (const row of typeof all === "string" && all !== "" ? all.split("\x02") : []) {
         const a = row.indexOf("\x01");
         const b = row.indexOf("\x01", a + 1);
         const c = row.indexOf("\x01", b + 1);
-        facts.set(`${row.slice(c + 1)}\0${row.slice(b + 1, c)}`, { identity: row.slice(0, a), value: row.slice(a + 1, b) });
+        const source = JSON.parse(row.slice(c + 1)) as string;
+        facts.set(`${source}\0${row.slice(b + 1, c)}`, { identity: row.slice(0, a), value: row.slice(a + 1, b) });
       }
       this.#loaded.set(kind, facts);
     }

@@ -9,7 +9,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { INDEX_FORMAT } from "../../../src/store/cache/index-db.js";
+import { INDEX_FORMAT, IndexDb } from "../../../src/store/cache/index-db.js";
 import { BIN } from "../../helpers/built-cli.js";
 import { type CliResult, cli } from "../../helpers/cli.js";
 import { copyState, ROOT } from "../../helpers/corpus.js";
@@ -254,5 +254,28 @@ describe("two runs at once", () => {
     const rows = factsIn(indexFileOf(big.stateDir, cache));
     expect(rows.filter((r) => r.what.startsWith("timeline-facts/")).length).toBe(big.keys);
     expect(rows.filter((r) => r.what.startsWith("check-body/")).length).toBe(big.keys);
+  });
+});
+
+describe("facts read back a kind at a time", () => {
+  it("every fact of a kind comes back whole, whatever bytes its source's path holds (Node 22 ends a string at NUL)", () => {
+    const dir = tempDir("ocs-index-db-");
+    const file = path.join(dir, "index", "x.sqlite");
+    const sources = ["/s/a.jsonl", "/s/b\u0001c\u0002.jsonl", '/s/q"uote\\.jsonl', "/s/z.jsonl"];
+    const db = IndexDb.open(file, dir);
+    sources.forEach((source, i) => db.keepFact({ source, identity: `id${i}` }, "kind/1:p", JSON.stringify({ i, text: "a\u0000b" })));
+    db.keepFact({ source: "/s/a.jsonl", identity: "id0" }, "other/1", "1");
+    db.close();
+    const again = IndexDb.open(file, dir);
+    try {
+      for (const [i, source] of sources.entries()) {
+        expect(JSON.parse(again.fact({ source, identity: `id${i}` }, "kind/1:p")!)).toEqual({ i, text: "a\u0000b" });
+        expect(again.fact({ source, identity: "other" }, "kind/1:p")).toBeUndefined();
+      }
+      expect(again.fact({ source: "/s/a.jsonl", identity: "id0" }, "kind/1:q")).toBeUndefined();
+      expect(again.fact({ source: "/s/a.jsonl", identity: "id0" }, "other/1")).toBe("1");
+    } finally {
+      again.close();
+    }
   });
 });

@@ -263,7 +263,8 @@ describe("facts read back a kind at a time", () => {
     const file = path.join(dir, "index", "x.sqlite");
     const sources = ["/s/a.jsonl", "/s/b\u0001c\u0002.jsonl", '/s/q"uote\\.jsonl', "/s/z.jsonl"];
     const db = IndexDb.open(file, dir);
-    sources.forEach((source, i) => db.keepFact({ source, identity: `id${i}` }, "kind/1:p", JSON.stringify({ i, text: "a\u0000b" })));
+    for (const [i, source] of sources.entries())
+      db.keepFact({ source, identity: `id${i}` }, "kind/1:p", JSON.stringify({ i, text: "a\u0000b" }));
     db.keepFact({ source: "/s/a.jsonl", identity: "id0" }, "other/1", "1");
     db.close();
     const again = IndexDb.open(file, dir);

@@ -312,6 +312,19 @@ interface PackLimits {
  * measured sizes fit `maxChars`. The segment being read is held apart (it may turn out to be
  * the current one, which is not packed); held turns never exceed the cap either.
  */
+/** What every pack starts with: which store and key, and when it was made. */
+function packHead(run: HistoryRun, sessionKey: string, now: number) {
+  return {
+    schemaVersion: CONTEXT_PACK_SCHEMA_VERSION,
+    stores: run.header.stores,
+    agentId: run.header.agentId,
+    sessionKey,
+    sessionId: run.header.sessionId,
+    generatedAt: now,
+    generatedAtIso: new Date(now).toISOString(),
+  };
+}
+
 async function collectTurns(run: HistoryRun, dbPath: string | null, limits: PackLimits): Promise<Pack> {
   const { maxChars, measure } = limits;
   const pack: Pack = { kept: [], keptChars: 0, cutBySegment: new Map(), flushed: [] };
@@ -474,15 +487,8 @@ async function packCompaction(
   const currentSegment = currentSegmentOf(run.segments);
   const warnings = [...run.warnings];
   if (span.length === 0) warnings.push(`${opts.key}: compaction ${c.number} lost nothing from the model's context`);
-  const now = opts.now ?? Date.now();
   return {
-    schemaVersion: CONTEXT_PACK_SCHEMA_VERSION,
-    stores: run.header.stores,
-    agentId: run.header.agentId,
-    sessionKey: opts.key,
-    sessionId: run.header.sessionId,
-    generatedAt: now,
-    generatedAtIso: new Date(now).toISOString(),
+    ...packHead(run, opts.key, opts.now ?? Date.now()),
     selection: {
       segments: null,
       compaction: c.number,
@@ -537,15 +543,8 @@ export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext
   if (segs.length === 0) warnings.push(`${opts.key}: no segment to read`);
   else if (segments.length === 0)
     warnings.push(`${opts.key}: no segment before the current one (${segs.length} segment${segs.length === 1 ? "" : "s"} in all)`);
-  const now = opts.now ?? Date.now();
   return {
-    schemaVersion: CONTEXT_PACK_SCHEMA_VERSION,
-    stores: run.header.stores,
-    agentId: run.header.agentId,
-    sessionKey: opts.key,
-    sessionId: run.header.sessionId,
-    generatedAt: now,
-    generatedAtIso: new Date(now).toISOString(),
+    ...packHead(run, opts.key, opts.now ?? Date.now()),
     selection: {
       segments: wantSegments,
       since: opts.since ?? null,

@@ -101,25 +101,45 @@ export class IndexDb {
     fs.closeSync(fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600));
     const db = new DatabaseSync(file, { timeout: BUSY_MS });
     try {
-      db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
-      const format = IndexDb.#format(db);
-      if (format !== null && format !== INDEX_FORMAT) IndexDb.#drop(db);
-      db.exec(SCHEMA);
-      let fts = true;
-      try {
-        db.exec(FTS);
-      } catch {
-        fts = false; // no FTS5 or no trigram tokenizer in this SQLite: grep scans
-      }
-      const meta = db.prepare("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)");
-      meta.run("format", String(INDEX_FORMAT));
-      meta.run("storeRoot", storeRoot);
-      meta.run("builtAt", String(Date.now()));
-      return new IndexDb(file, db, fts);
+      db.exec("PRAGMA synchronous = NORMAL"); // this connection's setting: WAL keeps the index whole without a sync per commit
+      // An index already made in this format is opened without a write, so a run never waits for
+      // another run's long write just to start (WAL readers do not wait for writers).
+      if (IndexDb.#format(db) !== INDEX_FORMAT) IndexDb.#make(db, storeRoot);
+      return new IndexDb(file, db, IndexDb.#hasFts(db));
     } catch (err) {
       db.close();
       throw err;
     }
+  }
+
+  /** Make (or remake, from another format) the tables, once: the first of two runs makes them, the other finds them. */
+  static #make(db: DatabaseSync, storeRoot: string): void {
+    if (db.prepare("PRAGMA journal_mode").get()?.journal_mode !== "wal") db.exec("PRAGMA journal_mode = WAL");
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const format = IndexDb.#format(db);
+      if (format !== INDEX_FORMAT) {
+        if (format !== null) IndexDb.#drop(db);
+        db.exec(SCHEMA);
+        try {
+          db.exec(FTS);
+        } catch {
+          // no FTS5 or no trigram tokenizer in this SQLite: grep scans
+        }
+        const meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+        meta.run("format", String(INDEX_FORMAT));
+        meta.run("storeRoot", storeRoot);
+        meta.run("builtAt", String(Date.now()));
+      }
+      db.exec("COMMIT");
+    } catch (err) {
+      db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
+  static #hasFts(db: DatabaseSync): boolean {
+    return db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'text_fts'").get() !== undefined;
   }
 
   static #format(db: DatabaseSync): number | null {

@@ -193,6 +193,8 @@ export class StoreCache {
   }
 
   #cannotUse(file: string, err: unknown): void {
+    // Another run holding the index past the wait is not damage: this run just reads every file, quietly.
+    if (isBusy(err)) return;
     // A cache: the run goes on without it, and says how to mend or skip it.
     this.#warnOnce(
       `cannot use the index ${file} (${(err as Error).message}); reading every file (\`openclaw-sessions index --rebuild\` remakes it, --no-index skips it)`,
@@ -210,6 +212,12 @@ export class StoreCache {
     for (const db of [...this.#open.values(), ...this.#retired.splice(0)]) db?.close();
     this.#open.clear();
   }
+}
+
+/** SQLITE_BUSY or SQLITE_LOCKED (and their extended codes): another connection held the lock. */
+function isBusy(err: unknown): boolean {
+  const code = (err as { errcode?: unknown }).errcode;
+  return typeof code === "number" && ((code & 0xff) === 5 || (code & 0xff) === 6);
 }
 
 function statOrNull(p: string): fs.BigIntStats | null {

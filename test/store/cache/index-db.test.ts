@@ -255,6 +255,26 @@ describe("two runs at once", () => {
     expect(rows.filter((r) => r.what.startsWith("timeline-facts/")).length).toBe(big.keys);
     expect(rows.filter((r) => r.what.startsWith("check-body/")).length).toBe(big.keys);
   });
+
+  it("a warm run does not wait for another run's write: no warning, the --no-index answer", async () => {
+    const cache = tempDir("ocs-held-");
+    const home = tempDir("ocs-home-");
+    const argv = ["timeline", "--json", "--state-dir", big.stateDir];
+    expect((await spawnCli(argv, cache, home)).code).toBe(0);
+    // Another run in the middle of a long write: it holds the index's write lock for this whole run.
+    const writer = openSqliteForWriting(indexFileOf(big.stateDir, cache));
+    try {
+      writer.exec("BEGIN IMMEDIATE; INSERT OR REPLACE INTO meta(key, value) VALUES ('held', '1')");
+      const r = await spawnCli(argv, cache, home);
+      const plain = await cli([...argv, "--no-index"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(warnings(r)).toEqual([]);
+      expect(clock(r.stdout)).toBe(clock(plain.stdout));
+      writer.exec("ROLLBACK");
+    } finally {
+      writer.close();
+    }
+  });
 });
 
 describe("facts read back a kind at a time", () => {

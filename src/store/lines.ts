@@ -337,22 +337,30 @@ export interface PinnedLines {
  * between (a reset rotates the active transcript away; a repair renames a new file over it).
  */
 export function pinnedFileLines(path: string, opts: FileLineOptions = {}): PinnedLines {
-  let handle: Promise<FileHandle> | null = null;
+  // A small file (most transcripts) is pinned as its bytes: one read serves every pass, where a
+  // handle costs a 1 MiB buffer per pass (a store-wide timeline was then mostly garbage collection).
+  let pinned: Promise<Buffer | FileHandle> | null = null;
   async function* chunks(): AsyncGenerator<Buffer> {
-    handle ??= openRegular(path);
-    yield* readChunks(await handle);
+    pinned ??= pin(path);
+    const p = await pinned;
+    if (!Buffer.isBuffer(p)) yield* readChunks(p);
+    else if (p.length > 0) yield p;
   }
   return {
     lines: () => linesOf(path, chunks(), opts),
     async close() {
-      const h = handle;
-      handle = null;
-      await h?.then(
-        (fh) => fh.close(),
+      const p = pinned;
+      pinned = null;
+      await p?.then(
+        (x) => (Buffer.isBuffer(x) ? undefined : x.close()),
         () => undefined, // the open failed: that error already reached the reader
       );
     },
   };
+}
+
+async function pin(path: string): Promise<Buffer | FileHandle> {
+  return smallFileBytes(path) ?? (await openRegular(path));
 }
 
 /** Lines of an in-memory document (a decompressed SQLite archive blob). */

@@ -59,6 +59,25 @@ describe("pinnedFileLines", () => {
     expect(scan.diagnostics.count("changed-between-passes")).toBe(0);
   });
 
+  it("every pass of a small file reads the first pass's bytes, even after an in-place rewrite; a big one streams from its handle", async () => {
+    const small = path.join(ROOT, "c.jsonl");
+    fs.writeFileSync(small, jsonl([header, message("a", null, "kept")]));
+    const pinned = pinnedFileLines(small);
+    const first = await texts(pinned.lines());
+    fs.writeFileSync(small, jsonl([header])); // truncated and rewritten in place: same inode
+    expect(await texts(pinned.lines())).toEqual(first);
+    await pinned.close();
+    // Over 256 KiB: read through the handle on every pass, so it sees the file as it is now.
+    const big = path.join(ROOT, "d.jsonl");
+    const rows = [header, ...Array.from({ length: 400 }, (_, i) => message(`m${i}`, i ? `m${i - 1}` : null, "x".repeat(1000)))];
+    fs.writeFileSync(big, jsonl(rows));
+    const streamed = pinnedFileLines(big);
+    expect(await texts(streamed.lines())).toHaveLength(rows.length);
+    fs.writeFileSync(big, jsonl([header]));
+    expect(await texts(streamed.lines())).toHaveLength(1);
+    await streamed.close();
+  });
+
   it("closes quietly when never read, or when the open failed", async () => {
     await pinnedFileLines(path.join(ROOT, "never-read.jsonl")).close();
     const missing = pinnedFileLines(path.join(ROOT, "missing.jsonl"));

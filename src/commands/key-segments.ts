@@ -4,26 +4,29 @@
  * is its copy. `timeline`, `history --archived`, `export --archived`, `context-pack` and
  * `restore --key K --segment n` all call `keySegments`; none counts segments itself.
  */
-import { numberSegments, readStretches, wholeRef, type KeySegment, type TranscriptRead } from "../core/key-segments.js";
-import type { SessionRecord, StoreIndex } from "../core/model.js";
+import { numberSegments, readStretches, wholeRef, type KeySegment, type SecondPass, type TranscriptRead } from "../core/key-segments.js";
+import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { segmentsOf, type KnownRestore, type Segment } from "../core/segments.js";
 import type { StoreSession } from "../store/index.js";
 import { knownRestores } from "../store/restore-known.js";
 
+/** What a caller also reads from a transcript's second pass, when the numbering reads it (not when the index answers). */
+export type AlsoRead = (ref: TranscriptRef) => SecondPass;
+
 /** One transcript's stretches, read through the run's session (a file is pinned for both passes). */
-async function readTranscript(t: Segment, session: StoreSession): Promise<TranscriptRead> {
-  const stretches = await stretchesAt(t.ref, session);
+async function readTranscript(t: Segment, session: StoreSession, also?: AlsoRead): Promise<TranscriptRead> {
+  const stretches = await stretchesAt(t.ref, session, also?.(t.ref));
   if (t.restore?.role !== "copy") return { stretches };
   // A copy is shown without what earlier segments hold; read whole, it says what it copied.
   const whole = await stretchesAt(wholeRef(t.ref), session);
   return { stretches, own: { messages: whole.reduce((n, s) => n + s.messages, 0), firstMessageId: whole[0]?.firstMessageId ?? null } };
 }
 
-function stretchesAt(ref: Segment["ref"], session: StoreSession) {
+function stretchesAt(ref: Segment["ref"], session: StoreSession, also?: SecondPass) {
   return session.remember(ref, "stretches/1", async () => {
     const source = session.openTranscript(ref);
     try {
-      return await readStretches(() => source.lines());
+      return await readStretches(() => source.lines(), also);
     } finally {
       await source.close();
     }
@@ -33,7 +36,7 @@ function stretchesAt(ref: Segment["ref"], session: StoreSession) {
 /**
  * Every segment of `record`, numbered from 1 (the oldest). `restores` defaults to the runs in
  * the default manifest dir (`knownRestores`); a caller that reads many keys of one store passes
- * them once.
+ * them once. `also` reads more of each transcript the numbering reads, in the same pass.
  */
 export async function keySegments(
   record: SessionRecord,
@@ -41,9 +44,10 @@ export async function keySegments(
   session: StoreSession,
   env: NodeJS.ProcessEnv,
   restores: readonly KnownRestore[] = knownRestores(env, index.location.storePath),
+  also?: AlsoRead,
 ): Promise<KeySegment[]> {
   const transcripts = segmentsOf(record, { restores });
   const reads: TranscriptRead[] = [];
-  for (const t of transcripts) reads.push(await readTranscript(t, session));
+  for (const t of transcripts) reads.push(await readTranscript(t, session, also));
   return numberSegments(record, transcripts, reads);
 }

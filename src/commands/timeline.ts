@@ -6,7 +6,7 @@ import { findSession } from "../core/lookup.js";
 import fs from "node:fs";
 import path from "node:path";
 import { formatInstant, resolveTimeZone } from "../core/format.js";
-import type { SessionRecord, StoreIndex } from "../core/model.js";
+import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { usageError } from "../core/errors.js";
 import { isCurrentTranscript, type KeySegment } from "../core/key-segments.js";
 import type { KnownRestore, Segment } from "../core/segments.js";
@@ -28,7 +28,7 @@ import {
 } from "../core/timeline/index.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { configPathFor, readConfig, type OpenClawConfig } from "../store/config.js";
-import { keySegments } from "./key-segments.js";
+import { type AlsoRead, keySegments } from "./key-segments.js";
 import { keyCompactions } from "./compactions.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { finiteNumber } from "../core/coerce.js";
@@ -140,17 +140,37 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
   };
 }
 
+type FactsRead = { stretches: StretchFacts[]; problems: TranscriptFacts["problems"]; readError: string | null };
+
+/** The facts of a transcript as the numbering's second pass read them, by ref: read once, used once. */
+type EarlyFacts = WeakMap<TranscriptRef, { cuts: ReadonlySet<number>; read: () => FactsRead }>;
+
+/** Reads the timeline's facts in the pass that numbers the segments (a cold run reads each transcript once less). */
+function factsAlongside(early: EarlyFacts): AlsoRead {
+  return (ref) => (cuts) => {
+    const facts = new TranscriptFacts(cuts);
+    let readError: string | null = null;
+    early.set(ref, { cuts, read: () => ({ stretches: facts.finish(), problems: facts.problems, readError }) });
+    return (line, rec) => {
+      if (line.readError) {
+        readError = line.readError;
+        if (line.text === null) return;
+      }
+      facts.add(rec);
+    };
+  };
+}
+
 /** Stream one transcript through the parser into the timeline's facts, cut where the numbering cut it. */
-function factsOf(
-  seg: Segment,
-  numbered: readonly KeySegment[],
-  session: StoreSession,
-): Promise<{ stretches: StretchFacts[]; problems: TranscriptFacts["problems"]; readError: string | null }> {
+function factsOf(seg: Segment, numbered: readonly KeySegment[], session: StoreSession, early: EarlyFacts): Promise<FactsRead> {
   const cuts = numbered.flatMap((k) => (k.startReset ? [k.startReset.lineNo] : []));
   return session.remember(
     seg.ref,
     `timeline-facts/1:${cuts.join(",")}`,
     async () => {
+      const read = early.get(seg.ref);
+      early.delete(seg.ref);
+      if (read && read.cuts.size === cuts.length && cuts.every((c) => read.cuts.has(c))) return read.read();
       const facts = new TranscriptFacts(new Set(cuts));
       let readError: string | null = null;
       for await (const line of session.lines(seg.ref)) {
@@ -228,11 +248,12 @@ async function markCompactions(
 
 async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores: StoreHeader[], marks = false): Promise<TimelineResult> {
   const policy = policyFor(index, s, env);
-  const numbered = await keySegments(s, index, env.session, env.processEnv, env.restores(index));
+  const early: EarlyFacts = new WeakMap();
+  const numbered = await keySegments(s, index, env.session, env.processEnv, env.restores(index), factsAlongside(early));
   const segs = byTranscript(numbered);
   const sources: SegmentSource[] = [];
   for (const [i, { seg, numbered: own }] of segs.entries()) {
-    const facts = await factsOf(seg, own, env.session);
+    const facts = await factsOf(seg, own, env.session, early);
     sources.push({
       sessionId: seg.sessionId,
       path: seg.path,

@@ -11,7 +11,7 @@ import { usageError } from "./errors.js";
 import type { SessionRecord, TranscriptRef } from "./model.js";
 import type { Segment, SegmentRestore } from "./segments.js";
 import { entryId } from "./transcript/parse.js";
-import { scanTranscript, walkEntries, type OpenLines } from "./transcript/scan.js";
+import { scanTranscript, walkEntries, type EveryLine, type OpenLines } from "./transcript/scan.js";
 import { toEpochMs } from "./when.js";
 
 /** A `reset` row on the active path: where one segment ends and the next begins. */
@@ -95,14 +95,28 @@ const emptyStretch = (startReset: ResetCut | null): TranscriptStretch => ({
 });
 
 /**
+ * What else a caller reads from a transcript's second pass: given the line numbers of the reset
+ * rows on its active path (where the segments will be cut), a reader of every line.
+ */
+export type SecondPass = (resetLines: ReadonlySet<number>) => EveryLine;
+
+/**
  * Reads one transcript's active path (a scan, then a walk of the path) and cuts it at its reset
  * rows. Never throws on content: unreadable lines are skipped, a read error ends the transcript.
+ * `also` reads every line of the walk too (timeline's facts), instead of a pass of its own.
  */
-export async function readStretches(open: OpenLines): Promise<TranscriptStretch[]> {
+export async function readStretches(open: OpenLines, also?: SecondPass): Promise<TranscriptStretch[]> {
   const scan = await scanTranscript(open);
+  const { tree } = scan;
+  let every: EveryLine | undefined;
+  if (also) {
+    const resetLines = new Set<number>();
+    for (const i of tree.path) if (tree.nodes.typeOf(i) === "reset") resetLines.add(tree.nodes.lineNoOf(i));
+    every = also(resetLines);
+  }
   const out: TranscriptStretch[] = [];
   let cur = emptyStretch(null);
-  for await (const w of walkEntries(open, scan.tree, scan.tree.path, scan.diagnostics)) {
+  for await (const w of walkEntries(open, tree, tree.path, scan.diagnostics, every)) {
     const ms = toEpochMs(w.rec.timestamp);
     if (w.rec.type === "reset") {
       const cut: ResetCut = { entryId: entryId(w.rec), lineNo: w.node.lineNo, reason: stringOrNull(w.rec.raw.reason), time: ms };

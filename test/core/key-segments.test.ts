@@ -34,6 +34,26 @@ describe("readStretches", () => {
     expect(st[1]!.startedAt).toBe(Date.parse("2026-07-01T10:01:00.000Z"));
     expect(st[1]!.endedAt).toBe(Date.parse("2026-07-01T10:02:00.000Z"));
   });
+  it("`also` sees every line of the second pass once, off-path ones too, and is told where the path's reset rows are", async () => {
+    const open = linesFromEvents(window);
+    let opens = 0;
+    const seen: number[] = [];
+    let told: number[] = [];
+    const st = await readStretches(
+      () => {
+        opens += 1;
+        return open();
+      },
+      (resetLines) => {
+        told = [...resetLines];
+        return (line, rec) => seen.push(rec.lineNo === line.lineNo ? line.lineNo : -1);
+      },
+    );
+    expect(opens).toBe(2);
+    expect(told).toEqual([4]);
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(st).toEqual(await readStretches(open));
+  });
   it("an empty transcript is one empty stretch", async () => {
     expect(await readStretches(linesFromEvents([]))).toEqual([
       { startReset: null, endReset: null, startedAt: null, endedAt: null, messages: 0, firstMessageId: null, lastMessageId: null },

@@ -1,7 +1,7 @@
 /**
  * The two passes every view is built from. Pass 1 (`scanTranscript`) reads every line once and
  * keeps only tree metadata. Pass 2 (`walkEntries`) re-reads the lines and parses only the
- * entries a view asked for, so bodies of other lines are never held.
+ * entries a view asked for (every line, for a view that asks), so bodies of other lines are never held.
  */
 import { Diagnostics } from "./diagnostics.js";
 import { idCheck } from "./id-index.js";
@@ -68,37 +68,45 @@ function stillHolds(node: TreeNode, rec: ParsedRecord): rec is EntryRecord {
   return node.idCheck === undefined || idCheck(entryId(rec)) === node.idCheck;
 }
 
+/** Sees every line pass 2 reads, parsed once (a view that wants more of each line than the path's entries). */
+export type EveryLine = (line: TranscriptLine, rec: ParsedRecord) => void;
+
 /**
  * Pass 2: yields the wanted nodes (ascending indices) with their re-parsed line. A line that no
  * longer matches pass 1 (file changed in between) is reported and skipped, and so is a wanted
- * line the file no longer reaches.
+ * line the file no longer reaches. With `every`, every line is parsed and handed to it, to the
+ * end of the file, so one pass serves both.
  */
 export async function* walkEntries(
   open: OpenLines,
   tree: EntryTree,
   indices: Iterable<number>,
   diag: Diagnostics,
+  every?: EveryLine,
 ): AsyncGenerator<WalkedEntry> {
   const wanted = indices[Symbol.iterator]();
   let next = wanted.next();
-  if (next.done) return;
+  if (next.done && !every) return;
   const { nodes } = tree;
-  let lineNo = nodes.lineNoOf(next.value);
+  let lineNo = next.done ? Number.POSITIVE_INFINITY : nodes.lineNoOf(next.value);
   for await (const line of open()) {
+    const rec = every ? parseLine(line) : null;
+    if (every) every(line, rec!);
     while (lineNo < line.lineNo) {
       next = wanted.next();
-      if (next.done) return;
-      lineNo = nodes.lineNoOf(next.value);
+      lineNo = next.done ? Number.POSITIVE_INFINITY : nodes.lineNoOf(next.value);
     }
+    if (next.done && !every) return;
     if (lineNo !== line.lineNo) continue;
-    const node = nodes.at(next.value);
-    const rec = parseLine(line);
-    if (stillHolds(node, rec)) yield { node, rec, line };
+    const node = nodes.at(next.value!);
+    const parsed = rec ?? parseLine(line);
+    if (stillHolds(node, parsed)) yield { node, rec: parsed, line };
     else diag.add({ code: "changed-between-passes", lineNo: line.lineNo, message: "line differs from the first pass; skipped" });
     next = wanted.next();
-    if (next.done) return;
-    lineNo = nodes.lineNoOf(next.value);
+    lineNo = next.done ? Number.POSITIVE_INFINITY : nodes.lineNoOf(next.value);
+    if (next.done && !every) return;
   }
+  if (next.done) return;
   diag.add({
     code: "changed-between-passes",
     lineNo,

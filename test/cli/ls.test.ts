@@ -86,7 +86,9 @@ describe("ls (CLI)", () => {
     for (const flag of ["--state-dir", "--sessions-dir"]) {
       const r = await cli(["ls", flag, file]);
       expect(r.code).toBe(3);
-      expect(r.stderr).toBe(`openclaw-sessions: ${file} is a file, not a directory (${flag === "--state-dir" ? "found by " : ""}${flag})\n`);
+      expect(r.stderr).toBe(
+        `openclaw-sessions: ${file} is a file, not a directory (${flag === "--state-dir" ? "found by " : ""}${flag})\n`,
+      );
       const j = await cli(["ls", flag, file, "--json"]);
       expect(j.json()).toMatchObject({ ok: false, error: { code: "NOT_A_DIRECTORY", kind: "environment", path: file } });
     }

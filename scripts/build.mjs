@@ -51,3 +51,7 @@ await build({
 // A module only node_modules has works from the clone and breaks the installed package.
 const check = spawnSync(process.execPath, [fileURLToPath(new URL("./check-dist.mjs", import.meta.url))], { stdio: "inherit" });
 if (check.status !== 0) process.exit(check.status ?? 1);
+
+// The man page, from the built CLI's own --help of every command (package.json "man").
+const man = spawnSync(process.execPath, [fileURLToPath(new URL("./build-man.mjs", import.meta.url))], { stdio: "inherit" });
+if (man.status !== 0) process.exit(man.status ?? 1);

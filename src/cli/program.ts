@@ -29,7 +29,7 @@ Exit codes:
   1  ran, problems found (check), or an unexpected internal error
   2  usage error (unknown flag, bad argument, unknown key)
   3  environment error (state dir missing, sessions.json 0-byte/invalid/unreadable)
-  4  unsupported layout (e.g. a write against a SQLite-era store)
+  4  unsupported layout (restore on an unverified SQLite agent schema, verify-import on a file-backed store)
   5  mutation refused (live lock, store changed since the plan, target exists)
 
 Text output may change between releases; --json output is versioned (schemaVersion).`;

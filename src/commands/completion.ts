@@ -114,12 +114,18 @@ complete -F _openclaw_sessions ${NAME}
 
 // ---- zsh ----------------------------------------------------------------------------------
 
-/** Text safe inside a zsh _arguments spec (no brackets, colons or quotes). */
-const zdesc = (s: string) =>
+/** A word of a zsh _arguments spec (the value's message): one word, no brackets, colons or quotes. */
+const zword = (s: string) =>
   s
     .replace(/[[\]:'\\`$]/g, " ")
     .replace(/\s+/g, " ")
     .trim();
+
+/** A description as one line inside a single-quoted zsh word: apostrophes and colons kept. */
+const zquoted = (s: string) => s.replace(/\s+/g, " ").trim().replace(/'/g, `'\\''`);
+
+/** A flag's description inside `[…]` of an _arguments spec: its brackets and backslashes escaped, colons kept. */
+const zexplain = (s: string) => zquoted(s.replace(/[[\]\\]/g, "\\$&"));
 
 function zshAction(v: ValueKind): string {
   switch (v.kind) {
@@ -143,15 +149,16 @@ function zsh(cmds: CommandSpec[]): string {
       for (const f of c.flags) {
         const names = flagNames(f);
         const head = names.length > 1 ? `(${names.join(" ")})'{${names.join(",")}}'` : names[0]!;
-        const value = f.value === null ? "" : `:${zdesc(f.description).split(" ")[0] || "value"}:${zshAction(f.value)}`;
-        specs.push(`'${head}[${zdesc(f.description)}]${value}'`);
+        const value = f.value === null ? "" : `:${zword(f.description).split(" ")[0] || "value"}:${zshAction(f.value)}`;
+        specs.push(`'${head}[${zexplain(f.description)}]${value}'`);
       }
       if (c.positional.kind !== "none")
         specs.push(`'1:${c.positional.kind === "dynamic" ? c.positional.what : "argument"}:${zshAction(c.positional)}'`);
       return `      ${c.name}) _arguments -s ${specs.join(" \\\n        ")} ;;`;
     })
     .join("\n");
-  const list = cmds.map((c) => `'${c.name}:${zdesc(c.description)}'`).join(" ");
+  // _describe splits name from description at the first colon: later ones are the description's.
+  const list = cmds.map((c) => `'${c.name}:${zquoted(c.description)}'`).join(" ");
   const dynamic = (["keys", "archives", "zones"] as const)
     .map(
       (what) => `_openclaw_sessions_${what}() {

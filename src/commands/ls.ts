@@ -9,8 +9,23 @@ import type { StoreContext, StoreSelection, StoreSession } from "../store/index.
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { finiteNumber } from "../core/coerce.js";
+import { channelOfKey } from "../core/session-key.js";
+import type { LsHas, LsSort } from "../core/ls-query.js";
 
 export const LS_SCHEMA_VERSION = 2;
+
+/** Which keys `ls` lists, and in what order; files no key owns are not keys and stay listed. */
+export interface LsKeyQuery {
+  /** Last activity at or after this (epoch ms). */
+  since?: number;
+  /** The channel segment of the key (`agent:<a>:<channel>:…`), case-insensitive. */
+  channel?: string;
+  /** Every one of these must hold. */
+  has?: readonly LsHas[];
+  /** Default: the store's own order. */
+  sort?: LsSort;
+  limit?: number;
+}
 
 export interface LsOptions extends StoreSelection {
   key?: string;
@@ -162,6 +177,63 @@ async function sessionsOf(index: StoreIndex, stats: boolean, session: StoreSessi
     out.push(row);
   }
   return out;
+}
+
+/** Whether the query filters, orders or cuts the keys at all (else the listing is the store's, whole). */
+export function isKeyQuery(q: LsKeyQuery): boolean {
+  return q.since !== undefined || q.channel !== undefined || (q.has?.length ?? 0) > 0 || q.sort !== undefined || q.limit !== undefined;
+}
+
+/** Bytes of a key: its active transcript and every archive (serve's size too). */
+function keyBytes(s: LsSession): number {
+  return (s.active.bytes ?? 0) + s.archives.reduce((n, a) => n + a.bytes, 0);
+}
+
+const BY: Record<LsSort, (a: LsSession, b: LsSession, resets: (s: LsSession) => number) => number> = {
+  recent: (a, b) => (b.lastActivityAt ?? -1) - (a.lastActivityAt ?? -1),
+  size: (a, b) => keyBytes(b) - keyBytes(a),
+  archives: (a, b) => b.archives.length - a.archives.length,
+  resets: (a, b, resets) => resets(b) - resets(a),
+  key: (a, b) => a.sessionKey.localeCompare(b.sessionKey) || a.agentId.localeCompare(b.agentId),
+};
+
+/**
+ * Resets per key as `timeline` counts them (both eras: a SQLite reset stays inside one window, so
+ * archives alone cannot tell). Reads every transcript: only when the query needs it.
+ */
+async function resetCounts(opts: StoreSelection, ctx: StoreContext): Promise<(s: LsSession) => number> {
+  const { runTimeline } = await import("./timeline.js");
+  const timeline = await runTimeline({ ...opts, key: undefined }, ctx);
+  const counts = new Map("keys" in timeline ? timeline.keys.map((k) => [`${k.agentId}\n${k.sessionKey}`, k.resets]) : []);
+  return (s) => counts.get(`${s.agentId}\n${s.sessionKey}`) ?? 0;
+}
+
+/** The keys the query selects, in its order: `result.sessions` is replaced; returns how many keys there were. */
+async function selectKeys(result: LsResult, sel: LsOptions, opts: LsKeyQuery, ctx: StoreContext): Promise<number> {
+  const total = result.sessions.length;
+  if (!isKeyQuery(opts)) return total;
+  const has = new Set(opts.has ?? []);
+  const resets = has.has("resets") || opts.sort === "resets" ? await resetCounts(sel, ctx) : () => 0;
+  const channel = opts.channel?.toLowerCase();
+  let keys = result.sessions.filter(
+    (s) =>
+      (opts.since === undefined || (s.lastActivityAt !== null && s.lastActivityAt >= opts.since)) &&
+      (channel === undefined || channelOfKey(s.sessionKey)?.toLowerCase() === channel) &&
+      (!has.has("archives") || s.archives.length > 0) &&
+      (!has.has("deletes") || s.archives.some((a) => a.reason === "deleted")) &&
+      (!has.has("resets") || resets(s) > 0),
+  );
+  const sort = opts.sort;
+  if (sort !== undefined) keys = keys.sort((a, b) => BY[sort](a, b, resets) || BY.key(a, b, resets));
+  if (opts.limit !== undefined) keys = keys.slice(0, opts.limit);
+  result.sessions = keys;
+  return total;
+}
+
+/** `ls` with its key query: the listing, and how many keys the stores held before it. */
+export async function runLsQuery(opts: LsOptions, query: LsKeyQuery, ctx: StoreContext): Promise<{ result: LsResult; totalKeys: number }> {
+  const result = await runLs(opts, ctx);
+  return { result, totalKeys: await selectKeys(result, opts, query, ctx) };
 }
 
 export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResult> {

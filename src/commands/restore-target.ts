@@ -10,11 +10,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { transcriptsOf, type Transcript } from "../core/catalogue.js";
 import { refusedError, ToolError, usageError } from "../core/errors.js";
+import { closePrefixes } from "../core/suggest.js";
 import type { StoreIndex } from "../core/model.js";
 import { isStrictlyInside } from "../core/path-within.js";
 import {
   atPath,
+  fileNameOf,
+  isRestorable,
   looksLikeIdPrefix,
+  restorableByPrefix,
   parseTranscriptRef,
   refIn,
   toolCommand,
@@ -138,13 +142,22 @@ function byPathOrId(indexes: StoreIndex[], arg: string, cwd: string): RestoreTar
   const hits: RestoreTarget[] = [];
   for (const index of indexes)
     for (const transcript of atPath(transcriptsOf(index), absIn(index, arg, cwd), arg)) hits.push({ index, transcript });
-  if (hits.length > 0 || hasDir(arg) || !looksLikeIdPrefix(arg)) return hits;
+  if (hits.length > 0 || hasDir(arg)) return hits;
   if (indexes.some((i) => fs.existsSync(path.join(i.location.sessionsDir, arg)))) return hits;
-  for (const index of indexes) for (const transcript of withIdPrefix(transcriptsOf(index), arg)) hits.push({ index, transcript });
-  // Nothing to bring back by that id: a key's current transcript (a rerun of a restore) says so itself.
+  if (looksLikeIdPrefix(arg))
+    for (const index of indexes) for (const transcript of withIdPrefix(transcriptsOf(index), arg)) hits.push({ index, transcript });
+  // Short, as --from takes it: the start of the file name (`restore 9648af`); `pick` refuses an ambiguous one.
   if (hits.length === 0)
+    for (const index of indexes) for (const transcript of restorableByPrefix(transcriptsOf(index), arg)) hits.push({ index, transcript });
+  // Nothing to bring back by that id: a key's current transcript (a rerun of a restore) says so itself.
+  if (hits.length === 0 && looksLikeIdPrefix(arg))
     for (const index of indexes) for (const transcript of withIdPrefix(transcriptsOf(index), arg, true)) hits.push({ index, transcript });
   return hits;
+}
+
+/** The file names of everything a restore could bring back (what a did-you-mean offers). */
+function restorableNames(indexes: StoreIndex[]): string[] {
+  return indexes.flatMap((i) => transcriptsOf(i).flatMap((t) => (isRestorable(t) ? (fileNameOf(t) ?? []) : [])));
 }
 
 /** Nothing in any catalogue: say why, as precisely as the disk tells. */
@@ -160,7 +173,13 @@ function notFound(indexes: StoreIndex[], arg: string, cwd: string): never {
   try {
     st = fs.lstatSync(abs);
   } catch {
-    throw usageError("ARCHIVE_NOT_FOUND", `no file ${abs}`, "run `openclaw-sessions ls <key>` to list a key's archives", { path: abs });
+    const near = hasDir(arg) ? [] : closePrefixes(arg, restorableNames(indexes));
+    throw usageError(
+      "ARCHIVE_NOT_FOUND",
+      `no file ${abs}`,
+      near.length > 0 ? `did you mean: ${near.join(", ")}?` : "run `openclaw-sessions ls <key>` to list a key's archives",
+      { path: abs, candidates: near },
+    );
   }
   if (st.isSymbolicLink())
     throw refusedError(

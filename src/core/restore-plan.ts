@@ -12,6 +12,7 @@ import type { AttributedArchive, SessionEntry, SessionRecord, TranscriptHeader }
 import { parseArchiveStamp, parseGeneratedTranscriptName } from "./names.js";
 import { isValidSessionId } from "./store-load.js";
 import { chatTypeOfKey } from "./session-key.js";
+import { namedByPrefix } from "./restore-target.js";
 
 export const RESTORE_SCHEMA_VERSION = 1;
 
@@ -489,9 +490,7 @@ function moveSteps(input: PlanInput, firstStep: boolean, add: (step: StepKind, d
 /** What `--from` names: a sessionId (or its first 8+ characters), or an archive time. */
 export function archivesMatching(record: SessionRecord, from: string): AttributedArchive[] {
   const f = from.trim();
-  const byId = record.archives.filter(
-    (a) => a.sessionId === f || (f.length >= 8 && a.sessionId?.startsWith(f)) || path.basename(a.path).startsWith(f),
-  );
+  const byId = record.archives.filter((a) => namedByPrefix(a.sessionId, path.basename(a.path), f));
   if (byId.length > 0) return byId;
   const ms = parseFromTime(f);
   if (ms === null) return [];

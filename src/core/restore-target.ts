@@ -68,9 +68,32 @@ export function looksLikeIdPrefix(arg: string): boolean {
  */
 export function withIdPrefix(transcripts: readonly Transcript[], prefix: string, current = false): Transcript[] {
   const p = prefix.toLowerCase();
-  return transcripts.filter(
-    (t) => (current ? t.source === "active" : t.source !== "active" && t.source !== "related") && t.sessionId?.toLowerCase().startsWith(p),
-  );
+  return transcripts.filter((t) => (current ? t.source === "active" : isRestorable(t)) && t.sessionId?.toLowerCase().startsWith(p));
+}
+
+/**
+ * `--from`'s rule for naming an archive in short: its sessionId, the first 8+ characters of it, or
+ * the start of its file name (any length). `restore <short id>` names any restorable transcript so.
+ */
+export function namedByPrefix(sessionId: string | null, fileName: string | null, prefix: string): boolean {
+  if (prefix === "") return false;
+  return sessionId === prefix || (prefix.length >= 8 && sessionId?.startsWith(prefix) === true) || fileName?.startsWith(prefix) === true;
+}
+
+/** The transcripts a restore brings back (not a key's current one, nor a file only related to one) that `prefix` names short. */
+export function restorableByPrefix(transcripts: readonly Transcript[], prefix: string): Transcript[] {
+  return transcripts.filter((t) => isRestorable(t) && namedByPrefix(t.sessionId, fileNameOf(t), prefix));
+}
+
+/** What a restore brings back: not a key's current transcript (nothing to bring back) nor a file only related to one. */
+export function isRestorable(t: Transcript): boolean {
+  return t.source !== "active" && t.source !== "related";
+}
+
+/** A transcript's own file name (an archive row's published `.zst` name); null for a database row alone. */
+export function fileNameOf(t: Transcript): string | null {
+  const file = publishedFile(t);
+  return file === null ? null : path.basename(file);
 }
 
 /** How a transcript is named back to people and in a hint: its file (by name in the sessions dir), else its reference. */

@@ -16,3 +16,9 @@ export function sessionScopeOfKey(sessionKey: string, mainKey: string): string {
   if (parts.includes("channel")) return "channel";
   return "conversation";
 }
+
+/** The channel segment of `agent:<a>:<channel>:<rest>` (telegram, webchat…); null for `agent:<a>:main` and other shapes. */
+export function channelOfKey(sessionKey: string): string | null {
+  const parts = sessionKey.split(":");
+  return parts.length > 3 && parts[0] === "agent" && parts[2] ? parts[2] : null;
+}

@@ -40,3 +40,22 @@ export function closeMatches(input: string, candidates: readonly string[], limit
     .slice(0, limit)
     .map((s) => s.c);
 }
+
+/**
+ * Candidates whose start is close to a short input (a mistyped id prefix): each candidate's first
+ * `input.length` characters within a small edit distance; closest first, at most `limit`.
+ */
+export function closePrefixes(input: string, candidates: readonly string[], limit = 5): string[] {
+  const q = input.trim().toLowerCase();
+  if (q === "") return [];
+  const max = Math.max(1, Math.floor(q.length / 4));
+  const scored: Array<{ c: string; score: number }> = [];
+  for (const c of new Set(candidates)) {
+    const d = editDistance(q, c.slice(0, q.length).toLowerCase(), max);
+    if (d <= max) scored.push({ c, score: d });
+  }
+  return scored
+    .sort((x, y) => x.score - y.score || x.c.localeCompare(y.c))
+    .slice(0, limit)
+    .map((s) => s.c);
+}

@@ -11,6 +11,8 @@ import { tableLines, type Cell, type Column } from "./table.js";
 export interface LsTextContext extends TextContext {
   /** Dates as wall-clock times in `tz` instead of "5 months ago". */
   absolute?: boolean;
+  /** The keys were filtered (`--since`, `--channel`, `--has`): none left is not an empty store. */
+  filtered?: boolean;
 }
 
 function dateCell(ms: number | null | undefined, ctx: LsTextContext): string {
@@ -85,7 +87,7 @@ export function* lsTextParts(r: LsResult, ctx: LsTextContext): Generator<string>
     });
     yield* tableLines(columns, rows, ctx);
   } else {
-    yield "No keys in this store.\n";
+    yield ctx.filtered ? "No key matches.\n" : "No keys in this store.\n";
   }
   if (r.unattributed.length > 0) {
     yield `\n${style.c.bold(`Belonging to no key (${r.unattributed.length})`)}\n`;

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Era } from "../core/model.js";
-import { environmentError, usageError } from "../core/errors.js";
+import { environmentError, type ToolError, usageError } from "../core/errors.js";
 import { configPathFor, readConfig } from "./config.js";
 import { listDirSync, noteUnreadable } from "./safe-read.js";
 
@@ -168,6 +168,17 @@ function targetForSessionsDir(sessionsDir: string, storePath: string, resolvedBy
   };
 }
 
+/**
+ * A directory option that names something else (`--state-dir ~/.openclaw/openclaw.json`): one line
+ * that says so, not "does not exist". Exit 3, like a dir that is not there.
+ */
+function notADirectory(dir: string, by: string): ToolError {
+  const isFile = fs.statSync(dir, { throwIfNoEntry: false })?.isFile() ?? false;
+  return environmentError("NOT_A_DIRECTORY", `${dir} is ${isFile ? "a file, not a directory" : "not a directory"} (${by})`, undefined, {
+    path: dir,
+  });
+}
+
 /** Every agent store the selection names. Throws environment errors for what does not exist. */
 export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: string): AgentTarget[] {
   const homeDir = resolveHomeDir(env);
@@ -182,6 +193,7 @@ export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: s
   }
   if (sel.sessionsDir !== undefined) {
     const dir = path.resolve(cwd, expandHome(sel.sessionsDir, homeDir));
+    if (!isDir(dir) && exists(dir)) throw notADirectory(dir, "--sessions-dir");
     if (!isDir(dir))
       throw environmentError("SESSIONS_DIR_NOT_FOUND", `sessions dir ${dir} does not exist`, "check the --sessions-dir path");
     return [targetForSessionsDir(dir, path.join(dir, "sessions.json"), "--sessions-dir", homeDir)];
@@ -190,6 +202,7 @@ export function locateStores(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: s
     sel.profile !== undefined
       ? { dir: path.join(homeDir, `.openclaw-${sel.profile.trim()}`), resolvedBy: `--profile ${sel.profile.trim()}` }
       : resolveStateDir(sel.stateDir, env, cwd);
+  if (!isDir(dir) && exists(dir)) throw notADirectory(dir, `found by ${resolvedBy}`);
   if (!isDir(dir)) {
     throw environmentError(
       "STATE_DIR_NOT_FOUND",

@@ -150,6 +150,24 @@ describe("completion in zsh and fish themselves", () => {
     expect(r.status, r.stderr).toBe(0);
   });
 
+  it.skipIf(!hasShell("zsh"))("zsh gets every description whole: apostrophes and colons kept", async () => {
+    // zsh itself reads the script's quoting; _arguments and _describe are stubbed to print what they receive.
+    const probe = `compdef() { :; }
+source ${JSON.stringify(await scriptFile("zsh"))}
+_arguments() { if [[ $1 == -C ]]; then state=$MODE; return 0; fi; shift; print -rl -- "$@"; }
+_describe() { print -rl -- "\${(@P)2}"; }
+MODE=command; words=(openclaw-sessions); _openclaw_sessions
+MODE=args; words=(ls); _openclaw_sessions`;
+    const r = spawnSync("zsh", ["-f", "-c", probe], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.split("\n");
+    expect(lines).toContain("ls:index a store: every key, its active transcript and archives, and the files no key owns");
+    expect(lines).toContain(
+      "--channel[only keys of this channel: the key's third part (telegram in agent:main:telegram:direct:42)]:only: ",
+    );
+    expect(lines.find((l) => l.startsWith("--absolute["))).toContain("(2026-07-01 09:15:21)");
+  });
+
   it.skipIf(!hasShell("fish"))("fish completes keys after agent:main:, --format values and --state-dir paths", async () => {
     const file = await scriptFile("fish");
     const shim = shimDir();

@@ -150,7 +150,9 @@ describe("the installed package", () => {
       fs
         .readdirSync(dir, { withFileTypes: true })
         .flatMap((e) => (e.isDirectory() ? distFiles(path.join(dir, e.name)) : [path.join(dir, e.name)]));
-    expect(installed.tarballFiles).toEqual(expect.arrayContaining(["bin/openclaw-sessions.js", "dist/cli.js", "package.json"]));
+    expect(installed.tarballFiles).toEqual(
+      expect.arrayContaining(["bin/openclaw-sessions.js", "dist/cli.js", "dist/openclaw-sessions.1", "package.json"]),
+    );
     // The tarball carries the dist/ this run built, file for file.
     const built = distFiles(path.join(ROOT, "dist")).map((f) => path.relative(ROOT, f));
     expect(installed.tarballFiles.filter((f) => f.startsWith("dist/")).sort()).toEqual(built.sort());

@@ -81,6 +81,19 @@ describe("ls (CLI)", () => {
     expect(r.json()).toMatchObject({ ok: false, error: { code: "STATE_DIR_NOT_FOUND", kind: "environment" } });
   });
 
+  it("a --state-dir or --sessions-dir that is a file: one line saying so, exit 3", async () => {
+    const file = path.join(state("reset-chain"), "openclaw.json");
+    for (const flag of ["--state-dir", "--sessions-dir"]) {
+      const r = await cli(["ls", flag, file]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toBe(
+        `openclaw-sessions: ${file} is a file, not a directory (${flag === "--state-dir" ? "found by " : ""}${flag})\n`,
+      );
+      const j = await cli(["ls", flag, file, "--json"]);
+      expect(j.json()).toMatchObject({ ok: false, error: { code: "NOT_A_DIRECTORY", kind: "environment", path: file } });
+    }
+  });
+
   it("finds ~/.openclaw, then the legacy ~/.clawdbot, through HOME and OPENCLAW_HOME", async () => {
     const home = tempDir("ocs-home-");
     fs.cpSync(state("single-active"), path.join(home, ".clawdbot"), { recursive: true });

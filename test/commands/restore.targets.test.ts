@@ -178,6 +178,24 @@ describe("the file era finds by catalogue too", () => {
     expect(none.json().error.code).toBe("ARCHIVE_NOT_FOUND");
   });
 
+  it("reset-chain: a short prefix names an archive as --from does; an ambiguous one lists them, a near miss says did you mean", async () => {
+    const s = setup("files", "reset-chain");
+    const want = path.join(s.sessions, "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z");
+    for (const short of ["9648af", "9648"]) {
+      const r = await s.run(short, "--json");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json().archive).toBe(want);
+    }
+    const both = await s.run("9", "--json"); // 9648af9a… and 998635a2…
+    expect(both.code).toBe(2);
+    expect(both.json().error.code).toBe("AMBIGUOUS_ARCHIVE");
+    const near = await s.run("9648bf");
+    expect(near.code).toBe(2);
+    expect(near.stderr).toContain(`hint: did you mean: ${path.basename(want)}?`);
+    // A key's current transcript is nothing to bring back: its name's start names nothing short.
+    expect((await s.run("f1091d", "--json")).json().error.code).toBe("ARCHIVE_NOT_FOUND");
+  });
+
   it("artifact-zoo: a corrupt .zst elsewhere in the sessions dir is a warning, not exit 3; the applied restore exits 0", async () => {
     const s = setup("files", "artifact-zoo");
     const archive = "1ed929c1-4a33-4365-96d7-5b210beb570b.jsonl.reset.2026-06-01T00-00-00.000Z";

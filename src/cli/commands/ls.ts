@@ -1,11 +1,34 @@
+import { Option } from "commander";
 import { defineCommand, pickReporter, writeReport } from "../define-command.js";
 import { withSpinner } from "../spinner.js";
-import { selectionOf, type CommonOptions } from "../options.js";
-import { ExitCode } from "../../core/errors.js";
+import { integerOption, selectionOf, type CommonOptions } from "../options.js";
+import { ExitCode, usageError } from "../../core/errors.js";
+import { parseTimeBound } from "../../core/when.js";
+import { LS_HAS as HAS, LS_SORTS as SORTS, type LsHas, type LsSort } from "../../core/ls-query.js";
 
 interface LsFlags extends CommonOptions {
   stats?: boolean;
   absolute?: boolean;
+  since?: string;
+  channel?: string;
+  has?: LsHas[];
+  sort?: LsSort;
+  limit?: number;
+}
+
+/** `--has`: repeatable and comma-separated; every value given must hold. */
+function hasList(v: string, prev: LsFlags["has"] = []): NonNullable<LsFlags["has"]> {
+  const out = [...prev];
+  for (const part of v.split(",").map((s) => s.trim().toLowerCase())) {
+    const known = HAS.find((h) => h === part);
+    if (known === undefined)
+      throw usageError("BAD_OPTION_VALUE", `--has ${JSON.stringify(part)} is not one of ${HAS.join(", ")}`, undefined, {
+        option: "--has",
+        value: v,
+      });
+    if (!out.includes(known)) out.push(known);
+  }
+  return out;
 }
 
 export const registerLs = defineCommand<LsFlags, [string | undefined]>({
@@ -15,7 +38,19 @@ export const registerLs = defineCommand<LsFlags, [string | undefined]>({
   options: (cmd) =>
     cmd
       .option("--stats", "count messages in every transcript (streams each file)")
-      .option("--absolute", 'dates as times in --tz (2026-07-01 09:15:21) instead of "5 months ago"'),
+      .option("--absolute", 'dates as times in --tz (2026-07-01 09:15:21) instead of "5 months ago"')
+      .option("--since <when>", "only keys active at or after this time (ISO date/time, or 30m, 12h, 7d, 2w ago)")
+      .option("--channel <name>", "only keys of this channel: the key's third part (telegram in agent:main:telegram:direct:42)")
+      .option("--has <what>", `only keys with ${HAS.join(", ")} (comma list or repeated: all must hold)`, hasList)
+      .addOption(new Option("--sort <order>", "key order: most recent activity, largest, most archives or resets, by key").choices(SORTS))
+      .option("--limit <n>", "at most N keys (after the filters and the sort)", integerOption("--limit", { min: 1 })),
+  rules: [
+    {
+      if: ["key"],
+      not: ["since", "channel", "has", "sort", "limit"],
+      message: "ls <key> shows one key: drop --since, --channel, --has, --sort and --limit",
+    },
+  ],
   help: `
 Examples:
   $ openclaw-sessions ls
@@ -23,14 +58,20 @@ Examples:
   $ openclaw-sessions ls --all-agents --json | jq '.unattributed[].path'
   $ openclaw-sessions ls --state-dir ./backup/.openclaw --stats
   $ openclaw-sessions ls --absolute --tz UTC | grep telegram
+  $ openclaw-sessions ls --channel telegram --since 7d --sort recent --limit 20
+  $ openclaw-sessions ls --has deletes,archives --sort size
 
 Tables fit the terminal (or $COLUMNS); in a pipe every cell is printed whole, one row a line.
+With a filter, --sort or --limit, "showing N of M keys" goes to stderr (not with -q or --json);
+--has resets and --sort resets read every transcript, as timeline does.
 `,
   async run({ app, flags }, key) {
+    const since = flags.since === undefined ? undefined : parseTimeBound(flags.since, Date.now(), "--since");
     // Loaded when the command runs: start-up only pays for what this invocation uses.
-    const { runLs } = await import("../../commands/ls.js");
-    const result = await withSpinner(app, flags, "Scanning the store…", () =>
-      runLs({ ...selectionOf(flags, key), key, stats: flags.stats }, app.storeContext()),
+    const { runLsQuery, isKeyQuery } = await import("../../commands/ls.js");
+    const query = { since, channel: flags.channel, has: flags.has, sort: flags.sort, limit: flags.limit };
+    const { result, totalKeys } = await withSpinner(app, flags, "Scanning the store…", () =>
+      runLsQuery({ ...selectionOf(flags, key), key, stats: flags.stats }, query, app.storeContext()),
     );
     const { LS_REPORTERS } = await import("../../render/ls-reporters.js");
     const showScope = await (await import("../scope.js")).scopeShower(app, flags);
@@ -38,6 +79,7 @@ Tables fit the terminal (or $COLUMNS); in a pipe every cell is printed whole, on
       ...app.textContext(flags),
       absolute: flags.absolute,
       oneKey: Boolean(key),
+      filtered: isKeyQuery(query),
     }));
     showScope(result.stores);
     // The exit code is the store's even when stdout's reader leaves before the last row (`| head`).
@@ -45,6 +87,8 @@ Tables fit the terminal (or $COLUMNS); in a pipe every cell is printed whole, on
     try {
       await writeReport(app, reporter, result);
     } finally {
+      // What the query left out: on stderr with the other context lines, in a pipe too.
+      if (isKeyQuery(query)) app.context(flags, `showing ${result.sessions.length} of ${totalKeys} key${totalKeys === 1 ? "" : "s"}`);
       // Entries OpenClaw's loader drops: diagnostics on stderr (stdout is data only), as the table's footnote was.
       if (!flags.quiet && key === undefined)
         for (const d of result.droppedEntries)

@@ -189,7 +189,7 @@ export const registerRestore = defineCommand<RestoreFlags, [string | undefined]>
   arguments: [
     [
       "[archive]",
-      "what to restore, as `ls` lists it: an archive's (or unreferenced transcript's) file name or path, a sessionId or its first 8+ characters, or `<db>#<sessionId>` / `<db>#archive/<name>`",
+      "what to restore, as `ls` lists it: an archive's (or unreferenced transcript's) file name or path, a sessionId or its first 8+ characters, the start of a file name (as --from), or `<db>#<sessionId>` / `<db>#archive/<name>`",
     ],
   ],
   description: "make an archive the active transcript of its key again (dry run unless --yes; undoable)",

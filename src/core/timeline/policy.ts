@@ -6,6 +6,7 @@
 import { rulesSource, type AgentSchema } from "../agent-schema.js";
 import type { Era, SessionEntry } from "../model.js";
 import { finiteNumber, isRecord } from "../coerce.js";
+import { channelOfKey } from "../session-key.js";
 
 export type ResetMode = "daily" | "idle" | "none";
 
@@ -55,8 +56,7 @@ export function channelOf(sessionKey: string, entry: SessionEntry | null): strin
   ]) {
     if (typeof v === "string" && v) return v;
   }
-  const parts = sessionKey.split(":");
-  return parts.length > 3 && parts[0] === "agent" ? parts[2]! : null;
+  return channelOfKey(sessionKey);
 }
 
 interface Layer {

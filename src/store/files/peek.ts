@@ -39,6 +39,11 @@ function zstdHead(file: string, limit: number): Buffer {
   const input = Buffer.from(readRange(file, 0, HEAD_BYTES));
   const problem = zstdFrameProblem(input);
   if (problem) throw noteUnreadable(file, new Error(problem));
+  return zstdPrefixHead(input, limit);
+}
+
+/** The first `limit` decompressed bytes of a zstd stream's first bytes (a cut stream: what decoded). */
+export function zstdPrefixHead(input: Buffer, limit: number): Buffer {
   // A prefix that inflates past the cap (a bomb) is retried shorter: the head is all we want.
   for (let n = input.length; n > 0; n >>= 2) {
     try {
@@ -57,9 +62,19 @@ function zstdHead(file: string, limit: number): Buffer {
 
 /** The head window of a transcript as text lines; a cut last piece is dropped. */
 function headLines(ref: TranscriptRef & { kind: "file" }, limit = HEAD_BYTES): string[] {
-  const buf = ref.compression === "zstd" ? zstdHead(ref.path, limit) : readRange(ref.path, 0, limit);
+  return windowLines(ref.compression === "zstd" ? zstdHead(ref.path, limit) : readRange(ref.path, 0, limit), limit, "head");
+}
+
+/**
+ * A window of a transcript's bytes as text lines: the cut piece at its open end is dropped (the
+ * last of a head window that filled `limit`, the first of a tail window that did).
+ */
+export function windowLines(buf: Buffer, limit: number, end: "head" | "tail"): string[] {
   const lines = buf.toString("utf8").split("\n");
-  if (buf.length === limit) lines.pop();
+  if (buf.length >= limit) {
+    if (end === "head") lines.pop();
+    else lines.shift();
+  }
   return lines.map((l) => l.replace(/\r$/, ""));
 }
 
@@ -108,42 +123,46 @@ function timestampOf(line: string): string | null {
   return m ? m[1]! : null;
 }
 
-export function peekTranscript(ref: TranscriptRef & { kind: "file" }): TranscriptPeek {
+/**
+ * What `ls` shows of a transcript no key owns, from its first lines (header, first timestamp, first
+ * user text) and its last lines, oldest first (last timestamp); null `tail`: the last of the head.
+ */
+export function peekOfLines(head: readonly string[], tail: readonly string[] | null): TranscriptPeek {
   const peek: TranscriptPeek = { header: null, firstTimestamp: null, lastTimestamp: null, preview: null };
-  try {
-    const lines = headLines(ref).filter((l) => l.trim() !== "");
-    peek.header = lines[0] ? parseHeaderLine(lines[0]) : null;
-    for (const line of lines) {
-      peek.firstTimestamp ??= timestampOf(line);
-      if (peek.preview !== null) break;
-      try {
-        const v = JSON.parse(line) as { message?: { role?: string; content?: unknown } };
-        if (v.message?.role === "user") {
-          const t = textOf(v.message.content);
-          if (t) peek.preview = t.replace(/\s+/g, " ").trim().slice(0, PREVIEW_CHARS);
-        }
-      } catch {
-        // a cut or corrupt line: skipped, as OpenClaw does
+  const lines = head.filter((l) => l.trim() !== "");
+  peek.header = lines[0] ? parseHeaderLine(lines[0]) : null;
+  for (const line of lines) {
+    peek.firstTimestamp ??= timestampOf(line);
+    if (peek.preview !== null) break;
+    try {
+      const v = JSON.parse(line) as { message?: { role?: string; content?: unknown } };
+      if (v.message?.role === "user") {
+        const t = textOf(v.message.content);
+        if (t) peek.preview = t.replace(/\s+/g, " ").trim().slice(0, PREVIEW_CHARS);
       }
+    } catch {
+      // a cut or corrupt line: skipped, as OpenClaw does
     }
-    if (ref.compression === "none") {
-      const size = fs.statSync(ref.path).size;
-      const tail = readRange(ref.path, Math.max(0, size - TAIL_BYTES), Math.min(size, TAIL_BYTES)).toString("utf8");
-      peek.lastTimestamp =
-        tail
-          .split("\n")
-          .reverse()
-          .map(timestampOf)
-          .find((t) => t) ?? null;
-    } else {
-      peek.lastTimestamp =
-        [...lines]
-          .reverse()
-          .map(timestampOf)
-          .find((t) => t) ?? null;
-    }
+  }
+  peek.lastTimestamp =
+    [...(tail ?? lines)]
+      .reverse()
+      .map(timestampOf)
+      .find((t) => t) ?? null;
+  return peek;
+}
+
+export function peekTranscript(ref: TranscriptRef & { kind: "file" }): TranscriptPeek {
+  try {
+    const head = headLines(ref);
+    if (ref.compression !== "none") return peekOfLines(head, null);
+    const size = fs.statSync(ref.path).size;
+    const tail = readRange(ref.path, Math.max(0, size - TAIL_BYTES), Math.min(size, TAIL_BYTES))
+      .toString("utf8")
+      .split("\n");
+    return peekOfLines(head, tail);
   } catch {
     // unreadable: the peek stays empty; `check` reports it
+    return { header: null, firstTimestamp: null, lastTimestamp: null, preview: null };
   }
-  return peek;
 }

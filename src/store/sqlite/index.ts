@@ -11,6 +11,7 @@ import type { AgentSchema } from "../../core/agent-schema.js";
 import type { DbFacts } from "../../core/sqlite-rows.js";
 import { openSqliteReadOnly, type SqliteDb } from "./driver.js";
 import { listSqliteAgentFiles } from "./files.js";
+import { peekUnattributed } from "./peek.js";
 import { readAgentSchema, unreadable } from "./schema.js";
 import { readColdArchives, readDbFacts, readEventStats, readSessionNodes, readSessionWindows, readTranscriptArchives } from "./read.js";
 
@@ -36,14 +37,18 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
   const { agentId, dbPath, sessionsDir } = opts;
   const db = opts.db ?? openSqliteReadOnly(dbPath);
   let rows: DbRows;
+  let attributed: ReturnType<typeof attributeSqliteAgent>;
+  const agentDir = opts.stateDir ? path.join(opts.stateDir, "agents", agentId) : path.dirname(sessionsDir);
+  const files = listSqliteAgentFiles({ sessionsDir, agentDir, dbPath }).filter((f) => opts.keepFile?.(f) ?? true);
   try {
     rows = readDbRows(db, dbPath);
+    attributed = attributeSqliteAgent({ agentId, dbPath, sessionsDir, ...rows, files });
+    // What no key owns is shown with its first user message and last time: how a lost conversation is recognised.
+    peekUnattributed(db, attributed.unattributed);
   } finally {
     if (!opts.db) db.close();
   }
-  const agentDir = opts.stateDir ? path.join(opts.stateDir, "agents", agentId) : path.dirname(sessionsDir);
-  const files = listSqliteAgentFiles({ sessionsDir, agentDir, dbPath }).filter((f) => opts.keepFile?.(f) ?? true);
-  const { entries, sessions, unattributed } = attributeSqliteAgent({ agentId, dbPath, sessionsDir, ...rows, files });
+  const { entries, sessions, unattributed } = attributed;
   return {
     location: {
       agentId,

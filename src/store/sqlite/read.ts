@@ -212,6 +212,20 @@ export function* windowEventLines(
   }
 }
 
+/**
+ * The text of a window's first or last `n` events, in seq order (for a bounded peek: no cold
+ * archive, no line numbers).
+ */
+export function windowEdgeTexts(db: SqliteDb, sessionId: string, end: "first" | "last", n: number): string[] {
+  const rows = db.all(
+    `SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ? ORDER BY seq ${end === "first" ? "ASC" : "DESC"} LIMIT ?`,
+    sessionId,
+    n,
+  );
+  const texts = rows.map((row) => eventText(row).text);
+  return end === "first" ? texts : texts.reverse();
+}
+
 // ---- session_transcript_archives -----------------------------------------------------------
 
 /** Archive rows without their blobs (read one with `readArchiveBlob`). */
@@ -265,6 +279,25 @@ export function readColdArchives(db: SqliteDb): ColdArchiveRow[] {
       storage: String(row.storage),
       row,
     }));
+}
+
+/** The first and last `bytes` of an archive row's (still encoded) blob; null when there is no such row. */
+export function readArchiveBlobEdges(
+  db: SqliteDb,
+  archiveName: string,
+  bytes: number,
+): { encoding: string; head: Buffer; tail: Buffer; length: number } | null {
+  const row = db.get(
+    `SELECT encoding, length(archive_blob) AS n, substr(archive_blob, 1, ?) AS head,
+            substr(archive_blob, max(1, length(archive_blob) - ? + 1)) AS tail
+       FROM session_transcript_archives WHERE archive_name = ?`,
+    bytes,
+    bytes,
+    archiveName,
+  );
+  if (!row) return null;
+  const buf = (v: unknown) => (v instanceof Uint8Array ? Buffer.from(v) : Buffer.alloc(0));
+  return { encoding: String(row.encoding), head: buf(row.head), tail: buf(row.tail), length: sqlNumber(row.n) ?? 0 };
 }
 
 /** Lines of an encoded document, decompressed as a stream (never the whole decoded text at once). */

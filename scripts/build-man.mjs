@@ -1,0 +1,139 @@
+/**
+ * Writes the man page, dist/openclaw-sessions.1, from the built CLI's own help: `--help` of the
+ * program and of every command (and subcommand) it lists, so the page says what `--help` says and
+ * is never written by hand. Run by scripts/build.mjs after the bundle; `man ./dist/openclaw-sessions.1`.
+ * Argument: the package root (default: this script's parent).
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+
+const ROOT = path.resolve(process.argv[2] ?? path.join(path.dirname(new URL(import.meta.url).pathname), ".."));
+const NAME = "openclaw-sessions";
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
+const run = promisify(execFile);
+
+/** `--help` of a command path, as a pipe gets it (80 columns, no colour), the package root written `<package>`. */
+async function helpOf(words) {
+  const { stdout } = await run(process.execPath, [path.join(ROOT, "bin", `${NAME}.js`), ...words, "--help"], {
+    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", HOME: "/nonexistent", LANG: "C.UTF-8" },
+  });
+  return stdout.split(`${ROOT}${path.sep}`).join("<package>/");
+}
+
+/** A help text's parts: usage, description, the entry sections (Arguments, Options, Commands), and what follows them. */
+function parse(text) {
+  const lines = text.replace(/\n+$/, "").split("\n");
+  const usage = lines.shift().replace(/^Usage: /, "");
+  const sections = [];
+  let description = [];
+  let i = 0;
+  while (i < lines.length && !/^(Arguments|Options|Commands):$/.test(lines[i])) description.push(lines[i++]);
+  while (i < lines.length && /^(Arguments|Options|Commands):$/.test(lines[i])) {
+    const section = { title: lines[i++].slice(0, -1), entries: [] };
+    for (; i < lines.length && lines[i].startsWith("  "); i++) {
+      const m = /^ {2}(\S.*?)(?: {2,}(\S.*))?$/.exec(lines[i]);
+      // A line indented to the description column continues the entry above.
+      if (/^ {3,}/.test(lines[i]) && section.entries.length > 0) section.entries.at(-1).text.push(lines[i].trim());
+      else if (m) section.entries.push({ term: m[1], text: m[2] ? [m[2]] : [] });
+    }
+    sections.push(section);
+    while (i < lines.length && lines[i] === "") i++;
+  }
+  description = description.join("\n").trim();
+  return {
+    usage,
+    description,
+    sections,
+    after: lines
+      .slice(i)
+      .join("\n")
+      .replace(/^\n+|\n+$/g, ""),
+  };
+}
+
+/** Text as roff: backslashes and hyphens escaped, a line that would read as a request protected. */
+const esc = (s) =>
+  s
+    .replace(/\\/g, "\\e")
+    .replace(/-/g, "\\-")
+    // Any other character as its code point: plain `groff -man -Tutf8` reads the page too (no preconv).
+    .replace(/[^\x20-\x7e\t]/gu, (c) => `\\[u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}]`);
+const line = (s) => (/^[.']/.test(s) ? `\\&${s}` : s);
+const para = (s) =>
+  s
+    .split("\n")
+    .map((l) => line(esc(l.trim())))
+    .join("\n");
+const pre = (s) => [".nf", ...s.split("\n").map((l) => line(esc(l))), ".fi"].join("\n");
+
+function entries(section, skip = []) {
+  return section.entries
+    .filter((e) => !skip.includes(e.term.split(" ")[0]))
+    .map((e) => `.TP\n.B ${line(esc(e.term))}\n${para(e.text.join(" ") || " ")}`)
+    .join("\n");
+}
+
+/** One command's part of the page: usage, description, arguments and options, then its help's own text. */
+function commandPart(words, help) {
+  const out = [`.SS ${esc([NAME, ...words].join(" "))}`, `.B ${line(esc(help.usage))}`, ".PP", para(help.description)];
+  for (const s of help.sections) {
+    const shown = entries(s, ["-h,", "help"]);
+    if (s.title !== "Commands" && shown !== "") out.push(`.PP\n.I ${s.title}`, shown);
+  }
+  if (help.after) out.push(".PP", pre(help.after));
+  return out.join("\n");
+}
+
+/** Every command path the program lists (subcommands of a command that has them), in help order. */
+async function commandTree(words, help) {
+  const names = (help.sections.find((s) => s.title === "Commands")?.entries ?? [])
+    .map((e) => e.term.split(" ")[0])
+    .filter((n) => n !== "help");
+  // Each command's help in its own process, all at once: the build waits for the slowest, not the sum.
+  const parts = await Promise.all(
+    names.map(async (name) => {
+      const own = parse(await helpOf([...words, name]));
+      return [{ words: [...words, name], help: own }, ...(await commandTree([...words, name], own))];
+    }),
+  );
+  return parts.flat();
+}
+
+const top = parse(await helpOf([]));
+const commands = await commandTree([], top);
+const exitAt = top.after.indexOf("Exit codes:");
+const exitText = exitAt < 0 ? "" : top.after.slice(exitAt + "Exit codes:".length).trim();
+const exitCodes = exitText.split("\n\n")[0];
+const rest = exitText.split("\n\n").slice(1).join("\n\n");
+
+const page = [
+  `.\\" Generated by scripts/build-man.mjs from ${NAME} --help; do not edit.`,
+  `.TH ${NAME.toUpperCase()} 1 "" "${NAME} ${pkg.version}" "User Commands"`,
+  ".SH NAME",
+  `${NAME} \\- ${esc(pkg.description)}`,
+  ".SH SYNOPSIS",
+  `.B ${esc(top.usage)}`,
+  ".SH DESCRIPTION",
+  para(top.description),
+  ".SH COMMANDS",
+  entries(
+    top.sections.find((s) => s.title === "Commands"),
+    ["help"],
+  ),
+  ...commands.map((c) => commandPart(c.words, c.help)),
+  ".SH EXIT STATUS",
+  ...exitCodes.split("\n").map((l) => {
+    const m = /^\s*(\d+)\s+(.*)$/.exec(l);
+    return m ? `.TP\n.B ${m[1]}\n${para(m[2])}` : para(l);
+  }),
+  ...(rest ? [".PP", para(rest)] : []),
+  ".SH FILES",
+  `The documentation is installed with the package, in its \\fIdocs/\\fR directory (\\fB${NAME} \\-\\-help\\fR prints its path).`,
+  ".SH SEE ALSO",
+  "The package's README.md and docs/ (exit-codes.md, json.md and one page per command).",
+  "",
+].join("\n");
+
+fs.writeFileSync(path.join(ROOT, "dist", `${NAME}.1`), page);

@@ -17,7 +17,8 @@ export const registerUsage = defineCommand<UsageFlags, [string | undefined]>({
   options: (cmd) =>
     cmd
       .option("--since <when>", "only turns at or after this: an ISO date/time, or a span before now (30m, 2h, 7d, 1w)")
-      .addOption(new Option("--by <what>", "the rows of the text table").choices(["key", "day", "model"]).default("key")),
+      .addOption(new Option("--by <what>", "the rows of the text table").choices(["key", "day", "model"]).default("key"))
+      .option("--tz <zone>", "IANA time zone the days are cut in (default: $TZ or this machine's)"),
   help: `
 Examples:
   $ openclaw-sessions usage                                  # per key: current session vs reset/deleted/archived

@@ -9,7 +9,8 @@
  */
 import { transcriptsOf, type Transcript } from "../core/catalogue.js";
 import { sessionNotFound, sessionsWithKey } from "../core/lookup.js";
-import type { StoreIndex, TranscriptRef } from "../core/model.js";
+import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
+import type { KnownRestore } from "../core/segments.js";
 import { resolveTimeZone } from "../core/format.js";
 import {
   addFact,
@@ -152,11 +153,16 @@ function roundedByClass(b: Record<UsageClass, UsageTotals>): Record<UsageClass, 
 }
 
 /** A key's segment numbers per transcript path (the one numbering every command uses). */
-async function segmentNumbers(index: StoreIndex, sessionKey: string, session: StoreSession, env: NodeJS.ProcessEnv) {
+async function segmentNumbers(
+  record: SessionRecord | undefined,
+  index: StoreIndex,
+  session: StoreSession,
+  env: NodeJS.ProcessEnv,
+  restores: readonly KnownRestore[],
+) {
   const out = new Map<string, number[]>();
-  const record = index.sessions.find((s) => s.sessionKey === sessionKey);
   if (!record) return out;
-  for (const s of await keySegments(record, index, session, env, knownRestores(env, index.location.storePath))) {
+  for (const s of await keySegments(record, index, session, env, restores)) {
     const list = out.get(s.path) ?? [];
     if (list.length === 0) out.set(s.path, list);
     list.push(s.number);
@@ -300,14 +306,26 @@ export async function runUsage(opts: UsageOptions & { by?: UsageGrouping }, ctx:
   const result = emptyResult(opts, indexes.map(storeHeader), tz, since);
   const tally = new UsageTally(result, k);
   const segmentsOfKey = new Map<KeyUsage, Promise<Map<string, number[]>>>();
+  // Per store, read once: its keys' records and this tool's restores (segment numbers need both).
+  const perStore = new Map(
+    indexes.map((index) => [
+      index,
+      { records: new Map(index.sessions.map((s) => [s.sessionKey, s])), restores: knownRestores(ctx.env, index.location.storePath) },
+    ]),
+  );
   for (const { index, t } of targets) {
     ctx.progress?.(result.transcriptsRead, targets.length, "transcripts");
     result.transcriptsRead += 1;
     const group = tally.group(index, t);
+    const store = perStore.get(index)!;
     const numbers =
       t.sessionKey === null
         ? []
-        : ((await entryOf(segmentsOfKey, group, () => segmentNumbers(index, t.sessionKey!, ctx.session, ctx.env))).get(t.path) ?? []);
+        : ((
+            await entryOf(segmentsOfKey, group, () =>
+              segmentNumbers(store.records.get(t.sessionKey!), index, ctx.session, ctx.env, store.restores),
+            )
+          ).get(t.path) ?? []);
     const read = await transcriptFacts(t.ref, ctx.session);
     if (read.cut !== null) result.warnings.push({ path: t.path, message: `read stopped early: ${read.cut}` });
     if (read.tooLong > 0)

@@ -43,7 +43,7 @@ in tokens only. See ${docsPath("usage.md")}. Read-only.
       app.storeContext(progress.report),
     ).finally(() => progress.clear());
     showScope(result.stores);
-    app.context(flags, `days in ${result.tz}; ${result.transcriptsRead} transcripts read`);
+    app.context(flags, `days in ${result.tz}; ${result.transcriptsRead} transcript${result.transcriptsRead === 1 ? "" : "s"} read`);
     const reporter = await pickReporter(USAGE_REPORTERS, flags, () => app.textContext(flags));
     app.io.stdout.write(reporter.end(result));
   },

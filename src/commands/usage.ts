@@ -48,6 +48,8 @@ export interface UsageOptions extends StoreSelection {
   since?: string;
   /** Zone of the days (`--tz`, else $TZ, else this machine's). */
   tz?: string;
+  /** The rows of the text table (the document holds all three views). */
+  by?: UsageGrouping;
   now?: number;
 }
 
@@ -275,7 +277,7 @@ class UsageTally {
   }
 }
 
-function emptyResult(opts: UsageOptions & { by?: UsageGrouping }, stores: StoreHeader[], tz: string, since: number | null): UsageResult {
+function emptyResult(opts: UsageOptions, stores: StoreHeader[], tz: string, since: number | null): UsageResult {
   return {
     schemaVersion: USAGE_SCHEMA_VERSION,
     stores,
@@ -294,7 +296,7 @@ function emptyResult(opts: UsageOptions & { by?: UsageGrouping }, stores: StoreH
   };
 }
 
-export async function runUsage(opts: UsageOptions & { by?: UsageGrouping }, ctx: StoreContext): Promise<UsageResult> {
+export async function runUsage(opts: UsageOptions, ctx: StoreContext): Promise<UsageResult> {
   const since = opts.since !== undefined ? parseTimeBound(opts.since, opts.now ?? Date.now(), "--since") : null;
   const tz = resolveTimeZone(opts.tz, ctx.env);
   const indexes = await ctx.session.indexes(opts);

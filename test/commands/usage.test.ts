@@ -205,6 +205,19 @@ describe("what is counted where", () => {
     expect(r.byClass.current.messages).toBe(2);
   });
 
+  it("a restored copy: the turn the archive and the new active transcript both hold is counted once", async () => {
+    const { stateDir, home } = copyState("files", "reset-chain");
+    const before = await usageOf(stateDir);
+    const archive = "998635a2-5338-4ec7-bf4f-ba73a726d208.jsonl.reset.2026-07-01T09-10-16.000Z";
+    const restored = await cli(["restore", archive, "--yes", "--state-dir", stateDir], { env: { HOME: home } });
+    expect(restored.code).toBe(0);
+    const r = await usageOf(stateDir);
+    expect(r.totals).toEqual(before.totals);
+    expect(r.duplicates).toBe(1);
+    const copy = r.keys[0]!.transcripts.find((t) => t.path.endsWith(archive))!;
+    expect(copy).toMatchObject({ class: "reset", messages: 0, duplicates: 1 });
+  });
+
   it("sqlite-deleted: a deleted key's archive row and its published file are one transcript; labelled deleted", async () => {
     const { stateDir } = copyState("sqlite", "sqlite-deleted");
     const r = await usageOf(stateDir);

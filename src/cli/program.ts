@@ -12,6 +12,7 @@ import { registerGrep } from "./commands/grep.js";
 import { registerExport } from "./commands/export.js";
 import { registerContextPack } from "./commands/context-pack.js";
 import { registerCompactions } from "./commands/compactions.js";
+import { registerUsage } from "./commands/usage.js";
 import { registerSkill } from "./commands/skill.js";
 import { registerVerifyImport } from "./commands/verify-import.js";
 import { registerOpen, registerServe } from "./commands/serve.js";
@@ -67,6 +68,7 @@ const COMMANDS: Record<string, RegisterCommand> = {
   history: registerHistory,
   timeline: registerTimeline,
   compactions: registerCompactions,
+  usage: registerUsage,
   check: registerCheck,
   grep: registerGrep,
   export: registerExport,

@@ -12,7 +12,18 @@
  */
 const FLAG = "--max-semi-space-size";
 const CAP = `${FLAG}=4`;
-const STORE_READERS = new Set(["history", "timeline", "compactions", "check", "grep", "export", "context-pack", "verify-import", "index"]);
+const STORE_READERS = new Set([
+  "history",
+  "timeline",
+  "compactions",
+  "check",
+  "grep",
+  "export",
+  "context-pack",
+  "verify-import",
+  "index",
+  "usage",
+]);
 
 /** True when `argv` runs a store reader in a process whose young generation is not capped yet. */
 export function wantsCappedYoungGeneration(argv: readonly string[], execArgv: readonly string[], env: NodeJS.ProcessEnv): boolean {

@@ -106,6 +106,7 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
       expect(complete("openclaw-sessions export k --format h")).toEqual(["html"]);
       expect(complete("openclaw-sessions grep x --role tool")).toEqual(["toolResult"]);
       expect(complete("openclaw-sessions timeline --sort r")).toEqual(["recent-reset"]);
+      expect(complete("openclaw-sessions usage --by d")).toEqual(["day"]);
       expect(complete("openclaw-sessions check --fail-on w")).toEqual(["warn"]);
       expect(complete("openclaw-sessions timeline --tz Europe/Berl")).toEqual(["Europe/Berlin"]);
       expect(complete(`openclaw-sessions ls --state-dir ${path.dirname(state)}/st`)).toEqual([state]);

@@ -122,6 +122,9 @@ const textRuns: string[][] = [
   ["compactions"],
   ["compactions", KEY, "--show", "1"],
   ["context-pack", KEY, "--compaction", "1"],
+  ["usage"],
+  ["usage", EVIL_KEY],
+  ["usage", "--by", "model"],
 ];
 
 describe("no control character reaches a terminal raw", () => {

@@ -1,0 +1,348 @@
+/**
+ * `usage [key]`: tokens and recorded cost of every assistant turn the store holds, per key, per
+ * transcript (segment), per day and per model, across every era: active transcripts, reset,
+ * deleted and `.bak` archives, SQLite windows and archive rows, and the transcripts no key owns.
+ * The transcripts are the catalogue's (`transcriptsOf`, as `grep` and `check` read them), each
+ * once, a key's own first; a message several of them hold is counted once, in the first that
+ * holds it (core/usage.ts says what "the same message" is). Each transcript's facts go through
+ * the run's index (`usage/1`).
+ */
+import { transcriptsOf, type Transcript } from "../core/catalogue.js";
+import { sessionNotFound, sessionsWithKey } from "../core/lookup.js";
+import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
+import type { KnownRestore } from "../core/segments.js";
+import { resolveTimeZone } from "../core/format.js";
+import {
+  addFact,
+  dayOf,
+  emptyTotals,
+  messageIdentity,
+  roundedTotals,
+  usageFactOf,
+  type UsageFact,
+  type UsageTotals,
+} from "../core/usage.js";
+import { parseTimeBound } from "../core/when.js";
+import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import { knownRestores } from "../store/restore-known.js";
+import { keySegments } from "./key-segments.js";
+import { storeHeader, type StoreHeader } from "./store-header.js";
+
+export const USAGE_SCHEMA_VERSION = 1;
+
+export const USAGE_GROUPINGS = ["key", "day", "model"] as const;
+export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
+
+/**
+ * What a transcript is to OpenClaw's own `/usage`: `current` (a key's active transcript or
+ * current SQLite window: the session whose totals its store entry keeps) or something it leaves
+ * out: a `reset` segment (a `.reset` archive, an earlier window, a reset archive row), a `deleted`
+ * one, a `.bak` trim, or `other` (checkpoints, forks, repair copies, files no key owns).
+ */
+export const USAGE_CLASSES = ["current", "reset", "deleted", "bak", "other"] as const;
+export type UsageClass = (typeof USAGE_CLASSES)[number];
+
+export interface UsageOptions extends StoreSelection {
+  key?: string;
+  /** Only turns at or after this instant (`--since`: ISO or a span like 7d). */
+  since?: string;
+  /** Zone of the days (`--tz`, else $TZ, else this machine's). */
+  tz?: string;
+  /** The rows of the text table (the document holds all three views). */
+  by?: UsageGrouping;
+  now?: number;
+}
+
+export interface TranscriptUsage extends UsageTotals {
+  path: string;
+  source: Transcript["source"];
+  class: UsageClass;
+  sessionId: string | null;
+  archiveReason: string | null;
+  /** The key's segment numbers this transcript holds (`timeline`, `history --archived --segment`); [] when none. */
+  segments: number[];
+  /** Turns this transcript holds that an earlier one was counted for (copies). */
+  duplicates: number;
+}
+
+export interface KeyUsage {
+  agentId: string;
+  /** null: transcripts no key owns (one group per key the data still names, `formerSessionKey`). */
+  sessionKey: string | null;
+  formerSessionKey: string | null;
+  sessionId: string | null;
+  totals: UsageTotals;
+  /** The totals split by what each transcript is (sums to `totals`). */
+  byClass: Record<UsageClass, UsageTotals>;
+  transcripts: TranscriptUsage[];
+}
+
+export interface DayUsage extends UsageTotals {
+  /** `YYYY-MM-DD` in `tz`; null for turns without a time. */
+  day: string | null;
+}
+
+export interface ModelUsage extends UsageTotals {
+  provider: string | null;
+  model: string | null;
+}
+
+export interface UsageResult {
+  schemaVersion: number;
+  stores: StoreHeader[];
+  by: UsageGrouping;
+  tz: string;
+  since: { ms: number; iso: string } | null;
+  totals: UsageTotals;
+  byClass: Record<UsageClass, UsageTotals>;
+  /** What OpenClaw's per-session `/usage` leaves out: every class but `current`. */
+  notInOpenClawUsage: UsageTotals;
+  /** Copies skipped: turns a later transcript holds again. */
+  duplicates: number;
+  keys: KeyUsage[];
+  days: DayUsage[];
+  models: ModelUsage[];
+  transcriptsRead: number;
+  /** Transcripts that could not be read to the end, or lines too long to read. */
+  warnings: Array<{ path: string; message: string }>;
+}
+
+/** One transcript's facts, as the index keeps them. */
+interface TranscriptFacts {
+  facts: UsageFact[];
+  /** A read error ended the transcript (the facts are not kept). */
+  cut: string | null;
+  /** Lines too long to read (a turn among them is not counted). */
+  tooLong: number;
+}
+
+function transcriptFacts(ref: TranscriptRef, session: StoreSession): Promise<TranscriptFacts> {
+  return session.remember(
+    ref,
+    "usage/1",
+    async () => {
+      const facts: UsageFact[] = [];
+      let cut: string | null = null;
+      let tooLong = 0;
+      for await (const line of session.lines(ref)) {
+        if (line.readError) {
+          cut = line.readError;
+          break;
+        }
+        if (line.tooLong) tooLong += 1;
+        const f = usageFactOf(line);
+        if (f) facts.push(f);
+      }
+      return { facts, cut, tooLong };
+    },
+    (v) => v.cut === null,
+  );
+}
+
+function classOf(t: Transcript): UsageClass {
+  if (t.source === "active") return "current";
+  if (t.source === "window") return t.window.current ? "current" : "reset";
+  if (t.archiveReason === "reset" || t.archiveReason === "deleted" || t.archiveReason === "bak") return t.archiveReason;
+  return "other";
+}
+
+function emptyByClass(): Record<UsageClass, UsageTotals> {
+  return Object.fromEntries(USAGE_CLASSES.map((c) => [c, emptyTotals()])) as Record<UsageClass, UsageTotals>;
+}
+
+function roundedByClass(b: Record<UsageClass, UsageTotals>): Record<UsageClass, UsageTotals> {
+  return Object.fromEntries(USAGE_CLASSES.map((c) => [c, roundedTotals(b[c])])) as Record<UsageClass, UsageTotals>;
+}
+
+/** A key's segment numbers per transcript path (the one numbering every command uses). */
+async function segmentNumbers(
+  record: SessionRecord | undefined,
+  index: StoreIndex,
+  session: StoreSession,
+  env: NodeJS.ProcessEnv,
+  restores: readonly KnownRestore[],
+) {
+  const out = new Map<string, number[]>();
+  if (!record) return out;
+  for (const s of await keySegments(record, index, session, env, restores)) {
+    const list = out.get(s.path) ?? [];
+    if (list.length === 0) out.set(s.path, list);
+    list.push(s.number);
+  }
+  return out;
+}
+
+function emptyGroup(agentId: string, sessionKey: string | null, formerSessionKey: string | null, sessionId: string | null): KeyUsage {
+  return { agentId, sessionKey, formerSessionKey, sessionId, totals: emptyTotals(), byClass: emptyByClass(), transcripts: [] };
+}
+
+/** Which group a transcript's turns go to: its key, else the key its data still names, else "no key" (per store). */
+function groupIdOf(index: StoreIndex, sessionKey: string | null, formerSessionKey: string | null): string {
+  const owner = sessionKey !== null ? `key\u0000${sessionKey}` : `none\u0000${formerSessionKey ?? ""}`;
+  return `${index.location.storePath}\u0000${owner}`;
+}
+
+function entryOf<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  const had = map.get(key);
+  if (had !== undefined) return had;
+  const v = make();
+  map.set(key, v);
+  return v;
+}
+
+/** The run's sums: each turn claimed once (by identity), in the order transcripts are read. */
+class UsageTally {
+  readonly seen = new Set<string>();
+  readonly groups = new Map<string, KeyUsage>();
+  readonly days = new Map<string | null, DayUsage>();
+  readonly models = new Map<string, ModelUsage>();
+  readonly #seeded = new Set<StoreIndex>();
+
+  constructor(
+    readonly result: UsageResult,
+    readonly key: string | undefined,
+  ) {}
+
+  /**
+   * A store's keys (even those with no turn) in its order, before the groups of files no key owns:
+   * the order turns are claimed in, and the order of `keys`.
+   */
+  seed(index: StoreIndex): void {
+    if (this.#seeded.has(index)) return;
+    this.#seeded.add(index);
+    for (const s of index.sessions)
+      if (this.key === undefined || s.sessionKey === this.key)
+        this.groups.set(groupIdOf(index, s.sessionKey, null), emptyGroup(s.agentId, s.sessionKey, null, s.sessionId));
+  }
+
+  group(index: StoreIndex, t: Transcript): KeyUsage {
+    this.seed(index);
+    const id = groupIdOf(index, t.sessionKey, t.formerSessionKey);
+    return entryOf(this.groups, id, () => emptyGroup(index.location.agentId, t.sessionKey, t.formerSessionKey, null));
+  }
+
+  /** One transcript's turns (those `since` keeps), each counted unless an earlier transcript claimed it. */
+  add(group: KeyUsage, row: TranscriptUsage, facts: readonly UsageFact[], scope: string, since: number | null): void {
+    const r = this.result;
+    for (const f of facts) {
+      if (since !== null && (f.time === null || f.time < since)) continue;
+      const identity = messageIdentity(f, scope);
+      if (this.seen.has(identity)) {
+        row.duplicates += 1;
+        r.duplicates += 1;
+        continue;
+      }
+      this.seen.add(identity);
+      for (const t of [row, group.totals, group.byClass[row.class], r.totals, r.byClass[row.class]]) addFact(t, f);
+      if (row.class !== "current") addFact(r.notInOpenClawUsage, f);
+      const day = dayOf(f.time, r.tz);
+      addFact(
+        entryOf(this.days, day, () => ({ day, ...emptyTotals() })),
+        f,
+      );
+      const model = `${f.provider ?? ""}\u0000${f.model ?? ""}`;
+      addFact(
+        entryOf(this.models, model, () => ({ provider: f.provider, model: f.model, ...emptyTotals() })),
+        f,
+      );
+    }
+    group.transcripts.push(row);
+  }
+
+  /** The document: sums rounded, keys' transcripts in segment order, days by date, models by cost. */
+  finish(indexes: readonly StoreIndex[]): UsageResult {
+    for (const index of indexes) this.seed(index);
+    const r = this.result;
+    const firstSegment = (t: TranscriptUsage) => t.segments[0] ?? Infinity;
+    r.keys = [...this.groups.values()].map((g) => ({
+      ...g,
+      totals: roundedTotals(g.totals),
+      byClass: roundedByClass(g.byClass),
+      // Those outside the numbering last, as the catalogue lists them.
+      transcripts: g.transcripts
+        .map((t, i) => ({ t: { ...t, ...roundedTotals(t) }, i }))
+        .sort((a, b) => firstSegment(a.t) - firstSegment(b.t) || a.i - b.i)
+        .map((x) => x.t),
+    }));
+    r.days = [...this.days.values()]
+      .sort((a, b) => (a.day === null ? 1 : b.day === null ? -1 : a.day.localeCompare(b.day)))
+      .map((d) => ({ ...d, ...roundedTotals(d) }));
+    r.models = [...this.models.values()]
+      .sort((a, b) => b.cost - a.cost || b.totalTokens - a.totalTokens)
+      .map((m) => ({ ...m, ...roundedTotals(m) }));
+    r.totals = roundedTotals(r.totals);
+    r.byClass = roundedByClass(r.byClass);
+    r.notInOpenClawUsage = roundedTotals(r.notInOpenClawUsage);
+    return r;
+  }
+}
+
+function emptyResult(opts: UsageOptions, stores: StoreHeader[], tz: string, since: number | null): UsageResult {
+  return {
+    schemaVersion: USAGE_SCHEMA_VERSION,
+    stores,
+    by: opts.by ?? "key",
+    tz,
+    since: since === null ? null : { ms: since, iso: new Date(since).toISOString() },
+    totals: emptyTotals(),
+    byClass: emptyByClass(),
+    notInOpenClawUsage: emptyTotals(),
+    duplicates: 0,
+    keys: [],
+    days: [],
+    models: [],
+    transcriptsRead: 0,
+    warnings: [],
+  };
+}
+
+export async function runUsage(opts: UsageOptions, ctx: StoreContext): Promise<UsageResult> {
+  const since = opts.since !== undefined ? parseTimeBound(opts.since, opts.now ?? Date.now(), "--since") : null;
+  const tz = resolveTimeZone(opts.tz, ctx.env);
+  const indexes = await ctx.session.indexes(opts);
+  const k = opts.key;
+  const targets = indexes.flatMap((index) =>
+    transcriptsOf(index, (t) => k === undefined || t.sessionKey === k || t.formerSessionKey === k).map((t) => ({ index, t })),
+  );
+  if (k !== undefined && sessionsWithKey(indexes, k).length === 0 && targets.length === 0) throw sessionNotFound(indexes, k);
+  const result = emptyResult(opts, indexes.map(storeHeader), tz, since);
+  const tally = new UsageTally(result, k);
+  const segmentsOfKey = new Map<KeyUsage, Promise<Map<string, number[]>>>();
+  // Per store, read once: its keys' records and this tool's restores (segment numbers need both).
+  const perStore = new Map(
+    indexes.map((index) => [
+      index,
+      { records: new Map(index.sessions.map((s) => [s.sessionKey, s])), restores: knownRestores(ctx.env, index.location.storePath) },
+    ]),
+  );
+  for (const { index, t } of targets) {
+    ctx.progress?.(result.transcriptsRead, targets.length, "transcripts");
+    result.transcriptsRead += 1;
+    const group = tally.group(index, t);
+    const store = perStore.get(index)!;
+    const numbers =
+      t.sessionKey === null
+        ? []
+        : ((
+            await entryOf(segmentsOfKey, group, () =>
+              segmentNumbers(store.records.get(t.sessionKey!), index, ctx.session, ctx.env, store.restores),
+            )
+          ).get(t.path) ?? []);
+    const read = await transcriptFacts(t.ref, ctx.session);
+    if (read.cut !== null) result.warnings.push({ path: t.path, message: `read stopped early: ${read.cut}` });
+    if (read.tooLong > 0)
+      result.warnings.push({ path: t.path, message: `${read.tooLong} line(s) too long to read: a turn among them is not counted` });
+    const row: TranscriptUsage = {
+      path: t.path,
+      source: t.source,
+      class: classOf(t),
+      sessionId: t.sessionId,
+      archiveReason: t.archiveReason,
+      segments: numbers,
+      duplicates: 0,
+      ...emptyTotals(),
+    };
+    tally.add(group, row, read.facts, `${index.location.storePath}\u0000${t.sessionId ?? t.path}`, since);
+  }
+  return tally.finish(indexes);
+}

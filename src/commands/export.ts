@@ -11,10 +11,12 @@ import path from "node:path";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { refusedError, usageError } from "../core/errors.js";
 import { isWithinDir } from "../core/path-within.js";
-import type { KeySegment, ResetCut } from "../core/key-segments.js";
+import { segmentNumbered, type KeySegment, type ResetCut } from "../core/key-segments.js";
 import type { SegmentRestore } from "../core/segments.js";
 import { streamProjection, streamWithResets, type HistoryItem } from "../core/transcript/history.js";
 import { scanTranscript, type OpenLines } from "../core/transcript/scan.js";
+import { page, type PageCounts, type PageEvent, type PagedMessage } from "../core/transcript/page.js";
+import { toEpochMs } from "../core/when.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { transcriptFileChunks } from "../store/lines.js";
 import { noteUnreadable } from "../store/safe-read.js";
@@ -22,6 +24,7 @@ import { realPath } from "../store/real-path.js";
 import { keySegments } from "./key-segments.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "./export-formats.js";
+import type { HistorySlice } from "./history-types.js";
 
 export const EXPORT_SCHEMA_VERSION = 1;
 
@@ -31,6 +34,8 @@ export interface ExportOptions extends StoreSelection {
   key: string;
   archived?: boolean;
   format: ExportFormat;
+  /** Only part of the history, as `history` slices it (`segment` needs `archived`; md/html only). */
+  slice?: HistorySlice;
   /** Checked against the state dir by `checkOutputPath`; the caller opens the sink. */
   output?: string;
   now?: number;
@@ -73,7 +78,12 @@ export interface ExportHeader {
   sessionId: string | null;
   store: StoreHeader;
   view: "current" | "archived";
+  /** Every segment of the view, numbered (a --segment slice reads one of them). */
   segments: ExportSegmentInfo[];
+  /** The slice asked for (only the options given), null for the whole history. */
+  slice: HistorySlice | null;
+  /** What the slice kept of what it read: filled in as the export is written (complete for the reporter's end). */
+  sliceCounts: PageCounts | null;
   exportedAt: string;
 }
 
@@ -226,15 +236,31 @@ export interface ExportPrepared {
   indexes: StoreIndex[];
 }
 
+/** The slice options given (none: null); a slice of JSONL lines, or --segment without --archived, is a usage error. */
+function sliceOf(opts: ExportOptions): HistorySlice | null {
+  const given = Object.entries(opts.slice ?? {}).filter(([, v]) => v !== undefined);
+  if (given.length === 0) return null;
+  if (opts.format === "jsonl")
+    throw usageError(
+      "CONFLICTING_OPTIONS",
+      "--format jsonl copies whole transcripts; --segment, --tail, --limit, --since and --until slice md and html",
+    );
+  if (opts.slice?.segment !== undefined && !opts.archived)
+    throw usageError("CONFLICTING_OPTIONS", "--segment picks one segment of --archived");
+  return Object.fromEntries(given) as HistorySlice;
+}
+
 /** Index the stores and resolve the key and its segments (nothing written yet). */
 export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Promise<ExportPrepared> {
   if (!EXPORT_FORMATS.includes(opts.format))
     throw usageError("BAD_FORMAT", `unknown format "${opts.format}"`, `use one of: ${EXPORT_FORMATS.join(", ")}`);
+  const slice = sliceOf(opts);
   const indexes = await ctx.session.indexes(opts);
   const { index, record } = findSession(indexes, opts.key);
   const view = opts.archived ? "archived" : "current";
-  const segments =
-    view === "archived" ? (await keySegments(record, index, ctx.session, ctx.env)).map(archivedSegment) : currentSegments(record);
+  const numbered = view === "archived" ? await keySegments(record, index, ctx.session, ctx.env) : [];
+  if (slice?.segment !== undefined) segmentNumbered(numbered, slice.segment, record.sessionKey);
+  const segments = view === "archived" ? numbered.map(archivedSegment) : currentSegments(record);
   const header: ExportHeader = {
     schemaVersion: EXPORT_SCHEMA_VERSION,
     sessionKey: record.sessionKey,
@@ -243,6 +269,8 @@ export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Pro
     store: storeHeader(index),
     view,
     segments,
+    slice,
+    sliceCounts: null,
     exportedAt: new Date(opts.now ?? Date.now()).toISOString(),
   };
   return { header, indexes };
@@ -296,19 +324,76 @@ async function* transcriptEvents(group: readonly ExportSegmentInfo[], header: Ex
   }
 }
 
-/** Each segment's start, its items (counted by `onItem`), its end: what an md/html export renders. */
-async function* exportEvents(header: ExportHeader, session: StoreSession, onItem: () => void): AsyncGenerator<ExportEvent> {
+/** Each segment's start, its items, its end: what an md/html export renders (--segment: that segment's transcript only, that segment only). */
+async function* exportEvents(header: ExportHeader, session: StoreSession): AsyncGenerator<ExportEvent> {
+  const wanted = header.slice?.segment;
   for (const group of byTranscript(header.segments)) {
+    if (wanted !== undefined && !group.some((s) => s.index === wanted)) continue;
     const source = session.openTranscript(group[0]!.ref);
     try {
       for await (const ev of transcriptEvents(group, header, () => source.lines())) {
-        if (ev.type === "item") onItem();
-        yield ev;
+        if (wanted === undefined || ev.segment.index === wanted) yield ev;
       }
     } finally {
       await source.close();
     }
   }
+}
+
+/** Whether the slice pages the items (more than picking a segment). */
+function isPaged(slice: HistorySlice | null): boolean {
+  return slice !== null && [slice.tail, slice.limit, slice.since, slice.until].some((v) => v !== undefined);
+}
+
+/** An export item as paging reads it (epoch-ms time), with the item and its segment. */
+interface SlicedItem extends PagedMessage {
+  item: ExportItem;
+  segment: ExportSegmentInfo;
+}
+
+/**
+ * `--tail`, `--limit`, `--since`, `--until` exactly as `history` applies them (core/transcript/page.ts).
+ * A segment is shown when the slice kept some of its items, each opened and closed as usual.
+ */
+async function* slicedEvents(events: AsyncIterable<ExportEvent>, header: ExportHeader): AsyncGenerator<ExportEvent> {
+  const counts: PageCounts = { totalCount: 0, matchedCount: 0, count: 0, byRole: {}, hasMore: false };
+  header.sliceCounts = counts;
+  async function* paged(): AsyncGenerator<PageEvent<SlicedItem, ExportSegmentInfo>> {
+    for await (const ev of events) {
+      if (ev.type === "segment-start") yield { type: "segment", segment: ev.segment };
+      else if (ev.type === "item") {
+        const { item, segment } = ev;
+        const message: SlicedItem = { role: item.role, timestamp: toEpochMs(item.timestamp), text: item.text, item, segment };
+        if (item.thinking !== undefined) message.thinking = item.thinking;
+        if (item.toolCalls !== undefined) message.toolCalls = item.toolCalls;
+        yield { type: "message", message };
+      }
+    }
+  }
+  let open: ExportSegmentInfo | null = null;
+  let items = 0;
+  for await (const ev of page(paged(), header.slice ?? {}, counts)) {
+    if (ev.type !== "message") continue;
+    const { item, segment } = ev.message;
+    if (segment !== open) {
+      if (open) yield { type: "segment-end", segment: open, items };
+      open = segment;
+      items = 0;
+      yield { type: "segment-start", segment, header };
+    }
+    items += 1;
+    yield { type: "item", item, segment };
+  }
+  if (open) yield { type: "segment-end", segment: open, items };
+}
+
+/** An HTML page past this many bytes is slow to open in a browser. */
+export const LARGE_HTML_BYTES = 20_000_000;
+
+export interface WriteExportOptions {
+  /** Called once when an HTML export passes `largeBytes` (default LARGE_HTML_BYTES), as it is written. */
+  onLarge?: (bytes: number) => void;
+  largeBytes?: number;
 }
 
 /** Write the export to `sink`, reading through the run's `session`. `text` is required for md/html. */
@@ -318,7 +403,10 @@ export async function writeExport(
   format: ExportFormat,
   sink: ExportSink,
   text?: ExportText,
+  opts: WriteExportOptions = {},
 ): Promise<ExportSummary> {
+  const largeBytes = opts.largeBytes ?? LARGE_HTML_BYTES;
+  let warned = format !== "html" || !opts.onLarge;
   let items = 0;
   let bytes = 0;
   // Rendered items are gathered into writes of about 64 KiB: one write per item is slow.
@@ -335,6 +423,10 @@ export async function writeExport(
     if (s === "") return;
     const n = Buffer.byteLength(s);
     bytes += n;
+    if (!warned && bytes > largeBytes) {
+      warned = true;
+      opts.onLarge?.(bytes);
+    }
     pending.push(s);
     pendingBytes += n;
     if (pendingBytes >= 64 * 1024) await flush();
@@ -352,11 +444,14 @@ export async function writeExport(
     }
   } else {
     if (!text) throw new Error("a reporter is required for md/html");
-    for await (const s of text(
-      header,
-      exportEvents(header, session, () => (items += 1)),
-    ))
-      await put(s);
+    const read = exportEvents(header, session);
+    async function* counted(): AsyncGenerator<ExportEvent> {
+      for await (const ev of isPaged(header.slice) ? slicedEvents(read, header) : read) {
+        if (ev.type === "item") items += 1;
+        yield ev;
+      }
+    }
+    for await (const s of text(header, counted())) await put(s);
     await flush();
   }
   return {

@@ -22,6 +22,8 @@ import { transcriptFileChunks } from "../store/lines.js";
 import { noteUnreadable } from "../store/safe-read.js";
 import { realPath } from "../store/real-path.js";
 import { keySegments } from "./key-segments.js";
+import { runTimeline } from "./timeline.js";
+import type { EndReason } from "../core/timeline/index.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "./export-formats.js";
 import type { HistorySlice } from "./history-types.js";
@@ -64,8 +66,16 @@ export interface ExportSegmentInfo {
   label?: string;
   /** This tool's restore ended it or wrote it. */
   restore?: SegmentRestore;
+  /** --archived, from segment 2: why the segment before it ended, as `timeline` infers it (its `endReason`); null when unknown. */
+  resetCause?: ResetCause | null;
   /** The transcript it is read from; segments of one SQLite window share it (same object). */
   ref: TranscriptRef;
+}
+
+/** Why a reset happened and how sure `timeline` is of it (its segment's `endReason`). */
+export interface ResetCause {
+  kind: EndReason["kind"];
+  confidence: EndReason["confidence"];
 }
 
 /** A history item with thinking text and tool-call arguments (HistoryItem's opt-in fields). */
@@ -250,6 +260,18 @@ function sliceOf(opts: ExportOptions): HistorySlice | null {
   return Object.fromEntries(given) as HistorySlice;
 }
 
+/**
+ * Each segment after the first: why the one before it ended, as `timeline <key>` says it (the
+ * same numbering, the same inference and reset policy; its facts come from the run's cache).
+ */
+async function addResetCauses(segments: ExportSegmentInfo[], sel: StoreSelection, key: string, ctx: StoreContext): Promise<void> {
+  const timeline = await runTimeline({ ...sel, key }, ctx);
+  for (const seg of segments.slice(1)) {
+    const ended = timeline.segments[seg.index - 2]?.endReason;
+    seg.resetCause = ended ? { kind: ended.kind, confidence: ended.confidence } : null;
+  }
+}
+
 /** Index the stores and resolve the key and its segments (nothing written yet). */
 export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Promise<ExportPrepared> {
   if (!EXPORT_FORMATS.includes(opts.format))
@@ -261,6 +283,7 @@ export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Pro
   const numbered = view === "archived" ? await keySegments(record, index, ctx.session, ctx.env) : [];
   if (slice?.segment !== undefined) segmentNumbered(numbered, slice.segment, record.sessionKey);
   const segments = view === "archived" ? numbered.map(archivedSegment) : currentSegments(record);
+  if (segments.length > 1) await addResetCauses(segments, opts, record.sessionKey, ctx);
   const header: ExportHeader = {
     schemaVersion: EXPORT_SCHEMA_VERSION,
     sessionKey: record.sessionKey,

@@ -35,6 +35,19 @@ export function segmentTitle(seg: ExportSegmentInfo, tz = "UTC"): string {
  */
 export function dividerText(seg: ExportSegmentInfo, h: ExportHeader, tz = "UTC"): { title: string; detail: string } | null {
   if (seg.index <= 1) return null;
+  const what = dividerWhat(seg, h, tz);
+  return { title: what.title, detail: what.detail + causeText(seg) };
+}
+
+/** "; cause: daily (high confidence, as `timeline` infers it)", or "" when timeline was not asked. */
+function causeText(seg: ExportSegmentInfo): string {
+  const c = seg.resetCause;
+  if (c === undefined) return "";
+  if (c === null) return "; cause: not known";
+  return `; cause: ${c.kind} (${c.confidence} confidence, as \`timeline\` infers it)`;
+}
+
+function dividerWhat(seg: ExportSegmentInfo, h: ExportHeader, tz: string): { title: string; detail: string } {
   const row = seg.startReset;
   if (row) {
     const why = row.reason ? ` "${safeLine(row.reason)}"` : "";

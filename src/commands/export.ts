@@ -17,6 +17,7 @@ import { streamProjection, streamWithResets, type HistoryItem } from "../core/tr
 import { scanTranscript, type OpenLines } from "../core/transcript/scan.js";
 import { page, type PageCounts, type PageEvent, type PagedMessage } from "../core/transcript/page.js";
 import { toEpochMs } from "../core/when.js";
+import { shareablePath, shareableStoreName, shareableText, type StoreDirs } from "../core/shareable-paths.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { transcriptFileChunks } from "../store/lines.js";
 import { noteUnreadable } from "../store/safe-read.js";
@@ -38,6 +39,8 @@ export interface ExportOptions extends StoreSelection {
   format: ExportFormat;
   /** Only part of the history, as `history` slices it (`segment` needs `archived`; md/html only). */
   slice?: HistorySlice;
+  /** A page meant to be shared: no absolute path and no home dir in it (core/shareable-paths.ts). */
+  relativePaths?: boolean;
   /** Checked against the state dir by `checkOutputPath`; the caller opens the sink. */
   output?: string;
   now?: number;
@@ -90,6 +93,8 @@ export interface ExportHeader {
   view: "current" | "archived";
   /** Every segment of the view, numbered (a --segment slice reads one of them). */
   segments: ExportSegmentInfo[];
+  /** --relative-paths: every path above is relative (a transcript by its file name, the store as `~/.openclaw/…`). */
+  relativePaths: boolean;
   /** The slice asked for (only the options given), null for the whole history. */
   slice: HistorySlice | null;
   /** What the slice kept of what it read: filled in as the export is written (complete for the reporter's end). */
@@ -272,6 +277,22 @@ async function addResetCauses(segments: ExportSegmentInfo[], sel: StoreSelection
   }
 }
 
+/** --relative-paths: the header's paths as a shared page shows them (what is read keeps its `ref`). */
+function withoutAbsolutePaths(header: ExportHeader, home: string | null): void {
+  const store = header.store;
+  const dirs: StoreDirs = { sessionsDir: store.sessionsDir, stateDir: store.stateDir, home };
+  header.store = {
+    ...store,
+    storePath: shareablePath(store.storePath, dirs, { inStore: true }),
+    sessionsDir: shareablePath(store.sessionsDir, dirs, { inStore: true }),
+    stateDir: store.stateDir === null ? null : shareableStoreName(dirs),
+  };
+  for (const seg of header.segments) {
+    seg.path = shareablePath(seg.path, dirs);
+    if (seg.label !== undefined) seg.label = shareableText(seg.label, dirs);
+  }
+}
+
 /** Index the stores and resolve the key and its segments (nothing written yet). */
 export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Promise<ExportPrepared> {
   if (!EXPORT_FORMATS.includes(opts.format))
@@ -292,10 +313,12 @@ export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Pro
     store: storeHeader(index),
     view,
     segments,
+    relativePaths: opts.relativePaths === true,
     slice,
     sliceCounts: null,
     exportedAt: new Date(opts.now ?? Date.now()).toISOString(),
   };
+  if (opts.relativePaths) withoutAbsolutePaths(header, ctx.env.HOME ?? null);
   return { header, indexes };
 }
 

@@ -9,6 +9,7 @@ import { safeLine } from "../../core/safe-text.js";
 
 interface ExportFlags extends CommonOptions, SliceFlags {
   archived?: boolean;
+  relativePaths?: boolean;
   format: ExportFormat;
   output?: string;
   force?: boolean;
@@ -94,7 +95,11 @@ export const registerExport = defineCommand<ExportFlags, [string]>({
           "-o, --output <file>",
           "write to this file instead of stdout (never inside the OpenClaw state dir; its directory must exist)",
         )
-        .option("-f, --force", "with --output: replace a file that already exists"),
+        .option("-f, --force", "with --output: replace a file that already exists")
+        .option(
+          "--relative-paths",
+          "a page to share: no absolute path and no home dir (transcripts by file name, the store as ~/.openclaw or its dir's name)",
+        ),
     ),
   output: "no-json",
   help: `
@@ -121,7 +126,14 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
     const tz = flags.tz === undefined ? "UTC" : resolveTimeZone(flags.tz, app.io.env);
     const ctx = app.storeContext();
     const { header, indexes } = await prepareExport(
-      { ...selectionOf(flags, key), key, archived: flags.archived, format: flags.format, slice: sliceOf(flags, Date.now()) },
+      {
+        ...selectionOf(flags, key),
+        key,
+        archived: flags.archived,
+        format: flags.format,
+        slice: sliceOf(flags, Date.now()),
+        relativePaths: flags.relativePaths,
+      },
       ctx,
     );
     const job: ExportJob = {

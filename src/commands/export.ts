@@ -341,7 +341,7 @@ const FULL_TEXT = { oversizedBytes: Number.POSITIVE_INFINITY, maxTextChars: unde
  * whole active path, each reset row opening the next of its segments (the divider stands for the
  * row; `seq` counts within the segment as `history --archived` counts it).
  */
-async function* transcriptEvents(group: readonly ExportSegmentInfo[], header: ExportHeader, open: OpenLines): AsyncGenerator<ExportEvent> {
+async function* transcriptEvents(group: readonly ExportSegmentInfo[], header: ExportHeader, open: OpenLines): AsyncGenerator<ReadEvent> {
   const rules = header.view === "current" && group[0]!.ref.kind === "sqlite" ? "9.6" : "7.1";
   const items =
     header.view === "current" ? streamProjection(open, FULL_TEXT, rules) : streamWithResets(open, await scanTranscript(open), FULL_TEXT);
@@ -351,12 +351,14 @@ async function* transcriptEvents(group: readonly ExportSegmentInfo[], header: Ex
   yield { type: "segment-start", segment: group[0]!, header };
   for await (const item of items) {
     if (item.kind === "reset") {
-      if (k + 1 >= group.length) continue;
-      yield { type: "segment-end", segment: group[k]!, items: count };
-      k += 1;
-      count = 0;
-      base = item.seq - 1;
-      yield { type: "segment-start", segment: group[k]!, header };
+      if (k + 1 < group.length) {
+        yield { type: "segment-end", segment: group[k]!, items: count };
+        k += 1;
+        count = 0;
+        base = item.seq - 1;
+        yield { type: "segment-start", segment: group[k]!, header };
+      }
+      yield { type: "reset-row", item: { ...item, seq: item.seq - base }, segment: group[k]! };
       continue;
     }
     count += 1;
@@ -370,8 +372,14 @@ async function* transcriptEvents(group: readonly ExportSegmentInfo[], header: Ex
   }
 }
 
-/** Each segment's start, its items, its end: what an md/html export renders (--segment: that segment's transcript only, that segment only). */
-async function* exportEvents(header: ExportHeader, session: StoreSession): AsyncGenerator<ExportEvent> {
+/**
+ * What a read yields: the export's events, and each reset row, which the page shows as its
+ * segment's divider (or not at all) but `history` counts as a message, so a slice counts it too.
+ */
+type ReadEvent = ExportEvent | { type: "reset-row"; item: ExportItem; segment: ExportSegmentInfo };
+
+/** Each segment's start, its items, its end, as read (--segment: that segment's transcript only, that segment only). */
+async function* exportEvents(header: ExportHeader, session: StoreSession): AsyncGenerator<ReadEvent> {
   const wanted = header.slice?.segment;
   for (const group of byTranscript(header.segments)) {
     if (wanted !== undefined && !group.some((s) => s.index === wanted)) continue;
@@ -386,6 +394,11 @@ async function* exportEvents(header: ExportHeader, session: StoreSession): Async
   }
 }
 
+/** What the page renders of a whole (unpaged) read. */
+async function* unpaged(events: AsyncIterable<ReadEvent>): AsyncGenerator<ExportEvent> {
+  for await (const ev of events) if (ev.type !== "reset-row") yield ev;
+}
+
 /** Whether the slice pages the items (more than picking a segment). */
 function isPaged(slice: HistorySlice | null): boolean {
   return slice !== null && [slice.tail, slice.limit, slice.since, slice.until].some((v) => v !== undefined);
@@ -395,21 +408,24 @@ function isPaged(slice: HistorySlice | null): boolean {
 interface SlicedItem extends PagedMessage {
   item: ExportItem;
   segment: ExportSegmentInfo;
+  /** A reset row: counted, shown as its segment's divider. */
+  resetRow: boolean;
 }
 
 /**
  * `--tail`, `--limit`, `--since`, `--until` exactly as `history` applies them (core/transcript/page.ts).
  * A segment is shown when the slice kept some of its items, each opened and closed as usual.
  */
-async function* slicedEvents(events: AsyncIterable<ExportEvent>, header: ExportHeader): AsyncGenerator<ExportEvent> {
+async function* slicedEvents(events: AsyncIterable<ReadEvent>, header: ExportHeader): AsyncGenerator<ExportEvent> {
   const counts: PageCounts = { totalCount: 0, matchedCount: 0, count: 0, byRole: {}, hasMore: false };
   header.sliceCounts = counts;
   async function* paged(): AsyncGenerator<PageEvent<SlicedItem, ExportSegmentInfo>> {
     for await (const ev of events) {
       if (ev.type === "segment-start") yield { type: "segment", segment: ev.segment };
-      else if (ev.type === "item") {
+      else if (ev.type === "item" || ev.type === "reset-row") {
         const { item, segment } = ev;
-        const message: SlicedItem = { role: item.role, timestamp: toEpochMs(item.timestamp), text: item.text, item, segment };
+        const resetRow = ev.type === "reset-row";
+        const message: SlicedItem = { role: item.role, timestamp: toEpochMs(item.timestamp), text: item.text, item, segment, resetRow };
         if (item.thinking !== undefined) message.thinking = item.thinking;
         if (item.toolCalls !== undefined) message.toolCalls = item.toolCalls;
         yield { type: "message", message };
@@ -420,13 +436,14 @@ async function* slicedEvents(events: AsyncIterable<ExportEvent>, header: ExportH
   let items = 0;
   for await (const ev of page(paged(), header.slice ?? {}, counts)) {
     if (ev.type !== "message") continue;
-    const { item, segment } = ev.message;
+    const { item, segment, resetRow } = ev.message;
     if (segment !== open) {
       if (open) yield { type: "segment-end", segment: open, items };
       open = segment;
       items = 0;
       yield { type: "segment-start", segment, header };
     }
+    if (resetRow) continue;
     items += 1;
     yield { type: "item", item, segment };
   }
@@ -492,7 +509,7 @@ export async function writeExport(
     if (!text) throw new Error("a reporter is required for md/html");
     const read = exportEvents(header, session);
     async function* counted(): AsyncGenerator<ExportEvent> {
-      for await (const ev of isPaged(header.slice) ? slicedEvents(read, header) : read) {
+      for await (const ev of isPaged(header.slice) ? slicedEvents(read, header) : unpaged(read)) {
         if (ev.type === "item") items += 1;
         yield ev;
       }

@@ -45,6 +45,13 @@ describe("context-pack: --json is the one way to JSON", () => {
     expect(ea.code).toBe(2);
     expect(ea.json().error.code).toBe("SESSION_NOT_FOUND");
     expect([ea.code, ea.stdout, ea.stderr]).toEqual([eb.code, eb.stdout, eb.stderr]);
+    // A value the parse itself rejects, too.
+    const [pa, pb] = await Promise.all([
+      cli(["context-pack", KEY, "--format", "json", "--segments", "x", "--state-dir", STATE]),
+      cli(["context-pack", KEY, "--json", "--segments", "x", "--state-dir", STATE]),
+    ]);
+    expect(pa.json().error.code).toBe("BAD_OPTION_VALUE");
+    expect([pa.code, pa.stdout, pa.stderr]).toEqual([pb.code, pb.stdout, pb.stderr]);
   });
   it("--format markdown is --format md", async () => {
     const [a, b] = await Promise.all([

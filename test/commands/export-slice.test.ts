@@ -49,9 +49,7 @@ async function exportedItems(stateDir: string, key: string, archived: boolean, s
 /** What `history` shows for the same slice; its reset rows are the export's dividers, not items. */
 async function historyItems(stateDir: string, key: string, archived: boolean, slice: HistorySlice): Promise<Seen[]> {
   const r = await runHistory({ stateDir, key, archived, ...slice }, ctx());
-  return r.messages
-    .filter((m) => m.kind !== "reset")
-    .map((m) => ({ segment: archived ? m.segment! + 1 : 1, seq: m.seq, text: m.text }));
+  return r.messages.filter((m) => m.kind !== "reset").map((m) => ({ segment: archived ? m.segment! + 1 : 1, seq: m.seq, text: m.text }));
 }
 
 async function exportString(opts: Omit<ExportOptions, "format">, format: ExportFormat, home?: string): Promise<string> {

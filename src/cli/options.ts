@@ -72,6 +72,24 @@ export function integerOption(flag: string, opts: { min?: number } = {}) {
   };
 }
 
+/** Other names a `--format` value may be given by: `markdown` is `md`. */
+const FORMAT_ALIASES: Readonly<Record<string, string>> = { markdown: "md" };
+
+/**
+ * `--format <format>`, the one parsing of format names: one of `formats` or an alias of one of
+ * them (`markdown` for `md`); anything else is a usage error (exit 2, one line).
+ */
+export function formatOption(description: string, formats: readonly string[]): Option {
+  return new Option("--format <format>", description).choices([...formats]).argParser((v: string) => {
+    const format = FORMAT_ALIASES[v] ?? v;
+    if (formats.includes(format)) return format;
+    throw usageError("BAD_OPTION_VALUE", `--format ${JSON.stringify(v)} is not a format: use ${formats.join(", ")}`, undefined, {
+      option: "--format",
+      value: v,
+    });
+  });
+}
+
 /** The roles a transcript message can have, as the tool names them (`system`: summaries). */
 export const ROLES = ["user", "assistant", "toolResult", "system"] as const;
 

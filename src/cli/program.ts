@@ -56,10 +56,11 @@ function usageFromCommander(err: CommanderError): ToolError {
   return usageError(COMMANDER_CODES[err.code] ?? "USAGE", first.trim(), hint || "see openclaw-sessions --help");
 }
 
-/** --json anywhere before a "--": the error of a failed parse must be a JSON document too. */
+/** --json (or its alias `--format json`) anywhere before a "--": the error of a failed parse must be a JSON document too. */
 function wantsJson(argv: string[]): boolean {
   const end = argv.indexOf("--");
-  return (end < 0 ? argv : argv.slice(0, end)).includes("--json");
+  const args = end < 0 ? argv : argv.slice(0, end);
+  return args.includes("--json") || args.some((a, i) => a === "--format=json" || (a === "--format" && args[i + 1] === "json"));
 }
 
 /** Every command, in help order. */

@@ -11,17 +11,23 @@ import path from "node:path";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { refusedError, usageError } from "../core/errors.js";
 import { isWithinDir } from "../core/path-within.js";
-import type { KeySegment, ResetCut } from "../core/key-segments.js";
+import { segmentNumbered, type KeySegment, type ResetCut } from "../core/key-segments.js";
 import type { SegmentRestore } from "../core/segments.js";
 import { streamProjection, streamWithResets, type HistoryItem } from "../core/transcript/history.js";
 import { scanTranscript, type OpenLines } from "../core/transcript/scan.js";
+import { page, type PageCounts, type PageEvent, type PagedMessage } from "../core/transcript/page.js";
+import { toEpochMs } from "../core/when.js";
+import { shareablePath, shareableStoreName, shareableText, type StoreDirs } from "../core/shareable-paths.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { transcriptFileChunks } from "../store/lines.js";
 import { noteUnreadable } from "../store/safe-read.js";
 import { realPath } from "../store/real-path.js";
 import { keySegments } from "./key-segments.js";
+import { runTimeline } from "./timeline.js";
+import type { EndReason } from "../core/timeline/index.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { EXPORT_FORMATS, type ExportFormat, type ExportSink } from "./export-formats.js";
+import type { HistorySlice } from "./history-types.js";
 
 export const EXPORT_SCHEMA_VERSION = 1;
 
@@ -31,6 +37,10 @@ export interface ExportOptions extends StoreSelection {
   key: string;
   archived?: boolean;
   format: ExportFormat;
+  /** Only part of the history, as `history` slices it (`segment` needs `archived`; md/html only). */
+  slice?: HistorySlice;
+  /** A page meant to be shared: no absolute path and no home dir in it (core/shareable-paths.ts). */
+  relativePaths?: boolean;
   /** Checked against the state dir by `checkOutputPath`; the caller opens the sink. */
   output?: string;
   now?: number;
@@ -59,8 +69,16 @@ export interface ExportSegmentInfo {
   label?: string;
   /** This tool's restore ended it or wrote it. */
   restore?: SegmentRestore;
+  /** --archived, from segment 2: why the segment before it ended, as `timeline` infers it (its `endReason`); null when unknown. */
+  resetCause?: ResetCause | null;
   /** The transcript it is read from; segments of one SQLite window share it (same object). */
   ref: TranscriptRef;
+}
+
+/** Why a reset happened and how sure `timeline` is of it (its segment's `endReason`). */
+export interface ResetCause {
+  kind: EndReason["kind"];
+  confidence: EndReason["confidence"];
 }
 
 /** A history item with thinking text and tool-call arguments (HistoryItem's opt-in fields). */
@@ -73,7 +91,14 @@ export interface ExportHeader {
   sessionId: string | null;
   store: StoreHeader;
   view: "current" | "archived";
+  /** Every segment of the view, numbered (a --segment slice reads one of them). */
   segments: ExportSegmentInfo[];
+  /** --relative-paths: every path above is relative (a transcript by its file name, the store as `~/.openclaw/…`). */
+  relativePaths: boolean;
+  /** The slice asked for (only the options given), null for the whole history. */
+  slice: HistorySlice | null;
+  /** What the slice kept of what it read: filled in as the export is written (complete for the reporter's end). */
+  sliceCounts: PageCounts | null;
   exportedAt: string;
 }
 
@@ -226,15 +251,60 @@ export interface ExportPrepared {
   indexes: StoreIndex[];
 }
 
+/** The slice options given (none: null); a slice of JSONL lines, or --segment without --archived, is a usage error. */
+function sliceOf(opts: ExportOptions): HistorySlice | null {
+  const given = Object.entries(opts.slice ?? {}).filter(([, v]) => v !== undefined);
+  if (given.length === 0) return null;
+  if (opts.format === "jsonl")
+    throw usageError(
+      "CONFLICTING_OPTIONS",
+      "--format jsonl copies whole transcripts; --segment, --tail, --limit, --since and --until slice md and html",
+    );
+  if (opts.slice?.segment !== undefined && !opts.archived)
+    throw usageError("CONFLICTING_OPTIONS", "--segment picks one segment of --archived");
+  return Object.fromEntries(given) as HistorySlice;
+}
+
+/**
+ * Each segment after the first: why the one before it ended, as `timeline <key>` says it (the
+ * same numbering, the same inference and reset policy; its facts come from the run's cache).
+ */
+async function addResetCauses(segments: ExportSegmentInfo[], sel: StoreSelection, key: string, ctx: StoreContext): Promise<void> {
+  const timeline = await runTimeline({ ...sel, key }, ctx);
+  for (const seg of segments.slice(1)) {
+    const ended = timeline.segments[seg.index - 2]?.endReason;
+    seg.resetCause = ended ? { kind: ended.kind, confidence: ended.confidence } : null;
+  }
+}
+
+/** --relative-paths: the header's paths as a shared page shows them (what is read keeps its `ref`). */
+function withoutAbsolutePaths(header: ExportHeader, home: string | null): void {
+  const store = header.store;
+  const dirs: StoreDirs = { sessionsDir: store.sessionsDir, stateDir: store.stateDir, home };
+  header.store = {
+    ...store,
+    storePath: shareablePath(store.storePath, dirs, { inStore: true }),
+    sessionsDir: shareablePath(store.sessionsDir, dirs, { inStore: true }),
+    stateDir: store.stateDir === null ? null : shareableStoreName(dirs),
+  };
+  for (const seg of header.segments) {
+    seg.path = shareablePath(seg.path, dirs);
+    if (seg.label !== undefined) seg.label = shareableText(seg.label, dirs);
+  }
+}
+
 /** Index the stores and resolve the key and its segments (nothing written yet). */
 export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Promise<ExportPrepared> {
   if (!EXPORT_FORMATS.includes(opts.format))
     throw usageError("BAD_FORMAT", `unknown format "${opts.format}"`, `use one of: ${EXPORT_FORMATS.join(", ")}`);
+  const slice = sliceOf(opts);
   const indexes = await ctx.session.indexes(opts);
   const { index, record } = findSession(indexes, opts.key);
   const view = opts.archived ? "archived" : "current";
-  const segments =
-    view === "archived" ? (await keySegments(record, index, ctx.session, ctx.env)).map(archivedSegment) : currentSegments(record);
+  const numbered = view === "archived" ? await keySegments(record, index, ctx.session, ctx.env) : [];
+  if (slice?.segment !== undefined) segmentNumbered(numbered, slice.segment, record.sessionKey);
+  const segments = view === "archived" ? numbered.map(archivedSegment) : currentSegments(record);
+  if (segments.length > 1) await addResetCauses(segments, opts, record.sessionKey, ctx);
   const header: ExportHeader = {
     schemaVersion: EXPORT_SCHEMA_VERSION,
     sessionKey: record.sessionKey,
@@ -243,8 +313,12 @@ export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Pro
     store: storeHeader(index),
     view,
     segments,
+    relativePaths: opts.relativePaths === true,
+    slice,
+    sliceCounts: null,
     exportedAt: new Date(opts.now ?? Date.now()).toISOString(),
   };
+  if (opts.relativePaths) withoutAbsolutePaths(header, ctx.env.HOME ?? null);
   return { header, indexes };
 }
 
@@ -267,7 +341,7 @@ const FULL_TEXT = { oversizedBytes: Number.POSITIVE_INFINITY, maxTextChars: unde
  * whole active path, each reset row opening the next of its segments (the divider stands for the
  * row; `seq` counts within the segment as `history --archived` counts it).
  */
-async function* transcriptEvents(group: readonly ExportSegmentInfo[], header: ExportHeader, open: OpenLines): AsyncGenerator<ExportEvent> {
+async function* transcriptEvents(group: readonly ExportSegmentInfo[], header: ExportHeader, open: OpenLines): AsyncGenerator<ReadEvent> {
   const rules = header.view === "current" && group[0]!.ref.kind === "sqlite" ? "9.6" : "7.1";
   const items =
     header.view === "current" ? streamProjection(open, FULL_TEXT, rules) : streamWithResets(open, await scanTranscript(open), FULL_TEXT);
@@ -277,12 +351,14 @@ async function* transcriptEvents(group: readonly ExportSegmentInfo[], header: Ex
   yield { type: "segment-start", segment: group[0]!, header };
   for await (const item of items) {
     if (item.kind === "reset") {
-      if (k + 1 >= group.length) continue;
-      yield { type: "segment-end", segment: group[k]!, items: count };
-      k += 1;
-      count = 0;
-      base = item.seq - 1;
-      yield { type: "segment-start", segment: group[k]!, header };
+      if (k + 1 < group.length) {
+        yield { type: "segment-end", segment: group[k]!, items: count };
+        k += 1;
+        count = 0;
+        base = item.seq - 1;
+        yield { type: "segment-start", segment: group[k]!, header };
+      }
+      yield { type: "reset-row", item: { ...item, seq: item.seq - base }, segment: group[k]! };
       continue;
     }
     count += 1;
@@ -296,19 +372,91 @@ async function* transcriptEvents(group: readonly ExportSegmentInfo[], header: Ex
   }
 }
 
-/** Each segment's start, its items (counted by `onItem`), its end: what an md/html export renders. */
-async function* exportEvents(header: ExportHeader, session: StoreSession, onItem: () => void): AsyncGenerator<ExportEvent> {
+/**
+ * What a read yields: the export's events, and each reset row, which the page shows as its
+ * segment's divider (or not at all) but `history` counts as a message, so a slice counts it too.
+ */
+type ReadEvent = ExportEvent | { type: "reset-row"; item: ExportItem; segment: ExportSegmentInfo };
+
+/** Each segment's start, its items, its end, as read (--segment: that segment's transcript only, that segment only). */
+async function* exportEvents(header: ExportHeader, session: StoreSession): AsyncGenerator<ReadEvent> {
+  const wanted = header.slice?.segment;
   for (const group of byTranscript(header.segments)) {
+    if (wanted !== undefined && !group.some((s) => s.index === wanted)) continue;
     const source = session.openTranscript(group[0]!.ref);
     try {
       for await (const ev of transcriptEvents(group, header, () => source.lines())) {
-        if (ev.type === "item") onItem();
-        yield ev;
+        if (wanted === undefined || ev.segment.index === wanted) yield ev;
       }
     } finally {
       await source.close();
     }
   }
+}
+
+/** What the page renders of a whole (unpaged) read. */
+async function* unpaged(events: AsyncIterable<ReadEvent>): AsyncGenerator<ExportEvent> {
+  for await (const ev of events) if (ev.type !== "reset-row") yield ev;
+}
+
+/** Whether the slice pages the items (more than picking a segment). */
+function isPaged(slice: HistorySlice | null): boolean {
+  return slice !== null && [slice.tail, slice.limit, slice.since, slice.until].some((v) => v !== undefined);
+}
+
+/** An export item as paging reads it (epoch-ms time), with the item and its segment. */
+interface SlicedItem extends PagedMessage {
+  item: ExportItem;
+  segment: ExportSegmentInfo;
+  /** A reset row: counted, shown as its segment's divider. */
+  resetRow: boolean;
+}
+
+/**
+ * `--tail`, `--limit`, `--since`, `--until` exactly as `history` applies them (core/transcript/page.ts).
+ * A segment is shown when the slice kept some of its items, each opened and closed as usual.
+ */
+async function* slicedEvents(events: AsyncIterable<ReadEvent>, header: ExportHeader): AsyncGenerator<ExportEvent> {
+  const counts: PageCounts = { totalCount: 0, matchedCount: 0, count: 0, byRole: {}, hasMore: false };
+  header.sliceCounts = counts;
+  async function* paged(): AsyncGenerator<PageEvent<SlicedItem, ExportSegmentInfo>> {
+    for await (const ev of events) {
+      if (ev.type === "segment-start") yield { type: "segment", segment: ev.segment };
+      else if (ev.type === "item" || ev.type === "reset-row") {
+        const { item, segment } = ev;
+        const resetRow = ev.type === "reset-row";
+        const message: SlicedItem = { role: item.role, timestamp: toEpochMs(item.timestamp), text: item.text, item, segment, resetRow };
+        if (item.thinking !== undefined) message.thinking = item.thinking;
+        if (item.toolCalls !== undefined) message.toolCalls = item.toolCalls;
+        yield { type: "message", message };
+      }
+    }
+  }
+  let open: ExportSegmentInfo | null = null;
+  let items = 0;
+  for await (const ev of page(paged(), header.slice ?? {}, counts)) {
+    if (ev.type !== "message") continue;
+    const { item, segment, resetRow } = ev.message;
+    if (segment !== open) {
+      if (open) yield { type: "segment-end", segment: open, items };
+      open = segment;
+      items = 0;
+      yield { type: "segment-start", segment, header };
+    }
+    if (resetRow) continue;
+    items += 1;
+    yield { type: "item", item, segment };
+  }
+  if (open) yield { type: "segment-end", segment: open, items };
+}
+
+/** An HTML page past this many bytes is slow to open in a browser. */
+export const LARGE_HTML_BYTES = 20_000_000;
+
+export interface WriteExportOptions {
+  /** Called once when an HTML export passes `largeBytes` (default LARGE_HTML_BYTES), as it is written. */
+  onLarge?: (bytes: number) => void;
+  largeBytes?: number;
 }
 
 /** Write the export to `sink`, reading through the run's `session`. `text` is required for md/html. */
@@ -318,7 +466,10 @@ export async function writeExport(
   format: ExportFormat,
   sink: ExportSink,
   text?: ExportText,
+  opts: WriteExportOptions = {},
 ): Promise<ExportSummary> {
+  const largeBytes = opts.largeBytes ?? LARGE_HTML_BYTES;
+  let warned = format !== "html" || !opts.onLarge;
   let items = 0;
   let bytes = 0;
   // Rendered items are gathered into writes of about 64 KiB: one write per item is slow.
@@ -335,6 +486,10 @@ export async function writeExport(
     if (s === "") return;
     const n = Buffer.byteLength(s);
     bytes += n;
+    if (!warned && bytes > largeBytes) {
+      warned = true;
+      opts.onLarge?.(bytes);
+    }
     pending.push(s);
     pendingBytes += n;
     if (pendingBytes >= 64 * 1024) await flush();
@@ -352,11 +507,14 @@ export async function writeExport(
     }
   } else {
     if (!text) throw new Error("a reporter is required for md/html");
-    for await (const s of text(
-      header,
-      exportEvents(header, session, () => (items += 1)),
-    ))
-      await put(s);
+    const read = exportEvents(header, session);
+    async function* counted(): AsyncGenerator<ExportEvent> {
+      for await (const ev of isPaged(header.slice) ? slicedEvents(read, header) : unpaged(read)) {
+        if (ev.type === "item") items += 1;
+        yield ev;
+      }
+    }
+    for await (const s of text(header, counted())) await put(s);
     await flush();
   }
   return {

@@ -25,6 +25,9 @@ export interface HistoryOptions extends StoreSelection, PageOptions {
   toolArgs?: boolean;
 }
 
+/** The slice of a history `history` and `export` take: one segment (1-based), then paging (core/transcript/page.ts). */
+export type HistorySlice = Pick<HistoryOptions, "segment" | "tail" | "limit" | "since" | "until">;
+
 export type SourceVia = "active" | "reset-archive" | "none" | "file" | "session-id";
 
 export interface HistorySourceInfo {

@@ -35,6 +35,19 @@ export function segmentTitle(seg: ExportSegmentInfo, tz = "UTC"): string {
  */
 export function dividerText(seg: ExportSegmentInfo, h: ExportHeader, tz = "UTC"): { title: string; detail: string } | null {
   if (seg.index <= 1) return null;
+  const what = dividerWhat(seg, h, tz);
+  return { title: what.title, detail: what.detail + causeText(seg) };
+}
+
+/** "; cause: daily (high confidence, as `timeline` infers it)", or "" when timeline was not asked. */
+function causeText(seg: ExportSegmentInfo): string {
+  const c = seg.resetCause;
+  if (c === undefined) return "";
+  if (c === null) return "; cause: not known";
+  return `; cause: ${c.kind} (${c.confidence} confidence, as \`timeline\` infers it)`;
+}
+
+function dividerWhat(seg: ExportSegmentInfo, h: ExportHeader, tz: string): { title: string; detail: string } {
   const row = seg.startReset;
   if (row) {
     const why = row.reason ? ` "${safeLine(row.reason)}"` : "";
@@ -45,6 +58,27 @@ export function dividerText(seg: ExportSegmentInfo, h: ExportHeader, tz = "UTC")
   if (h.segments[seg.index - 2]?.endReason === "restore")
     return { title: "Restore", detail: "openclaw-sessions made an earlier segment the current one again below" };
   return { title: "Reset", detail: "a new session begins below" };
+}
+
+/** The slice in words, with the options that ask for it ("the last 200 messages (--tail 200)"); null: the whole history. */
+export function sliceLabel(h: ExportHeader, tz = "UTC"): string | null {
+  const s = h.slice;
+  if (!s) return null;
+  const parts: string[] = [];
+  if (s.segment !== undefined) parts.push(`segment ${s.segment} (--segment ${s.segment})`);
+  if (s.since !== undefined) parts.push(`messages at or after ${readableTime(s.since, tz)} (--since)`);
+  if (s.until !== undefined) parts.push(`messages at or before ${readableTime(s.until, tz)} (--until)`);
+  if (s.tail !== undefined) parts.push(`the last ${s.tail} messages (--tail ${s.tail})`);
+  if (s.limit !== undefined) parts.push(`at most ${s.limit} messages (--limit ${s.limit})`);
+  return parts.join(", ");
+}
+
+/** What a paging slice kept, once the export is written ("200 of 48,213 messages"); null without paging. */
+export function sliceCountLabel(h: ExportHeader): string | null {
+  const c = h.sliceCounts;
+  if (!c) return null;
+  const n = (v: number) => v.toLocaleString("en-US");
+  return `this slice shows ${n(c.count)} of ${n(c.totalCount)} messages; the export without the slice options holds them all`;
 }
 
 export function viewLabel(h: ExportHeader): string {

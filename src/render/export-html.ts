@@ -10,6 +10,8 @@ import {
   readableTime,
   roleLabel,
   segmentTitle,
+  sliceCountLabel,
+  sliceLabel,
   storeLabel,
   toolCallViews,
   viewLabel,
@@ -109,7 +111,7 @@ function renderHead(h: ExportHeader, tz: string): string {
 <dt>Store</dt><dd>${esc(storeLabel(h))}</dd>
 <dt>Session</dt><dd><code>${esc(h.sessionId ?? "none")}</code></dd>
 <dt>View</dt><dd>${esc(viewLabel(h))}</dd>
-<dt>Exported</dt><dd>${esc(readableTime(h.exportedAt, tz))}</dd>
+${h.slice ? `<dt>Slice</dt><dd>${esc(sliceLabel(h, tz) ?? "")}</dd>\n` : ""}<dt>Exported</dt><dd>${esc(readableTime(h.exportedAt, tz))}</dd>
 <dt>Segments</dt><dd>${h.segments.length}</dd>
 </dl>
 ${h.segments.length ? `<ol class="segments">${segs}</ol>` : `<p class="empty">No transcript: OpenClaw has no history for this key.</p>`}
@@ -140,6 +142,9 @@ export function htmlReporter(tz = "UTC"): ExportReporter {
       if (ev.type === "item") return renderItem(ev.item, ev.segment.index, tz);
       return `${ev.items === 0 ? `<p class="empty">No messages.</p>\n` : ""}</section>\n`;
     },
-    end: () => `</main>\n</body>\n</html>\n`,
+    end: (h) => {
+      const counted = sliceCountLabel(h);
+      return `${counted ? `<p class="empty">Slice: ${esc(counted)}.</p>\n` : ""}</main>\n</body>\n</html>\n`;
+    },
   };
 }

@@ -7,6 +7,8 @@ import {
   readableTime,
   roleLabel,
   segmentTitle,
+  sliceCountLabel,
+  sliceLabel,
   storeLabel,
   toolCallViews,
   viewLabel,
@@ -68,6 +70,7 @@ function renderHead(h: ExportHeader, tz: string): string {
     `- **Store:** ${code(storeLabel(h))}`,
     `- **Current sessionId:** ${h.sessionId ? code(safeLine(h.sessionId)) : "none"}`,
     `- **View:** ${viewLabel(h)}`,
+    ...(h.slice ? [`- **Slice:** ${safeLine(sliceLabel(h, tz) ?? "")}`] : []),
     `- **Exported:** ${readableTime(h.exportedAt, tz)} by openclaw-sessions`,
     `- **Segments:** ${h.segments.length}`,
     ...h.segments.map(
@@ -100,6 +103,9 @@ export function markdownReporter(tz = "UTC"): ExportReporter {
       if (ev.type === "item") return renderItem(ev.item, tz);
       return ev.items === 0 ? "_No messages._\n\n" : "";
     },
-    end: () => "",
+    end: (h) => {
+      const counted = sliceCountLabel(h);
+      return counted ? `---\n\n_Slice: ${counted}._\n` : "";
+    },
   };
 }

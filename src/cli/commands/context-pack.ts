@@ -1,6 +1,5 @@
-import { Option } from "commander";
 import { defineCommand } from "../define-command.js";
-import { integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
+import { formatOption, integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
 import { VERSION } from "../version.js";
 import { parseTimeBound } from "../../core/when.js";
 
@@ -41,9 +40,13 @@ export const registerContextPack = defineCommand<ContextPackFlags, [string]>({
       )
       .option("--max-chars <n>", "at most this many characters of turns; the newest are kept (default 20000)", integerOption("--max-chars"))
       .option("--roles <roles>", "only these roles (comma list: user,assistant,toolResult,system)", roleList("--roles"))
-      .addOption(new Option("--format <format>", "md (default) or json").choices(["md", "json"]))
+      .addOption(formatOption("md (default; also markdown) or json (the same as --json)", ["md", "json"]))
       .option("--thinking", "include thinking text (left out by default)")
-      .option("--include-current", "also the current segment, after the selected ones"),
+      .option("--include-current", "also the current segment, after the selected ones")
+      // --json is the one way to ask for JSON: --format json is its alias, so errors too are the JSON document of --json.
+      .on("option:format", (v: string) => {
+        if (v === "json") cmd.setOptionValue("json", true);
+      }),
   help: `
 Examples:
   $ openclaw-sessions context-pack agent:main:telegram:direct:42                 # what the last reset took away
@@ -51,7 +54,7 @@ Examples:
   $ openclaw-sessions context-pack agent:main:main --since 2d --roles user,assistant
   $ openclaw-sessions context-pack agent:main:main --compaction 3               # what compaction 3 took away
   $ openclaw-sessions context-pack agent:main:main > memory/$(date +%F)-before-reset.md
-  $ openclaw-sessions context-pack agent:main:main --format json | jq '.turns[] | .text'
+  $ openclaw-sessions context-pack agent:main:main --json | jq '.turns[] | .text'
 
 Meant to be pasted into a new session, or written as a dated memory note (e.g.
 <workspace>/memory/YYYY-MM-DD.md), so the agent gets back what a reset took away. Text is
@@ -61,7 +64,7 @@ line); tool calls and tool results are folded to one line; thinking is left out 
 Read-only; reads every era and archive kind as \`history --archived\` does.
 `,
   async run({ app, flags }, key) {
-    const format = flags.json || flags.format === "json" ? "json" : "md";
+    const format = flags.json ? "json" : "md";
     const since = sinceOf(flags);
     const { runContextPack } = await import("../../commands/context-pack.js");
     const { renderPackTurnMarkdown } = await import("../../render/context-pack-markdown.js");

@@ -1,14 +1,15 @@
-import { Option } from "commander";
 import type { App } from "../app.js";
 import { defineCommand } from "../define-command.js";
-import { selectionOf, type CommonOptions } from "../options.js";
+import { formatOption, selectionOf, type CommonOptions } from "../options.js";
+import { addSliceOptions, sliceOf, type SliceFlags } from "./slice-options.js";
 import { EXPORT_FORMATS, type ExportFormat } from "../../commands/export-formats.js";
 import type { ExportHeader, ExportSummary, ExportText } from "../../commands/export.js";
 import type { StoreSession } from "../../store/session.js";
 import { safeLine } from "../../core/safe-text.js";
 
-interface ExportFlags extends CommonOptions {
+interface ExportFlags extends CommonOptions, SliceFlags {
   archived?: boolean;
+  relativePaths?: boolean;
   format: ExportFormat;
   output?: string;
   force?: boolean;
@@ -20,6 +21,8 @@ interface ExportJob {
   header: ExportHeader;
   format: ExportFormat;
   text: ExportText | undefined;
+  /** Said once on stderr when an HTML page passes 20 MB (LARGE_HTML_BYTES). */
+  onLarge: ((bytes: number) => void) | undefined;
 }
 
 /**
@@ -57,6 +60,7 @@ async function exportToFile(job: ExportJob, target: string, replace: boolean): P
       job.format,
       { write: (chunk) => writing(() => file.write(chunk)) },
       job.text,
+      { onLarge: job.onLarge },
     );
     writing(() => file.commit());
     return summary;
@@ -65,6 +69,9 @@ async function exportToFile(job: ExportJob, target: string, replace: boolean): P
     throw err;
   }
 }
+
+const LARGE_HTML_WARNING =
+  "warning: this HTML page is over 20 MB, more than a browser opens comfortably: export a slice (--tail, --limit, --since, --until, --segment), or browse the key with `openclaw-sessions serve`";
 
 async function reportWritten(app: App, target: string, format: ExportFormat, summary: ExportSummary): Promise<void> {
   const { formatBytes } = await import("../../render/common.js");
@@ -77,18 +84,35 @@ export const registerExport = defineCommand<ExportFlags, [string]>({
   name: "export",
   arguments: [["<key>", "the sessionKey to export"]],
   description: "export a key's history as Markdown, one self-contained HTML page, or the original JSONL lines",
+  // One segment is a part of the whole history across resets, as in `history`.
+  implies: { segment: { archived: true } },
   options: (cmd) =>
-    cmd
-      .addOption(new Option("--format <format>", "output format").choices([...EXPORT_FORMATS]).default("md"))
-      .option("--archived", "the whole logical history across resets (archives, then the current transcript)")
-      .option("-o, --output <file>", "write to this file instead of stdout (never inside the OpenClaw state dir; its directory must exist)")
-      .option("-f, --force", "with --output: replace a file that already exists"),
+    addSliceOptions(
+      cmd
+        .addOption(formatOption("output format (markdown = md)", EXPORT_FORMATS).default("md"))
+        .option("--archived", "the whole logical history across resets (archives, then the current transcript)")
+        .option(
+          "-o, --output <file>",
+          "write to this file instead of stdout (never inside the OpenClaw state dir; its directory must exist)",
+        )
+        .option("-f, --force", "with --output: replace a file that already exists")
+        .option(
+          "--relative-paths",
+          "a page to share: no absolute path and no home dir (transcripts by file name, the store as ~/.openclaw or its dir's name)",
+        ),
+    ),
   output: "no-json",
   help: `
 Examples:
   $ openclaw-sessions export agent:main:main > main.md
   $ openclaw-sessions export agent:main:telegram:direct:42 --archived --format html -o chat.html
   $ openclaw-sessions export agent:main:main --format jsonl --archived | wc -l
+  $ openclaw-sessions export agent:main:main --tail 200 --format html -o last-200.html
+  $ openclaw-sessions export agent:main:main --segment 2 --since 2026-07-01 --format markdown
+
+--segment, --tail, --limit, --since and --until slice md and html exactly as they slice
+\`history\` (--segment implies --archived). An HTML page over 20 MB is said on stderr: a slice,
+or \`openclaw-sessions serve\`, reads better.
 
 --output never overwrites an existing file without --force (exit 5); a missing directory or a
 directory as the target is a usage error (exit 2). Times in md/html follow --tz (default UTC).
@@ -102,14 +126,22 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
     const tz = flags.tz === undefined ? "UTC" : resolveTimeZone(flags.tz, app.io.env);
     const ctx = app.storeContext();
     const { header, indexes } = await prepareExport(
-      { ...selectionOf(flags, key), key, archived: flags.archived, format: flags.format },
+      {
+        ...selectionOf(flags, key),
+        key,
+        archived: flags.archived,
+        format: flags.format,
+        slice: sliceOf(flags, Date.now()),
+        relativePaths: flags.relativePaths,
+      },
       ctx,
     );
-    const job = {
+    const job: ExportJob = {
       session: ctx.session,
       header,
       format: flags.format,
       text: flags.format === "jsonl" ? undefined : exportText(EXPORT_REPORTERS[flags.format](tz)),
+      onLarge: flags.quiet ? undefined : () => app.say(LARGE_HTML_WARNING),
     };
     if (!flags.output) {
       // Stops at the next chunk once the reader has gone (`| head`). JSONL is copied byte for byte,
@@ -117,7 +149,7 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
       const out = app.output();
       const onTerminal = flags.format === "jsonl" && app.io.stdout.isTTY;
       const sink = onTerminal ? (await import("../../render/terminal-copy.js")).terminalSafeSink(out) : out;
-      await writeExport(job.session, job.header, job.format, sink, job.text);
+      await writeExport(job.session, job.header, job.format, sink, job.text, { onLarge: job.onLarge });
       return;
     }
     const target = checkOutputPath(flags.output, indexes, app.io.cwd, { force: flags.force });

@@ -1,12 +1,8 @@
 import { defineCommand } from "../define-command.js";
 import { integerOption, roleList, selectionOf } from "../options.js";
 import type { HistoryFlags } from "./history-flags.js";
+import { addSliceOptions, sliceOf } from "./slice-options.js";
 import type { HistoryOptions, HistoryViewName } from "../../commands/history.js";
-import { parseTimeBound } from "../../core/when.js";
-
-function when(flag: string, v: string | undefined, now: number): number | undefined {
-  return v === undefined ? undefined : parseTimeBound(v, now, flag);
-}
 
 function viewOf(o: HistoryFlags): HistoryViewName {
   const view = (["allBranches", "raw", "context"] as const).find((v) => o[v]);
@@ -22,12 +18,8 @@ function optionsOf(key: string | undefined, o: HistoryFlags, now: number): Histo
     sessionId: o.sessionId,
     archived: o.archived,
     ...(o.vault !== undefined ? { vault: o.vault } : {}),
-    segment: o.segment,
+    ...sliceOf(o, now),
     view,
-    tail: o.tail,
-    limit: o.limit,
-    since: when("--since", o.since, now),
-    until: when("--until", o.until, now),
     roles: o.role,
     tools: o.tools,
     thinking: o.thinking,
@@ -60,24 +52,19 @@ export const registerHistory = defineCommand<HistoryFlags, [string | undefined]>
   // One segment is a part of the whole history across resets (the rules see only what was given).
   implies: { segment: { archived: true } },
   options: (cmd) =>
-    cmd
-      .option("--archived", "every segment of the key across resets, oldest first, with dividers")
-      .option(
-        "--vault [dir]",
-        "with --archived: also what only the vault (snapshot) still holds, marked; a deleted key by its former name (default vault without dir)",
-      )
-      .option(
-        "--segment <n>",
-        "with --archived: only segment n (1 = oldest, as the text output numbers them; JSON index + 1)",
-        integerOption("--segment", { min: 1 }),
-      )
-      .option("--file <path>", "read one transcript or archive directly (must be inside the store; .zst handled)")
-      .option("--session-id <id>", "read the transcript or archive of this sessionId")
-      .option("--all-branches", "every branch in file order, off-branch entries marked")
-      .option("--context", "what the model saw: last compaction/reset boundary plus the kept tail")
-      .option("--raw", "every line as written, streamed")
-      .option("--tail <n>", "only the last N messages (seq numbers are kept)", integerOption("--tail"))
-      .option("--limit <n>", "at most N messages", integerOption("--limit"))
+    addSliceOptions(
+      cmd
+        .option("--archived", "every segment of the key across resets, oldest first, with dividers")
+        .option(
+          "--vault [dir]",
+          "with --archived: also what only the vault (snapshot) still holds, marked; a deleted key by its former name (default vault without dir)",
+        )
+        .option("--file <path>", "read one transcript or archive directly (must be inside the store; .zst handled)")
+        .option("--session-id <id>", "read the transcript or archive of this sessionId")
+        .option("--all-branches", "every branch in file order, off-branch entries marked")
+        .option("--context", "what the model saw: last compaction/reset boundary plus the kept tail")
+        .option("--raw", "every line as written, streamed"),
+    )
       .option(
         "--around <line>",
         "the message at this line of the file (the L<n> grep and history print) and its neighbours",
@@ -88,8 +75,6 @@ export const registerHistory = defineCommand<HistoryFlags, [string | undefined]>
         "with --around: how many messages before and after (default 5)",
         integerOption("--context-messages"),
       )
-      .option("--since <when>", "messages at or after this time: ISO date or 30m, 2h, 3d, 1w ago")
-      .option("--until <when>", "messages at or before this time (same forms as --since)")
       .option("--role <role>", "only these roles (repeatable or comma list: user,assistant,toolResult,system)", roleList())
       .option("--no-tools", "drop tool results and turns that only call tools")
       .option("--thinking", "include thinking text (excluded by default)")

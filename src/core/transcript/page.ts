@@ -2,7 +2,7 @@
  * Paging of a history event stream: the filters (--role, --since/--until, --no-tools), then
  * `--tail`, then `--limit`, counting as it goes. Pure: events in, events out.
  */
-import type { HistoryEvent, HistoryMessage } from "./history-events.js";
+import type { HistoryEvent, HistoryMessage, HistorySegment } from "./history-events.js";
 
 export interface PageOptions {
   tail?: number;
@@ -26,12 +26,29 @@ export interface PageCounts {
   hasMore: boolean;
 }
 
-function isToolOnly(m: HistoryMessage): boolean {
+/** What the filters read of a message: history's messages, and export's items (which carry more). */
+export interface PagedMessage {
+  role: string;
+  /** Epoch ms; null when the entry has none (never inside a --since/--until bound). */
+  timestamp: number | null;
+  text: string;
+  thinking?: string;
+  toolCalls?: string[];
+  toolCallArgs?: string[];
+}
+
+/** A paged stream: history's events, or any stream of messages and the dividers that open segments. */
+export type PageEvent<M extends PagedMessage = HistoryMessage, S = HistorySegment> =
+  | { type: "segment"; segment: S }
+  | { type: "message"; message: M }
+  | Extract<HistoryEvent, { type: "line" }>;
+
+function isToolOnly(m: PagedMessage): boolean {
   if (m.role === "toolResult" || m.role === "tool") return true;
   return m.role === "assistant" && (m.toolCalls?.length ?? 0) > 0 && m.text.trim() === "" && !m.thinking;
 }
 
-function matcher(opts: PageOptions): (m: HistoryMessage) => boolean {
+function matcher(opts: PageOptions): (m: PagedMessage) => boolean {
   const roles = new Set((opts.roles ?? []).map((r) => r.toLowerCase()));
   return (m) => {
     if (roles.size > 0 && !roles.has(m.role.toLowerCase())) return false;
@@ -42,13 +59,13 @@ function matcher(opts: PageOptions): (m: HistoryMessage) => boolean {
   };
 }
 
-function stripTools(m: HistoryMessage): HistoryMessage {
+function stripTools<M extends PagedMessage>(m: M): M {
   const { toolCalls: _c, toolCallArgs: _a, ...rest } = m;
-  return rest;
+  return rest as M;
 }
 
 /** `--limit`: admits messages up to the limit and counts them; past it, only notes there is more. */
-function limiter(limit: number | undefined, counts: PageCounts): (m: HistoryMessage) => boolean {
+function limiter(limit: number | undefined, counts: PageCounts): (m: PagedMessage) => boolean {
   let emitted = 0;
   return (m) => {
     if (limit !== undefined && emitted >= limit) {
@@ -63,18 +80,18 @@ function limiter(limit: number | undefined, counts: PageCounts): (m: HistoryMess
 }
 
 /** `--tail`: a ring of the last N messages and the dividers among them. */
-class TailRing {
-  private readonly events: HistoryEvent[] = [];
+class TailRing<E extends { type: string }> {
+  private readonly events: E[] = [];
   private messages = 0;
   /** The divider of the oldest message kept, when it fell out of the ring. */
-  private lastDivider: HistoryEvent | null = null;
+  private lastDivider: E | null = null;
   private readonly size: number;
 
   constructor(size: number) {
     this.size = size;
   }
 
-  push(ev: HistoryEvent): void {
+  push(ev: E): void {
     this.events.push(ev);
     if (ev.type !== "message") return;
     this.messages += 1;
@@ -86,7 +103,7 @@ class TailRing {
   }
 
   /** What the ring kept, a tail that starts mid-segment led by that segment's divider. */
-  kept(): HistoryEvent[] {
+  kept(): E[] {
     return this.lastDivider && this.events[0]?.type === "message" ? [this.lastDivider, ...this.events] : this.events;
   }
 }
@@ -95,10 +112,14 @@ class TailRing {
  * Filters, then `--tail` (a ring of N events), then `--limit`. Segment dividers travel with the
  * messages they open, so a tail that starts mid-segment still gets its divider.
  */
-export async function* page(events: AsyncIterable<HistoryEvent>, opts: PageOptions, counts: PageCounts): AsyncGenerator<HistoryEvent> {
+export async function* page<M extends PagedMessage = HistoryMessage, S = HistorySegment>(
+  events: AsyncIterable<PageEvent<M, S>>,
+  opts: PageOptions,
+  counts: PageCounts,
+): AsyncGenerator<PageEvent<M, S>> {
   const keep = matcher(opts);
   const admit = limiter(opts.limit, counts);
-  const ring = opts.tail === undefined ? null : new TailRing(opts.tail);
+  const ring = opts.tail === undefined ? null : new TailRing<PageEvent<M, S>>(opts.tail);
   for await (const ev of events) {
     if (ev.type === "line") {
       yield ev;

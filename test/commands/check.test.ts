@@ -360,7 +360,9 @@ describe("check CLI and JSON contract", () => {
     expect(text.stdout).toMatch(/Warnings \(1\)\n  LINE_OVERSIZED/);
     expect(text.stdout).toMatch(/Info \(1\)/);
     const quiet = await cli([...args, "--quiet"], { env: { HOME: home } });
-    expect(quiet.stdout).not.toMatch(/Info/);
+    expect([quiet.stdout, quiet.stderr]).toEqual(["", ""]);
+    const quietFailing = await cli([...args, "--quiet", "--fail-on", "warn"], { env: { HOME: home } });
+    expect([quietFailing.code, quietFailing.stdout, quietFailing.stderr]).toEqual([1, "", ""]);
     expect((await cli([...args, "--fast", "--fail-on", "warn"], { env: { HOME: home } })).code).toBe(0);
     const broken = copyState("files", "store-empty");
     expect((await cli(["check", "--state-dir", broken.stateDir, "--fail-on", "never"], { env: { HOME: broken.home } })).code).toBe(0);

@@ -19,6 +19,8 @@ function parseNow(v: string | undefined): number | undefined {
 }
 
 export const registerCheck = defineCommand<CheckFlags>({
+  // --quiet prints nothing: no pager to wait on.
+  pager: (f) => !f.quiet,
   name: "check",
   description: "integrity diagnostics (for cron): store, entries, orphans, retention, locks, temp files, transcript bodies; never writes",
   options: (cmd) =>

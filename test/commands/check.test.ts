@@ -661,3 +661,19 @@ describe("coverage of the code table", () => {
     expect(ALL_CODES.filter((c) => !seen.has(c))).toEqual([]);
   });
 });
+
+describe("check's progress", () => {
+  it("counts bytes of the transcripts whose bodies it reads, up to their total", async () => {
+    const { stateDir, home } = copyState("files", "reset-chain");
+    const sessions = path.join(stateDir, "agents/main/sessions");
+    const sizes = fs
+      .readdirSync(sessions)
+      .filter((n) => n.includes(".jsonl"))
+      .reduce((n, f) => n + fs.statSync(path.join(sessions, f)).size, 0);
+    const calls: Array<[number, number, string]> = [];
+    const ctx = storeContext({ env: { HOME: home }, cwd: "/" });
+    await runCheck({ stateDir, now: Date.parse(ORACLE_NOW) }, { ...ctx, progress: (d, t, u) => calls.push([d, t, u]) });
+    expect(calls.length).toBe(5);
+    expect(calls.every(([d, t, u]) => u === "bytes" && t === sizes && d < t)).toBe(true);
+  });
+});

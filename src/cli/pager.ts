@@ -69,6 +69,12 @@ export async function startPager(app: App): Promise<Pager | null> {
     app.outputClosed = true;
   });
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  // Ctrl-C reaches the pager too, which stays: the run stops at its next write and waits for it
+  // (as git does), so the shell's prompt never comes back under a pager still drawing.
+  const interrupted = () => {
+    app.outputClosed = true;
+  };
+  process.on("SIGINT", interrupted);
   const columns = (real.stdout as { columns?: number }).columns;
   const paged = {
     isTTY: true as const,
@@ -101,6 +107,7 @@ export async function startPager(app: App): Promise<Pager | null> {
     async end() {
       if (!input.destroyed) input.end();
       await exited;
+      process.off("SIGINT", interrupted);
       io.stdout = real.stdout;
       io.stderr = real.stderr;
       if (held.length > 0) io.stderr.write(held.join(""));

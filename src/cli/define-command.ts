@@ -9,6 +9,7 @@ import type { App } from "./app.js";
 import type { Reporter, TextOrJsonReporters } from "../render/reporter.js";
 import { addOutputOptions, addStoreOptions, type CommonOptions } from "./options.js";
 import { type ToolError, usageError } from "../core/errors.js";
+import { pagerWanted, startPager } from "./pager.js";
 
 /** What a command's body gets. */
 export interface CommandRun<F> {
@@ -83,6 +84,8 @@ export interface CommandDefinition<F extends CommonOptions, A extends unknown[]>
   rules?: FlagRule[];
   /** Flags that set others when given, `{ segment: { archived: true } }`: the body sees both, the rules only what was given. */
   implies?: Record<string, Record<string, unknown>>;
+  /** Whether these flags give long text a person reads on a terminal: then it is paged (src/cli/pager.ts). */
+  pager?: (flags: F) => boolean;
   /** Help shown after the options: examples, exit codes, pointers to the docs. */
   help?: string;
   /** The body: its errors go through the boundary (`app.guard`), which also sets the exit code. */
@@ -109,7 +112,13 @@ export function defineCommand<F extends CommonOptions, A extends unknown[] = []>
           // The rules see what the user gave; the body gets what that implies too.
           const broken = brokenRule(def.rules ?? [], { ...argsByName(def, args), ...flags });
           if (broken) throw broken;
-          await def.run({ app, flags: withImplied(flags, def.implies), command: cmd }, ...args);
+          const paged = def.pager?.(flags) && pagerWanted(app.io, { json: flags.json, pager: cmd.optsWithGlobals().pager });
+          const pager = paged ? await startPager(app) : null;
+          try {
+            await def.run({ app, flags: withImplied(flags, def.implies), command: cmd }, ...args);
+          } finally {
+            await pager?.end();
+          }
         },
         def.store !== false,
       );

@@ -93,6 +93,7 @@ export function buildProgram(io: IO, only?: string): { program: Command; app: Ap
   const program = new Command("openclaw-sessions")
     .description("Forensics and recovery for OpenClaw session stores: what is on disk, why the agent forgot, and how to get it back.")
     .version(VERSION, "-V, --version")
+    .option("--no-pager", "never page long text output through $OPENCLAW_SESSIONS_PAGER / $PAGER / less")
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({

@@ -270,6 +270,10 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
   const jobsOf = new Map(indexes.map((index) => [index, opts.fast ? [] : bodyJobs(index)]));
   const totalJobs = [...jobsOf.values()].reduce((n, jobs) => n + jobs.length, 0);
   let jobsDone = 0;
+  // Progress in bytes of the files to read (a store's first big transcript moves the line too);
+  // in transcripts when no size is known (SQLite windows).
+  const totalBytes = [...jobsOf.values()].flat().reduce((n, job) => n + (job.target.bytes ?? 0), 0);
+  let bytesDone = 0;
   for (const index of indexes) {
     const store = await storeLevel(index, opts, now, ctx);
     retention.push(store.retention);
@@ -277,8 +281,10 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
     if (opts.fast) continue;
     const windows = legacyWindows(index, indexes);
     for (const job of jobsOf.get(index)!) {
-      ctx.progress?.(jobsDone++, totalJobs, "transcripts");
+      if (totalBytes > 0) ctx.progress?.(bytesDone, totalBytes, "bytes");
+      else ctx.progress?.(jobsDone++, totalJobs, "transcripts");
       const body = await scanBody(job, open, oversize, windows, ctx.session);
+      bytesDone += job.target.bytes ?? 0;
       scanned.transcripts += 1;
       scanned.lines += body.linesRead;
       scanned.bytes += body.bytesRead;

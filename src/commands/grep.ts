@@ -67,6 +67,8 @@ export interface GrepWhere {
 /** One transcript to search. */
 export interface GrepTarget extends GrepWhere {
   ref: TranscriptRef;
+  /** The file's size, for progress in bytes; null when unknown (SQLite windows). */
+  bytes: number | null;
 }
 
 export interface GrepMatch extends GrepWhere {
@@ -114,12 +116,13 @@ export function grepTargets(index: StoreIndex): GrepTarget[] {
     source: t.source,
     archiveReason: t.archiveReason,
     ref: t.ref,
+    bytes: t.file?.bytes ?? null,
   }));
 }
 
 /** Which transcript and whose, as matches and counts name it. */
 function whereOf(t: GrepTarget): GrepWhere {
-  const { ref: _ref, ...where } = t;
+  const { ref: _ref, bytes: _bytes, ...where } = t;
   return where;
 }
 
@@ -442,8 +445,13 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
     const literal = narrowingLiteral(filters.matcher.literal, opts.ignoreCase === true);
     // The index is a cache: whatever goes wrong with it (a damaged file), every target is searched.
     const skip = await ruledOut(ctx, indexes, all, targets, literal).catch(() => new Set<GrepTarget>());
+    // Progress in bytes of the files to search (a big transcript moves the line too); in transcripts when no size is known.
+    const totalBytes = targets.reduce((n, t) => n + (t.bytes ?? 0), 0);
+    let bytesDone = 0;
     for (const t of targets) {
-      ctx.progress?.(result.filesSearched, targets.length, "transcripts");
+      if (totalBytes > 0) ctx.progress?.(bytesDone, totalBytes, "bytes");
+      else ctx.progress?.(result.filesSearched, targets.length, "transcripts");
+      bytesDone += t.bytes ?? 0;
       result.filesSearched += 1;
       if (skip.has(t)) {
         yield { type: "searched", path: t.path, matches: 0 };

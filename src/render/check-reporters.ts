@@ -6,7 +6,7 @@ import { jsonReporter } from "./json.js";
 export const CHECK_REPORTERS: TextOrJsonReporters<CheckResult, StyledReportContext> = {
   text: async (ctx) => {
     const { renderCheckText } = await import("./check-text.js");
-    return { end: (r) => renderCheckText(r, ctx.style, { quiet: ctx.quiet }) };
+    return { end: (r) => renderCheckText(r, ctx.style) };
   },
   json: jsonReporter,
 };

@@ -7,12 +7,11 @@ import { safeLine } from "../core/safe-text.js";
 
 const TITLES: Record<Severity, string> = { error: "Errors", warn: "Warnings", info: "Info" };
 
-export function renderCheckText(r: CheckResult, style: Style, opts: { quiet?: boolean } = {}): string {
+export function renderCheckText(r: CheckResult, style: Style): string {
   const out: string[] = [];
   const base = r.stores[0]?.sessionsDir ?? "";
   const paint: Record<Severity, (s: string) => string> = { error: style.c.red, warn: style.c.yellow, info: style.c.dim };
-  const shown: Severity[] = opts.quiet ? ["error", "warn"] : ["error", "warn", "info"];
-  for (const sev of shown) {
+  for (const sev of ["error", "warn", "info"] as const) {
     const list = r.findings.filter((f) => f.severity === sev);
     if (list.length === 0) continue;
     out.push(`${out.length ? "\n" : ""}${style.c.bold(paint[sev](`${TITLES[sev]} (${list.length})`))}\n`);
@@ -24,7 +23,7 @@ export function renderCheckText(r: CheckResult, style: Style, opts: { quiet?: bo
         .filter(Boolean)
         .join("  ");
       out.push(`  ${paint[sev](f.code)}  ${where}\n    ${safeLine(f.message)}\n`);
-      if (!opts.quiet) out.push(style.c.dim(`    → ${safeLine(f.hint)}\n`));
+      out.push(style.c.dim(`    → ${safeLine(f.hint)}\n`));
     }
   }
   const s = r.summary;

@@ -89,6 +89,67 @@ export function cutMiddle(s: string, width: number): string {
   return `${takeStart(s, width - 1 - tail)}…${takeEnd(s, tail)}`;
 }
 
+/** A run of text and how it is painted (colour is applied after wrapping, so widths are plain text). */
+export type Span = readonly [text: string, paint?: (s: string) => string];
+
+/**
+ * Spans wrapped at word boundaries into lines of at most `width` columns (`next`: the width of
+ * every line after the first); a word longer than a line is cut across lines. Each line comes back
+ * painted. Spaces at a break are dropped.
+ */
+export function wrapSpans(spans: readonly Span[], width: number, next = width): string[] {
+  type Word = { text: string; span: number; space: boolean };
+  const words: Word[] = spans.flatMap(([text], span) =>
+    text
+      .split(/(\s+)/)
+      .filter((t) => t !== "")
+      .map((t) => ({ text: t, span, space: /^\s/.test(t) })),
+  );
+  const lines: Word[][] = [[]];
+  let used = 0;
+  const room = () => (lines.length === 1 ? width : next);
+  const breakLine = () => {
+    const line = lines[lines.length - 1]!;
+    while (line.length > 0 && line[line.length - 1]!.space) line.pop();
+    lines.push([]);
+    used = 0;
+  };
+  for (const w of words) {
+    if (w.space && used === 0) continue;
+    let text = w.text;
+    let wide = displayWidth(text);
+    if (used + wide > room() && used > 0) {
+      breakLine();
+      if (w.space) continue;
+    }
+    // A word wider than a whole line: as much as fits, then the rest on the next lines.
+    while (wide > room() - used && room() - used > 0 && used === 0) {
+      const part = takeStart(text, room());
+      lines[lines.length - 1]!.push({ ...w, text: part });
+      breakLine();
+      text = text.slice(part.length);
+      wide = displayWidth(text);
+    }
+    if (text !== "") {
+      lines[lines.length - 1]!.push({ ...w, text });
+      used += wide;
+    }
+  }
+  if (lines.length > 1 && lines[lines.length - 1]!.length === 0) lines.pop();
+  return lines.map((line) => {
+    let out = "";
+    for (let i = 0; i < line.length; ) {
+      // One escape sequence per span's run, not per word.
+      const span = line[i]!.span;
+      const paint = spans[span]![1];
+      let run = "";
+      for (; i < line.length && line[i]!.span === span; i++) run += line[i]!.text;
+      out += paint ? paint(run) : run;
+    }
+    return out;
+  });
+}
+
 /**
  * The width output must fit: the terminal's columns, else $COLUMNS, else 80 on a TTY that reports
  * none; null (no limit) for a pipe or file.

@@ -6,9 +6,11 @@ import { displayedSeconds, formatInstant } from "../core/format.js";
 import type { Style } from "./style.js";
 import { displayPath, relativeTime, shortId, truncate, type TextContext } from "./common.js";
 import { safeLine } from "../core/safe-text.js";
-import { renderTable } from "./table.js";
+import { renderTable, type Span, wrapSpans } from "./table.js";
 
 const TIME_WIDTH = 19;
+/** Columns before a detail's text: the time's width, then "  │    ". */
+const DETAIL_INDENT = TIME_WIDTH + 7;
 
 function when(ms: number | null, tz: string): string {
   return ms === null ? "?".padEnd(TIME_WIDTH) : formatInstant(ms, tz);
@@ -35,15 +37,18 @@ function policyLine(r: TimelineResult): string {
   return safeLine(`${p.description} — ${src}`);
 }
 
+/** A detail line under an event: painted runs, wrapped to the terminal's width beside the rail. */
+type Detail = Span[];
+
 /** A flagged compaction or trim (`compactions`' flags): the codes, and the command that shows what it lost. */
-function flagLines(e: TimelineEvent, style: Style): string[] {
+function flagLines(e: TimelineEvent, style: Style): Detail[] {
   const flags = Array.isArray(e.flags) ? (e.flags as string[]) : [];
   if (flags.length === 0) return [];
-  return [style.c.yellow(`⚠ ${flags.join(", ")}: ${safeLine(String(e.show ?? "openclaw-sessions compactions"))}`)];
+  return [[[`⚠ ${flags.join(", ")}: ${safeLine(String(e.show ?? "openclaw-sessions compactions"))}`, style.c.yellow]]];
 }
 
 /** The lines one event contributes: a headline and indented details. */
-function eventLines(e: TimelineEvent, segs: TimelineSegment[], base: string, style: Style): { head: string; details: string[] } {
+function eventLines(e: TimelineEvent, segs: TimelineSegment[], base: string, style: Style): { head: string; details: Detail[] } {
   const c = style.c;
   const seg = segs[e.segment];
   switch (e.type) {
@@ -51,23 +56,22 @@ function eventLines(e: TimelineEvent, segs: TimelineSegment[], base: string, sty
       const s = seg!;
       const label = `segment ${s.index + 1}${s.stretch > 0 ? ` (after reset row ${s.stretch})` : ""}`;
       const where = s.source === "window" ? `SQLite window ${shortId(s.sessionId)}` : displayPath(s.path, base);
-      const details = [
-        `${s.messages} message${s.messages === 1 ? "" : "s"}, ${s.compactions} compaction${s.compactions === 1 ? "" : "s"} · ${where}`,
+      const details: Detail[] = [
+        [[`${s.messages} message${s.messages === 1 ? "" : "s"}, ${s.compactions} compaction${s.compactions === 1 ? "" : "s"} · ${where}`]],
       ];
       if (typeof e.firstUserMessage === "string" && e.firstUserMessage)
-        details.push(c.dim(`first user message: "${truncate(e.firstUserMessage.replace(/\s+/g, " "), 70)}"`));
-      if (s.problems > 0) details.push(c.yellow(`${s.problems} unreadable line${s.problems === 1 ? "" : "s"}`));
-      if (s.label) details.push(c.yellow(s.label));
+        details.push([[`first user message: "${truncate(e.firstUserMessage.replace(/\s+/g, " "), 70)}"`, c.dim]]);
+      if (s.problems > 0) details.push([[`${s.problems} unreadable line${s.problems === 1 ? "" : "s"}`, c.yellow]]);
+      if (s.label) details.push([[s.label, c.yellow]]);
       return {
         head: `${c.green("●")} ${c.bold(label)}  ${shortId(s.sessionId)} started${s.current ? c.green(" (current)") : ""}`,
         details,
       };
     }
     case "compaction": {
-      const flag =
-        e.summaryFlag === "empty" ? c.yellow(" ⚠ empty summary") : e.summaryFlag === "fallback" ? c.yellow(" ⚠ fallback summary") : "";
-      const details = [`summary: "${truncate(String(e.summaryPreview ?? ""), 90)}"${flag}`];
-      if (e.firstKeptEntryId) details.push(c.dim(`keeps from entry ${safeLine(String(e.firstKeptEntryId))}`));
+      const flag = e.summaryFlag === "empty" ? " ⚠ empty summary" : e.summaryFlag === "fallback" ? " ⚠ fallback summary" : "";
+      const details: Detail[] = [[[`summary: "${truncate(String(e.summaryPreview ?? ""), 90)}"`], [flag, c.yellow]]];
+      if (e.firstKeptEntryId) details.push([[`keeps from entry ${safeLine(String(e.firstKeptEntryId))}`, c.dim]]);
       details.push(...flagLines(e, style));
       const number = typeof e.compaction === "number" ? ` #${e.compaction}` : "";
       return { head: `${c.magenta("◇")} compaction${number}  ${tokens(e.tokensBefore)} → ${tokens(e.tokensAfter)} tokens`, details };
@@ -75,14 +79,14 @@ function eventLines(e: TimelineEvent, segs: TimelineSegment[], base: string, sty
     case "branch-summary":
       return {
         head: `${c.magenta("◇")} branch summary (from ${safeLine(String(e.fromId ?? "?"))})`,
-        details: [`"${truncate(String(e.summaryPreview ?? ""), 90)}"`],
+        details: [[[`"${truncate(String(e.summaryPreview ?? ""), 90)}"`]]],
       };
     case "error":
       return { head: `${c.red("✗")} ${safeLine(String(e.detail))}`, details: [] };
     case "manual-compact":
       return {
         head: `${c.magenta("◇")} manual compact (trim)${typeof e.compaction === "number" ? ` #${e.compaction}` : ""}: ${displayPath(e.path, base)}`,
-        details: [c.dim(safeLine(String(e.detail))), ...flagLines(e, style)],
+        details: [[[safeLine(String(e.detail)), c.dim]], ...flagLines(e, style)],
       };
     default: {
       const r = e.reason as { kind: string; confidence: string };
@@ -97,15 +101,15 @@ function eventLines(e: TimelineEvent, segs: TimelineSegment[], base: string, sty
       const ids = e.toSessionId
         ? `${shortId(e.fromSessionId as string)} → ${shortId(e.toSessionId as string)}`
         : shortId(e.fromSessionId as string);
-      const details = (seg?.endReason?.evidence ?? []).map((x) => c.dim(`· ${safeLine(x)}`));
-      if (typeof e.archivePath === "string") details.push(c.dim(`archive: ${displayPath(e.archivePath, base)}`));
+      const details: Detail[] = (seg?.endReason?.evidence ?? []).map((x) => [[`· ${safeLine(x)}`, c.dim]]);
+      if (typeof e.archivePath === "string") details.push([[`archive: ${displayPath(e.archivePath, base)}`, c.dim]]);
       return { head: `${c.yellow("◆")} ${c.bold(what)} ${ids}: ${reasonText(r.kind, r.confidence, style)}`, details };
     }
   }
 }
 
 export function renderTimelineText(r: TimelineResult, ctx: TextContext): string {
-  const { style, now } = ctx;
+  const { style, now, width } = ctx;
   const c = style.c;
   const tz = r.timeZone;
   const base = r.store.sessionsDir;
@@ -129,7 +133,14 @@ export function renderTimelineText(r: TimelineResult, ctx: TextContext): string 
     }
     const { head, details } = eventLines(e, r.segments, base, style);
     out.push(`${c.dim(when(e.time, tz))}  ${head}\n`);
-    for (const d of details) out.push(`${pad}  ${c.dim("│")}    ${d}\n`);
+    for (const d of details) {
+      // Past the terminal's width a detail wraps; each continuation keeps the rail, indented two more.
+      const lines =
+        width === null
+          ? wrapSpans(d, Infinity)
+          : wrapSpans(d, Math.max(20, width - DETAIL_INDENT), Math.max(20, width - DETAIL_INDENT - 2));
+      for (const [i, line] of lines.entries()) out.push(`${pad}  ${c.dim("│")}    ${i > 0 ? "  " : ""}${line}\n`);
+    }
     if (e.time !== null) prev = e.time;
   }
   const cur = r.segments.find((s) => s.current);

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
 import { noteUnreadable, openRegularSync } from "./safe-read.js";
+import { countRead } from "./read-meter.js";
 
 export interface TextBlock {
   /** Complete lines joined by "\n" (no final newline). Invalid UTF-8 reads as U+FFFD. null when `skip` said so. */
@@ -56,6 +57,7 @@ export function* plainTextBlocks(file: string, opts: BlockOptions & { onLongLine
         throw noteUnreadable(file, err);
       }
       if (n === 0) break;
+      countRead(n);
       const at = pos;
       pos += n;
       let data = buf.subarray(0, n);

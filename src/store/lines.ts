@@ -8,6 +8,7 @@ import type { FileHandle } from "node:fs/promises";
 import type { TranscriptLine } from "../core/transcript/parse.js";
 import { streamingBudget } from "./process/streaming-memory.js";
 import { noteUnreadable, openRegular, UnreadableFileError } from "./safe-read.js";
+import { countRead } from "./read-meter.js";
 
 /** A line as both store layers yield it (the shape lives in core: the transcript core reads it). */
 export type RawLine = TranscriptLine;
@@ -232,6 +233,7 @@ async function* readChunks(fh: FileHandle, from = 0): AsyncGenerator<Buffer> {
     const { bytesRead } = await fh.read(buf, 0, CHUNK, position);
     if (bytesRead === 0) return;
     position += bytesRead;
+    countRead(bytesRead);
     yield buf.subarray(0, bytesRead);
   }
 }
@@ -259,6 +261,7 @@ function smallFileBytes(path: string): Buffer | null {
       if (n === 0) break;
       parts.push(buf.subarray(0, n));
       total += n;
+      countRead(n);
       if (n < want) break;
     }
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts);

@@ -35,7 +35,7 @@ async function onTty(args: string[], columns: number): Promise<string> {
     stdout: { write: (s: string) => ((out += s), true), isTTY: true, columns } as never,
     stderr: { write: () => true, isTTY: false },
     stdinIsTTY: false,
-    env: { NO_COLOR: "1", HOME: "/nonexistent-home" },
+    env: { NO_COLOR: "1", HOME: "/nonexistent-home", PAGER: "cat" }, // a terminal, without a pager in the way
     cwd: process.cwd(),
   });
   return out;

@@ -151,10 +151,11 @@ describe("no control character reaches a terminal raw", () => {
       stdout: { write: (s: string) => ((out += s), true), isTTY: true },
       stderr: { write: () => true, isTTY: false },
       stdinIsTTY: false,
-      env: { NO_COLOR: "1", HOME: "/nonexistent-home" },
+      env: { NO_COLOR: "1", HOME: "/nonexistent-home", PAGER: "cat" }, // a terminal, without a pager in the way
       cwd: process.cwd(),
     });
     expect(code).toBe(0);
+    expect(out).toContain("find ");
     expect(out).not.toMatch(UNSAFE);
   });
 

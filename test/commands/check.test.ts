@@ -360,7 +360,9 @@ describe("check CLI and JSON contract", () => {
     expect(text.stdout).toMatch(/Warnings \(1\)\n  LINE_OVERSIZED/);
     expect(text.stdout).toMatch(/Info \(1\)/);
     const quiet = await cli([...args, "--quiet"], { env: { HOME: home } });
-    expect(quiet.stdout).not.toMatch(/Info/);
+    expect([quiet.stdout, quiet.stderr]).toEqual(["", ""]);
+    const quietFailing = await cli([...args, "--quiet", "--fail-on", "warn"], { env: { HOME: home } });
+    expect([quietFailing.code, quietFailing.stdout, quietFailing.stderr]).toEqual([1, "", ""]);
     expect((await cli([...args, "--fast", "--fail-on", "warn"], { env: { HOME: home } })).code).toBe(0);
     const broken = copyState("files", "store-empty");
     expect((await cli(["check", "--state-dir", broken.stateDir, "--fail-on", "never"], { env: { HOME: broken.home } })).code).toBe(0);
@@ -657,5 +659,21 @@ describe("coverage of the code table", () => {
   });
   it("every finding code in the table is triggered by some fixture above", () => {
     expect(ALL_CODES.filter((c) => !seen.has(c))).toEqual([]);
+  });
+});
+
+describe("check's progress", () => {
+  it("counts bytes of the transcripts whose bodies it reads, up to their total", async () => {
+    const { stateDir, home } = copyState("files", "reset-chain");
+    const sessions = path.join(stateDir, "agents/main/sessions");
+    const sizes = fs
+      .readdirSync(sessions)
+      .filter((n) => n.includes(".jsonl"))
+      .reduce((n, f) => n + fs.statSync(path.join(sessions, f)).size, 0);
+    const calls: Array<[number, number, string]> = [];
+    const ctx = storeContext({ env: { HOME: home }, cwd: "/" });
+    await runCheck({ stateDir, now: Date.parse(ORACLE_NOW) }, { ...ctx, progress: (d, t, u) => calls.push([d, t, u]) });
+    expect(calls.length).toBe(5);
+    expect(calls.every(([d, t, u]) => u === "bytes" && t === sizes && d < t)).toBe(true);
   });
 });

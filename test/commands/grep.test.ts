@@ -243,3 +243,24 @@ describe("grep is pulled, like history", () => {
     expect(events.join(" ")).toContain("match match searched:2");
   });
 });
+
+describe("grep's progress", () => {
+  it("counts bytes of the files to search on a file-backed store, transcripts where no size is known (SQLite)", async () => {
+    const calls: Array<[number, number, string]> = [];
+    const files = path.join(state("files", "reset-chain"), "agents/main/sessions");
+    const sizes = fs
+      .readdirSync(files)
+      .filter((n) => n.includes(".jsonl"))
+      .reduce((n, f) => n + fs.statSync(path.join(files, f)).size, 0);
+    await runGrep(
+      { stateDir: state("files", "reset-chain"), pattern: "hello" },
+      { ...ctx(), progress: (d, t, u) => calls.push([d, t, u]) },
+    );
+    expect(calls.length).toBeGreaterThan(1);
+    expect(calls.every(([, t, u]) => u === "bytes" && t === sizes)).toBe(true);
+    expect(calls.map(([d]) => d)).toEqual([...calls.map(([d]) => d)].sort((a, b) => a - b));
+    const windows: string[] = [];
+    await runGrep({ stateDir: state("sqlite", "sqlite-basic"), pattern: "hello" }, { ...ctx(), progress: (_d, _t, u) => windows.push(u) });
+    expect(new Set(windows)).toEqual(new Set(["transcripts"]));
+  });
+});

@@ -14,11 +14,10 @@ async function checkOf() {
 }
 
 describe("CHECK_REPORTERS", () => {
-  it("text: the findings by severity, -q leaving out what it leaves out", async () => {
+  it("text: the findings by severity", async () => {
     const r = await checkOf();
     const style = makeStyle(0);
     expect((await CHECK_REPORTERS.text({ style })).end(r)).toBe(renderCheckText(r, style));
-    expect((await CHECK_REPORTERS.text({ style, quiet: true })).end(r)).toBe(renderCheckText(r, style, { quiet: true }));
   });
 
   it("json: the result as one document", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeStyle } from "../../src/render/style.js";
-import { cutEnd, cutMiddle, displayWidth, outputWidth, renderTable } from "../../src/render/table.js";
+import { cutEnd, cutMiddle, displayWidth, outputWidth, renderTable, wrapSpans } from "../../src/render/table.js";
 
 const style = makeStyle(0);
 
@@ -62,5 +62,20 @@ describe("renderTable", () => {
     const out = renderTable(cols, [["evil\u001b[2J", "1", "\u202eabc"]], { width: null, style });
     expect(out).not.toMatch(/[\u001b\u202e]/);
     expect(out).toContain("evil^[[2J");
+  });
+});
+
+describe("wrapSpans", () => {
+  const mark = (s: string) => `<${s}>`;
+  it("breaks at spaces within the width (the next lines narrower), cuts a word wider than a line", () => {
+    expect(wrapSpans([["one two three four"]], 9)).toEqual(["one two", "three", "four"]);
+    expect(wrapSpans([["one two three four"]], 9, 5)).toEqual(["one two", "three", "four"]);
+    expect(wrapSpans([["abcdefghijkl xy"]], 5)).toEqual(["abcde", "fghij", "kl xy"]);
+    expect(wrapSpans([["日本語の文"]], 4)).toEqual(["日本", "語の", "文"]);
+    expect(wrapSpans([["short"]], Infinity)).toEqual(["short"]);
+  });
+
+  it("paints each span's run once per line, never across a break", () => {
+    expect(wrapSpans([["a b "], ["c d e", mark]], 5)).toEqual(["a b <c>", "<d e>"]);
   });
 });

@@ -19,6 +19,8 @@ function parseNow(v: string | undefined): number | undefined {
 }
 
 export const registerCheck = defineCommand<CheckFlags>({
+  // --quiet prints nothing: no pager to wait on.
+  pager: (f) => !f.quiet,
   name: "check",
   description: "integrity diagnostics (for cron): store, entries, orphans, retention, locks, temp files, transcript bodies; never writes",
   options: (cmd) =>
@@ -39,7 +41,7 @@ export const registerCheck = defineCommand<CheckFlags>({
 Examples:
   $ openclaw-sessions check
   $ openclaw-sessions check --json | jq '.findings[] | select(.severity=="error") | .code'
-  $ openclaw-sessions check --all-agents --fast --fail-on warn --quiet
+  $ openclaw-sessions check --all-agents --fast --fail-on warn --quiet   # no output: the exit code answers
   $ 17 3 * * *  openclaw-sessions check --all-agents --json > /var/log/openclaw-check.json || mail -s "openclaw check" me < /var/log/openclaw-check.json
 
 Exit: 0 nothing at or above --fail-on, 1 findings at or above it; 2 usage, 3 environment (state dir missing).
@@ -55,13 +57,15 @@ Finding codes: ${docsPath("cron.md")}
     ).finally(() => progress.clear());
     const { CHECK_REPORTERS } = await import("../../render/check-reporters.js");
     const showScope = await (await import("../scope.js")).scopeShower(app, flags);
-    const reporter = await pickReporter(CHECK_REPORTERS, flags, () => ({ style: app.styleFor("stdout", flags), quiet: flags.quiet }));
+    const reporter = await pickReporter(CHECK_REPORTERS, flags, () => ({ style: app.styleFor("stdout", flags) }));
     showScope(result.stores);
-    app.io.stdout.write(reporter.end(result));
+    // --quiet (text): the exit code is the whole answer, for cron; nothing on stdout or stderr.
+    const silent = flags.quiet && !flags.json;
+    if (!silent) app.io.stdout.write(reporter.end(result));
     if (fails(result.summary, flags.failOn)) {
       // Cron mails stderr: say why the run failed even when stdout went to a file.
       const { error, warn, info } = result.summary;
-      app.say(`check found problems (${error} error, ${warn} warn, ${info} info; --fail-on ${flags.failOn})`);
+      if (!silent) app.say(`check found problems (${error} error, ${warn} warn, ${info} info; --fail-on ${flags.failOn})`);
       app.raise(ExitCode.problems);
     }
   },

@@ -8,6 +8,7 @@ interface CompactionsFlags extends CommonOptions {
 }
 
 export const registerCompactions = defineCommand<CompactionsFlags, [string | undefined]>({
+  pager: () => true,
   name: "compactions",
   arguments: [["[key]", "one sessionKey; without it, every key of the selected stores"]],
   description: "what each compaction took from the model: numbered per key, the span it lost, and the ones that summarised nothing",

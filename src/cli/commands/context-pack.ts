@@ -1,6 +1,7 @@
 import { defineCommand } from "../define-command.js";
 import { formatOption, integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
 import { VERSION } from "../version.js";
+import { fileReadProgress } from "../progress.js";
 import { parseTimeBound } from "../../core/when.js";
 
 interface ContextPackFlags extends CommonOptions {
@@ -69,6 +70,8 @@ Read-only; reads every era and archive kind as \`history --archived\` does.
     const { runContextPack } = await import("../../commands/context-pack.js");
     const { renderPackTurnMarkdown } = await import("../../render/context-pack-markdown.js");
     const { CONTEXT_PACK_REPORTERS } = await import("../../render/context-pack-reporters.js");
+    // Which files the pack reads is known only inside it: the line counts bytes read, without a total.
+    const progress = fileReadProgress(app, flags, "reading", []);
     const result = await runContextPack(
       {
         ...selectionOf(flags, key),
@@ -83,7 +86,7 @@ Read-only; reads every era and archive kind as \`history --archived\` does.
         measure: (t) => renderPackTurnMarkdown(t).length,
       },
       app.storeContext(),
-    );
+    ).finally(() => progress.clear());
     app.io.stdout.write(CONTEXT_PACK_REPORTERS[format]({ version: VERSION }).end(result));
     if (!flags.quiet) for (const w of result.warnings) app.say(`warning: ${w}`);
   },

@@ -6,6 +6,7 @@ import { EXPORT_FORMATS, type ExportFormat } from "../../commands/export-formats
 import type { ExportHeader, ExportSummary, ExportText } from "../../commands/export.js";
 import type { StoreSession } from "../../store/session.js";
 import { safeLine } from "../../core/safe-text.js";
+import { fileReadProgress } from "../progress.js";
 
 interface ExportFlags extends CommonOptions, SliceFlags {
   archived?: boolean;
@@ -72,6 +73,11 @@ async function exportToFile(job: ExportJob, target: string, replace: boolean): P
 
 const LARGE_HTML_WARNING =
   "warning: this HTML page is over 20 MB, more than a browser opens comfortably: export a slice (--tail, --limit, --since, --until, --segment), or browse the key with `openclaw-sessions serve`";
+
+/** The transcript files an export reads (SQLite windows are not files it counts). */
+function filesOf(header: ExportHeader): string[] {
+  return header.segments.filter((s) => s.source !== "window").map((s) => s.path);
+}
 
 async function reportWritten(app: App, target: string, format: ExportFormat, summary: ExportSummary): Promise<void> {
   const { formatBytes } = await import("../../render/common.js");
@@ -149,11 +155,17 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
       const out = app.output();
       const onTerminal = flags.format === "jsonl" && app.io.stdout.isTTY;
       const sink = onTerminal ? (await import("../../render/terminal-copy.js")).terminalSafeSink(out) : out;
-      await writeExport(job.session, job.header, job.format, sink, job.text, { onLarge: job.onLarge });
+      const progress = fileReadProgress(app, flags, "exporting", filesOf(header));
+      try {
+        await writeExport(job.session, job.header, job.format, sink, job.text, { onLarge: job.onLarge });
+      } finally {
+        progress.clear();
+      }
       return;
     }
     const target = checkOutputPath(flags.output, indexes, app.io.cwd, { force: flags.force });
-    const summary = await exportToFile(job, target, flags.force === true);
+    const progress = fileReadProgress(app, flags, "exporting", filesOf(header));
+    const summary = await exportToFile(job, target, flags.force === true).finally(() => progress.clear());
     if (!flags.quiet) await reportWritten(app, target, flags.format, summary);
   },
 });

@@ -59,6 +59,7 @@ function reportNoMatch(app: App, flags: GrepFlags, result: GrepResult): void {
 }
 
 export const registerGrep = defineCommand<GrepFlags, [string]>({
+  pager: (f) => !f.jsonl,
   name: "grep",
   arguments: [["<pattern>", "a JavaScript regular expression (or literal text with -F)"]],
   description: "search the text of every transcript: active, reset/deleted/bak archives, files no key owns, SQLite rows",

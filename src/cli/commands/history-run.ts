@@ -9,6 +9,7 @@ import { HISTORY_REPORTERS, type HistoryFormat, type HistoryStreamReporter } fro
 import type { HistoryFlags } from "./history-flags.js";
 import type { HistoryEvent, HistoryMessage } from "../../commands/history.js";
 import { usageError } from "../../core/errors.js";
+import { fileReadProgress } from "../progress.js";
 
 const AROUND_DEFAULT = 5;
 
@@ -80,16 +81,28 @@ async function streamOut(app: App, opts: HistoryOptions, flags: HistoryFlags, fo
   });
   // Context (store, file read and why) is for people: stderr, silenced by -q; stdout is data only.
   if (format === "text") app.context(flags, renderHistoryTextHeader(run.header, app.styleFor("stderr", flags), tz));
-  await out.write(reporter.begin(run.header));
-  const events = flags.around !== undefined ? around(run.events(), flags.around, flags.contextMessages ?? AROUND_DEFAULT) : run.events();
-  for await (const ev of events) {
-    await out.write(reporter.item(ev));
+  const progress = fileReadProgress(app, flags, "reading", filesOf(run));
+  try {
+    await out.write(reporter.begin(run.header));
+    const events = flags.around !== undefined ? around(run.events(), flags.around, flags.contextMessages ?? AROUND_DEFAULT) : run.events();
+    for await (const ev of events) {
+      await out.write(reporter.item(ev));
+    }
+    await out.write(reporter.end(run));
+    await out.flush();
+  } finally {
+    progress.clear();
   }
-  await out.write(reporter.end(run));
-  await out.flush();
   if (format === "text" && opts.view !== "raw" && flags.around === undefined)
     app.context(flags, renderHistoryTextFooter(run.meta, app.styleFor("stderr", flags)));
   warn(app, flags, run.warnings);
+}
+
+/** The transcript files a history run reads (SQLite windows are not files it counts). */
+function filesOf(run: Awaited<ReturnType<typeof openHistory>>): string[] {
+  if (run.segments.length > 0) return run.segments.filter((s) => s.source !== "window").map((s) => s.path);
+  const path = run.header.source.path;
+  return path !== null && run.header.stores.every((s) => s.era === "files") ? [path] : [];
 }
 
 function warn(app: App, flags: HistoryFlags, warnings: string[]): void {

@@ -31,6 +31,7 @@ export const registerHistory = defineCommand<HistoryFlags, [string | undefined]>
   name: "history",
   arguments: [["[key]", "the sessionKey to read"]],
   description: "show a key's messages exactly as OpenClaw's history reader would, or across every reset with --archived",
+  pager: (f) => !f.jsonl,
   rules: [
     { oneOf: ["json", "jsonl", "markdown"], message: "use only one of --json, --jsonl and --markdown" },
     { oneOf: ["allBranches", "raw", "context"], message: "use only one of --all-branches, --raw and --context" },

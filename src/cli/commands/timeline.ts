@@ -14,6 +14,7 @@ interface TimelineFlags extends CommonOptions {
 }
 
 export const registerTimeline = defineCommand<TimelineFlags, [string | undefined]>({
+  pager: () => true,
   name: "timeline",
   arguments: [["[key]", "one sessionKey; without it, a summary of every key"]],
   description: "the resets and compactions of a key, oldest first, with the likely reason for each reset",

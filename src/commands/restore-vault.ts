@@ -163,10 +163,14 @@ export async function planVaultRestore(opts: VaultRestoreOptions, ctx: StoreCont
     plan.warnings.push(
       `the vault kept ${name} up to its last complete line; ${picked.item.pendingBytes} bytes after it were still being written at run ${picked.ref.runId}`,
     );
-  if (plan.refusals.length === 0 && source.sessionKey && !plan.alreadyRestored && info)
+  if (plan.refusals.length === 0 && source.sessionKey && !plan.alreadyRestored && info) {
+    // --key: the store's own attribution may no longer link it to its key (the archives between were swept too).
+    const exists = index.sessions.some((s) => s.sessionKey === source.sessionKey && s.entry !== null);
+    const args = [name, "--key", source.sessionKey, ...(exists ? [] : ["--create-key"]), "--yes"];
     plan.warnings.push(
-      `this puts the archive back only; to make it ${source.sessionKey}'s current conversation afterwards: \`${toolCommand("restore", [name, "--yes"], loc)}\``,
+      `this puts the archive back only; to make it ${source.sessionKey}'s current conversation afterwards: \`${toolCommand("restore", args, loc)}\``,
     );
+  }
   const interrupted = plan.steps.length === 0 ? await findInterruptedRun(manifestDir, plan, index) : null;
   if (interrupted)
     plan.warnings.push(

@@ -136,7 +136,7 @@ describe("restore --from-vault (file era)", () => {
     const dry = await cli(base, { env });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain("sessions.json is not changed");
-    expect(dry.stdout).toContain(`restore ${SWEPT} --yes`); // the second step, to make it the key's current conversation
+    expect(dry.stdout).toContain(`restore ${SWEPT} --key ${KEY} --yes`); // the second step, to make it the key's current conversation
     expect(dry.stderr).toContain("dry run: nothing written");
 
     const r = await cli([...base, "--yes", "--json"], { env });

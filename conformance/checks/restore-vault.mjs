@@ -48,16 +48,16 @@ export default async function (ctx) {
   };
 
   // OpenClaw writes the store: turns, a reset, turns, a reset, a turn.
-  let at = Date.parse("2026-07-01T09:00:00Z");
-  const step = (s) => ({ ...s, at: (at += 2 * MINUTE) });
+  const start = Date.parse("2026-07-01T09:00:00Z");
   const steps = [
-    step({ op: "turn", key: KEY, text: "about the garden, please (1)" }),
-    step({ op: "turn", key: KEY, text: "and the roses? (2)" }),
-    step({ op: "reset", key: KEY, reason: "reset" }),
-    step({ op: "turn", key: KEY, text: "about the invoice, please (3)" }),
-    step({ op: "reset", key: KEY, reason: "new" }),
-    step({ op: "turn", key: KEY, text: "about the flight, please (4)" }),
-  ];
+    { op: "turn", key: KEY, text: "about the garden, please (1)" },
+    { op: "turn", key: KEY, text: "and the roses? (2)" },
+    { op: "reset", key: KEY, reason: "reset" },
+    { op: "turn", key: KEY, text: "about the invoice, please (3)" },
+    { op: "reset", key: KEY, reason: "new" },
+    { op: "turn", key: KEY, text: "about the flight, please (4)" },
+  ].map((s, i) => ({ ...s, at: start + (i + 1) * 2 * MINUTE }));
+  const at = steps.at(-1).at;
   writeStore({ node: ctx.node, packageDir: ctx.openclaw71Dir }, stateDir, { config: CONFIG, steps });
   const archives = fs
     .readdirSync(sessions)

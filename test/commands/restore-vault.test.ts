@@ -6,10 +6,12 @@
  * nothing written, and the item is named as `--vault` shows it. In-process, but for the CLI's
  * exit codes, text and JSON document.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
+import { BIN } from "../helpers/built-cli.js";
 import { cli } from "../helpers/cli.js";
 import { ROOT, copyState, hashTree, scenarioDir } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
@@ -156,5 +158,46 @@ describe("restore --from-vault (file era)", () => {
     expect(refused.code).toBe(4);
     expect(refused.stderr).toContain("does not support SQLite stores yet");
     expect(refused.stderr.trim().split("\n").length).toBeLessThanOrEqual(3);
+  });
+
+  it("killed after its temp or after placing the file: the store is as before or restored; a rerun finishes it, the crashed run's manifest undoes it exactly", async () => {
+    for (const point of ["place-transcript:temp", "place-transcript"]) {
+      const t = await swept(SWEPT);
+      const before = hashTree(t.sessions);
+      const args = [
+        "restore",
+        "--state-dir",
+        t.stateDir,
+        "--manifest-dir",
+        t.manifestDir,
+        "--from-vault",
+        SWEPT,
+        "--vault",
+        t.vault,
+        "--yes",
+      ];
+      const crashed = spawnSync(process.execPath, [BIN, ...args], {
+        env: { PATH: process.env.PATH, HOME: t.home, NO_COLOR: "1", OPENCLAW_SESSIONS_CRASH_AFTER: point },
+        encoding: "utf8",
+      });
+      expect(crashed.signal, crashed.stderr).toBe("SIGKILL");
+      const dest = path.join(t.sessions, SWEPT);
+      // OpenClaw sees either nothing new (the temp's name is no archive name) or the archive, whole.
+      const names = fs.readdirSync(t.sessions).filter((n) => !(n in before));
+      if (point === "place-transcript") expect(fs.readFileSync(dest).equals(original(SWEPT))).toBe(true);
+      else expect(names.every((n) => n.startsWith(".") && n.endsWith(".tmp"))).toBe(true);
+      const [run] = fs.readdirSync(t.manifestDir);
+      const manifest = path.join(t.manifestDir, run!, "manifest.json");
+
+      const rerun = await cli(args, { env: { HOME: t.home } });
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(fs.readFileSync(dest).equals(original(SWEPT))).toBe(true);
+      const undo = await runUndo(manifest, true, t.ctx());
+      expect(undo.status).toBe("undone");
+      // The rerun's own run (after a crash at the temp) put the file there: its undo removes it.
+      for (const r of fs.readdirSync(t.manifestDir).filter((n) => n !== run))
+        await runUndo(path.join(t.manifestDir, r, "manifest.json"), true, t.ctx());
+      expect(hashTree(t.sessions), point).toEqual(before);
+    }
   });
 });

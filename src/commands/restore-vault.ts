@@ -3,13 +3,14 @@
  * store as the file it was (docs/restore.md, "From the vault"). The item is named as `--vault`
  * shows it (`<vault>#file:agents/main/sessions/<name>`, the id, the path, the file name, or an
  * unambiguous prefix); the plan is restore's own (backup-store, place-transcript), so `--yes`,
- * `--undo`, the manifest, the guard and the crash points are the file-era restore's. File era only:
- * a SQLite store's window or archive row is refused (exit 4) for now.
+ * `--undo`, the manifest, the guard and the crash points are the file-era restore's. In a SQLite
+ * store, a window or archive the vault kept is undeleted as a new window of the key it kept it as:
+ * restore's own undelete, from the vault's lines.
  */
 import path from "node:path";
 import fs from "node:fs";
 import type { StoreIndex } from "../core/model.js";
-import { environmentError, unsupportedError, usageError } from "../core/errors.js";
+import { environmentError, usageError } from "../core/errors.js";
 import { buildVaultRestorePlan, type ArchiveFacts, type VaultSource } from "../core/restore-plan.js";
 import { toolCommand } from "../core/restore-target.js";
 import { vaultItemsNamed } from "../core/vault.js";
@@ -29,8 +30,9 @@ import {
   newRunId,
   readLock,
   resultOf,
-  type PlannedRestore,
+  type AnyPlannedRestore,
 } from "./restore.js";
+import { planSqliteRestore, type VaultUndelete } from "./restore-sqlite.js";
 
 export interface VaultRestoreOptions extends StoreSelection {
   /** The vault item to put back. */
@@ -59,7 +61,7 @@ const candidateList = (dir: string, list: readonly VaultCandidate[]) =>
 
 /** The one candidate `arg` names, or the usual not-found / ambiguous error with the candidates. */
 function pickItem(dir: string, candidates: readonly VaultCandidate[], arg: string, cwd: string): VaultCandidate {
-  const nameable = candidates.map((c) => ({ id: c.item.id, path: c.item.path, vaultOnly: !c.inStore, c }));
+  const nameable = candidates.map((c) => ({ id: c.item.id, path: c.item.path, sessionId: c.item.sessionId, vaultOnly: !c.inStore, c }));
   const named = vaultItemsNamed(nameable, dir, arg, path.resolve(cwd, arg)).map((n) => n.c);
   if (named.length === 1) return named[0]!;
   const vaultOnly = candidates.filter((c) => !c.inStore);
@@ -82,36 +84,69 @@ function pickItem(dir: string, candidates: readonly VaultCandidate[], arg: strin
   );
 }
 
-/** The store the item belongs in: the selected store whose sessions dir held it; a SQLite store or item is not supported yet. */
-function storeOf(indexes: readonly StoreIndex[], c: VaultCandidate, dir: string): StoreIndex {
-  const at = indexes.find((i) => path.dirname(c.item.path) === i.location.sessionsDir);
-  const sqlite = c.item.kind !== "file" ? c.item : at?.location.era === "sqlite" ? at : null;
-  if (sqlite) {
-    throw unsupportedError(
-      "VAULT_RESTORE_SQLITE",
-      `restore --from-vault does not support SQLite stores yet (${dir}#${c.item.id} is ${c.item.kind === "file" ? "a file of a SQLite-era agent" : `a ${c.item.kind === "window" ? "window" : "archive row"} of the agent database`}); nothing was written`,
-      `read it meanwhile: \`openclaw-sessions history ${c.item.sessionKey ?? c.item.formerSessionKey ?? "<key>"} --archived --vault ${dir}\``,
-    );
+/** The store the item belongs in: the selected store whose sessions dir held it (a file), or its agent's SQLite store (a window or row). */
+function storeOf(indexes: readonly StoreIndex[], c: VaultCandidate): StoreIndex {
+  if (c.item.kind !== "file") {
+    const db = indexes.find((i) => i.location.agentId === c.item.agentId && i.location.era === "sqlite");
+    if (db) return db;
   }
+  const at = indexes.find((i) => path.dirname(c.item.path) === i.location.sessionsDir);
   return at ?? indexes.find((i) => i.location.agentId === c.item.agentId) ?? indexes[0]!;
 }
 
+/** SQLite era: the vault's lines of a window or archive are undeleted as a new window of the key it kept them as (restore's undelete). */
+async function planSqliteFromVault(
+  index: StoreIndex,
+  picked: VaultCandidate,
+  raw: Buffer,
+  dir: string,
+  manifestDir: string,
+  ctx: StoreContext,
+  nowMs: number,
+): Promise<AnyPlannedRestore> {
+  if (picked.item.kind !== "file" && picked.item.kind !== "window" && picked.item.kind !== "archive-row")
+    throw usageError("NOT_AN_ARCHIVE", `${dir}#${picked.item.id} is no transcript`);
+  const text = picked.ref.compression === "zstd" ? zstdDecompressSync(raw) : raw;
+  const vault: VaultUndelete = {
+    label: refPath(picked.ref),
+    dir,
+    itemId: picked.item.id,
+    runId: picked.ref.runId,
+    sessionKey: picked.item.sessionKey ?? picked.item.formerSessionKey,
+    sessionId: picked.item.sessionId,
+    text,
+    sha256: sha256Text(raw),
+  };
+  const planned = await planSqliteRestore(index, { manifestDir, vault }, ctx, nowMs);
+  planned.result.fromVault = {
+    vault: dir,
+    itemId: vault.itemId,
+    runId: vault.runId,
+    keptAt: new Date(picked.seenAt).toISOString(),
+    sessionKey: vault.sessionKey,
+  };
+  return { era: "sqlite", planned };
+}
+
 /** The plan of `restore --from-vault <item>`: what goes back where; writes nothing. */
-export async function planVaultRestore(opts: VaultRestoreOptions, ctx: StoreContext, nowMs = Date.now()): Promise<PlannedRestore> {
+export async function planVaultRestore(opts: VaultRestoreOptions, ctx: StoreContext, nowMs = Date.now()): Promise<AnyPlannedRestore> {
   const { fromVault, manifestDir: manifestDirOpt, vault, ...selection } = opts;
   const indexes = await ctx.session.indexes(selection);
-  if (indexes.length > 0 && indexes.every((i) => i.location.era === "sqlite"))
-    throw unsupportedError(
-      "VAULT_RESTORE_SQLITE",
-      `restore --from-vault does not support SQLite stores yet (${indexes[0]!.location.storePath}); nothing was written`,
-      "read what only the vault holds meanwhile: `openclaw-sessions history <key> --archived --vault`",
-    );
   const { dir, candidates } = await vaultCandidates(indexes, vaultDirFor(vault ?? true, ctx));
   const picked = pickItem(dir, candidates, fromVault, ctx.cwd);
-  const index = storeOf(indexes, picked, dir);
+  const index = storeOf(indexes, picked);
   const loc = index.location;
-  checkStoreUsable(index);
   const raw = vaultBytes(picked.ref); // every chunk checked against its name: a tampered vault refuses here (exit 5)
+  if (loc.era === "sqlite") {
+    const manifestDir = checkedManifestDir({ manifestDir: manifestDirOpt }, ctx, loc.sessionsDir);
+    return planSqliteFromVault(index, picked, raw, dir, manifestDir, ctx, nowMs);
+  }
+  if (picked.item.kind !== "file")
+    throw usageError(
+      "NOT_AN_ARCHIVE",
+      `${dir}#${picked.item.id} is a ${picked.item.kind} of a SQLite store, and agent "${picked.item.agentId}" has none now`,
+    );
+  checkStoreUsable(index);
   const dest = path.join(loc.sessionsDir, path.basename(picked.item.path));
   const name = path.basename(picked.item.path);
   const info = parseArchiveName(name);
@@ -176,5 +211,8 @@ export async function planVaultRestore(opts: VaultRestoreOptions, ctx: StoreCont
     plan.warnings.push(
       `run ${interrupted.manifest.runId} was interrupted after its last store write; the store is as it left it, and applying marks its manifest applied`,
     );
-  return { plan, index, result: resultOf(plan, index, true, null), ...(interrupted ? { finishedRun: interrupted } : {}) };
+  return {
+    era: "files",
+    planned: { plan, index, result: resultOf(plan, index, true, null), ...(interrupted ? { finishedRun: interrupted } : {}) },
+  };
 }

@@ -14,10 +14,12 @@ import { describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
 import { cli } from "../helpers/cli.js";
 import { ROOT, copyState, hashTree, scenarioDir } from "../helpers/corpus.js";
+import { dumpDatabase, openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
 import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 import { planVaultRestore } from "../../src/commands/restore-vault.js";
 import { applyRestore, runUndo } from "../../src/commands/restore.js";
+import { applySqliteRestore } from "../../src/commands/restore-sqlite.js";
 import { runSnapshot } from "../../src/commands/snapshot.js";
 import { ToolError } from "../../src/core/errors.js";
 import { zlib } from "../../src/store/lines.js";
@@ -35,7 +37,11 @@ async function swept(...names: string[]) {
   const ctx = () => storeContext({ env: { HOME: s.home }, cwd: s.root });
   await runSnapshot({ stateDir: s.stateDir, vault }, ctx());
   for (const n of names) fs.rmSync(path.join(sessions, n));
-  const plan = (item: string) => planVaultRestore({ stateDir: s.stateDir, fromVault: item, vault, manifestDir }, ctx());
+  const plan = async (item: string) => {
+    const any = await planVaultRestore({ stateDir: s.stateDir, fromVault: item, vault, manifestDir }, ctx());
+    if (any.era !== "files") throw new Error(`a ${any.era} plan`);
+    return any.planned;
+  };
   return { ...s, sessions, vault, manifestDir, ctx, plan };
 }
 
@@ -131,7 +137,7 @@ describe("restore --from-vault (file era)", () => {
     expect((await refusal(t.plan("7f5b078a"))).code).toBe("ARCHIVE_NOT_FOUND");
   });
 
-  it("CLI: the plan as text and as a restore document (schema-valid); --yes then --undo; a SQLite store is refused (exit 4)", async () => {
+  it("CLI: the plan as text and as a restore document (schema-valid); --yes then --undo; --vault alone is a usage error", async () => {
     const t = await swept(SWEPT);
     const env = { HOME: t.home };
     const base = ["restore", "--state-dir", t.stateDir, "--manifest-dir", t.manifestDir, "--from-vault", "0342c95c", "--vault", t.vault];
@@ -153,11 +159,9 @@ describe("restore --from-vault (file era)", () => {
     expect(undo.code, undo.stderr).toBe(0);
     expect(fs.existsSync(path.join(t.sessions, SWEPT))).toBe(false);
 
-    const sq = copyState("sqlite", "sqlite-reset");
-    const refused = await cli(["restore", "--state-dir", sq.stateDir, "--from-vault", "x", "--vault", t.vault], { env: { HOME: sq.home } });
-    expect(refused.code).toBe(4);
-    expect(refused.stderr).toContain("does not support SQLite stores yet");
-    expect(refused.stderr.trim().split("\n").length).toBeLessThanOrEqual(3);
+    const alone = await cli(["restore", "--state-dir", t.stateDir, "--vault", t.vault], { env });
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("--vault goes with --from-vault");
   });
 
   it("killed after its temp or after placing the file: the store is as before or restored; a rerun finishes it, the crashed run's manifest undoes it exactly", async () => {
@@ -199,5 +203,59 @@ describe("restore --from-vault (file era)", () => {
         await runUndo(path.join(t.manifestDir, r, "manifest.json"), true, t.ctx());
       expect(hashTree(t.sessions), point).toEqual(before);
     }
+  });
+});
+
+describe("restore --from-vault (SQLite era)", () => {
+  it("a key OpenClaw deleted with its window and events is undeleted from the vault's copy of the window; undo puts every row back", async () => {
+    const s = copyState("sqlite", "sqlite-reset");
+    const key = "agent:main:telegram:direct:5550002";
+    const vault = path.join(tempDir("ocs-vault-"), "vault");
+    const manifestDir = path.join(s.root, "manifests");
+    const ctx = () => storeContext({ env: { HOME: s.home }, cwd: s.root });
+    const messages = async () => {
+      const r = await cli(["history", key, "--archived", "--state-dir", s.stateDir, "--json"], { env: { HOME: s.home } });
+      return r.code === 0 ? (r.json().messages as Array<{ role: string; text?: string }>).map((m) => `${m.role}:${m.text}`) : r.code;
+    };
+    const before = await messages();
+    await runSnapshot({ stateDir: s.stateDir, vault }, ctx());
+    // sessions.delete: the node goes, its window, events and search rows with it.
+    const dbPath = path.join(s.stateDir, "agents/main/agent/openclaw-agent.sqlite");
+    const db = openSqliteForWriting(dbPath);
+    const windows = (
+      db.prepare("SELECT session_id FROM session_windows WHERE session_key = ?").all(key) as Array<{ session_id: string }>
+    ).map((w) => w.session_id);
+    expect(windows).toHaveLength(1);
+    run(db, "PRAGMA foreign_keys = ON");
+    run(db, "DELETE FROM session_transcript_fts WHERE session_id = ?", windows[0]!);
+    run(db, "DELETE FROM session_transcript_fts_rows WHERE session_id = ?", windows[0]!);
+    run(db, "DELETE FROM session_nodes WHERE session_key = ?", key);
+    db.close();
+    expect(await messages()).toBe(2);
+    const deleted = dumpDatabase(dbPath);
+
+    const any = await planVaultRestore({ stateDir: s.stateDir, fromVault: windows[0]!.slice(0, 8), vault, manifestDir }, ctx());
+    expect(any.era).toBe("sqlite");
+    if (any.era !== "sqlite") return;
+    expect(any.planned.result).toMatchObject({
+      operation: "undelete",
+      sessionKey: key,
+      sessionId: windows[0],
+      refusals: [],
+      archive: `${vault}#window:main:${windows[0]}`,
+      fromVault: { itemId: `window:main:${windows[0]}`, sessionKey: key },
+    });
+    expect(dumpDatabase(dbPath)).toEqual(deleted);
+    const applied = await applySqliteRestore(any.planned, ctx());
+    expect(applied.applied).toBe(true);
+    expect(await messages()).toEqual(before);
+    // A rerun finds its own run: already restored, nothing to write.
+    const again = await planVaultRestore(
+      { stateDir: s.stateDir, fromVault: `${vault}#window:main:${windows[0]}`, vault, manifestDir },
+      ctx(),
+    );
+    expect(again.era === "sqlite" && again.planned.result).toMatchObject({ alreadyRestored: true, rows: [], refusals: [] });
+    await runUndo(applied.manifest!, true, ctx());
+    expect(dumpDatabase(dbPath)).toEqual(deleted);
   });
 });

@@ -133,7 +133,7 @@ async function undoRestore(s: RestoreSession, manifest: string): Promise<void> {
   );
 }
 
-/** `--from-vault <item>`: the file the vault kept goes back into the store (file era), through the file-era flow. */
+/** `--from-vault <item>`: a file the vault kept goes back into the store (file era), a window or archive is undeleted (SQLite era). */
 async function restoreFromVault(s: RestoreSession, item: string): Promise<void> {
   const { app, flags } = s;
   const { planVaultRestore } = await import("../../commands/restore-vault.js");
@@ -147,8 +147,9 @@ async function restoreFromVault(s: RestoreSession, item: string): Promise<void> 
     },
     s.ctx,
   );
-  app.context(flags, storeLine([planned.result.store], app.styleFor("stderr", flags)));
-  const flow = await filesFlow(s, planned);
+  app.context(flags, storeLine([planned.planned.result.store], app.styleFor("stderr", flags)));
+  if (planned.era === "sqlite") return carryOut(s, await sqliteFlow(s, planned.planned));
+  const flow = await filesFlow(s, planned.planned);
   await carryOut(s, {
     ...flow,
     nothingToDo: "nothing to do: the store holds this file with the vault's bytes",

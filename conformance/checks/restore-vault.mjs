@@ -6,12 +6,14 @@
  * OpenClaw wrote it) and sessions.json unchanged; the second step, `restore <archive> --yes`, makes
  * it the key's current transcript, and 7.1's store loader, path resolution and history reader read
  * exactly the messages `history` listed for that archive before the sweep. Undoing both restores
- * (newest first) gives the sessions dir back byte for byte.
+ * (newest first) gives the sessions dir back byte for byte. Then the SQLite era with 9.6 (below).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { jsonChild } from "../lib/json-child.mjs";
+import { historyTexts, judge96 } from "../lib/judge96.mjs";
 import { CONFIG } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
 
@@ -27,6 +29,26 @@ function hashTree(dir) {
       : `(${e.isDirectory() ? "dir" : "other"})`;
   }
   return out;
+}
+
+/** Every row of every table (FTS shadow tables aside), for "undo is exact". */
+function dumpDb(file) {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const out = {};
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all();
+    for (const { name } of tables)
+      out[name] = db
+        .prepare(`SELECT * FROM "${name}"`)
+        .all()
+        .map((r) =>
+          JSON.stringify(r, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString("hex") : typeof v === "bigint" ? String(v) : v)),
+        )
+        .sort();
+    return JSON.stringify(out);
+  } finally {
+    db.close();
+  }
 }
 
 const texts = (messages) =>
@@ -121,5 +143,57 @@ export default async function (ctx) {
   if (JSON.stringify(after) !== JSON.stringify(before))
     throw new Error(`after both undos the sessions dir differs: ${JSON.stringify({ before, after })}`);
   notes.push(`both undone: sessions dir sha256 = before (${Object.keys(after).length} files)`);
+  notes.push(await sqliteFromVault(ctx));
   return notes.join("; ");
+}
+
+/**
+ * 9.6: on a copy of sqlite-deleted (written by OpenClaw 9.6: a key deleted with its transcript
+ * archived), `snapshot`, then 9.6's own disk budget in `enforce` mode prunes the archive, row and
+ * file; `restore --from-vault <archive row>` undeletes it, undo leaves every row as it was, and
+ * after a rerun 9.6's CLI, Doctor inspect and SDK read the key with the messages `history` listed
+ * for the archive before it was pruned.
+ */
+async function sqliteFromVault(ctx) {
+  const dir = path.join(ctx.tmpDir, "vault-sqlite");
+  const stateDir = path.join(dir, "state");
+  const vault = path.join(dir, "vault");
+  const env = { XDG_STATE_HOME: path.join(dir, "xdg") };
+  const ours = async (args) => {
+    const r = await ctx.cli(args, { env });
+    if (r.code !== 0)
+      throw new Error(`9.6: openclaw-sessions ${args.slice(0, 3).join(" ")} exited ${r.code}: ${r.stderr.trim().split("\n")[0]}`);
+    return r.stdout;
+  };
+  fs.cpSync(path.join(ctx.repoRoot, "fixtures/corpus/sqlite/sqlite-deleted/state"), stateDir, { recursive: true, verbatimSymlinks: true });
+  const sessions = path.join(stateDir, "agents/main/sessions");
+  const dbPath = path.join(stateDir, "agents/main/agent/openclaw-agent.sqlite");
+  const zst = fs.readdirSync(sessions).find((n) => n.includes(".jsonl.deleted."));
+  const archived = historyTexts(await ours(["history", "--file", path.join(sessions, zst), "--json", "--state-dir", stateDir]));
+  await ours(["snapshot", "--state-dir", stateDir, "--vault", vault, "--json"]);
+  const budget = jsonChild(
+    ctx,
+    "budget96.mjs",
+    ctx.openclaw96Dir,
+    stateDir,
+    { agentId: "main", maxDiskBytes: 1, highWaterBytes: 0 },
+    "9.6 disk budget",
+  );
+  if (budget?.removedFiles !== 1 || fs.existsSync(path.join(sessions, zst)))
+    throw new Error(
+      `9.6's disk budget removed ${budget?.removedFiles} archive(s); ${zst} ${fs.existsSync(path.join(sessions, zst)) ? "is still there" : "is gone"}`,
+    );
+  const pruned = dumpDb(dbPath);
+  if (pruned.includes(zst)) throw new Error(`9.6's disk budget left the archive row of ${zst}`);
+
+  const item = `${vault}#archive-row:main:${zst}`;
+  const args = ["restore", "--from-vault", item, "--vault", vault, "--state-dir", stateDir, "--json"];
+  const first = JSON.parse(await ours([...args, "--yes"]));
+  if (first.operation !== "undelete" || first.fromVault?.itemId !== `archive-row:main:${zst}`)
+    throw new Error(`9.6: restore --from-vault planned ${first.operation} of ${JSON.stringify(first.fromVault)}`);
+  await ours(["restore", "--undo", first.manifest, "--yes"]);
+  if (dumpDb(dbPath) !== pruned) throw new Error("9.6: after the undo the agent database's rows differ from before the restore");
+  const r = JSON.parse(await ours([...args, "--yes"]));
+  const got = judge96(ctx, stateDir, r.sessionKey, r.sessionId, archived, "from the vault (9.6)");
+  return `9.6 disk budget pruned ${zst.slice(0, 8)}'s archive row and file; --from-vault undeleted it, undo left every row as before; 9.6 lists ${r.sessionKey.slice(0, 30)}…, inspect ok, context ${got.context} messages = history of the archive, append lands on it`;
 }

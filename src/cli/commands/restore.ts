@@ -256,7 +256,7 @@ export const registerRestore = defineCommand<RestoreFlags, [string | undefined]>
       .option("--undo <manifest>", "reverse a restore from its manifest (with --yes)")
       .option(
         "--from-vault <item>",
-        "file era: put back a file only the vault (snapshot) still holds, as the file it was: its `<vault>#<item id>`, item id, file name or an unambiguous prefix",
+        "restore what only the vault (snapshot) still holds: a file as the file it was, a SQLite window or archive undeleted; named by `<vault>#<item id>`, item id, file name, sessionId or an unambiguous prefix",
       )
       .option("--vault [dir]", "with --from-vault: the vault (default $XDG_DATA_HOME/openclaw-sessions/vault)")
       .option("--manifest-dir <dir>", "where run manifests and backups go (default $XDG_STATE_HOME/openclaw-sessions/restores)")

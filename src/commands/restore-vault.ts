@@ -1,8 +1,8 @@
 /**
  * `restore --from-vault <item>`: put a file only the vault (`snapshot`) still holds back into the
  * store as the file it was (docs/restore.md, "From the vault"). The item is named as `--vault`
- * shows it (`<vault>#file:agents/main/sessions/<name>`, the id, the path, the file name, or an
- * unambiguous prefix); the plan is restore's own (backup-store, place-transcript), so `--yes`,
+ * shows it (`<vault>#file:agents/main/sessions/<name>`, the id, the path, the file name, the
+ * sessionId, or an unambiguous prefix); the plan is restore's own (backup-store, place-transcript), so `--yes`,
  * `--undo`, the manifest, the guard and the crash points are the file-era restore's. In a SQLite
  * store, a window or archive the vault kept is undeleted as a new window of the key it kept it as:
  * restore's own undelete, from the vault's lines.

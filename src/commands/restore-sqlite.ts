@@ -63,6 +63,21 @@ export interface SqliteRestoreOptions {
   key?: string;
   segment?: number;
   manifestDir: string;
+  /** `restore --from-vault`: undelete from what the vault kept (the item's lines, already checked against its chunks). */
+  vault?: VaultUndelete;
+}
+
+/** A vault item to undelete: its lines (a window's rows, an archive's lines) and the key and sessionId the vault kept it as. */
+export interface VaultUndelete {
+  label: string;
+  dir: string;
+  itemId: string;
+  runId: string;
+  sessionKey: string | null;
+  sessionId: string | null;
+  /** The item's lines as the store had them (a `.zst` file's decompressed). */
+  text: Buffer;
+  sha256: string;
 }
 
 export interface SqliteRestoreResult {
@@ -100,6 +115,8 @@ export interface SqliteRestoreResult {
   store: StoreHeader;
   /** `--key K --segment n`: the segment restored, numbered as `timeline` and `history --archived` number it. */
   segment?: SegmentRef;
+  /** `--from-vault`: the vault item undeleted (`archive` is `<vault>#<item id>`), and when the store last had it. */
+  fromVault?: { vault: string; itemId: string; runId: string; keptAt: string; sessionKey: string | null };
 }
 
 export interface PlannedSqliteRestore {
@@ -130,7 +147,7 @@ function planSeed(index: StoreIndex, opts: SqliteRestoreOptions): string {
     .map((r) => r.manifest.runId)
     .sort();
   const current = index.sessions.map((x) => `${x.sessionKey}\u0000${x.sessionId ?? ""}`).sort();
-  return JSON.stringify([storePath, opts.archive ?? null, opts.key ?? null, opts.segment ?? null, current, runs]);
+  return JSON.stringify([storePath, opts.archive ?? opts.vault?.label ?? null, opts.key ?? null, opts.segment ?? null, current, runs]);
 }
 
 /**
@@ -201,7 +218,12 @@ function manifestFor(plan: SqliteRestorePlan, index: StoreIndex, runId: string, 
     archive:
       plan.source.kind === "archive-file" || plan.source.kind === "legacy-file" || plan.source.kind === "window"
         ? plan.source.label
-        : `${index.location.storePath}#${plan.source.kind === "window-segment" ? plan.source.window!.sessionId : `archive/${plan.source.label}`}`,
+        : plan.source.kind === "vault"
+          ? `${index.location.storePath}#${plan.sessionId}` // the window it becomes: the vault is no part of the store
+          : `${index.location.storePath}#${plan.source.kind === "window-segment" ? plan.source.window!.sessionId : `archive/${plan.source.label}`}`,
+    ...(plan.source.vault
+      ? { fromVault: { vault: plan.source.vault.dir, itemId: plan.source.vault.itemId, runId: plan.source.vault.runId } }
+      : {}),
     sessionId: plan.sessionId,
     previousSessionId: plan.previousSessionId,
     destination: null,
@@ -269,6 +291,7 @@ async function chooseSource(
   ctx: StoreContext,
   clock: PlanClock,
 ): Promise<ChosenSource> {
+  if (opts.vault !== undefined) return vaultSource(index, opts.vault);
   if (opts.target === undefined) return segmentSource(index, opts, clock, ctx);
   if (opts.segment !== undefined) throw usageError("CONFLICTING_OPTIONS", "give either <archive> or --segment, not both");
   return targetSource(db, index, { ...opts, target: opts.target }, ctx, clock);
@@ -389,6 +412,30 @@ function archiveSource(
     },
     warnings,
     refusals,
+  };
+}
+
+/** Undelete from the vault: the lines the vault kept of a window or archive, revived under the key it kept them as. */
+function vaultSource(index: StoreIndex, v: VaultUndelete): ChosenSource {
+  const lines = documentLines(v.text);
+  const header = lines[0]?.value?.type === "session" ? lines[0].value : null;
+  const sessionId = v.sessionId ?? (typeof header?.id === "string" ? header.id : null);
+  if (!v.sessionKey || !sessionId)
+    throw usageError(
+      "UNATTRIBUTED_ARCHIVE",
+      `${v.label} ${sessionId ? "names no key and no key owned it when the vault kept it" : "has no sessionId"}; there is no key to revive it under`,
+      `read it: \`${toolCommand("history", ["--archived", "--vault", v.dir], index.location)}\``,
+    );
+  return {
+    op: "undelete",
+    sessionKey: v.sessionKey,
+    sessionId,
+    lines,
+    keepHeader: true,
+    segmentHeader: null,
+    source: { kind: "vault", label: v.label, sha256: v.sha256, vault: { dir: v.dir, itemId: v.itemId, runId: v.runId } },
+    warnings: [],
+    refusals: [],
   };
 }
 
@@ -713,7 +760,7 @@ function resultOf(
     sessionId: plan.sessionId,
     previousSessionId: plan.previousSessionId,
     source: plan.source,
-    archive: manifest.archive,
+    archive: plan.source.kind === "vault" ? plan.source.label : manifest.archive,
     steps: [],
     rows: plan.rows.map((r, i) => ({
       n: i + 1,

@@ -62,7 +62,8 @@ export interface RestoreOptions extends StoreSelection {
 export interface RestoreResult {
   schemaVersion: number;
   dryRun: boolean;
-  sessionKey: string;
+  /** The key restored into; `--from-vault`: the key the vault kept the file as, null when none. */
+  sessionKey: string | null;
   /** Absolute path of the archive being restored. */
   archive: string;
   steps: RestoreStep[];
@@ -94,6 +95,8 @@ export interface RestoreResult {
   plannedManifest: string;
   /** `--key K --segment n`: the segment restored, numbered as `timeline` and `history --archived` number it. */
   segment?: SegmentRef;
+  /** `--from-vault`: the vault item put back (`archive` is `<vault>#<item id>`), and when the store last had it. */
+  fromVault?: { vault: string; itemId: string; runId: string; keptAt: string; sessionKey: string | null };
 }
 
 export interface PlannedRestore {
@@ -111,7 +114,7 @@ export { runUndo, type UndoResult } from "./restore-undo.js";
  * A restore edits one entry of a readable sessions.json: one that cannot be read is the one
  * "cannot read <path>: <cause>" line (exit 3), one that is empty or invalid STORE_UNUSABLE (exit 3).
  */
-function checkStoreUsable(index: StoreIndex): void {
+export function checkStoreUsable(index: StoreIndex): void {
   const { state, message } = index.storeFile;
   const storePath = index.location.storePath;
   if (state === "ok") return;
@@ -302,14 +305,14 @@ function locksFor(index: StoreIndex, ids: Set<string>, transcripts: string[]): L
   return [...paths].sort().map(readLock);
 }
 
-async function fileFact(p: string): Promise<FileFact> {
+export async function fileFact(p: string): Promise<FileFact> {
   const kind = lstatKind(p);
   if (kind === "absent") return { path: p, exists: false, sha256: null };
   const sha256 = kind === "file" ? await hashOrNull(p) : null;
   return { path: p, exists: true, sha256, kind, ...(kind === "file" ? { mode: modeOf(p) } : {}) };
 }
 
-function newRunId(nowMs: number): string {
+export function newRunId(nowMs: number): string {
   return `${archiveStamp(nowMs)}-${crypto.randomBytes(4).toString("hex")}`;
 }
 
@@ -337,7 +340,7 @@ export function checkedManifestDir(opts: RestoreOptions, ctx: StoreContext, sess
 }
 
 /** A running Gateway for the store's state dir, as a plan refusal. */
-function gatewayRefusals(stateDir: string | null, env: NodeJS.ProcessEnv): Refusal[] {
+export function gatewayRefusals(stateDir: string | null, env: NodeJS.ProcessEnv): Refusal[] {
   const g = runningGateway(stateDir, env);
   const why = "OpenClaw 7.1 serialises sessions.json writes inside the Gateway only, so restore cannot write safely while it runs";
   return g ? [gatewayRefusal(g, why)] : [];
@@ -556,12 +559,12 @@ export async function planRestore(
   return { plan, index, result, ...(interrupted ? { finishedRun: interrupted } : {}) };
 }
 
-function resultOf(plan: RestorePlan, index: StoreIndex, dryRun: boolean, manifest: string | null): RestoreResult {
+export function resultOf(plan: RestorePlan, index: StoreIndex, dryRun: boolean, manifest: string | null): RestoreResult {
   const a = plan.archive;
   return {
     schemaVersion: RESTORE_SCHEMA_VERSION,
     dryRun,
-    sessionKey: plan.sessionKey,
+    sessionKey: a.vault ? a.vault.sessionKey : plan.sessionKey,
     archive: a.path,
     steps: plan.steps,
     manifest,
@@ -587,6 +590,17 @@ function resultOf(plan: RestorePlan, index: StoreIndex, dryRun: boolean, manifes
     createsKey: plan.createsKey,
     applied: false,
     plannedManifest: plan.manifestPath,
+    ...(a.vault
+      ? {
+          fromVault: {
+            vault: a.vault.dir,
+            itemId: a.vault.itemId,
+            runId: a.vault.runId,
+            keptAt: a.vault.keptAt,
+            sessionKey: a.vault.sessionKey,
+          },
+        }
+      : {}),
   };
 }
 

@@ -33,6 +33,8 @@ export interface RestoreManifest {
   storePath: string;
   sessionsDir: string;
   archive: string;
+  /** `restore --from-vault`: the vault item put back (`archive` is then the file it became). */
+  fromVault?: { vault: string; itemId: string; runId: string };
   sessionId: string | null;
   previousSessionId: string | null;
   destination: string | null;

@@ -74,6 +74,21 @@ export interface ArchiveFacts {
   mode: string;
   /** The last `timestamp` a bounded read of the transcript found (for a created key's entry). */
   lastTimestamp?: string | null;
+  /** `restore --from-vault`: the bytes come from this vault item, not from a file of the store. */
+  vault?: VaultSource;
+}
+
+/** A vault item a `--from-vault` restore puts back: where its bytes are and which run kept them. */
+export interface VaultSource {
+  dir: string;
+  itemId: string;
+  runId: string;
+  /** The item's chunks in order (each checked against its name when read). */
+  chunks: Array<[sha256: string, rawBytes: number]>;
+  /** The key the vault's run gave it (or the key its data names), null when none. */
+  sessionKey: string | null;
+  /** When the newest run that kept it finished: the store still had it then (ISO). */
+  keptAt: string;
 }
 
 export interface FileFact {
@@ -249,9 +264,9 @@ export function storeWithEntry(storeText: string, sessionKey: string, entry: Ses
   return { text: formatStore(store), reformatted };
 }
 
-/** Refusals and warnings from the facts around the restore: locks, other keys, paths, file kinds. */
-function collectInputRefusals(input: PlanInput, sessionId: string, dest: string, refusals: Refusal[], warnings: string[]): void {
-  for (const lock of input.locks) {
+/** A live OpenClaw transcript lock refuses; a stale one is a warning (left in place). */
+function lockRefusals(locks: readonly LockFact[], refusals: Refusal[], warnings: string[]): void {
+  for (const lock of locks) {
     if (lock.state === "live") {
       refusals.push({
         code: "LIVE_LOCK",
@@ -267,6 +282,11 @@ function collectInputRefusals(input: PlanInput, sessionId: string, dest: string,
       );
     }
   }
+}
+
+/** Refusals and warnings from the facts around the restore: locks, other keys, paths, file kinds. */
+function collectInputRefusals(input: PlanInput, sessionId: string, dest: string, refusals: Refusal[], warnings: string[]): void {
+  lockRefusals(input.locks, refusals, warnings);
   for (const other of input.otherKeysWithId) {
     refusals.push({
       code: "SESSION_ID_IN_USE",
@@ -459,7 +479,7 @@ function planSteps(input: PlanInput, base: RestorePlan, stored: { text: string; 
 }
 
 /** The copy of sessions.json the manifest keeps (outside the store), for --undo. */
-function storeBackupFile(input: PlanInput): StepFile {
+function storeBackupFile(input: Pick<PlanInput, "runDir" | "storeSha256" | "storeText">): StepFile {
   return {
     path: path.join(input.runDir, "sessions.json.before"),
     sha256Before: null,
@@ -485,6 +505,90 @@ function moveSteps(input: PlanInput, firstStep: boolean, add: (step: StepKind, d
   add("remove-archive", "remove the archive (--move)", [
     { path: archive.path, sha256Before: archive.sha256, sha256After: null, bytesAfter: null, modeBefore: archive.mode },
   ]);
+}
+
+export interface VaultPlanInput {
+  sessionsDir: string;
+  storePath: string;
+  storeText: string;
+  storeSha256: string;
+  /** The item's facts: `vault` set, `contentSha256`/`contentBytes` the bytes put back as they are. */
+  archive: ArchiveFacts & { vault: VaultSource };
+  /** The file at the item's own path in the sessions dir. */
+  dest: FileFact;
+  locks: LockFact[];
+  refusals?: Refusal[];
+  runId: string;
+  runDir: string;
+}
+
+/**
+ * `restore --from-vault`: a file only the vault still holds goes back into the store as the file
+ * it was (its own name in the sessions dir, its bytes as kept; a `.zst` stays compressed). Nothing
+ * else changes: sessions.json is not written (making it a key's current transcript is the plain
+ * restore of that file, a second step). The steps are restore's own: backup-store (the manifest and
+ * a copy of sessions.json, outside the store), then place-transcript, so `--undo`, the crash points
+ * and the read-back are the same. A file at that name refuses (TARGET_EXISTS), unless it holds
+ * exactly the kept bytes: then it is restored already.
+ */
+export function buildVaultRestorePlan(input: VaultPlanInput): RestorePlan {
+  const { archive, dest } = input;
+  const refusals: Refusal[] = [...(input.refusals ?? [])];
+  const warnings: string[] = [];
+  const plan: RestorePlan = {
+    sessionKey: archive.vault.sessionKey ?? "",
+    runId: input.runId,
+    archive,
+    sessionId: restoredSessionId(archive),
+    previousSessionId: null,
+    destination: dest.path,
+    steps: [],
+    entry: { before: null, after: null, changes: [] },
+    refusals,
+    warnings,
+    alreadyRestored: false,
+    createsKey: false,
+    storeTextAfter: null,
+    storeSha256After: null,
+    manifestPath: path.join(input.runDir, "manifest.json"),
+  };
+  lockRefusals(input.locks, refusals, warnings);
+  if (path.dirname(dest.path) !== input.sessionsDir || !isStrictlyInside(input.sessionsDir, dest.path)) {
+    refusals.push({
+      code: "DESTINATION_OUTSIDE_STORE",
+      message: `the vault kept ${archive.vault.itemId} at ${dest.path}, which is not a file of the sessions dir ${input.sessionsDir}; restore writes only there`,
+      exitCode: 5,
+    });
+  }
+  const regular = dest.kind === undefined || dest.kind === "file";
+  if (dest.exists && regular && dest.sha256 === archive.contentSha256) {
+    plan.alreadyRestored = true;
+    return plan;
+  }
+  if (dest.exists) {
+    refusals.push({
+      code: "TARGET_EXISTS",
+      message: `${dest.path} exists${regular ? " with other bytes than the vault kept" : ` (${dest.kind === "symlink" ? "a symbolic link, maybe dangling" : "not a regular file"})`}; restore --from-vault only puts back a file the store no longer has`,
+      hint: "it is the store's own file now; move it away yourself if the vault's bytes should take its place",
+      exitCode: 5,
+    });
+  }
+  const name = path.basename(dest.path);
+  plan.steps = [
+    {
+      n: 1,
+      step: "backup-store",
+      description: "copy sessions.json and write the undo manifest (outside the store)",
+      files: [storeBackupFile(input)],
+    },
+    {
+      n: 2,
+      step: "place-transcript",
+      description: `put the bytes the vault kept (run ${archive.vault.runId}) back as ${name} (byte-identical, sha256 checked, mode 0600); sessions.json is not changed`,
+      files: [{ path: dest.path, sha256Before: null, sha256After: archive.contentSha256, bytesAfter: archive.contentBytes }],
+    },
+  ];
+  return plan;
 }
 
 /** What `--from` names: a sessionId (or its first 8+ characters), or an archive time. */

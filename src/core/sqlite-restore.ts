@@ -99,7 +99,7 @@ export interface SqliteFacts {
 
 export interface SqliteRestoreSource {
   /** "window": a window kept whole (a placeholder's, undeleted in place). */
-  kind: "archive-row" | "archive-file" | "window-segment" | "window" | "legacy-file";
+  kind: "archive-row" | "archive-file" | "window-segment" | "window" | "legacy-file" | "vault";
   /** What the user named: an archive name, a file path, or `<key> segment <n>`. */
   label: string;
   sha256: string | null;
@@ -108,6 +108,8 @@ export interface SqliteRestoreSource {
   /** The window and seq range a segment came from. */
   window?: { sessionId: string; firstSeq: number; lastSeq: number };
   segment?: number;
+  /** `restore --from-vault`: the vault item the lines come from (a window, archive row or archive file the store no longer has). */
+  vault?: { dir: string; itemId: string; runId: string };
 }
 
 export interface SqliteRestorePlan {

@@ -237,3 +237,25 @@ export function chunksPrefixOf(a: readonly ChunkRef[], b: readonly ChunkRef[]): 
   for (let i = 0; i < a.length; i++) if (a[i]![0] !== b[i]![0]) return false;
   return true;
 }
+
+/** How `restore --from-vault` may name an item: its id, `<vault>#<id>`, the path the store had it at, or its file name. */
+export interface NameableItem {
+  id: string;
+  /** Where the store had it (a file's absolute path, `<db>#<sessionId>` for a window). */
+  path: string;
+  sessionId: string | null;
+  /** The item is only in the vault (a prefix may name it); false: the store holds it again. */
+  vaultOnly: boolean;
+}
+
+/**
+ * The items `arg` names: an exact name first (`<vault>#<id>`, the id, the path, the file name,
+ * the sessionId); else a prefix of one of these of a vault-only item (a sessionId's first
+ * characters name its files and windows). `resolved` is `arg` as a path from the cwd.
+ */
+export function vaultItemsNamed<T extends NameableItem>(items: readonly T[], vaultDir: string, arg: string, resolved: string): T[] {
+  const names = (it: T) => [`${vaultDir}#${it.id}`, it.id, path.basename(it.path), ...(it.sessionId ? [it.sessionId] : [])];
+  const exact = items.filter((it) => names(it).includes(arg) || it.path === resolved);
+  if (exact.length > 0 || arg === "") return exact;
+  return items.filter((it) => it.vaultOnly && names(it).some((n) => n.startsWith(arg)));
+}

@@ -65,13 +65,25 @@ export function renderRestoreText(r: RestoreResult, style: Style, width: number 
   const base = r.store.sessionsDir;
   const verb = r.applied ? "Restored" : r.dryRun ? "Plan (dry run, nothing written)" : "Plan";
   out.push(`${style.c.bold(verb)}: ${displayPath(r.archive, base)} → ${r.destination ? displayPath(r.destination, base) : "-"}\n`);
-  out.push(`  key        ${safeLine(r.sessionKey)}\n`);
-  out.push(`  sessionId  ${safeLine(r.previousSessionId ?? "(none)")} → ${safeLine(r.sessionId ?? "(none)")}\n`);
+  const v = r.fromVault;
+  if (v) {
+    out.push(`  from       the vault ${safeLine(v.vault)}, run ${safeLine(v.runId)} (the store had it until at least ${v.keptAt})\n`);
+    out.push(`  key        ${safeLine(v.sessionKey ?? "(none when the vault kept it)")}; sessions.json is not changed\n`);
+  } else {
+    out.push(`  key        ${safeLine(r.sessionKey ?? "(none)")}\n`);
+    out.push(`  sessionId  ${safeLine(r.previousSessionId ?? "(none)")} → ${safeLine(r.sessionId ?? "(none)")}\n`);
+  }
   out.push(
-    `  archive    ${r.archiveInfo.reason}${r.archiveInfo.compressed ? ", zstd" : ""}, ${formatBytes(r.archiveInfo.contentBytes)}, sha256 ${short(r.archiveInfo.contentSha256)}\n`,
+    `  ${v ? "file    " : "archive "}   ${r.archiveInfo.reason}${r.archiveInfo.compressed ? ", zstd" : ""}, ${formatBytes(r.archiveInfo.contentBytes)}, sha256 ${short(r.archiveInfo.contentSha256)}\n`,
   );
   if (r.alreadyRestored)
-    out.push(style.c.green("  already restored: the archive's bytes are the key's active transcript; nothing to do\n"));
+    out.push(
+      style.c.green(
+        v
+          ? "  already restored: the store holds this file with the vault's bytes; nothing to do\n"
+          : "  already restored: the archive's bytes are the key's active transcript; nothing to do\n",
+      ),
+    );
   if (r.steps.length > 0) {
     const t = restoreTable(["#", "STEP", "FILE", "SHA256 BEFORE", "SHA256 AFTER"], style, width);
     for (const s of r.steps) {
@@ -83,7 +95,12 @@ export function renderRestoreText(r: RestoreResult, style: Style, width: number 
     for (const s of r.steps) out.push(style.c.dim(`  ${s.n}. ${s.description}\n`));
   }
   out.push(
-    fieldChangesText(`${style.c.bold(`sessions.json: ${safeLine(r.sessionKey)}`)} (every other field kept)`, r.entry.changes, style, width),
+    fieldChangesText(
+      `${style.c.bold(`sessions.json: ${safeLine(r.sessionKey ?? "")}`)} (every other field kept)`,
+      r.entry.changes,
+      style,
+      width,
+    ),
   );
   const planned = r.refusals.length === 0 && !r.alreadyRestored ? r.plannedManifest : null;
   out.push(restoreTailText({ ...r, notes: r.warnings, plannedManifest: planned }, style));

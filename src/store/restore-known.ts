@@ -15,7 +15,8 @@ const shapes = (m: RestoreManifest) => (m.era === "sqlite" ? [] : fileStepShapes
 
 function knownOf(m: RestoreManifest, file: string): KnownRestore | null {
   const at = Date.parse(m.createdAt);
-  if (Number.isNaN(at)) return null;
+  // A file put back from the vault changed no key's conversation: nothing for timeline to mark (a SQLite undelete from it did).
+  if (Number.isNaN(at) || (m.fromVault !== undefined && m.era !== "sqlite")) return null;
   const era = m.era === "sqlite" ? "sqlite" : "files";
   const archivedCurrent = m.steps.find((s) => s.step === "archive-current")?.files[1]?.path ?? null;
   const op = era === "sqlite" ? (m.sqlite?.op ?? "undelete") : m.entry?.before === null ? "create-key" : "restore";

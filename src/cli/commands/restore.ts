@@ -19,6 +19,10 @@ interface RestoreFlags extends CommonOptions {
   manifestDir?: string;
   createKey?: boolean;
   input?: boolean;
+  /** `--from-vault <item>`: put a file only the vault still holds back into the store. */
+  fromVault?: string;
+  /** `--vault [dir]` with --from-vault; true: the default vault. */
+  vault?: string | true;
 }
 
 /** What every restore flow (file era, SQLite era, undo) uses: the run, how to ask, how to say. */
@@ -129,9 +133,34 @@ async function undoRestore(s: RestoreSession, manifest: string): Promise<void> {
   );
 }
 
+/** `--from-vault <item>`: a file the vault kept goes back into the store (file era), a window or archive is undeleted (SQLite era). */
+async function restoreFromVault(s: RestoreSession, item: string): Promise<void> {
+  const { app, flags } = s;
+  const { planVaultRestore } = await import("../../commands/restore-vault.js");
+  const { storeLine } = await import("../../render/common.js");
+  const planned = await planVaultRestore(
+    {
+      ...selectionOf(flags),
+      fromVault: item,
+      manifestDir: flags.manifestDir,
+      ...(flags.vault !== undefined ? { vault: flags.vault } : {}),
+    },
+    s.ctx,
+  );
+  app.context(flags, storeLine([planned.planned.result.store], app.styleFor("stderr", flags)));
+  if (planned.era === "sqlite") return carryOut(s, await sqliteFlow(s, planned.planned));
+  const flow = await filesFlow(s, planned.planned);
+  await carryOut(s, {
+    ...flow,
+    nothingToDo: "nothing to do: the store holds this file with the vault's bytes",
+    done: (r) => (r.applied ? `put back ${r.destination} from the vault; undo manifest: ${r.manifest}` : flow.nothingToDo),
+  });
+}
+
 /** Plan the restore of either era, say which store, and carry it out. */
 async function restore(s: RestoreSession, archive: string | undefined): Promise<void> {
   const { app, flags } = s;
+  if (flags.fromVault !== undefined) return restoreFromVault(s, flags.fromVault);
   const { planAnyRestore } = await import("../../commands/restore.js");
   const { storeLine } = await import("../../render/common.js");
   const any = await planAnyRestore(
@@ -200,6 +229,13 @@ export const registerRestore = defineCommand<RestoreFlags, [string | undefined]>
       message: "--undo takes only the manifest (and --yes/--dry-run)",
     },
     { if: ["segment"], needs: ["key"], code: "MISSING_ARGUMENT", message: "--segment needs --key <sessionKey>" },
+    {
+      if: ["fromVault"],
+      not: ["archive", "key", "from", "segment", "move", "createKey", "undo"],
+      message:
+        "--from-vault takes only the vault item (and --vault, --yes/--dry-run); make it a key's current conversation with a plain restore afterwards",
+    },
+    { if: ["vault"], needs: ["fromVault"], message: "--vault goes with --from-vault <item>" },
   ],
   options: (cmd) =>
     cmd
@@ -218,6 +254,11 @@ export const registerRestore = defineCommand<RestoreFlags, [string | undefined]>
       .option("--dry-run", "print the plan and write nothing (wins over --yes)")
       .option("--move", "remove the archive after restoring it (a copy is kept next to the manifest)")
       .option("--undo <manifest>", "reverse a restore from its manifest (with --yes)")
+      .option(
+        "--from-vault <item>",
+        "restore what only the vault (snapshot) still holds: a file as the file it was, a SQLite window or archive undeleted; named by `<vault>#<item id>`, item id, file name, sessionId or an unambiguous prefix",
+      )
+      .option("--vault [dir]", "with --from-vault: the vault (default $XDG_DATA_HOME/openclaw-sessions/vault)")
       .option("--manifest-dir <dir>", "where run manifests and backups go (default $XDG_STATE_HOME/openclaw-sessions/restores)")
       .option("--no-input", "never prompt"),
   help: `
@@ -227,6 +268,7 @@ Examples:
   $ openclaw-sessions restore c822c754-948f-4e45-b54f-3b2dd1c378ad.jsonl --key agent:main:webchat:direct:lost --create-key
   $ openclaw-sessions restore <archive> --json --yes | jq -r .manifest
   $ openclaw-sessions restore --undo ~/.local/state/openclaw-sessions/restores/<runId>/manifest.json --yes
+  $ openclaw-sessions restore --from-vault 0342c95c-….jsonl.reset.2026-06-30T08-00-00.000Z --yes
 
 Refused (exit 5, nothing written): a running OpenClaw Gateway, a live .jsonl.lock on the key's
 transcripts, an OpenClaw sessions.json write in flight, sessions.json changed since the plan, a

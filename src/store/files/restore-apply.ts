@@ -28,6 +28,7 @@ import {
 } from "./restore-guard.js";
 import { acquireTranscriptLock, releaseTranscriptLock, removeOwnStaleLocks, type HeldLock } from "./session-lock.js";
 import { undoSteps } from "./restore-undo.js";
+import { vaultBytes } from "../vault/read.js";
 
 export { MANIFEST_KIND, type RestoreManifest };
 export { hashFile, hashOrNull, modeOf, sha256Text } from "../atomic-write.js";
@@ -87,7 +88,11 @@ export function manifestOf(plan: RestorePlan, ctx: ApplyContext, nowMs: number):
     sessionKey: plan.sessionKey,
     storePath: ctx.storePath,
     sessionsDir: ctx.sessionsDir,
-    archive: plan.archive.path,
+    // A vault item's source is no file of the store: the manifest names the file it puts back.
+    archive: plan.archive.vault ? plan.destination! : plan.archive.path,
+    ...(plan.archive.vault
+      ? { fromVault: { vault: plan.archive.vault.dir, itemId: plan.archive.vault.itemId, runId: plan.archive.vault.runId } }
+      : {}),
     sessionId: plan.sessionId,
     previousSessionId: plan.previousSessionId,
     destination: plan.destination,
@@ -127,10 +132,25 @@ function releaseAll(st: RunState): void {
 /** Re-check everything the plan assumed, just before the first write. */
 async function recheckPlan(plan: RestorePlan): Promise<void> {
   await expectBefore(firstStates(plan.steps), "since the plan was made");
+  if (plan.archive.vault) {
+    vaultSourceBytes(plan); // every chunk checked again (exit 5 on a bad one), before anything is written
+    return;
+  }
   const kind = await hashOrNull(plan.archive.path);
   if (kind !== plan.archive.sha256) {
     throw refusedError("ARCHIVE_CHANGED", `${plan.archive.path} changed since the plan was made; nothing was written`, "plan again");
   }
+}
+
+/** A `--from-vault` plan's bytes, read from the vault: each chunk against its name, the whole against the item's sha256. */
+function vaultSourceBytes(plan: RestorePlan): Buffer {
+  const v = plan.archive.vault!;
+  return vaultBytes({ vaultDir: v.dir, itemId: v.itemId, sha256: plan.archive.contentSha256, chunks: v.chunks });
+}
+
+/** What place-transcript writes: the archive's bytes (decompressed when it is a `.zst`), or the vault item's as kept. */
+function placedBytes(plan: RestorePlan): AsyncIterable<Buffer> | Buffer[] {
+  return plan.archive.vault ? [vaultSourceBytes(plan)] : fileChunks(plan.archive.path, plan.archive.compressed);
 }
 
 /**
@@ -222,9 +242,7 @@ async function runStep(step: RestoreStep, st: RunState): Promise<void> {
       const dest = step.files[0]!;
       await expectBefore(step.files, "just before placing the transcript");
       st.storeTouched = true;
-      await createVerified(dest.path, plan.runId, fileChunks(plan.archive.path, plan.archive.compressed), dest.sha256After!, 0o600, () =>
-        crash("place-transcript:temp"),
-      );
+      await createVerified(dest.path, plan.runId, placedBytes(plan), dest.sha256After!, 0o600, () => crash("place-transcript:temp"));
       return;
     }
     case "write-store":

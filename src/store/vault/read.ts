@@ -99,6 +99,18 @@ function keptItems(vault: Vault): Map<string, Kept> {
   return out;
 }
 
+/** The item ids of every transcript the store holds now. */
+function presentIds(indexes: readonly StoreIndex[], root: string): Set<string> {
+  const present = new Set<string>();
+  for (const index of indexes) {
+    for (const t of transcriptsOf(index)) {
+      const id = transcriptItemId(root, index.location.agentId, t.ref);
+      if (id !== null) present.add(id);
+    }
+  }
+  return present;
+}
+
 function storeRootOf(indexes: readonly StoreIndex[]): string {
   const l = indexes[0]!.location;
   return l.stateDir ?? l.sessionsDir;
@@ -174,13 +186,7 @@ export async function overlayVault(indexes: StoreIndex[], vaultDir: string): Pro
   const root = storeRootOf(indexes);
   const vault = await Vault.open(vaultDir, root, { create: false, runId: "read" });
   const kept = keptItems(vault);
-  const present = new Set<string>();
-  for (const index of indexes) {
-    for (const t of transcriptsOf(index)) {
-      const id = transcriptItemId(root, index.location.agentId, t.ref);
-      if (id !== null) present.add(id);
-    }
-  }
+  const present = presentIds(indexes, root);
   const formerIds = new Map<string, Set<string>>(); // key → sessionIds the vault kept for it
   for (const k of kept.values()) {
     const key = k.item.sessionKey ?? k.item.formerSessionKey;
@@ -253,4 +259,32 @@ export async function overlayVault(indexes: StoreIndex[], vaultDir: string): Pro
     }
   }
   return { dir: vault.dir, added };
+}
+
+/** A transcript the vault kept, as `restore --from-vault` may name it. */
+export interface VaultCandidate {
+  item: VaultItem;
+  ref: VaultRef;
+  /** When the newest run that kept it finished (ms). */
+  seenAt: number;
+  /** The store holds this very item again (its id): nothing only the vault has. */
+  inStore: boolean;
+}
+
+/**
+ * What `restore --from-vault` chooses from: every item `--vault` adds to the read commands (a
+ * transcript only the vault still holds, at its newest kept version), and the kept transcripts the
+ * store holds again under the same id (a restore already done, or a file put back by hand). The
+ * vault must belong to these stores' root, as for `--vault`.
+ */
+export async function vaultCandidates(indexes: StoreIndex[], vaultDir: string): Promise<{ dir: string; candidates: VaultCandidate[] }> {
+  if (indexes.length === 0) return { dir: vaultDir, candidates: [] };
+  const root = storeRootOf(indexes);
+  const vault = await Vault.open(vaultDir, root, { create: false, runId: "read" });
+  const kept = keptItems(vault);
+  const present = presentIds(indexes, root);
+  const candidate = (k: Kept, inStore: boolean): VaultCandidate => ({ item: k.item, ref: refOf(vault.dir, k), seenAt: k.seenAt, inStore });
+  const out = uncovered(kept, present).map((k) => candidate(k, false));
+  for (const k of kept.values()) if (present.has(k.item.id) && isTranscriptItem(k.item)) out.push(candidate(k, true));
+  return { dir: vault.dir, candidates: out };
 }

@@ -1,0 +1,199 @@
+/**
+ * `restore --from-vault` judged by OpenClaw 2026.7.1's own code (issue 31): OpenClaw writes a store
+ * (turns on one key, two gateway resets: two `.reset` archives), `snapshot` keeps it in a vault,
+ * OpenClaw's own archive retention (`cleanupArchivedSessionTranscripts`, reason reset) sweeps both
+ * archives; `restore --from-vault <archive> --yes` puts the oldest back byte-identical (sha256 as
+ * OpenClaw wrote it) and sessions.json unchanged; the second step, `restore <archive> --yes`, makes
+ * it the key's current transcript, and 7.1's store loader, path resolution and history reader read
+ * exactly the messages `history` listed for that archive before the sweep. Undoing both restores
+ * (newest first) gives the sessions dir back byte for byte. Then the SQLite era with 9.6 (below).
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { jsonChild } from "../lib/json-child.mjs";
+import { historyTexts, judge96 } from "../lib/judge96.mjs";
+import { CONFIG } from "../lib/store-plan.mjs";
+import { writeStore } from "../lib/write-store.mjs";
+
+const KEY = "agent:main:telegram:direct:31031";
+const MINUTE = 60_000;
+
+function hashTree(dir) {
+  const out = {};
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const full = path.join(dir, e.name);
+    out[e.name] = e.isFile()
+      ? crypto.createHash("sha256").update(fs.readFileSync(full)).digest("hex")
+      : `(${e.isDirectory() ? "dir" : "other"})`;
+  }
+  return out;
+}
+
+/** Every row of every table (FTS shadow tables aside), for "undo is exact". */
+function dumpDb(file) {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const out = {};
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all();
+    for (const { name } of tables)
+      out[name] = db
+        .prepare(`SELECT * FROM "${name}"`)
+        .all()
+        .map((r) =>
+          JSON.stringify(r, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString("hex") : typeof v === "bigint" ? String(v) : v)),
+        )
+        .sort();
+    return JSON.stringify(out);
+  } finally {
+    db.close();
+  }
+}
+
+const texts = (messages) =>
+  messages.filter((m) => ["user", "assistant", "toolResult"].includes(m.role)).map((m) => `${m.role}:${(m.text ?? "").trim()}`);
+
+export default async function (ctx) {
+  const dir = path.join(ctx.tmpDir, "vault-restore");
+  const stateDir = path.join(dir, "state");
+  const sessions = path.join(stateDir, "agents/main/sessions");
+  const vault = path.join(dir, "vault");
+  const env = { XDG_STATE_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "xdg-data") };
+  const ours = async (args, expectCode = 0) => {
+    const r = await ctx.cli(args, { env });
+    if (r.code !== expectCode)
+      throw new Error(
+        `openclaw-sessions ${args.slice(0, 3).join(" ")} exited ${r.code}, expected ${expectCode}: ${r.stderr.trim().split("\n")[0]}`,
+      );
+    return args.includes("--json") ? JSON.parse(r.stdout) : r;
+  };
+
+  // OpenClaw writes the store: turns, a reset, turns, a reset, a turn.
+  const start = Date.parse("2026-07-01T09:00:00Z");
+  const steps = [
+    { op: "turn", key: KEY, text: "about the garden, please (1)" },
+    { op: "turn", key: KEY, text: "and the roses? (2)" },
+    { op: "reset", key: KEY, reason: "reset" },
+    { op: "turn", key: KEY, text: "about the invoice, please (3)" },
+    { op: "reset", key: KEY, reason: "new" },
+    { op: "turn", key: KEY, text: "about the flight, please (4)" },
+  ].map((s, i) => ({ ...s, at: start + (i + 1) * 2 * MINUTE }));
+  const at = steps.at(-1).at;
+  writeStore({ node: ctx.node, packageDir: ctx.openclaw71Dir }, stateDir, { config: CONFIG, steps });
+  const archives = fs
+    .readdirSync(sessions)
+    .filter((n) => n.includes(".jsonl.reset."))
+    .sort((a, b) => (a.split(".reset.")[1] < b.split(".reset.")[1] ? -1 : 1));
+  if (archives.length !== 2)
+    throw new Error(`OpenClaw wrote ${archives.length} reset archives, expected 2: ${fs.readdirSync(sessions).join(", ")}`);
+  const oldest = archives[0];
+  const writtenSha = hashTree(sessions)[oldest];
+  const expected = texts((await ours(["history", "--file", path.join(sessions, oldest), "--json", "--state-dir", stateDir])).messages);
+  if (!expected.some((t) => t.includes("roses")))
+    throw new Error(`history of ${oldest} lacks the first segment's turns: ${JSON.stringify(expected)}`);
+
+  await ours(["snapshot", "--state-dir", stateDir, "--vault", vault, "--json"]);
+
+  // OpenClaw's own retention sweep of reset archives.
+  const swept = jsonChild(
+    ctx,
+    "sweep71.mjs",
+    ctx.openclaw71Dir,
+    stateDir,
+    { sessionsDir: sessions, reason: "reset", olderThanMs: 0, nowMs: at + 24 * 60 * MINUTE },
+    "7.1 archive retention",
+  );
+  if (swept.removed !== 2 || fs.readdirSync(sessions).some((n) => n.includes(".reset.")))
+    throw new Error(`7.1's retention removed ${swept.removed} archives; left: ${fs.readdirSync(sessions).join(", ")}`);
+  const before = hashTree(sessions);
+
+  // Unknown item: the usual not-found (exit 2); a prefix of the sessionId names the archive.
+  await ours(["restore", "--from-vault", "no-such-item", "--vault", vault, "--state-dir", stateDir], 2);
+  const dry = await ours(["restore", "--from-vault", oldest.slice(0, 13), "--vault", vault, "--state-dir", stateDir, "--json"]);
+  if (JSON.stringify(hashTree(sessions)) !== JSON.stringify(before)) throw new Error("the dry run wrote to the sessions dir");
+  if (dry.destination !== path.join(sessions, oldest)) throw new Error(`the plan puts it at ${dry.destination}, not at ${oldest}`);
+
+  const put = await ours(["restore", "--from-vault", oldest.slice(0, 13), "--vault", vault, "--state-dir", stateDir, "--yes", "--json"]);
+  const back = hashTree(sessions);
+  if (back[oldest] !== writtenSha) throw new Error(`the archive came back with sha256 ${back[oldest]}, OpenClaw wrote ${writtenSha}`);
+  if (back["sessions.json"] !== before["sessions.json"]) throw new Error("restore --from-vault changed sessions.json");
+  const notes = [`7.1 retention swept ${swept.removed} archives; ${oldest.slice(0, 8)} put back byte-identical, sessions.json unchanged`];
+
+  // The second step: the archive becomes the key's current transcript; 7.1's readers see it.
+  // (--key as the plan's hint says: with the archive between swept too, the store alone no longer links it to the key.)
+  const hint = dry.warnings.find((w) => w.includes("current conversation afterwards"));
+  if (!hint?.includes(`restore ${oldest} --key ${KEY} --yes`)) throw new Error(`the plan's second-step hint is ${JSON.stringify(hint)}`);
+  const current = await ours(["restore", oldest, "--key", KEY, "--state-dir", stateDir, "--yes", "--json"]);
+  const seen = jsonChild(ctx, "reader71.mjs", ctx.openclaw71Dir, stateDir, { agentId: "main", sessionKey: KEY }, "7.1 reader");
+  if (seen.entry?.sessionId !== current.sessionId)
+    throw new Error(`7.1 loads ${KEY} as ${seen.entry?.sessionId}, restore wrote ${current.sessionId}`);
+  const real = (p) => (p ? fs.realpathSync(p) : p);
+  if (real(seen.readPath) !== real(current.destination))
+    throw new Error(`7.1 reads ${seen.readPath}, restore placed ${current.destination}`);
+  const got = texts(seen.messages);
+  if (JSON.stringify(got) !== JSON.stringify(expected))
+    throw new Error(`7.1 reads ${JSON.stringify(got)}, history listed ${JSON.stringify(expected)}`);
+  notes.push(`then restore ${oldest.slice(0, 8)}: 7.1 reads its ${got.length} messages = history before the sweep`);
+
+  // Undo both, newest first: the sessions dir is as 7.1's sweep left it.
+  await ours(["restore", "--undo", current.manifest, "--yes"]);
+  await ours(["restore", "--undo", put.manifest, "--yes"]);
+  const after = hashTree(sessions);
+  if (JSON.stringify(after) !== JSON.stringify(before))
+    throw new Error(`after both undos the sessions dir differs: ${JSON.stringify({ before, after })}`);
+  notes.push(`both undone: sessions dir sha256 = before (${Object.keys(after).length} files)`);
+  notes.push(await sqliteFromVault(ctx));
+  return notes.join("; ");
+}
+
+/**
+ * 9.6: on a copy of sqlite-deleted (written by OpenClaw 9.6: a key deleted with its transcript
+ * archived), `snapshot`, then 9.6's own disk budget in `enforce` mode prunes the archive, row and
+ * file; `restore --from-vault <archive row>` undeletes it, undo leaves every row as it was, and
+ * after a rerun 9.6's CLI, Doctor inspect and SDK read the key with the messages `history` listed
+ * for the archive before it was pruned.
+ */
+async function sqliteFromVault(ctx) {
+  const dir = path.join(ctx.tmpDir, "vault-sqlite");
+  const stateDir = path.join(dir, "state");
+  const vault = path.join(dir, "vault");
+  const env = { XDG_STATE_HOME: path.join(dir, "xdg") };
+  const ours = async (args) => {
+    const r = await ctx.cli(args, { env });
+    if (r.code !== 0)
+      throw new Error(`9.6: openclaw-sessions ${args.slice(0, 3).join(" ")} exited ${r.code}: ${r.stderr.trim().split("\n")[0]}`);
+    return r.stdout;
+  };
+  fs.cpSync(path.join(ctx.repoRoot, "fixtures/corpus/sqlite/sqlite-deleted/state"), stateDir, { recursive: true, verbatimSymlinks: true });
+  const sessions = path.join(stateDir, "agents/main/sessions");
+  const dbPath = path.join(stateDir, "agents/main/agent/openclaw-agent.sqlite");
+  const zst = fs.readdirSync(sessions).find((n) => n.includes(".jsonl.deleted."));
+  const archived = historyTexts(await ours(["history", "--file", path.join(sessions, zst), "--json", "--state-dir", stateDir]));
+  await ours(["snapshot", "--state-dir", stateDir, "--vault", vault, "--json"]);
+  const budget = jsonChild(
+    ctx,
+    "budget96.mjs",
+    ctx.openclaw96Dir,
+    stateDir,
+    { agentId: "main", maxDiskBytes: 1, highWaterBytes: 0 },
+    "9.6 disk budget",
+  );
+  if (budget?.removedFiles !== 1 || fs.existsSync(path.join(sessions, zst)))
+    throw new Error(
+      `9.6's disk budget removed ${budget?.removedFiles} archive(s); ${zst} ${fs.existsSync(path.join(sessions, zst)) ? "is still there" : "is gone"}`,
+    );
+  const pruned = dumpDb(dbPath);
+  if (pruned.includes(zst)) throw new Error(`9.6's disk budget left the archive row of ${zst}`);
+
+  const item = `${vault}#archive-row:main:${zst}`;
+  const args = ["restore", "--from-vault", item, "--vault", vault, "--state-dir", stateDir, "--json"];
+  const first = JSON.parse(await ours([...args, "--yes"]));
+  if (first.operation !== "undelete" || first.fromVault?.itemId !== `archive-row:main:${zst}`)
+    throw new Error(`9.6: restore --from-vault planned ${first.operation} of ${JSON.stringify(first.fromVault)}`);
+  await ours(["restore", "--undo", first.manifest, "--yes"]);
+  if (dumpDb(dbPath) !== pruned) throw new Error("9.6: after the undo the agent database's rows differ from before the restore");
+  const r = JSON.parse(await ours([...args, "--yes"]));
+  const got = judge96(ctx, stateDir, r.sessionKey, r.sessionId, archived, "from the vault (9.6)");
+  return `9.6 disk budget pruned ${zst.slice(0, 8)}'s archive row and file; --from-vault undeleted it, undo left every row as before; 9.6 lists ${r.sessionKey.slice(0, 30)}…, inspect ok, context ${got.context} messages = history of the archive, append lands on it`;
+}

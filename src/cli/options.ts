@@ -23,6 +23,11 @@ export function addStoreOptions(cmd: Command): Command {
     .option("--no-index", "read every transcript itself: no index read or written (also OPENCLAW_SESSIONS_INDEX=off)");
 }
 
+/** `--vault [dir]` of a read command: `what` says what the vault adds to it. */
+export function addVaultOption(cmd: Command, what: string): Command {
+  return cmd.option("--vault [dir]", `${what} (the default vault without dir; \`snapshot\` fills it)`);
+}
+
 export function addOutputOptions(cmd: Command, json = true): Command {
   if (json) cmd.option("--json", `machine-readable JSON on stdout (stable schema: ${docsPath("json.md")})`);
   // timeline declares its own --tz (it also sets the daily-reset boundaries).
@@ -48,6 +53,7 @@ export function selectionOf(o: CommonOptions, key?: string): StoreSelection {
     sessionsDir: o.sessionsDir,
     store: o.store,
     ...(o.index === false ? { index: false } : {}),
+    ...(o.vault !== undefined ? { vault: o.vault } : {}),
   };
   const named = key !== undefined ? /^agent:([^:]+):/i.exec(key.trim()) : null;
   if (named && sel.agent === undefined && !sel.allAgents && sel.sessionsDir === undefined && sel.store === undefined) sel.agent = named[1];

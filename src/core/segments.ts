@@ -11,7 +11,7 @@
  * - the current transcript of a moved or copied store: the stored absolute `sessionFile` does not
  *   resolve, but a file of that name sits in this sessions dir.
  */
-import { type ArchiveReason, type Evidence, refPath, type SessionRecord, type TranscriptRef } from "./model.js";
+import { type ArchiveReason, type AttributedArchive, type Evidence, refPath, type SessionRecord, type TranscriptRef } from "./model.js";
 
 export interface Segment {
   sessionId: string | null;
@@ -82,13 +82,18 @@ export interface SegmentRestore {
 const sameFile = (ref: TranscriptRef): TranscriptRef =>
   ref.kind === "file" ? { kind: "file", path: ref.path, compression: ref.compression } : ref;
 
+/** Archives oldest first (by their stamp; unstamped first), then by path: the order segments and listings use. */
+export function byArchiveTime(a: AttributedArchive, b: AttributedArchive): number {
+  return (a.timestamp ?? -Infinity) - (b.timestamp ?? -Infinity) || a.path.localeCompare(b.path);
+}
+
 export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment[] {
   const windowIds = new Set((s.windows ?? []).map((w) => w.sessionId));
   const archives = s.archives
     .filter((a) => !opts.excludeBak || a.reason !== "bak")
     // A SQLite window already holds the rows an archive of the same id would repeat.
     .filter((a) => !(a.sessionId && windowIds.has(a.sessionId)))
-    .sort((a, b) => (a.timestamp ?? -Infinity) - (b.timestamp ?? -Infinity) || a.path.localeCompare(b.path))
+    .sort(byArchiveTime)
     .map(
       (a): Segment => ({
         sessionId: a.sessionId,

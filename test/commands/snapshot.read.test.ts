@@ -1,5 +1,5 @@
 /**
- * Reading from the vault (`--vault` on `history --archived` and `grep`): a corpus store copied to
+ * Reading from the vault (`--vault` on `history --archived`, `grep`, `ls`, `timeline`, `export --archived` and `context-pack`): a corpus store copied to
  * a temp dir is snapshotted, then OpenClaw takes something away the way it does (a retention sweep
  * of a `.reset` archive, a key deleted with its files, a SQLite key's node, window and events
  * deleted); `history --archived --vault` shows every message again, the vault's segments marked,
@@ -75,6 +75,39 @@ describe("--vault: file-backed store", () => {
     expect(JSON.stringify(g.json())).toContain(`${t.vault}#file:agents/main/sessions/${swept}`);
     const g0 = await t.grep("Remind me what I asked");
     expect(g0.code).toBe(1);
+  });
+
+  it("--vault on ls, timeline, export --archived and context-pack: the swept archive is back, marked, oldest first; without it, not", async () => {
+    const t = setup("files", "reset-chain");
+    expect((await t.snap()).code).toBe(0);
+    const swept = fs.readdirSync(t.sessionsDir).find((n) => n.startsWith("0342c95c") && n.includes(".reset."))!;
+    fs.rmSync(path.join(t.sessionsDir, swept));
+    const at = ["--state-dir", t.stateDir];
+    const inVault = `${t.vault}#file:agents/main/sessions/${swept}`;
+    const run = (...argv: string[]) => cli([...argv, ...at], { env: t.env });
+
+    const ls = await run("ls", "--json", "--vault", t.vault);
+    expect(ls.code, ls.stderr).toBe(0);
+    const archives = ls.json().sessions.find((s: { sessionKey: string }) => s.sessionKey === FILES_KEY).archives;
+    expect(archives[0].path).toBe(inVault); // the oldest: its stamp is the earliest
+    expect(archives[0].evidence[0].kind).toBe("vault-record");
+    expect((await run("ls", "--json")).stdout).not.toContain(inVault);
+
+    const tl = await run("timeline", FILES_KEY, "--json", "--vault", t.vault);
+    const tl0 = await run("timeline", FILES_KEY, "--json");
+    expect(tl.json().segments).toHaveLength(tl0.json().segments.length + 1);
+    expect(tl.json().segments[0].path).toBe(inVault);
+
+    const md = await run("export", FILES_KEY, "--archived", "--vault", t.vault);
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toContain("Remind me what I asked yesterday");
+    expect((await run("export", FILES_KEY, "--archived")).stdout).not.toContain("Remind me what I asked yesterday");
+    expect((await run("export", FILES_KEY, "--vault", t.vault)).code).toBe(2); // --vault goes with --archived
+
+    const pack = await run("context-pack", FILES_KEY, "--segments", "3", "--vault", t.vault);
+    expect(pack.code, pack.stderr).toBe(0);
+    expect(pack.stdout).toContain("Remind me what I asked yesterday");
+    expect((await run("context-pack", FILES_KEY, "--segments", "3")).stdout).not.toContain("Remind me what I asked yesterday");
   });
 
   it("a key OpenClaw deleted with its files is still read by its former name", async () => {

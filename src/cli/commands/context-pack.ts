@@ -1,5 +1,5 @@
 import { defineCommand } from "../define-command.js";
-import { formatOption, integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
+import { addVaultOption, formatOption, integerOption, roleList, selectionOf, type CommonOptions } from "../options.js";
 import { VERSION } from "../version.js";
 import { fileReadProgress } from "../progress.js";
 import { parseTimeBound } from "../../core/when.js";
@@ -31,7 +31,7 @@ export const registerContextPack = defineCommand<ContextPackFlags, [string]>({
     { if: ["compaction"], not: ["includeCurrent"], message: "--compaction packs what a compaction lost; it takes no --include-current" },
   ],
   options: (cmd) =>
-    cmd
+    addVaultOption(cmd, "also the segments only the vault still holds")
       .option("--segments <n>", "the last n segments before the current one (default 1)", integerOption("--segments", { min: 1 }))
       .option("--since <when>", "instead: every turn since then, from all earlier segments (ISO date or 30m, 2h, 3d, 1w ago)")
       .option(

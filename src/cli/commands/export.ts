@@ -1,6 +1,6 @@
 import type { App } from "../app.js";
 import { defineCommand } from "../define-command.js";
-import { formatOption, selectionOf, type CommonOptions } from "../options.js";
+import { addVaultOption, formatOption, selectionOf, type CommonOptions } from "../options.js";
 import { addSliceOptions, sliceOf, type SliceFlags } from "./slice-options.js";
 import { EXPORT_FORMATS, type ExportFormat } from "../../commands/export-formats.js";
 import type { ExportHeader, ExportSummary, ExportText } from "../../commands/export.js";
@@ -92,11 +92,15 @@ export const registerExport = defineCommand<ExportFlags, [string]>({
   description: "export a key's history as Markdown, one self-contained HTML page, or the original JSONL lines",
   // One segment is a part of the whole history across resets, as in `history`.
   implies: { segment: { archived: true } },
+  rules: [{ if: ["vault"], needs: ["archived"], message: "--vault adds what only the vault holds to --archived: use them together" }],
   options: (cmd) =>
     addSliceOptions(
-      cmd
-        .addOption(formatOption("output format (markdown = md)", EXPORT_FORMATS).default("md"))
-        .option("--archived", "the whole logical history across resets (archives, then the current transcript)")
+      addVaultOption(
+        cmd
+          .addOption(formatOption("output format (markdown = md)", EXPORT_FORMATS).default("md"))
+          .option("--archived", "the whole logical history across resets (archives, then the current transcript)"),
+        "with --archived: also the segments only the vault still holds, marked",
+      )
         .option(
           "-o, --output <file>",
           "write to this file instead of stdout (never inside the OpenClaw state dir; its directory must exist)",

@@ -1,6 +1,6 @@
 import { defineCommand } from "../define-command.js";
 import type { App } from "../app.js";
-import { roleList, selectionOf, type CommonOptions } from "../options.js";
+import { addVaultOption, roleList, selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
 import type { GrepOptions, GrepResult } from "../../commands/grep.js";
 import type { GrepMode } from "../../render/grep-json.js";
@@ -32,7 +32,6 @@ function outputOf(flags: GrepFlags): { format: GrepFormat; mode: GrepMode } {
 function grepOptions(pattern: string, flags: GrepFlags, mode: GrepMode): GrepOptions {
   return {
     ...selectionOf(flags, flags.key),
-    ...(flags.vault !== undefined ? { vault: flags.vault } : {}),
     pattern,
     fixed: flags.fixedStrings,
     ignoreCase: flags.ignoreCase,
@@ -68,7 +67,7 @@ export const registerGrep = defineCommand<GrepFlags, [string]>({
     { oneOf: ["filesWithMatches", "count"], message: "-l and -c cannot be combined" },
   ],
   options: (cmd) =>
-    cmd
+    addVaultOption(cmd, "also search what only the vault still holds")
       .option("-F, --fixed-strings", "the pattern is literal text, not a regex")
       .option("-i, --ignore-case", "case-insensitive")
       .option("--key <sessionKey>", "only the transcripts of this key")
@@ -77,7 +76,6 @@ export const registerGrep = defineCommand<GrepFlags, [string]>({
       .option("--until <when>", "only entries at or before this time")
       .option("--tools", "also search tool calls and tool results (excluded by default)")
       .option("--no-deleted", "leave out .deleted archives")
-      .option("--vault [dir]", "also search what only the vault (snapshot) still holds (default vault without dir)")
       .option("-l, --files-with-matches", "print only the paths of transcripts with a match")
       .option("-c, --count", "print the number of matching entries per transcript")
       .option("--jsonl", 'one JSON record per match (recordType "match"), then a summary record'),

@@ -1,5 +1,5 @@
 import { defineCommand } from "../define-command.js";
-import { integerOption, roleList, selectionOf } from "../options.js";
+import { addVaultOption, integerOption, roleList, selectionOf } from "../options.js";
 import type { HistoryFlags } from "./history-flags.js";
 import { addSliceOptions, sliceOf } from "./slice-options.js";
 import type { HistoryOptions, HistoryViewName } from "../../commands/history.js";
@@ -17,7 +17,6 @@ function optionsOf(key: string | undefined, o: HistoryFlags, now: number): Histo
     file: o.file,
     sessionId: o.sessionId,
     archived: o.archived,
-    ...(o.vault !== undefined ? { vault: o.vault } : {}),
     ...sliceOf(o, now),
     view,
     roles: o.role,
@@ -54,12 +53,10 @@ export const registerHistory = defineCommand<HistoryFlags, [string | undefined]>
   implies: { segment: { archived: true } },
   options: (cmd) =>
     addSliceOptions(
-      cmd
-        .option("--archived", "every segment of the key across resets, oldest first, with dividers")
-        .option(
-          "--vault [dir]",
-          "with --archived: also what only the vault (snapshot) still holds, marked; a deleted key by its former name (default vault without dir)",
-        )
+      addVaultOption(
+        cmd.option("--archived", "every segment of the key across resets, oldest first, with dividers"),
+        "with --archived: also what only the vault still holds, marked; a deleted key by its former name",
+      )
         .option("--file <path>", "read one transcript or archive directly (must be inside the store; .zst handled)")
         .option("--session-id <id>", "read the transcript or archive of this sessionId")
         .option("--all-branches", "every branch in file order, off-branch entries marked")

@@ -1,7 +1,7 @@
 import { Option } from "commander";
 import { defineCommand, pickReporter, writeReport } from "../define-command.js";
 import { withSpinner } from "../spinner.js";
-import { integerOption, selectionOf, type CommonOptions } from "../options.js";
+import { addVaultOption, integerOption, selectionOf, type CommonOptions } from "../options.js";
 import { ExitCode, usageError } from "../../core/errors.js";
 import { parseTimeBound } from "../../core/when.js";
 import { LS_HAS as HAS, LS_SORTS as SORTS, type LsHas, type LsSort } from "../../core/ls-query.js";
@@ -36,7 +36,7 @@ export const registerLs = defineCommand<LsFlags, [string | undefined]>({
   arguments: [["[key]", "show one sessionKey in detail"]],
   description: "index a store: every key, its active transcript and archives, and the files no key owns",
   options: (cmd) =>
-    cmd
+    addVaultOption(cmd, "also what only the vault still holds: archives OpenClaw removed, a deleted key by its former name")
       .option("--stats", "count messages in every transcript (streams each file)")
       .option("--absolute", 'dates as times in --tz (2026-07-01 09:15:21) instead of "5 months ago"')
       .option("--since <when>", "only keys active at or after this time (ISO date/time, or 30m, 12h, 7d, 2w ago)")

@@ -1,6 +1,6 @@
 import { Option } from "commander";
 import { defineCommand, pickReporter } from "../define-command.js";
-import { selectionOf, type CommonOptions } from "../options.js";
+import { addVaultOption, selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
 import type { TimelineSort } from "../../commands/timeline.js";
 import { ExitCode } from "../../core/errors.js";
@@ -19,7 +19,7 @@ export const registerTimeline = defineCommand<TimelineFlags, [string | undefined
   arguments: [["[key]", "one sessionKey; without it, a summary of every key"]],
   description: "the resets and compactions of a key, oldest first, with the likely reason for each reset",
   options: (cmd) =>
-    cmd
+    addVaultOption(cmd, "also the segments only the vault still holds, marked")
       .option("--config <file>", "openclaw.json (JSON5) to read the reset policy from (default: <stateDir>/openclaw.json)")
       .option("--tz <zone>", "IANA time zone of the gateway host, for daily boundaries and times (default: this machine's)")
       .addOption(new Option("--sort <order>", "summary order").choices(["recent-reset", "key"]).default("recent-reset")),

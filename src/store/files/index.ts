@@ -24,6 +24,7 @@ import { ATTRIBUTABLE_KINDS, attribute, type KeyInput } from "../../core/attribu
 import { interpretStoreText } from "../../core/store-load.js";
 import { orderResetArchives, readTargetSessionFile, transcriptCandidatePaths, type PathContext } from "../../core/transcript-path.js";
 import { parseGeneratedTranscriptName } from "../../core/names.js";
+import { byArchiveTime } from "../../core/segments.js";
 import { isStrictlyInside } from "../../core/path-within.js";
 import { configPathFor, configuredChannels, readConfig } from "../config.js";
 import type { AgentTarget } from "../locate.js";
@@ -344,7 +345,7 @@ function filesOfKey(sessionKey: string, owned: Ownership): { archives: Attribute
       related.push({ path: f.path, kind: f.kind, sessionId: f.sessionId, bytes: f.bytes, evidence: [] });
     }
   }
-  archives.sort((a, b) => (a.timestamp ?? 0) - (b.timestamp ?? 0) || a.path.localeCompare(b.path));
+  archives.sort(byArchiveTime);
   return { archives, related };
 }
 

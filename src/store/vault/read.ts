@@ -14,6 +14,7 @@ import { refusedError } from "../../core/errors.js";
 import type { AttributedArchive, SessionRecord, StoreIndex, TranscriptRef } from "../../core/model.js";
 import { bareKeyRecord, refPath } from "../../core/model.js";
 import { transcriptsOf } from "../../core/catalogue.js";
+import { byArchiveTime } from "../../core/segments.js";
 import { parseArchiveName } from "../../core/names.js";
 import { chunksPrefixOf, isTranscriptItem, transcriptItemId, type VaultItem } from "../../core/vault.js";
 import { sha256Text } from "../atomic-write.js";
@@ -196,6 +197,7 @@ export async function overlayVault(indexes: StoreIndex[], vaultDir: string): Pro
     formerIds.set(key, set);
   }
   const created = new Map<SessionRecord, StoreIndex>();
+  const grown = new Set<SessionRecord>();
   let added = 0;
   for (const k of uncovered(kept, present)) {
     const { item } = k;
@@ -237,6 +239,7 @@ export async function overlayVault(indexes: StoreIndex[], vaultDir: string): Pro
       ref,
     };
     record.archives.push(archive);
+    grown.add(record);
   }
   // A key OpenClaw deleted: the store's unowned transcripts of the sessionIds the vault kept for it are its.
   for (const [record, index] of created) {
@@ -256,8 +259,10 @@ export async function overlayVault(indexes: StoreIndex[], vaultDir: string): Pro
         ],
         ref: u.ref,
       });
+      grown.add(record);
     }
   }
+  for (const record of grown) record.archives.sort(byArchiveTime);
   return { dir: vault.dir, added };
 }
 

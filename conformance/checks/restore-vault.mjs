@@ -93,6 +93,12 @@ export default async function (ctx) {
   if (!expected.some((t) => t.includes("roses")))
     throw new Error(`history of ${oldest} lacks the first segment's turns: ${JSON.stringify(expected)}`);
 
+  const whole = (args) => ours(["history", KEY, "--archived", "--json", "--state-dir", stateDir, ...args]).then((d) => texts(d.messages));
+  const everything = await whole([]);
+  const said = steps.filter((s) => s.op === "turn").map((s) => s.text);
+  if (!said.every((t) => everything.some((m) => m.includes(t))))
+    throw new Error(`history --archived lacks a turn OpenClaw wrote: ${JSON.stringify(everything)}`);
+
   await ours(["snapshot", "--state-dir", stateDir, "--vault", vault, "--json"]);
 
   // OpenClaw's own retention sweep of reset archives.
@@ -108,6 +114,15 @@ export default async function (ctx) {
     throw new Error(`7.1's retention removed ${swept.removed} archives; left: ${fs.readdirSync(sessions).join(", ")}`);
   const before = hashTree(sessions);
 
+  // Every message OpenClaw wrote is still found, through the vault: history and grep.
+  const viaVault = await whole(["--vault", vault]);
+  if (JSON.stringify(viaVault) !== JSON.stringify(everything))
+    throw new Error(`history --archived --vault after the sweep: ${JSON.stringify(viaVault)}; before it: ${JSON.stringify(everything)}`);
+  if ((await whole([])).some((m) => m.includes("roses"))) throw new Error("without --vault, history still shows the swept turns");
+  const found = await ours(["grep", "-F", "the roses", "--vault", vault, "--json", "--state-dir", stateDir]);
+  if (found.matches.length === 0) throw new Error("grep --vault does not find a swept turn");
+  await ours(["grep", "-F", "the roses", "--json", "--state-dir", stateDir], 1);
+
   // Unknown item: the usual not-found (exit 2); a prefix of the sessionId names the archive.
   await ours(["restore", "--from-vault", "no-such-item", "--vault", vault, "--state-dir", stateDir], 2);
   const dry = await ours(["restore", "--from-vault", oldest.slice(0, 13), "--vault", vault, "--state-dir", stateDir, "--json"]);
@@ -118,7 +133,10 @@ export default async function (ctx) {
   const back = hashTree(sessions);
   if (back[oldest] !== writtenSha) throw new Error(`the archive came back with sha256 ${back[oldest]}, OpenClaw wrote ${writtenSha}`);
   if (back["sessions.json"] !== before["sessions.json"]) throw new Error("restore --from-vault changed sessions.json");
-  const notes = [`7.1 retention swept ${swept.removed} archives; ${oldest.slice(0, 8)} put back byte-identical, sessions.json unchanged`];
+  const notes = [
+    `7.1 retention swept ${swept.removed} archives; history --archived --vault = history --archived before the sweep (${everything.length} messages), grep --vault finds a swept turn`,
+    `${oldest.slice(0, 8)} put back byte-identical, sessions.json unchanged`,
+  ];
 
   // The second step: the archive becomes the key's current transcript; 7.1's readers see it.
   // (--key as the plan's hint says: with the archive between swept too, the store alone no longer links it to the key.)
@@ -186,6 +204,13 @@ async function sqliteFromVault(ctx) {
   const pruned = dumpDb(dbPath);
   if (pruned.includes(zst)) throw new Error(`9.6's disk budget left the archive row of ${zst}`);
 
+  // What 9.6 pruned is still searched, through the vault.
+  const word = archived.join(" ").match(/[A-Za-z]{6,}/)?.[0];
+  if (!word) throw new Error(`9.6: no word to search for in ${JSON.stringify(archived)}`);
+  const hits = JSON.parse(await ours(["grep", "-F", word, "--vault", vault, "--json", "--state-dir", stateDir])).matches;
+  if (!hits.some((m) => String(m.path).startsWith(`${vault}#`)))
+    throw new Error(`9.6: grep --vault finds "${word}" only in ${JSON.stringify(hits.map((m) => m.path))}`);
+
   const item = `${vault}#archive-row:main:${zst}`;
   const args = ["restore", "--from-vault", item, "--vault", vault, "--state-dir", stateDir, "--json"];
   const first = JSON.parse(await ours([...args, "--yes"]));
@@ -195,5 +220,5 @@ async function sqliteFromVault(ctx) {
   if (dumpDb(dbPath) !== pruned) throw new Error("9.6: after the undo the agent database's rows differ from before the restore");
   const r = JSON.parse(await ours([...args, "--yes"]));
   const got = judge96(ctx, stateDir, r.sessionKey, r.sessionId, archived, "from the vault (9.6)");
-  return `9.6 disk budget pruned ${zst.slice(0, 8)}'s archive row and file; --from-vault undeleted it, undo left every row as before; 9.6 lists ${r.sessionKey.slice(0, 30)}…, inspect ok, context ${got.context} messages = history of the archive, append lands on it`;
+  return `9.6 disk budget pruned ${zst.slice(0, 8)}'s archive row and file; grep --vault finds "${word}" in the vault's copy; --from-vault undeleted it, undo left every row as before; 9.6 lists ${r.sessionKey.slice(0, 30)}…, inspect ok, context ${got.context} messages = history of the archive, append lands on it`;
 }

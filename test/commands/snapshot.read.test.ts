@@ -1,5 +1,5 @@
 /**
- * Reading from the vault (`--vault` on `history --archived`, `grep`, `ls`, `timeline`, `export --archived` and `context-pack`): a corpus store copied to
+ * Reading from the vault (`--vault` on `history --archived`, `grep`, `ls`, `timeline`, `export --archived`, `context-pack` and `serve`): a corpus store copied to
  * a temp dir is snapshotted, then OpenClaw takes something away the way it does (a retention sweep
  * of a `.reset` archive, a key deleted with its files, a SQLite key's node, window and events
  * deleted); `history --archived --vault` shows every message again, the vault's segments marked,
@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
+import { closeViewers, request, startViewer } from "../helpers/serve.js";
 import { copyState } from "../helpers/corpus.js";
 import { openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
 import { tempDir } from "../helpers/temp.js";
@@ -108,6 +109,27 @@ describe("--vault: file-backed store", () => {
     expect(pack.code, pack.stderr).toBe(0);
     expect(pack.stdout).toContain("Remind me what I asked yesterday");
     expect((await run("context-pack", FILES_KEY, "--segments", "3")).stdout).not.toContain("Remind me what I asked yesterday");
+  });
+
+  it("serve --vault: the key page's whole conversation holds the swept archive's messages, marked from the vault; without --vault it does not", async () => {
+    const t = setup("files", "reset-chain");
+    expect((await t.snap()).code).toBe(0);
+    const swept = fs.readdirSync(t.sessionsDir).find((n) => n.startsWith("0342c95c") && n.includes(".reset."))!;
+    fs.rmSync(path.join(t.sessionsDir, swept));
+    const page = async (selection: { stateDir: string; vault?: string }) => {
+      const v = await startViewer(selection, t.env);
+      const r = await request(v.port, `/${v.token}/key?k=${encodeURIComponent(FILES_KEY)}&agent=main&view=all`);
+      expect(r.status, r.body.slice(0, 300)).toBe(200);
+      return r.body;
+    };
+    try {
+      const withVault = await page({ stateDir: t.stateDir, vault: t.vault });
+      expect(withVault).toContain("Remind me what I asked yesterday");
+      expect(withVault).toContain("from the vault");
+      expect(await page({ stateDir: t.stateDir })).not.toContain("Remind me what I asked yesterday");
+    } finally {
+      await closeViewers();
+    }
   });
 
   it("a key OpenClaw deleted with its files is still read by its former name", async () => {

@@ -5,7 +5,7 @@
  */
 import type { App } from "../app.js";
 import { defineCommand } from "../define-command.js";
-import { integerOption, selectionOf, type CommonOptions } from "../options.js";
+import { addVaultOption, integerOption, selectionOf, type CommonOptions } from "../options.js";
 import { environmentError, usageError } from "../../core/errors.js";
 import { resolveTimeZone } from "../../core/format.js";
 import type { StoreContext, StoreSelection } from "../../store/index.js";
@@ -92,12 +92,14 @@ async function serveUntilStopped(app: App, flags: ServeFlags, sel: StoreSelectio
   app.context(flags, `stopped (${signal})`);
 }
 
+const VAULT_HELP = "also what only the vault still holds, on every page, marked";
+
 export const registerServe = defineCommand<ServeFlags>({
   name: "serve",
   description: "a local, read-only web viewer: every key's drawn timeline, its whole conversation, search over every era",
   output: "no-json",
   options: (cmd) =>
-    cmd
+    addVaultOption(cmd, VAULT_HELP)
       .option("--port <n>", PORT_HELP, integerOption("--port", { min: 0 }))
       .option("--open", "open the overview in the default browser (xdg-open / open)"),
   help: `
@@ -131,7 +133,7 @@ export const registerOpen = defineCommand<ServeFlags, [string]>({
   arguments: [["<key>", "the sessionKey to open"]],
   description: "start the viewer (serve) and open a key's page in the default browser",
   output: "no-json",
-  options: (cmd) => cmd.option("--port <n>", PORT_HELP, integerOption("--port", { min: 0 })),
+  options: (cmd) => addVaultOption(cmd, VAULT_HELP).option("--port <n>", PORT_HELP, integerOption("--port", { min: 0 })),
   help: `
 Examples:
   $ openclaw-sessions open agent:main:main

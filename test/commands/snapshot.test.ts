@@ -167,6 +167,44 @@ describe("snapshot (file-backed store)", () => {
   });
 });
 
+describe("snapshot --schedule --yes", () => {
+  it("installs its lines in the user's crontab beside the user's own, replaces them on a second run, and refuses without crontab", async () => {
+    const t = setup("files", "reset-chain");
+    expect((await t.snap()).code).toBe(0);
+    // crontab(1) as the test sees it: -l prints the table (none yet: exit 1, as cronie says), - replaces it.
+    const bin = tempDir("ocs-crontab-");
+    const table = path.join(bin, "table");
+    fs.writeFileSync(
+      path.join(bin, "crontab"),
+      `#!/bin/sh\nif [ "$1" = "-l" ]; then [ -f "${table}" ] || { echo "no crontab for you" >&2; exit 1; }; cat "${table}"; exit 0; fi\n[ "$1" = "-" ] && cat > "${table}"\n`,
+      { mode: 0o755 },
+    );
+    const schedule = (every: string, PATH: string) =>
+      cli(["snapshot", "--schedule", "--every", every, "--yes", "--json", "--state-dir", t.stateDir, "--vault", t.vault], {
+        env: { ...t.env, PATH },
+      });
+    const withCrontab = `${bin}:${process.env.PATH}`;
+
+    const first = await schedule("10", withCrontab);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.json().installed).toBe(true);
+    expect(fs.readFileSync(table, "utf8")).toBe(`${first.json().crontab.join("\n")}\n`);
+
+    fs.writeFileSync(table, `0 1 * * * /usr/local/bin/backup.sh\n${fs.readFileSync(table, "utf8")}`);
+    const second = await schedule("15", withCrontab);
+    expect(second.code, second.stderr).toBe(0);
+    const lines = fs.readFileSync(table, "utf8").trimEnd().split("\n");
+    expect(lines[0]).toBe("0 1 * * * /usr/local/bin/backup.sh");
+    expect(lines.slice(1)).toEqual(second.json().crontab);
+    expect(lines.filter((l) => l.startsWith("*/10"))).toEqual([]);
+
+    const none = await schedule("10", tempDir("ocs-no-crontab-"));
+    expect(none.code).toBe(5);
+    expect(none.json().error.code).toBe("CRONTAB_UNAVAILABLE");
+    expect(fs.readFileSync(table, "utf8").trimEnd().split("\n")).toEqual(lines);
+  });
+});
+
 describe("snapshot (SQLite store)", () => {
   it("keeps each window's events, the entries and archive rows; an unchanged second run writes nothing", async () => {
     const t = setup("sqlite", "sqlite-reset");

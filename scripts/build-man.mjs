@@ -1,7 +1,7 @@
 /**
- * Writes the man page, dist/openclaw-sessions.1, from the built CLI's own help: `--help` of the
+ * Writes the man page, openclaw-sessions.1 (at the package root, beside package.json), from the built CLI's own help: `--help` of the
  * program and of every command (and subcommand) it lists, so the page says what `--help` says and
- * is never written by hand. Run by scripts/build.mjs after the bundle; `man ./dist/openclaw-sessions.1`.
+ * is never written by hand. Run by scripts/build.mjs after the bundle; `man ./openclaw-sessions.1`.
  * Argument: the package root (default: this script's parent).
  */
 import { execFile } from "node:child_process";
@@ -136,4 +136,4 @@ const page = [
   "",
 ].join("\n");
 
-fs.writeFileSync(path.join(ROOT, "dist", `${NAME}.1`), page);
+fs.writeFileSync(path.join(ROOT, `${NAME}.1`), page);

@@ -20,17 +20,20 @@ import {
   CHUNK_ID,
   diffItems,
   fileItemId,
+  itemChanges,
   itemTablePieces,
   keptRuns,
   parseKeepRule,
   RUN_KIND,
+  tableChoice,
   VAULT_SCHEMA_VERSION,
   vaultRunId,
   type ChunkRef,
+  type ItemTable,
   type VaultItem,
   type VaultRun,
 } from "../core/vault.js";
-import { fileChunks, fsyncDir, lstatKind, ownTemps } from "../store/atomic-write.js";
+import { fileChunks, fsyncDir, lstatKind, ownTemps, sha256Text } from "../store/atomic-write.js";
 import { statIdentity } from "../store/cache/store-cache.js";
 import { configPathFor } from "../store/config.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
@@ -299,8 +302,18 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: StoreContext & { s
       }
       return [r.sha, piece.length];
     };
-    for (const piece of itemTablePieces(list)) table.push(await putCounted(piece));
-    const tableIndex = await putCounted(Buffer.from(table.map((c) => `${JSON.stringify(c)}\n`).join(""), "utf8"));
+    const changes = prev.run ? itemChanges(prev.byId, list) : [];
+    let itemTable: ItemTable;
+    const choice = tableChoice(prev.run?.items ?? null, changes.length, list.length);
+    if (choice === "same") itemTable = prev.run!.items;
+    else if (choice === "changes") {
+      const depth = "base" in prev.run!.items ? prev.run!.items.depth + 1 : 1;
+      const ref = await putCounted(Buffer.from(changes.map((l) => `${l}\n`).join(""), "utf8"));
+      itemTable = { count: list.length, base: prev.run!.runId, depth, changes: ref };
+    } else {
+      for (const piece of itemTablePieces(list)) table.push(await putCounted(piece));
+      itemTable = { count: list.length, index: await putCounted(Buffer.from(table.map((c) => `${JSON.stringify(c)}\n`).join(""), "utf8")) };
+    }
     crashPoint("snapshot:items");
     const diff = diffItems(prev.byId, list);
     const run: VaultRun = {
@@ -311,7 +324,7 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: StoreContext & { s
       startedAt,
       finishedAt: Math.max(startedAt, Date.now()),
       storeRoot: vault.identity.storeRoot,
-      items: { count: list.length, index: tableIndex },
+      items: itemTable,
       ...diff,
       ...totals,
       unread,
@@ -416,8 +429,7 @@ export async function runVerify(opts: { vault?: string }, ctx: { env: NodeJS.Pro
     let items: VaultItem[];
     try {
       const run = vault.readRun(runId);
-      referenced.add(run.items.index[0]);
-      for (const [sha] of vault.tablePieces(run)) referenced.add(sha);
+      for (const [sha] of vault.tableChunks(run)) referenced.add(sha);
       items = vault.readItems(run);
     } catch (err) {
       problems.push({ what: `run ${runId}`, path: path.join(vault.runsDir, `${runId}.json`), problem: (err as Error).message });
@@ -563,6 +575,13 @@ export async function runPrune(
   try {
     const runs = vault.runIds().map((id) => vault.readRun(id));
     const kept = keptRuns(runs, rule, opts.now ?? Date.now());
+    // A kept run whose item table reads through a removed run's gets a whole table of its own.
+    const whole = new Map<string, { pieces: Buffer[]; index: Buffer }>();
+    for (const r of runs) {
+      if (!kept.has(r.runId) || !("base" in r.items) || kept.has(r.items.base)) continue;
+      const pieces = itemTablePieces(vault.readItems(r));
+      whole.set(r.runId, { pieces, index: Buffer.from(pieces.map((p) => `${JSON.stringify([sha256Text(p), p.length])}\n`).join(""), "utf8") });
+    }
     const referenced = new Set<string>();
     const keptIds = new Set<string>();
     const removedIds = new Set<string>();
@@ -572,8 +591,11 @@ export async function runPrune(
         for (const it of items) removedIds.add(it.id);
         continue;
       }
-      referenced.add(r.items.index[0]);
-      for (const [sha] of vault.tablePieces(r)) referenced.add(sha);
+      // A kept run names its own table's chunks: a whole table's, or its changes (its base is kept).
+      const table = whole.get(r.runId);
+      if (table) for (const b of [...table.pieces, table.index]) referenced.add(sha256Text(b));
+      else if ("index" in r.items) for (const [sha] of vault.tableChunks(r)) referenced.add(sha);
+      else referenced.add(r.items.changes[0]);
       for (const it of items) {
         keptIds.add(it.id);
         for (const [sha] of it.chunks) referenced.add(sha);
@@ -583,7 +605,17 @@ export async function runPrune(
     const doomed = [...usage.names].filter(([sha]) => !referenced.has(sha));
     const removedRuns = runs.filter((r) => !kept.has(r.runId)).map((r) => r.runId);
     if (opts.yes) {
-      // Records first: a run is gone the moment its record is; then the chunks no kept run names.
+      // New whole tables first, each record replaced at once; then the removed runs' records (a
+      // run is gone the moment its record is); then the chunks no kept run names.
+      const pruneId = vaultRunId(Date.now(), crypto.randomBytes(4).toString("hex"));
+      const chunks = new ChunkStore(vault.dir, pruneId, () => undefined);
+      for (const r of runs) {
+        const table = whole.get(r.runId);
+        if (!table) continue;
+        for (const p of table.pieces) await chunks.put(p);
+        const index = await chunks.put(table.index);
+        await vault.rewriteRun({ ...r, items: { count: r.items.count, index: [index.sha, table.index.length] } }, pruneId);
+      }
       for (const id of removedRuns) fs.rmSync(path.join(vault.runsDir, `${id}.json`), { force: true });
       fsyncDir(vault.runsDir);
       for (const [sha] of doomed) fs.rmSync(path.join(vault.chunksDir, sha.slice(0, 2), `${sha}.zst`), { force: true });

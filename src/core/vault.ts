@@ -7,6 +7,7 @@
 import crypto from "node:crypto";
 import path from "node:path";
 import type { TranscriptRef } from "./model.js";
+import { isRunId } from "./restore-paths.js";
 
 export const VAULT_SCHEMA_VERSION = 1;
 export const VAULT_KIND = "openclaw-sessions.vault";
@@ -70,11 +71,8 @@ export interface VaultRun {
   finishedAt: number;
   /** The store root the vault belongs to. */
   storeRoot: string;
-  /**
-   * The item table: JSON lines sorted by id, cut into pieces; `index` is the chunk listing the
-   * pieces (one `[sha, bytes]` JSON line each). An unchanged store gives the same index chunk.
-   */
-  items: { count: number; index: ChunkRef };
+  /** The item table (`ItemTable`): whole, or the changes since an earlier run's. */
+  items: ItemTable;
   /** Ids first kept by this run, kept again with new bytes, and gone from the store since the previous run. */
   added: string[];
   changed: string[];
@@ -86,6 +84,18 @@ export interface VaultRun {
   /** What could not be read this run (kept from the previous run when it was there). */
   unread: Array<{ id: string; path: string; reason: string }>;
 }
+
+/**
+ * A run's item table. Whole: JSON lines sorted by id, cut into pieces; `index` is the chunk
+ * listing the pieces (one `[sha, bytes]` JSON line each). Or the changes since the table of an
+ * earlier run, `base` (one `{"set": item}` or `{"drop": id}` JSON line each, `itemChanges`),
+ * `depth` bases deep down to a whole one: a run that renamed one archive costs two lines, not a
+ * new index of every piece.
+ */
+export type ItemTable = { count: number; index: ChunkRef } | { count: number; base: string; depth: number; changes: ChunkRef };
+
+/** A table of changes is read through at most this many bases; the run after writes a whole table. */
+export const MAX_TABLE_DEPTH = 16;
 
 /** The vault's own identity file (`vault.json`): the one store it belongs to. */
 export interface VaultIdentity {
@@ -133,6 +143,52 @@ export function itemTablePieces(items: readonly VaultItem[]): Buffer[] {
   return pieces;
 }
 
+/** The changes from one item table to the next, as JSON lines: each item added or not equal, then each id dropped. */
+export function itemChanges(previous: ReadonlyMap<string, VaultItem>, current: readonly VaultItem[]): string[] {
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  for (const it of [...current].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    seen.add(it.id);
+    const before = previous.get(it.id);
+    if (!before || JSON.stringify(before) !== JSON.stringify(it)) lines.push(JSON.stringify({ set: it }));
+  }
+  for (const id of [...previous.keys()].sort()) if (!seen.has(id)) lines.push(JSON.stringify({ drop: id }));
+  return lines;
+}
+
+/** Apply `itemChanges` lines read back from the vault to a table; why they cannot be used, or null. */
+export function applyItemChanges(items: Map<string, VaultItem>, text: string): string | null {
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    let v: { set?: unknown; drop?: unknown } | null;
+    try {
+      v = JSON.parse(line) as typeof v;
+    } catch {
+      return "a change is not JSON";
+    }
+    if (typeof v !== "object" || v === null) return "a change is not an object";
+    if (typeof v.drop === "string") items.delete(v.drop);
+    else {
+      const problem = itemProblem(v.set);
+      if (problem) return problem;
+      const it = v.set as VaultItem;
+      items.set(it.id, it);
+    }
+  }
+  return null;
+}
+
+/**
+ * How a run records its item table: the previous run's very table when nothing changed; the
+ * changes since it while they are few and the chain of bases short; else whole.
+ */
+export function tableChoice(previous: ItemTable | null, changes: number, count: number): "same" | "changes" | "whole" {
+  if (previous === null) return "whole";
+  if (changes === 0) return "same";
+  const depth = "base" in previous ? previous.depth : 0;
+  return depth + 1 > MAX_TABLE_DEPTH || changes > Math.max(64, count / 4) ? "whole" : "changes";
+}
+
 /** What changed between two item tables. */
 export function diffItems(
   previous: ReadonlyMap<string, VaultItem>,
@@ -174,7 +230,13 @@ export function runProblem(v: unknown, runId: string): string | null {
   if (r.runId !== runId) return "its runId is not its file name";
   if (!isInt(r.startedAt) || !isInt(r.finishedAt)) return "its times are malformed";
   if (typeof r.items !== "object" || r.items === null || !isInt(r.items.count)) return "its item table is malformed";
-  const chunks = chunkRefsProblem([r.items.index]);
+  const t = r.items as Partial<{ index: unknown; base: unknown; depth: unknown; changes: unknown }>;
+  if (t.index === undefined) {
+    // Its bases are older runs (run ids sort by time), so reading through them always ends.
+    if (!isRunId(t.base) || !(t.base < runId) || !isInt(t.depth) || t.depth < 1 || t.depth > MAX_TABLE_DEPTH)
+      return "its item table's base is malformed";
+  }
+  const chunks = chunkRefsProblem([t.index ?? t.changes]);
   if (chunks) return chunks;
   if (!Array.isArray(r.added) || !Array.isArray(r.changed) || !Array.isArray(r.disappeared)) return "its lists are malformed";
   return null;

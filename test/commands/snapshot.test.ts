@@ -167,6 +167,44 @@ describe("snapshot (file-backed store)", () => {
   });
 });
 
+describe("snapshot: a run's item table as the changes since the previous run's", () => {
+  it("a renamed archive (OpenClaw's reset) costs its two item lines, under 1 KiB; --verify, --prune and reads see the same items", async () => {
+    const t = setup("files", "reset-chain");
+    const first = await t.snap();
+    expect(first.code, first.stderr).toBe(0);
+    const runsDir = path.join(t.vault, "runs");
+    const record = (id: string) => JSON.parse(fs.readFileSync(path.join(runsDir, `${id}.json`), "utf8"));
+    expect(record(first.json().run.runId).items.index).toBeDefined();
+
+    // OpenClaw's reset: the active transcript renamed to an archive.
+    const sessions = path.join(t.stateDir, "agents/main/sessions");
+    const archive = "f1091dc4-aaaf-4980-b920-36af23252a48.jsonl.reset.2026-07-02T04-00-00.000Z";
+    fs.renameSync(path.join(sessions, "f1091dc4-aaaf-4980-b920-36af23252a48.jsonl"), path.join(sessions, archive));
+    const renamed = await t.snap();
+    expect(renamed.code, renamed.stderr).toBe(0);
+    const run = renamed.json().run;
+    expect(run.newStoredBytes).toBeLessThanOrEqual(1024);
+    expect(record(run.runId).items).toMatchObject({ base: first.json().run.runId, depth: 1 });
+
+    // Nothing changed: the very same table, no chunk at all.
+    const same = (await t.snap()).json().run;
+    expect(same.newChunks).toBe(0);
+    expect(record(same.runId).items).toEqual(record(run.runId).items);
+    expect((await t.snap("--verify")).json().ok).toBe(true);
+
+    // --prune --keep 1: the kept run reads through removed ones, so it gets a whole table first.
+    const pruned = await t.snap("--prune", "--keep", "1", "--yes");
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.json().removedRuns).toHaveLength(2);
+    expect(record(same.runId).items.index).toBeDefined();
+    expect((await t.snap("--verify")).json().ok).toBe(true);
+    fs.rmSync(path.join(sessions, archive));
+    const found = await cli(["grep", "-F", "translate 'hello'", "--json", "--state-dir", t.stateDir, "--vault", t.vault], { env: t.env });
+    expect(found.code, found.stderr).toBe(0);
+    expect(JSON.stringify(found.json())).toContain(`${t.vault}#file:agents/main/sessions/${archive}`);
+  });
+});
+
 describe("snapshot --schedule --yes", () => {
   it("installs its lines in the user's crontab beside the user's own, replaces them on a second run, and refuses without crontab", async () => {
     const t = setup("files", "reset-chain");

@@ -73,29 +73,14 @@ interface Kept {
   seenAt: number;
 }
 
-/** Every item any run kept, each at its newest version (item-table pieces shared by runs are read once). */
+/** Every item any run kept, each at its newest version, with the newest run that held it. */
 function keptItems(vault: Vault): Map<string, Kept> {
   const out = new Map<string, Kept>();
-  const seenPieces = new Set<string>();
   const ids = vault.runIds();
   for (let i = ids.length - 1; i >= 0; i--) {
     const run = vault.readRun(ids[i]!);
-    for (const piece of vault.tablePieces(run)) {
-      if (seenPieces.has(piece[0])) continue; // a newer run had these very items
-      seenPieces.add(piece[0]);
-      for (const buf of vault.chunkBytes([piece])) {
-        for (const line of buf.toString("utf8").split("\n")) {
-          if (line === "") continue;
-          const item = JSON.parse(line) as VaultItem;
-          if (!out.has(item.id)) out.set(item.id, { item, runId: run.runId, seenAt: run.finishedAt });
-        }
-      }
-    }
-  }
-  // The same checks as every read of an item table (vault.readItems), on what is used.
-  for (const k of out.values()) {
-    if (typeof k.item.id !== "string" || !Array.isArray(k.item.chunks) || typeof k.item.sha256 !== "string")
-      throw refusedError("VAULT_RECORD_INVALID", `run ${k.runId}: an item is malformed`);
+    // Checked as every read of an item table is (vault.readItemMap).
+    for (const [id, item] of vault.readItemMap(run)) if (!out.has(id)) out.set(id, { item, runId: run.runId, seenAt: run.finishedAt });
   }
   return out;
 }

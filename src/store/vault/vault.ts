@@ -13,8 +13,10 @@ import { refusedError, usageError } from "../../core/errors.js";
 import { isWithinDir } from "../../core/path-within.js";
 import { isRunId } from "../../core/restore-paths.js";
 import {
+  applyItemChanges,
   chunkRefsProblem,
   itemProblem,
+  MAX_TABLE_DEPTH,
   RUN_KIND,
   runProblem,
   VAULT_KIND,
@@ -24,7 +26,7 @@ import {
   type VaultItem,
   type VaultRun,
 } from "../../core/vault.js";
-import { createVerified, lstatKind, sha256Text, type Hook } from "../atomic-write.js";
+import { createVerified, lstatKind, replaceVerified, sha256Text, type Hook } from "../atomic-write.js";
 import { pidAlive } from "../process-probe.js";
 import { realPath } from "../real-path.js";
 import { ensureVaultDir, FILE_MODE, readChunk } from "./chunks.js";
@@ -185,29 +187,79 @@ export class Vault {
     }
   }
 
-  /** The pieces of a run's item table (its index chunk, read and checked). */
-  tablePieces(run: VaultRun): ChunkRef[] {
+  /** The runs a run's item table is read through: the run, then its bases down to one with a whole table. */
+  tableChain(run: VaultRun): VaultRun[] {
+    const chain = [run];
+    for (let r = run; "base" in r.items; ) {
+      if (chain.length > MAX_TABLE_DEPTH)
+        throw refusedError("VAULT_RECORD_INVALID", `run ${run.runId}: its item table has more than ${MAX_TABLE_DEPTH} bases`);
+      r = this.readRun(r.items.base);
+      chain.push(r);
+    }
+    return chain;
+  }
+
+  /** Every chunk a run's item table is read from, its bases' included. */
+  tableChunks(run: VaultRun): ChunkRef[] {
+    const out: ChunkRef[] = [];
+    for (const r of this.tableChain(run)) {
+      if ("index" in r.items) out.push(r.items.index, ...this.#tablePieces(r.runId, r.items.index));
+      else out.push(r.items.changes);
+    }
+    return out;
+  }
+
+  /** The pieces of a whole item table (its index chunk, read and checked). */
+  #tablePieces(runId: string, index: ChunkRef): ChunkRef[] {
     const refs: unknown[] = [];
-    for (const piece of this.chunkBytes([run.items.index]))
+    for (const piece of this.chunkBytes([index]))
       for (const line of piece.toString("utf8").split("\n")) if (line !== "") refs.push(JSON.parse(line));
     const problem = chunkRefsProblem(refs);
-    if (problem) throw refusedError("VAULT_RECORD_INVALID", `run ${run.runId}: its item table: ${problem}`);
+    if (problem) throw refusedError("VAULT_RECORD_INVALID", `run ${runId}: its item table: ${problem}`);
     return refs as ChunkRef[];
   }
 
-  /** A run's item table. */
-  readItems(run: VaultRun): VaultItem[] {
+  /** The last whole table read (a run's changes are read on top of it; runs in a row share it). */
+  #lastWhole: { index: string; items: VaultItem[] } | null = null;
+
+  /** A whole item table. */
+  #wholeItems(runId: string, index: ChunkRef): VaultItem[] {
+    if (this.#lastWhole?.index === index[0]) return this.#lastWhole.items;
     const items: VaultItem[] = [];
-    for (const piece of this.chunkBytes(this.tablePieces(run))) {
+    for (const piece of this.chunkBytes(this.#tablePieces(runId, index))) {
       for (const line of piece.toString("utf8").split("\n")) {
         if (line === "") continue;
         const v: unknown = JSON.parse(line);
         const problem = itemProblem(v);
-        if (problem) throw refusedError("VAULT_RECORD_INVALID", `run ${run.runId}: ${problem}`);
+        if (problem) throw refusedError("VAULT_RECORD_INVALID", `run ${runId}: ${problem}`);
         items.push(v as VaultItem);
       }
     }
+    this.#lastWhole = { index: index[0], items };
     return items;
+  }
+
+  /** A run's item table, sorted by id: its whole table, or its bases' with each run's changes on top. */
+  readItems(run: VaultRun): VaultItem[] {
+    return [...this.readItemMap(run).values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** A run's item table by id (unsorted). */
+  readItemMap(run: VaultRun): Map<string, VaultItem> {
+    const chain = this.tableChain(run);
+    const whole = chain.at(-1)!;
+    if (!("index" in whole.items)) throw new Error("internal: a chain of bases ends in a whole table");
+    const byId = new Map(this.#wholeItems(whole.runId, whole.items.index).map((it) => [it.id, it]));
+    for (const r of chain.slice(0, -1).reverse()) {
+      if (!("changes" in r.items)) continue;
+      for (const piece of this.chunkBytes([r.items.changes])) {
+        const problem = applyItemChanges(byId, piece.toString("utf8"));
+        if (problem) throw refusedError("VAULT_RECORD_INVALID", `run ${r.runId}: its item changes: ${problem}`);
+      }
+    }
+    if (chain.length > 1 && byId.size !== run.items.count)
+      throw refusedError("VAULT_RECORD_INVALID", `run ${run.runId}: its item table holds ${byId.size} items, its record says ${run.items.count}`);
+    return byId;
   }
 
   /** Write a run's record: the run is in the vault from this moment on, whole. */
@@ -217,6 +269,13 @@ export class Vault {
     const text = Buffer.from(`${JSON.stringify({ ...run, kind: RUN_KIND }, null, 2)}\n`);
     await createVerified(file, run.runId, [text], sha256Text(text), FILE_MODE, (p) => crashPoint(`snapshot:run:${p}`));
     return file;
+  }
+
+  /** Replace a run's record by one with the same items (prune gives a run whose bases go a whole table). */
+  async rewriteRun(run: VaultRun, tempId: string): Promise<void> {
+    const file = path.join(this.runsDir, `${run.runId}.json`);
+    const text = Buffer.from(`${JSON.stringify({ ...run, kind: RUN_KIND }, null, 2)}\n`);
+    await replaceVerified(file, tempId, [text], sha256Text(text), FILE_MODE);
   }
 
   /**

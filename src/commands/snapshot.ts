@@ -580,7 +580,10 @@ export async function runPrune(
     for (const r of runs) {
       if (!kept.has(r.runId) || !("base" in r.items) || kept.has(r.items.base)) continue;
       const pieces = itemTablePieces(vault.readItems(r));
-      whole.set(r.runId, { pieces, index: Buffer.from(pieces.map((p) => `${JSON.stringify([sha256Text(p), p.length])}\n`).join(""), "utf8") });
+      whole.set(r.runId, {
+        pieces,
+        index: Buffer.from(pieces.map((p) => `${JSON.stringify([sha256Text(p), p.length])}\n`).join(""), "utf8"),
+      });
     }
     const referenced = new Set<string>();
     const keptIds = new Set<string>();

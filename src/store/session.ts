@@ -142,7 +142,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
       }
       if (sel.vault !== undefined && out.length > 0) {
         const { overlayVault, vaultDirFor } = await import("./vault/read.js");
-        await overlayVault(out, vaultDirFor(sel.vault, place));
+        await overlayVault(out, vaultDirFor(sel.vault, place), place.env);
       }
       return out;
     },

@@ -92,6 +92,10 @@ describe("--vault: file-backed store", () => {
     const archives = ls.json().sessions.find((s: { sessionKey: string }) => s.sessionKey === FILES_KEY).archives;
     expect(archives[0].path).toBe(inVault); // the oldest: its stamp is the earliest
     expect(archives[0].evidence[0].kind).toBe("vault-record");
+    // Stamped 2026-07-01, gone months later: past 7.1's default retention of 30 days.
+    expect(archives[0].evidence[0].detail).toMatch(
+      /gone by: OpenClaw's archive retention, most likely: resetArchiveRetention 30 d \(7\.1 default/,
+    );
     expect((await run("ls", "--json")).stdout).not.toContain(inVault);
 
     const tl = await run("timeline", FILES_KEY, "--json", "--vault", t.vault);

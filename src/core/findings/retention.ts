@@ -137,3 +137,29 @@ export function formatDuration(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   return `${Math.round(ms / 60_000)}m`;
 }
+
+/**
+ * Why a `.reset`/`.deleted` archive only the vault still holds is gone from the store, as far as
+ * the store's retention says: past its retention when it went (by `goneBy`, when the vault first
+ * missed it), OpenClaw's own sweep; else the disk budget, when one is set; else not OpenClaw's
+ * retention. Null for what has no file-name stamp to age (an active transcript, a SQLite row).
+ */
+export function archiveRemovalCause(
+  archive: { reason: string | null; stampMs: number | null },
+  goneBy: number,
+  policy: RetentionPolicy,
+): string | null {
+  if ((archive.reason !== "reset" && archive.reason !== "deleted") || archive.stampMs === null) return null;
+  const days = (ms: number) => `${Math.round(ms / DAY)} d`;
+  const age = goneBy - archive.stampMs;
+  const [ms, setting, source] =
+    archive.reason === "reset"
+      ? [policy.resetMs, "resetArchiveRetention", policy.source.reset]
+      : [policy.deletedMs, policy.deletedSetting, policy.source.deleted];
+  if (policy.mode !== "enforce") return `not OpenClaw's maintenance (mode "${policy.mode}" removes nothing): by hand or another tool`;
+  if (ms !== null && age >= ms)
+    return `OpenClaw's archive retention, most likely: ${setting} ${days(ms)} (${source}); it was ${days(age)} old when it went`;
+  if (policy.maxDiskBytes !== null)
+    return `OpenClaw's disk budget, perhaps (maxDiskBytes ${policy.maxDiskBytes} bytes, ${policy.source.disk}): its retention (${ms === null ? "kept" : days(ms)}) had not reached it`;
+  return `not OpenClaw's retention (${setting}: ${ms === null ? "kept" : days(ms)}; it was ${days(age)} old): by hand, \`doctor\` or another tool`;
+}

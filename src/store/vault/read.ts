@@ -14,11 +14,13 @@ import { refusedError } from "../../core/errors.js";
 import type { AttributedArchive, SessionRecord, StoreIndex, TranscriptRef } from "../../core/model.js";
 import { bareKeyRecord, refPath } from "../../core/model.js";
 import { transcriptsOf } from "../../core/catalogue.js";
+import { archiveRemovalCause, retentionPolicy, type RetentionPolicy } from "../../core/findings/retention.js";
 import { byArchiveTime } from "../../core/segments.js";
 import { parseArchiveName } from "../../core/names.js";
-import { chunksPrefixOf, isTranscriptItem, transcriptItemId, type VaultItem } from "../../core/vault.js";
+import { chunksPrefixOf, isTranscriptItem, transcriptItemId, type VaultItem, type VaultRun } from "../../core/vault.js";
 import { sha256Text } from "../atomic-write.js";
 import { bufferLines, splitLines, zstdDecompressSync, type RawLine } from "../lines.js";
+import { configPathFor, readConfig } from "../config.js";
 import { readChunk } from "./chunks.js";
 import { defaultVaultDir, Vault } from "./vault.js";
 
@@ -67,6 +69,8 @@ export function vaultLines(ref: VaultRef): AsyncIterable<RawLine> {
 
 /** One item as the newest run that held it kept it. */
 interface Kept {
+  /** When the vault first missed it: the next run's start, or null when its newest run still had it. */
+  goneBy: number | null;
   item: VaultItem;
   runId: string;
   /** When that run finished (ms): the store still had it then. */
@@ -77,10 +81,14 @@ interface Kept {
 function keptItems(vault: Vault): Map<string, Kept> {
   const out = new Map<string, Kept>();
   const ids = vault.runIds();
+  let after: VaultRun | null = null;
   for (let i = ids.length - 1; i >= 0; i--) {
     const run = vault.readRun(ids[i]!);
+    const goneBy = after?.startedAt ?? null;
     // Checked as every read of an item table is (vault.readItemMap).
-    for (const [id, item] of vault.readItemMap(run)) if (!out.has(id)) out.set(id, { item, runId: run.runId, seenAt: run.finishedAt });
+    for (const [id, item] of vault.readItemMap(run))
+      if (!out.has(id)) out.set(id, { item, runId: run.runId, seenAt: run.finishedAt, goneBy });
+    after = run;
   }
   return out;
 }
@@ -167,7 +175,12 @@ export interface VaultOverlay {
  * Add what only the vault holds to `indexes` (in place). The vault must belong to these stores'
  * root (another store's vault is refused, exit 5); an absent vault is a usage error.
  */
-export async function overlayVault(indexes: StoreIndex[], vaultDir: string): Promise<VaultOverlay> {
+export async function overlayVault(
+  indexes: StoreIndex[],
+  vaultDir: string,
+  env: NodeJS.ProcessEnv,
+  nowMs = Date.now(),
+): Promise<VaultOverlay> {
   if (indexes.length === 0) return { dir: vaultDir, added: 0 };
   const root = storeRootOf(indexes);
   const vault = await Vault.open(vaultDir, root, { create: false, runId: "read" });
@@ -181,6 +194,16 @@ export async function overlayVault(indexes: StoreIndex[], vaultDir: string): Pro
     set.add(k.item.sessionId);
     formerIds.set(key, set);
   }
+  const policies = new Map<StoreIndex, RetentionPolicy>();
+  const policyOf = (index: StoreIndex): RetentionPolicy => {
+    let p = policies.get(index);
+    if (!p) {
+      const config = readConfig(configPathFor(index.location.stateDir, env));
+      p = retentionPolicy(config.raw, index.location.era, index.sqlite?.schema);
+      policies.set(index, p);
+    }
+    return p;
+  };
   const created = new Map<SessionRecord, StoreIndex>();
   const grown = new Set<SessionRecord>();
   let added = 0;
@@ -192,7 +215,8 @@ export async function overlayVault(indexes: StoreIndex[], vaultDir: string): Pro
     const name = path.basename(item.path);
     const stamp = item.kind === "file" ? (parseArchiveName(name)?.timestampMs ?? null) : null;
     const key = item.sessionKey ?? item.formerSessionKey;
-    const gone = `only in the vault (the store had it until at least ${new Date(k.seenAt).toISOString()}, run ${k.runId})`;
+    const cause = archiveRemovalCause({ reason: item.archiveReason, stampMs: stamp }, k.goneBy ?? nowMs, policyOf(index));
+    const gone = `only in the vault (the store had it until at least ${new Date(k.seenAt).toISOString()}, run ${k.runId})${cause ? `; gone by: ${cause}` : ""}`;
     added += 1;
     if (key === null) {
       index.unattributed.push({

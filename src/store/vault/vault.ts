@@ -258,7 +258,10 @@ export class Vault {
       }
     }
     if (chain.length > 1 && byId.size !== run.items.count)
-      throw refusedError("VAULT_RECORD_INVALID", `run ${run.runId}: its item table holds ${byId.size} items, its record says ${run.items.count}`);
+      throw refusedError(
+        "VAULT_RECORD_INVALID",
+        `run ${run.runId}: its item table holds ${byId.size} items, its record says ${run.items.count}`,
+      );
     return byId;
   }
 

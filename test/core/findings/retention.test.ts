@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseBytes, parseDuration, pruneSchedule, retentionPolicy } from "../../../src/core/findings/retention.js";
+import { archiveRemovalCause, parseBytes, parseDuration, pruneSchedule, retentionPolicy } from "../../../src/core/findings/retention.js";
 
 const DAY = 86_400_000;
 
@@ -44,5 +44,29 @@ describe("retention policy", () => {
     expect(pruneSchedule("reset", t, { ...p, mode: "warn" }, t)).toBeNull();
     expect(pruneSchedule("reset", t, p, t + 10 * DAY)).toMatchObject({ setting: "resetArchiveRetention", daysLeft: 20 });
     expect(pruneSchedule("deleted", t, p, t + 31 * DAY)!.daysLeft).toBe(-1);
+  });
+});
+
+describe("why an archive only the vault holds is gone", () => {
+  const stamp = Date.parse("2026-07-01T00:00:00Z");
+  it("past its retention: OpenClaw's sweep; within it: the disk budget where one is set, else not OpenClaw's retention", () => {
+    const files = retentionPolicy({}, "files");
+    expect(archiveRemovalCause({ reason: "reset", stampMs: stamp }, stamp + 40 * DAY, files)).toMatch(
+      /^OpenClaw's archive retention, most likely: resetArchiveRetention 30 d .*40 d old/,
+    );
+    expect(archiveRemovalCause({ reason: "deleted", stampMs: stamp }, stamp + 2 * DAY, files)).toMatch(
+      /^not OpenClaw's retention \(pruneAfter: 30 d/,
+    );
+    expect(archiveRemovalCause({ reason: "reset", stampMs: stamp }, stamp + 2 * DAY, retentionPolicy({}, "sqlite"))).toMatch(
+      /^OpenClaw's disk budget, perhaps/,
+    );
+    expect(
+      archiveRemovalCause(
+        { reason: "reset", stampMs: stamp },
+        stamp + 40 * DAY,
+        retentionPolicy({ session: { maintenance: { mode: "warn" } } }, "files"),
+      ),
+    ).toMatch(/mode "warn" removes nothing/);
+    expect(archiveRemovalCause({ reason: null, stampMs: null }, stamp, files)).toBeNull();
   });
 });

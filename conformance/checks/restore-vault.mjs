@@ -6,7 +6,9 @@
  * OpenClaw wrote it) and sessions.json unchanged; the second step, `restore <archive> --yes`, makes
  * it the key's current transcript, and 7.1's store loader, path resolution and history reader read
  * exactly the messages `history` listed for that archive before the sweep. Undoing both restores
- * (newest first) gives the sessions dir back byte for byte. Then the SQLite era with 9.6 (below).
+ * (newest first) gives the sessions dir back byte for byte. Then 7.1's session maintenance in
+ * enforce mode prunes a second, stale key and its transcript, and the vault still gives its history
+ * (`afterMaintenance`). Then the SQLite era with 9.6 (below).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -18,7 +20,12 @@ import { CONFIG } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
 
 const KEY = "agent:main:telegram:direct:31031";
+/** A second key, which 7.1's session maintenance prunes as stale while KEY, the active one, stays. */
+const STALE_KEY = "agent:main:telegram:direct:31032";
 const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+// 7.1's session maintenance as a user sets it: entries idle for a day are pruned on the next store write.
+const MAINTENANCE = { mode: "enforce", pruneAfter: "1d" };
 
 function hashTree(dir) {
   const out = {};
@@ -69,9 +76,11 @@ export default async function (ctx) {
     return args.includes("--json") ? JSON.parse(r.stdout) : r;
   };
 
-  // OpenClaw writes the store: turns, a reset, turns, a reset, a turn.
+  // OpenClaw writes the store: turns on a second key, then on KEY turns, a reset, turns, a reset, a turn.
   const start = Date.parse("2026-07-01T09:00:00Z");
   const steps = [
+    { op: "turn", key: STALE_KEY, text: "about the lighthouse keeper, please (0)" },
+    { op: "turn", key: STALE_KEY, text: "and the foghorn? (0)" },
     { op: "turn", key: KEY, text: "about the garden, please (1)" },
     { op: "turn", key: KEY, text: "and the roses? (2)" },
     { op: "reset", key: KEY, reason: "reset" },
@@ -80,7 +89,10 @@ export default async function (ctx) {
     { op: "turn", key: KEY, text: "about the flight, please (4)" },
   ].map((s, i) => ({ ...s, at: start + (i + 1) * 2 * MINUTE }));
   const at = steps.at(-1).at;
-  writeStore({ node: ctx.node, packageDir: ctx.openclaw71Dir }, stateDir, { config: CONFIG, steps });
+  writeStore({ node: ctx.node, packageDir: ctx.openclaw71Dir }, stateDir, {
+    config: { ...CONFIG, session: { maintenance: MAINTENANCE } },
+    steps,
+  });
   const archives = fs
     .readdirSync(sessions)
     .filter((n) => n.includes(".jsonl.reset."))
@@ -95,9 +107,15 @@ export default async function (ctx) {
 
   const whole = (args) => ours(["history", KEY, "--archived", "--json", "--state-dir", stateDir, ...args]).then((d) => texts(d.messages));
   const everything = await whole([]);
-  const said = steps.filter((s) => s.op === "turn").map((s) => s.text);
+  const said = steps.filter((s) => s.op === "turn" && s.key === KEY).map((s) => s.text);
   if (!said.every((t) => everything.some((m) => m.includes(t))))
     throw new Error(`history --archived lacks a turn OpenClaw wrote: ${JSON.stringify(everything)}`);
+
+  const staleHistory = (args) =>
+    ours(["history", STALE_KEY, "--archived", "--json", "--state-dir", stateDir, ...args]).then((d) => texts(d.messages));
+  const staleBefore = await staleHistory([]);
+  if (!staleBefore.some((t) => t.includes("foghorn")))
+    throw new Error(`history of ${STALE_KEY} lacks its turns: ${JSON.stringify(staleBefore)}`);
 
   await ours(["snapshot", "--state-dir", stateDir, "--vault", vault, "--json"]);
 
@@ -161,8 +179,49 @@ export default async function (ctx) {
   if (JSON.stringify(after) !== JSON.stringify(before))
     throw new Error(`after both undos the sessions dir differs: ${JSON.stringify({ before, after })}`);
   notes.push(`both undone: sessions dir sha256 = before (${Object.keys(after).length} files)`);
+  notes.push(await afterMaintenance(ctx, { ours, stateDir, sessions, vault, at, staleHistory, staleBefore }));
   notes.push(await sqliteFromVault(ctx));
   return notes.join("; ");
+}
+
+/**
+ * 7.1's session maintenance in enforce mode (`pruneAfter: 1d`, set in openclaw.json when OpenClaw
+ * wrote the store), run by two store writes of OpenClaw's own (`updateSessionStore`, KEY the active
+ * key): two days after the last turn it prunes STALE_KEY's entry and archives its transcript as
+ * `.deleted.<ts>`; two days later the same pass sweeps that archive. The vault (snapshot taken
+ * before) still gives every message OpenClaw wrote on the pruned key, by its former name.
+ */
+async function afterMaintenance(ctx, { ours, stateDir, sessions, vault, at, staleHistory, staleBefore }) {
+  const storePath = path.join(sessions, "sessions.json");
+  const staleId = JSON.parse(fs.readFileSync(storePath, "utf8"))[STALE_KEY]?.sessionId;
+  if (!staleId) throw new Error(`${STALE_KEY} is not in the store before 7.1's maintenance`);
+  const filesOf = () => fs.readdirSync(sessions).filter((n) => n.startsWith(staleId));
+  const owned = filesOf();
+  const run = (passes) =>
+    jsonChild(ctx, "maintain71.mjs", ctx.openclaw71Dir, stateDir, { storePath, activeSessionKey: KEY, passes }, "7.1 session maintenance")
+      .passes[0];
+  const first = run([at + 2 * DAY]);
+  const archived = filesOf();
+  if (first?.mode !== "enforce" || first.pruned !== 1 || STALE_KEY in JSON.parse(fs.readFileSync(storePath, "utf8")))
+    throw new Error(
+      `7.1's maintenance two days on: ${JSON.stringify(first)}; store keys ${Object.keys(JSON.parse(fs.readFileSync(storePath, "utf8")))}`,
+    );
+  if (!archived.some((n) => n.includes(".jsonl.deleted.")) || archived.some((n) => n.endsWith(".jsonl")))
+    throw new Error(`after 7.1 pruned ${STALE_KEY}, its files are ${JSON.stringify(archived)} (were ${JSON.stringify(owned)})`);
+  const second = run([at + 4 * DAY]);
+  if (filesOf().length > 0) throw new Error(`7.1's maintenance four days on (${JSON.stringify(second)}) left ${JSON.stringify(filesOf())}`);
+
+  const viaVault = await staleHistory(["--vault", vault]);
+  if (JSON.stringify(viaVault) !== JSON.stringify(staleBefore))
+    throw new Error(
+      `history ${STALE_KEY} --archived --vault after 7.1's maintenance: ${JSON.stringify(viaVault)}; before it: ${JSON.stringify(staleBefore)}`,
+    );
+  const hits = await ours(["grep", "-F", "lighthouse", "--vault", vault, "--json", "--state-dir", stateDir]);
+  if (!hits.matches.some((m) => String(m.path).startsWith(`${vault}#`)))
+    throw new Error(`grep --vault finds "lighthouse" only in ${JSON.stringify(hits.matches.map((m) => m.path))}`);
+  await ours(["grep", "-F", "lighthouse", "--json", "--state-dir", stateDir], 1);
+  const renamed = archived.map((n) => `${n.slice(0, 8)}…${n.slice(n.indexOf(".jsonl"))}`).join(", ");
+  return `7.1 session maintenance (enforce, pruneAfter 1d) pruned ${first.pruned} entry (…${STALE_KEY.slice(-5)}: ${first.beforeCount}→${first.afterCount} entries), its transcript became ${renamed}, which the next pass (+2 d) swept; history …${STALE_KEY.slice(-5)} --archived --vault = before (${viaVault.length} messages), grep --vault finds it`;
 }
 
 /**
@@ -188,6 +247,7 @@ async function sqliteFromVault(ctx) {
   const dbPath = path.join(stateDir, "agents/main/agent/openclaw-agent.sqlite");
   const zst = fs.readdirSync(sessions).find((n) => n.includes(".jsonl.deleted."));
   const archived = historyTexts(await ours(["history", "--file", path.join(sessions, zst), "--json", "--state-dir", stateDir]));
+
   await ours(["snapshot", "--state-dir", stateDir, "--vault", vault, "--json"]);
   const budget = jsonChild(
     ctx,

@@ -67,8 +67,9 @@ describe.skipIf(!has("script") || !has("less"))("through a real pty and less", (
     const r = spawnSync("script", ["-qfec", command, "/dev/null"], {
       input: "q",
       encoding: "utf8",
-      // A guard so a broken pager never hangs the suite; nothing is measured against it.
-      timeout: 60_000,
+      // A guard so a broken pager never hangs the suite (spawnSync blocks the runner's own), past
+      // anything a loaded machine takes; nothing is measured against it.
+      timeout: 170_000,
       killSignal: "SIGKILL",
       env: { PATH: process.env.PATH, HOME: path.join(root, "home"), TERM: "xterm", LINES: "10", COLUMNS: "80", NO_COLOR: "1", ...env },
     });

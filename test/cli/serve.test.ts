@@ -231,6 +231,15 @@ function startCli(args: string[], env: NodeJS.ProcessEnv = {}) {
   return { child, url, exited, out: () => ({ stdout, stderr }) };
 }
 
+/** The URL the stand-in opener wrote, once it has written a whole line (no deadline: the runner's hang guard is the only one). */
+async function opened(record: string): Promise<string> {
+  for (;;) {
+    const text = fs.existsSync(record) ? fs.readFileSync(record, "utf8") : "";
+    if (text.endsWith("\n")) return text.trim();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe("the CLI", () => {
   it.each(["SIGINT", "SIGTERM"] as const)("prints the URL once and stops cleanly on %s (exit 0)", async (signal) => {
     const { stateDir } = copyState("sqlite", "sqlite-reset");
@@ -256,8 +265,7 @@ describe("the CLI", () => {
     const s = startCli(["open", KEY, "--state-dir", stateDir], { PATH: `${bin}:${process.env.PATH}` });
     const url = await s.url;
     expect(url).toContain(`/key?k=${encodeURIComponent(KEY)}&agent=main`);
-    for (let i = 0; i < 100 && !fs.existsSync(record); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(fs.readFileSync(record, "utf8").trim()).toBe(url);
+    expect(await opened(record)).toBe(url);
     const u = new URL(url);
     const page = await request(Number(u.port), `${u.pathname}${u.search}`, { headers: { Host: u.host } });
     expect(page.status).toBe(200);
@@ -269,8 +277,7 @@ describe("the CLI", () => {
     fs.rmSync(record);
     const o = startCli(["serve", "--open", "--state-dir", stateDir], { PATH: `${bin}:${process.env.PATH}` });
     const overview = await o.url;
-    for (let i = 0; i < 100 && !fs.existsSync(record); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(fs.readFileSync(record, "utf8").trim()).toBe(overview);
+    expect(await opened(record)).toBe(overview);
     expect(new URL(overview).pathname).toMatch(/^\/[\w-]{32}\/$/);
     o.child.kill("SIGINT");
     expect((await o.exited).code).toBe(0);

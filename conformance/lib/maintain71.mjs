@@ -11,29 +11,20 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { distFunctions } from "./dist-functions.mjs";
+import { fixClock } from "./fixed-clock.mjs";
 
 const [oc, stateDir, json] = process.argv.slice(2);
 const req = JSON.parse(json);
 process.env.OPENCLAW_STATE_DIR = stateDir;
 
-let clock = req.passes[0];
-const RealDate = Date;
-globalThis.Date = class extends RealDate {
-  constructor(...args) {
-    if (args.length === 0) super(clock);
-    else super(...args);
-  }
-  static now() {
-    return clock;
-  }
-};
+const clock = fixClock(req.passes[0]);
 
 const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-maintain-"));
 try {
   const { updateSessionStore } = await distFunctions(oc, { exported: ["updateSessionStore"], tmpDir });
   const passes = [];
   for (const nowMs of req.passes) {
-    clock = nowMs;
+    clock.ms = nowMs;
     let applied = null;
     // A store write that changes nothing itself: what it does to the store is maintenance's.
     await updateSessionStore(req.storePath, () => undefined, {

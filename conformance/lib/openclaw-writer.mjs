@@ -25,6 +25,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { distFunctions } from "./dist-functions.mjs";
+import { fixClock } from "./fixed-clock.mjs";
 
 const [oc, stateDir, json] = process.argv.slice(2);
 const plan = JSON.parse(json);
@@ -35,19 +36,7 @@ const FILES = version === "2026.7.1";
 // 7.1: the clock every OpenClaw function reads, set before a step runs and still inside it. 9.6
 // runs its SQLite maintenance in worker threads, which a patched Date does not reach (leases
 // taken on two clocks collide), so 9.6 runs on the real clock, its steps one after the other.
-let clock = plan.steps[0]?.at ?? Date.parse("2026-07-01T09:00:00Z");
-if (FILES) {
-  const RealDate = Date;
-  globalThis.Date = class extends RealDate {
-    constructor(...args) {
-      if (args.length === 0) super(clock);
-      else super(...args);
-    }
-    static now() {
-      return clock;
-    }
-  };
-}
+const clock = FILES ? fixClock(plan.steps[0]?.at ?? Date.parse("2026-07-01T09:00:00Z")) : null;
 
 process.env.OPENCLAW_STATE_DIR = stateDir;
 fs.mkdirSync(stateDir, { recursive: true });
@@ -164,7 +153,7 @@ async function turn(step) {
     { agentId, sessionKey: init.sessionKey, sessionId: init.sessionId, storePath: init.storePath, sessionEntry: init.sessionEntry },
     { messages: [{ message: { role: "user", content: body, timestamp: Date.now() } }], touchSessionEntry: true },
   );
-  if (FILES) clock += 2500;
+  if (clock) clock.ms += 2500;
   const sm = fns.SessionManager.open(transcriptOf(step.key, init.sessionId, persisted.sessionFile));
   sm.appendMessage(assistant(`(scripted reply to: ${body.slice(0, 40)})`));
   await afterRun(step.key, init.sessionId);
@@ -268,7 +257,7 @@ const RUN = {
 const log = [];
 try {
   for (const step of plan.steps) {
-    if (FILES) clock = step.at;
+    if (clock) clock.ms = step.at;
     const result = await RUN[step.op](step);
     log.push({ ...step, result: result ?? null });
   }

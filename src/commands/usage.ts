@@ -10,6 +10,7 @@
 import { transcriptsOf, type Transcript } from "../core/catalogue.js";
 import { sessionNotFound, sessionsWithKey } from "../core/lookup.js";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
+import type { TranscriptLine } from "../core/transcript/parse.js";
 import type { KnownRestore } from "../core/segments.js";
 import { resolveTimeZone } from "../core/format.js";
 import {
@@ -25,7 +26,8 @@ import {
 import { parseTimeBound } from "../core/when.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { knownRestores } from "../store/restore-known.js";
-import { keySegments } from "./key-segments.js";
+import { sourceOf } from "../store/cache/store-cache.js";
+import { type AlsoRead, keySegments } from "./key-segments.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
 export const USAGE_SCHEMA_VERSION = 1;
@@ -116,24 +118,46 @@ interface TranscriptFacts {
   tooLong: number;
 }
 
-function transcriptFacts(ref: TranscriptRef, session: StoreSession): Promise<TranscriptFacts> {
+/** Facts read in the numbering's second pass (`factsAlongside`), by transcript: read once, used once. */
+type EarlyFacts = Map<string, TranscriptFacts>;
+
+/** One transcript's line, into its facts; false once a read error ended it. */
+function takeLine(into: TranscriptFacts, line: TranscriptLine): boolean {
+  if (line.readError) {
+    into.cut = line.readError;
+    return false;
+  }
+  if (line.tooLong) into.tooLong += 1;
+  const f = usageFactOf(line);
+  if (f) into.facts.push(f);
+  return true;
+}
+
+/** Reads the usage facts of the transcripts the numbering reads, in its pass (a cold run reads each once less). */
+function factsAlongside(early: EarlyFacts): AlsoRead {
+  return (ref) => () => {
+    const source = sourceOf(ref);
+    const into: TranscriptFacts = { facts: [], cut: null, tooLong: 0 };
+    if (source !== null) early.set(source, into);
+    let reading = source !== null;
+    return (line) => {
+      if (reading) reading = takeLine(into, line);
+    };
+  };
+}
+
+function transcriptFacts(ref: TranscriptRef, session: StoreSession, early: EarlyFacts): Promise<TranscriptFacts> {
   return session.remember(
     ref,
     "usage/1",
     async () => {
+      const source = sourceOf(ref);
+      const read = source !== null ? early.get(source) : undefined;
+      if (read) return read;
       const facts: UsageFact[] = [];
-      let cut: string | null = null;
-      let tooLong = 0;
-      for await (const line of session.lines(ref)) {
-        if (line.readError) {
-          cut = line.readError;
-          break;
-        }
-        if (line.tooLong) tooLong += 1;
-        const f = usageFactOf(line);
-        if (f) facts.push(f);
-      }
-      return { facts, cut, tooLong };
+      const into: TranscriptFacts = { facts, cut: null, tooLong: 0 };
+      for await (const line of session.lines(ref)) if (!takeLine(into, line)) break;
+      return into;
     },
     (v) => v.cut === null,
   );
@@ -161,10 +185,11 @@ async function segmentNumbers(
   session: StoreSession,
   env: NodeJS.ProcessEnv,
   restores: readonly KnownRestore[],
+  also: AlsoRead,
 ) {
   const out = new Map<string, number[]>();
   if (!record) return out;
-  for (const s of await keySegments(record, index, session, env, restores)) {
+  for (const s of await keySegments(record, index, session, env, restores, also)) {
     const list = out.get(s.path) ?? [];
     if (list.length === 0) out.set(s.path, list);
     list.push(s.number);
@@ -308,6 +333,7 @@ export async function runUsage(opts: UsageOptions, ctx: StoreContext): Promise<U
   const result = emptyResult(opts, indexes.map(storeHeader), tz, since);
   const tally = new UsageTally(result, k);
   const segmentsOfKey = new Map<KeyUsage, Promise<Map<string, number[]>>>();
+  const early: EarlyFacts = new Map();
   // Per store, read once: its keys' records and this tool's restores (segment numbers need both).
   const perStore = new Map(
     indexes.map((index) => [
@@ -325,10 +351,11 @@ export async function runUsage(opts: UsageOptions, ctx: StoreContext): Promise<U
         ? []
         : ((
             await entryOf(segmentsOfKey, group, () =>
-              segmentNumbers(store.records.get(t.sessionKey!), index, ctx.session, ctx.env, store.restores),
+              segmentNumbers(store.records.get(t.sessionKey!), index, ctx.session, ctx.env, store.restores, factsAlongside(early)),
             )
           ).get(t.path) ?? []);
-    const read = await transcriptFacts(t.ref, ctx.session);
+    const read = await transcriptFacts(t.ref, ctx.session, early);
+    early.delete(sourceOf(t.ref) ?? ""); // used, or answered by the index
     if (read.cut !== null) result.warnings.push({ path: t.path, message: `read stopped early: ${read.cut}` });
     if (read.tooLong > 0)
       result.warnings.push({ path: t.path, message: `${read.tooLong} line(s) too long to read: a turn among them is not counted` });

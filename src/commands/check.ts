@@ -236,10 +236,14 @@ function scanBody(job: Job, open: Open, oversize: number, windows: Map<string, T
  * An empty or fallback summary of a key's transcript: the hint names the command that shows the
  * span it lost (`compactions <key> --show <n>`, the compaction's number in the key's list), and
  * `data.compaction` that number. A row the list does not hold (off the active path, a key gone)
- * keeps the hint that reads the file.
+ * keeps the hint that reads the file. One compaction is one finding: a row a trim's `.bak`, an
+ * archive or a restored copy also holds is reported where the list shows it, the other copies
+ * named in `data.copies` (as `compactions` names them), not once per file.
  */
-async function withSpanCommands(findings: Finding[], indexes: readonly StoreIndex[], ctx: StoreContext): Promise<void> {
+async function withSpanCommands(findings: readonly Finding[], indexes: readonly StoreIndex[], ctx: StoreContext): Promise<Finding[]> {
   const lists = new Map<string, KeyCompactions | null>();
+  /** The findings of each listed compaction, by key and number. */
+  const byCompaction = new Map<string, { c: KeyCompactions["compactions"][number]; found: Finding[] }>();
   for (const f of findings) {
     if (f.code !== "COMPACTION_SUMMARY_EMPTY" || f.sessionKey === null) continue;
     const id = `${f.agentId}\n${f.sessionKey}`;
@@ -253,7 +257,18 @@ async function withSpanCommands(findings: Finding[], indexes: readonly StoreInde
     if (!c) continue;
     f.hint = fill(FINDING_CODES.COMPACTION_SUMMARY_EMPTY.hint, { show: `\`${c.show}\` shows the span it lost` });
     f.data = { ...f.data, compaction: c.number, show: c.show };
+    const group = `${id}\n${c.number}`;
+    if (!byCompaction.has(group)) byCompaction.set(group, { c, found: [] });
+    byCompaction.get(group)!.found.push(f);
   }
+  const dropped = new Set<Finding>();
+  for (const { c, found } of byCompaction.values()) {
+    if (found.length < 2) continue;
+    const kept = found.find((f) => f.path === c.path && f.line === c.lineNo) ?? found[0]!;
+    kept.data = { ...kept.data, copies: found.filter((f) => f !== kept).map((f) => ({ path: f.path, line: f.line })) };
+    for (const f of found) if (f !== kept) dropped.add(f);
+  }
+  return dropped.size === 0 ? [...findings] : findings.filter((f) => !dropped.has(f));
 }
 
 export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: CheckDeps = {}): Promise<CheckResult> {
@@ -293,8 +308,8 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
     }
   }
 
-  await withSpanCommands(findings, indexes, ctx);
-  const sorted = sortFindings(withoutUnstartedEmpties(withEmptyOrphans(findings, headerOnly)));
+  const listed = await withSpanCommands(findings, indexes, ctx);
+  const sorted = sortFindings(withoutUnstartedEmpties(withEmptyOrphans(listed, headerOnly)));
   const summary = summarize(sorted);
   return {
     schemaVersion: CHECK_SCHEMA_VERSION,

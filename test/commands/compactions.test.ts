@@ -193,6 +193,18 @@ describe("what check, timeline and context-pack make of the list", () => {
       const c = list.keys.find((k: { sessionKey: string }) => k.sessionKey === f.sessionKey).compactions[f.data.compaction - 1];
       expect(c.flags.map((x: { code: string }) => x.code)).toContain(f.data.flag);
     }
+    // One compaction, one finding: a row trims copied into `.bak` files is reported where the list shows it, its copies named.
+    const perCompaction = new Map<string, number>();
+    for (const f of numbered)
+      perCompaction.set(`${f.sessionKey} ${f.data.compaction}`, (perCompaction.get(`${f.sessionKey} ${f.data.compaction}`) ?? 0) + 1);
+    expect([...perCompaction.values()].every((n) => n === 1)).toBe(true);
+    const copied = numbered.filter((f: { data: { copies?: unknown[] } }) => (f.data.copies ?? []).length > 0);
+    expect(copied.length).toBeGreaterThan(0);
+    for (const f of copied) {
+      const c = list.keys.find((k: { sessionKey: string }) => k.sessionKey === f.sessionKey).compactions[f.data.compaction - 1];
+      expect({ path: f.path, line: f.line }).toEqual({ path: c.path, line: c.lineNo });
+      expect(f.data.copies).toEqual(c.copies.map((x: { path: string; lineNo: number }) => ({ path: x.path, line: x.lineNo })));
+    }
     // A normal summary is not a finding.
     const clean = await cli(["check", "--json", "--state-dir", SINGLE]);
     expect(clean.json().findings.filter((f: { code: string }) => f.code === "COMPACTION_SUMMARY_EMPTY")).toEqual([]);

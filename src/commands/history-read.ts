@@ -6,7 +6,7 @@ import type { KeySegment } from "../core/key-segments.js";
 import {
   Diagnostics,
   projectContext,
-  scanTranscript,
+  type Scanner,
   streamAllBranches,
   streamHistory,
   streamHistory96,
@@ -110,7 +110,7 @@ export async function* targetEvents(
   const source = session.openTranscript(t.ref);
   const open: OpenLines = () => source.lines();
   try {
-    yield* p.view === "raw" ? rawEvents(t, state, open) : viewEvents(t, p, opts, state, open);
+    yield* p.view === "raw" ? rawEvents(t, state, open) : viewEvents(t, p, opts, state, open, session.scanner(t.ref));
   } finally {
     await source.close();
   }
@@ -169,9 +169,16 @@ function* contextMessages(items: ContextItem[]): Generator<HistoryMessage> {
 }
 
 /** The parsed views: context, the segments of an --archived transcript, or one history view. */
-async function* viewEvents(t: ReadTarget, p: Plan, opts: HistoryOptions, state: RunState, open: OpenLines): AsyncGenerator<HistoryEvent> {
+async function* viewEvents(
+  t: ReadTarget,
+  p: Plan,
+  opts: HistoryOptions,
+  state: RunState,
+  open: OpenLines,
+  scanner: Scanner,
+): AsyncGenerator<HistoryEvent> {
   const diag = new Diagnostics();
-  const scan = await scanTranscript(open, diag);
+  const scan = await scanner(open, diag);
   const extra = { thinking: opts.thinking, toolArgs: opts.toolArgs };
   if (p.view === "context") {
     const ctx = await projectContext(open, { scan });

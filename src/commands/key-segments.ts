@@ -26,7 +26,7 @@ function stretchesAt(ref: Segment["ref"], session: StoreSession, also?: SecondPa
   return session.remember(ref, "stretches/1", async () => {
     const source = session.openTranscript(ref);
     try {
-      return await readStretches(() => source.lines(), also);
+      return await readStretches(() => source.lines(), also, session.scanner(ref));
     } finally {
       await source.close();
     }

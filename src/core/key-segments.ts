@@ -10,8 +10,9 @@ import { stringOrNull } from "./coerce.js";
 import { usageError } from "./errors.js";
 import type { SessionRecord, TranscriptRef } from "./model.js";
 import type { Segment, SegmentRestore } from "./segments.js";
-import { entryId } from "./transcript/parse.js";
-import { scanTranscript, walkEntries, type EveryLine, type OpenLines } from "./transcript/scan.js";
+import { entryId, type EntryRecord } from "./transcript/parse.js";
+import { scanTranscript, walkEntries, type EveryLine, type OpenLines, type Scanner } from "./transcript/scan.js";
+import { nodeType } from "./transcript/tree.js";
 import { toEpochMs } from "./when.js";
 
 /** A `reset` row on the active path: where one segment ends and the next begins. */
@@ -95,48 +96,115 @@ const emptyStretch = (startReset: ResetCut | null): TranscriptStretch => ({
 });
 
 /**
- * What else a caller reads from a transcript's second pass: given the line numbers of the reset
- * rows on its active path (where the segments will be cut), a reader of every line.
+ * What else a caller reads of every line of a transcript the numbering reads: given the line
+ * numbers of the reset rows on its active path (where the segments will be cut), a reader of
+ * every line. The set is filled as the lines are read: it holds a reset row's line by the time
+ * that row is handed to the reader (see `readStretches`).
  */
 export type SecondPass = (resetLines: ReadonlySet<number>) => EveryLine;
 
+/** What the numbering takes from one entry on the path. */
+interface PathEntry {
+  lineNo: number;
+  /** A reset row: it ends one stretch and opens the next. */
+  reset: boolean;
+  time: number | null;
+  /** Carries a `message` (what `history` shows as a message). */
+  message: boolean;
+  /** entryId: kept for messages and reset rows only. */
+  id: string | null;
+  /** A reset row's `reason`. */
+  reason: string | null;
+}
+
+function pathEntryOf(rec: EntryRecord): PathEntry {
+  const reset = rec.type === "reset";
+  const message = "message" in rec.raw;
+  return {
+    lineNo: rec.lineNo,
+    reset,
+    time: toEpochMs(rec.timestamp),
+    message,
+    id: reset || message ? entryId(rec) : null,
+    reason: reset ? stringOrNull(rec.raw.reason) : null,
+  };
+}
+
+/** The stretches of the active path, its entries added in order, cut at each reset row. */
+class StretchFold {
+  private readonly done: TranscriptStretch[] = [];
+  private cur = emptyStretch(null);
+
+  add(e: PathEntry): void {
+    if (e.reset) {
+      const cut: ResetCut = { entryId: e.id!, lineNo: e.lineNo, reason: e.reason, time: e.time };
+      this.cur.endReset = cut;
+      this.done.push(this.cur);
+      this.cur = emptyStretch(cut);
+    }
+    if (e.time !== null) {
+      this.cur.startedAt ??= e.time;
+      this.cur.endedAt = e.time;
+    }
+    if (e.message) {
+      this.cur.messages += 1;
+      this.cur.firstMessageId ??= e.id;
+      this.cur.lastMessageId = e.id;
+    }
+  }
+
+  finish(): TranscriptStretch[] {
+    return [...this.done, this.cur];
+  }
+}
+
 /**
- * Reads one transcript's active path (a scan, then a walk of the path) and cuts it at its reset
- * rows. Never throws on content: unreadable lines are skipped, a read error ends the transcript.
- * `also` reads every line of the walk too (timeline's facts), instead of a pass of its own.
+ * Beyond this many entries a transcript's path entries are not held through its scan (under 100
+ * bytes each, so 25 MB at most): the path is walked in a second pass instead, in memory that does
+ * not grow with the transcript.
  */
-export async function readStretches(open: OpenLines, also?: SecondPass): Promise<TranscriptStretch[]> {
-  const scan = await scanTranscript(open);
+const MAX_HELD_ENTRIES = 250_000;
+
+const sameSet = (a: ReadonlySet<number>, b: ReadonlySet<number>) => a.size === b.size && [...a].every((x) => b.has(x));
+
+/**
+ * Reads one transcript's active path and cuts it at its reset rows. Never throws on content:
+ * unreadable lines are skipped, a read error ends the transcript. `also` reads every line too
+ * (timeline's facts), never in a pass of its own; `scanner` gives pass 1 (the store layer's keeps
+ * a big file's scan for `history`).
+ *
+ * One pass: what the numbering needs of each entry is held through the scan (a few numbers, and
+ * the id of a message or reset row), and the path's entries are added up once the scan has found
+ * the path; `also` is fed as the scan reads, cut at every reset row it meets. The path is walked
+ * in a second pass, as a view walks it, only when a reset row is off the path (`also` is fed
+ * there, cut where the path cuts) or the transcript has more than MAX_HELD_ENTRIES entries.
+ */
+export async function readStretches(open: OpenLines, also?: SecondPass, scanner: Scanner = scanTranscript): Promise<TranscriptStretch[]> {
+  let held: PathEntry[] | null = [];
+  const resetsSeen = new Set<number>();
+  const early = also?.(resetsSeen);
+  const scan = await scanner(open, undefined, (line, rec) => {
+    if (rec.kind === "entry" && rec.type !== "leaf") {
+      if (nodeType(rec) === "reset") resetsSeen.add(rec.lineNo);
+      if (held !== null) held = held.length < MAX_HELD_ENTRIES ? (held.push(pathEntryOf(rec)), held) : null;
+    }
+    early?.(line, rec);
+  });
   const { tree } = scan;
-  let every: EveryLine | undefined;
-  if (also) {
-    const resetLines = new Set<number>();
-    for (const i of tree.path) if (tree.nodes.typeOf(i) === "reset") resetLines.add(tree.nodes.lineNoOf(i));
-    every = also(resetLines);
+  const resetLines = new Set<number>();
+  for (const i of tree.path) if (tree.nodes.typeOf(i) === "reset") resetLines.add(tree.nodes.lineNoOf(i));
+  const alsoHolds = !also || sameSet(resetLines, resetsSeen);
+  const fold = new StretchFold();
+  // Held entries are the tree's nodes, one for one (both skip leaf rows and non-entries).
+  if (held !== null && held.length === tree.nodes.length && alsoHolds) {
+    for (const i of tree.path) fold.add(held[i]!);
+    return fold.finish();
   }
-  const out: TranscriptStretch[] = [];
-  let cur = emptyStretch(null);
-  for await (const w of walkEntries(open, tree, tree.path, scan.diagnostics, every)) {
-    const ms = toEpochMs(w.rec.timestamp);
-    if (w.rec.type === "reset") {
-      const cut: ResetCut = { entryId: entryId(w.rec), lineNo: w.node.lineNo, reason: stringOrNull(w.rec.raw.reason), time: ms };
-      cur.endReset = cut;
-      out.push(cur);
-      cur = emptyStretch(cut);
-    }
-    if (ms !== null) {
-      cur.startedAt ??= ms;
-      cur.endedAt = ms;
-    }
-    if ("message" in w.rec.raw) {
-      const id = entryId(w.rec);
-      cur.messages += 1;
-      cur.firstMessageId ??= id;
-      cur.lastMessageId = id;
-    }
+  held = null;
+  for await (const w of walkEntries(open, tree, tree.path, scan.diagnostics, alsoHolds ? undefined : also!(resetLines))) {
+    fold.add(pathEntryOf(w.rec));
   }
-  out.push(cur);
-  return out;
+  return fold.finish();
 }
 
 /** A ref read whole: without the entries it leaves to earlier segments (a restored copy, a `.bak` trim). */

@@ -7,11 +7,13 @@
 import path from "node:path";
 import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
 import { isNewerThanVerified, newerSchemaWarning } from "../core/agent-schema.js";
+import type { Scanner } from "../core/transcript/scan.js";
 import { buildFilesIndex, type RememberSync } from "./files/index.js";
 import { fileLines, pinnedFileLines, type PinnedLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
 import type { SqliteDb } from "./sqlite/driver.js";
 import { StoreCache } from "./cache/store-cache.js";
+import { ScanMemo } from "./scan-memo.js";
 
 export interface StoreSession {
   /** Locate and index every selected agent store. */
@@ -24,6 +26,8 @@ export interface StoreSession {
    * change. `close()` after the last pass.
    */
   openTranscript(ref: TranscriptRef): PinnedLines;
+  /** Pass 1 of a transcript for its readers: a big file's scan is kept for the next reader while the file is unchanged. */
+  scanner(ref: TranscriptRef): Scanner;
   /** The run's snapshot of an agent database, for commands that query it directly (`check`, `verify-import`). */
   database(dbPath: string): Promise<SqliteDb>;
   /**
@@ -43,6 +47,8 @@ export interface StoreSession {
 export interface StorePlace {
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Where big files' first passes are kept: `serve` keeps one for its lifetime; by default the session's own. */
+  scans?: ScanMemo;
 }
 
 type SqliteRef = Extract<TranscriptRef, { kind: "sqlite" | "sqlite-archive" }>;
@@ -79,6 +85,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
   const snapshots = new Map<string, SqliteDb>();
   const notices = new Set<string>();
   let closed = false;
+  const scans = place.scans ?? new ScanMemo();
   const cache = new StoreCache({
     env: place.env,
     warn: (text) => notices.add(text),
@@ -156,6 +163,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
       mustBeOpen();
       return openPinned(ref, lines);
     },
+    scanner: (ref) => scans.scanner(ref),
     database,
     notices: () => [...notices],
     close() {

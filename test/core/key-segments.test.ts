@@ -34,25 +34,57 @@ describe("readStretches", () => {
     expect(st[1]!.startedAt).toBe(Date.parse("2026-07-01T10:01:00.000Z"));
     expect(st[1]!.endedAt).toBe(Date.parse("2026-07-01T10:02:00.000Z"));
   });
-  it("`also` sees every line of the second pass once, off-path ones too, and is told where the path's reset rows are", async () => {
+  it("one pass: `also` sees every line once, off-path ones too, and each path reset row is in its set by the time the row is read", async () => {
     const open = linesFromEvents(window);
     let opens = 0;
     const seen: number[] = [];
-    let told: number[] = [];
+    const cutWhenRead: boolean[] = [];
+    const st = await readStretches(
+      () => {
+        opens += 1;
+        return open();
+      },
+      (resetLines) => (line, rec) => {
+        seen.push(rec.lineNo === line.lineNo ? line.lineNo : -1);
+        if (rec.kind === "entry" && rec.type === "reset") cutWhenRead.push(resetLines.has(rec.lineNo));
+      },
+    );
+    expect(opens).toBe(1);
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(cutWhenRead).toEqual([true]);
+    // The branch left behind (x) is in no stretch: the same as a walk of the path.
+    expect(st[1]).toMatchObject({ messages: 2, firstMessageId: "c", lastMessageId: "d" });
+    expect(st).toEqual(await readStretches(open));
+  });
+  it("a reset row off the active path: a second pass, `also` read again and told only the path's reset rows", async () => {
+    const offPath = [
+      ...window.slice(0, 5),
+      // A reset the path leaves: a leaf row moves the leaf back to c (a rewind).
+      { type: "reset", id: "r2", parentId: "c", timestamp: "2026-07-01T10:01:10.000Z", reason: "reset" },
+      { type: "leaf", id: "l1", parentId: "r2", targetId: "c", timestamp: "2026-07-01T10:01:20.000Z" },
+    ];
+    const open = linesFromEvents(offPath);
+    let opens = 0;
+    const reads: Array<{ told: ReadonlySet<number>; lines: number }> = [];
     const st = await readStretches(
       () => {
         opens += 1;
         return open();
       },
       (resetLines) => {
-        told = [...resetLines];
-        return (line, rec) => seen.push(rec.lineNo === line.lineNo ? line.lineNo : -1);
+        const r = { told: resetLines, lines: 0 };
+        reads.push(r);
+        return () => void (r.lines += 1);
       },
     );
     expect(opens).toBe(2);
-    expect(told).toEqual([4]);
-    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(st).toEqual(await readStretches(open));
+    expect(reads).toHaveLength(2);
+    expect([...reads[1]!.told]).toEqual([4]);
+    expect(reads[1]!.lines).toBe(7);
+    expect(st.map((x) => [x.messages, x.firstMessageId, x.lastMessageId])).toEqual([
+      [2, "a", "b"],
+      [1, "c", "c"],
+    ]);
   });
   it("an empty transcript is one empty stretch", async () => {
     expect(await readStretches(linesFromEvents([]))).toEqual([

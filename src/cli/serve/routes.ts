@@ -8,6 +8,7 @@ import { findSession } from "../../core/lookup.js";
 import { ToolError, usageError } from "../../core/errors.js";
 import { parseTranscriptRef } from "../../core/restore-target.js";
 import type { StoreContext, StoreSelection } from "../../store/index.js";
+import { ScanMemo } from "../../store/scan-memo.js";
 import { openStoreSession } from "../../store/session.js";
 import { UnreadableLog } from "../../store/safe-read.js";
 import {
@@ -226,13 +227,15 @@ function withWarnings(a: Answer, log: UnreadableLog, notices: string[]): Answer 
 
 /** The router: static assets, then each page inside its own store session and unreadable-file log. */
 export function routes(s: RouteSettings): Route {
+  // A big transcript's first pass outlives the request: the next view of the unchanged file starts from it.
+  const scans = new ScanMemo();
   return async (route, q, base) => {
     if (route === "/style.css") return { status: 200, type: "text/css; charset=utf-8", body: SERVE_CSS };
     if (route === "/icon.svg") return { status: 200, type: "image/svg+xml", body: SERVE_ICON };
     const f: Frame = { base, tz: s.tz };
     const h = HANDLERS[route];
     if (!h) return html(page(f, "Not found", errorBody(`no page ${route}`, "start from the overview")), 404);
-    const session = openStoreSession({ env: s.env, cwd: s.cwd });
+    const session = openStoreSession({ env: s.env, cwd: s.cwd, scans });
     const ctx = requestContext({ env: s.env, cwd: s.cwd, session });
     const log = new UnreadableLog();
     let streaming = false;

@@ -73,6 +73,19 @@ export class Diagnostics {
     return out;
   }
 
+  /** Adds what `other` recorded (a kept first pass handed to a reader with diagnostics of its own). */
+  absorb(other: Diagnostics): void {
+    for (const i of other.issues) this.add(i);
+    for (const [code, n] of Object.entries(other.counts) as Array<[IssueCode, number]>) {
+      const listed = other.issues.filter((i) => i.code === code).length;
+      if (n > listed) this.counts[code] = (this.counts[code] ?? 0) + n - listed;
+    }
+    this.droppedIssues += other.droppedIssues;
+    this.linesRead += other.linesRead;
+    this.entries += other.entries;
+    for (const t of other.unknownTypes) this.unknownTypes.add(t);
+  }
+
   toJSON() {
     return {
       linesRead: this.linesRead,

@@ -33,8 +33,18 @@ export function noteLine(rec: ParsedRecord, diag: Diagnostics): void {
   }
 }
 
-/** Pass 1: header, tree and diagnostics; memory proportional to the number of entries. */
-export async function scanTranscript(open: OpenLines, diag: Diagnostics = new Diagnostics()): Promise<ScanResult> {
+/**
+ * How a reader gets its pass 1: `scanTranscript` itself, or the store layer's, which hands a big
+ * file's scan to the next reader of the unchanged file (store/scan-memo.ts). With `every`, the
+ * file is always read, and every line is handed to it as the scan parses it.
+ */
+export type Scanner = (open: OpenLines, diag?: Diagnostics, every?: EveryLine) => Promise<ScanResult>;
+
+/**
+ * Pass 1: header, tree and diagnostics; memory proportional to the number of entries. `every`
+ * sees each line with its parsed record, so a reader that wants more of each line reads it here.
+ */
+export async function scanTranscript(open: OpenLines, diag: Diagnostics = new Diagnostics(), every?: EveryLine): Promise<ScanResult> {
   const builder = new TreeBuilder(diag);
   let header: HeaderRecord | null = null;
   let sawRecord = false;
@@ -42,6 +52,7 @@ export async function scanTranscript(open: OpenLines, diag: Diagnostics = new Di
     diag.linesRead += 1;
     const rec = parseLine(line);
     noteLine(rec, diag);
+    every?.(line, rec);
     if (rec.kind === "problem") continue;
     if (rec.kind === "header") {
       if (sawRecord) diag.add({ code: "extra-header", lineNo: rec.lineNo, message: "session header after the first record; ignored" });

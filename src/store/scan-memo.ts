@@ -1,0 +1,75 @@
+/**
+ * A big transcript's first pass (`scanTranscript`: header, entry tree, diagnostics), kept for the
+ * next reader of the same, unchanged file. The segments' numbering and `history` both start with
+ * that pass, so `history --archived` and `serve`'s key page (its drawn timeline, then its
+ * conversation) read a long transcript once for both, and `serve` keeps it across requests.
+ *
+ * Never staler than the file: a scan is kept only when the file's identity (device, inode, size,
+ * mtime and ctime in nanoseconds) is the same before and after it, and handed out only while it
+ * still is. The reader's own second pass then checks every line it reads against the tree, as it
+ * does after a scan of its own. Only plain files of at least `MIN_BYTES` are kept (a small file
+ * scans in milliseconds, and a store-wide command reads thousands), `MAX_SCANS` at a time.
+ */
+import fs from "node:fs";
+import type { TranscriptRef } from "../core/model.js";
+import { Diagnostics } from "../core/transcript/diagnostics.js";
+import { scanTranscript, type ScanResult, type Scanner } from "../core/transcript/scan.js";
+
+const MIN_BYTES = 4 * 1024 * 1024;
+const MAX_SCANS = 8;
+
+interface Kept {
+  identity: string;
+  scan: ScanResult;
+}
+
+function identityOf(path: string): { id: string; size: number } | null {
+  try {
+    const st = fs.statSync(path, { bigint: true });
+    if (!st.isFile()) return null;
+    return { id: `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, size: Number(st.size) };
+  } catch {
+    return null;
+  }
+}
+
+/** The scan handed to a reader: its own diagnostics (the reader adds to them), the kept tree. */
+function handedOut(kept: ScanResult, diag: Diagnostics | undefined): ScanResult {
+  const d = diag ?? new Diagnostics();
+  d.absorb(kept.diagnostics);
+  return { header: kept.header, tree: kept.tree, diagnostics: d };
+}
+
+export class ScanMemo {
+  private readonly kept = new Map<string, Kept>();
+
+  /** The pass 1 of `ref`'s readers: kept and reused for a big plain file, `scanTranscript` otherwise. */
+  scanner(ref: TranscriptRef): Scanner {
+    // A filtered read (a restored copy without what earlier segments hold) is not the file's lines.
+    if (ref.kind !== "file" || ref.omitIdsOf) return scanTranscript;
+    const file = ref.path;
+    const key = `${ref.compression}\n${file}`;
+    return async (open, diag, every) => {
+      const before = identityOf(file);
+      const hit = this.kept.get(key);
+      // A reader that wants every line reads the file (and leaves its scan for the next one).
+      if (hit && before && hit.identity === before.id && !every) {
+        // Most recently used last: the oldest is the one let go.
+        this.kept.delete(key);
+        this.kept.set(key, hit);
+        return handedOut(hit.scan, diag);
+      }
+      // Only a fresh reader's diagnostics are the scan's alone.
+      const fresh = diag === undefined || (diag.linesRead === 0 && diag.issues.length === 0);
+      const scan = await scanTranscript(open, diag, every);
+      const after = identityOf(file);
+      if (!fresh || !before || !after || before.id !== after.id || before.size < MIN_BYTES) return scan;
+      const copy = new Diagnostics(scan.diagnostics.maxIssues);
+      copy.absorb(scan.diagnostics);
+      this.kept.delete(key);
+      this.kept.set(key, { identity: after.id, scan: { header: scan.header, tree: scan.tree, diagnostics: copy } });
+      while (this.kept.size > MAX_SCANS) this.kept.delete(this.kept.keys().next().value!);
+      return scan;
+    };
+  }
+}

@@ -186,7 +186,8 @@ export async function readStretches(open: OpenLines, also?: SecondPass, scanner:
   const scan = await scanner(open, undefined, (line, rec) => {
     if (rec.kind === "entry" && rec.type !== "leaf") {
       if (nodeType(rec) === "reset") resetsSeen.add(rec.lineNo);
-      if (held !== null) held = held.length < MAX_HELD_ENTRIES ? (held.push(pathEntryOf(rec)), held) : null;
+      if (held !== null && held.length >= MAX_HELD_ENTRIES) held = null;
+      held?.push(pathEntryOf(rec));
     }
     early?.(line, rec);
   });

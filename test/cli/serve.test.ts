@@ -153,6 +153,38 @@ describe("pages, both eras", () => {
     expect(await get("search?q=while+the+viewer+ran")).toContain("agent:main:main</a> · segment 1 · L4");
   });
 
+  it("a big transcript's first pass, kept between requests, is never staler than the file: appended, or replaced at the same size", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const file = path.join(stateDir, "agents/main/sessions/7f5b078a-6f38-4a26-b32a-bf79b3b9728c.jsonl");
+    // Over 4 MiB, so its first pass is kept (store/scan-memo.ts).
+    const turn = (i: number, text: string) => ({
+      type: "message",
+      id: `big${i}`,
+      parentId: i === 0 ? "73a3a4ae" : `big${i - 1}`,
+      timestamp: "2026-07-01T09:16:00.000Z",
+      message: { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text }], timestamp: 1782897360000 },
+    });
+    const filler = Array.from({ length: 4000 }, (_, i) =>
+      JSON.stringify(turn(i, `filler ${String(i).padStart(4, "0")} ${"x".repeat(1100)}`)),
+    );
+    fs.appendFileSync(file, `${filler.join("\n")}\n`);
+    const v = await startViewer({ stateDir });
+    const get = async (t: string) => (await request(v.port, `/${v.token}/${t}`, { headers: { Host: `127.0.0.1:${v.port}` } })).body;
+    const last = `key?k=${encodeURIComponent("agent:main:main")}&agent=main&page=last`;
+    expect(await get(last)).toContain("filler 3999");
+    fs.appendFileSync(file, `${JSON.stringify(turn(4000, "appended while the viewer ran"))}\n`);
+    expect(await get(last)).toContain("appended while the viewer ran");
+    // The same bytes but one word, renamed over the file: same size, another inode.
+    const text = fs.readFileSync(file, "utf8");
+    expect(text.match(/appended while the viewer ran/g)).toHaveLength(1);
+    const copy = `${file}.tmp`;
+    fs.writeFileSync(copy, text.replace("appended while the viewer ran", "rewritten while the viewer ran"));
+    fs.renameSync(copy, file);
+    const rewritten = await get(last);
+    expect(rewritten).toContain("rewritten while the viewer ran");
+    expect(rewritten).not.toContain("appended while the viewer ran");
+  });
+
   it("a SQLite window no key holds is read by the name every contract gives it (<db>#<sessionId>), at its line", async () => {
     const { stateDir } = copyState("sqlite", "sqlite-deleted");
     const v = await startViewer({ stateDir });

@@ -177,16 +177,21 @@ const sameSet = (a: ReadonlySet<number>, b: ReadonlySet<number>) => a.size === b
  * the id of a message or reset row), and the path's entries are added up once the scan has found
  * the path; `also` is fed as the scan reads, cut at every reset row it meets. The path is walked
  * in a second pass, as a view walks it, only when a reset row is off the path (`also` is fed
- * there, cut where the path cuts) or the transcript has more than MAX_HELD_ENTRIES entries.
+ * there, cut where the path cuts) or the transcript has more than `maxHeld` entries.
  */
-export async function readStretches(open: OpenLines, also?: SecondPass, scanner: Scanner = scanTranscript): Promise<TranscriptStretch[]> {
+export async function readStretches(
+  open: OpenLines,
+  also?: SecondPass,
+  scanner: Scanner = scanTranscript,
+  maxHeld = MAX_HELD_ENTRIES,
+): Promise<TranscriptStretch[]> {
   let held: PathEntry[] | null = [];
   const resetsSeen = new Set<number>();
   const early = also?.(resetsSeen);
   const scan = await scanner(open, undefined, (line, rec) => {
     if (rec.kind === "entry" && rec.type !== "leaf") {
       if (nodeType(rec) === "reset") resetsSeen.add(rec.lineNo);
-      if (held !== null && held.length >= MAX_HELD_ENTRIES) held = null;
+      if (held !== null && held.length >= maxHeld) held = null;
       held?.push(pathEntryOf(rec));
     }
     early?.(line, rec);

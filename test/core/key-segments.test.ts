@@ -86,6 +86,19 @@ describe("readStretches", () => {
       [1, "c", "c"],
     ]);
   });
+  it("more entries than it holds: the path is walked in a second pass (`also`, fed in the first, is not fed again), the same stretches", async () => {
+    const open = linesFromEvents(window);
+    let opens = 0;
+    const lines: number[] = [];
+    const counted = () => {
+      opens += 1;
+      return open();
+    };
+    const st = await readStretches(counted, () => (line) => void lines.push(line.lineNo), undefined, 3);
+    expect(opens).toBe(2);
+    expect(lines).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(st).toEqual(await readStretches(open));
+  });
   it("an empty transcript is one empty stretch", async () => {
     expect(await readStretches(linesFromEvents([]))).toEqual([
       { startReset: null, endReset: null, startedAt: null, endedAt: null, messages: 0, firstMessageId: null, lastMessageId: null },

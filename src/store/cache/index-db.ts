@@ -70,10 +70,10 @@ export class IndexDb {
   readonly file: string;
   readonly #db: DatabaseSync;
   readonly #factsOfKindSql: StatementSync;
-  /** Facts read so far, by kind. */
-  readonly #loaded = new Map<string, Map<string, { identity: string; value: string }>>();
-  /** Facts learned this run, written in one transaction by `flush()`. */
-  readonly #pending = new Map<string, { s: SourceIdentity; what: string; value: string }>();
+  /** Facts read so far: kind → what → source. Nested, not one joined key: a lookup builds no string. */
+  readonly #loaded = new Map<string, Map<string, Map<string, KeptFact>>>();
+  /** Facts learned this run (what → source), written in one transaction by `flush()`. */
+  readonly #pending = new Map<string, Map<string, { s: SourceIdentity; value: string }>>();
   /** Whether this SQLite has FTS5 with the trigram tokenizer (checked once, at open). */
   readonly fts: boolean;
 
@@ -83,7 +83,8 @@ export class IndexDb {
     this.fts = fts;
     // `what` is the kind itself, or the kind, ":" and its parameters: all sort in [kind, kind + ";").
     this.#factsOfKindSql = db.prepare(
-      `SELECT group_concat(identity || char(1) || value || char(1) || what || char(1) || json_quote(source), char(2)) AS rows
+      `SELECT group_concat(identity || char(1) || value || char(1) || what || char(1) ||
+         iif(instr(source, char(1)) OR instr(source, char(2)) OR substr(source, 1, 1) = '"', json_quote(source), source), char(2)) AS rows
          FROM facts WHERE what >= ?1 AND what < ?2 AND (what = ?1 OR substr(what, length(?1) + 1, 1) = ':')`,
     );
   }
@@ -155,9 +156,11 @@ export class IndexDb {
 
   /** A fact derived from `s` while it had `s.identity`; undefined when unknown or derived from other content. */
   fact(s: SourceIdentity, what: string): string | undefined {
-    const pending = this.#pending.get(`${s.source}\0${what}`);
-    if (pending) return pending.s.identity === s.identity ? pending.value : undefined;
-    const row = this.#factsOfKind(what).get(`${s.source}\0${what}`);
+    if (this.#pending.size > 0) {
+      const pending = this.#pending.get(what)?.get(s.source);
+      if (pending) return pending.s.identity === s.identity ? pending.value : undefined;
+    }
+    const row = this.#factsOfKind(what).get(what)?.get(s.source);
     return row && row.identity === s.identity ? row.value : undefined;
   }
 
@@ -165,22 +168,32 @@ export class IndexDb {
    * Every kept fact of one kind (`what` up to its first ":"), read in one query the first time one
    * is asked for: a store-wide command asks for thousands, and one scan costs less than as many lookups.
    */
-  #factsOfKind(what: string): Map<string, { identity: string; value: string }> {
+  #factsOfKind(what: string): Map<string, Map<string, KeptFact>> {
     const colon = what.indexOf(":");
     const kind = colon < 0 ? what : what.slice(0, colon);
     let facts = this.#loaded.get(kind);
     if (!facts) {
       facts = new Map();
-      // One string for the whole kind: far cheaper than a row object per fact. Every field is
-      // JSON-safe (no raw control character; the source is quoted), so \x01 and \x02 cut it; not
-      // NUL, which Node 22's node:sqlite ends a string at.
+      // One string for the whole kind: far cheaper than a row object per fact. Every field but the
+      // source is JSON-safe (no raw control character), so \x01 and \x02 cut it; a source holding
+      // one of them (or starting with a quote) comes JSON-quoted. Not NUL, which Node 22's
+      // node:sqlite ends a string at.
       const all = this.#factsOfKindSql.get(kind, `${kind};`)?.rows;
+      let bySource: Map<string, KeptFact> | undefined;
+      let lastWhat = "";
       for (const row of typeof all === "string" && all !== "" ? all.split("\x02") : []) {
         const a = row.indexOf("\x01");
         const b = row.indexOf("\x01", a + 1);
         const c = row.indexOf("\x01", b + 1);
-        const source = JSON.parse(row.slice(c + 1)) as string;
-        facts.set(`${source}\0${row.slice(b + 1, c)}`, { identity: row.slice(0, a), value: row.slice(a + 1, b) });
+        const quoted = row.charCodeAt(c + 1) === 0x22;
+        const source = quoted ? (JSON.parse(row.slice(c + 1)) as string) : row.slice(c + 1);
+        const rowWhat = row.slice(b + 1, c);
+        if (bySource === undefined || rowWhat !== lastWhat) {
+          bySource = facts.get(rowWhat);
+          if (!bySource) facts.set(rowWhat, (bySource = new Map()));
+          lastWhat = rowWhat;
+        }
+        bySource.set(source, { identity: row.slice(0, a), value: row.slice(a + 1, b) });
       }
       this.#loaded.set(kind, facts);
     }
@@ -189,7 +202,9 @@ export class IndexDb {
 
   /** Keep a fact (written by the next `flush`). */
   keepFact(s: SourceIdentity, what: string, value: string): void {
-    this.#pending.set(`${s.source}\0${what}`, { s, what, value });
+    let bySource = this.#pending.get(what);
+    if (!bySource) this.#pending.set(what, (bySource = new Map()));
+    bySource.set(s.source, { s, value });
   }
 
   /** Write what this run learned, in one transaction. */
@@ -197,7 +212,7 @@ export class IndexDb {
     if (this.#pending.size === 0) return;
     this.write(() => {
       const put = this.#db.prepare("INSERT OR REPLACE INTO facts(what, source, identity, value) VALUES (?, ?, ?, ?)");
-      for (const p of this.#pending.values()) put.run(p.what, p.s.source, p.s.identity, p.value);
+      for (const [what, bySource] of this.#pending) for (const p of bySource.values()) put.run(what, p.s.source, p.s.identity, p.value);
     });
     this.#pending.clear();
   }
@@ -391,6 +406,12 @@ export class IndexDb {
 }
 
 type Row = Record<string, unknown>;
+
+/** A fact as the index holds it: what proved its transcript's content, and the value (JSON). */
+interface KeptFact {
+  identity: string;
+  value: string;
+}
 
 function textStateOf(r: Row): TextState {
   return {

@@ -6,6 +6,7 @@
  * staler than the files on disk.
  */
 import fs from "node:fs";
+import path from "node:path";
 import type { TranscriptRef } from "../../core/model.js";
 import { isWithinDir } from "../../core/path-within.js";
 import { realPath } from "../real-path.js";
@@ -52,6 +53,8 @@ type Lookup<T> = { hit: true; value: T } | { hit: false; db: IndexDb | null; bef
 export class StoreCache {
   readonly #deps: StoreCacheDeps;
   readonly #roots: IndexedRoot[] = [];
+  /** The root each transcript dir belongs to (indexFor), forgotten when a root is added. */
+  readonly #rootOfDir = new Map<string, string>();
   readonly #open = new Map<string, IndexDb | null>();
   /** Indexes that failed in use: no longer asked, closed at the end. */
   readonly #retired: IndexDb[] = [];
@@ -74,6 +77,7 @@ export class StoreCache {
 
   /** A root the run located; its transcripts are cached in its index. */
   addRoot(root: string, dirs: string[]): void {
+    this.#rootOfDir.clear();
     const known = this.#roots.find((r) => r.root === root);
     if (known) known.dirs.push(...dirs.filter((d) => !known.dirs.includes(d)));
     else this.#roots.push({ root, dirs: [root, ...dirs] });
@@ -111,16 +115,23 @@ export class StoreCache {
   /** The index a transcript belongs to: the root whose dir holds it, else the run's first root. */
   indexFor(ref: TranscriptRef): IndexDb | null {
     if (!this.#enabled || this.#roots.length === 0 || ref.kind === "vault") return null;
-    const p = ref.kind === "file" ? ref.path : ref.dbPath;
-    let best: IndexedRoot | undefined;
-    let bestLen = -1;
-    for (const r of this.#roots)
-      for (const d of r.dirs)
-        if (d.length > bestLen && isWithinDir(d, p)) {
-          best = r;
-          bestLen = d.length;
-        }
-    return this.indexOf((best ?? this.#roots[0]!).root);
+    // A transcript is a file, never one of the dirs: the dir that holds it decides, and a store's
+    // thousands of transcripts sit in a few dirs, so each dir is placed once.
+    const dir = path.dirname(ref.kind === "file" ? ref.path : ref.dbPath);
+    let root = this.#rootOfDir.get(dir);
+    if (root === undefined) {
+      let best: IndexedRoot | undefined;
+      let bestLen = -1;
+      for (const r of this.#roots)
+        for (const d of r.dirs)
+          if (d.length > bestLen && isWithinDir(d, dir)) {
+            best = r;
+            bestLen = d.length;
+          }
+      root = (best ?? this.#roots[0]!).root;
+      this.#rootOfDir.set(dir, root);
+    }
+    return this.indexOf(root);
   }
 
   /** What proves the transcript's content now, or null when it cannot be proven (not cached). */

@@ -281,7 +281,7 @@ describe("facts read back a kind at a time", () => {
   it("every fact of a kind comes back whole, whatever bytes its source's path holds (Node 22 ends a string at NUL)", () => {
     const dir = tempDir("ocs-index-db-");
     const file = path.join(dir, "index", "x.sqlite");
-    const sources = ["/s/a.jsonl", "/s/b\u0001c\u0002.jsonl", '/s/q"uote\\.jsonl', "/s/z.jsonl"];
+    const sources = ["/s/a.jsonl", "/s/b\u0001c\u0002.jsonl", '/s/q"uote\\.jsonl', '"/s/quoted"', "/s/z.jsonl"];
     const db = IndexDb.open(file, dir);
     for (const [i, source] of sources.entries())
       db.keepFact({ source, identity: `id${i}` }, "kind/1:p", JSON.stringify({ i, text: "a\u0000b" }));

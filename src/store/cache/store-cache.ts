@@ -1,9 +1,9 @@
 /**
  * The run's way into the index: which index a transcript belongs to, what proves a transcript
  * unchanged, and `remember`, the one rule for reusing what an earlier run derived from it. A fact
- * is reused only when the transcript's identity now (one `stat` of a file; a SQLite window's
- * proof in the run's snapshot) equals the identity it was derived from, so an answer is never
- * staler than the files on disk.
+ * is reused only when the transcript's identity in this run (one `stat` of a file, when the run
+ * first asks about it; a SQLite window's proof in the run's snapshot) equals the identity it was
+ * derived from, so an answer is never staler than the files on disk when the run read them.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -55,6 +55,8 @@ export class StoreCache {
   readonly #roots: IndexedRoot[] = [];
   /** The root each transcript dir belongs to (indexFor), forgotten when a root is added. */
   readonly #rootOfDir = new Map<string, string>();
+  /** Each transcript's identity when this run first looked it up (#identityThisRun), by source. */
+  readonly #identities = new Map<string, SourceIdentity | null>();
   readonly #open = new Map<string, IndexDb | null>();
   /** Indexes that failed in use: no longer asked, closed at the end. */
   readonly #retired: IndexDb[] = [];
@@ -81,6 +83,14 @@ export class StoreCache {
     const known = this.#roots.find((r) => r.root === root);
     if (known) known.dirs.push(...dirs.filter((d) => !known.dirs.includes(d)));
     else this.#roots.push({ root, dirs: [root, ...dirs] });
+  }
+
+  /**
+   * The run locates its stores (again: restore re-reads them after its plan): each transcript is
+   * stat-ed again at its next lookup.
+   */
+  forgetIdentities(): void {
+    this.#identities.clear();
   }
 
   roots(): readonly IndexedRoot[] {
@@ -147,6 +157,23 @@ export class StoreCache {
   }
 
   /**
+   * The transcript's identity when this run first looked it up: one `stat` per file per run, not
+   * one per fact (a store-wide command asks for several facts of each transcript). A file that
+   * changes later in the run is answered as it was then, as one snapshot; a fact derived after the
+   * change is not kept (`#heldStill` stats again). Forgotten when the run locates its stores again (`forgetIdentities`).
+   */
+  #identityThisRun(ref: TranscriptRef): SourceIdentity | null {
+    const source = sourceOf(ref);
+    if (source === null) return null;
+    let known = this.#identities.get(source);
+    if (known === undefined) {
+      known = this.identityOf(ref);
+      this.#identities.set(source, known);
+    }
+    return known;
+  }
+
+  /**
    * Facts `what` derived from one transcript by `compute`: from the index while the transcript is
    * unchanged, else computed (and kept for the next run when the read was whole and the
    * transcript held still while it was read). `what` names the derivation and its parameters;
@@ -173,7 +200,7 @@ export class StoreCache {
 
   #lookUp<T>(ref: TranscriptRef, what: string): Lookup<T> {
     const db = this.indexFor(ref);
-    const before = db ? this.identityOf(ref) : null;
+    const before = db ? this.#identityThisRun(ref) : null;
     if (!db || !before) return { hit: false, db: null, before: null };
     try {
       const hit = db.fact(before, what);

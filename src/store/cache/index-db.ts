@@ -83,10 +83,11 @@ export class IndexDb {
     this.fts = fts;
     // `what` is the kind itself, or the kind, ":" and its parameters: all sort in [kind, kind + ";").
     this.#factsOfKindSql = db.prepare(
-      `SELECT group_concat(identity || char(1) || value || char(1) || what || char(1) ||
-         iif(instr(source, char(1)) OR instr(source, char(2)) OR substr(source, 1, 1) = '"', json_quote(source), source), char(2)) AS rows
-         FROM facts WHERE what >= ?1 AND what < ?2 AND (what = ?1 OR substr(what, length(?1) + 1, 1) = ':')`,
+      `SELECT what, source, identity, value FROM facts WHERE what >= ?1 AND what < ?2 AND (what = ?1 OR substr(what, length(?1) + 1, 1) = ':')`,
     );
+    // Rows as arrays: no object with named keys per fact. Each value is a string of its own, so
+    // what a run keeps of the index is the facts it holds, not one string of the whole kind.
+    this.#factsOfKindSql.setReturnArrays(true);
   }
 
   /**
@@ -174,26 +175,16 @@ export class IndexDb {
     let facts = this.#loaded.get(kind);
     if (!facts) {
       facts = new Map();
-      // One string for the whole kind: far cheaper than a row object per fact. Every field but the
-      // source is JSON-safe (no raw control character), so \x01 and \x02 cut it; a source holding
-      // one of them (or starting with a quote) comes JSON-quoted. Not NUL, which Node 22's
-      // node:sqlite ends a string at.
-      const all = this.#factsOfKindSql.get(kind, `${kind};`)?.rows;
       let bySource: Map<string, KeptFact> | undefined;
       let lastWhat = "";
-      for (const row of typeof all === "string" && all !== "" ? all.split("\x02") : []) {
-        const a = row.indexOf("\x01");
-        const b = row.indexOf("\x01", a + 1);
-        const c = row.indexOf("\x01", b + 1);
-        const quoted = row.charCodeAt(c + 1) === 0x22;
-        const source = quoted ? (JSON.parse(row.slice(c + 1)) as string) : row.slice(c + 1);
-        const rowWhat = row.slice(b + 1, c);
+      for (const row of this.#factsOfKindSql.iterate(kind, `${kind};`) as Iterable<unknown[]>) {
+        const [rowWhat, source, identity, value] = row as [string, string, string, string];
         if (bySource === undefined || rowWhat !== lastWhat) {
           bySource = facts.get(rowWhat);
           if (!bySource) facts.set(rowWhat, (bySource = new Map()));
           lastWhat = rowWhat;
         }
-        bySource.set(source, { identity: row.slice(0, a), value: row.slice(a + 1, b) });
+        bySource.set(source, { identity, value });
       }
       this.#loaded.set(kind, facts);
     }

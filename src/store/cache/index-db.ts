@@ -70,10 +70,13 @@ export class IndexDb {
   readonly file: string;
   readonly #db: DatabaseSync;
   readonly #factsOfKindSql: StatementSync;
-  /** Facts read so far: kind → what → source. Nested, not one joined key: a lookup builds no string. */
-  readonly #loaded = new Map<string, Map<string, Map<string, KeptFact>>>();
-  /** Facts learned this run (what → source), written in one transaction by `flush()`. */
-  readonly #pending = new Map<string, Map<string, { s: SourceIdentity; value: string }>>();
+  /**
+   * Facts read so far: kind → source → its fact(s) of that kind (usually one: a kind's parameters
+   * rarely vary per transcript). Keyed on the source alone, not a joined key: a lookup builds no string.
+   */
+  readonly #loaded = new Map<string, Map<string, KeptFact | KeptFact[]>>();
+  /** Facts learned this run (source → its facts), written in one transaction by `flush()`. */
+  readonly #pending = new Map<string, PendingFact[]>();
   /** Whether this SQLite has FTS5 with the trigram tokenizer (checked once, at open). */
   readonly fts: boolean;
 
@@ -158,10 +161,12 @@ export class IndexDb {
   /** A fact derived from `s` while it had `s.identity`; undefined when unknown or derived from other content. */
   fact(s: SourceIdentity, what: string): string | undefined {
     if (this.#pending.size > 0) {
-      const pending = this.#pending.get(what)?.get(s.source);
+      const pending = this.#pending.get(s.source)?.find((p) => p.what === what);
       if (pending) return pending.s.identity === s.identity ? pending.value : undefined;
     }
-    const row = this.#factsOfKind(what).get(what)?.get(s.source);
+    const kept = this.#factsOfKind(what).get(s.source);
+    const row =
+      kept === undefined ? undefined : Array.isArray(kept) ? kept.find((k) => k.what === what) : kept.what === what ? kept : undefined;
     return row && row.identity === s.identity ? row.value : undefined;
   }
 
@@ -169,22 +174,19 @@ export class IndexDb {
    * Every kept fact of one kind (`what` up to its first ":"), read in one query the first time one
    * is asked for: a store-wide command asks for thousands, and one scan costs less than as many lookups.
    */
-  #factsOfKind(what: string): Map<string, Map<string, KeptFact>> {
+  #factsOfKind(what: string): Map<string, KeptFact | KeptFact[]> {
     const colon = what.indexOf(":");
     const kind = colon < 0 ? what : what.slice(0, colon);
     let facts = this.#loaded.get(kind);
     if (!facts) {
       facts = new Map();
-      let bySource: Map<string, KeptFact> | undefined;
-      let lastWhat = "";
       for (const row of this.#factsOfKindSql.iterate(kind, `${kind};`) as Iterable<unknown[]>) {
         const [rowWhat, source, identity, value] = row as [string, string, string, string];
-        if (bySource === undefined || rowWhat !== lastWhat) {
-          bySource = facts.get(rowWhat);
-          if (!bySource) facts.set(rowWhat, (bySource = new Map()));
-          lastWhat = rowWhat;
-        }
-        bySource.set(source, { identity, value });
+        const fact: KeptFact = { what: rowWhat, identity, value };
+        const known = facts.get(source);
+        if (known === undefined) facts.set(source, fact);
+        else if (Array.isArray(known)) known.push(fact);
+        else facts.set(source, [known, fact]);
       }
       this.#loaded.set(kind, facts);
     }
@@ -193,9 +195,14 @@ export class IndexDb {
 
   /** Keep a fact (written by the next `flush`). */
   keepFact(s: SourceIdentity, what: string, value: string): void {
-    let bySource = this.#pending.get(what);
-    if (!bySource) this.#pending.set(what, (bySource = new Map()));
-    bySource.set(s.source, { s, value });
+    const fact = { s, what, value };
+    const list = this.#pending.get(s.source);
+    if (!list) this.#pending.set(s.source, [fact]);
+    else {
+      const at = list.findIndex((p) => p.what === what);
+      if (at < 0) list.push(fact);
+      else list[at] = fact;
+    }
   }
 
   /** Write what this run learned, in one transaction. */
@@ -203,7 +210,7 @@ export class IndexDb {
     if (this.#pending.size === 0) return;
     this.write(() => {
       const put = this.#db.prepare("INSERT OR REPLACE INTO facts(what, source, identity, value) VALUES (?, ?, ?, ?)");
-      for (const [what, bySource] of this.#pending) for (const p of bySource.values()) put.run(what, p.s.source, p.s.identity, p.value);
+      for (const list of this.#pending.values()) for (const p of list) put.run(p.what, p.s.source, p.s.identity, p.value);
     });
     this.#pending.clear();
   }
@@ -398,9 +405,17 @@ export class IndexDb {
 
 type Row = Record<string, unknown>;
 
-/** A fact as the index holds it: what proved its transcript's content, and the value (JSON). */
+/** A fact as the index holds it: its derivation, what proved its transcript's content, and the value (JSON). */
 interface KeptFact {
+  what: string;
   identity: string;
+  value: string;
+}
+
+/** A fact this run learned, to be written. */
+interface PendingFact {
+  s: SourceIdentity;
+  what: string;
   value: string;
 }
 

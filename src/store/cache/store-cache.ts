@@ -55,6 +55,8 @@ export class StoreCache {
   readonly #roots: IndexedRoot[] = [];
   /** The root each transcript dir belongs to (indexFor), forgotten when a root is added. */
   readonly #rootOfDir = new Map<string, string>();
+  /** A file's source (#sourceOf), by compression and path. */
+  readonly #fileSources = { none: new Map<string, string>(), zstd: new Map<string, string>() };
   /** Each transcript's identity when this run first looked it up (#identityThisRun), by source. */
   readonly #identities = new Map<string, SourceIdentity | null>();
   readonly #open = new Map<string, IndexDb | null>();
@@ -163,7 +165,7 @@ export class StoreCache {
    * change is not kept (`#heldStill` stats again). Forgotten when the run locates its stores again (`forgetIdentities`).
    */
   #identityThisRun(ref: TranscriptRef): SourceIdentity | null {
-    const source = sourceOf(ref);
+    const source = this.#sourceOf(ref);
     if (source === null) return null;
     let known = this.#identities.get(source);
     if (known === undefined) {
@@ -171,6 +173,21 @@ export class StoreCache {
       this.#identities.set(source, known);
     }
     return known;
+  }
+
+  /**
+   * `sourceOf`, one string per file for the run: the model hands the same path string to every
+   * lookup, so the maps keyed on it (here and in the index) hash it once, not a new string each time.
+   */
+  #sourceOf(ref: TranscriptRef): string | null {
+    if (ref.kind !== "file" || ref.omitIdsOf) return sourceOf(ref);
+    const byPath = this.#fileSources[ref.compression];
+    let source = byPath.get(ref.path);
+    if (source === undefined) {
+      source = sourceOf(ref)!;
+      byPath.set(ref.path, source);
+    }
+    return source;
   }
 
   /**

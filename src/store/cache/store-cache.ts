@@ -170,7 +170,8 @@ export class StoreCache {
     let known = this.#identities.get(source);
     if (known === undefined) {
       known = this.identityOf(ref);
-      this.#identities.set(source, known);
+      // A window with no proof yet (its snapshot not open) is asked again once it has one.
+      if (known !== null || ref.kind === "file") this.#identities.set(source, known);
     }
     return known;
   }

@@ -3,7 +3,7 @@
  * --fast) one streamed pass over every transcript feeding the body rules. Never writes.
  */
 import { transcriptsOf, type Transcript } from "../core/catalogue.js";
-import { refPath, type StoreIndex, type TranscriptRef } from "../core/model.js";
+import { refPath, type SessionRecord, type StoreIndex, type TranscriptRef } from "../core/model.js";
 import { FINDING_CODES, fill, type Severity } from "../core/findings/codes.js";
 import { finding, sortFindings, summarize, type Finding } from "../core/findings/finding.js";
 import { legacyImportFinding } from "../core/findings/legacy.js";
@@ -15,6 +15,8 @@ import { configPathFor, readConfig } from "../store/config.js";
 import { inspectLocks } from "../store/files/locks.js";
 import { fileStepShapes } from "../store/files/restore-apply.js";
 import { restoreLeftoverFindings } from "../store/restore-leftovers.js";
+import { knownRestores } from "../store/restore-known.js";
+import type { KnownRestore } from "../core/segments.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
@@ -244,13 +246,23 @@ async function withSpanCommands(findings: readonly Finding[], indexes: readonly 
   const lists = new Map<string, KeyCompactions | null>();
   /** The findings of each listed compaction, by key and number. */
   const byCompaction = new Map<string, { c: KeyCompactions["compactions"][number]; found: Finding[] }>();
+  /** Each key's first record, and the store holding it (agent and key → …), made on the first finding. */
+  let records: Map<string, { index: StoreIndex; record: SessionRecord }> | null = null;
+  /** A store's restore runs, read once per store, not once per key (timeline does the same). */
+  const restores = new Map<string, KnownRestore[]>();
   for (const f of findings) {
     if (f.code !== "COMPACTION_SUMMARY_EMPTY" || f.sessionKey === null) continue;
     const id = `${f.agentId}\n${f.sessionKey}`;
     if (!lists.has(id)) {
-      const index = indexes.find((i) => i.location.agentId === f.agentId && i.sessions.some((s) => s.sessionKey === f.sessionKey));
-      const record = index?.sessions.find((s) => s.sessionKey === f.sessionKey);
-      lists.set(id, index && record ? await keyCompactions(record, index, ctx.session, ctx.env) : null);
+      records ??= recordsByKey(indexes);
+      const found = f.agentId === null ? undefined : records.get(id);
+      let runs: KnownRestore[] | undefined;
+      if (found) {
+        const storePath = found.index.location.storePath;
+        runs = restores.get(storePath);
+        if (!runs) restores.set(storePath, (runs = knownRestores(ctx.env, storePath)));
+      }
+      lists.set(id, found && runs ? await keyCompactions(found.record, found.index, ctx.session, ctx.env, runs) : null);
     }
     const at = (p: { path: string; lineNo: number | null }) => p.path === f.path && p.lineNo === f.line;
     const c = lists.get(id)?.compactions.find((x) => x.kind === "compaction" && (at(x) || (x.copies ?? []).some(at)));
@@ -269,6 +281,17 @@ async function withSpanCommands(findings: readonly Finding[], indexes: readonly 
     for (const f of found) if (f !== kept) dropped.add(f);
   }
   return dropped.size === 0 ? [...findings] : findings.filter((f) => !dropped.has(f));
+}
+
+/** Agent and key → the first store (in run order) whose records hold the key, and its first record of it. */
+function recordsByKey(indexes: readonly StoreIndex[]): Map<string, { index: StoreIndex; record: SessionRecord }> {
+  const out = new Map<string, { index: StoreIndex; record: SessionRecord }>();
+  for (const index of indexes)
+    for (const record of index.sessions) {
+      const id = `${index.location.agentId}\n${record.sessionKey}`;
+      if (!out.has(id)) out.set(id, { index, record });
+    }
+  return out;
 }
 
 export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: CheckDeps = {}): Promise<CheckResult> {

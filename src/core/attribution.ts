@@ -99,7 +99,9 @@ function link(links: Links, file: string, key: string, evidence: Evidence): void
 
 function addId(links: Links, key: string, id: string, evidence: Evidence): void {
   links.idsOfKey.get(key)!.add(id);
-  links.idOwners.set(id, [...(links.idOwners.get(id) ?? []), { key, evidence }]);
+  const owners = links.idOwners.get(id);
+  if (owners) owners.push({ key, evidence });
+  else links.idOwners.set(id, [{ key, evidence }]);
 }
 
 export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: HeaderLookup): Attribution {
@@ -141,7 +143,10 @@ function idsOfKeys(keys: KeyInput[]): Links {
 function linkDirectly(links: Links, keys: KeyInput[], candidates: ClassifiedFile[], headerOf: HeaderLookup): void {
   const keysByFileName = new Map<string, KeyInput[]>();
   for (const k of keys) {
-    if (k.sessionFileBasename) keysByFileName.set(k.sessionFileBasename, [...(keysByFileName.get(k.sessionFileBasename) ?? []), k]);
+    if (!k.sessionFileBasename) continue;
+    const named = keysByFileName.get(k.sessionFileBasename);
+    if (named) named.push(k);
+    else keysByFileName.set(k.sessionFileBasename, [k]);
   }
   for (const f of candidates) {
     for (const owner of links.idOwners.get(f.sessionId ?? "") ?? []) link(links, f.path, owner.key, owner.evidence);
@@ -274,7 +279,10 @@ function indexKnownFiles(filesOfKey: Map<string, string[]>, fileByPath: Readonly
       const startMs = headerMs(header);
       if (startMs !== null) byStart.push({ key, path: p, startMs });
       const parent = parentIdOf(header);
-      if (parent) byParent.set(parent, [...(byParent.get(parent) ?? []), { key, path: p }]);
+      if (!parent) continue;
+      const children = byParent.get(parent);
+      if (children) children.push({ key, path: p });
+      else byParent.set(parent, [{ key, path: p }]);
     }
   }
   byStart.sort((a, b) => a.startMs - b.startMs);

@@ -70,9 +70,11 @@ export function transcriptsOf(index: StoreIndex, keep: (t: Transcript) => boolea
   const paths = new Set<string>();
   const refs = new Set<string>();
   const add = (t: Transcript) => {
-    if (paths.has(t.path) || refs.has(refKey(t.ref)) || !keep(t)) return;
+    if (paths.has(t.path)) return;
+    const ref = refKey(t.ref);
+    if (refs.has(ref) || !keep(t)) return;
     paths.add(t.path);
-    refs.add(refKey(t.ref));
+    refs.add(ref);
     out.push(t);
   };
   for (const s of index.sessions) for (const t of ownedBy(s, byPath)) add(t);

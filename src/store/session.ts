@@ -142,6 +142,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
     async indexes(sel) {
       mustBeOpen();
       if (sel.index === false) cache.disable();
+      cache.forgetIdentities();
       const out: StoreIndex[] = [];
       for (const t of locateStores(sel, place.env, place.cwd)) {
         cache.addRoot(t.stateDir ?? t.sessionsDir, [t.sessionsDir, path.dirname(t.storePath)]);

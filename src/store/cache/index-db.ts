@@ -70,10 +70,13 @@ export class IndexDb {
   readonly file: string;
   readonly #db: DatabaseSync;
   readonly #factsOfKindSql: StatementSync;
-  /** Facts read so far, by kind. */
-  readonly #loaded = new Map<string, Map<string, { identity: string; value: string }>>();
-  /** Facts learned this run, written in one transaction by `flush()`. */
-  readonly #pending = new Map<string, { s: SourceIdentity; what: string; value: string }>();
+  /**
+   * Facts read so far: kind → source → its fact(s) of that kind (usually one: a kind's parameters
+   * rarely vary per transcript). Keyed on the source alone, not a joined key: a lookup builds no string.
+   */
+  readonly #loaded = new Map<string, Map<string, KeptFact | KeptFact[]>>();
+  /** Facts learned this run (source → its facts), written in one transaction by `flush()`. */
+  readonly #pending = new Map<string, PendingFact[]>();
   /** Whether this SQLite has FTS5 with the trigram tokenizer (checked once, at open). */
   readonly fts: boolean;
 
@@ -83,9 +86,11 @@ export class IndexDb {
     this.fts = fts;
     // `what` is the kind itself, or the kind, ":" and its parameters: all sort in [kind, kind + ";").
     this.#factsOfKindSql = db.prepare(
-      `SELECT group_concat(identity || char(1) || value || char(1) || what || char(1) || json_quote(source), char(2)) AS rows
-         FROM facts WHERE what >= ?1 AND what < ?2 AND (what = ?1 OR substr(what, length(?1) + 1, 1) = ':')`,
+      `SELECT what, source, identity, value FROM facts WHERE what >= ?1 AND what < ?2 AND (what = ?1 OR substr(what, length(?1) + 1, 1) = ':')`,
     );
+    // Rows as arrays: no object with named keys per fact. Each value is a string of its own, so
+    // what a run keeps of the index is the facts it holds, not one string of the whole kind.
+    this.#factsOfKindSql.setReturnArrays(true);
   }
 
   /**
@@ -155,9 +160,13 @@ export class IndexDb {
 
   /** A fact derived from `s` while it had `s.identity`; undefined when unknown or derived from other content. */
   fact(s: SourceIdentity, what: string): string | undefined {
-    const pending = this.#pending.get(`${s.source}\0${what}`);
-    if (pending) return pending.s.identity === s.identity ? pending.value : undefined;
-    const row = this.#factsOfKind(what).get(`${s.source}\0${what}`);
+    if (this.#pending.size > 0) {
+      const pending = this.#pending.get(s.source)?.find((p) => p.what === what);
+      if (pending) return pending.s.identity === s.identity ? pending.value : undefined;
+    }
+    const kept = this.#factsOfKind(what).get(s.source);
+    const row =
+      kept === undefined ? undefined : Array.isArray(kept) ? kept.find((k) => k.what === what) : kept.what === what ? kept : undefined;
     return row && row.identity === s.identity ? row.value : undefined;
   }
 
@@ -165,22 +174,19 @@ export class IndexDb {
    * Every kept fact of one kind (`what` up to its first ":"), read in one query the first time one
    * is asked for: a store-wide command asks for thousands, and one scan costs less than as many lookups.
    */
-  #factsOfKind(what: string): Map<string, { identity: string; value: string }> {
+  #factsOfKind(what: string): Map<string, KeptFact | KeptFact[]> {
     const colon = what.indexOf(":");
     const kind = colon < 0 ? what : what.slice(0, colon);
     let facts = this.#loaded.get(kind);
     if (!facts) {
       facts = new Map();
-      // One string for the whole kind: far cheaper than a row object per fact. Every field is
-      // JSON-safe (no raw control character; the source is quoted), so \x01 and \x02 cut it; not
-      // NUL, which Node 22's node:sqlite ends a string at.
-      const all = this.#factsOfKindSql.get(kind, `${kind};`)?.rows;
-      for (const row of typeof all === "string" && all !== "" ? all.split("\x02") : []) {
-        const a = row.indexOf("\x01");
-        const b = row.indexOf("\x01", a + 1);
-        const c = row.indexOf("\x01", b + 1);
-        const source = JSON.parse(row.slice(c + 1)) as string;
-        facts.set(`${source}\0${row.slice(b + 1, c)}`, { identity: row.slice(0, a), value: row.slice(a + 1, b) });
+      for (const row of this.#factsOfKindSql.iterate(kind, `${kind};`) as Iterable<unknown[]>) {
+        const [rowWhat, source, identity, value] = row as [string, string, string, string];
+        const fact: KeptFact = { what: rowWhat, identity, value };
+        const known = facts.get(source);
+        if (known === undefined) facts.set(source, fact);
+        else if (Array.isArray(known)) known.push(fact);
+        else facts.set(source, [known, fact]);
       }
       this.#loaded.set(kind, facts);
     }
@@ -189,7 +195,14 @@ export class IndexDb {
 
   /** Keep a fact (written by the next `flush`). */
   keepFact(s: SourceIdentity, what: string, value: string): void {
-    this.#pending.set(`${s.source}\0${what}`, { s, what, value });
+    const fact = { s, what, value };
+    const list = this.#pending.get(s.source);
+    if (!list) this.#pending.set(s.source, [fact]);
+    else {
+      const at = list.findIndex((p) => p.what === what);
+      if (at < 0) list.push(fact);
+      else list[at] = fact;
+    }
   }
 
   /** Write what this run learned, in one transaction. */
@@ -197,7 +210,7 @@ export class IndexDb {
     if (this.#pending.size === 0) return;
     this.write(() => {
       const put = this.#db.prepare("INSERT OR REPLACE INTO facts(what, source, identity, value) VALUES (?, ?, ?, ?)");
-      for (const p of this.#pending.values()) put.run(p.what, p.s.source, p.s.identity, p.value);
+      for (const list of this.#pending.values()) for (const p of list) put.run(p.what, p.s.source, p.s.identity, p.value);
     });
     this.#pending.clear();
   }
@@ -391,6 +404,20 @@ export class IndexDb {
 }
 
 type Row = Record<string, unknown>;
+
+/** A fact as the index holds it: its derivation, what proved its transcript's content, and the value (JSON). */
+interface KeptFact {
+  what: string;
+  identity: string;
+  value: string;
+}
+
+/** A fact this run learned, to be written. */
+interface PendingFact {
+  s: SourceIdentity;
+  what: string;
+  value: string;
+}
 
 function textStateOf(r: Row): TextState {
   return {

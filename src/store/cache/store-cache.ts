@@ -1,11 +1,12 @@
 /**
  * The run's way into the index: which index a transcript belongs to, what proves a transcript
  * unchanged, and `remember`, the one rule for reusing what an earlier run derived from it. A fact
- * is reused only when the transcript's identity now (one `stat` of a file; a SQLite window's
- * proof in the run's snapshot) equals the identity it was derived from, so an answer is never
- * staler than the files on disk.
+ * is reused only when the transcript's identity in this run (one `stat` of a file, when the run
+ * first asks about it; a SQLite window's proof in the run's snapshot) equals the identity it was
+ * derived from, so an answer is never staler than the files on disk when the run read them.
  */
 import fs from "node:fs";
+import path from "node:path";
 import type { TranscriptRef } from "../../core/model.js";
 import { isWithinDir } from "../../core/path-within.js";
 import { realPath } from "../real-path.js";
@@ -52,6 +53,12 @@ type Lookup<T> = { hit: true; value: T } | { hit: false; db: IndexDb | null; bef
 export class StoreCache {
   readonly #deps: StoreCacheDeps;
   readonly #roots: IndexedRoot[] = [];
+  /** The root each transcript dir belongs to (indexFor), forgotten when a root is added. */
+  readonly #rootOfDir = new Map<string, string>();
+  /** A file's source (#sourceOf), by compression and path. */
+  readonly #fileSources = { none: new Map<string, string>(), zstd: new Map<string, string>() };
+  /** Each transcript's identity when this run first looked it up (#identityThisRun), by source. */
+  readonly #identities = new Map<string, SourceIdentity | null>();
   readonly #open = new Map<string, IndexDb | null>();
   /** Indexes that failed in use: no longer asked, closed at the end. */
   readonly #retired: IndexDb[] = [];
@@ -74,9 +81,18 @@ export class StoreCache {
 
   /** A root the run located; its transcripts are cached in its index. */
   addRoot(root: string, dirs: string[]): void {
+    this.#rootOfDir.clear();
     const known = this.#roots.find((r) => r.root === root);
     if (known) known.dirs.push(...dirs.filter((d) => !known.dirs.includes(d)));
     else this.#roots.push({ root, dirs: [root, ...dirs] });
+  }
+
+  /**
+   * The run locates its stores (again: restore re-reads them after its plan): each transcript is
+   * stat-ed again at its next lookup.
+   */
+  forgetIdentities(): void {
+    this.#identities.clear();
   }
 
   roots(): readonly IndexedRoot[] {
@@ -111,16 +127,23 @@ export class StoreCache {
   /** The index a transcript belongs to: the root whose dir holds it, else the run's first root. */
   indexFor(ref: TranscriptRef): IndexDb | null {
     if (!this.#enabled || this.#roots.length === 0 || ref.kind === "vault") return null;
-    const p = ref.kind === "file" ? ref.path : ref.dbPath;
-    let best: IndexedRoot | undefined;
-    let bestLen = -1;
-    for (const r of this.#roots)
-      for (const d of r.dirs)
-        if (d.length > bestLen && isWithinDir(d, p)) {
-          best = r;
-          bestLen = d.length;
-        }
-    return this.indexOf((best ?? this.#roots[0]!).root);
+    // A transcript is a file, never one of the dirs: the dir that holds it decides, and a store's
+    // thousands of transcripts sit in a few dirs, so each dir is placed once.
+    const dir = path.dirname(ref.kind === "file" ? ref.path : ref.dbPath);
+    let root = this.#rootOfDir.get(dir);
+    if (root === undefined) {
+      let best: IndexedRoot | undefined;
+      let bestLen = -1;
+      for (const r of this.#roots)
+        for (const d of r.dirs)
+          if (d.length > bestLen && isWithinDir(d, dir)) {
+            best = r;
+            bestLen = d.length;
+          }
+      root = (best ?? this.#roots[0]!).root;
+      this.#rootOfDir.set(dir, root);
+    }
+    return this.indexOf(root);
   }
 
   /** What proves the transcript's content now, or null when it cannot be proven (not cached). */
@@ -133,6 +156,39 @@ export class StoreCache {
     }
     const identity = this.#deps.sqliteProof(ref);
     return identity === null ? null : { source, identity };
+  }
+
+  /**
+   * The transcript's identity when this run first looked it up: one `stat` per file per run, not
+   * one per fact (a store-wide command asks for several facts of each transcript). A file that
+   * changes later in the run is answered as it was then, as one snapshot; a fact derived after the
+   * change is not kept (`#heldStill` stats again). Forgotten when the run locates its stores again (`forgetIdentities`).
+   */
+  #identityThisRun(ref: TranscriptRef): SourceIdentity | null {
+    const source = this.#sourceOf(ref);
+    if (source === null) return null;
+    let known = this.#identities.get(source);
+    if (known === undefined) {
+      known = this.identityOf(ref);
+      // A window with no proof yet (its snapshot not open) is asked again once it has one.
+      if (known !== null || ref.kind === "file") this.#identities.set(source, known);
+    }
+    return known;
+  }
+
+  /**
+   * `sourceOf`, one string per file for the run: the model hands the same path string to every
+   * lookup, so the maps keyed on it (here and in the index) hash it once, not a new string each time.
+   */
+  #sourceOf(ref: TranscriptRef): string | null {
+    if (ref.kind !== "file" || ref.omitIdsOf) return sourceOf(ref);
+    const byPath = this.#fileSources[ref.compression];
+    let source = byPath.get(ref.path);
+    if (source === undefined) {
+      source = sourceOf(ref)!;
+      byPath.set(ref.path, source);
+    }
+    return source;
   }
 
   /**
@@ -162,7 +218,7 @@ export class StoreCache {
 
   #lookUp<T>(ref: TranscriptRef, what: string): Lookup<T> {
     const db = this.indexFor(ref);
-    const before = db ? this.identityOf(ref) : null;
+    const before = db ? this.#identityThisRun(ref) : null;
     if (!db || !before) return { hit: false, db: null, before: null };
     try {
       const hit = db.fact(before, what);

@@ -269,7 +269,11 @@ interface Ownership {
 function filesByKey(byFile: Map<string, Map<string, Evidence[]>>): Ownership["byKey"] {
   const byKey: Ownership["byKey"] = new Map();
   for (const [p, owners] of byFile) {
-    for (const [key, evidence] of owners) byKey.set(key, [...(byKey.get(key) ?? []), { path: p, evidence }]);
+    for (const [key, evidence] of owners) {
+      const list = byKey.get(key);
+      if (list) list.push({ path: p, evidence });
+      else byKey.set(key, [{ path: p, evidence }]);
+    }
   }
   return byKey;
 }
@@ -277,7 +281,10 @@ function filesByKey(byFile: Map<string, Map<string, Evidence[]>>): Ownership["by
 function sideFilesById(files: ClassifiedFile[]): Map<string, ClassifiedFile[]> {
   const byId = new Map<string, ClassifiedFile[]>();
   for (const f of files) {
-    if ((f.kind === "lock" || f.kind === "trajectory") && f.sessionId) byId.set(f.sessionId, [...(byId.get(f.sessionId) ?? []), f]);
+    if ((f.kind !== "lock" && f.kind !== "trajectory") || !f.sessionId) continue;
+    const list = byId.get(f.sessionId);
+    if (list) list.push(f);
+    else byId.set(f.sessionId, [f]);
   }
   return byId;
 }

@@ -61,8 +61,10 @@ export function scanTree(root: string, opts: { relBase?: string; kind?: Classifi
   const out: ClassifiedFile[] = [];
   const unreadable: UnreadableFile[] = [];
   const walk = (dir: string, rel: string, depth: number, forcedKind: ClassifiedFile["kind"] | null) => {
+    // path.join(dir, name) for each entry, normalising `dir` once: a listed name is one plain segment.
+    const prefix = path.join(dir, "x").slice(0, -1);
     for (const d of entriesOf(dir, unreadable) ?? []) {
-      const full = path.join(dir, d.name);
+      const full = prefix + d.name;
       const relPath = rel ? `${rel}/${d.name}` : d.name;
       if (d.isDirectory()) {
         if (depth < MAX_DEPTH) walk(full, relPath, depth + 1, forcedKind ?? (depth === 0 ? (FOLDER_KINDS[d.name] ?? null) : null));

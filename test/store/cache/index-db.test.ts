@@ -281,11 +281,13 @@ describe("facts read back a kind at a time", () => {
   it("every fact of a kind comes back whole, whatever bytes its source's path holds (Node 22 ends a string at NUL)", () => {
     const dir = tempDir("ocs-index-db-");
     const file = path.join(dir, "index", "x.sqlite");
-    const sources = ["/s/a.jsonl", "/s/b\u0001c\u0002.jsonl", '/s/q"uote\\.jsonl', "/s/z.jsonl"];
+    const sources = ["/s/a.jsonl", "/s/b\u0001c\u0002.jsonl", '/s/q"uote\\.jsonl', '"/s/quoted"', "/s/z.jsonl"];
     const db = IndexDb.open(file, dir);
     for (const [i, source] of sources.entries())
       db.keepFact({ source, identity: `id${i}` }, "kind/1:p", JSON.stringify({ i, text: "a\u0000b" }));
     db.keepFact({ source: "/s/a.jsonl", identity: "id0" }, "other/1", "1");
+    db.keepFact({ source: "/s/a.jsonl", identity: "id0" }, "kind/1:q", "2"); // a second derivation of one kind
+    expect(db.fact({ source: "/s/a.jsonl", identity: "id0" }, "kind/1:q")).toBe("2"); // before it is written
     db.close();
     const again = IndexDb.open(file, dir);
     try {
@@ -293,7 +295,9 @@ describe("facts read back a kind at a time", () => {
         expect(JSON.parse(again.fact({ source, identity: `id${i}` }, "kind/1:p")!)).toEqual({ i, text: "a\u0000b" });
         expect(again.fact({ source, identity: "other" }, "kind/1:p")).toBeUndefined();
       }
-      expect(again.fact({ source: "/s/a.jsonl", identity: "id0" }, "kind/1:q")).toBeUndefined();
+      expect(again.fact({ source: "/s/a.jsonl", identity: "id0" }, "kind/1:q")).toBe("2");
+      expect(again.fact({ source: "/s/a.jsonl", identity: "id0" }, "kind/1:r")).toBeUndefined();
+      expect(again.fact({ source: "/s/b.jsonl", identity: "id0" }, "kind/1:q")).toBeUndefined();
       expect(again.fact({ source: "/s/a.jsonl", identity: "id0" }, "other/1")).toBe("1");
     } finally {
       again.close();

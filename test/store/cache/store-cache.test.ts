@@ -168,6 +168,24 @@ describe("remember", () => {
     expect(await remembered(s.open(), ref, () => 2)).toEqual({ value: 2, computed: 1 });
   });
 
+  it("a run stats a transcript once: a change later in the run is not seen by a fact kept before it, a fact derived after it is not kept, and the run sees it once it locates its stores again", async () => {
+    const s = setup();
+    const ref = fileRef(s.file);
+    expect(await remembered(s.open(), ref, () => 1)).toEqual({ value: 1, computed: 1 });
+    const cache = s.open();
+    try {
+      expect(await cache.remember(ref, "count/1", async () => 2)).toBe(1);
+      fs.appendFileSync(s.file, LINE);
+      expect(await cache.remember(ref, "count/1", async () => 3)).toBe(1); // one snapshot: as the run first saw it
+      expect(await cache.remember(ref, "other/1", async () => 4)).toBe(4); // read after the change: not kept under the old identity
+      cache.forgetIdentities();
+      expect(await cache.remember(ref, "count/1", async () => 5)).toBe(5);
+    } finally {
+      cache.close();
+    }
+    expect(factsIn(s.index()).map((r) => [r.what, r.identity, r.value])).toEqual([["count/1", identity(s.file), "5"]]);
+  });
+
   it("a value its deriver says not to keep (cut short by a read error) is not kept", async () => {
     const s = setup();
     const ref = fileRef(s.file);

@@ -259,8 +259,8 @@ async function withSpanCommands(findings: readonly Finding[], indexes: readonly 
       let runs: KnownRestore[] | undefined;
       if (found) {
         const storePath = found.index.location.storePath;
+        if (!restores.has(storePath)) restores.set(storePath, knownRestores(ctx.env, storePath));
         runs = restores.get(storePath);
-        if (!runs) restores.set(storePath, (runs = knownRestores(ctx.env, storePath)));
       }
       lists.set(id, found && runs ? await keyCompactions(found.record, found.index, ctx.session, ctx.env, runs) : null);
     }

@@ -14,7 +14,7 @@ import { isWithinDir } from "../core/path-within.js";
 import { segmentNumbered, type KeySegment, type ResetCut } from "../core/key-segments.js";
 import type { SegmentRestore } from "../core/segments.js";
 import { streamProjection, streamWithResets, type HistoryItem } from "../core/transcript/history.js";
-import { scanTranscript, type OpenLines } from "../core/transcript/scan.js";
+import type { OpenLines, Scanner } from "../core/transcript/scan.js";
 import { page, type PageCounts, type PageEvent, type PagedMessage } from "../core/transcript/page.js";
 import { toEpochMs } from "../core/when.js";
 import { shareablePath, shareableStoreName, shareableText, type StoreDirs } from "../core/shareable-paths.js";
@@ -341,10 +341,16 @@ const FULL_TEXT = { oversizedBytes: Number.POSITIVE_INFINITY, maxTextChars: unde
  * whole active path, each reset row opening the next of its segments (the divider stands for the
  * row; `seq` counts within the segment as `history --archived` counts it).
  */
-async function* transcriptEvents(group: readonly ExportSegmentInfo[], header: ExportHeader, open: OpenLines): AsyncGenerator<ReadEvent> {
+async function* transcriptEvents(
+  group: readonly ExportSegmentInfo[],
+  header: ExportHeader,
+  open: OpenLines,
+  scanner: Scanner,
+): AsyncGenerator<ReadEvent> {
   const rules = header.view === "current" && group[0]!.ref.kind === "sqlite" ? "9.6" : "7.1";
+  // --archived: the numbering just scanned the transcript; a big one's scan is kept for this read.
   const items =
-    header.view === "current" ? streamProjection(open, FULL_TEXT, rules) : streamWithResets(open, await scanTranscript(open), FULL_TEXT);
+    header.view === "current" ? streamProjection(open, FULL_TEXT, rules) : streamWithResets(open, await scanner(open), FULL_TEXT);
   let k = 0;
   let base = 0;
   let count = 0;
@@ -385,7 +391,7 @@ async function* exportEvents(header: ExportHeader, session: StoreSession): Async
     if (wanted !== undefined && !group.some((s) => s.index === wanted)) continue;
     const source = session.openTranscript(group[0]!.ref);
     try {
-      for await (const ev of transcriptEvents(group, header, () => source.lines())) {
+      for await (const ev of transcriptEvents(group, header, () => source.lines(), session.scanner(group[0]!.ref))) {
         if (wanted === undefined || ev.segment.index === wanted) yield ev;
       }
     } finally {

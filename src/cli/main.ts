@@ -1,11 +1,10 @@
 /**
  * Process entry: real streams in, exit code out. The CLI's wiring (commander, the command
- * definitions) is imported here, not lazily: every run but `--version` (answered by the bin before
- * this module loads) needs it, and one module loads faster than a chain of them.
+ * definitions) is loaded once the run needs it: a shell's Tab (`__complete`) is answered without it.
  */
 import { VERSION } from "./version.js";
 import { runWithCappedYoungGeneration, wantsCappedYoungGeneration } from "./young-generation.js";
-import { run } from "./program.js";
+import type { IO } from "./output.js";
 
 /** `--version` answers before anything runs (the bin answers it before this module even loads). */
 function fastVersion(argv: string[]): boolean {
@@ -45,8 +44,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     return;
   }
   quietSqliteWarning();
-  // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
-  process.exitCode = await run(argv, {
+  const io: IO = {
     stdout: process.stdout,
     stderr: process.stderr,
     // Asked only by a command that may prompt (restore): opening stdin is a measurable part of a start.
@@ -56,5 +54,22 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     env: process.env,
     cwd: process.cwd(),
     ask,
-  });
+  };
+  // Each Tab runs `__complete`: the plain arguments the scripts pass need no commander (complete-items.ts).
+  if (argv[0] === "__complete") {
+    const { parseCompleteArgs, writeCompletionItems } = await import("./complete-items.js");
+    const parsed = parseCompleteArgs(argv.slice(1));
+    if (parsed) {
+      // The shell stopped reading (EPIPE): the list ends there, quietly, as run() has it.
+      process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+        if (err.code !== "EPIPE") throw err;
+      });
+      await writeCompletionItems(parsed.what, parsed.opts, io);
+      process.exitCode = 0;
+      return;
+    }
+  }
+  const { run } = await import("./program.js");
+  // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
+  process.exitCode = await run(argv, io);
 }

@@ -5,8 +5,7 @@
  * entry judged and no index read. The same keys as the entries of a whole store index
  * (StoreSession.indexes), the entries OpenClaw's loader drops included.
  */
-import { storeKeys } from "../core/store-load.js";
-import { MAX_STORE_BYTES } from "./files/index.js";
+import { MAX_STORE_BYTES, storeKeys } from "../core/store-load.js";
 import { locateStores, type StoreSelection } from "./locate.js";
 import { readRegularFileSync } from "./safe-read.js";
 import type { StorePlace } from "./session.js";

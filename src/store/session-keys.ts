@@ -12,6 +12,7 @@ import { locateStores, type StoreSelection } from "./locate.js";
 import { readRegularFileSync } from "./safe-read.js";
 import type { StorePlace } from "./session.js";
 import type { StoreCache } from "./cache/store-cache.js";
+import type { TranscriptRef } from "../core/model.js";
 
 /**
  * From this size on, a sessions.json's keys are kept in the store's index (src/store/cache/) and
@@ -41,10 +42,9 @@ export async function readSessionKeys(sel: StoreSelection, place: StorePlace, no
       cache ??= new (await import("./cache/store-cache.js")).StoreCache({ env: place.env, sqliteProof: () => null, warn: () => {}, now });
       // The same root and dirs as the store session's (session.ts), so the keys live in that store's index.
       cache.addRoot(t.stateDir ?? t.sessionsDir, [t.sessionsDir, path.dirname(t.storePath)]);
-      const ref = { kind: "file", path: storeFile, compression: "none" } as const;
       keys.push(
         ...cache.rememberSync(
-          ref,
+          storeFileRef(storeFile),
           KEYS_FACT,
           () => storeFileKeys(storeFile),
           (r) => r.whole,
@@ -55,6 +55,11 @@ export async function readSessionKeys(sel: StoreSelection, place: StorePlace, no
     cache?.close();
   }
   return keys;
+}
+
+/** A sessions.json as the index names what it keeps of it (not a transcript: `index` does not count it as one). */
+export function storeFileRef(storePath: string): TranscriptRef {
+  return { kind: "file", path: storePath, compression: "none" };
 }
 
 function sizeOf(file: string): number {

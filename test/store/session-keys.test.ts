@@ -10,6 +10,7 @@ import { INDEXED_KEYS_FROM_BYTES, readSessionKeys } from "../../src/store/sessio
 import { copyState, fileScenarios, scenarioDir, sqliteScenarios } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
+import { cli } from "../helpers/cli.js";
 
 /** The keys of a whole index, in the order the index lists its entries. */
 async function indexedKeys(sel: StoreSelection, home: string): Promise<string[]> {
@@ -129,6 +130,9 @@ describe("readSessionKeys on a large sessions.json: its keys kept in the store's
     const after = await readSessionKeys({ stateDir }, place, later);
     expect(after).toEqual(expected.map((k) => (k === "agent:main:k00007" ? "agent:main:z00007" : k)));
     expect(after).toEqual(await indexedKeys({ stateDir }, home));
+    // `index` counts transcripts: the store file whose keys the index keeps is not one.
+    const status = (await cli(["index", "--json", "--state-dir", stateDir], { env: { HOME: home, XDG_CACHE_HOME: cache } })).json();
+    expect(status.index).toMatchObject({ transcripts: 0, facts: 1 });
   });
 
   it("--no-index and OPENCLAW_SESSIONS_INDEX=off read sessions.json and write no index", async () => {

@@ -43,9 +43,13 @@ await build({
 
   legalComments: "none",
   logLevel: "warning",
-  // CommonJS dependencies (cli-table3) call require() for Node's own modules. A createRequire()
-  // of a package is not bundled (esbuild cannot see it): the check below refuses one.
-  banner: { js: 'const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);' },
+  // CommonJS dependencies (commander) call require() for Node's own modules, and so do the imports
+  // of builtins below. Only Node's own modules are ever required (check-dist.mjs): taken from the
+  // runtime, with no createRequire() per chunk (dozens load at each start). `globalThis.process`:
+  // a chunk may bind its own `process` (an import of node:process).
+  banner: {
+    js: "const require = (id) => globalThis.process.getBuiltinModule(id) ?? (() => { throw new Error(`not a Node builtin: ${id}`); })();",
+  },
   plugins: [lazyChildProcess],
 });
 

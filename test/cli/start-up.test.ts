@@ -51,6 +51,13 @@ describe("start-up", () => {
     for (const unused of ["child_process", "crypto", "tty", ...FS_NAMESPACE]) expect(r.builtins, unused).not.toContain(unused);
   });
 
+  it("colour loads its own chunks (chalk binds node:process itself) and paints a table", () => {
+    const r = builtinsLoaded(["ls", "--color", "--state-dir", path.join(scenarioDir("files", "reset-chain"), "state")]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("\x1b[1mKEY");
+    expect(r.builtins).toContain("tty");
+  });
+
   it("a Tab's key completion on a file-backed store loads no SQLite (no store index, no index cache)", () => {
     const r = builtinsLoaded(["__complete", "keys", "--state-dir", path.join(scenarioDir("files", "reset-chain"), "state")]);
     expect(r.stdout).toBe("agent:main:main\nagent:main:telegram:direct:424242\n");

@@ -48,7 +48,7 @@ await build({
   // runtime, with no createRequire() per chunk (dozens load at each start). `globalThis.process`:
   // a chunk may bind its own `process` (an import of node:process).
   banner: {
-    js: "const require = (id) => globalThis.process.getBuiltinModule(id) ?? (() => { throw new Error(`not a Node builtin: ${id}`); })();",
+    js: `const require = (id) => globalThis.process.getBuiltinModule(id) ?? (() => { throw new Error(\`not a Node builtin: \${id}\`); })();`,
   },
   plugins: [lazyChildProcess],
 });

@@ -69,7 +69,7 @@ async function completionItems(what: string, opts: CommonOptions, place: StorePl
 }
 
 /** Writes the items, sorted, each once; nothing when there is no store (completion must stay quiet). */
-export async function writeCompletionItems(what: string, opts: CommonOptions, io: IO): Promise<void> {
+export async function writeCompletionItems(what: string, opts: CommonOptions, io: Pick<IO, "stdout" | "env" | "cwd">): Promise<void> {
   try {
     const out = await completionItems(what, opts, { env: io.env, cwd: io.cwd });
     io.stdout.write(

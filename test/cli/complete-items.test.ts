@@ -2,8 +2,13 @@
  * A Tab's `__complete` is parsed without commander (src/cli/complete-items.ts) when its arguments
  * are the plain ones: that parse must be commander's, and must hand everything else to commander.
  */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
+import { BIN } from "../helpers/built-cli.js";
+import { tempDir } from "../helpers/temp.js";
 import { COMPLETE_STORE_OPTIONS, parseCompleteArgs } from "../../src/cli/complete-items.js";
 import { addStoreOptions } from "../../src/cli/options.js";
 
@@ -77,5 +82,32 @@ describe("__complete's own parse", () => {
       ["keys", "--__proto__"],
     ];
     for (const args of others) expect(parseCompleteArgs(args), args.join(" ")).toBeNull();
+  });
+});
+
+describe("__complete on the shipped CLI", () => {
+  it("a shell that stops reading ends the list quietly: exit 0, nothing on stderr", () => {
+    const stateDir = path.join(tempDir("ocs-complete-"), "state");
+    fs.mkdirSync(path.join(stateDir, "agents/main/sessions"), { recursive: true });
+    const keys = Array.from({ length: 20_000 }, (_, i) => `agent:main:telegram:direct:${String(i).padStart(24, "0")}`);
+    const store = Object.fromEntries(keys.map((k, i) => [k, { sessionId: `s${i}`, updatedAt: i }]));
+    fs.writeFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), JSON.stringify(store));
+    // 1 MB of keys: far past what the pipe and head's read hold, so the write meets the closed pipe.
+    const r = spawnSync(
+      "bash",
+      [
+        "-c",
+        `"$0" "$1" __complete keys --state-dir "$2" --no-index | head -1; echo "status \${PIPESTATUS[0]}" >&2`,
+        process.execPath,
+        BIN,
+        stateDir,
+      ],
+      {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, HOME: "/nonexistent-home" },
+      },
+    );
+    expect(r.stdout).toBe(`${keys[0]}\n`);
+    expect(r.stderr).toBe("status 0\n");
   });
 });

@@ -135,6 +135,14 @@ describe("readSessionKeys on a large sessions.json: its keys kept in the store's
     expect(status.index).toMatchObject({ transcripts: 0, facts: 1 });
   });
 
+  it("a cache dir that cannot hold an index: the keys all the same", async () => {
+    const { stateDir, home } = largeStore(1500);
+    const notADir = path.join(tempDir("ocs-keys-cache-"), "file");
+    fs.writeFileSync(notADir, "");
+    const keys = await readSessionKeys({ stateDir }, { env: { HOME: home, XDG_CACHE_HOME: notADir }, cwd: "/" }, later);
+    expect(keys).toEqual(await indexedKeys({ stateDir }, home));
+  });
+
   it("--no-index and OPENCLAW_SESSIONS_INDEX=off read sessions.json and write no index", async () => {
     const { stateDir, home } = largeStore(1500);
     const expected = await indexedKeys({ stateDir }, home);

@@ -112,7 +112,7 @@ describe("readSessionKeys on a large sessions.json: its keys kept in the store's
   };
 
   it("the same keys cold and warm; warm does not open sessions.json; a same-size rewrite with the old mtime is seen", async () => {
-    const { stateDir, home, store } = largeStore(1500);
+    const { stateDir, home, store } = largeStore(300);
     const cache = tempDir("ocs-keys-cache-");
     const place = { env: { HOME: home, XDG_CACHE_HOME: cache }, cwd: "/" };
     const expected = await indexedKeys({ stateDir }, home);
@@ -136,7 +136,7 @@ describe("readSessionKeys on a large sessions.json: its keys kept in the store's
   });
 
   it("a cache dir that cannot hold an index: the keys all the same", async () => {
-    const { stateDir, home } = largeStore(1500);
+    const { stateDir, home } = largeStore(300);
     const notADir = path.join(tempDir("ocs-keys-cache-"), "file");
     fs.writeFileSync(notADir, "");
     const keys = await readSessionKeys({ stateDir }, { env: { HOME: home, XDG_CACHE_HOME: notADir }, cwd: "/" }, later);
@@ -144,7 +144,7 @@ describe("readSessionKeys on a large sessions.json: its keys kept in the store's
   });
 
   it("--no-index and OPENCLAW_SESSIONS_INDEX=off read sessions.json and write no index", async () => {
-    const { stateDir, home } = largeStore(1500);
+    const { stateDir, home } = largeStore(300);
     const expected = await indexedKeys({ stateDir }, home);
     for (const [sel, env] of [
       [{ stateDir, index: false }, {}],

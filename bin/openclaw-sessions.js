@@ -1,10 +1,5 @@
 #!/usr/bin/env node
 // Plain JavaScript that any Node parses: the runtime check must run before the bundle loads.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import module from "node:module";
-import { fileURLToPath } from "node:url";
 
 // Keep equal to package.json engines.node (test/cli/runtime.test.ts checks it).
 const FLOOR = [22, 22, 3];
@@ -17,6 +12,9 @@ if (older !== -1 && have[older] < FLOOR[older]) {
   process.exit(3);
 }
 
+// Builtins as the bundle takes them (scripts/build.mjs): an ESM import of node:fs would load every stream class.
+const fs = process.getBuiltinModule("node:fs");
+
 // `--version` answers before anything else loads: it is what scripts and shells call most.
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
@@ -25,7 +23,10 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 }
 
 // Compiled code is cached between runs, outside any OpenClaw store (a store is never written).
+const module = process.getBuiltinModule("node:module");
 if (module.enableCompileCache && !process.env.NODE_COMPILE_CACHE) {
+  const path = process.getBuiltinModule("node:path");
+  const os = process.getBuiltinModule("node:os");
   const cacheHome = process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
   try {
     // The tool's cache dir is its owner's alone (the index beside it holds conversation text).
@@ -40,7 +41,7 @@ if (module.enableCompileCache && !process.env.NODE_COMPILE_CACHE) {
 const bundle = new URL("../dist/cli.js", import.meta.url);
 if (!fs.existsSync(bundle)) {
   process.stderr.write(
-    `openclaw-sessions: ${fileURLToPath(bundle)} is missing: this is an unbuilt source checkout; run \`npm run build\` in it first\n`,
+    `openclaw-sessions: ${process.getBuiltinModule("node:url").fileURLToPath(bundle)} is missing: this is an unbuilt source checkout; run \`npm run build\` in it first\n`,
   );
   process.exit(3);
 }

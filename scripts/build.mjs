@@ -7,6 +7,7 @@
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const pkg = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"));
@@ -42,11 +43,38 @@ await build({
 
   legalComments: "none",
   logLevel: "warning",
-  // CommonJS dependencies (cli-table3) call require() for Node's own modules. A createRequire()
-  // of a package is not bundled (esbuild cannot see it): the check below refuses one.
-  banner: { js: 'import { createRequire as __ocsRequire } from "node:module"; const require = __ocsRequire(import.meta.url);' },
+  // CommonJS dependencies (commander) call require() for Node's own modules, and so do the imports
+  // of builtins below. Only Node's own modules are ever required (check-dist.mjs): taken from the
+  // runtime, with no createRequire() per chunk (dozens load at each start). `globalThis.process`:
+  // a chunk may bind its own `process` (an import of node:process).
+  banner: {
+    js: `const require = (id) => globalThis.process.getBuiltinModule(id) ?? (() => { throw new Error(\`not a Node builtin: \${id}\`); })();`,
+  },
   plugins: [lazyChildProcess],
 });
+
+/**
+ * An ESM `import` of a Node builtin builds its module namespace by reading every export, which runs
+ * the lazy getters behind them: `import fs from "node:fs"` alone loads fs.promises, readline and
+ * every stream class, a measurable part of each start. The bundle's static imports of builtins
+ * become `require()`s (the banner's), which read only what the code uses; esbuild prints them
+ * first in each file, so each is still bound before any of the file's code runs.
+ */
+function requireBuiltins(file) {
+  const text = fs.readFileSync(file, "utf8");
+  const out = text.replace(/^import (?:(\w+)|\* as (\w+)|\{([^}]*)\}) from "(node:[\w/]+)";$/gm, (_, def, ns, named, spec) => {
+    const binding = def ?? ns ?? `{${named.replace(/\s+as\s+/g, ": ")}}`;
+    return `const ${binding} = require(${JSON.stringify(spec)});`;
+  });
+  const left = /^import [^;]*from "node:[^"]*";$/m.exec(out);
+  if (left) throw new Error(`${file}: an import of a builtin the build cannot turn into a require(): ${left[0]}`);
+  if (out !== text) fs.writeFileSync(file, out);
+}
+const distFiles = (dir) =>
+  fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? distFiles(path.join(dir, e.name)) : path.join(dir, e.name)));
+for (const file of distFiles(fileURLToPath(new URL("../dist", import.meta.url)))) if (file.endsWith(".js")) requireBuiltins(file);
 
 // A module only node_modules has works from the clone and breaks the installed package.
 const check = spawnSync(process.execPath, [fileURLToPath(new URL("./check-dist.mjs", import.meta.url))], { stdio: "inherit" });

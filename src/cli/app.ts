@@ -110,8 +110,10 @@ export function createApp(io: IO): App {
       let notices: string[] = [];
       try {
         if (store) storeLayer ??= await import("../store/session.js");
-        // Colour for either stream: chalk is loaded now, so styleFor stays synchronous.
-        if (colorLevel(opts.color, io.env, io.stdout.isTTY) > 0 || colorLevel(opts.color, io.env, io.stderr.isTTY) > 0) await loadColours();
+        // Colour for either stream: chalk is loaded now, so styleFor stays synchronous. Whether a
+        // terminal would get colour (not with NO_COLOR, --no-color…) is asked first: asking a stream opens it.
+        const coloured = (isTTY: boolean | undefined) => colorLevel(opts.color, io.env, isTTY) > 0;
+        if (coloured(true) && (coloured(io.stdout.isTTY) || coloured(io.stderr.isTTY))) await loadColours();
         await log.run(body);
       } catch (err) {
         if (err instanceof OutputClosed || (app.outputClosed && (err as NodeJS.ErrnoException)?.code === "EPIPE")) return;

@@ -1,11 +1,11 @@
 /**
  * Process entry: real streams in, exit code out. The CLI's wiring (commander, the command
- * definitions) is imported here, not lazily: every run but `--version` (answered by the bin before
- * this module loads) needs it, and one module loads faster than a chain of them.
+ * definitions) is loaded once the run needs it: a shell's Tab (`__complete`) is answered without it.
  */
+import fs from "node:fs";
 import { VERSION } from "./version.js";
 import { runWithCappedYoungGeneration, wantsCappedYoungGeneration } from "./young-generation.js";
-import { run } from "./program.js";
+import type { IO } from "./output.js";
 
 /** `--version` answers before anything runs (the bin answers it before this module even loads). */
 function fastVersion(argv: string[]): boolean {
@@ -27,6 +27,27 @@ function quietSqliteWarning(): void {
   });
 }
 
+/**
+ * A Tab's list, written to fd 1 as it is: Node's stdout stream on the shell's pipe costs a few ms
+ * of every Tab. A pipe that would block (non-blocking) gets the rest through the stream; a shell
+ * that stopped reading (EPIPE) ends the list, quietly.
+ */
+function writeStdoutSync(text: string): boolean {
+  const bytes = Buffer.from(text);
+  let done = 0;
+  try {
+    while (done < bytes.length) done += fs.writeSync(1, bytes, done);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EAGAIN") {
+      process.stdout.on("error", () => undefined);
+      return process.stdout.write(bytes.subarray(done));
+    }
+    if (code !== "EPIPE") throw err;
+  }
+  return true;
+}
+
 /** One line from the terminal; the question goes to stderr so stdout stays data only. */
 async function ask(question: string): Promise<string> {
   const readline = await import("node:readline/promises");
@@ -45,10 +66,35 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     return;
   }
   quietSqliteWarning();
-  // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
-  process.exitCode = await run(argv, {
-    stdout: process.stdout,
-    stderr: process.stderr,
+  // Each Tab runs `__complete`: the plain arguments the scripts pass need no commander (complete-items.ts).
+  if (argv[0] === "__complete") {
+    const { parseCompleteArgs, writeCompletionItems } = await import("./complete-items.js");
+    const parsed = parseCompleteArgs(argv.slice(1));
+    if (parsed) {
+      await writeCompletionItems(parsed.what, parsed.opts, { stdout: { write: writeStdoutSync }, env: process.env, cwd: process.cwd() });
+      process.exitCode = 0;
+      return;
+    }
+  }
+  // Node opens a standard stream on first use (on a pipe that loads its net module): stderr, for
+  // one, stays closed through a run that writes nothing to it.
+  let stdout: IO["stdout"] | undefined;
+  let stderr: IO["stderr"] | undefined;
+  const io: IO = {
+    get stdout() {
+      stdout ??= process.stdout;
+      return stdout;
+    },
+    set stdout(s) {
+      stdout = s;
+    },
+    get stderr() {
+      stderr ??= process.stderr;
+      return stderr;
+    },
+    set stderr(s) {
+      stderr = s;
+    },
     // Asked only by a command that may prompt (restore): opening stdin is a measurable part of a start.
     get stdinIsTTY() {
       return Boolean(process.stdin.isTTY);
@@ -56,5 +102,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     env: process.env,
     cwd: process.cwd(),
     ask,
-  });
+  };
+  const { run } = await import("./program.js");
+  // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
+  process.exitCode = await run(argv, io);
 }

@@ -1,16 +1,10 @@
 /** Options shared by every command that reads a store, and the one coercion of option values. */
 import { type Command, Option } from "commander";
-import type { StoreSelection } from "../store/locate.js";
 import { usageError } from "../core/errors.js";
 import { docsPath } from "./package-info.js";
 
-export interface CommonOptions extends StoreSelection {
-  json?: boolean;
-  color?: boolean;
-  debug?: boolean;
-  quiet?: boolean;
-  tz?: string;
-}
+// Kept without commander (a Tab's `__complete` reads them without loading it): src/cli/selection.ts.
+export { selectionOf, type CommonOptions } from "./selection.js";
 
 export function addStoreOptions(cmd: Command): Command {
   return cmd
@@ -38,26 +32,6 @@ export function addOutputOptions(cmd: Command, json = true): Command {
     .addOption(new Option("--no-color", "no colour"))
     .option("-q, --quiet", "data only: no context lines (store, file read, counts) on stderr; errors still shown")
     .option("--debug", "show stacks of unexpected errors");
-}
-
-/**
- * The stores a command reads. A key names its agent (`agent:work:main` lives in agent "work"'s
- * store), so without --agent/--all-agents/--sessions-dir/--store the key's agent is read.
- */
-export function selectionOf(o: CommonOptions, key?: string): StoreSelection {
-  const sel: StoreSelection = {
-    stateDir: o.stateDir,
-    profile: o.profile,
-    agent: o.agent,
-    allAgents: o.allAgents,
-    sessionsDir: o.sessionsDir,
-    store: o.store,
-    ...(o.index === false ? { index: false } : {}),
-    ...(o.vault !== undefined ? { vault: o.vault } : {}),
-  };
-  const named = key !== undefined ? /^agent:([^:]+):/i.exec(key.trim()) : null;
-  if (named && sel.agent === undefined && !sel.allAgents && sel.sessionsDir === undefined && sel.store === undefined) sel.agent = named[1];
-  return sel;
 }
 
 /**

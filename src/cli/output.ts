@@ -31,7 +31,8 @@ export function colorLevel(flag: boolean | undefined, env: NodeJS.ProcessEnv, is
 
 /** Spinners: only on a TTY stderr, never for machine output, quiet runs or CI. */
 export function spinnerAllowed(io: IO, opts: { json?: boolean; quiet?: boolean }): boolean {
-  return Boolean(io.stderr.isTTY) && !opts.json && !opts.quiet && !io.env.CI;
+  // stderr asked last: asking opens it (on a pipe, Node's net module with it).
+  return !opts.json && !opts.quiet && !io.env.CI && Boolean(io.stderr.isTTY);
 }
 
 /**

@@ -15,7 +15,9 @@ import { IndexDb } from "../store/cache/index-db.js";
 import { indexDisabledByEnv, indexFileFor } from "../store/cache/location.js";
 import { ownRef, refreshText, textSourceOf } from "../store/cache/text-index.js";
 import { causeOf } from "../store/safe-read.js";
-import { locateStores } from "../store/locate.js";
+import { type AgentTarget, locateStores } from "../store/locate.js";
+import { storeFileRef } from "../store/session-keys.js";
+import { sourceOf } from "../store/cache/store-cache.js";
 import { realPath } from "../store/real-path.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
 import { runCheck } from "./check.js";
@@ -231,15 +233,19 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
     action,
     stores: indexes.map(storeHeader),
     storeRoot: root,
-    index: statusOf(db, file),
+    index: statusOf(db, file, located),
     freshness: freshnessOf(ctx, db, refs),
     build,
     removed: null,
   };
 }
 
-function statusOf(db: IndexDb, file: string): IndexFileStatus {
+function statusOf(db: IndexDb, file: string, located: AgentTarget[]): IndexFileStatus {
   const c = db.counts();
+  // The keys of a large sessions.json are kept too (session-keys.ts, for completion): it is not a transcript.
+  const storeFiles = new Set(
+    located.map((t) => (t.era === "sqlite" ? t.legacyStorePath : t.storePath)).map((p) => p && sourceOf(storeFileRef(p))),
+  );
   return {
     path: file,
     exists: true,
@@ -250,7 +256,7 @@ function statusOf(db: IndexDb, file: string): IndexFileStatus {
     textBuilt: db.textBuilt(),
     textBuiltAt: c.textBuiltAt,
     textBuiltAtIso: iso(c.textBuiltAt),
-    transcripts: db.knownIdentities().size,
+    transcripts: [...db.knownIdentities().keys()].filter((source) => !storeFiles.has(source)).length,
     facts: c.facts,
     textTranscripts: c.textSources,
     textRows: c.textRows,

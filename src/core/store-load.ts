@@ -6,6 +6,9 @@ import type { LoadNote, SessionEntry, StoreEntry, StoreFileStatus } from "./mode
 import { parseCheckpointName } from "./names.js";
 import { isRecord } from "./coerce.js";
 
+/** Far above any real store (5,000 keys are a few MB), far below a memory problem when parsed. */
+export const MAX_STORE_BYTES = 128 * 1024 * 1024;
+
 const SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
 const VALID_SESSION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 const LEGACY_FIELDS: Record<string, string> = { provider: "channel", lastProvider: "lastChannel", room: "groupChannel" };

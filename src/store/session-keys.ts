@@ -1,36 +1,84 @@
 /**
  * The session keys of the selected stores and nothing else: what shell completion offers on each
  * Tab. They are all in sessions.json (files era, and a legacy one left beside a database) or in
- * the `session_nodes` rows (SQLite era), so no sessions dir is listed, no transcript opened, no
- * entry judged and no index read. The same keys as the entries of a whole store index
- * (StoreSession.indexes), the entries OpenClaw's loader drops included.
+ * the `session_nodes` rows (SQLite era), so no sessions dir is listed, no transcript opened and no
+ * entry judged. The same keys as the entries of a whole store index (StoreSession.indexes), the
+ * entries OpenClaw's loader drops included.
  */
-import { storeKeys } from "../core/store-load.js";
-import { MAX_STORE_BYTES } from "./files/index.js";
+import fs from "node:fs";
+import path from "node:path";
+import { MAX_STORE_BYTES, storeKeys } from "../core/store-load.js";
 import { locateStores, type StoreSelection } from "./locate.js";
 import { readRegularFileSync } from "./safe-read.js";
 import type { StorePlace } from "./session.js";
+import type { StoreCache } from "./cache/store-cache.js";
+import type { TranscriptRef } from "../core/model.js";
 
-export async function readSessionKeys(sel: StoreSelection, place: StorePlace): Promise<string[]> {
+/**
+ * From this size on, a sessions.json's keys are kept in the store's index (src/store/cache/) and
+ * read back from it while the file is unchanged: parsing a few MB of entries on every Tab costs
+ * more than opening the index. A smaller one is read as it is, with no index (nor SQLite) loaded.
+ */
+export const INDEXED_KEYS_FROM_BYTES = 512 * 1024;
+
+/** The fact the index keeps for a sessions.json: its keys, and whether they came from a whole read. */
+const KEYS_FACT = "store-keys:1";
+
+/** `now`: the index's clock (a file's keys are kept once it has held still 2 s: tests move it on instead of waiting). */
+export async function readSessionKeys(sel: StoreSelection, place: StorePlace, now: () => number = Date.now): Promise<string[]> {
   const keys: string[] = [];
-  for (const t of locateStores(sel, place.env, place.cwd)) {
-    // A SQLite-era target's storePath is its database; a legacy sessions.json beside it keeps its own keys.
-    if (t.era === "sqlite") keys.push(...(await sqliteKeys(t.storePath)));
-    const storeFile = t.era === "sqlite" ? t.legacyStorePath : t.storePath;
-    if (storeFile !== null) keys.push(...storeFileKeys(storeFile));
+  let cache: StoreCache | null = null;
+  try {
+    for (const t of locateStores(sel, place.env, place.cwd)) {
+      // A SQLite-era target's storePath is its database; a legacy sessions.json beside it keeps its own keys.
+      if (t.era === "sqlite") keys.push(...(await sqliteKeys(t.storePath)));
+      const storeFile = t.era === "sqlite" ? t.legacyStorePath : t.storePath;
+      if (storeFile === null) continue;
+      if (sel.index === false || sizeOf(storeFile) < INDEXED_KEYS_FROM_BYTES) {
+        keys.push(...storeFileKeys(storeFile).keys);
+        continue;
+      }
+      // Completion stays quiet: an index that cannot be used is simply not used.
+      cache ??= new (await import("./cache/store-cache.js")).StoreCache({ env: place.env, sqliteProof: () => null, warn: () => {}, now });
+      // The same root and dirs as the store session's (session.ts), so the keys live in that store's index.
+      cache.addRoot(t.stateDir ?? t.sessionsDir, [t.sessionsDir, path.dirname(t.storePath)]);
+      keys.push(
+        ...cache.rememberSync(
+          storeFileRef(storeFile),
+          KEYS_FACT,
+          () => storeFileKeys(storeFile),
+          (r) => r.whole,
+        ).keys,
+      );
+    }
+  } finally {
+    cache?.close();
   }
   return keys;
 }
 
-/** The keys of a sessions.json, read as readStoreFile reads it; none when it is missing or unreadable. */
-function storeFileKeys(storePath: string): string[] {
+/** A sessions.json as the index names what it keeps of it (not a transcript: `index` does not count it as one). */
+export function storeFileRef(storePath: string): TranscriptRef {
+  return { kind: "file", path: storePath, compression: "none" };
+}
+
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The keys of a sessions.json, read as readStoreFile reads it; none when it is missing or unreadable (not `whole`). */
+function storeFileKeys(storePath: string): { keys: string[]; whole: boolean } {
   let text: string;
   try {
     text = readRegularFileSync(storePath, MAX_STORE_BYTES).toString("utf8");
   } catch {
-    return [];
+    return { keys: [], whole: false };
   }
-  return storeKeys(text);
+  return { keys: storeKeys(text), whole: true };
 }
 
 /** The keys of an agent database, read from a private snapshot past the schema gate, as every read is. */

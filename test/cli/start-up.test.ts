@@ -11,8 +11,17 @@ import { BIN } from "../helpers/built-cli.js";
 import { scenarioDir } from "../helpers/corpus.js";
 import { tempDir } from "../helpers/temp.js";
 
-/** Writes the built-ins the process loaded (`process.moduleLoadList`), one a line, to $OCS_BUILTINS_FILE at exit. */
-const BUILTINS_PROBE = `data:text/javascript,import fs from "node:fs"; process.on("exit", () => fs.writeFileSync(process.env.OCS_BUILTINS_FILE, process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)).join("\\n")));`;
+/**
+ * Writes the built-ins the process loaded (`process.moduleLoadList`), one a line, to $OCS_BUILTINS_FILE at exit.
+ * It takes fs as the bundle does: an ESM import of node:fs would itself load fs.promises and the stream classes.
+ */
+const BUILTINS_PROBE = `data:text/javascript,const fs = process.getBuiltinModule("node:fs"); process.on("exit", () => fs.writeFileSync(process.env.OCS_BUILTINS_FILE, process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)).join("\\n")));`;
+
+/**
+ * What only an ESM import of node:fs loads (its namespace reads every lazy getter: fs.promises, with
+ * readline, and the file stream classes): the bundle takes builtins through require() (scripts/build.mjs).
+ */
+const FS_NAMESPACE = ["internal/fs/promises", "internal/readline/interface", "internal/fs/streams"];
 
 /** The built-ins a run of the shipped CLI loaded (stdout a pipe, as in a script). */
 function builtinsLoaded(args: string[]): { code: number | null; stdout: string; builtins: string[] } {
@@ -39,12 +48,19 @@ describe("start-up", () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).sessions).toEqual([]);
     expect(r.builtins).toContain("fs");
-    for (const unused of ["child_process", "crypto", "tty"]) expect(r.builtins, unused).not.toContain(unused);
+    for (const unused of ["child_process", "crypto", "tty", ...FS_NAMESPACE]) expect(r.builtins, unused).not.toContain(unused);
+  });
+
+  it("colour loads its own chunks (chalk binds node:process itself) and paints a table", () => {
+    const r = builtinsLoaded(["ls", "--color", "--state-dir", path.join(scenarioDir("files", "reset-chain"), "state")]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("\x1b[1mKEY");
+    expect(r.builtins).toContain("tty");
   });
 
   it("a Tab's key completion on a file-backed store loads no SQLite (no store index, no index cache)", () => {
     const r = builtinsLoaded(["__complete", "keys", "--state-dir", path.join(scenarioDir("files", "reset-chain"), "state")]);
     expect(r.stdout).toBe("agent:main:main\nagent:main:telegram:direct:424242\n");
-    for (const unused of ["child_process", "crypto", "tty", "sqlite"]) expect(r.builtins, unused).not.toContain(unused);
+    for (const unused of ["child_process", "crypto", "tty", "sqlite", ...FS_NAMESPACE]) expect(r.builtins, unused).not.toContain(unused);
   });
 });

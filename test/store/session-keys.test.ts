@@ -6,9 +6,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import type { StoreSelection } from "../../src/store/locate.js";
-import { readSessionKeys } from "../../src/store/session-keys.js";
+import { INDEXED_KEYS_FROM_BYTES, readSessionKeys } from "../../src/store/session-keys.js";
 import { copyState, fileScenarios, scenarioDir, sqliteScenarios } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
+import { tempDir } from "../helpers/temp.js";
+import { cli } from "../helpers/cli.js";
 
 /** The keys of a whole index, in the order the index lists its entries. */
 async function indexedKeys(sel: StoreSelection, home: string): Promise<string[]> {
@@ -77,5 +79,81 @@ describe("readSessionKeys", () => {
     expect(await keysOf({ stateDir }, home)).toEqual([]);
     fs.mkdirSync(store);
     expect(await keysOf({ stateDir }, home)).toEqual([]);
+  });
+});
+
+describe("readSessionKeys on a large sessions.json: its keys kept in the store's index", () => {
+  /** A files-era state dir whose sessions.json is past INDEXED_KEYS_FROM_BYTES: `count` keys with padded entries. */
+  function largeStore(count: number): { stateDir: string; home: string; store: string } {
+    const home = tempDir("ocs-keys-home-");
+    const stateDir = path.join(home, ".openclaw");
+    const sessionsDir = path.join(stateDir, "agents/main/sessions");
+    fs.mkdirSync(sessionsDir, { recursive: true });
+    const pad = "x".repeat(Math.ceil(INDEXED_KEYS_FROM_BYTES / count));
+    const entries = Array.from({ length: count }, (_, i) => [
+      `agent:main:k${String(i).padStart(5, "0")}`,
+      { sessionId: `s${i}`, updatedAt: i, pad },
+    ]);
+    const store = path.join(sessionsDir, "sessions.json");
+    fs.writeFileSync(store, JSON.stringify(Object.fromEntries(entries)));
+    expect(fs.statSync(store).size).toBeGreaterThan(INDEXED_KEYS_FROM_BYTES);
+    return { stateDir, home, store };
+  }
+  const later = () => Date.now() + 60_000;
+  const indexFiles = (cache: string) => fs.readdirSync(path.join(cache, "openclaw-sessions/index")).filter((f) => f.endsWith(".sqlite"));
+  const opensOf = async (p: string, read: () => Promise<string[]>) => {
+    const opened = vi.spyOn(fs, "openSync");
+    try {
+      const keys = await read();
+      return { keys, opened: opened.mock.calls.filter((c) => String(c[0]) === p).length };
+    } finally {
+      opened.mockRestore();
+    }
+  };
+
+  it("the same keys cold and warm; warm does not open sessions.json; a same-size rewrite with the old mtime is seen", async () => {
+    const { stateDir, home, store } = largeStore(300);
+    const cache = tempDir("ocs-keys-cache-");
+    const place = { env: { HOME: home, XDG_CACHE_HOME: cache }, cwd: "/" };
+    const expected = await indexedKeys({ stateDir }, home);
+    const cold = await opensOf(store, () => readSessionKeys({ stateDir }, place, later));
+    expect(cold.keys).toEqual(expected);
+    expect(cold.opened).toBe(1);
+    expect(indexFiles(cache)).toHaveLength(1);
+    const warm = await opensOf(store, () => readSessionKeys({ stateDir }, place, later));
+    expect(warm).toEqual({ keys: expected, opened: 0 });
+
+    const st = fs.statSync(store);
+    fs.writeFileSync(store, fs.readFileSync(store, "utf8").replace('"agent:main:k00007"', '"agent:main:z00007"'));
+    fs.utimesSync(store, st.atime, st.mtime);
+    expect(fs.statSync(store).size).toBe(st.size);
+    const after = await readSessionKeys({ stateDir }, place, later);
+    expect(after).toEqual(expected.map((k) => (k === "agent:main:k00007" ? "agent:main:z00007" : k)));
+    expect(after).toEqual(await indexedKeys({ stateDir }, home));
+    // `index` counts transcripts: the store file whose keys the index keeps is not one.
+    const status = (await cli(["index", "--json", "--state-dir", stateDir], { env: { HOME: home, XDG_CACHE_HOME: cache } })).json();
+    expect(status.index).toMatchObject({ transcripts: 0, facts: 1 });
+  });
+
+  it("a cache dir that cannot hold an index: the keys all the same", async () => {
+    const { stateDir, home } = largeStore(300);
+    const notADir = path.join(tempDir("ocs-keys-cache-"), "file");
+    fs.writeFileSync(notADir, "");
+    const keys = await readSessionKeys({ stateDir }, { env: { HOME: home, XDG_CACHE_HOME: notADir }, cwd: "/" }, later);
+    expect(keys).toEqual(await indexedKeys({ stateDir }, home));
+  });
+
+  it("--no-index and OPENCLAW_SESSIONS_INDEX=off read sessions.json and write no index", async () => {
+    const { stateDir, home } = largeStore(300);
+    const expected = await indexedKeys({ stateDir }, home);
+    for (const [sel, env] of [
+      [{ stateDir, index: false }, {}],
+      [{ stateDir }, { OPENCLAW_SESSIONS_INDEX: "off" }],
+    ] as const) {
+      const cache = tempDir("ocs-keys-cache-");
+      const keys = await readSessionKeys(sel, { env: { HOME: home, XDG_CACHE_HOME: cache, ...env }, cwd: "/" }, later);
+      expect(keys).toEqual(expected);
+      expect(fs.readdirSync(cache)).toEqual([]);
+    }
   });
 });

@@ -1,9 +1,9 @@
 import type { Command, Option } from "commander";
 import type { App } from "../app.js";
 import { defineCommand } from "../define-command.js";
-import { addStoreOptions, ROLES, selectionOf, type CommonOptions } from "../options.js";
+import { addStoreOptions, ROLES, type CommonOptions } from "../options.js";
 import { usageError } from "../../core/errors.js";
-import type { StorePlace } from "../../store/session.js";
+import { writeCompletionItems } from "../complete-items.js";
 import type { CommandSpec, Shell, ValueKind } from "../../commands/completion.js";
 
 /** Options whose value is a path (files) or a directory. */
@@ -66,35 +66,10 @@ Examples:
   },
 });
 
-/** What the scripts ask for at completion time: one item per line; never fails loudly. */
-async function completionItems(what: string, opts: CommonOptions, place: StorePlace): Promise<string[]> {
-  if (what === "zones") return Intl.supportedValuesOf("timeZone").concat("UTC");
-  // Keys, on every Tab: sessions.json or the database's key rows only, not a whole store index.
-  if (what === "keys") return (await import("../../store/session-keys.js")).readSessionKeys(selectionOf(opts), place);
-  if (what !== "archives") return [];
-  // Outside the error boundary (it never fails loudly), so it closes its own session.
-  const { openStoreSession } = await import("../../store/session.js");
-  const session = openStoreSession(place);
-  const indexes = await session.indexes(selectionOf(opts)).finally(() => session.close());
-  return indexes.flatMap((i) => i.files.filter((f) => f.archive !== null && f.archive !== undefined).map((f) => f.name));
-}
-
 export function registerCompletion(program: Command, app: App): void {
   registerScript(program, app);
   // Used by the scripts at completion time; outside the error boundary: no store, nothing to offer.
   const items = program.command("__complete", { hidden: true }).argument("<what>", "keys, archives or zones");
   addStoreOptions(items);
-  items.action(async (what: string, opts: CommonOptions) => {
-    try {
-      const out = await completionItems(what, opts, { env: app.io.env, cwd: app.io.cwd });
-      app.io.stdout.write(
-        [...new Set(out)]
-          .sort()
-          .map((k) => `${k}\n`)
-          .join(""),
-      );
-    } catch {
-      // completion must stay quiet: no store, nothing to offer
-    }
-  });
+  items.action((what: string, opts: CommonOptions) => writeCompletionItems(what, opts, app.io));
 }

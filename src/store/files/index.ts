@@ -21,7 +21,7 @@ import type {
   UnattributedFile,
 } from "../../core/model.js";
 import { ATTRIBUTABLE_KINDS, attribute, type KeyInput } from "../../core/attribution.js";
-import { interpretStoreText } from "../../core/store-load.js";
+import { interpretStoreText, MAX_STORE_BYTES } from "../../core/store-load.js";
 import { orderResetArchives, readTargetSessionFile, transcriptCandidatePaths, type PathContext } from "../../core/transcript-path.js";
 import { parseGeneratedTranscriptName } from "../../core/names.js";
 import { byArchiveTime } from "../../core/segments.js";
@@ -31,9 +31,6 @@ import type { AgentTarget } from "../locate.js";
 import { headerRead, peekTranscript, readHeader } from "./peek.js";
 import { scanTree } from "./scan.js";
 import { noteUnreadable, readRegularFileSync } from "../safe-read.js";
-
-/** Far above any real store (5,000 keys are a few MB), far below a memory problem when parsed. */
-export const MAX_STORE_BYTES = 128 * 1024 * 1024;
 
 export function fileRef(p: string): TranscriptRef & { kind: "file" } {
   return { kind: "file", path: p, compression: p.endsWith(".zst") ? "zstd" : "none" };

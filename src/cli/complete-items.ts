@@ -1,0 +1,84 @@
+/**
+ * What a shell's Tab runs: `__complete keys|archives|zones [store options]`, one item per line.
+ * It is run on every Tab, so main.ts answers it without commander or any command's wiring when
+ * its arguments are the plain ones the completion scripts pass (parseCompleteArgs); anything else
+ * goes through commander (src/cli/commands/completion.ts), which prints the same items.
+ */
+import type { IO } from "./output.js";
+import { type CommonOptions, selectionOf } from "./selection.js";
+import type { StorePlace } from "../store/session.js";
+
+/**
+ * The store options of addStoreOptions (options.ts), as commander parses them: the property each
+ * sets, and whether it takes a value (`--no-index` sets index false). test/cli/complete-items.test.ts
+ * checks this list against addStoreOptions.
+ */
+export const COMPLETE_STORE_OPTIONS: Record<string, { property: keyof CommonOptions; takesValue: boolean }> = {
+  "--state-dir": { property: "stateDir", takesValue: true },
+  "--profile": { property: "profile", takesValue: true },
+  "--agent": { property: "agent", takesValue: true },
+  "--all-agents": { property: "allAgents", takesValue: false },
+  "--sessions-dir": { property: "sessionsDir", takesValue: true },
+  "--store": { property: "store", takesValue: true },
+  "--no-index": { property: "index", takesValue: false },
+};
+
+/**
+ * The arguments after `__complete` as commander reads them: one item kind, and store options
+ * (`--opt value` or `--opt=value`; a value is the next argument whatever it is; the last one
+ * given wins). null for anything else (help, `--`, a short or unknown option, a missing or extra
+ * argument): commander parses those and answers as it always has.
+ */
+export function parseCompleteArgs(args: readonly string[]): { what: string; opts: CommonOptions } | null {
+  let what: string | undefined;
+  const opts: Record<string, unknown> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith("-")) {
+      if (what !== undefined) return null;
+      what = arg;
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = eq < 0 ? arg : arg.slice(0, eq);
+    const option = Object.hasOwn(COMPLETE_STORE_OPTIONS, name) ? COMPLETE_STORE_OPTIONS[name]! : null;
+    if (option === null) return null;
+    if (!option.takesValue) {
+      if (eq >= 0) return null;
+      opts[option.property] = name !== "--no-index";
+      continue;
+    }
+    if (eq >= 0) opts[option.property] = arg.slice(eq + 1);
+    else if (i + 1 < args.length) opts[option.property] = args[++i];
+    else return null;
+  }
+  return what === undefined ? null : { what, opts: opts as CommonOptions };
+}
+
+/** The items of one kind, for the store the options select; never fails loudly. */
+async function completionItems(what: string, opts: CommonOptions, place: StorePlace): Promise<string[]> {
+  if (what === "zones") return Intl.supportedValuesOf("timeZone").concat("UTC");
+  // Keys, on every Tab: sessions.json or the database's key rows only, not a whole store index.
+  if (what === "keys") return (await import("../store/session-keys.js")).readSessionKeys(selectionOf(opts), place);
+  if (what !== "archives") return [];
+  // Outside the error boundary (it never fails loudly), so it closes its own session.
+  const { openStoreSession } = await import("../store/session.js");
+  const session = openStoreSession(place);
+  const indexes = await session.indexes(selectionOf(opts)).finally(() => session.close());
+  return indexes.flatMap((i) => i.files.filter((f) => f.archive !== null && f.archive !== undefined).map((f) => f.name));
+}
+
+/** Writes the items, sorted, each once; nothing when there is no store (completion must stay quiet). */
+export async function writeCompletionItems(what: string, opts: CommonOptions, io: Pick<IO, "stdout" | "env" | "cwd">): Promise<void> {
+  try {
+    const out = await completionItems(what, opts, { env: io.env, cwd: io.cwd });
+    io.stdout.write(
+      [...new Set(out)]
+        .sort()
+        .map((k) => `${k}\n`)
+        .join(""),
+    );
+  } catch {
+    // completion must stay quiet: no store, nothing to offer
+  }
+}

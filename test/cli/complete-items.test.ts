@@ -1,0 +1,113 @@
+/**
+ * A Tab's `__complete` is parsed without commander (src/cli/complete-items.ts) when its arguments
+ * are the plain ones: that parse must be commander's, and must hand everything else to commander.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { Command, CommanderError } from "commander";
+import { describe, expect, it } from "vitest";
+import { BIN } from "../helpers/built-cli.js";
+import { tempDir } from "../helpers/temp.js";
+import { COMPLETE_STORE_OPTIONS, parseCompleteArgs } from "../../src/cli/complete-items.js";
+import { addStoreOptions } from "../../src/cli/options.js";
+
+/** What commander makes of `__complete <args>` as program.ts wires it: the item kind and the options, or null on a parse error. */
+function commanderParse(args: string[]): { what: string; opts: Record<string, unknown> } | null {
+  const program = new Command("openclaw-sessions").exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  program.option("--no-pager", "");
+  let got: { what: string; opts: Record<string, unknown> } | null = null;
+  const items = program.command("__complete").argument("<what>", "").exitOverride();
+  addStoreOptions(items);
+  items.action((what: string, opts: Record<string, unknown>) => {
+    got = { what, opts: { ...opts } };
+  });
+  try {
+    program.parse(["__complete", ...args], { from: "user" });
+  } catch (err) {
+    if (err instanceof CommanderError) return null;
+    throw err;
+  }
+  return got;
+}
+
+/** commander's options as the fast parse gives them: `index: true` is commander's default for --no-index, which selectionOf reads as absent. */
+const withoutDefaults = (opts: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(opts).filter(([k, v]) => !(k === "index" && v === true) && v !== undefined));
+
+describe("__complete's own parse", () => {
+  it("declares exactly the store options addStoreOptions gives commander", () => {
+    const cmd = addStoreOptions(new Command("x"));
+    const declared = Object.fromEntries(
+      cmd.options.map((o) => [o.long, { property: o.attributeName(), takesValue: o.required || o.optional }]),
+    );
+    expect(COMPLETE_STORE_OPTIONS).toEqual(declared);
+  });
+
+  it("reads what commander reads from the arguments the completion scripts pass", () => {
+    const lines = [
+      ["keys"],
+      ["zones"],
+      ["archives", "--state-dir", "/s"],
+      ["keys", "--state-dir", "/a b", "--agent", "work"],
+      ["keys", "--state-dir=/s", "--all-agents", "--no-index"],
+      ["--profile", "dev", "keys", "--store", "/x/sessions.json"],
+      ["keys", "--sessions-dir", "/d", "--state-dir", "/one", "--state-dir", "/two"],
+      ["keys", "--agent", "--all-agents"],
+      ["keys", "--state-dir="],
+    ];
+    for (const args of lines) {
+      const ours = parseCompleteArgs(args);
+      const theirs = commanderParse(args);
+      expect(theirs, args.join(" ")).not.toBeNull();
+      expect(ours, args.join(" ")).toEqual({ what: theirs!.what, opts: withoutDefaults(theirs!.opts) });
+    }
+  });
+
+  it("leaves anything else to commander (help, errors, the program's own options)", () => {
+    const others = [
+      [],
+      ["--state-dir", "/s"],
+      ["keys", "zones"],
+      ["keys", "--state-dir"],
+      ["keys", "--bogus"],
+      ["keys", "-h"],
+      ["keys", "--help"],
+      ["keys", "--", "x"],
+      ["keys", "--all-agents=yes"],
+      ["keys", "--index"],
+      ["keys", "--no-pager"],
+      ["keys", "--version"],
+      ["keys", "-"],
+      ["keys", "--__proto__"],
+    ];
+    for (const args of others) expect(parseCompleteArgs(args), args.join(" ")).toBeNull();
+  });
+});
+
+describe("__complete on the shipped CLI", () => {
+  it("a shell that stops reading ends the list quietly: exit 0, nothing on stderr", () => {
+    const stateDir = path.join(tempDir("ocs-complete-"), "state");
+    fs.mkdirSync(path.join(stateDir, "agents/main/sessions"), { recursive: true });
+    const keys = Array.from({ length: 20_000 }, (_, i) => `agent:main:telegram:direct:${String(i).padStart(24, "0")}`);
+    const store = Object.fromEntries(keys.map((k, i) => [k, { sessionId: `s${i}`, updatedAt: i }]));
+    fs.writeFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), JSON.stringify(store));
+    // 1 MB of keys: far past what the pipe and head's read hold, so the write meets the closed pipe.
+    const r = spawnSync(
+      "bash",
+      [
+        "-c",
+        `"$0" "$1" __complete keys --state-dir "$2" --no-index | head -1; echo "status \${PIPESTATUS[0]}" >&2`,
+        process.execPath,
+        BIN,
+        stateDir,
+      ],
+      {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, HOME: "/nonexistent-home" },
+      },
+    );
+    expect(r.stdout).toBe(`${keys[0]}\n`);
+    expect(r.stderr).toBe("status 0\n");
+  });
+});

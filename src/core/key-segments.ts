@@ -12,6 +12,7 @@ import type { SessionRecord, TranscriptRef } from "./model.js";
 import type { Segment, SegmentRestore } from "./segments.js";
 import { entryId, type EntryRecord } from "./transcript/parse.js";
 import { scanTranscript, walkEntries, type EveryLine, type OpenLines, type Scanner } from "./transcript/scan.js";
+import { float64Column, uint8Column } from "./transcript/columns.js";
 import { nodeType } from "./transcript/tree.js";
 import { toEpochMs } from "./when.js";
 
@@ -111,11 +112,14 @@ interface PathEntry {
   time: number | null;
   /** Carries a `message` (what `history` shows as a message). */
   message: boolean;
-  /** entryId: kept for messages and reset rows only. */
+  /** entryId of a message or reset row (NOT_HELD: a message whose id the scan did not keep); null otherwise. */
   id: string | null;
   /** A reset row's `reason`. */
   reason: string | null;
 }
+
+/** The id of a message the scan did not keep: a stretch that starts or ends with one is walked instead. */
+const NOT_HELD = "\u0000not held";
 
 function pathEntryOf(rec: EntryRecord): PathEntry {
   const reset = rec.type === "reset";
@@ -148,22 +152,84 @@ class StretchFold {
     }
     if (e.message) {
       this.cur.messages += 1;
-      this.cur.firstMessageId ??= e.id;
+      if (this.cur.messages === 1) this.cur.firstMessageId = e.id;
       this.cur.lastMessageId = e.id;
     }
   }
 
-  finish(): TranscriptStretch[] {
-    return [...this.done, this.cur];
+  /** The stretches; null when one starts or ends with a message whose id was not held. */
+  finish(): TranscriptStretch[] | null {
+    const all = [...this.done, this.cur];
+    return all.some((s) => s.firstMessageId === NOT_HELD || s.lastMessageId === NOT_HELD) ? null : all;
+  }
+}
+
+/** Message ids kept after each reset row (and the start) and before each one (and the end). */
+const ID_WINDOW = 64;
+const HAS_TIME = 1;
+const MESSAGE = 2;
+const RESET = 4;
+
+/**
+ * What the numbering holds of each entry through the scan, in columns, not an object per entry
+ * (a long transcript's scan would otherwise keep and copy one per line): its time and kind, a
+ * reset row's id and reason, and the ids of the messages that can open or close a stretch, the
+ * first and last ID_WINDOW messages around each reset row. Entry k is the tree's node k (both
+ * skip leaf rows and lines that are not entries).
+ */
+class HeldEntries {
+  length = 0;
+  private readonly times = float64Column();
+  private readonly flags = uint8Column();
+  private readonly resets = new Map<number, { id: string; reason: string | null }>();
+  private readonly ids = new Map<number, string>();
+  /** Messages since the last reset row; the indices of the latest ones past the first window. */
+  private sinceReset = 0;
+  private tail: number[] = [];
+
+  add(rec: EntryRecord): void {
+    const i = this.length++;
+    const time = toEpochMs(rec.timestamp);
+    let flags = time === null ? 0 : HAS_TIME;
+    if (time !== null) this.times.set(i, time);
+    if (rec.type === "reset") {
+      flags |= RESET;
+      this.resets.set(i, { id: entryId(rec), reason: stringOrNull(rec.raw.reason) });
+      // The messages before it stay: one of them may close the stretch it ends.
+      this.sinceReset = 0;
+      this.tail = [];
+    }
+    if ("message" in rec.raw) {
+      flags |= MESSAGE;
+      this.ids.set(i, entryId(rec));
+      if (this.sinceReset++ >= ID_WINDOW) {
+        this.tail.push(i);
+        if (this.tail.length > ID_WINDOW) this.ids.delete(this.tail.shift()!);
+      }
+    }
+    this.flags.set(i, flags);
+  }
+
+  entry(i: number, lineNo: number): PathEntry {
+    const flags = this.flags.get(i);
+    const reset = flags & RESET ? this.resets.get(i)! : null;
+    const message = (flags & MESSAGE) !== 0;
+    return {
+      lineNo,
+      reset: reset !== null,
+      time: flags & HAS_TIME ? this.times.get(i) : null,
+      message,
+      id: reset ? reset.id : message ? (this.ids.get(i) ?? NOT_HELD) : null,
+      reason: reset?.reason ?? null,
+    };
   }
 }
 
 /**
- * Beyond this many entries a transcript's path entries are not held through its scan (under 100
- * bytes each, so 25 MB at most): the path is walked in a second pass instead, in memory that does
- * not grow with the transcript.
+ * Beyond this many entries a transcript's entries are not held through its scan (9 bytes each,
+ * and the ids around each reset row): the path is walked in a second pass instead.
  */
-const MAX_HELD_ENTRIES = 250_000;
+const MAX_HELD_ENTRIES = 4_000_000;
 
 const sameSet = (a: ReadonlySet<number>, b: ReadonlySet<number>) => a.size === b.size && [...a].every((x) => b.has(x));
 
@@ -173,11 +239,12 @@ const sameSet = (a: ReadonlySet<number>, b: ReadonlySet<number>) => a.size === b
  * (timeline's facts), never in a pass of its own; `scanner` gives pass 1 (the store layer's keeps
  * a big file's scan for `history`).
  *
- * One pass: what the numbering needs of each entry is held through the scan (a few numbers, and
- * the id of a message or reset row), and the path's entries are added up once the scan has found
- * the path; `also` is fed as the scan reads, cut at every reset row it meets. The path is walked
- * in a second pass, as a view walks it, only when a reset row is off the path (`also` is fed
- * there, cut where the path cuts) or the transcript has more than `maxHeld` entries.
+ * One pass: what the numbering needs of each entry is held through the scan (`HeldEntries`), and
+ * the path's entries are added up once the scan has found the path; `also` is fed as the scan
+ * reads, cut at every reset row it meets. The path is walked in a second pass, as a view walks
+ * it, only when a reset row is off the path (`also` is fed there, cut where the path cuts), when
+ * a stretch starts or ends with a message whose id was not held (more than ID_WINDOW abandoned
+ * messages around a reset row), or past `maxHeld` entries.
  */
 export async function readStretches(
   open: OpenLines,
@@ -185,14 +252,14 @@ export async function readStretches(
   scanner: Scanner = scanTranscript,
   maxHeld = MAX_HELD_ENTRIES,
 ): Promise<TranscriptStretch[]> {
-  let held: PathEntry[] | null = [];
+  let held: HeldEntries | null = new HeldEntries();
   const resetsSeen = new Set<number>();
   const early = also?.(resetsSeen);
   const scan = await scanner(open, undefined, (line, rec) => {
     if (rec.kind === "entry" && rec.type !== "leaf") {
       if (nodeType(rec) === "reset") resetsSeen.add(rec.lineNo);
       if (held !== null && held.length >= maxHeld) held = null;
-      held?.push(pathEntryOf(rec));
+      held?.add(rec);
     }
     early?.(line, rec);
   });
@@ -200,17 +267,18 @@ export async function readStretches(
   const resetLines = new Set<number>();
   for (const i of tree.path) if (tree.nodes.typeOf(i) === "reset") resetLines.add(tree.nodes.lineNoOf(i));
   const alsoHolds = !also || sameSet(resetLines, resetsSeen);
-  const fold = new StretchFold();
-  // Held entries are the tree's nodes, one for one (both skip leaf rows and non-entries).
   if (held !== null && held.length === tree.nodes.length && alsoHolds) {
-    for (const i of tree.path) fold.add(held[i]!);
-    return fold.finish();
+    const fold = new StretchFold();
+    for (const i of tree.path) fold.add(held.entry(i, tree.nodes.lineNoOf(i)));
+    const stretches = fold.finish();
+    if (stretches) return stretches;
   }
   held = null;
+  const fold = new StretchFold();
   for await (const w of walkEntries(open, tree, tree.path, scan.diagnostics, alsoHolds ? undefined : also!(resetLines))) {
     fold.add(pathEntryOf(w.rec));
   }
-  return fold.finish();
+  return fold.finish()!;
 }
 
 /** A ref read whole: without the entries it leaves to earlier segments (a restored copy, a `.bak` trim). */

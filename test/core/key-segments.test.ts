@@ -99,6 +99,26 @@ describe("readStretches", () => {
     expect(lines).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(st).toEqual(await readStretches(open));
   });
+  it("a stretch that ends with a message the scan did not keep the id of (over 64 abandoned messages before the reset): walked, exact", async () => {
+    const t = (s: number) => new Date(Date.parse("2026-07-01T10:00:00.000Z") + s * 1000).toISOString();
+    const rows: unknown[] = [{ type: "session", id: "w", timestamp: t(0) }];
+    for (let i = 0; i < 70; i++) rows.push(msg(`a${i}`, i === 0 ? null : `a${i - 1}`, i % 2 ? "assistant" : "user", t(i + 1)));
+    // A branch of 70 messages left behind, then a reset that continues from a69.
+    for (let i = 0; i < 70; i++) rows.push(msg(`b${i}`, i === 0 ? "a69" : `b${i - 1}`, "assistant", t(100 + i)));
+    rows.push({ type: "reset", id: "r", parentId: "a69", timestamp: t(200), reason: "new" });
+    rows.push(msg("d", "r", "user", t(201)));
+    const open = linesFromEvents(rows);
+    let opens = 0;
+    const st = await readStretches(() => {
+      opens += 1;
+      return open();
+    });
+    expect(opens).toBe(2);
+    expect(st.map((x) => [x.messages, x.firstMessageId, x.lastMessageId, x.endedAt])).toEqual([
+      [70, "a0", "a69", Date.parse(t(70))],
+      [1, "d", "d", Date.parse(t(201))],
+    ]);
+  });
   it("an empty transcript is one empty stretch", async () => {
     expect(await readStretches(linesFromEvents([]))).toEqual([
       { startReset: null, endReset: null, startedAt: null, endedAt: null, messages: 0, firstMessageId: null, lastMessageId: null },

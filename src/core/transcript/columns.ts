@@ -9,7 +9,7 @@
  * - zeros are not written: an unwritten slot reads 0, so a mostly-zero column (flags, the common
  *   entry type) touches no pages for its zeros.
  */
-type Typed = Int32Array | Uint16Array | Uint8Array;
+type Typed = Float64Array | Int32Array | Uint16Array | Uint8Array;
 
 const CHUNK_BYTES = 32 * 1024 * 1024;
 const FIRST = 256;
@@ -64,6 +64,7 @@ export class Column<T extends Typed> {
   }
 }
 
+export const float64Column = (chunkBytes?: number) => new Column((n) => new Float64Array(n), chunkBytes);
 export const int32Column = (chunkBytes?: number) => new Column((n) => new Int32Array(n), chunkBytes);
 export const uint16Column = (chunkBytes?: number) => new Column((n) => new Uint16Array(n), chunkBytes);
 export const uint8Column = (chunkBytes?: number) => new Column((n) => new Uint8Array(n), chunkBytes);

@@ -38,10 +38,57 @@ export function parseTimeBound(value: string, now: number, flag: string): number
   return ms;
 }
 
+/** Two digits of `s` at `i` as a number; NaN when either is not a digit. */
+function twoDigits(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : Number.NaN;
+}
+
+let lastIso = "";
+let lastIsoMs = Number.NaN;
+
+/**
+ * `Date.parse(s)`, the same number for every string: the form every transcript line carries
+ * (`2026-07-01T09:00:00.000Z`, what `toISOString` writes) is read by hand, twice as fast, and the
+ * last answer is kept (a line's timestamp is read by several of its readers in a row); any other
+ * form, and any field out of its range, is left to `Date.parse`.
+ */
+export function parseIso(s: string): number {
+  if (s === lastIso) return lastIsoMs;
+  let ms = Number.NaN;
+  if (
+    s.length === 24 &&
+    s[4] === "-" &&
+    s[7] === "-" &&
+    s[10] === "T" &&
+    s[13] === ":" &&
+    s[16] === ":" &&
+    s[19] === "." &&
+    s[23] === "Z"
+  ) {
+    const year = twoDigits(s, 0) * 100 + twoDigits(s, 2);
+    const month = twoDigits(s, 5);
+    const day = twoDigits(s, 8);
+    const hour = twoDigits(s, 11);
+    const minute = twoDigits(s, 14);
+    const second = twoDigits(s, 17);
+    const last = s.charCodeAt(22) - 48;
+    const milli = twoDigits(s, 20) * 10 + (last >= 0 && last <= 9 ? last : Number.NaN);
+    // Date.UTC reads a year under 100 as 19xx; a day past the month's end rolls over in both.
+    const inRange = year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && second <= 59;
+    if (inRange && Number.isFinite(milli)) ms = Date.UTC(year, month - 1, day, hour, minute, second, milli);
+  }
+  if (!Number.isFinite(ms)) ms = Date.parse(s);
+  lastIso = s;
+  lastIsoMs = ms;
+  return ms;
+}
+
 /** An entry's timestamp (ISO string or epoch ms) as epoch ms; null when it does not parse. */
 export function toEpochMs(v: unknown): number | null {
   if (typeof v === "number" && Number.isFinite(v)) return v;
   if (typeof v !== "string") return null;
-  const ms = Date.parse(v);
+  const ms = parseIso(v);
   return Number.isFinite(ms) ? ms : null;
 }

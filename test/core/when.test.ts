@@ -1,7 +1,7 @@
 /** The one time grammar of --since, --until and --now, and its one error. */
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../src/core/errors.js";
-import { parseTimeBound, parseWhen, toEpochMs } from "../../src/core/when.js";
+import { parseIso, parseTimeBound, parseWhen, toEpochMs } from "../../src/core/when.js";
 
 const now = Date.parse("2026-07-08T00:00:00Z");
 
@@ -57,5 +57,53 @@ describe("toEpochMs", () => {
     expect(toEpochMs(Number.NaN)).toBeNull();
     expect(toEpochMs("not a time")).toBeNull();
     expect(toEpochMs(null)).toBeNull();
+  });
+});
+
+describe("parseIso", () => {
+  const same = (s: string) => {
+    const want = Date.parse(s);
+    expect(Number.isNaN(want) ? Number.isNaN(parseIso(s)) : parseIso(s) === want, s).toBe(true);
+  };
+  it("is Date.parse on the edges: rollover days, hour 24, second 60, month 13, years under 100, signs, other forms", () => {
+    for (const s of [
+      "2026-07-01T09:00:00.000Z",
+      "2026-02-29T00:00:00.000Z",
+      "2026-02-30T23:59:59.999Z",
+      "2026-04-31T00:00:00.000Z",
+      "2026-07-01T24:00:00.000Z",
+      "2026-07-01T09:00:60.000Z",
+      "2026-13-01T00:00:00.000Z",
+      "2026-00-10T00:00:00.000Z",
+      "2026-07-00T00:00:00.000Z",
+      "0050-07-01T00:00:00.000Z",
+      "0099-12-31T23:59:59.999Z",
+      "0100-01-01T00:00:00.000Z",
+      "+002026-07-01T00:00:00.000Z",
+      "2026-07-01T09:00:00Z",
+      "2026-07-01T09:00:00.000+02:00",
+      "2026-07-01 09:00:00.000Z",
+      "2026-07-0aT09:00:00.000Z",
+      "2026-07-01T09:00:00.00xZ",
+      "2026-07-01T09:00:00.000z",
+      "",
+    ])
+      same(s);
+    // The kept last answer is for that string only.
+    expect(parseIso("2026-07-01T09:00:00.000Z")).toBe(parseIso("2026-07-01T09:00:00.000Z"));
+    expect(parseIso("2026-07-01T09:00:00.001Z")).toBe(Date.parse("2026-07-01T09:00:00.001Z"));
+  });
+  it("is Date.parse on 20,000 strings of the common form with every field drawn at random, in and out of range", () => {
+    let seed = 12345;
+    const next = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const pad = (n: number, w: number) => String(n).padStart(w, "0");
+    for (let i = 0; i < 20_000; i++) {
+      same(
+        `${pad(next(3000), 4)}-${pad(next(14), 2)}-${pad(next(33), 2)}T${pad(next(26), 2)}:${pad(next(62), 2)}:${pad(next(62), 2)}.${pad(next(1000), 3)}Z`,
+      );
+    }
   });
 });

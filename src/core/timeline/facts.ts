@@ -7,6 +7,7 @@ import type { ParsedRecord } from "../transcript/parse.js";
 import { contentText, TEXT_96 } from "../transcript/text.js";
 import { finiteNumber, stringOrNull } from "../coerce.js";
 import { summaryFlagOf } from "../compactions/fallbacks.js";
+import { parseIso } from "../when.js";
 
 export interface CompactionFact {
   entryId: string | null;
@@ -74,7 +75,7 @@ const PREVIEW = 120;
 export { summaryFlagOf };
 
 function timeOf(iso: string | null, message: Record<string, unknown> | null): number | null {
-  const t = iso ? Date.parse(iso) : NaN;
+  const t = iso ? parseIso(iso) : NaN;
   if (Number.isFinite(t)) return t;
   return finiteNumber(message?.timestamp);
 }

@@ -4,6 +4,7 @@
  * its arguments are the plain ones the completion scripts pass (parseCompleteArgs); anything else
  * goes through commander (src/cli/commands/completion.ts), which prints the same items.
  */
+import { hasUnsafe } from "../core/safe-text.js";
 import type { IO } from "./output.js";
 import { type CommonOptions, selectionOf } from "./selection.js";
 import type { StorePlace } from "../store/session.js";
@@ -68,12 +69,20 @@ async function completionItems(what: string, opts: CommonOptions, place: StorePl
   return indexes.flatMap((i) => i.files.filter((f) => f.archive !== null && f.archive !== undefined).map((f) => f.name));
 }
 
+/**
+ * An item the shell can offer: a key or file name holding a control character (an ESC sequence,
+ * a bidi override) would reach the terminal through the shell's list as it is, and one holding a
+ * TAB or LF would break the one-item-a-line answer. `ls` shows such a name, escaped.
+ */
+const completable = (item: string) => item !== "" && !hasUnsafe(item) && !/[\t\n]/.test(item);
+
 /** Writes the items, sorted, each once; nothing when there is no store (completion must stay quiet). */
 export async function writeCompletionItems(what: string, opts: CommonOptions, io: Pick<IO, "stdout" | "env" | "cwd">): Promise<void> {
   try {
     const out = await completionItems(what, opts, { env: io.env, cwd: io.cwd });
     io.stdout.write(
       [...new Set(out)]
+        .filter(completable)
         .sort()
         .map((k) => `${k}\n`)
         .join(""),

@@ -37,6 +37,18 @@ describe("completion", () => {
     expect([none.code, none.stdout, none.stderr]).toEqual([0, "", ""]);
   });
 
+  it("__complete keys leaves out a key with a control character, TAB or LF: it would reach the terminal through the shell as it is", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const storePath = path.join(stateDir, "agents/main/sessions/sessions.json");
+    const store = JSON.parse(fs.readFileSync(storePath, "utf8"));
+    const entry = store["agent:main:main"];
+    for (const k of ["agent:main:evil\u001b]0;pwned\u0007", "agent:main:two\nlines", "agent:main:tab\there", "agent:main:\u202egnp.exe"])
+      store[k] = { ...entry };
+    fs.writeFileSync(storePath, JSON.stringify(store, null, 2));
+    const r = await cli(["__complete", "keys", "--state-dir", stateDir]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, "agent:main:main\nagent:main:telegram:direct:424242\n", ""]);
+  });
+
   it("scripts offer option values, paths and dynamic items in every shell", async () => {
     const zsh = (await cli(["completion", "zsh"])).stdout;
     expect(zsh).toContain("--state-dir[");

@@ -14,6 +14,7 @@ import fs from "node:fs";
 import type { TranscriptRef } from "../core/model.js";
 import { Diagnostics } from "../core/transcript/diagnostics.js";
 import { scanTranscript, type ScanResult, type Scanner } from "../core/transcript/scan.js";
+import { sourceOf, statIdentity } from "./cache/store-cache.js";
 
 const MIN_BYTES = 4 * 1024 * 1024;
 const MAX_SCANS = 8;
@@ -23,11 +24,11 @@ interface Kept {
   scan: ScanResult;
 }
 
+/** The file's identity as the index proves it (`statIdentity`), and its size; null when it is not a regular file. */
 function identityOf(path: string): { id: string; size: number } | null {
   try {
     const st = fs.statSync(path, { bigint: true });
-    if (!st.isFile()) return null;
-    return { id: `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, size: Number(st.size) };
+    return st.isFile() ? { id: statIdentity(st), size: Number(st.size) } : null;
   } catch {
     return null;
   }
@@ -46,9 +47,9 @@ export class ScanMemo {
   /** The pass 1 of `ref`'s readers: kept and reused for a big plain file, `scanTranscript` otherwise. */
   scanner(ref: TranscriptRef): Scanner {
     // A filtered read (a restored copy without what earlier segments hold) is not the file's lines.
-    if (ref.kind !== "file" || ref.omitIdsOf) return scanTranscript;
+    const key = ref.kind === "file" ? sourceOf(ref) : null;
+    if (ref.kind !== "file" || key === null) return scanTranscript;
     const file = ref.path;
-    const key = `${ref.compression}\n${file}`;
     return async (open, diag, every) => {
       const before = identityOf(file);
       const hit = this.kept.get(key);

@@ -7,8 +7,9 @@
  * Never staler than the file: a scan is kept only when the file's identity (device, inode, size,
  * mtime and ctime in nanoseconds) is the same before and after it, and handed out only while it
  * still is. The reader's own second pass then checks every line it reads against the tree, as it
- * does after a scan of its own. Only plain files of at least `MIN_BYTES` are kept (a small file
- * scans in milliseconds, and a store-wide command reads thousands), `MAX_SCANS` at a time.
+ * does after a scan of its own. A read that stopped on an error is never kept. Only plain files of
+ * at least `MIN_BYTES` are kept (a small file scans in milliseconds, and a store-wide command reads
+ * thousands), `MAX_SCANS` at a time.
  */
 import fs from "node:fs";
 import type { TranscriptRef } from "../core/model.js";
@@ -65,6 +66,8 @@ export class ScanMemo {
       const scan = await scanTranscript(open, diag, every);
       const after = identityOf(file);
       if (!fresh || !before || !after || before.id !== after.id || before.size < MIN_BYTES) return scan;
+      // A read that stopped on an error is read again: each reader then meets the error itself (and says so).
+      if (scan.diagnostics.count("read-error") > 0) return scan;
       const copy = new Diagnostics(scan.diagnostics.maxIssues);
       copy.absorb(scan.diagnostics);
       this.kept.delete(key);

@@ -143,6 +143,86 @@ export function zstdFrameProblem(head: Uint8Array): string | null {
 }
 
 /**
+ * Follows the frames of a zstd stream by their headers alone (RFC 8878: frame header, then blocks
+ * that each give their own size, then an optional checksum; skippable frames give theirs), so the
+ * end of the input can be checked to fall between frames. Node 22's decoder ends a stream cut
+ * short inside a frame without an error (Node 24's reports it): the truncation would read as a
+ * shorter transcript, not as one that could not be read whole.
+ */
+export class ZstdFrames {
+  /** Bytes still to skip (a block's content, a checksum, a skippable frame's data). */
+  private skip = 0;
+  /** The header bytes being gathered, and how many the current header needs. */
+  private head: number[] = [];
+  private need = 4;
+  private state: "magic" | "skippable-size" | "frame-header" | "block-header" | "checksum-then-magic" = "magic";
+  private checksum = false;
+
+  feed(bytes: Uint8Array): void {
+    let i = 0;
+    while (i < bytes.length) {
+      if (this.skip > 0) {
+        const n = Math.min(this.skip, bytes.length - i);
+        this.skip -= n;
+        i += n;
+        continue;
+      }
+      this.head.push(bytes[i++]!);
+      if (this.head.length === 2 && this.state === "frame-header") this.need = frameHeaderSize(this.head[0]!);
+      if (this.head.length < this.need) continue;
+      const h = this.head;
+      this.head = [];
+      this.step(h);
+    }
+  }
+
+  private step(h: number[]): void {
+    switch (this.state) {
+      case "magic": {
+        const magic = (h[0]! | (h[1]! << 8) | (h[2]! << 16) | (h[3]! << 24)) >>> 0;
+        if ((magic & 0xfffffff0) === 0x184d2a50) [this.state, this.need] = ["skippable-size", 4];
+        else [this.state, this.need] = ["frame-header", 2]; // not zstd at all is the decoder's to say
+        return;
+      }
+      case "skippable-size":
+        this.skip = (h[0]! | (h[1]! << 8) | (h[2]! << 16) | (h[3]! << 24)) >>> 0;
+        [this.state, this.need] = ["magic", 4];
+        return;
+      case "frame-header":
+        this.checksum = ((h[0]! >> 2) & 1) === 1;
+        [this.state, this.need] = ["block-header", 3];
+        return;
+      case "block-header": {
+        const b = h[0]! | (h[1]! << 8) | (h[2]! << 16);
+        const last = (b & 1) === 1;
+        const type = (b >> 1) & 3;
+        this.skip = type === 1 ? 1 : b >>> 3; // RLE: one byte; raw and compressed: the size given
+        if (last) [this.state, this.need] = this.checksum ? ["checksum-then-magic", 4] : ["magic", 4];
+        return;
+      }
+      case "checksum-then-magic":
+        [this.state, this.need] = ["magic", 4];
+        return;
+    }
+  }
+
+  /** True when the input so far ends between frames (or is empty). */
+  complete(): boolean {
+    return this.skip === 0 && this.head.length === 0 && this.state === "magic";
+  }
+}
+
+/** A zstd frame header's size from its descriptor byte (window byte, dictionary id, content size), magic excluded. */
+function frameHeaderSize(fhd: number): number {
+  const single = (fhd >> 5) & 1;
+  const fcsFlag = fhd >> 6;
+  const fcs = fcsFlag === 0 ? single : [1, 2, 4, 8][fcsFlag]!;
+  return 1 + (single ? 0 : 1) + [0, 1, 2, 4][fhd & 3]! + fcs;
+}
+
+const CUT_SHORT = "zstd stream cut short: it ends inside a frame";
+
+/**
  * Decompresses a zstd byte stream (node:zlib), bounded (see zstdFrameProblem, MAX_ZSTD_RATIO).
  * The decoder inflates a whole written piece before any backpressure applies, so it is fed by
  * hand: a piece at a time, sized by the ratio seen so far (~4 MiB of output each), and each
@@ -154,6 +234,7 @@ export async function* zstdChunks(compressed: AsyncIterable<Buffer>): AsyncGener
   let checked = false;
   const limit = () => Math.max(MIN_ZSTD_OUTPUT_LIMIT, inBytes * MAX_ZSTD_RATIO);
   const z = zlib().createZstdDecompress();
+  const frames = new ZstdFrames();
   let failure: Error | null = null;
   z.on("error", (err) => (failure = err));
   /**
@@ -180,6 +261,7 @@ export async function* zstdChunks(compressed: AsyncIterable<Buffer>): AsyncGener
   }
   try {
     for await (const c of owned(compressed)) {
+      frames.feed(c);
       if (!checked) {
         checked = true;
         const problem = zstdFrameProblem(c);
@@ -208,6 +290,7 @@ export async function* zstdChunks(compressed: AsyncIterable<Buffer>): AsyncGener
       if (failure) throw failure;
     }
     yield* taken();
+    if (!frames.complete()) throw new Error(CUT_SHORT);
   } finally {
     z.destroy();
   }
@@ -217,6 +300,9 @@ export async function* zstdChunks(compressed: AsyncIterable<Buffer>): AsyncGener
 export function zstdDecompressSync(buf: Uint8Array): Buffer {
   const problem = zstdFrameProblem(buf.subarray(0, 32));
   if (problem) throw new Error(problem);
+  const frames = new ZstdFrames();
+  frames.feed(buf);
+  if (!frames.complete()) throw new Error(CUT_SHORT);
   return zlib().zstdDecompressSync(buf, { maxOutputLength: Math.max(MIN_ZSTD_OUTPUT_LIMIT, buf.length * MAX_ZSTD_RATIO) });
 }
 

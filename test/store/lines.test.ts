@@ -112,3 +112,44 @@ describe("zstdChunks", () => {
     expect(warnings).toEqual([]);
   });
 });
+
+describe("a zstd stream cut short is unreadable, not a shorter transcript (Node 22's decoder ends it quietly)", () => {
+  it("ZstdFrames: whole streams (several frames, a skippable one, with and without checksum) end between frames; every cut does not", async () => {
+    const { ZstdFrames, zlib } = await import("../../src/store/lines.js");
+    const z = zlib();
+    const text = Buffer.from(Array.from({ length: 3000 }, (_, i) => `{"n":${i},"r":"${Math.sin(i).toString(36)}"}`).join("\n"));
+    const withSum = z.zstdCompressSync(text, { params: { [z.constants.ZSTD_c_checksumFlag]: 1 } });
+    const plain = z.zstdCompressSync(text.subarray(0, 5000));
+    const skippable = Buffer.concat([Buffer.from([0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0]), Buffer.from("abc")]);
+    const stream = Buffer.concat([withSum, skippable, plain]);
+    const whole = (b: Uint8Array, step: number) => {
+      const f = new ZstdFrames();
+      for (let i = 0; i < b.length; i += step) f.feed(b.subarray(i, i + step));
+      return f.complete();
+    };
+    for (const step of [1, 7, 4096, stream.length]) expect(whole(stream, step)).toBe(true);
+    expect(whole(Buffer.alloc(0), 1)).toBe(true);
+    const ends = new Set([withSum.length, withSum.length + skippable.length, stream.length]);
+    for (let cut = 1; cut < stream.length; cut += 97)
+      if (!ends.has(cut)) expect(whole(stream.subarray(0, cut), 4096), `cut at ${cut}`).toBe(false);
+  });
+
+  it("zstdChunks and zstdDecompressSync refuse a stream cut short", async () => {
+    const { zstdChunks, zstdDecompressSync, zlib } = await import("../../src/store/lines.js");
+    const text = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `{"n":${i},"r":"${Math.sin(i).toString(36)}"}`).join("\n"));
+    const compressed = zlib().zstdCompressSync(text);
+    const cut = compressed.subarray(0, Math.floor(compressed.length * 0.6));
+    async function* one() {
+      yield cut;
+    }
+    await expect(
+      (async () => {
+        for await (const _ of zstdChunks(one())) {
+          // read to the end
+        }
+      })(),
+    ).rejects.toThrow(/cut short|unexpected end/);
+    expect(() => zstdDecompressSync(cut)).toThrow(/cut short/);
+    expect(zstdDecompressSync(compressed).equals(text)).toBe(true);
+  });
+});

@@ -128,16 +128,16 @@ function whereOf(t: GrepTarget): GrepWhere {
 
 const MESSAGE_PREFIX = Buffer.from('{"type":"message"');
 const MESSAGE_KEY = Buffer.from('"message"');
-const BACKSLASH_U = Buffer.from("\\u");
 
 /**
  * A byte-level pre-filter for case-sensitive literals JSON writes verbatim: a block that holds
- * neither the literal's bytes nor a `\u` escape cannot match, and need not even be decoded.
+ * neither the literal's bytes nor an escape that can write its characters (`\u`, `\/`) cannot match, and need not even be decoded.
  */
 export function byteSkipFor(pattern: string, m: Matcher, ignoreCase: boolean): ((raw: Buffer) => boolean) | undefined {
   if (!m.escapeFree || ignoreCase) return undefined;
   const needle = Buffer.from(pattern, "utf8");
-  return (raw) => raw.indexOf(needle) < 0 && raw.indexOf(BACKSLASH_U) < 0;
+  const escapes = m.escapes.map((e) => Buffer.from(e));
+  return (raw) => raw.indexOf(needle) < 0 && escapes.every((e) => raw.indexOf(e) < 0);
 }
 
 interface Filters {

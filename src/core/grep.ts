@@ -20,6 +20,12 @@ export interface Matcher {
   rawSafe: boolean;
   /** A plain literal with no `"`, `\` or control characters: JSON writes it unescaped. */
   escapeFree: boolean;
+  /**
+   * For an escapeFree literal, the escapes a writer may still have used for its characters: `\u`
+   * always, and `\/` when it holds a `/` (JSON.stringify never writes it; other writers do). A raw
+   * line or block holding the literal's bytes or one of these can match; any other cannot.
+   */
+  escapes: readonly string[];
   /** The text the pattern matches when it is a literal (`-F`, or no regex metacharacter), else null. */
   literal: string | null;
 }
@@ -46,7 +52,9 @@ export function compileMatcher(pattern: string, opts: MatchOptions = {}): Matche
   // A string value sits between two `"` in the raw line, so only assertions that look past the
   // value's ends (^, $, lookarounds) can match the value but not the line.
   const rawSafe = opts.fixed === true || !(/[\^$]/.test(source) || /\(\?<?[=!]/.test(source));
-  return { re, rawSafe, escapeFree: literal && !JSON_ESCAPED_CHARS.test(pattern), literal: literal ? pattern : null };
+  const escapeFree = literal && !JSON_ESCAPED_CHARS.test(pattern);
+  const escapes = escapeFree && pattern.includes("/") ? ["\\u", "\\/"] : ["\\u"];
+  return { re, rawSafe, escapeFree, escapes, literal: literal ? pattern : null };
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", '"': '"', "\\": "\\", "/": "/" };
@@ -70,8 +78,8 @@ export function lineMayMatch(m: Matcher, raw: string): boolean {
   if (m.re.test(raw)) return true;
   const backslash = raw.indexOf("\\");
   if (backslash < 0) return false;
-  // A literal with no escapable chars is written verbatim unless the writer used \u escapes.
-  if (m.escapeFree && raw.indexOf("\\u", backslash) < 0) return false;
+  // A literal with no escapable chars is written verbatim unless the writer escaped some of them.
+  if (m.escapeFree && m.escapes.every((e) => raw.indexOf(e, backslash) < 0)) return false;
   return m.re.test(unescapeJsonLine(raw));
 }
 

@@ -68,6 +68,23 @@ describe("grep over the corpus", () => {
     await expect(runGrep({ stateDir: s, pattern: "milk", key: "agent:nope" }, ctx())).rejects.toMatchObject({ code: "SESSION_NOT_FOUND" });
   });
 
+  it('finds a literal with "/" in a line whose writer escaped it as \\/ (not JSON.stringify), in the fast path too', async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const file = (await runGrep({ stateDir, pattern: "buy milk" }, ctx())).matches[0]!.path;
+    const line = JSON.stringify({
+      type: "message",
+      id: "slash0001",
+      parentId: null,
+      timestamp: "2026-07-01T09:30:00.000Z",
+      message: { role: "user", content: [{ type: "text", text: "see docs/zq/readme" }] },
+    });
+    fs.appendFileSync(file, `${line.replaceAll("/", "\\/")}\n`);
+    for (const fixed of [false, true]) {
+      const r = await runGrep({ stateDir, pattern: "docs/zq/readme", fixed }, ctx());
+      expect(r.matches.map((m) => m.snippet)).toEqual(["see docs/zq/readme"]);
+    }
+  });
+
   it("--since/--until filter on the entry time", async () => {
     const s = state("files", "reset-chain");
     const r = await runGrep({ stateDir: s, pattern: "milk", since: "2026-07-01T09:00:07Z" }, ctx());

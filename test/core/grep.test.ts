@@ -32,7 +32,17 @@ describe("compileMatcher", () => {
 });
 
 describe("lineMayMatch (raw pre-filter) is never wrong when it says no", () => {
-  const values = ['say "hi"', "back\\slash", "two\nlines", "tab\there", "caf\u00e9 \u{1F600}", "ctl\u001b[31m", "plain text", 'quote"d\\n'];
+  const values = [
+    'say "hi"',
+    "back\\slash",
+    "two\nlines",
+    "tab\there",
+    "caf\u00e9 \u{1F600}",
+    "ctl\u001b[31m",
+    "plain text",
+    'quote"d\\n',
+    "see docs/zq/readme",
+  ];
   const patterns: Array<[string, { fixed?: boolean; ignoreCase?: boolean }]> = [
     ['"hi"', { fixed: true }],
     ["back\\slash", { fixed: true }],
@@ -46,6 +56,8 @@ describe("lineMayMatch (raw pre-filter) is never wrong when it says no", () => {
     ["d\\\\n", {}],
     ["^two", {}],
     ["here$", {}],
+    ["zq/readme", {}],
+    ["docs/zq", { fixed: true }],
   ];
   for (const [p, o] of patterns) {
     it(`pattern ${JSON.stringify(p)}`, () => {
@@ -56,6 +68,8 @@ describe("lineMayMatch (raw pre-filter) is never wrong when it says no", () => {
         // \u-escaped writers (not JSON.stringify) must be covered too.
         const ascii = line.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
         if (m.re.test(v)) expect(lineMayMatch(m, ascii)).toBe(true);
+        // So must writers that escape "/" as \/ (PHP's json_encode, some Python and Go writers).
+        if (m.re.test(v)) expect(lineMayMatch(m, line.replaceAll("/", "\\/"))).toBe(true);
       }
     });
   }

@@ -22,6 +22,7 @@ import {
 import { parseTimeBound } from "../core/when.js";
 import { parseLine } from "../core/transcript/parse.js";
 import { byteRange, plainTextBlocks, type LongLine } from "../store/blocks.js";
+import type { Prefilter, RuledOut } from "../store/grep-prefilter.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../store/lines.js";
 import { causeOf, noteUnreadable } from "../store/safe-read.js";
 import type { IndexDb } from "../store/cache/index-db.js";
@@ -133,11 +134,11 @@ const MESSAGE_KEY = Buffer.from('"message"');
  * A byte-level pre-filter for case-sensitive literals JSON writes verbatim: a block that holds
  * neither the literal's bytes nor an escape that can write its characters (`\u`, `\/`) cannot match, and need not even be decoded.
  */
-export function byteSkipFor(pattern: string, m: Matcher, ignoreCase: boolean): ((raw: Buffer) => boolean) | undefined {
-  if (!m.escapeFree || ignoreCase) return undefined;
-  const needle = Buffer.from(pattern, "utf8");
+export function byteSkipFor(m: Matcher, ignoreCase: boolean, blockCannotHold: CannotHold): ((raw: Buffer) => boolean) | undefined {
+  if (!m.escapeFree || ignoreCase || m.literal === null) return undefined;
+  const needle = Buffer.from(m.literal, "utf8");
   const escapes = m.escapes.map((e) => Buffer.from(e));
-  return (raw) => raw.indexOf(needle) < 0 && escapes.every((e) => raw.indexOf(e) < 0);
+  return (raw) => blockCannotHold(raw, needle, escapes);
 }
 
 interface Filters {
@@ -354,12 +355,15 @@ export interface GrepRun {
   result: GrepResult;
 }
 
-function filtersOf(opts: GrepOptions): Filters {
+type PrefilterModule = typeof import("../store/grep-prefilter.js");
+type CannotHold = PrefilterModule["blockCannotHold"];
+
+function filtersOf(opts: GrepOptions, blockCannotHold: CannotHold): Filters {
   const matcher = compileMatcher(opts.pattern, { fixed: opts.fixed, ignoreCase: opts.ignoreCase });
   const now = opts.now ?? Date.now();
   return {
     matcher,
-    byteSkip: byteSkipFor(opts.pattern, matcher, opts.ignoreCase === true),
+    byteSkip: byteSkipFor(matcher, opts.ignoreCase === true, blockCannotHold),
     roles: opts.roles && opts.roles.length > 0 ? new Set(opts.roles) : null,
     since: opts.since !== undefined ? parseTimeBound(opts.since, now, "--since") : null,
     until: opts.until !== undefined ? parseTimeBound(opts.until, now, "--until") : null,
@@ -418,10 +422,47 @@ async function ruledOut(ctx: StoreContext, indexes: StoreIndex[], all: GrepTarge
   return out;
 }
 
+/**
+ * grep's byte pre-filter over the located stores' sessions dirs, in a worker while they are indexed:
+ * for a literal the byte test applies to (filters.byteSkip), a search of every key (one key's few
+ * files are not worth a thread), and dirs whose text table does not answer the search already.
+ */
+function startPrefilterFor(
+  m: PrefilterModule,
+  opts: GrepOptions,
+  filters: Filters,
+  ctx: StoreContext,
+  stores: readonly { sessionsDir: string }[],
+): Prefilter | null {
+  const literal = filters.matcher.literal;
+  if (!filters.byteSkip || literal === null || opts.key !== undefined) return null;
+  const narrows = narrowingLiteral(literal, opts.ignoreCase === true) !== null && hasIndexFile(ctx.session.cache, ctx.env);
+  const answered = (dir: string) =>
+    narrows && ctx.session.cache.indexFor({ kind: "file", path: path.join(dir, "x.jsonl"), compression: "none" })?.textBuilt() === true;
+  const dirs = [...new Set(stores.map((s) => s.sessionsDir))].filter((d) => !answered(d));
+  return dirs.length > 0 ? m.startPrefilter(dirs, literal, filters.matcher.escapes) : null;
+}
+
+/** The pre-filter read this plain file whole, at the size the index saw, and no line of it can match. */
+function bytesRuleOut(ruled: RuledOut, t: GrepTarget): boolean {
+  return t.ref.kind === "file" && t.ref.compression === "none" && t.bytes !== null && ruled.get(t.ref.path) === t.bytes;
+}
+
 /** Index the stores and choose the transcripts (nothing searched yet); `events()` searches them. */
 export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<GrepRun> {
-  const filters = filtersOf(opts);
-  const indexes = await ctx.session.indexes(opts);
+  const prefilterModule = await import("../store/grep-prefilter.js");
+  const filters = filtersOf(opts, prefilterModule.blockCannotHold);
+  let prefilter: Prefilter | null = null;
+  const located = (stores: readonly { sessionsDir: string }[]) => {
+    prefilter = startPrefilterFor(prefilterModule, opts, filters, ctx, stores);
+  };
+  let indexes: StoreIndex[];
+  try {
+    indexes = await ctx.session.indexes(opts, { located });
+  } catch (err) {
+    (prefilter as Prefilter | null)?.stop();
+    throw err;
+  }
   const all = indexes.flatMap(grepTargets);
   let targets = all;
   if (opts.key !== undefined) {
@@ -445,6 +486,7 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
     const literal = narrowingLiteral(filters.matcher.literal, opts.ignoreCase === true);
     // The index is a cache: whatever goes wrong with it (a damaged file), every target is searched.
     const skip = await ruledOut(ctx, indexes, all, targets, literal).catch(() => new Set<GrepTarget>());
+    const cannotMatch: RuledOut = (await (prefilter as Prefilter | null)?.done) ?? new Map();
     // Progress in bytes of the files to search (a big transcript moves the line too); in transcripts when no size is known.
     const totalBytes = targets.reduce((n, t) => n + (t.bytes ?? 0), 0);
     let bytesDone = 0;
@@ -453,7 +495,7 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
       else ctx.progress?.(result.filesSearched, targets.length, "transcripts");
       bytesDone += t.bytes ?? 0;
       result.filesSearched += 1;
-      if (skip.has(t)) {
+      if (skip.has(t) || bytesRuleOut(cannotMatch, t)) {
         yield { type: "searched", path: t.path, matches: 0 };
         continue;
       }

@@ -15,9 +15,15 @@ import type { SqliteDb } from "./sqlite/driver.js";
 import { StoreCache } from "./cache/store-cache.js";
 import { ScanMemo } from "./scan-memo.js";
 
+/** What a caller may do between locating the stores and indexing them. */
+export interface IndexHooks {
+  /** The located stores, before any is indexed: work that needs only their dirs can start (grep's pre-filter). */
+  located?(targets: readonly AgentTarget[]): void;
+}
+
 export interface StoreSession {
   /** Locate and index every selected agent store. */
-  indexes(sel: StoreSelection): Promise<StoreIndex[]>;
+  indexes(sel: StoreSelection, hooks?: IndexHooks): Promise<StoreIndex[]>;
   /** Stream the raw lines of any transcript the model refers to. */
   lines(ref: TranscriptRef): AsyncIterable<RawLine>;
   /**
@@ -139,15 +145,15 @@ export function openStoreSession(place: StorePlace): StoreSession {
   };
 
   return {
-    async indexes(sel) {
+    async indexes(sel, hooks) {
       mustBeOpen();
       if (sel.index === false) cache.disable();
       cache.forgetIdentities();
+      const targets = locateStores(sel, place.env, place.cwd);
+      for (const t of targets) cache.addRoot(t.stateDir ?? t.sessionsDir, [t.sessionsDir, path.dirname(t.storePath)]);
+      hooks?.located?.(targets);
       const out: StoreIndex[] = [];
-      for (const t of locateStores(sel, place.env, place.cwd)) {
-        cache.addRoot(t.stateDir ?? t.sessionsDir, [t.sessionsDir, path.dirname(t.storePath)]);
-        out.push(...(await indexTarget(t, place, database, cache)));
-      }
+      for (const t of targets) out.push(...(await indexTarget(t, place, database, cache)));
       if (sel.vault !== undefined && out.length > 0) {
         const { overlayVault, vaultDirFor } = await import("./vault/read.js");
         await overlayVault(out, vaultDirFor(sel.vault, place), place.env);

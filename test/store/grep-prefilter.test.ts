@@ -1,0 +1,46 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { blockCannotHold, startPrefilter } from "../../src/store/grep-prefilter.js";
+import { tempDir } from "../helpers/temp.js";
+
+const line = (text: string) => `${JSON.stringify({ type: "message", message: { role: "user", content: [{ type: "text", text }] } })}\n`;
+
+describe("grep's byte pre-filter", () => {
+  it("blockCannotHold: false when the block holds the literal or an escape that may write it", () => {
+    const needle = Buffer.from("docs/zq");
+    const escapes = [Buffer.from("\\u"), Buffer.from("\\/")];
+    expect(blockCannotHold(Buffer.from(line("plain words")), needle, escapes)).toBe(true);
+    expect(blockCannotHold(Buffer.from(line("see docs/zq")), needle, escapes)).toBe(false);
+    expect(blockCannotHold(Buffer.from(line("see docs/zq").replaceAll("/", "\\/")), needle, escapes)).toBe(false);
+    expect(blockCannotHold(Buffer.from('{"a":"\\u0064ocs"}'), needle, escapes)).toBe(false);
+  });
+
+  it("the worker rules out exactly the plain files whose bytes cannot hold the literal, each with its size", async () => {
+    const dir = tempDir("ocs-prefilter-");
+    const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
+    write("none.jsonl", line("nothing to see") + line("still nothing"));
+    write("hit.jsonl", line("a zebra-crossing"));
+    write("escaped.jsonl.reset.2026-07-01T09-00-00.000Z", '{"type":"message","message":{"content":"\\u007a"}}\n');
+    write("none.jsonl.deleted.2026-07-01T09-00-00.000Z", line("gone"));
+    // A literal cut in two by the worker's 1 MiB read: the blocks overlap, so it is still seen.
+    const big = Buffer.alloc(1024 * 1024 + 64, "x");
+    big.write("zebra", 1024 * 1024 - 2);
+    fs.writeFileSync(path.join(dir, "straddle.jsonl"), big);
+    write("big-none.jsonl", "y".repeat(3 * 1024 * 1024));
+    write("store.json", "zebra-free but not a transcript");
+    write("old.jsonl.zst", "not read by the worker");
+    fs.symlinkSync(path.join(dir, "none.jsonl"), path.join(dir, "link.jsonl"));
+    execFileSync("mkfifo", [path.join(dir, "fifo.jsonl")]);
+    const p = startPrefilter([dir, path.join(dir, "missing")], "zebra", ["\\u"]);
+    expect(p).not.toBeNull();
+    const ruled = await p!.done;
+    const size = (name: string) => fs.statSync(path.join(dir, name)).size;
+    expect(Object.fromEntries([...ruled].map(([f, n]) => [path.basename(f), n]))).toEqual({
+      "none.jsonl": size("none.jsonl"),
+      "none.jsonl.deleted.2026-07-01T09-00-00.000Z": size("none.jsonl.deleted.2026-07-01T09-00-00.000Z"),
+      "big-none.jsonl": 3 * 1024 * 1024,
+    });
+  });
+});

@@ -132,7 +132,8 @@ const MESSAGE_KEY = Buffer.from('"message"');
 
 /**
  * A byte-level pre-filter for case-sensitive literals JSON writes verbatim: a block that holds
- * neither the literal's bytes nor an escape that can write its characters (`\u`, `\/`) cannot match, and need not even be decoded.
+ * neither the literal's bytes nor an escape that can write its characters (`\u`, `\/`) cannot
+ * match, and need not even be decoded.
  */
 export function byteSkipFor(m: Matcher, ignoreCase: boolean, blockCannotHold: CannotHold): ((raw: Buffer) => boolean) | undefined {
   if (!m.escapeFree || ignoreCase || m.literal === null) return undefined;
@@ -437,8 +438,7 @@ function startPrefilterFor(
   const literal = filters.matcher.literal;
   if (!filters.byteSkip || literal === null || opts.key !== undefined) return null;
   const narrows = narrowingLiteral(literal, opts.ignoreCase === true) !== null && hasIndexFile(ctx.session.cache, ctx.env);
-  const answered = (dir: string) =>
-    narrows && ctx.session.cache.indexFor({ kind: "file", path: path.join(dir, "x.jsonl"), compression: "none" })?.textBuilt() === true;
+  const answered = (dir: string) => narrows && ctx.session.cache.indexForDir(dir)?.textBuilt() === true;
   const dirs = [...new Set(stores.map((s) => s.sessionsDir))].filter((d) => !answered(d));
   return dirs.length > 0 ? m.startPrefilter(dirs, literal, filters.matcher.escapes) : null;
 }
@@ -452,15 +452,16 @@ function bytesRuleOut(ruled: RuledOut, t: GrepTarget): boolean {
 export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<GrepRun> {
   const prefilterModule = await import("../store/grep-prefilter.js");
   const filters = filtersOf(opts, prefilterModule.blockCannotHold);
-  let prefilter: Prefilter | null = null;
+  // Started once the stores are located, while they are indexed.
+  const prefilter: { running: Prefilter | null } = { running: null };
   const located = (stores: readonly { sessionsDir: string }[]) => {
-    prefilter = startPrefilterFor(prefilterModule, opts, filters, ctx, stores);
+    prefilter.running = startPrefilterFor(prefilterModule, opts, filters, ctx, stores);
   };
   let indexes: StoreIndex[];
   try {
     indexes = await ctx.session.indexes(opts, { located });
   } catch (err) {
-    (prefilter as Prefilter | null)?.stop();
+    prefilter.running?.stop();
     throw err;
   }
   const all = indexes.flatMap(grepTargets);
@@ -486,7 +487,7 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
     const literal = narrowingLiteral(filters.matcher.literal, opts.ignoreCase === true);
     // The index is a cache: whatever goes wrong with it (a damaged file), every target is searched.
     const skip = await ruledOut(ctx, indexes, all, targets, literal).catch(() => new Set<GrepTarget>());
-    const cannotMatch: RuledOut = (await (prefilter as Prefilter | null)?.done) ?? new Map();
+    const cannotMatch: RuledOut = (await prefilter.running?.done) ?? new Map();
     // Progress in bytes of the files to search (a big transcript moves the line too); in transcripts when no size is known.
     const totalBytes = targets.reduce((n, t) => n + (t.bytes ?? 0), 0);
     let bytesDone = 0;

@@ -126,10 +126,15 @@ export class StoreCache {
 
   /** The index a transcript belongs to: the root whose dir holds it, else the run's first root. */
   indexFor(ref: TranscriptRef): IndexDb | null {
-    if (!this.#enabled || this.#roots.length === 0 || ref.kind === "vault") return null;
+    if (ref.kind === "vault") return null;
     // A transcript is a file, never one of the dirs: the dir that holds it decides, and a store's
     // thousands of transcripts sit in a few dirs, so each dir is placed once.
-    const dir = path.dirname(ref.kind === "file" ? ref.path : ref.dbPath);
+    return this.indexForDir(path.dirname(ref.kind === "file" ? ref.path : ref.dbPath));
+  }
+
+  /** The index of the transcripts (or agent database) directly in `dir`. */
+  indexForDir(dir: string): IndexDb | null {
+    if (!this.#enabled || this.#roots.length === 0) return null;
     let root = this.#rootOfDir.get(dir);
     if (root === undefined) {
       let best: IndexedRoot | undefined;

@@ -57,7 +57,7 @@ export class StoreCache {
   readonly #rootOfDir = new Map<string, string>();
   /** A file's source (#sourceOf), by compression and path. */
   readonly #fileSources = { none: new Map<string, string>(), zstd: new Map<string, string>() };
-  /** Each transcript's identity when this run first looked it up (#identityThisRun), by source. */
+  /** Each transcript's identity when this run first looked it up (identityThisRun), by source. */
   readonly #identities = new Map<string, SourceIdentity | null>();
   readonly #open = new Map<string, IndexDb | null>();
   /** Indexes that failed in use: no longer asked, closed at the end. */
@@ -169,7 +169,7 @@ export class StoreCache {
    * changes later in the run is answered as it was then, as one snapshot; a fact derived after the
    * change is not kept (`#heldStill` stats again). Forgotten when the run locates its stores again (`forgetIdentities`).
    */
-  #identityThisRun(ref: TranscriptRef): SourceIdentity | null {
+  identityThisRun(ref: TranscriptRef): SourceIdentity | null {
     const source = this.#sourceOf(ref);
     if (source === null) return null;
     let known = this.#identities.get(source);
@@ -223,7 +223,7 @@ export class StoreCache {
 
   #lookUp<T>(ref: TranscriptRef, what: string): Lookup<T> {
     const db = this.indexFor(ref);
-    const before = db ? this.#identityThisRun(ref) : null;
+    const before = db ? this.identityThisRun(ref) : null;
     if (!db || !before) return { hit: false, db: null, before: null };
     try {
       const hit = db.fact(before, what);

@@ -167,6 +167,11 @@ async function refreshOne(
   now: () => number,
 ): Promise<number | null> {
   const own = ownRef(ref);
+  // Unchanged since the run first looked at it (the store's walk, a fact's lookup): no stat of its own.
+  if (seen && session.cache.identityThisRun(own)?.identity === seen.identity) {
+    out.unchanged += 1;
+    return seen.scan ? null : seen.id;
+  }
   let st: fs.BigIntStats | null = null;
   let identity: string | null;
   if (own.kind === "file") {

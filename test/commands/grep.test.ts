@@ -8,6 +8,7 @@ import { hugeMessageLine } from "../hostile/inputs.js";
 import { cli } from "../helpers/cli.js";
 import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
+import { bytesRead } from "../../src/store/read-meter.js";
 
 const ctx = () => storeContext({ env: { HOME: "/nonexistent-home" }, cwd: process.cwd() });
 const state = (era: "files" | "sqlite", name: string) => path.join(scenarioDir(era, name), "state");
@@ -279,5 +280,22 @@ describe("grep's progress", () => {
     const windows: string[] = [];
     await runGrep({ stateDir: state("sqlite", "sqlite-basic"), pattern: "hello" }, { ...ctx(), progress: (_d, _t, u) => windows.push(u) });
     expect(new Set(windows)).toEqual(new Set(["transcripts"]));
+  });
+});
+
+describe("grep's byte pre-filter in a worker", () => {
+  it("the main thread does not read again the plain files the worker ruled out, and the answer is the same", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const dir = path.join(stateDir, "agents/main/sessions");
+    const plain = fs.readdirSync(dir).filter((n) => n.includes(".jsonl") && !n.endsWith(".zst"));
+    const plainBytes = plain.reduce((n, name) => n + fs.statSync(path.join(dir, name)).size, 0);
+    const before = bytesRead();
+    const none = await runGrep({ stateDir, pattern: "zebra-nowhere", fixed: true }, ctx());
+    const read = bytesRead() - before;
+    expect(none.filesSearched).toBeGreaterThanOrEqual(plain.length);
+    expect(none.matches).toEqual([]);
+    expect(read).toBeLessThan(plainBytes);
+    const some = await runGrep({ stateDir, pattern: "buy milk", fixed: true }, ctx());
+    expect(some.matches.length).toBe(2);
   });
 });

@@ -16,17 +16,12 @@ export type RawLine = TranscriptLine;
 /** 32 MiB: far above any real message line, far below a memory problem. */
 export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
 
-/** Text of a line; validity checked natively so the common case allocates nothing extra. */
-function decode(buf: Buffer): { text: string; invalidUtf8: boolean } {
-  return { text: buf.toString("utf8"), invalidUtf8: !isUtf8(buf) };
-}
-
 /** Splits a byte stream into lines. */
 export async function* splitLines(
   chunks: AsyncIterable<Buffer | Uint8Array>,
   maxLineBytes = DEFAULT_MAX_LINE_BYTES,
 ): AsyncGenerator<RawLine> {
-  let parts: Buffer[] = [];
+  const parts: Buffer[] = [];
   let lineBytes = 0;
   let overflow = false;
   let lineNo = 0;
@@ -48,12 +43,12 @@ export async function* splitLines(
         line.bytes -= 1;
         line.crlf = true;
       }
-      const d = decode(buf);
-      line.text = d.text;
-      if (d.invalidUtf8) line.invalidUtf8 = true;
+      // Validity checked natively, apart: the common (valid) line allocates nothing more than its text.
+      line.text = buf.toString("utf8");
+      if (!isUtf8(buf)) line.invalidUtf8 = true;
     }
     if (unterminated) line.unterminated = true;
-    parts = [];
+    parts.length = 0;
     lineBytes = 0;
     overflow = false;
     return line;
@@ -72,7 +67,7 @@ export async function* splitLines(
         if (!overflow) {
           if (lineBytes > maxLineBytes) {
             overflow = true;
-            parts = [];
+            parts.length = 0;
           } else if (end > start) {
             // A line cut by the chunk end is copied: the reader reuses its buffer for the next chunk.
             parts.push(nl === -1 ? Buffer.from(chunk.subarray(start, end)) : chunk.subarray(start, end));

@@ -157,6 +157,8 @@ export interface FilesIndexOptions {
   legacy?: boolean;
   /** Bounded reads reused from the index while the file is unchanged (StoreCache.rememberSync). */
   remember?: RememberSync;
+  /** Each listed file's lstat, as the walk of the sessions dir made it (StoreCache.noteStat). */
+  seen?: (path: string, st: fs.BigIntStats) => void;
 }
 
 /** How the index reuses what a bounded read of a file found. */
@@ -166,7 +168,7 @@ const readThrough: RememberSync = (_ref, _what, compute) => compute();
 
 export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEnv, opts: FilesIndexOptions = {}): Promise<StoreIndex> {
   const { status, entries } = readStoreFile(target.storePath);
-  const scanned = scanTree(target.sessionsDir);
+  const scanned = scanTree(target.sessionsDir, opts.seen ? { seen: opts.seen } : {});
   const files = scanned.files.filter((f) => !opts.skipFile?.(f));
   const present = new Map(files.map((f) => [f.path, f]));
   /** What could not be read (path → cause): the dir, entries, transcript headers. */

@@ -185,6 +185,7 @@ function linkByHeadersAndTiming(
   const { byFile, idsOfKey, idOwners } = links;
   const filesOfKey = new Map(keys.map((k) => [k.sessionKey, [...k.activePaths]]));
   for (const [file, owners] of byFile) for (const key of owners.keys()) filesOfKey.get(key)!.push(file);
+  const oldest = new Map<string, OldestOfKey>();
   for (let changed = true; changed; ) {
     changed = false;
     if (!candidates.some((f) => !byFile.has(f.path))) break;
@@ -201,7 +202,7 @@ function linkByHeadersAndTiming(
         changed = true;
       }
     }
-    const known = indexKnownFiles(filesOfKey, fileByPath, headerOf);
+    const known = indexKnownFiles(filesOfKey, fileByPath, headerOf, oldest);
     for (const f of candidates) {
       if (byFile.has(f.path)) continue;
       const header = headerOf(f.path);
@@ -264,22 +265,35 @@ function endedAt(f: ClassifiedFile | undefined): number {
   return f?.archive && f.archive.reason !== "bak" && f.archive.timestampMs !== null ? f.archive.timestampMs : Infinity;
 }
 
+/** A key's oldest known generation's files, as found from its first `files` files (they only grow). */
+interface OldestOfKey {
+  files: number;
+  starts: KnownFile[];
+  parents: Array<{ parent: string; path: string }>;
+}
+
 /**
  * Each key's OLDEST known generation, indexed by header start time and parentSession. Only it can
  * follow a file the key does not own yet: a later generation's predecessor is itself already
- * known. Reading only these headers keeps `ls` to about one header per key.
+ * known. Reading only these headers keeps `ls` to about one header per key. `oldest` keeps each
+ * key's part between rounds: a key that gained no file is not looked at again.
  */
-function indexKnownFiles(filesOfKey: Map<string, string[]>, fileByPath: ReadonlyMap<string, ClassifiedFile>, headerOf: HeaderLookup) {
+function indexKnownFiles(
+  filesOfKey: Map<string, string[]>,
+  fileByPath: ReadonlyMap<string, ClassifiedFile>,
+  headerOf: HeaderLookup,
+  oldest: Map<string, OldestOfKey>,
+) {
   const byStart: KnownFile[] = [];
   const byParent = new Map<string, Array<{ key: string; path: string }>>();
   for (const [key, paths] of filesOfKey) {
-    const oldest = Math.min(...paths.map((p) => endedAt(fileByPath.get(p))));
-    for (const p of paths.filter((x) => endedAt(fileByPath.get(x)) === oldest)) {
-      const header = headerOf(p);
-      const startMs = headerMs(header);
-      if (startMs !== null) byStart.push({ key, path: p, startMs });
-      const parent = parentIdOf(header);
-      if (!parent) continue;
+    let mine = oldest.get(key);
+    if (mine?.files !== paths.length) {
+      mine = oldestOfKey(key, paths, fileByPath, headerOf);
+      oldest.set(key, mine);
+    }
+    for (const k of mine.starts) byStart.push(k);
+    for (const { parent, path: p } of mine.parents) {
       const children = byParent.get(parent);
       if (children) children.push({ key, path: p });
       else byParent.set(parent, [{ key, path: p }]);
@@ -287,6 +301,22 @@ function indexKnownFiles(filesOfKey: Map<string, string[]>, fileByPath: Readonly
   }
   byStart.sort((a, b) => a.startMs - b.startMs);
   return { byStart, byParent };
+}
+
+function oldestOfKey(key: string, paths: string[], fileByPath: ReadonlyMap<string, ClassifiedFile>, headerOf: HeaderLookup): OldestOfKey {
+  const ends = paths.map((p) => endedAt(fileByPath.get(p)));
+  let first = Infinity;
+  for (const e of ends) if (e < first) first = e;
+  const mine: OldestOfKey = { files: paths.length, starts: [], parents: [] };
+  paths.forEach((p, i) => {
+    if (ends[i] !== first) return;
+    const header = headerOf(p);
+    const startMs = headerMs(header);
+    if (startMs !== null) mine.starts.push({ key, path: p, startMs });
+    const parent = parentIdOf(header);
+    if (parent) mine.parents.push({ parent, path: p });
+  });
+  return mine;
 }
 
 /** A gateway reset stamps the archive and writes the successor's header at the same instant. */

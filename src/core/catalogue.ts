@@ -83,7 +83,8 @@ export function transcriptsOf(index: StoreIndex, keep: (t: Transcript) => boolea
     add({ ...base, archiveReason: u.archive?.reason ?? null, file: scannedFile(byPath, u.ref), source: "unattributed", unattributed: u });
   }
   for (const f of index.files) {
-    if (!TRANSCRIPT_KINDS.has(f.kind)) continue;
+    // Most were listed above: `add` would drop them unseen, so none is built.
+    if (!TRANSCRIPT_KINDS.has(f.kind) || paths.has(f.path)) continue;
     const base = { sessionKey: null, formerSessionKey: null, sessionId: f.sessionId, path: f.path, ref: transcriptFileRef(f.path, f) };
     add({ ...base, archiveReason: f.archive?.reason ?? null, file: f, source: "unattributed", unattributed: null });
   }

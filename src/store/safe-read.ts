@@ -142,7 +142,7 @@ export function listDirSync(dir: string): fs.Dirent[] | null {
 }
 
 /** What a non-regular file is, by name. */
-export function fileTypeName(st: fs.Stats): string {
+export function fileTypeName(st: fs.Stats | fs.BigIntStats): string {
   if (st.isFile()) return "a regular file";
   if (st.isDirectory()) return "a directory";
   if (st.isFIFO()) return "a FIFO (named pipe)";

@@ -4,6 +4,7 @@
  * private read-only snapshot shared by the index and every read, so what a command lists and what
  * it reads come from the same moment, and the database is copied once. `close()` removes the copies.
  */
+import type { BigIntStats } from "node:fs";
 import path from "node:path";
 import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
 import { isNewerThanVerified, newerSchemaWarning } from "../core/agent-schema.js";
@@ -204,12 +205,13 @@ type OpenDatabase = (dbPath: string) => Promise<SqliteDb>;
 /** One agent's store(s): the SQLite store, plus a legacy file-backed store still beside it. */
 async function indexTarget(target: AgentTarget, place: StorePlace, database: OpenDatabase, cache: StoreCache): Promise<StoreIndex[]> {
   const remember: RememberSync = (ref, what, compute, keep) => cache.rememberSync(ref, what, compute, keep);
-  if (target.era !== "sqlite") return [await buildFilesIndex(target, place.env, { remember })];
+  const seen = (p: string, st: BigIntStats) => cache.noteStat(p, st);
+  if (target.era !== "sqlite") return [await buildFilesIndex(target, place.env, { remember, seen })];
   if (!target.legacyStorePath) return [await indexSqliteTarget(target, database)];
   const legacy = { ...target, era: "files" as const, storePath: target.legacyStorePath, sqlitePath: null, legacyStorePath: null };
   return [
     await indexSqliteTarget(target, database, isSqliteLayerFile),
-    await buildFilesIndex(legacy, place.env, { skipFile: isSqliteLayerFile, legacy: true, remember }),
+    await buildFilesIndex(legacy, place.env, { skipFile: isSqliteLayerFile, legacy: true, remember, seen }),
   ];
 }
 

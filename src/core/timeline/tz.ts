@@ -68,20 +68,31 @@ function offsetByIntl(ms: number, tz: string): number {
  * in it. Intl is slow, and a store-wide timeline formats every event.
  */
 const QUARTER_HOUR = 15 * 60_000;
-const offsets = new Map<string, number>();
+/** zone → quarter hour → offset; keyed by number, so a lookup builds no string. */
+const offsets = new Map<string, Map<number, number>>();
+let offsetsKept = 0;
 
 /** Offset of the zone from UTC at an instant, in ms (positive east of Greenwich). */
 function offsetAt(ms: number, tz: string): number {
   const bucket = Math.floor(ms / QUARTER_HOUR);
-  const key = `${tz} ${bucket}`;
-  const cached = offsets.get(key);
+  let ofZone = offsets.get(tz);
+  const cached = ofZone?.get(bucket);
   if (cached !== undefined) return cached;
   const offset = Math.round(tzOffset(tz, new Date(bucket * QUARTER_HOUR)) * 60) * 1000;
   // Local mean time before standard zones (e.g. +0:19:32) breaks the rule, and tzOffset gives
   // -0:xx offsets the wrong sign (@date-fns/tz 1.5.0): ask Intl for each such instant.
   if (offset % QUARTER_HOUR !== 0) return offsetByIntl(ms, tz);
-  if (offsets.size > 100_000) offsets.clear();
-  offsets.set(key, offset);
+  if (offsetsKept > 100_000) {
+    offsets.clear();
+    offsetsKept = 0;
+    ofZone = undefined;
+  }
+  if (!ofZone) {
+    ofZone = new Map();
+    offsets.set(tz, ofZone);
+  }
+  ofZone.set(bucket, offset);
+  offsetsKept++;
   return offset;
 }
 

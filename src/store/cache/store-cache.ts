@@ -2,7 +2,7 @@
  * The run's way into the index: which index a transcript belongs to, what proves a transcript
  * unchanged, and `remember`, the one rule for reusing what an earlier run derived from it. A fact
  * is reused only when the transcript's identity in this run (one `stat` of a file, when the run
- * first asks about it; a SQLite window's proof in the run's snapshot) equals the identity it was
+ * lists its dir or first asks about it; a SQLite window's proof in the run's snapshot) equals the identity it was
  * derived from, so an answer is never staler than the files on disk when the run read them.
  */
 import fs from "node:fs";
@@ -55,10 +55,14 @@ export class StoreCache {
   readonly #roots: IndexedRoot[] = [];
   /** The root each transcript dir belongs to (indexFor), forgotten when a root is added. */
   readonly #rootOfDir = new Map<string, string>();
+  /** The root of each file looked up (indexFor), by path: a store-wide run asks about each file several times. */
+  readonly #rootOfFile = new Map<string, string>();
   /** A file's source (#sourceOf), by compression and path. */
   readonly #fileSources = { none: new Map<string, string>(), zstd: new Map<string, string>() };
   /** Each transcript's identity when this run first looked it up (identityThisRun), by source. */
   readonly #identities = new Map<string, SourceIdentity | null>();
+  /** The identity of each regular file the run's walk of a store saw (noteStat), by path. */
+  readonly #walked = new Map<string, string>();
   readonly #open = new Map<string, IndexDb | null>();
   /** Indexes that failed in use: no longer asked, closed at the end. */
   readonly #retired: IndexDb[] = [];
@@ -82,6 +86,7 @@ export class StoreCache {
   /** A root the run located; its transcripts are cached in its index. */
   addRoot(root: string, dirs: string[]): void {
     this.#rootOfDir.clear();
+    this.#rootOfFile.clear();
     const known = this.#roots.find((r) => r.root === root);
     if (known) known.dirs.push(...dirs.filter((d) => !known.dirs.includes(d)));
     else this.#roots.push({ root, dirs: [root, ...dirs] });
@@ -93,6 +98,15 @@ export class StoreCache {
    */
   forgetIdentities(): void {
     this.#identities.clear();
+    this.#walked.clear();
+  }
+
+  /**
+   * A file's lstat as the run's walk of the store made it: a regular file's identity this run, so
+   * its first lookup needs no stat of its own (a symlink is stat-ed then, through to its target).
+   */
+  noteStat(p: string, st: fs.BigIntStats): void {
+    if (this.#enabled && st.isFile()) this.#walked.set(p, statIdentity(st));
   }
 
   roots(): readonly IndexedRoot[] {
@@ -126,15 +140,26 @@ export class StoreCache {
 
   /** The index a transcript belongs to: the root whose dir holds it, else the run's first root. */
   indexFor(ref: TranscriptRef): IndexDb | null {
-    if (ref.kind === "vault") return null;
-    // A transcript is a file, never one of the dirs: the dir that holds it decides, and a store's
-    // thousands of transcripts sit in a few dirs, so each dir is placed once.
-    return this.indexForDir(path.dirname(ref.kind === "file" ? ref.path : ref.dbPath));
+    if (!this.#enabled || this.#roots.length === 0 || ref.kind === "vault") return null;
+    if (ref.kind !== "file") return this.indexOf(this.#rootHolding(path.dirname(ref.dbPath)));
+    let root = this.#rootOfFile.get(ref.path);
+    if (root === undefined) {
+      root = this.#rootHolding(path.dirname(ref.path));
+      this.#rootOfFile.set(ref.path, root);
+    }
+    return this.indexOf(root);
   }
 
   /** The index of the transcripts (or agent database) directly in `dir`. */
   indexForDir(dir: string): IndexDb | null {
     if (!this.#enabled || this.#roots.length === 0) return null;
+    return this.indexOf(this.#rootHolding(dir));
+  }
+
+  /** The root whose dir holds `dir` (the longest), else the run's first root. */
+  #rootHolding(dir: string): string {
+    // A transcript is a file, never one of the dirs: the dir that holds it decides, and a store's
+    // thousands of transcripts sit in a few dirs, so each dir is placed once.
     let root = this.#rootOfDir.get(dir);
     if (root === undefined) {
       let best: IndexedRoot | undefined;
@@ -148,7 +173,7 @@ export class StoreCache {
       root = (best ?? this.#roots[0]!).root;
       this.#rootOfDir.set(dir, root);
     }
-    return this.indexOf(root);
+    return root;
   }
 
   /** What proves the transcript's content now, or null when it cannot be proven (not cached). */
@@ -164,17 +189,19 @@ export class StoreCache {
   }
 
   /**
-   * The transcript's identity when this run first looked it up: one `stat` per file per run, not
-   * one per fact (a store-wide command asks for several facts of each transcript). A file that
-   * changes later in the run is answered as it was then, as one snapshot; a fact derived after the
-   * change is not kept (`#heldStill` stats again). Forgotten when the run locates its stores again (`forgetIdentities`).
+   * The transcript's identity when this run first looked it up: one `stat` per file per run (the
+   * walk's, when it listed the file), not one per fact (a store-wide command asks for several
+   * facts of each transcript, and grep's text refresh asks too). A file that changes later in the
+   * run is answered as it was then, as one snapshot; a fact derived after the change is not kept
+   * (`#heldStill` stats again). Forgotten when the run locates its stores again (`forgetIdentities`).
    */
   identityThisRun(ref: TranscriptRef): SourceIdentity | null {
     const source = this.#sourceOf(ref);
     if (source === null) return null;
     let known = this.#identities.get(source);
     if (known === undefined) {
-      known = this.identityOf(ref);
+      const walked = ref.kind === "file" ? this.#walked.get(ref.path) : undefined;
+      known = walked === undefined ? this.identityOf(ref) : { source, identity: walked };
       // A window with no proof yet (its snapshot not open) is asked again once it has one.
       if (known !== null || ref.kind === "file") this.#identities.set(source, known);
     }

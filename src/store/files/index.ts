@@ -94,7 +94,7 @@ function listDir(dir: string, cache: Map<string, string[]>): string[] {
 }
 
 /** OpenClaw's reset-archive fallback (openclaw-storage.md §6.3), used only when no candidate exists. */
-async function resolveHistorySource(sessionId: string, active: ActiveTranscript, listings: Map<string, string[]>): Promise<HistorySource> {
+function resolveHistorySource(sessionId: string, active: ActiveTranscript, listings: Map<string, string[]>): HistorySource {
   if (active.exists) return { path: active.path, via: "active", considered: [], ref: active.ref };
   const considered: string[] = [];
   for (const c of active.candidates) {
@@ -157,6 +157,8 @@ export interface FilesIndexOptions {
   legacy?: boolean;
   /** Bounded reads reused from the index while the file is unchanged (StoreCache.rememberSync). */
   remember?: RememberSync;
+  /** Each listed file's lstat, as the walk of the sessions dir made it (StoreCache.noteStat). */
+  seen?: (path: string, st: fs.BigIntStats) => void;
 }
 
 /** How the index reuses what a bounded read of a file found. */
@@ -166,7 +168,7 @@ const readThrough: RememberSync = (_ref, _what, compute) => compute();
 
 export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEnv, opts: FilesIndexOptions = {}): Promise<StoreIndex> {
   const { status, entries } = readStoreFile(target.storePath);
-  const scanned = scanTree(target.sessionsDir);
+  const scanned = scanTree(target.sessionsDir, opts.seen ? { seen: opts.seen } : {});
   const files = scanned.files.filter((f) => !opts.skipFile?.(f));
   const present = new Map(files.map((f) => [f.path, f]));
   /** What could not be read (path → cause): the dir, entries, transcript headers. */
@@ -203,7 +205,7 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   const owned: Ownership = { present, headers, lineage, byKey: filesByKey(byFile), sideFilesById: sideFilesById(files) };
 
   const sessions: SessionRecord[] = [];
-  for (const e of loaded) sessions.push(await sessionRecordOf(target.agentId, e, actives.get(e.sessionKey), owned, listings));
+  for (const e of loaded) sessions.push(sessionRecordOf(target.agentId, e, actives.get(e.sessionKey), owned, listings));
   const unowned =
     entries.length === 0 && status.state !== "ok"
       ? `sessions.json is ${status.state}: no key can own it`
@@ -286,13 +288,13 @@ function sideFilesById(files: ClassifiedFile[]): Map<string, ClassifiedFile[]> {
   return byId;
 }
 
-async function sessionRecordOf(
+function sessionRecordOf(
   agentId: string,
   e: StoreEntry,
   resolved: ActiveTranscript | null | undefined,
   owned: Ownership,
   listings: Map<string, string[]>,
-): Promise<SessionRecord> {
+): SessionRecord {
   const entry = e.entry!;
   const sessionId = typeof entry.sessionId === "string" ? entry.sessionId : null;
   const active = resolved ?? {
@@ -316,7 +318,7 @@ async function sessionRecordOf(
     archives,
     related,
     historySource: sessionId
-      ? await resolveHistorySource(sessionId, active, listings)
+      ? resolveHistorySource(sessionId, active, listings)
       : { path: null, via: "none", considered: [], ref: null },
     lineage,
   };

@@ -6,8 +6,8 @@ import { classifyName, parseImportArchiveName } from "../../core/names.js";
 import { causeAt, fileTypeName, listDirSync, noteUnreadable, UnreadableFileError, type UnreadableFile } from "../safe-read.js";
 
 /** What a directory entry is when it is no regular file (after symlinks), or null. */
-function notRegular(full: string, st: fs.Stats): string | null {
-  let target = st;
+function notRegular(full: string, st: fs.BigIntStats): string | null {
+  let target: fs.Stats | fs.BigIntStats = st;
   if (st.isSymbolicLink()) {
     try {
       target = fs.statSync(full);
@@ -56,7 +56,14 @@ function entriesOf(dir: string, unreadable: UnreadableFile[]): fs.Dirent[] | nul
   }
 }
 
-export function scanTree(root: string, opts: { relBase?: string; kind?: ClassifiedFile["kind"] } = {}): ScannedTree {
+export interface ScanOptions {
+  relBase?: string;
+  kind?: ClassifiedFile["kind"];
+  /** Told each entry's lstat as the walk made it (the index takes a regular file's identity from it: no second stat). */
+  seen?: (path: string, st: fs.BigIntStats) => void;
+}
+
+export function scanTree(root: string, opts: ScanOptions = {}): ScannedTree {
   const relBase = opts.relBase ?? "";
   const out: ClassifiedFile[] = [];
   const unreadable: UnreadableFile[] = [];
@@ -70,7 +77,7 @@ export function scanTree(root: string, opts: { relBase?: string; kind?: Classifi
         if (depth < MAX_DEPTH) walk(full, relPath, depth + 1, forcedKind ?? (depth === 0 ? (FOLDER_KINDS[d.name] ?? null) : null));
         continue;
       }
-      const file = classified(full, d.name, relBase ? `${relBase}/${relPath}` : relPath, forcedKind, unreadable);
+      const file = classified(full, d.name, relBase ? `${relBase}/${relPath}` : relPath, forcedKind, unreadable, opts.seen);
       if (file) out.push(file);
     }
   };
@@ -85,10 +92,12 @@ function classified(
   relPath: string,
   forcedKind: ClassifiedFile["kind"] | null,
   unreadable: UnreadableFile[],
+  seen: ScanOptions["seen"],
 ): ClassifiedFile | null {
-  let st: fs.Stats;
+  let st: fs.BigIntStats;
   try {
-    st = fs.lstatSync(full);
+    // In ns: the index's identity of the file comes from this same call.
+    st = fs.lstatSync(full, { bigint: true });
   } catch (err) {
     // Gone since the listing: nothing to read. Anything else (a dir that can be listed but not searched) is named.
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable.push({ path: full, cause: noteUnreadable(full, err).reason });
@@ -101,12 +110,13 @@ function classified(
     relPath,
     name,
     kind,
-    bytes: st.size,
-    mtimeMs: st.mtimeMs,
+    bytes: Number(st.size),
+    mtimeMs: msOf(st.mtimeNs),
     symlink: st.isSymbolicLink(),
     sessionId: forcedKind === "import-archive" ? parseImportArchiveName(name) : forcedKind ? null : cls.sessionId,
   };
   if (cls.archive && !forcedKind) file.archive = cls.archive;
+  seen?.(full, st);
   // A FIFO, socket or device here is classified and reported by name, and never opened.
   const odd = notRegular(full, st);
   if (odd !== null && !(st.isSymbolicLink() && odd.startsWith("a directory"))) {
@@ -124,7 +134,20 @@ function classified(
   return file;
 }
 
+const NS_PER_S = 1_000_000_000n;
+
+/** A time in ns as the ms of a number `fs.Stats` (whole seconds × 1000 + ns / 1e6, the same double). */
+function msOf(ns: bigint): number {
+  let s = ns / NS_PER_S;
+  let rest = ns % NS_PER_S;
+  if (rest < 0n) {
+    rest += NS_PER_S;
+    s -= 1n;
+  }
+  return Number(s) * 1e3 + Number(rest) / 1e6;
+}
+
 /** `scanTree`'s files. */
-export function scanDir(root: string, opts: { relBase?: string; kind?: ClassifiedFile["kind"] } = {}): ClassifiedFile[] {
+export function scanDir(root: string, opts: Omit<ScanOptions, "seen"> = {}): ClassifiedFile[] {
   return scanTree(root, opts).files;
 }

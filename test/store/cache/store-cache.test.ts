@@ -186,6 +186,33 @@ describe("remember", () => {
     expect(factsIn(s.index()).map((r) => [r.what, r.identity, r.value])).toEqual([["count/1", identity(s.file), "5"]]);
   });
 
+  it("a file the run's walk listed is looked up by the walk's lstat (no stat of its own): a change after the walk is one snapshot with it and is not kept; a symlink's own lstat stands for nothing", async () => {
+    const s = setup();
+    const ref = fileRef(s.file);
+    expect(await remembered(s.open(), ref, () => 1)).toEqual({ value: 1, computed: 1 });
+    const walked = fs.lstatSync(s.file, { bigint: true });
+    fs.appendFileSync(s.file, LINE);
+    const cache = s.open();
+    try {
+      cache.noteStat(s.file, walked);
+      expect(await cache.remember(ref, "count/1", async () => 2)).toBe(1); // as the walk saw it
+      expect(await cache.remember(ref, "other/1", async () => 3)).toBe(3); // read after the change: not kept under the walk's identity
+    } finally {
+      cache.close();
+    }
+    expect(await remembered(s.open(), ref, () => 4)).toEqual({ value: 4, computed: 1 }); // the next run sees the change
+    const link = path.join(s.root, "link.jsonl");
+    fs.symlinkSync(s.file, link);
+    const linked = s.open();
+    linked.noteStat(link, fs.lstatSync(link, { bigint: true }));
+    expect(await remembered(linked, fileRef(link), () => 5)).toEqual({ value: 5, computed: 1 });
+    expect(
+      factsIn(s.index())
+        .filter((r) => r.source === `file:none:${link}`)
+        .map((r) => r.identity),
+    ).toEqual([identity(s.file)]);
+  });
+
   it("a value its deriver says not to keep (cut short by a read error) is not kept", async () => {
     const s = setup();
     const ref = fileRef(s.file);

@@ -35,6 +35,26 @@ describe("scanTree", () => {
     expect(Object.fromEntries(log.files().map((u) => [u.path, u.cause]))).toEqual(named);
   });
 
+  it("sizes and mtimes are those of a plain lstat (ns times, before 1970 too), and each entry's lstat is handed on once", async () => {
+    const dir = tempDir("ocs-scan-");
+    const names = ["a.jsonl", "b.jsonl", "c.jsonl"];
+    for (const n of names) fs.writeFileSync(path.join(dir, n), n.repeat(3));
+    fs.utimesSync(path.join(dir, "a.jsonl"), 1_700_000_000.123456, 1_700_000_000.123456);
+    const before1970 = new Date(-315_619_199_876.543); // a number below 0 would mean "now" to utimes
+    fs.utimesSync(path.join(dir, "b.jsonl"), before1970, before1970);
+    fs.symlinkSync("a.jsonl", path.join(dir, "d.jsonl"));
+    const seen: Array<[string, bigint]> = [];
+    const tree = scanTree(dir, { seen: (p, st) => seen.push([path.basename(p), st.ino]) });
+    expect(tree.files.map((f) => [f.name, f.bytes, f.mtimeMs])).toEqual(
+      [...names, "d.jsonl"].map((n) => {
+        const st = fs.lstatSync(path.join(dir, n));
+        return [n, st.size, st.mtimeMs];
+      }),
+    );
+    expect(tree.files.find((f) => f.name === "b.jsonl")!.mtimeMs).toBeLessThan(0);
+    expect(seen).toEqual([...names, "d.jsonl"].map((n) => [n, fs.lstatSync(path.join(dir, n), { bigint: true }).ino]));
+  });
+
   it("a dir that does not exist is no file and no problem; a path through a file is one", async () => {
     const dir = tempDir("ocs-scan-");
     const log = new UnreadableLog();

@@ -484,6 +484,13 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
     warnings: [],
   };
   async function* events(): AsyncGenerator<GrepEvent> {
+    try {
+      yield* search();
+    } finally {
+      prefilter.running?.stop(); // a reader that stopped early: the worker's answer is not needed
+    }
+  }
+  async function* search(): AsyncGenerator<GrepEvent> {
     const literal = narrowingLiteral(filters.matcher.literal, opts.ignoreCase === true);
     // The index is a cache: whatever goes wrong with it (a damaged file), every target is searched.
     const skip = await ruledOut(ctx, indexes, all, targets, literal).catch(() => new Set<GrepTarget>());

@@ -97,6 +97,7 @@ export type RuledOut = Map<string, number>;
 export interface Prefilter {
   /** Settles once every file is tested; an empty map when the worker failed. */
   done: Promise<RuledOut>;
+  /** Ends the worker early (a search that stops before it needs the answer). */
   stop(): void;
 }
 
@@ -109,7 +110,6 @@ export function startPrefilter(dirs: readonly string[], needle: string, escapes:
   } catch {
     return null;
   }
-  worker.unref();
   worker.stderr?.resume(); // nothing is written there; never let it pile up
   const done = new Promise<RuledOut>((resolve) => {
     worker.once("message", (pairs: Array<[string, number]>) => resolve(new Map(pairs)));

@@ -22,28 +22,88 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   process.exit(0);
 }
 
-// Compiled code is cached between runs, outside any OpenClaw store (a store is never written).
-const module = process.getBuiltinModule("node:module");
-if (module.enableCompileCache && !process.env.NODE_COMPILE_CACHE) {
-  const path = process.getBuiltinModule("node:path");
-  const os = process.getBuiltinModule("node:os");
-  const cacheHome = process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
-  try {
-    // The tool's cache dir is its owner's alone (the index beside it holds conversation text).
-    fs.mkdirSync(path.join(cacheHome, "openclaw-sessions"), { recursive: true, mode: 0o700 });
-    module.enableCompileCache(path.join(cacheHome, "openclaw-sessions", "compile-cache"));
-  } catch {
-    // no cache: a slower start, nothing else
-  }
-}
-
-// A clone that was never built (the package users install ships dist/): say how, not a stack trace.
+// The bundle (scripts/build.mjs) is one file whose value is a function taking the CommonJS
+// arguments. It is compiled here with node:vm rather than imported: a code cache that vm makes
+// after the run holds every function the run compiled, where Node's own compile cache (made when a
+// module is compiled) holds only its top level, so each run compiled again all it called.
 const bundle = new URL("../dist/cli.js", import.meta.url);
-if (!fs.existsSync(bundle)) {
+const bundlePath = process.getBuiltinModule("node:url").fileURLToPath(bundle);
+let source;
+try {
+  // ASCII only (scripts/build.mjs): latin1 is the fast way to read it.
+  source = fs.readFileSync(bundlePath, "latin1");
+} catch {
+  // A clone that was never built (the package users install ships dist/): say how, not a stack trace.
   process.stderr.write(
-    `openclaw-sessions: ${process.getBuiltinModule("node:url").fileURLToPath(bundle)} is missing: this is an unbuilt source checkout; run \`npm run build\` in it first\n`,
+    `openclaw-sessions: ${bundlePath} is missing: this is an unbuilt source checkout; run \`npm run build\` in it first\n`,
   );
   process.exit(3);
 }
-const { main } = await import("../dist/cli.js");
-await main();
+const path = process.getBuiltinModule("node:path");
+const vm = process.getBuiltinModule("node:vm");
+const cache = codeCache();
+let cachedData;
+if (cache)
+  try {
+    cachedData = fs.readFileSync(cache.file);
+  } catch {
+    // none yet: this run makes it
+  }
+const script = new vm.Script(source, { filename: bundlePath, cachedData });
+if (cache && (!cachedData || script.cachedDataRejected)) process.once("exit", () => saveCodeCache(cache, script));
+const cjs = { exports: {} };
+const requireBuiltin = (id) =>
+  process.getBuiltinModule(id) ??
+  (() => {
+    throw new Error(`not a Node builtin: ${id}`);
+  })();
+script.runInThisContext()(cjs.exports, requireBuiltin, cjs, bundlePath, path.dirname(bundlePath));
+await cjs.exports.main();
+
+/**
+ * Where this run's code cache is (`file`; `bundle`: the start of the names of this bundle's), or null for none (NODE_DISABLE_COMPILE_CACHE). Beside Node's
+ * (NODE_COMPILE_CACHE), else in the tool's cache dir, outside any OpenClaw store (a store is never
+ * written). One file per bundle, Node flags and command: a cache holds what its run compiled, and
+ * V8 refuses one made under other flags (the store readers' child runs with its own).
+ */
+function codeCache() {
+  const env = process.env;
+  if (env.NODE_DISABLE_COMPILE_CACHE) return null;
+  let dir;
+  if (env.NODE_COMPILE_CACHE) dir = path.resolve(env.NODE_COMPILE_CACHE, "openclaw-sessions");
+  else {
+    const cacheHome = env.XDG_CACHE_HOME || path.join(process.getBuiltinModule("node:os").homedir(), ".cache");
+    dir = path.join(cacheHome, "openclaw-sessions", "compile-cache");
+  }
+  const st = fs.statSync(bundlePath);
+  const bundle = `cli ${process.version} ${process.arch} ${st.size} ${Math.trunc(st.mtimeMs)} `.replace(/\W+/g, "_");
+  const command = /^[a-z_][a-z_-]{0,23}$/.test(args[0] ?? "") ? args[0] : "-";
+  const flags = hash(`${process.execArgv.join(" ")} ${env.NODE_OPTIONS ?? ""}`);
+  return { dir, bundle, file: path.join(dir, `${bundle}${flags}_${command}.cache`) };
+}
+
+/** A short, stable, non-cryptographic hash (node:crypto is not loaded for it). */
+function hash(text) {
+  let h = 5381;
+  for (let i = 0; i < text.length; i++) h = (Math.imul(h, 33) + text.charCodeAt(i)) >>> 0;
+  return h.toString(36);
+}
+
+/**
+ * Writes the code cache at exit, whole or not at all (a run beside it may be reading it). Files of
+ * other bundles (an older install) are removed; at most 64 are kept (one per command word).
+ */
+function saveCodeCache({ dir, bundle, file }, compiled) {
+  try {
+    // The tool's cache dir is its owner's alone (the index beside it holds conversation text).
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const names = fs.readdirSync(dir).filter((n) => n.startsWith("cli_") && n.endsWith(".cache"));
+    for (const n of names) if (!n.startsWith(bundle)) fs.rmSync(path.join(dir, n), { force: true });
+    if (names.filter((n) => n.startsWith(bundle)).length >= 64) return;
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, compiled.createCachedData(), { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  } catch {
+    // no cache: a slower start next time, nothing else
+  }
+}

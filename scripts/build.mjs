@@ -1,13 +1,14 @@
 /**
- * Builds the shipped CLI: src/cli/main.ts and everything it imports, dependencies included, as
- * one ESM entry (dist/cli.js) plus the chunks its lazy `import()`s load on first use. One file to
- * parse at start-up instead of hundreds, and an installed package with no runtime dependencies:
- * scripts/check-dist.mjs, run after the build, fails it when dist/ loads anything else.
+ * Builds the shipped CLI: src/cli/main.ts and everything it imports, dependencies included, as one
+ * file, dist/cli.js. It is a CommonJS body wrapped in a function expression, which bin/ compiles
+ * with node:vm and a code cache of its own (one file to read, one compile; see the bin for why).
+ * Modules a command loads lazily (`import()`) are in it too, but run only when first imported.
+ * No runtime dependencies: scripts/check-dist.mjs, run after the build, fails it when dist/ loads
+ * anything but Node's own modules.
  */
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const pkg = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"));
@@ -32,49 +33,50 @@ const lazyChildProcess = {
 fs.rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 
 await build({
-  entryPoints: { cli: "src/cli/main.ts" },
-  outdir: "dist",
+  entryPoints: ["src/cli/main.ts"],
+  outfile: "dist/cli.js",
   bundle: true,
-  splitting: true,
-  chunkNames: "chunks/[name]-[hash]",
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: `node${pkg.engines.node.replace(/^>=/, "")}`,
-
   legalComments: "none",
   logLevel: "warning",
-  // CommonJS dependencies (commander) call require() for Node's own modules, and so do the imports
-  // of builtins below. Only Node's own modules are ever required (check-dist.mjs): taken from the
-  // runtime, with no createRequire() per chunk (dozens load at each start). `globalThis.process`:
-  // a chunk may bind its own `process` (an import of node:process).
+  // The bin runs this file's value, a function, with the CommonJS arguments; `require` gives Node's
+  // own modules only (check-dist.mjs). A module's URL (package-info.ts finds the package root from
+  // it) is this file's.
   banner: {
-    js: `const require = (id) => globalThis.process.getBuiltinModule(id) ?? (() => { throw new Error(\`not a Node builtin: \${id}\`); })();`,
+    js: '(function (exports, require, module, __filename, __dirname) {\n"use strict";\nconst __moduleUrl = require("node:url").pathToFileURL(__filename).href;',
   },
+  footer: { js: "})" },
+  define: { "import.meta.url": "__moduleUrl" },
   plugins: [lazyChildProcess],
 });
 
 /**
- * An ESM `import` of a Node builtin builds its module namespace by reading every export, which runs
- * the lazy getters behind them: `import fs from "node:fs"` alone loads fs.promises, readline and
- * every stream class, a measurable part of each start. The bundle's static imports of builtins
- * become `require()`s (the banner's), which read only what the code uses; esbuild prints them
- * first in each file, so each is still bound before any of the file's code runs.
+ * Two edits of the bundle's text, each checked (a newer esbuild that writes it otherwise fails the build):
+ * - ASCII only (\u escapes, which mean the same in comments, strings, regular expressions and
+ *   identifiers; no raw template holds such a character): V8 then keeps it as a one-byte string
+ *   and the bin reads it as latin1, several times faster than decoding UTF-8.
+ * - esbuild's `__toESM`, which copies every export of a CommonJS module (a Node builtin: fs has
+ *   about a hundred) into a new object for each module that imports it, copies once per module.
  */
-function requireBuiltins(file) {
-  const text = fs.readFileSync(file, "utf8");
-  const out = text.replace(/^import (?:(\w+)|\* as (\w+)|\{([^}]*)\}) from "(node:[\w/]+)";$/gm, (_, def, ns, named, spec) => {
-    const binding = def ?? ns ?? `{${named.replace(/\s+as\s+/g, ": ")}}`;
-    return `const ${binding} = require(${JSON.stringify(spec)});`;
-  });
-  const left = /^import [^;]*from "node:[^"]*";$/m.exec(out);
-  if (left) throw new Error(`${file}: an import of a builtin the build cannot turn into a require(): ${left[0]}`);
-  if (out !== text) fs.writeFileSync(file, out);
-}
-const distFiles = (dir) =>
-  fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? distFiles(path.join(dir, e.name)) : path.join(dir, e.name)));
-for (const file of distFiles(fileURLToPath(new URL("../dist", import.meta.url)))) if (file.endsWith(".js")) requireBuiltins(file);
+const bundlePath = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+const TO_ESM = "var __toESM = (mod, isNodeMode, target) => ";
+let bundle = fs.readFileSync(bundlePath, "utf8").replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+if (bundle.split(TO_ESM).length !== 2) throw new Error(`dist/cli.js: expected one "${TO_ESM}"`);
+bundle = bundle.replace(
+  TO_ESM,
+  `var __toESMOnce = new WeakMap();
+var __toESM = (mod, isNodeMode) => {
+  // The same object for the same module whenever the result does not depend on isNodeMode.
+  if (mod === null || (typeof mod !== "object" && typeof mod !== "function") || (!isNodeMode && mod.__esModule)) return __toESMCopy(mod, isNodeMode);
+  let ns = __toESMOnce.get(mod);
+  if (ns === undefined) __toESMOnce.set(mod, (ns = __toESMCopy(mod, isNodeMode)));
+  return ns;
+};
+var __toESMCopy = (mod, isNodeMode, target) => `,
+);
+fs.writeFileSync(bundlePath, bundle);
 
 // A module only node_modules has works from the clone and breaks the installed package.
 const check = spawnSync(process.execPath, [fileURLToPath(new URL("./check-dist.mjs", import.meta.url))], { stdio: "inherit" });

@@ -63,6 +63,12 @@ await build({
 const bundlePath = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const TO_ESM = "var __toESM = (mod, isNodeMode, target) => ";
 let bundle = fs.readFileSync(bundlePath, "utf8").replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+// The bin compiles the bundle with no ESM loader behind it: an import() left in it would fail at run time.
+const dynamicImport = /(?<![\w$.])import\(/.exec(bundle);
+if (dynamicImport)
+  throw new Error(
+    `dist/cli.js: an import() esbuild left as it is (take a builtin with process.getBuiltinModule): ${bundle.slice(dynamicImport.index, dynamicImport.index + 60)}`,
+  );
 if (bundle.split(TO_ESM).length !== 2) throw new Error(`dist/cli.js: expected one "${TO_ESM}"`);
 bundle = bundle.replace(
   TO_ESM,

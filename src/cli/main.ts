@@ -29,7 +29,8 @@ function quietSqliteWarning(): void {
 
 /** One line from the terminal; the question goes to stderr so stdout stays data only. */
 async function ask(question: string): Promise<string> {
-  const readline = await import("node:readline/promises");
+  // Builtins as the bundle takes them (scripts/build.mjs): it has no import() of its own.
+  const readline = process.getBuiltinModule("node:readline/promises");
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
     return await rl.question(question);

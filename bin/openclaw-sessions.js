@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Plain JavaScript that any Node parses: the runtime check must run before the bundle loads.
+// CommonJS (bin/package.json): Node starts a CommonJS main without its ESM loader, a measurable part of a start.
 
 // Keep equal to package.json engines.node (test/cli/runtime.test.ts checks it).
 const FLOOR = [22, 22, 3];
@@ -12,22 +13,22 @@ if (older !== -1 && have[older] < FLOOR[older]) {
   process.exit(3);
 }
 
-// Builtins as the bundle takes them (scripts/build.mjs): an ESM import of node:fs would load every stream class.
+// Builtins as the bundle takes them (scripts/build.mjs).
 const fs = process.getBuiltinModule("node:fs");
 
 // `--version` answers before anything else loads: it is what scripts and shells call most.
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-  process.stdout.write(`${JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
+  process.stdout.write(`${JSON.parse(fs.readFileSync(`${__dirname}/../package.json`, "utf8")).version}\n`);
   process.exit(0);
 }
 
 // The bundle (scripts/build.mjs) is one file whose value is a function taking the CommonJS
-// arguments. It is compiled here with node:vm rather than imported: a code cache that vm makes
-// after the run holds every function the run compiled, where Node's own compile cache (made when a
-// module is compiled) holds only its top level, so each run compiled again all it called.
-const bundle = new URL("../dist/cli.js", import.meta.url);
-const bundlePath = process.getBuiltinModule("node:url").fileURLToPath(bundle);
+// arguments. It is compiled here with node:vm rather than loaded as a module: a code cache that vm
+// makes after the run holds every function the run compiled, where Node's own compile cache (made
+// when a module is compiled) holds only its top level, so each run compiled again all it called.
+const path = process.getBuiltinModule("node:path");
+const bundlePath = path.join(__dirname, "..", "dist", "cli.js");
 let source;
 try {
   // ASCII only (scripts/build.mjs): latin1 is the fast way to read it.
@@ -39,7 +40,6 @@ try {
   );
   process.exit(3);
 }
-const path = process.getBuiltinModule("node:path");
 const vm = process.getBuiltinModule("node:vm");
 const cache = codeCache();
 let cachedData;
@@ -58,28 +58,29 @@ const requireBuiltin = (id) =>
     throw new Error(`not a Node builtin: ${id}`);
   })();
 script.runInThisContext()(cjs.exports, requireBuiltin, cjs, bundlePath, path.dirname(bundlePath));
-await cjs.exports.main();
+cjs.exports.main();
 
 /**
- * Where this run's code cache is (`file`; `bundle`: the start of the names of this bundle's), or null for none (NODE_DISABLE_COMPILE_CACHE). Beside Node's
- * (NODE_COMPILE_CACHE), else in the tool's cache dir, outside any OpenClaw store (a store is never
- * written). One file per bundle, Node flags and command: a cache holds what its run compiled, and
- * V8 refuses one made under other flags (the store readers' child runs with its own).
+ * This run's code cache (`file`, in `dir`), or null for none (NODE_DISABLE_COMPILE_CACHE, or a
+ * bundle without its id). Beside Node's (NODE_COMPILE_CACHE), else in the tool's cache dir: outside
+ * any OpenClaw store (a store is never written). One file per bundle (its content hash, which the
+ * build writes on its first line: V8 itself checks only the length of the source), Node and its
+ * flags (V8 refuses a cache made under others: the store readers' child runs with its own), and
+ * command (a cache holds what its run compiled).
  */
 function codeCache() {
   const env = process.env;
-  if (env.NODE_DISABLE_COMPILE_CACHE) return null;
+  const id = /^\/\/ openclaw-sessions bundle (\w+)\n/.exec(source.slice(0, 80))?.[1];
+  if (env.NODE_DISABLE_COMPILE_CACHE || !id) return null;
   let dir;
   if (env.NODE_COMPILE_CACHE) dir = path.resolve(env.NODE_COMPILE_CACHE, "openclaw-sessions");
   else {
     const cacheHome = env.XDG_CACHE_HOME || path.join(process.getBuiltinModule("node:os").homedir(), ".cache");
     dir = path.join(cacheHome, "openclaw-sessions", "compile-cache");
   }
-  const st = fs.statSync(bundlePath);
-  const bundle = `cli ${process.version} ${process.arch} ${st.size} ${Math.trunc(st.mtimeMs)} `.replace(/\W+/g, "_");
+  const node = hash(`${process.version} ${process.arch} ${process.execArgv.join(" ")} ${env.NODE_OPTIONS ?? ""}`);
   const command = /^[a-z_][a-z_-]{0,23}$/.test(args[0] ?? "") ? args[0] : "-";
-  const flags = hash(`${process.execArgv.join(" ")} ${env.NODE_OPTIONS ?? ""}`);
-  return { dir, bundle, file: path.join(dir, `${bundle}${flags}_${command}.cache`) };
+  return { dir, file: path.join(dir, `cli_${id}_${node}_${command}.cache`) };
 }
 
 /** A short, stable, non-cryptographic hash (node:crypto is not loaded for it). */
@@ -89,17 +90,20 @@ function hash(text) {
   return h.toString(36);
 }
 
-/**
- * Writes the code cache at exit, whole or not at all (a run beside it may be reading it). Files of
- * other bundles (an older install) are removed; at most 64 are kept (one per command word).
- */
-function saveCodeCache({ dir, bundle, file }, compiled) {
+/** The most code caches kept: the oldest written go first (an older install's, a command rarely run). */
+const MAX_CACHES = 32;
+
+/** Writes the code cache at exit, whole or not at all (a run beside it may be reading it). */
+function saveCodeCache({ dir, file }, compiled) {
   try {
     // The tool's cache dir is its owner's alone (the index beside it holds conversation text).
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const names = fs.readdirSync(dir).filter((n) => n.startsWith("cli_") && n.endsWith(".cache"));
-    for (const n of names) if (!n.startsWith(bundle)) fs.rmSync(path.join(dir, n), { force: true });
-    if (names.filter((n) => n.startsWith(bundle)).length >= 64) return;
+    const kept = fs
+      .readdirSync(dir)
+      .filter((n) => n.startsWith("cli_") && n.endsWith(".cache"))
+      .map((n) => ({ p: path.join(dir, n), at: fs.statSync(path.join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+      .sort((a, b) => b.at - a.at);
+    for (const old of kept.slice(MAX_CACHES - 1)) fs.rmSync(old.p, { force: true });
     const tmp = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, compiled.createCachedData(), { mode: 0o600 });
     fs.renameSync(tmp, file);

@@ -8,6 +8,7 @@
  */
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -82,7 +83,9 @@ var __toESM = (mod, isNodeMode) => {
 };
 var __toESMCopy = (mod, isNodeMode, target) => `,
 );
-fs.writeFileSync(bundlePath, bundle);
+// Its id, on its first line: the bin keys its code cache on it (V8 checks only the source's length).
+const id = createHash("sha256").update(bundle).digest("hex").slice(0, 20);
+fs.writeFileSync(bundlePath, `// openclaw-sessions bundle ${id}\n${bundle}`);
 
 // A module only node_modules has works from the clone and breaks the installed package.
 const check = spawnSync(process.execPath, [fileURLToPath(new URL("./check-dist.mjs", import.meta.url))], { stdio: "inherit" });

@@ -174,8 +174,8 @@ describe("the installed package", () => {
 
   it("an unbuilt checkout says how to build, in one line and exit 3, not a stack trace", () => {
     const clone = tempDir("ocs-unbuilt-");
-    fs.mkdirSync(path.join(clone, "bin"));
-    fs.copyFileSync(path.join(installed.pkgDir, "bin/openclaw-sessions.js"), path.join(clone, "bin/openclaw-sessions.js"));
+    // bin/ whole: the entry and the package.json that makes it CommonJS.
+    fs.cpSync(path.join(installed.pkgDir, "bin"), path.join(clone, "bin"), { recursive: true });
     fs.copyFileSync(path.join(installed.pkgDir, "package.json"), path.join(clone, "package.json"));
     const r = run(path.join(clone, "bin/openclaw-sessions.js"), ["ls"]);
     expect(r.status).toBe(3);

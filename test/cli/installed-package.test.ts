@@ -151,7 +151,7 @@ describe("the installed package", () => {
         .readdirSync(dir, { withFileTypes: true })
         .flatMap((e) => (e.isDirectory() ? distFiles(path.join(dir, e.name)) : [path.join(dir, e.name)]));
     expect(installed.tarballFiles).toEqual(
-      expect.arrayContaining(["bin/openclaw-sessions.js", "dist/cli.js", "openclaw-sessions.1", "package.json"]),
+      expect.arrayContaining(["bin/openclaw-sessions.js", "bin/package.json", "dist/cli.js", "openclaw-sessions.1", "package.json"]),
     );
     // The tarball carries the dist/ this run built, file for file.
     const built = distFiles(path.join(ROOT, "dist")).map((f) => path.relative(ROOT, f));

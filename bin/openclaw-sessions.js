@@ -75,8 +75,10 @@ function codeCache() {
   let dir;
   if (env.NODE_COMPILE_CACHE) dir = path.resolve(env.NODE_COMPILE_CACHE, "openclaw-sessions");
   else {
-    const cacheHome = env.XDG_CACHE_HOME || path.join(process.getBuiltinModule("node:os").homedir(), ".cache");
-    dir = path.join(cacheHome, "openclaw-sessions", "compile-cache");
+    // The index's base dir (src/store/cache/location.ts): a relative XDG_CACHE_HOME is not used.
+    const xdg = env.XDG_CACHE_HOME?.trim();
+    const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME?.trim() || process.getBuiltinModule("node:os").homedir(), ".cache");
+    dir = path.join(base, "openclaw-sessions", "compile-cache");
   }
   const node = hash(`${process.version} ${process.arch} ${process.execArgv.join(" ")} ${env.NODE_OPTIONS ?? ""}`);
   const command = /^[a-z_][a-z_-]{0,23}$/.test(args[0] ?? "") ? args[0] : "-";

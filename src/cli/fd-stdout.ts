@@ -1,8 +1,8 @@
 /**
- * Stdout written to fd 1 directly when it is a file, a pipe or /dev/null. Node's `process.stdout`
- * there is a stream whose opening (the stream classes; on a pipe, the net module) is a measurable
- * part of a start, for writes that are synchronous anyway. A terminal or a socket gets
- * `process.stdout` itself (its width, its TTY handling). What the CLI asks of stdout holds the
+ * Stdout written to fd 1 directly when it is a file, a pipe, a socket (what Node's own child
+ * processes get) or /dev/null. Node's `process.stdout` there is a stream whose opening (the stream
+ * classes; on a pipe, the net module) is a measurable part of a start, for writes that are
+ * synchronous anyway. A terminal gets `process.stdout` itself (its width, its TTY handling). What the CLI asks of stdout holds the
  * same: `destroyed` and an `error` event once the reader has gone (EPIPE), `writableNeedDrain`.
  */
 import fs from "node:fs";
@@ -71,11 +71,11 @@ class FdStdout {
   }
 }
 
-/** Stdout for this process: fd 1 itself when it is a file, a pipe or /dev/null, else `process.stdout`. */
+/** Stdout for this process: fd 1 itself when it is a file, a pipe, a socket or /dev/null, else `process.stdout`. */
 export function openStdout(): FdStdout | NodeJS.WriteStream {
   try {
     const st = fs.fstatSync(1);
-    if (st.isFile() || st.isFIFO()) return new FdStdout();
+    if (st.isFile() || st.isFIFO() || st.isSocket()) return new FdStdout();
     if (st.isCharacterDevice() && st.rdev === fs.statSync("/dev/null").rdev) return new FdStdout();
   } catch {
     // fd 1 closed or unreadable: the stream decides, as before

@@ -54,17 +54,20 @@ await build({
 });
 
 /**
- * Two edits of the bundle's text, each checked (a newer esbuild that writes it otherwise fails the build):
- * - ASCII only (\u escapes, which mean the same in comments, strings, regular expressions and
- *   identifiers; no raw template holds such a character): V8 then keeps it as a one-byte string
- *   and the bin reads it as latin1, several times faster than decoding UTF-8.
+ * What the build then does to the bundle's text, each step checked (a newer esbuild that writes it
+ * otherwise fails the build):
+ * - ASCII only (\u escapes, which mean the same in comments, strings, templates, regular
+ *   expressions and identifiers; only a raw template's text would differ, and the sources have
+ *   none that holds such a character): V8 then keeps it as a one-byte string and the bin reads it
+ *   as latin1, several times faster than decoding UTF-8;
+ * - no import() left in it (the bin compiles it with no ESM loader behind it);
  * - esbuild's `__toESM`, which copies every export of a CommonJS module (a Node builtin: fs has
- *   about a hundred) into a new object for each module that imports it, copies once per module.
+ *   about a hundred) into a new object for each module that imports it, copies once per module;
+ * - its id (a hash of its content) on its first line: the bin keys its code cache on it.
  */
 const bundlePath = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const TO_ESM = "var __toESM = (mod, isNodeMode, target) => ";
 let bundle = fs.readFileSync(bundlePath, "utf8").replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-// The bin compiles the bundle with no ESM loader behind it: an import() left in it would fail at run time.
 const dynamicImport = /(?<![\w$.])import\(/.exec(bundle);
 if (dynamicImport)
   throw new Error(
@@ -83,7 +86,7 @@ var __toESM = (mod, isNodeMode) => {
 };
 var __toESMCopy = (mod, isNodeMode, target) => `,
 );
-// Its id, on its first line: the bin keys its code cache on it (V8 checks only the source's length).
+// V8 checks only the length of the source a code cache was made from.
 const id = createHash("sha256").update(bundle).digest("hex").slice(0, 20);
 fs.writeFileSync(bundlePath, `// openclaw-sessions bundle ${id}\n${bundle}`);
 

@@ -28,11 +28,18 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 // makes after the run holds every function the run compiled, where Node's own compile cache (made
 // when a module is compiled) holds only its top level, so each run compiled again all it called.
 const path = process.getBuiltinModule("node:path");
-const bundlePath = path.join(__dirname, "..", "dist", "cli.js");
+// A command with a bundle of its own (dist/commands/<name>.js, scripts/build.mjs) runs that one.
+const command = /^[a-z_][a-z_-]{0,23}$/.test(args[0] ?? "") ? args[0] : "-";
+let bundlePath = path.join(__dirname, "..", "dist", "commands", `${command}.js`);
 let source;
 try {
   // ASCII only (scripts/build.mjs): latin1 is the fast way to read it.
   source = fs.readFileSync(bundlePath, "latin1");
+} catch {
+  bundlePath = path.join(__dirname, "..", "dist", "cli.js");
+}
+try {
+  source ??= fs.readFileSync(bundlePath, "latin1");
 } catch {
   // A clone that was never built (the package users install ships dist/): say how, not a stack trace.
   process.stderr.write(
@@ -81,7 +88,6 @@ function codeCache() {
     dir = path.join(base, "openclaw-sessions", "compile-cache");
   }
   const node = hash(`${process.version} ${process.arch} ${process.execArgv.join(" ")} ${env.NODE_OPTIONS ?? ""}`);
-  const command = /^[a-z_][a-z_-]{0,23}$/.test(args[0] ?? "") ? args[0] : "-";
   return { dir, file: path.join(dir, `cli_${id}_${node}_${command}.cache`) };
 }
 

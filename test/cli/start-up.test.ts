@@ -71,7 +71,7 @@ function emptyState(): string {
 }
 
 describe("the bin's code cache", () => {
-  it("is written once per bundle and command beside Node's, used as it is, and a bad one is replaced", () => {
+  it("is written once per bundle and command beside Node's (ls runs its own bundle), used as it is, and a bad one is replaced", () => {
     const cacheDir = tempDir("ocs-code-cache-");
     const args = ["ls", "--json", "--state-dir", emptyState()];
     const runLs = () =>
@@ -79,7 +79,7 @@ describe("the bin's code cache", () => {
         encoding: "utf8",
         env: { PATH: process.env.PATH, HOME: "/nonexistent-home", NODE_COMPILE_CACHE: cacheDir },
       });
-    const id = /^\/\/ openclaw-sessions bundle (\w+)\n/.exec(fs.readFileSync(path.join(ROOT, "dist/cli.js"), "latin1"))?.[1];
+    const id = /^\/\/ openclaw-sessions bundle (\w+)\n/.exec(fs.readFileSync(path.join(ROOT, "dist/commands/ls.js"), "latin1"))?.[1];
     expect(id).toMatch(/^[0-9a-f]{20}$/);
     const ours = path.join(cacheDir, "openclaw-sessions");
 

@@ -10,7 +10,7 @@ import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const pkg = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
@@ -31,6 +31,27 @@ const lazyChildProcess = {
     }));
   },
 };
+/**
+ * ora takes two spinners of cli-spinners' ninety (`dots`, and `line` where Unicode is not
+ * supported) and the CLI names none: the others (49 KB) would be read and compiled at every start.
+ */
+const twoSpinners = {
+  name: "two-spinners",
+  setup(b) {
+    b.onResolve({ filter: /^cli-spinners$/ }, (args) =>
+      args.pluginData === "real" ? undefined : { path: args.path, namespace: "two-spinners", pluginData: args.resolveDir },
+    );
+    b.onLoad({ filter: /.*/, namespace: "two-spinners" }, async (args) => {
+      // The package ora itself resolves: its spinners.json beside its index.
+      const real = await b.resolve(args.path, { kind: "import-statement", resolveDir: args.pluginData, pluginData: "real" });
+      if (real.errors.length > 0) throw new Error(`cli-spinners: ${real.errors[0].text}`);
+      const all = JSON.parse(fs.readFileSync(new URL("spinners.json", pathToFileURL(real.path)), "utf8"));
+      if (!all.dots || !all.line) throw new Error("cli-spinners: no dots or line spinner");
+      return { contents: `export default ${JSON.stringify({ dots: all.dots, line: all.line })};`, loader: "js" };
+    });
+  },
+};
+
 /**
  * Commands run often enough, and small enough beside the whole CLI, to get a bundle of their own,
  * dist/commands/<name>.js, which the bin runs for them: the same main and program, with the command
@@ -76,7 +97,7 @@ for (const { outfile, plugins } of bundles) {
     },
     footer: { js: "})" },
     define: { "import.meta.url": "__moduleUrl" },
-    plugins: [lazyChildProcess, ...plugins],
+    plugins: [lazyChildProcess, twoSpinners, ...plugins],
   });
   finish(fileURLToPath(new URL(`../${outfile}`, import.meta.url)));
 }

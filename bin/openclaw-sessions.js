@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Plain JavaScript that any Node parses: the runtime check must run before the bundle loads.
+// CommonJS (bin/package.json): Node starts a CommonJS main without its ESM loader, a measurable part of a start.
 
 // Keep equal to package.json engines.node (test/cli/runtime.test.ts checks it).
 const FLOOR = [22, 22, 3];
@@ -12,38 +13,109 @@ if (older !== -1 && have[older] < FLOOR[older]) {
   process.exit(3);
 }
 
-// Builtins as the bundle takes them (scripts/build.mjs): an ESM import of node:fs would load every stream class.
+// Builtins as the bundle takes them (scripts/build.mjs).
 const fs = process.getBuiltinModule("node:fs");
 
 // `--version` answers before anything else loads: it is what scripts and shells call most.
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-  process.stdout.write(`${JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
+  process.stdout.write(`${JSON.parse(fs.readFileSync(`${__dirname}/../package.json`, "utf8")).version}\n`);
   process.exit(0);
 }
 
-// Compiled code is cached between runs, outside any OpenClaw store (a store is never written).
-const module = process.getBuiltinModule("node:module");
-if (module.enableCompileCache && !process.env.NODE_COMPILE_CACHE) {
-  const path = process.getBuiltinModule("node:path");
-  const os = process.getBuiltinModule("node:os");
-  const cacheHome = process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
-  try {
-    // The tool's cache dir is its owner's alone (the index beside it holds conversation text).
-    fs.mkdirSync(path.join(cacheHome, "openclaw-sessions"), { recursive: true, mode: 0o700 });
-    module.enableCompileCache(path.join(cacheHome, "openclaw-sessions", "compile-cache"));
-  } catch {
-    // no cache: a slower start, nothing else
-  }
+// The bundle (scripts/build.mjs) is one file whose value is a function taking the CommonJS
+// arguments. It is compiled here with node:vm rather than loaded as a module: a code cache that vm
+// makes after the run holds every function the run compiled, where Node's own compile cache (made
+// when a module is compiled) holds only its top level, so each run compiled again all it called.
+const path = process.getBuiltinModule("node:path");
+// A command with a bundle of its own (dist/commands/<name>.js, scripts/build.mjs) runs that one.
+const command = /^[a-z_][a-z_-]{0,23}$/.test(args[0] ?? "") ? args[0] : "-";
+let bundlePath = path.join(__dirname, "..", "dist", "commands", `${command}.js`);
+let source;
+try {
+  // ASCII only (scripts/build.mjs): latin1 is the fast way to read it.
+  source = fs.readFileSync(bundlePath, "latin1");
+} catch {
+  bundlePath = path.join(__dirname, "..", "dist", "cli.js");
 }
-
-// A clone that was never built (the package users install ships dist/): say how, not a stack trace.
-const bundle = new URL("../dist/cli.js", import.meta.url);
-if (!fs.existsSync(bundle)) {
+try {
+  source ??= fs.readFileSync(bundlePath, "latin1");
+} catch {
+  // A clone that was never built (the package users install ships dist/): say how, not a stack trace.
   process.stderr.write(
-    `openclaw-sessions: ${process.getBuiltinModule("node:url").fileURLToPath(bundle)} is missing: this is an unbuilt source checkout; run \`npm run build\` in it first\n`,
+    `openclaw-sessions: ${bundlePath} is missing: this is an unbuilt source checkout; run \`npm run build\` in it first\n`,
   );
   process.exit(3);
 }
-const { main } = await import("../dist/cli.js");
-await main();
+const vm = process.getBuiltinModule("node:vm");
+const cache = codeCache();
+let cachedData;
+if (cache)
+  try {
+    cachedData = fs.readFileSync(cache.file);
+  } catch {
+    // none yet: this run makes it
+  }
+const script = new vm.Script(source, { filename: bundlePath, cachedData });
+if (cache && (!cachedData || script.cachedDataRejected)) process.once("exit", () => saveCodeCache(cache, script));
+const cjs = { exports: {} };
+const requireBuiltin = (id) =>
+  process.getBuiltinModule(id) ??
+  (() => {
+    throw new Error(`not a Node builtin: ${id}`);
+  })();
+script.runInThisContext()(cjs.exports, requireBuiltin, cjs, bundlePath, path.dirname(bundlePath));
+cjs.exports.main();
+
+/**
+ * This run's code cache (`file`, in `dir`), or null for none (NODE_DISABLE_COMPILE_CACHE, or a
+ * bundle without its id). Beside Node's (NODE_COMPILE_CACHE), else in the tool's cache dir: outside
+ * any OpenClaw store (a store is never written). One file per bundle (its content hash, which the
+ * build writes on its first line: V8 itself checks only the length of the source), Node and its
+ * flags (V8 refuses a cache made under others: the store readers' child runs with its own), and
+ * command (a cache holds what its run compiled).
+ */
+function codeCache() {
+  const env = process.env;
+  const id = /^\/\/ openclaw-sessions bundle (\w+)\n/.exec(source.slice(0, 80))?.[1];
+  if (env.NODE_DISABLE_COMPILE_CACHE || !id) return null;
+  let dir;
+  if (env.NODE_COMPILE_CACHE) dir = path.resolve(env.NODE_COMPILE_CACHE, "openclaw-sessions");
+  else {
+    // The index's base dir (src/store/cache/location.ts): a relative XDG_CACHE_HOME is not used.
+    const xdg = env.XDG_CACHE_HOME?.trim();
+    const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME?.trim() || process.getBuiltinModule("node:os").homedir(), ".cache");
+    dir = path.join(base, "openclaw-sessions", "compile-cache");
+  }
+  const node = hash(`${process.version} ${process.arch} ${process.execArgv.join(" ")} ${env.NODE_OPTIONS ?? ""}`);
+  return { dir, file: path.join(dir, `cli_${id}_${node}_${command}.cache`) };
+}
+
+/** A short, stable, non-cryptographic hash (node:crypto is not loaded for it). */
+function hash(text) {
+  let h = 5381;
+  for (let i = 0; i < text.length; i++) h = (Math.imul(h, 33) + text.charCodeAt(i)) >>> 0;
+  return h.toString(36);
+}
+
+/** The most code caches kept: the oldest written go first (an older install's, a command rarely run). */
+const MAX_CACHES = 32;
+
+/** Writes the code cache at exit, whole or not at all (a run beside it may be reading it). */
+function saveCodeCache({ dir, file }, compiled) {
+  try {
+    // The tool's cache dir is its owner's alone (the index beside it holds conversation text).
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const kept = fs
+      .readdirSync(dir)
+      .filter((n) => n.startsWith("cli_") && n.endsWith(".cache"))
+      .map((n) => ({ p: path.join(dir, n), at: fs.statSync(path.join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+      .sort((a, b) => b.at - a.at);
+    for (const old of kept.slice(MAX_CACHES - 1)) fs.rmSync(old.p, { force: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, compiled.createCachedData(), { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  } catch {
+    // no cache: a slower start next time, nothing else
+  }
+}

@@ -1,14 +1,16 @@
 /**
- * Builds the shipped CLI: src/cli/main.ts and everything it imports, dependencies included, as
- * one ESM entry (dist/cli.js) plus the chunks its lazy `import()`s load on first use. One file to
- * parse at start-up instead of hundreds, and an installed package with no runtime dependencies:
- * scripts/check-dist.mjs, run after the build, fails it when dist/ loads anything else.
+ * Builds the shipped CLI: src/cli/main.ts and everything it imports, dependencies included, as one
+ * file, dist/cli.js. It is a CommonJS body wrapped in a function expression, which bin/ compiles
+ * with node:vm and a code cache of its own (one file to read, one compile; see the bin for why).
+ * Modules a command loads lazily (`import()`) are in it too, but run only when first imported.
+ * No runtime dependencies: scripts/check-dist.mjs, run after the build, fails it when dist/ loads
+ * anything but Node's own modules.
  */
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const pkg = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
@@ -29,52 +31,78 @@ const lazyChildProcess = {
     }));
   },
 };
-fs.rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
-
-await build({
-  entryPoints: { cli: "src/cli/main.ts" },
-  outdir: "dist",
-  bundle: true,
-  splitting: true,
-  chunkNames: "chunks/[name]-[hash]",
-  format: "esm",
-  platform: "node",
-  target: `node${pkg.engines.node.replace(/^>=/, "")}`,
-
-  legalComments: "none",
-  logLevel: "warning",
-  // CommonJS dependencies (commander) call require() for Node's own modules, and so do the imports
-  // of builtins below. Only Node's own modules are ever required (check-dist.mjs): taken from the
-  // runtime, with no createRequire() per chunk (dozens load at each start). `globalThis.process`:
-  // a chunk may bind its own `process` (an import of node:process).
-  banner: {
-    js: `const require = (id) => globalThis.process.getBuiltinModule(id) ?? (() => { throw new Error(\`not a Node builtin: \${id}\`); })();`,
+/**
+ * ora takes two spinners of cli-spinners' ninety (`dots`, and `line` where Unicode is not
+ * supported) and the CLI names none: the others (49 KB) would be read and compiled at every start.
+ */
+const twoSpinners = {
+  name: "two-spinners",
+  setup(b) {
+    b.onResolve({ filter: /^cli-spinners$/ }, (args) =>
+      args.pluginData === "real" ? undefined : { path: args.path, namespace: "two-spinners", pluginData: args.resolveDir },
+    );
+    b.onLoad({ filter: /.*/, namespace: "two-spinners" }, async (args) => {
+      // The package ora itself resolves: its spinners.json beside its index.
+      const real = await b.resolve(args.path, { kind: "import-statement", resolveDir: args.pluginData, pluginData: "real" });
+      if (real.errors.length > 0) throw new Error(`cli-spinners: ${real.errors[0].text}`);
+      const all = JSON.parse(fs.readFileSync(new URL("spinners.json", pathToFileURL(real.path)), "utf8"));
+      if (!all.dots || !all.line) throw new Error("cli-spinners: no dots or line spinner");
+      return { contents: `export default ${JSON.stringify({ dots: all.dots, line: all.line })};`, loader: "js" };
+    });
   },
-  plugins: [lazyChildProcess],
-});
+};
 
 /**
- * An ESM `import` of a Node builtin builds its module namespace by reading every export, which runs
- * the lazy getters behind them: `import fs from "node:fs"` alone loads fs.promises, readline and
- * every stream class, a measurable part of each start. The bundle's static imports of builtins
- * become `require()`s (the banner's), which read only what the code uses; esbuild prints them
- * first in each file, so each is still bound before any of the file's code runs.
+ * Commands run often enough, and small enough beside the whole CLI, to get a bundle of their own,
+ * dist/commands/<name>.js, which the bin runs for them: the same main and program, with the command
+ * list (src/cli/command-list.ts) replaced by the one of src/cli/lean/ named here. A run then
+ * reads and compiles half the code (for `ls`, about 0.7 of 1.4 MB).
  */
-function requireBuiltins(file) {
-  const text = fs.readFileSync(file, "utf8");
-  const out = text.replace(/^import (?:(\w+)|\* as (\w+)|\{([^}]*)\}) from "(node:[\w/]+)";$/gm, (_, def, ns, named, spec) => {
-    const binding = def ?? ns ?? `{${named.replace(/\s+as\s+/g, ": ")}}`;
-    return `const ${binding} = require(${JSON.stringify(spec)});`;
-  });
-  const left = /^import [^;]*from "node:[^"]*";$/m.exec(out);
-  if (left) throw new Error(`${file}: an import of a builtin the build cannot turn into a require(): ${left[0]}`);
-  if (out !== text) fs.writeFileSync(file, out);
+const LEAN = { ls: "src/cli/lean/ls.ts", __complete: "src/cli/lean/complete.ts" };
+
+/** Program's command list, replaced by `list` (its use is checked after the build). */
+function commandList(list, used) {
+  return {
+    name: "command-list",
+    setup(b) {
+      b.onResolve({ filter: /^\.\/command-list\.js$/ }, (args) => {
+        if (!/[/\\]src[/\\]cli[/\\]program\.ts$/.test(args.importer)) return undefined;
+        used.add(list);
+        return { path: fileURLToPath(new URL(`../${list}`, import.meta.url)) };
+      });
+    },
+  };
 }
-const distFiles = (dir) =>
-  fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? distFiles(path.join(dir, e.name)) : path.join(dir, e.name)));
-for (const file of distFiles(fileURLToPath(new URL("../dist", import.meta.url)))) if (file.endsWith(".js")) requireBuiltins(file);
+
+fs.rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
+
+const bundles = [{ outfile: "dist/cli.js", plugins: [] }];
+const used = new Set();
+for (const [name, list] of Object.entries(LEAN)) bundles.push({ outfile: `dist/commands/${name}.js`, plugins: [commandList(list, used)] });
+for (const { outfile, plugins } of bundles) {
+  await build({
+    entryPoints: ["src/cli/main.ts"],
+    outfile,
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: `node${pkg.engines.node.replace(/^>=/, "")}`,
+    legalComments: "none",
+    logLevel: "warning",
+    // The bin runs this file's value, a function, with the CommonJS arguments; `require` gives Node's
+    // own modules only (check-dist.mjs). A module's URL (package-info.ts finds the package root from
+    // it) is this file's.
+    banner: {
+      js: '(function (exports, require, module, __filename, __dirname) {\n"use strict";\nconst __moduleUrl = require("node:url").pathToFileURL(__filename).href;',
+    },
+    footer: { js: "})" },
+    define: { "import.meta.url": "__moduleUrl" },
+    plugins: [lazyChildProcess, twoSpinners, ...plugins],
+  });
+  finish(fileURLToPath(new URL(`../${outfile}`, import.meta.url)));
+}
+for (const list of Object.values(LEAN))
+  if (!used.has(list)) throw new Error(`${list}: src/cli/program.ts no longer imports ./command-list.js`);
 
 // A module only node_modules has works from the clone and breaks the installed package.
 const check = spawnSync(process.execPath, [fileURLToPath(new URL("./check-dist.mjs", import.meta.url))], { stdio: "inherit" });
@@ -83,3 +111,41 @@ if (check.status !== 0) process.exit(check.status ?? 1);
 // The man page, from the built CLI's own --help of every command (package.json "man").
 const man = spawnSync(process.execPath, [fileURLToPath(new URL("./build-man.mjs", import.meta.url))], { stdio: "inherit" });
 if (man.status !== 0) process.exit(man.status ?? 1);
+
+/**
+ * What the build then does to the bundle's text, each step checked (a newer esbuild that writes it
+ * otherwise fails the build):
+ * - ASCII only (\u escapes, which mean the same in comments, strings, templates, regular
+ *   expressions and identifiers; only a raw template's text would differ, and the sources have
+ *   none that holds such a character): V8 then keeps it as a one-byte string and the bin reads it
+ *   as latin1, several times faster than decoding UTF-8;
+ * - no import() left in it (the bin compiles it with no ESM loader behind it);
+ * - esbuild's `__toESM`, which copies every export of a CommonJS module (a Node builtin: fs has
+ *   about a hundred) into a new object for each module that imports it, copies once per module;
+ * - its id (a hash of its content) on its first line: the bin keys its code cache on it.
+ */
+function finish(bundlePath) {
+  const TO_ESM = "var __toESM = (mod, isNodeMode, target) => ";
+  let bundle = fs.readFileSync(bundlePath, "utf8").replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const dynamicImport = /(?<![\w$.])import\(/.exec(bundle);
+  if (dynamicImport)
+    throw new Error(
+      `${bundlePath}: an import() esbuild left as it is (take a builtin with process.getBuiltinModule): ${bundle.slice(dynamicImport.index, dynamicImport.index + 60)}`,
+    );
+  if (bundle.split(TO_ESM).length !== 2) throw new Error(`${bundlePath}: expected one "${TO_ESM}"`);
+  bundle = bundle.replace(
+    TO_ESM,
+    `var __toESMOnce = new WeakMap();
+var __toESM = (mod, isNodeMode) => {
+  // The same object for the same module whenever the result does not depend on isNodeMode.
+  if (mod === null || (typeof mod !== "object" && typeof mod !== "function") || (!isNodeMode && mod.__esModule)) return __toESMCopy(mod, isNodeMode);
+  let ns = __toESMOnce.get(mod);
+  if (ns === undefined) __toESMOnce.set(mod, (ns = __toESMCopy(mod, isNodeMode)));
+  return ns;
+};
+var __toESMCopy = (mod, isNodeMode, target) => `,
+  );
+  // V8 checks only the length of the source a code cache was made from.
+  const id = createHash("sha256").update(bundle).digest("hex").slice(0, 20);
+  fs.writeFileSync(bundlePath, `// openclaw-sessions bundle ${id}\n${bundle}`);
+}

@@ -2,7 +2,7 @@
  * Process entry: real streams in, exit code out. The CLI's wiring (commander, the command
  * definitions) is loaded once the run needs it: a shell's Tab (`__complete`) is answered without it.
  */
-import fs from "node:fs";
+import { openStdout } from "./fd-stdout.js";
 import { VERSION } from "./version.js";
 import { runWithCappedYoungGeneration, wantsCappedYoungGeneration } from "./young-generation.js";
 import type { IO } from "./output.js";
@@ -27,30 +27,10 @@ function quietSqliteWarning(): void {
   });
 }
 
-/**
- * A Tab's list, written to fd 1 as it is: Node's stdout stream on the shell's pipe costs a few ms
- * of every Tab. A pipe that would block (non-blocking) gets the rest through the stream; a shell
- * that stopped reading (EPIPE) ends the list, quietly.
- */
-function writeStdoutSync(text: string): boolean {
-  const bytes = Buffer.from(text);
-  let done = 0;
-  try {
-    while (done < bytes.length) done += fs.writeSync(1, bytes, done);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EAGAIN") {
-      process.stdout.on("error", () => undefined);
-      return process.stdout.write(bytes.subarray(done));
-    }
-    if (code !== "EPIPE") throw err;
-  }
-  return true;
-}
-
 /** One line from the terminal; the question goes to stderr so stdout stays data only. */
 async function ask(question: string): Promise<string> {
-  const readline = await import("node:readline/promises");
+  // Builtins as the bundle takes them (scripts/build.mjs): it has no import() of its own.
+  const readline = process.getBuiltinModule("node:readline/promises");
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
     return await rl.question(question);
@@ -71,18 +51,23 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     const { parseCompleteArgs, writeCompletionItems } = await import("./complete-items.js");
     const parsed = parseCompleteArgs(argv.slice(1));
     if (parsed) {
-      await writeCompletionItems(parsed.what, parsed.opts, { stdout: { write: writeStdoutSync }, env: process.env, cwd: process.cwd() });
+      // A shell that stopped reading (EPIPE) ends the list, quietly.
+      const stdout = openStdout().on("error", (err: NodeJS.ErrnoException) => {
+        if (err.code !== "EPIPE") throw err;
+      });
+      await writeCompletionItems(parsed.what, parsed.opts, { stdout, env: process.env, cwd: process.cwd() });
       process.exitCode = 0;
       return;
     }
   }
   // Node opens a standard stream on first use (on a pipe that loads its net module): stderr, for
-  // one, stays closed through a run that writes nothing to it.
+  // one, stays closed through a run that writes nothing to it; stdout is fd 1 itself where it can
+  // be (fd-stdout.ts).
   let stdout: IO["stdout"] | undefined;
   let stderr: IO["stderr"] | undefined;
   const io: IO = {
     get stdout() {
-      stdout ??= process.stdout;
+      stdout ??= openStdout();
       return stdout;
     },
     set stdout(s) {

@@ -25,8 +25,9 @@ export function pagerWanted(io: Pick<IO, "stdout">, opts: { json?: boolean; page
 const PLAIN_WORDS = /^[\w@%+=:,./-]+(?:\s+[\w@%+=:,./-]+)*$/;
 
 async function spawnPager(command: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  // Loaded only when a pager runs: most runs never spawn anything.
-  const { spawn } = await import("node:child_process");
+  // Loaded only when a pager runs: most runs never spawn anything. Builtins are taken as the
+  // bundle takes them (scripts/build.mjs): it has no import() of its own.
+  const { spawn } = process.getBuiltinModule("node:child_process");
   const stdio: ["pipe", "inherit", "inherit"] = ["pipe", "inherit", "inherit"];
   if (!PLAIN_WORDS.test(command)) return spawn("sh", ["-c", command], { stdio, env });
   const [program, ...args] = command.split(/\s+/);

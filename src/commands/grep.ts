@@ -22,7 +22,7 @@ import {
 import { parseTimeBound } from "../core/when.js";
 import { parseLine } from "../core/transcript/parse.js";
 import { byteRange, plainTextBlocks, type LongLine } from "../store/blocks.js";
-import type { Prefilter, RuledOut } from "../store/grep-prefilter.js";
+import { blockCannotHold, startPrefilter, type Prefilter, type RuledOut } from "../store/grep-prefilter.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../store/lines.js";
 import { causeOf, noteUnreadable } from "../store/safe-read.js";
 import type { IndexDb } from "../store/cache/index-db.js";
@@ -135,7 +135,7 @@ const MESSAGE_KEY = Buffer.from('"message"');
  * neither the literal's bytes nor an escape that can write its characters (`\u`, `\/`) cannot
  * match, and need not even be decoded.
  */
-export function byteSkipFor(m: Matcher, ignoreCase: boolean, blockCannotHold: CannotHold): ((raw: Buffer) => boolean) | undefined {
+export function byteSkipFor(m: Matcher, ignoreCase: boolean): ((raw: Buffer) => boolean) | undefined {
   if (!m.escapeFree || ignoreCase || m.literal === null) return undefined;
   const needle = Buffer.from(m.literal, "utf8");
   const escapes = m.escapes.map((e) => Buffer.from(e));
@@ -356,15 +356,12 @@ export interface GrepRun {
   result: GrepResult;
 }
 
-type PrefilterModule = typeof import("../store/grep-prefilter.js");
-type CannotHold = PrefilterModule["blockCannotHold"];
-
-function filtersOf(opts: GrepOptions, blockCannotHold: CannotHold): Filters {
+function filtersOf(opts: GrepOptions): Filters {
   const matcher = compileMatcher(opts.pattern, { fixed: opts.fixed, ignoreCase: opts.ignoreCase });
   const now = opts.now ?? Date.now();
   return {
     matcher,
-    byteSkip: byteSkipFor(matcher, opts.ignoreCase === true, blockCannotHold),
+    byteSkip: byteSkipFor(matcher, opts.ignoreCase === true),
     roles: opts.roles && opts.roles.length > 0 ? new Set(opts.roles) : null,
     since: opts.since !== undefined ? parseTimeBound(opts.since, now, "--since") : null,
     until: opts.until !== undefined ? parseTimeBound(opts.until, now, "--until") : null,
@@ -429,7 +426,6 @@ async function ruledOut(ctx: StoreContext, indexes: StoreIndex[], all: GrepTarge
  * files are not worth a thread), and dirs whose text table does not answer the search already.
  */
 function startPrefilterFor(
-  m: PrefilterModule,
   opts: GrepOptions,
   filters: Filters,
   ctx: StoreContext,
@@ -440,7 +436,7 @@ function startPrefilterFor(
   const narrows = narrowingLiteral(literal, opts.ignoreCase === true) !== null && hasIndexFile(ctx.session.cache, ctx.env);
   const answered = (dir: string) => narrows && ctx.session.cache.indexForDir(dir)?.textBuilt() === true;
   const dirs = [...new Set(stores.map((s) => s.sessionsDir))].filter((d) => !answered(d));
-  return dirs.length > 0 ? m.startPrefilter(dirs, literal, filters.matcher.escapes) : null;
+  return dirs.length > 0 ? startPrefilter(dirs, literal, filters.matcher.escapes) : null;
 }
 
 /** The pre-filter read this plain file whole, at the size the index saw, and no line of it can match. */
@@ -450,12 +446,11 @@ function bytesRuleOut(ruled: RuledOut, t: GrepTarget): boolean {
 
 /** Index the stores and choose the transcripts (nothing searched yet); `events()` searches them. */
 export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<GrepRun> {
-  const prefilterModule = await import("../store/grep-prefilter.js");
-  const filters = filtersOf(opts, prefilterModule.blockCannotHold);
+  const filters = filtersOf(opts);
   // Started once the stores are located, while they are indexed.
   const prefilter: { running: Prefilter | null } = { running: null };
   const located = (stores: readonly { sessionsDir: string }[]) => {
-    prefilter.running = startPrefilterFor(prefilterModule, opts, filters, ctx, stores);
+    prefilter.running = startPrefilterFor(opts, filters, ctx, stores);
   };
   let indexes: StoreIndex[];
   try {

@@ -78,7 +78,8 @@ function prefilterProgram(cannotHold: typeof blockCannotHold): void {
     } catch {
       continue;
     }
-    // Plain transcripts only: a .zst and any other file are left to the main thread.
+    // A loose filter, not the classifier (core/names.ts): the main thread skips only files its
+    // index lists as plain transcripts. A .zst and any other file are left to it.
     for (const name of names) {
       if (!name.includes(".jsonl") || name.endsWith(".zst")) continue;
       const file = path.join(dir, name);

@@ -2,8 +2,9 @@
  * The run's way into the index: which index a transcript belongs to, what proves a transcript
  * unchanged, and `remember`, the one rule for reusing what an earlier run derived from it. A fact
  * is reused only when the transcript's identity in this run (one `stat` of a file, when the run
- * lists its dir or first asks about it; a SQLite window's proof in the run's snapshot) equals the identity it was
- * derived from, so an answer is never staler than the files on disk when the run read them.
+ * lists its dir or first asks about it; a SQLite window's proof in the run's snapshot) equals the
+ * identity it was derived from, so an answer is never staler than the files on disk when the run
+ * read them.
  */
 import fs from "node:fs";
 import path from "node:path";

@@ -8,6 +8,7 @@ import { FINDING_CODES, fill, type Severity } from "../core/findings/codes.js";
 import { finding, sortFindings, summarize, type Finding } from "../core/findings/finding.js";
 import { legacyImportFinding } from "../core/findings/legacy.js";
 import { BodyScanner, bodyFindings, DEFAULT_OVERSIZE_BYTES, isHeaderOnly, type BodyTarget } from "../core/findings/body.js";
+import { forEachLine } from "../core/transcript/scan.js";
 import { retentionPolicy } from "../core/findings/retention.js";
 import { DEFAULT_PRUNE_WITHIN_MS, storeFindings, withEmptyOrphans, withoutUnstartedEmpties } from "../core/findings/store-rules.js";
 import { parseGeneratedTranscriptName } from "../core/names.js";
@@ -207,10 +208,10 @@ function scanBody(job: Job, open: Open, oversize: number, windows: Map<string, T
   const pass = async (): Promise<BodyResult> => {
     const scanner = new BodyScanner(oversize);
     const ids = windows ? new Set<string>() : null;
-    for await (const line of open(job.ref)) {
+    await forEachLine(open(job.ref), (line) => {
       scanner.line(line);
       if (ids) collectEntryId(line.text, ids);
-    }
+    });
     const facts = scanner.finish();
     const findings: Finding[] = [];
     const sessionId = facts.header?.header.id ?? job.target.expectedId;

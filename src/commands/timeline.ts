@@ -12,6 +12,7 @@ import { isCurrentTranscript, type KeySegment } from "../core/key-segments.js";
 import type { KnownRestore, Segment } from "../core/segments.js";
 import { knownRestores } from "../store/restore-known.js";
 import { parseLine } from "../core/transcript/parse.js";
+import { forEachLine } from "../core/transcript/scan.js";
 import {
   buildTimeline,
   describePolicy,
@@ -173,13 +174,13 @@ function factsOf(seg: Segment, numbered: readonly KeySegment[], session: StoreSe
       if (read && read.cuts.size === cuts.length && cuts.every((c) => read.cuts.has(c))) return read.read();
       const facts = new TranscriptFacts(new Set(cuts));
       let readError: string | null = null;
-      for await (const line of session.lines(seg.ref)) {
+      await forEachLine(session.lines(seg.ref), (line) => {
         if (line.readError) {
           readError = line.readError;
-          if (line.text === null) continue;
+          if (line.text === null) return;
         }
         facts.add(parseLine(line));
-      }
+      });
       return { stretches: facts.finish(), problems: facts.problems, readError };
     },
     (v) => v.readError === null,

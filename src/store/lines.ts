@@ -16,28 +16,151 @@ export type RawLine = TranscriptLine;
 /** 32 MiB: far above any real message line, far below a memory problem. */
 export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
 
-/** Splits a byte stream into lines. */
-export async function* splitLines(
-  chunks: AsyncIterable<Buffer | Uint8Array>,
-  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
-): AsyncGenerator<RawLine> {
-  const parts: Buffer[] = [];
-  let lineBytes = 0;
-  let overflow = false;
-  let lineNo = 0;
-  let lineStart = 0;
-  let consumed = 0; // bytes of the stream before the current chunk
-  streamingBudget.start();
+/**
+ * Lines that can also be taken a chunk at a time (`batches`): a long transcript has 100k lines,
+ * and an await per line is a large part of reading it (core/transcript/scan.ts `forEachLine`).
+ * Either way, it is read once.
+ */
+export interface LineStream extends AsyncIterable<RawLine> {
+  batches(): AsyncIterable<RawLine[]>;
+}
 
-  const finish = (unterminated: boolean): RawLine => {
-    lineNo += 1;
+/** Splits a byte stream into lines. */
+export function splitLines(chunks: AsyncIterable<Buffer | Uint8Array>, maxLineBytes = DEFAULT_MAX_LINE_BYTES): LineStream {
+  return {
+    batches: () => lineBatches(chunks, maxLineBytes),
+    async *[Symbol.asyncIterator]() {
+      for await (const batch of lineBatches(chunks, maxLineBytes)) yield* batch;
+    },
+  };
+}
+
+/**
+ * A batch's text, at most: the lines of a batch are alive together, and past V8's young
+ * generation (1 MB while a transcript streams, store/process/streaming-memory.ts) they would be
+ * copied and promoted, not dropped.
+ */
+const BATCH_BYTES = 64 * 1024;
+
+/** The lines read so far, a few at a time (up to `BATCH_BYTES` of text, or the rest of a chunk). */
+async function* lineBatches(chunks: AsyncIterable<Buffer | Uint8Array>, maxLineBytes: number): AsyncGenerator<RawLine[]> {
+  const split = new LineSplitter(maxLineBytes);
+  streamingBudget.start();
+  try {
+    for await (const raw of chunks) {
+      const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+      split.nextChunk(chunk);
+      for (let at = 0; at !== -1; ) {
+        at = split.lines(chunk, at);
+        if (split.batch.length > 0) yield split.take();
+      }
+    }
+  } catch (err) {
+    yield split.failed(err);
+    return;
+  }
+  const last = split.end();
+  if (last.length > 0) yield last;
+}
+
+/** The splitting itself: which bytes make which line, and what is said about each. */
+class LineSplitter {
+  batch: RawLine[] = [];
+  private batchBytes = 0;
+  /** The pieces of a line that crossed a chunk end (none while it overflows: those are skipped). */
+  private readonly parts: Buffer[] = [];
+  private lineBytes = 0;
+  private overflow = false;
+  private lineNo = 0;
+  private lineStart = 0;
+  /** Bytes of the stream before the current chunk. */
+  private consumed = 0;
+  private chunk: Buffer | null = null;
+  /**
+   * Whether the current chunk's whole lines (from the first read here to its last line end) are
+   * valid UTF-8: checked once, so a line inside it needs no view of its own (\n is never inside a
+   * character).
+   */
+  private wholeValid: boolean | undefined;
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  take(): RawLine[] {
+    const b = this.batch;
+    this.batch = [];
+    this.batchBytes = 0;
+    return b;
+  }
+
+  /** The stream's next chunk, which `lines` then reads. */
+  nextChunk(chunk: Buffer): void {
+    if (this.chunk) this.consumed += this.chunk.length;
+    this.chunk = chunk;
+    this.wholeValid = undefined;
+  }
+
+  /**
+   * Adds the lines of the current chunk from `start` to the batch, until the batch is full:
+   * returns where to go on in this chunk, or -1 when it is done.
+   */
+  lines(chunk: Buffer, start: number): number {
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(0x0a, start);
+      if (nl !== -1 && this.lineBytes === 0 && !this.overflow && nl - start <= this.maxLineBytes) {
+        this.batch.push(this.wholeLine(chunk, start, nl));
+        this.batchBytes += nl - start;
+      } else {
+        this.addPart(chunk, start, nl);
+        if (nl === -1) break;
+        this.batch.push(this.finish(false));
+      }
+      start = nl + 1;
+      this.lineStart = this.consumed + start;
+      if (this.batchBytes >= BATCH_BYTES) return start < chunk.length ? start : -1;
+    }
+    return -1;
+  }
+
+  /** The usual line: whole inside one chunk. */
+  private wholeLine(chunk: Buffer, start: number, nl: number): RawLine {
+    const line: RawLine = { lineNo: ++this.lineNo, text: null, bytes: 0, offset: this.consumed + start };
+    let end = nl;
+    if (end > start && chunk[end - 1] === 0x0d) {
+      end -= 1;
+      line.crlf = true;
+    }
+    line.bytes = end - start;
+    streamingBudget.tick(nl - start);
+    line.text = chunk.toString("utf8", start, end);
+    this.wholeValid ??= isUtf8(chunk.subarray(start, chunk.lastIndexOf(0x0a)));
+    if (!this.wholeValid && !isUtf8(chunk.subarray(start, end))) line.invalidUtf8 = true;
+    return line;
+  }
+
+  /** Bytes of a line that crosses a chunk end (or is too long to keep). */
+  private addPart(chunk: Buffer, start: number, nl: number): void {
+    const end = nl === -1 ? chunk.length : nl;
+    this.lineBytes += end - start;
+    // Skipped bytes still count toward the GC budget: their chunks are garbage all the same.
+    if (this.overflow) streamingBudget.tick(end - start);
+    else if (this.lineBytes > this.maxLineBytes) {
+      this.overflow = true;
+      this.parts.length = 0;
+    } else if (end > start) {
+      // A line cut by the chunk end is copied: the reader reuses its buffer for the next chunk.
+      this.parts.push(nl === -1 ? Buffer.from(chunk.subarray(start, end)) : chunk.subarray(start, end));
+    }
+  }
+
+  /** A line whose bytes are in `parts` (it crossed a chunk end, or it overflowed). */
+  private finish(unterminated: boolean): RawLine {
     // An overflowing line's bytes were counted as they were skipped.
-    streamingBudget.tick(overflow ? 0 : lineBytes);
-    const line: RawLine = { lineNo, text: null, bytes: lineBytes, offset: lineStart };
-    if (overflow) {
+    streamingBudget.tick(this.overflow ? 0 : this.lineBytes);
+    const line: RawLine = { lineNo: ++this.lineNo, text: null, bytes: this.lineBytes, offset: this.lineStart };
+    if (this.overflow) {
       line.tooLong = true;
     } else {
-      let buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+      let buf = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
       if (buf.length > 0 && buf[buf.length - 1] === 0x0d) {
         buf = buf.subarray(0, buf.length - 1);
         line.bytes -= 1;
@@ -48,45 +171,31 @@ export async function* splitLines(
       if (!isUtf8(buf)) line.invalidUtf8 = true;
     }
     if (unterminated) line.unterminated = true;
-    parts.length = 0;
-    lineBytes = 0;
-    overflow = false;
+    this.parts.length = 0;
+    this.lineBytes = 0;
+    this.overflow = false;
     return line;
-  };
-
-  try {
-    for await (const raw of chunks) {
-      const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-      let start = 0;
-      while (start < chunk.length) {
-        const nl = chunk.indexOf(0x0a, start);
-        const end = nl === -1 ? chunk.length : nl;
-        lineBytes += end - start;
-        // Skipped bytes still count toward the GC budget: their chunks are garbage all the same.
-        if (overflow) streamingBudget.tick(end - start);
-        if (!overflow) {
-          if (lineBytes > maxLineBytes) {
-            overflow = true;
-            parts.length = 0;
-          } else if (end > start) {
-            // A line cut by the chunk end is copied: the reader reuses its buffer for the next chunk.
-            parts.push(nl === -1 ? Buffer.from(chunk.subarray(start, end)) : chunk.subarray(start, end));
-          }
-        }
-        if (nl === -1) break;
-        yield finish(false);
-        start = nl + 1;
-        lineStart = consumed + start;
-      }
-      consumed += chunk.length;
-    }
-  } catch (err) {
-    if (lineBytes > 0 || overflow) yield finish(true);
-    const reason = err instanceof UnreadableFileError ? err.reason : (err as Error).message;
-    yield { lineNo: lineNo + 1, text: null, bytes: 0, offset: consumed, readError: reason };
-    return;
   }
-  if (lineBytes > 0 || overflow) yield finish(true);
+
+  private get pending(): boolean {
+    return this.lineBytes > 0 || this.overflow;
+  }
+
+  /** The end of the stream: an unterminated last line. */
+  end(): RawLine[] {
+    if (this.pending) this.batch.push(this.finish(true));
+    return this.take();
+  }
+
+  /** The stream could not be read on: what was read, then the error as the last item. */
+  failed(err: unknown): RawLine[] {
+    if (this.pending) this.batch.push(this.finish(true));
+    if (this.chunk) this.consumed += this.chunk.length;
+    this.chunk = null;
+    const reason = err instanceof UnreadableFileError ? err.reason : (err as Error).message;
+    this.batch.push({ lineNo: this.lineNo + 1, text: null, bytes: 0, offset: this.consumed, readError: reason });
+    return this.take();
+  }
 }
 
 /** Copies each chunk: decompressors may hold input past the next read of a reused buffer. */

@@ -1,8 +1,9 @@
+import { isUtf8 } from "node:buffer";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { projectHistory } from "../../src/core/transcript/history.js";
-import { fileLines, pinnedFileLines, type RawLine } from "../../src/store/lines.js";
+import { DEFAULT_MAX_LINE_BYTES, fileLines, pinnedFileLines, splitLines, type RawLine } from "../../src/store/lines.js";
 import { tempDir } from "../helpers/temp.js";
 
 const ROOT = tempDir("ocs-lines-");
@@ -151,5 +152,95 @@ describe("a zstd stream cut short is unreadable, not a shorter transcript (Node 
     ).rejects.toThrow(/cut short|unexpected end/);
     expect(() => zstdDecompressSync(cut)).toThrow(/cut short/);
     expect(zstdDecompressSync(compressed).equals(text)).toBe(true);
+  });
+});
+
+describe("splitLines", () => {
+  /** What each line is, by the rules, from the whole stream at once. */
+  function expected(all: Buffer, maxLineBytes: number): RawLine[] {
+    const out: RawLine[] = [];
+    for (let offset = 0, lineNo = 1; offset < all.length; lineNo++) {
+      const nl = all.indexOf(0x0a, offset);
+      const end = nl === -1 ? all.length : nl;
+      let bytes = all.subarray(offset, end);
+      const line: RawLine = { lineNo, text: null, bytes: bytes.length, offset };
+      if (bytes.length > maxLineBytes) line.tooLong = true;
+      else {
+        if (bytes.at(-1) === 0x0d) {
+          bytes = bytes.subarray(0, -1);
+          line.bytes -= 1;
+          line.crlf = true;
+        }
+        line.text = bytes.toString("utf8");
+        if (!isUtf8(bytes)) line.invalidUtf8 = true;
+      }
+      if (nl === -1) line.unterminated = true;
+      out.push(line);
+      offset = end + 1;
+    }
+    return out;
+  }
+
+  // ASCII, a 2-byte and a 4-byte character, CR, LF, a lone continuation byte and a lone lead byte.
+  const PIECES = ["a", "bcd", '{"x":1}', "é", "😀", "\r", "\n", "\n", "\r\n", "\x80", "\xc3"].map((p) =>
+    p === "\x80" || p === "\xc3" ? Buffer.from([p.charCodeAt(0)]) : Buffer.from(p, "utf8"),
+  );
+
+  async function* chunked(all: Buffer, cuts: number[], fail?: string): AsyncGenerator<Buffer> {
+    let at = 0;
+    for (const c of [...cuts, all.length]) {
+      if (c > at) yield all.subarray(at, c);
+      at = Math.max(at, c);
+    }
+    if (fail) throw new Error(fail);
+  }
+
+  it("gives every line as the rules say, whatever the chunks, by line and by batch (seeded random streams)", async () => {
+    let seed = 20261202;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (let round = 0; round < 100; round++) {
+      // Long runs of one piece make lines past the batch size and past a small limit.
+      const parts: Buffer[] = [];
+      for (let i = rand(60); i >= 0; i--) {
+        const p = PIECES[rand(PIECES.length)]!;
+        parts.push(rand(8) === 0 ? Buffer.concat(Array(1 + rand(20_000)).fill(p)) : p);
+      }
+      const all = Buffer.concat(parts);
+      const cuts = Array.from({ length: rand(6) }, () => rand(all.length + 1)).sort((a, b) => a - b);
+      const max = [8, 100, 70_000, DEFAULT_MAX_LINE_BYTES][rand(4)]!;
+      const want = expected(all, max);
+      const byLine: RawLine[] = [];
+      for await (const l of splitLines(chunked(all, cuts), max)) byLine.push(l);
+      expect(byLine).toEqual(want);
+      const byBatch: RawLine[] = [];
+      for await (const b of splitLines(chunked(all, cuts), max).batches()) {
+        expect(b.length).toBeGreaterThan(0);
+        byBatch.push(...b);
+      }
+      expect(byBatch).toEqual(want);
+    }
+  });
+
+  it("ends with what was read, then the read error (an unterminated line first)", async () => {
+    const all = Buffer.from('{"a":1}\n{"b":2}\r\n{"c":', "utf8");
+    const got: RawLine[] = [];
+    for await (const l of splitLines(chunked(all, [3, 12], "disk gone"))) got.push(l);
+    expect(got).toEqual([
+      ...expected(all, DEFAULT_MAX_LINE_BYTES),
+      { lineNo: 4, text: null, bytes: 0, offset: all.length, readError: "disk gone" },
+    ]);
+    expect(got[2]).toMatchObject({ text: '{"c":', unterminated: true });
+  });
+
+  it("hands a long file over a few lines at a time, never a whole chunk of lines at once", async () => {
+    const line = `${JSON.stringify({ type: "message", text: "x".repeat(1000) })}\n`;
+    const all = Buffer.from(line.repeat(1000));
+    const sizes: number[] = [];
+    for await (const b of splitLines(chunked(all, [all.length / 2])).batches()) sizes.push(b.length);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(1000);
+    expect(Math.max(...sizes)).toBeLessThan(100);
   });
 });

@@ -20,6 +20,31 @@ export interface ScanResult {
   diagnostics: Diagnostics;
 }
 
+/** A source that can also hand its lines over a few at a time (the store's file readers do). */
+interface Batched {
+  batches(): AsyncIterable<readonly TranscriptLine[]>;
+}
+
+const isBatched = (src: AsyncIterable<TranscriptLine>): src is AsyncIterable<TranscriptLine> & Batched =>
+  typeof (src as Partial<Batched>).batches === "function";
+
+async function* singles(src: AsyncIterable<TranscriptLine>): AsyncGenerator<readonly TranscriptLine[]> {
+  for await (const line of src) yield [line];
+}
+
+/**
+ * The lines of `src` in order, a few at a time where the source can: an await per line is a large
+ * part of reading a long transcript (100k lines), so the hot loops take them in batches.
+ */
+export function lineBatches(src: AsyncIterable<TranscriptLine>): AsyncIterable<readonly TranscriptLine[]> {
+  return isBatched(src) ? src.batches() : singles(src);
+}
+
+/** Every line of `src`, in order, to `fn`, until `fn` returns false (the source is then closed). */
+export async function forEachLine(src: AsyncIterable<TranscriptLine>, fn: (line: TranscriptLine) => unknown): Promise<void> {
+  for await (const batch of lineBatches(src)) for (const line of batch) if (fn(line) === false) return;
+}
+
 /** Records line-level problems and flags in the diagnostics. */
 export function noteLine(rec: ParsedRecord, diag: Diagnostics): void {
   if (rec.kind === "problem") {
@@ -48,22 +73,22 @@ export async function scanTranscript(open: OpenLines, diag: Diagnostics = new Di
   const builder = new TreeBuilder(diag);
   let header: HeaderRecord | null = null;
   let sawRecord = false;
-  for await (const line of open()) {
+  await forEachLine(open(), (line) => {
     diag.linesRead += 1;
     const rec = parseLine(line);
     noteLine(rec, diag);
     every?.(line, rec);
-    if (rec.kind === "problem") continue;
+    if (rec.kind === "problem") return;
     if (rec.kind === "header") {
       if (sawRecord) diag.add({ code: "extra-header", lineNo: rec.lineNo, message: "session header after the first record; ignored" });
       else header = rec;
       sawRecord = true;
-      continue;
+      return;
     }
     if (!sawRecord) diag.add({ code: "missing-header", lineNo: rec.lineNo, message: "first record is not a session header" });
     sawRecord = true;
     builder.add(rec);
-  }
+  });
   return { header, tree: builder.finish(), diagnostics: diag };
 }
 
@@ -100,22 +125,24 @@ export async function* walkEntries(
   if (next.done && !every) return;
   const { nodes } = tree;
   let lineNo = next.done ? Number.POSITIVE_INFINITY : nodes.lineNoOf(next.value);
-  for await (const line of open()) {
-    const rec = every ? parseLine(line) : null;
-    if (every) every(line, rec!);
-    while (lineNo < line.lineNo) {
+  for await (const batch of lineBatches(open())) {
+    for (const line of batch) {
+      const rec = every ? parseLine(line) : null;
+      if (every) every(line, rec!);
+      while (lineNo < line.lineNo) {
+        next = wanted.next();
+        lineNo = next.done ? Number.POSITIVE_INFINITY : nodes.lineNoOf(next.value);
+      }
+      if (next.done && !every) return;
+      if (lineNo !== line.lineNo) continue;
+      const node = nodes.at(next.value!);
+      const parsed = rec ?? parseLine(line);
+      if (stillHolds(node, parsed)) yield { node, rec: parsed, line };
+      else diag.add({ code: "changed-between-passes", lineNo: line.lineNo, message: "line differs from the first pass; skipped" });
       next = wanted.next();
       lineNo = next.done ? Number.POSITIVE_INFINITY : nodes.lineNoOf(next.value);
+      if (next.done && !every) return;
     }
-    if (next.done && !every) return;
-    if (lineNo !== line.lineNo) continue;
-    const node = nodes.at(next.value!);
-    const parsed = rec ?? parseLine(line);
-    if (stillHolds(node, parsed)) yield { node, rec: parsed, line };
-    else diag.add({ code: "changed-between-passes", lineNo: line.lineNo, message: "line differs from the first pass; skipped" });
-    next = wanted.next();
-    lineNo = next.done ? Number.POSITIVE_INFINITY : nodes.lineNoOf(next.value);
-    if (next.done && !every) return;
   }
   if (next.done) return;
   diag.add({

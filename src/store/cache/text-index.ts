@@ -12,6 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { unescapeJsonLine } from "../../core/grep.js";
 import type { StoreIndex, TranscriptRef } from "../../core/model.js";
+import { forEachLine } from "../../core/transcript/scan.js";
 import { fileLinesFrom, type RawLine } from "../lines.js";
 import { openRegularSync, UnreadableLog, unreadableNotesSoFar } from "../safe-read.js";
 import type { StoreSession } from "../session.js";
@@ -244,10 +245,11 @@ async function readInto(
     partialAt = -1;
     return owned;
   };
-  for await (const line of start.lines) {
+  let lost = false; // another run took the source over
+  await forEachLine(start.lines, (line) => {
     if (line.readError) {
       ok = false;
-      break;
+      return false;
     }
     out.bytes += line.bytes + (line.crlf ? 1 : 0) + (line.unterminated ? 0 : 1);
     if (line.text === null) scan ||= line.tooLong === true;
@@ -263,9 +265,12 @@ async function readInto(
       lines += 1;
       bytes = start.bytes + line.offset + line.bytes + (line.crlf ? 1 : 0) + 1;
     }
-    if (pendingChars >= BATCH_CHARS && !flush(null)) return null;
-  }
-  if (!ok || unreadableNotesSoFar() !== unread) return null;
+    if (pendingChars >= BATCH_CHARS && !flush(null)) {
+      lost = true;
+      return false;
+    }
+  });
+  if (lost || !ok || unreadableNotesSoFar() !== unread) return null;
   let end: TextEnd = { identity, bytes, lines, head: null, tail: null, partial: null, scan };
   if (ref.kind === "file") {
     let kept: ReturnType<typeof fileEnd> = null;

@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { RawLine } from "../lines.js";
+import type { LineStream, RawLine } from "../lines.js";
 import { bufferLines, fileLines, splitLines, zstdChunks, zstdDecompressSync } from "../lines.js";
 import type {
   ColdArchiveRow,
@@ -301,7 +301,7 @@ export function readArchiveBlobEdges(
 }
 
 /** Lines of an encoded document, decompressed as a stream (never the whole decoded text at once). */
-export function blobLines(blob: Uint8Array, encoding: string): AsyncGenerator<RawLine> {
+export function blobLines(blob: Uint8Array, encoding: string): LineStream {
   if (encoding === "identity") return bufferLines(Buffer.from(blob));
   if (encoding !== "zstd") throw new Error(`unknown archive encoding ${JSON.stringify(encoding)}`);
   async function* one() {
@@ -314,7 +314,7 @@ export function blobLines(blob: Uint8Array, encoding: string): AsyncGenerator<Ra
  * The lines of a cold archive: the blob when `storage = 'sqlite'`, else streamed from
  * `<sessionsDir>/cold/<archive_name>` (always zstd). Null when neither is there.
  */
-export function coldLines(db: SqliteDb, cold: ColdArchiveRow, sessionsDir: string): AsyncGenerator<RawLine> | null {
+export function coldLines(db: SqliteDb, cold: ColdArchiveRow, sessionsDir: string): LineStream | null {
   if (cold.storage === "sqlite") {
     const row = db.get("SELECT archive_blob FROM session_transcript_cold_archives WHERE session_id = ?", cold.sessionId);
     return row?.archive_blob ? blobLines(row.archive_blob as Uint8Array, "zstd") : null;

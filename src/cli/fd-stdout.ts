@@ -1,20 +1,23 @@
 /**
- * Stdout written to fd 1 directly when it is a file, a pipe, a socket (what Node's own child
- * processes get) or /dev/null. Node's `process.stdout` there is a stream whose opening (the stream
- * classes; on a pipe, the net module) is a measurable part of a start, for writes that are
- * synchronous anyway. A terminal gets `process.stdout` itself (its width, its TTY handling). What the CLI asks of stdout holds the
- * same: `destroyed` and an `error` event once the reader has gone (EPIPE), `writableNeedDrain`.
+ * Stdout and stderr written to fd 1 and 2 directly when each is a file, a pipe, a socket (what
+ * Node's own child processes get) or /dev/null. Node's `process.stdout` there is a stream whose
+ * opening (the stream classes; on a pipe, the net module) is a measurable part of a start, for
+ * writes that are synchronous anyway. A terminal gets Node's stream itself (its width, its TTY
+ * handling). What the CLI asks of a stream holds the same: `isTTY`, `destroyed` and an `error`
+ * event once the reader has gone (EPIPE), `writableNeedDrain`.
  */
 import fs from "node:fs";
 
 type Listener = (...args: unknown[]) => void;
 
-class FdStdout {
+class FdStream {
   readonly isTTY = false;
   destroyed = false;
-  /** Once fd 1 would block (a non-blocking pipe a parent left): process.stdout takes over, and every call goes to it. */
+  /** Once the fd would block (a non-blocking pipe a parent left): Node's stream takes over, and every call goes to it. */
   private stream: NodeJS.WriteStream | null = null;
   private listeners: Array<{ event: string; fn: Listener; once: boolean }> = [];
+
+  constructor(private readonly fd: 1 | 2) {}
 
   get writableNeedDrain(): boolean {
     return this.stream?.writableNeedDrain ?? false;
@@ -26,7 +29,7 @@ class FdStdout {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     let done = 0;
     try {
-      while (done < bytes.length) done += fs.writeSync(1, bytes, done);
+      while (done < bytes.length) done += fs.writeSync(this.fd, bytes, done);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "EAGAIN") return this.handOver().write(bytes.subarray(done));
       // As the stream would: destroyed now, the error on a later tick (thrown there when nobody listens).
@@ -63,7 +66,7 @@ class FdStdout {
   }
 
   private handOver(): NodeJS.WriteStream {
-    const stream = process.stdout;
+    const stream = this.fd === 1 ? process.stdout : process.stderr;
     for (const l of this.listeners) stream[l.once ? "once" : "on"](l.event, l.fn);
     this.listeners = [];
     this.stream = stream;
@@ -71,14 +74,24 @@ class FdStdout {
   }
 }
 
-/** Stdout for this process: fd 1 itself when it is a file, a pipe, a socket or /dev/null, else `process.stdout`. */
-export function openStdout(): FdStdout | NodeJS.WriteStream {
+/** Whether `fd` is a file, a pipe, a socket or /dev/null: never a terminal, and written synchronously. */
+function plainFd(fd: 1 | 2): boolean {
   try {
-    const st = fs.fstatSync(1);
-    if (st.isFile() || st.isFIFO() || st.isSocket()) return new FdStdout();
-    if (st.isCharacterDevice() && st.rdev === fs.statSync("/dev/null").rdev) return new FdStdout();
+    const st = fs.fstatSync(fd);
+    if (st.isFile() || st.isFIFO() || st.isSocket()) return true;
+    return st.isCharacterDevice() && st.rdev === fs.statSync("/dev/null").rdev;
   } catch {
-    // fd 1 closed or unreadable: the stream decides, as before
+    // closed or unreadable: Node's stream decides, as before
+    return false;
   }
-  return process.stdout;
+}
+
+/** Stdout for this process: fd 1 itself when it is a file, a pipe, a socket or /dev/null, else `process.stdout`. */
+export function openStdout(): FdStream | NodeJS.WriteStream {
+  return plainFd(1) ? new FdStream(1) : process.stdout;
+}
+
+/** Stderr, the same way: asking whether it is a terminal (colour) then opens nothing. */
+export function openStderr(): FdStream | NodeJS.WriteStream {
+  return plainFd(2) ? new FdStream(2) : process.stderr;
 }

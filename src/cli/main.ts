@@ -2,7 +2,7 @@
  * Process entry: real streams in, exit code out. The CLI's wiring (commander, the command
  * definitions) is loaded once the run needs it: a shell's Tab (`__complete`) is answered without it.
  */
-import { openStdout } from "./fd-stdout.js";
+import { openStderr, openStdout } from "./fd-stdout.js";
 import { VERSION } from "./version.js";
 import { runWithCappedYoungGeneration, wantsCappedYoungGeneration } from "./young-generation.js";
 import type { IO } from "./output.js";
@@ -60,9 +60,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       return;
     }
   }
-  // Node opens a standard stream on first use (on a pipe that loads its net module): stderr, for
-  // one, stays closed through a run that writes nothing to it; stdout is fd 1 itself where it can
-  // be (fd-stdout.ts).
+  // Node opens a standard stream on first use (on a pipe that loads its net module): each is
+  // opened when first asked for, and is its fd itself where it can be (fd-stdout.ts).
   let stdout: IO["stdout"] | undefined;
   let stderr: IO["stderr"] | undefined;
   const io: IO = {
@@ -74,7 +73,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       stdout = s;
     },
     get stderr() {
-      stderr ??= process.stderr;
+      stderr ??= openStderr();
       return stderr;
     },
     set stderr(s) {

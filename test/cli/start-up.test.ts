@@ -24,14 +24,14 @@ const BUILTINS_PROBE = `data:text/javascript,const fs = process.getBuiltinModule
 const FS_NAMESPACE = ["internal/fs/promises", "internal/readline/interface", "internal/fs/streams"];
 
 /** The built-ins a run of the shipped CLI loaded (stdout a pipe, as in a script). */
-function builtinsLoaded(args: string[]): { code: number | null; stdout: string; builtins: string[] } {
+function builtinsLoaded(args: string[], colour = false): { code: number | null; stdout: string; builtins: string[] } {
   const out = path.join(tempDir("ocs-startup-"), "builtins");
   const r = spawnSync(process.execPath, ["--import", BUILTINS_PROBE, BIN, ...args], {
     encoding: "utf8",
     env: {
       PATH: process.env.PATH,
       HOME: "/nonexistent-home",
-      NO_COLOR: "1",
+      ...(colour ? {} : { NO_COLOR: "1" }),
       XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
       OCS_BUILTINS_FILE: out,
     },
@@ -46,6 +46,13 @@ describe("start-up", () => {
     expect(JSON.parse(r.stdout).sessions).toEqual([]);
     expect(r.builtins).toContain("fs");
     for (const unused of ["child_process", "crypto", "tty", "net", ...FS_NAMESPACE]) expect(r.builtins, unused).not.toContain(unused);
+  });
+
+  it("with colour allowed, asking whether stderr (a pipe) is a terminal opens no stream on it (no net, no tty)", () => {
+    const r = builtinsLoaded(["ls", "--json", "--state-dir", emptyState()], true);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).sessions).toEqual([]);
+    for (const unused of ["net", "tty"]) expect(r.builtins, unused).not.toContain(unused);
   });
 
   it("colour loads its own chunks (chalk binds node:process itself) and paints a table", () => {

@@ -413,18 +413,38 @@ export function zstdDecompressSync(buf: Uint8Array): Buffer {
 const CHUNK = 1024 * 1024;
 
 /**
- * A file's bytes from its start, through ONE reused buffer: memory stays flat whatever the file
+ * A file's bytes from its start, through two reused buffers: memory stays flat whatever the file
  * size (a stream allocates a fresh chunk per read, and dead chunks pile up outside the JS heap).
- * Reads name their position, so several passes can share one handle.
+ * The next chunk is read into the other buffer while the reader splits this one, so a long read
+ * does not wait for the disk between chunks (the reader never holds a chunk past the next one:
+ * splitLines copies a line cut by a chunk end). Reads name their position, so several passes can
+ * share one handle.
  */
 async function* readChunks(fh: FileHandle, from = 0): AsyncGenerator<Buffer> {
-  const buf = Buffer.allocUnsafe(CHUNK);
-  for (let position = from; ; ) {
-    const { bytesRead } = await fh.read(buf, 0, CHUNK, position);
-    if (bytesRead === 0) return;
-    position += bytesRead;
-    countRead(bytesRead);
-    yield buf.subarray(0, bytesRead);
+  const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+  const read = (i: number, position: number) => {
+    const p = fh.read(buffers[i]!, 0, CHUNK, position);
+    // Met by the await below, or never (the reader stopped first): not an unhandled rejection.
+    p.catch(() => undefined);
+    return p;
+  };
+  let i = 0;
+  let pending: ReturnType<typeof read> | null = read(i, from);
+  try {
+    for (let position = from; ; ) {
+      const { bytesRead } = await pending;
+      pending = null;
+      if (bytesRead === 0) return;
+      position += bytesRead;
+      countRead(bytesRead);
+      const chunk = buffers[i]!.subarray(0, bytesRead);
+      i ^= 1;
+      pending = read(i, position);
+      yield chunk;
+    }
+  } finally {
+    // A read still under way when the reader stops ends before the handle is closed (and counts).
+    if (pending) countRead((await pending.catch(() => ({ bytesRead: 0 }))).bytesRead);
   }
 }
 

@@ -155,32 +155,32 @@ describe("a zstd stream cut short is unreadable, not a shorter transcript (Node 
   });
 });
 
-describe("splitLines", () => {
-  /** What each line is, by the rules, from the whole stream at once. */
-  function expected(all: Buffer, maxLineBytes: number): RawLine[] {
-    const out: RawLine[] = [];
-    for (let offset = 0, lineNo = 1; offset < all.length; lineNo++) {
-      const nl = all.indexOf(0x0a, offset);
-      const end = nl === -1 ? all.length : nl;
-      let bytes = all.subarray(offset, end);
-      const line: RawLine = { lineNo, text: null, bytes: bytes.length, offset };
-      if (bytes.length > maxLineBytes) line.tooLong = true;
-      else {
-        if (bytes.at(-1) === 0x0d) {
-          bytes = bytes.subarray(0, -1);
-          line.bytes -= 1;
-          line.crlf = true;
-        }
-        line.text = bytes.toString("utf8");
-        if (!isUtf8(bytes)) line.invalidUtf8 = true;
+/** What each line is, by the rules, from the whole stream at once. */
+function expected(all: Buffer, maxLineBytes: number): RawLine[] {
+  const out: RawLine[] = [];
+  for (let offset = 0, lineNo = 1; offset < all.length; lineNo++) {
+    const nl = all.indexOf(0x0a, offset);
+    const end = nl === -1 ? all.length : nl;
+    let bytes = all.subarray(offset, end);
+    const line: RawLine = { lineNo, text: null, bytes: bytes.length, offset };
+    if (bytes.length > maxLineBytes) line.tooLong = true;
+    else {
+      if (bytes.at(-1) === 0x0d) {
+        bytes = bytes.subarray(0, -1);
+        line.bytes -= 1;
+        line.crlf = true;
       }
-      if (nl === -1) line.unterminated = true;
-      out.push(line);
-      offset = end + 1;
+      line.text = bytes.toString("utf8");
+      if (!isUtf8(bytes)) line.invalidUtf8 = true;
     }
-    return out;
+    if (nl === -1) line.unterminated = true;
+    out.push(line);
+    offset = end + 1;
   }
+  return out;
+}
 
+describe("splitLines", () => {
   // ASCII, a 2-byte and a 4-byte character, CR, LF, a lone continuation byte and a lone lead byte.
   const PIECES = ["a", "bcd", '{"x":1}', "é", "😀", "\r", "\n", "\n", "\r\n", "\x80", "\xc3"].map((p) =>
     p === "\x80" || p === "\xc3" ? Buffer.from([p.charCodeAt(0)]) : Buffer.from(p, "utf8"),
@@ -242,5 +242,22 @@ describe("splitLines", () => {
     for await (const b of splitLines(chunked(all, [all.length / 2])).batches()) sizes.push(b.length);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(1000);
     expect(Math.max(...sizes)).toBeLessThan(100);
+  });
+});
+
+describe("fileLines", () => {
+  it("reads a file of several chunks, its next chunk read ahead into the other buffer, line for line as the rules say", async () => {
+    const rows: string[] = [];
+    for (let i = 0; rows.join("\n").length < 3.5 * 2 ** 20; i++) rows.push(JSON.stringify({ i, text: "é".repeat((i * 7919) % 5000) }));
+    const file = path.join(ROOT, "chunks.jsonl");
+    fs.writeFileSync(file, `${rows.join("\r\n")}\n{"cut":`);
+    const got: RawLine[] = [];
+    for await (const l of fileLines(file)) got.push(l);
+    expect(got).toEqual(expected(fs.readFileSync(file), DEFAULT_MAX_LINE_BYTES));
+    // A reader that stops after the first line leaves no read behind it.
+    for await (const l of fileLines(file)) {
+      expect(l.lineNo).toBe(1);
+      break;
+    }
   });
 });

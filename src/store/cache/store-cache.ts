@@ -265,20 +265,29 @@ export class StoreCache {
     }
   }
 
-  /** Keep a value computed from a whole read (no file became unreadable) of a transcript that held still. */
+  /**
+   * Keep a value computed from a whole read (no file became unreadable) of a transcript that held
+   * still: asked when the fact is written (one stat per transcript for all its facts), or used again
+   * in this run.
+   */
   #keep<T>(look: Lookup<T>, ref: TranscriptRef, what: string, value: T, unread: number, keep: (value: T) => boolean): void {
     if (look.hit || !look.db || !look.before) return;
-    if (unreadableNotesSoFar() === unread && keep(value) && this.#heldStill(ref, look.before))
-      look.db.keepFact(look.before, what, JSON.stringify(value));
+    if (unreadableNotesSoFar() !== unread || !keep(value)) return;
+    const before = look.before;
+    const readAt = this.#deps.now?.() ?? Date.now();
+    look.db.keepFact(before, what, JSON.stringify(value), () => this.#heldStill(ref, before, readAt));
   }
 
-  /** Did the transcript keep its identity while it was read, and is it old enough to trust its stat? */
-  #heldStill(ref: TranscriptRef, before: SourceIdentity): boolean {
+  /**
+   * Does the transcript still have the identity it was read at (so it held still while it was
+   * read), and was it last changed long enough before the read (`readAt`) to trust its stat?
+   */
+  #heldStill(ref: TranscriptRef, before: SourceIdentity, readAt: number): boolean {
     if (ref.kind !== "file") return true; // the run's snapshot does not change
     const st = statOrNull(ref.path);
     if (!st || statIdentity(st) !== before.identity) return false;
-    const now = BigInt(Math.floor((this.#deps.now?.() ?? Date.now()) - RACY_MS)) * 1_000_000n;
-    return st.mtimeNs < now && st.ctimeNs < now;
+    const trusted = BigInt(Math.floor(readAt - RACY_MS)) * 1_000_000n;
+    return st.mtimeNs < trusted && st.ctimeNs < trusted;
   }
 
   #cannotUse(file: string, err: unknown): void {

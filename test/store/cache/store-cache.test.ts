@@ -168,6 +168,21 @@ describe("remember", () => {
     expect(await remembered(s.open(), ref, () => 2)).toEqual({ value: 2, computed: 1 });
   });
 
+  it("a file that changes after it was read, before the run ends: nothing read from it is kept (its facts are checked when written)", async () => {
+    const s = setup();
+    const ref = fileRef(s.file);
+    const cache = s.open();
+    try {
+      expect(await cache.remember(ref, "count/1", async () => 1)).toBe(1);
+      expect(await cache.remember(ref, "other/1", async () => 2)).toBe(2);
+      fs.appendFileSync(s.file, LINE);
+    } finally {
+      cache.close();
+    }
+    expect(factsIn(s.index())).toEqual([]);
+    expect(await remembered(s.open(), ref, () => 3)).toEqual({ value: 3, computed: 1 });
+  });
+
   it("a run stats a transcript once: a change later in the run is not seen by a fact kept before it, a fact derived after it is not kept, and the run sees it once it locates its stores again", async () => {
     const s = setup();
     const ref = fileRef(s.file);

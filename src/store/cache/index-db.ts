@@ -234,7 +234,10 @@ export class IndexDb {
       const held = new Map<string, boolean>();
       for (const p of list) {
         let ok = held.get(p.s.identity);
-        if (ok === undefined) held.set(p.s.identity, (ok = p.held?.() ?? true));
+        if (ok === undefined) {
+          ok = p.held?.() ?? true;
+          held.set(p.s.identity, ok);
+        }
         if (ok) rows.push(p);
       }
     }

@@ -248,7 +248,10 @@ describe("splitLines", () => {
 describe("fileLines", () => {
   it("reads a file of several chunks, its next chunk read ahead into the other buffer, line for line as the rules say", async () => {
     const rows: string[] = [];
-    for (let i = 0; rows.join("\n").length < 3.5 * 2 ** 20; i++) rows.push(JSON.stringify({ i, text: "é".repeat((i * 7919) % 5000) }));
+    for (let i = 0, bytes = 0; bytes < 3.5 * 2 ** 20; i++) {
+      rows.push(JSON.stringify({ i, text: "é".repeat((i * 7919) % 5000) }));
+      bytes += Buffer.byteLength(rows[i]!) + 2;
+    }
     const file = path.join(ROOT, "chunks.jsonl");
     fs.writeFileSync(file, `${rows.join("\r\n")}\n{"cut":`);
     const got: RawLine[] = [];

@@ -413,15 +413,15 @@ export function zstdDecompressSync(buf: Uint8Array): Buffer {
 const CHUNK = 1024 * 1024;
 
 /**
- * A file's bytes from its start, through two reused buffers: memory stays flat whatever the file
- * size (a stream allocates a fresh chunk per read, and dead chunks pile up outside the JS heap).
- * The next chunk is read into the other buffer while the reader splits this one, so a long read
- * does not wait for the disk between chunks (the reader never holds a chunk past the next one:
- * splitLines copies a line cut by a chunk end). Reads name their position, so several passes can
- * share one handle.
+ * A file's bytes from its start, through reused buffers: memory stays flat whatever the file size
+ * (a stream allocates a fresh chunk per read, and dead chunks pile up outside the JS heap). After
+ * a full chunk, the next is read into a second buffer while the reader splits this one, so a long
+ * read does not wait for the disk between chunks (the reader never holds a chunk past the next
+ * one: splitLines copies a line cut by a chunk end); a file of one chunk needs one buffer. Reads
+ * name their position, so several passes can share one handle.
  */
 async function* readChunks(fh: FileHandle, from = 0): AsyncGenerator<Buffer> {
-  const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+  const buffers: Buffer[] = [Buffer.allocUnsafe(CHUNK)];
   const read = (i: number, position: number) => {
     const p = fh.read(buffers[i]!, 0, CHUNK, position);
     // Met by the await below, or never (the reader stopped first): not an unhandled rejection.
@@ -429,18 +429,24 @@ async function* readChunks(fh: FileHandle, from = 0): AsyncGenerator<Buffer> {
     return p;
   };
   let i = 0;
-  let pending: ReturnType<typeof read> | null = read(i, from);
+  let position = from;
+  let pending: ReturnType<typeof read> | null = read(i, position);
   try {
-    for (let position = from; ; ) {
+    for (;;) {
       const { bytesRead } = await pending;
       pending = null;
       if (bytesRead === 0) return;
       position += bytesRead;
       countRead(bytesRead);
       const chunk = buffers[i]!.subarray(0, bytesRead);
-      i ^= 1;
-      pending = read(i, position);
+      if (bytesRead === CHUNK) {
+        i ^= 1;
+        buffers[i] ??= Buffer.allocUnsafe(CHUNK);
+        pending = read(i, position);
+      }
       yield chunk;
+      // A short chunk was the end so far: the next read (usually nothing) reuses its buffer.
+      pending ??= read(i, position);
     }
   } finally {
     // A read still under way when the reader stops ends before the handle is closed (and counts).

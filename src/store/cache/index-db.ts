@@ -77,6 +77,7 @@ export class IndexDb {
   readonly #loaded = new Map<string, Map<string, KeptFact | KeptFact[]>>();
   /** Facts learned this run (source → its facts), written in one transaction by `flush()`. */
   readonly #pending = new Map<string, PendingFact[]>();
+  /** Their size: values and sources, in characters. */
   #pendingChars = 0;
   /** Whether this SQLite has FTS5 with the trigram tokenizer (checked once, at open). */
   readonly fts: boolean;
@@ -108,6 +109,9 @@ export class IndexDb {
     const db = new DatabaseSync(file, { timeout: BUSY_MS });
     try {
       db.exec("PRAGMA synchronous = NORMAL"); // this connection's setting: WAL keeps the index whole without a sync per commit
+      // A run writes its facts every few MB (keepFact): copying the WAL into the file (two syncs)
+      // waits for 64 MB of them, so a store-wide run syncs about once, at its end, as one commit did.
+      db.exec("PRAGMA wal_autocheckpoint = 4096");
       // An index already made in this format is opened without a write, so a run never waits for
       // another run's long write just to start (WAL readers do not wait for writers).
       if (IndexDb.#format(db) !== INDEX_FORMAT) IndexDb.#make(db, storeRoot);
@@ -446,10 +450,10 @@ interface KeptFact {
   value: string;
 }
 
-/** A fact this run learned, to be written. */
 /** Pending facts past this many characters (values and sources) are written at once. */
 const FLUSH_CHARS = 4 * 1024 * 1024;
 
+/** A fact this run learned, to be written. */
 interface PendingFact {
   s: SourceIdentity;
   what: string;

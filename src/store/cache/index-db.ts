@@ -79,6 +79,8 @@ export class IndexDb {
   readonly #pending = new Map<string, PendingFact[]>();
   /** Their size: values and sources, in characters. */
   #pendingChars = 0;
+  /** A write before the close found the index held by another run past the wait. */
+  #writeRefused = false;
   /** Whether this SQLite has FTS5 with the trigram tokenizer (checked once, at open). */
   readonly fts: boolean;
 
@@ -218,11 +220,13 @@ export class IndexDb {
       else list[at] = fact;
     }
     this.#pendingChars += value.length + s.source.length;
-    if (this.#pendingChars < FLUSH_CHARS) return;
+    if (this.#pendingChars < FLUSH_CHARS || this.#writeRefused) return;
     try {
       this.flush();
     } catch {
-      // another run held the index too long: these facts are simply not kept (as at close)
+      // Another run held the index past the wait: these facts are not kept (as at close), and the
+      // rest wait for the close rather than each wait again.
+      this.#writeRefused = true;
     }
   }
 

@@ -304,3 +304,35 @@ describe("facts read back a kind at a time", () => {
     }
   });
 });
+
+describe("facts written as a run goes", () => {
+  it("past a few MB they are written before the close, each transcript's facts only when it held still (asked once per transcript)", () => {
+    const dir = tempDir("ocs-index-db-");
+    const file = path.join(dir, "index", "x.sqlite");
+    const db = IndexDb.open(file, dir);
+    const big = "x".repeat(1024 * 1024);
+    const asked: string[] = [];
+    const held = (source: string, ok: boolean) => () => {
+      asked.push(source);
+      return ok;
+    };
+    try {
+      db.keepFact({ source: "/s/moved.jsonl", identity: "i" }, "a/1", "1", held("/s/moved.jsonl", false));
+      db.keepFact({ source: "/s/still.jsonl", identity: "i" }, "a/1", JSON.stringify(big), held("/s/still.jsonl", true));
+      db.keepFact({ source: "/s/still.jsonl", identity: "i" }, "b/1", JSON.stringify(big), held("/s/still.jsonl", true));
+      expect(factsIn(file)).toEqual([]);
+      // A fourth MB passes the mark: everything kept so far is written now, the close not waited for.
+      for (const what of ["c/1", "d/1"])
+        db.keepFact({ source: "/s/still.jsonl", identity: "i" }, what, JSON.stringify(big), held("/s/still.jsonl", true));
+      expect(factsIn(file).map((r) => [r.source, r.what])).toEqual([
+        ["/s/still.jsonl", "a/1"],
+        ["/s/still.jsonl", "b/1"],
+        ["/s/still.jsonl", "c/1"],
+        ["/s/still.jsonl", "d/1"],
+      ]);
+      expect(asked.sort()).toEqual(["/s/moved.jsonl", "/s/still.jsonl"]);
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -28,9 +28,9 @@ export interface LineStream extends AsyncIterable<RawLine> {
 /** Splits a byte stream into lines. */
 export function splitLines(chunks: AsyncIterable<Buffer | Uint8Array>, maxLineBytes = DEFAULT_MAX_LINE_BYTES): LineStream {
   return {
-    batches: () => lineBatches(chunks, maxLineBytes),
+    batches: () => splitBatches(chunks, maxLineBytes),
     async *[Symbol.asyncIterator]() {
-      for await (const batch of lineBatches(chunks, maxLineBytes)) yield* batch;
+      for await (const batch of splitBatches(chunks, maxLineBytes)) yield* batch;
     },
   };
 }
@@ -43,7 +43,7 @@ export function splitLines(chunks: AsyncIterable<Buffer | Uint8Array>, maxLineBy
 const BATCH_BYTES = 64 * 1024;
 
 /** The lines read so far, a few at a time (up to `BATCH_BYTES` of text, or the rest of a chunk). */
-async function* lineBatches(chunks: AsyncIterable<Buffer | Uint8Array>, maxLineBytes: number): AsyncGenerator<RawLine[]> {
+async function* splitBatches(chunks: AsyncIterable<Buffer | Uint8Array>, maxLineBytes: number): AsyncGenerator<RawLine[]> {
   const split = new LineSplitter(maxLineBytes);
   streamingBudget.start();
   try {

@@ -207,8 +207,8 @@ export class IndexDb {
   /**
    * Keep a fact (written by the next `flush`, if `held` says then that its transcript held still).
    * Past `FLUSH_CHARS` of them, they are written now: a store-wide run learns tens of MB, and held
-   * to the end they grew the heap every full GC walks (measured: a cold `timeline` of 5,000 keys
-   * spent twice the full-GC time of `--no-index`).
+   * to the end they stay live through it (measured: a cold `timeline` of 5,000 keys ended with
+   * 75 MB live, 48 MB so).
    */
   keepFact(s: SourceIdentity, what: string, value: string, held?: () => boolean): void {
     const fact: PendingFact = { s, what, value, ...(held ? { held } : {}) };

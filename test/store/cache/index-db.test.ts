@@ -287,6 +287,7 @@ describe("facts read back a kind at a time", () => {
       db.keepFact({ source, identity: `id${i}` }, "kind/1:p", JSON.stringify({ i, text: "a\u0000b" }));
     db.keepFact({ source: "/s/a.jsonl", identity: "id0" }, "other/1", "1");
     db.keepFact({ source: "/s/a.jsonl", identity: "id0" }, "kind/1:q", "2"); // a second derivation of one kind
+    db.keepFact({ source: "/s/z.jsonl", identity: "older" }, "other/1", "3"); // another kind, from other content
     expect(db.fact({ source: "/s/a.jsonl", identity: "id0" }, "kind/1:q")).toBe("2"); // before it is written
     db.close();
     const again = IndexDb.open(file, dir);
@@ -299,6 +300,9 @@ describe("facts read back a kind at a time", () => {
       expect(again.fact({ source: "/s/a.jsonl", identity: "id0" }, "kind/1:r")).toBeUndefined();
       expect(again.fact({ source: "/s/b.jsonl", identity: "id0" }, "kind/1:q")).toBeUndefined();
       expect(again.fact({ source: "/s/a.jsonl", identity: "id0" }, "other/1")).toBe("1");
+      expect(again.fact({ source: "/s/z.jsonl", identity: "id4" }, "other/1")).toBeUndefined();
+      expect(again.fact({ source: "/s/z.jsonl", identity: "older" }, "other/1")).toBe("3");
+      expect(again.fact({ source: "/s/z.jsonl", identity: "older" }, "kind/1:p")).toBeUndefined();
     } finally {
       again.close();
     }

@@ -199,7 +199,10 @@ export class IndexDb {
     for (const row of this.#factsOfKindSql.iterate(kind, `${kind};`) as Iterable<unknown[]>) {
       const [rowWhat, source, identity, value] = row as [string, string, string, string];
       let name = names.get(rowWhat);
-      if (name === undefined) names.set(rowWhat, (name = rowWhat));
+      if (name === undefined) {
+        name = rowWhat;
+        names.set(name, name);
+      }
       // A known source keeps its key string (Map.set replaces the value only) and, when its facts
       // were derived from the same content, lends its identity string.
       const next = this.#loaded.get(source) ?? null;

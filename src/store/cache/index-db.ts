@@ -258,7 +258,8 @@ export class IndexDb {
     this.#pending.clear();
     this.#pendingChars = 0;
     // In the table's key order: a run learns facts file by file, in no order of the key, and
-    // inserts in order go to neighbouring pages (measured: 81k facts, 1.55–2.00 s → 1.02–1.27 s).
+    // inserts in order go to neighbouring pages (measured in a cold `timeline` of 5,000 keys: the
+    // inserts 381–480 → 216–313 ms, the writes with the sort 570–694 → 438–571 ms).
     rows.sort(byTableKey);
     this.write(() => {
       const put = this.#db.prepare("INSERT OR REPLACE INTO facts(what, source, identity, value) VALUES (?, ?, ?, ?)");

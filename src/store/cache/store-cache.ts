@@ -47,7 +47,8 @@ export function sourceOf(ref: TranscriptRef): string | null {
 /**
  * A file's identity: device, inode, size, mtime and ctime (ns). A rename, a rewrite or a touch
  * changes it. Joined, not a template: that makes one flat string, where a template's is a tree of
- * nine pieces, and a store-wide run holds one per file (measured: 12 MB of a 57k-file run's heap).
+ * nine pieces, and a store-wide run holds one per file (measured: a warm 57k-file `timeline`, 190 →
+ * 183 MB live).
  */
 export function statIdentity(st: fs.BigIntStats): string {
   return [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].join(":");

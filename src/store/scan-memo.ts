@@ -10,15 +10,21 @@
  * does after a scan of its own. A read that stopped on an error is never kept. Only plain files of
  * at least `MIN_BYTES` are kept (a small file scans in milliseconds, and a store-wide command reads
  * thousands), `MAX_SCANS` at a time.
+ *
+ * The index keeps such a scan too (`SCAN_FACT`), for the next run: a `serve` started later, or
+ * `history`, opens a big unchanged transcript without parsing every line first. It is handed out
+ * by the same rule, only for the file as the memo's own stat sees it now.
  */
 import fs from "node:fs";
 import type { TranscriptRef } from "../core/model.js";
 import { Diagnostics } from "../core/transcript/diagnostics.js";
-import { scanTranscript, type ScanResult, type Scanner } from "../core/transcript/scan.js";
-import { sourceOf, statIdentity } from "./cache/store-cache.js";
+import { scanOfRecord, scanRecordOf, scanTranscript, type ScanRecord, type ScanResult, type Scanner } from "../core/transcript/scan.js";
+import { sourceOf, statIdentity, type StoreCache } from "./cache/store-cache.js";
 
 const MIN_BYTES = 4 * 1024 * 1024;
 const MAX_SCANS = 8;
+/** The index's name for a kept first pass (its record's layout: bump the number when it changes). */
+const SCAN_FACT = "scan/1";
 
 interface Kept {
   identity: string;
@@ -45,21 +51,31 @@ function handedOut(kept: ScanResult, diag: Diagnostics | undefined): ScanResult 
 export class ScanMemo {
   private readonly kept = new Map<string, Kept>();
 
-  /** The pass 1 of `ref`'s readers: kept and reused for a big plain file, `scanTranscript` otherwise. */
-  scanner(ref: TranscriptRef): Scanner {
+  /**
+   * The pass 1 of `ref`'s readers: kept and reused for a big plain file, `scanTranscript`
+   * otherwise. `index` is the run's: it hands out and keeps big files' scans across runs.
+   */
+  scanner(ref: TranscriptRef, index?: StoreCache): Scanner {
     // A filtered read (a restored copy without what earlier segments hold) is not the file's lines.
     const key = ref.kind === "file" ? sourceOf(ref) : null;
     if (ref.kind !== "file" || key === null) return scanTranscript;
     const file = ref.path;
     return async (open, diag, every) => {
       const before = identityOf(file);
-      const hit = this.kept.get(key);
       // A reader that wants every line reads the file (and leaves its scan for the next one).
-      if (hit && before && hit.identity === before.id && !every) {
-        // Most recently used last: the oldest is the one let go.
-        this.kept.delete(key);
-        this.kept.set(key, hit);
-        return handedOut(hit.scan, diag);
+      if (before && before.size >= MIN_BYTES && !every) {
+        const hit = this.kept.get(key);
+        if (hit?.identity === before.id) {
+          // Most recently used last: the oldest is the one let go.
+          this.kept.delete(key);
+          this.kept.set(key, hit);
+          return handedOut(hit.scan, diag);
+        }
+        const recalled = this.recall(index, ref, before.id);
+        if (recalled) {
+          this.keep(key, before.id, recalled);
+          return handedOut(recalled, diag);
+        }
       }
       // Only a fresh reader's diagnostics are the scan's alone.
       const fresh = diag === undefined || (diag.linesRead === 0 && diag.issues.length === 0);
@@ -70,10 +86,28 @@ export class ScanMemo {
       if (scan.diagnostics.count("read-error") > 0) return scan;
       const copy = new Diagnostics(scan.diagnostics.maxIssues);
       copy.absorb(scan.diagnostics);
-      this.kept.delete(key);
-      this.kept.set(key, { identity: after.id, scan: { header: scan.header, tree: scan.tree, diagnostics: copy } });
-      while (this.kept.size > MAX_SCANS) this.kept.delete(this.kept.keys().next().value!);
+      const kept = { header: scan.header, tree: scan.tree, diagnostics: copy };
+      this.keep(key, after.id, kept);
+      index?.keep(ref, SCAN_FACT, after.id, scanRecordOf(kept));
       return scan;
     };
+  }
+
+  private keep(key: string, identity: string, scan: ScanResult): void {
+    this.kept.delete(key);
+    this.kept.set(key, { identity, scan });
+    while (this.kept.size > MAX_SCANS) this.kept.delete(this.kept.keys().next().value!);
+  }
+
+  /** The index's scan of the file at `identity`; null when it has none (or none that reads back). */
+  private recall(index: StoreCache | undefined, ref: TranscriptRef, identity: string): ScanResult | null {
+    const record = index?.recall<ScanRecord>(ref, SCAN_FACT, identity);
+    if (record === undefined) return null;
+    try {
+      return scanOfRecord(record);
+    } catch {
+      // Not what this build writes (a damaged or foreign row): read the file, and keep its scan over it.
+      return null;
+    }
   }
 }

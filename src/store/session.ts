@@ -171,7 +171,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
       mustBeOpen();
       return openPinned(ref, lines);
     },
-    scanner: (ref) => scans.scanner(ref),
+    scanner: (ref) => scans.scanner(ref, cache),
     database,
     notices: () => [...notices],
     close() {

@@ -125,7 +125,7 @@ function newIdentities(before: FactRow[], after: FactRow[], touched: string[]): 
  * changes is back, under the identity the transcript has now: what an index that missed the
  * change would serve. Returns the copy's XDG_CACHE_HOME.
  */
-function forgedIndex(s: Store, before: FactRow[], touched: string[]): string {
+function forgedIndex(s: Store, before: FactRow[], touched: string[], only?: string): string {
   const cache = tempDir("ocs-forged-");
   const file = indexFileOf(s.stateDir, cache);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -139,6 +139,7 @@ function forgedIndex(s: Store, before: FactRow[], touched: string[]): string {
   const db = openSqliteForWriting(file);
   try {
     for (const r of rowsOf(before, touched)) {
+      if (only !== undefined && r.what !== only) continue;
       const identity = now.get(r.source);
       if (identity !== undefined)
         sql(db, "INSERT OR REPLACE INTO facts(source, what, identity, value) VALUES (?, ?, ?, ?)", r.source, r.what, identity, r.value);
@@ -411,6 +412,25 @@ function store(era: "files" | "sqlite", name: string, keys: string[], word: stri
 }
 
 const file = (s: Store, name: string) => path.join(s.sessionsDir, name);
+
+/**
+ * A transcript made big enough (over 4 MiB) for its first pass to be kept in the index
+ * (store/scan-memo.ts): a custom row holding 4.5 MiB of data, appended under the write lock as
+ * OpenClaw appends, its mtime then put on a whole second like the rest.
+ */
+function padded(s: Store, name: string): Store {
+  const transcript = file(s, name);
+  const lock = tryTranscriptLock(transcript, process.pid);
+  if (!lock.acquired) throw new Error(`cannot lock ${transcript}: ${lock.why}`);
+  try {
+    const row = { type: "custom", id: crypto.randomUUID().slice(0, 8), parentId: lastId(transcript), timestamp: iso(T0 - 60_000) };
+    fs.appendFileSync(transcript, `${JSON.stringify({ ...row, customType: "test:padding", data: { text: "p".repeat(4.5 * 2 ** 20) } })}\n`);
+  } finally {
+    lock.release();
+  }
+  wholeSecondTimes(path.dirname(s.sessionsDir));
+  return s;
+}
 const RESET_CHAIN_MAIN = "7f5b078a-6f38-4a26-b32a-bf79b3b9728c.jsonl";
 const RESET_CHAIN_OLD = "998635a2-5338-4ec7-bf4f-ba73a726d208.jsonl.reset.2026-07-01T09-10-16.000Z";
 const COMPACT_ACTIVE = "af00fd2c-9ee4-4ae1-be8a-85e21eccabc5.jsonl";
@@ -424,23 +444,26 @@ const DOCTOR_RESET = "019e8232-6a22-7089-aaed-e379352d6412.jsonl.reset.2026-06-0
 
 function stores(): Store[] {
   return [
-    store("files", "reset-chain", ["agent:main:telegram:direct:424242", "agent:main:main"], "zebra|hello", [
-      {
-        what: "an OpenClaw append to the active transcript",
-        apply: (s) => {
-          appendTurn(file(s, RESET_CHAIN_MAIN), T0, "what about the zebra?", "Stripes.");
-          return [file(s, RESET_CHAIN_MAIN)];
+    padded(
+      store("files", "reset-chain", ["agent:main:telegram:direct:424242", "agent:main:main"], "zebra|hello", [
+        {
+          what: "an OpenClaw append to the active transcript",
+          apply: (s) => {
+            appendTurn(file(s, RESET_CHAIN_MAIN), T0, "what about the zebra?", "Stripes.");
+            return [file(s, RESET_CHAIN_MAIN)];
+          },
         },
-      },
-      {
-        what: "a same-size rewrite of a reset archive with its old mtime put back",
-        apply: (s) => {
-          rewriteSameSize(file(s, RESET_CHAIN_OLD), '"timestamp":"2026-07-01T09:05:13.000Z"', '"timestamp":"2026-07-01T09:07:13.000Z"');
-          return [file(s, RESET_CHAIN_OLD)];
+        {
+          what: "a same-size rewrite of a reset archive with its old mtime put back",
+          apply: (s) => {
+            rewriteSameSize(file(s, RESET_CHAIN_OLD), '"timestamp":"2026-07-01T09:05:13.000Z"', '"timestamp":"2026-07-01T09:07:13.000Z"');
+            return [file(s, RESET_CHAIN_OLD)];
+          },
         },
-      },
-      { what: "a 7.1 gateway reset of the key", apply: (s) => (gatewayReset71(s, s.keys[0]!, T0 + 5000), []) },
-    ]),
+        { what: "a 7.1 gateway reset of the key", apply: (s) => (gatewayReset71(s, s.keys[0]!, T0 + 5000), []) },
+      ]),
+      RESET_CHAIN_MAIN,
+    ),
     store("files", "deleted-keys", ["agent:main:main"], "zebra|question", [
       { what: "a 7.1 gateway delete of the key", apply: (s) => (gatewayDelete71(s, s.keys[0]!, T0), []) },
       { what: "a .deleted archive removed (maintenance)", apply: (s) => (fs.rmSync(file(s, DELETED_ARCHIVE)), []) },
@@ -591,6 +614,10 @@ describe("the index never changes an answer (differential: indexed runs vs --no-
             );
     }
 
+    // The padded transcript's first pass is kept (and so reused by every warm run above).
+    expect(rowsOf(before.get(all[0]!)!, [file(all[0]!, RESET_CHAIN_MAIN)]).map((r) => r.what)).toContain("scan/1");
+    let scansForged = 0;
+
     // Once the changed files are old enough: a run keeps their new facts, the next one reuses them.
     await pastRacyWindow();
     for (const s of all) await runAll(s, "index");
@@ -610,9 +637,19 @@ describe("the index never changes an answer (differential: indexed runs vs --no-
           forged.some((out, i) => out !== plain[i]),
           `${s.name}: an index that missed "${c.what}" would answer differently`,
         ).toBe(true);
+        // A big transcript's kept first pass alone, stale, would change an answer too.
+        if (rowsOf(before.get(s)!, t).some((r) => r.what === "scan/1")) {
+          const staleScan = await runAll(s, "index", forgedIndex(s, before.get(s)!, t, "scan/1"));
+          expect(
+            staleScan.some((out, i) => out !== plain[i]),
+            `${s.name}: a kept first pass that missed "${c.what}" would answer differently`,
+          ).toBe(true);
+          scansForged += 1;
+        }
       }
       // --no-index wrote nothing anywhere.
       expect(fs.readdirSync(s.plainCache), `${s.name}: --no-index runs left a cache`).toEqual([]);
     }
+    expect(scansForged).toBe(1);
   });
 });

@@ -2,8 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Diagnostics } from "../../src/core/transcript/diagnostics.js";
+import { StoreCache, statIdentity } from "../../src/store/cache/store-cache.js";
 import { fileLines } from "../../src/store/lines.js";
 import { ScanMemo } from "../../src/store/scan-memo.js";
+import { factsIn, indexFileOf } from "../helpers/index-cache.js";
+import { openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
 import { tempDir } from "../helpers/temp.js";
 
 const line = (i: number) =>
@@ -104,5 +107,91 @@ describe("ScanMemo: a big file's first pass for its next reader", () => {
     const second = await memo.scanner(ref)(r.open);
     expect(r.opens).toBe(2);
     expect(second.diagnostics.count("read-error")).toBe(1);
+  });
+});
+
+describe("ScanMemo with the index: a big file's first pass for the next run", () => {
+  const dir = tempDir("ocs-scan-kept-");
+  const big = path.join(dir, "big.jsonl");
+  const ref = { kind: "file" as const, path: big, compression: "none" as const };
+  const cacheHome = tempDir("ocs-scan-kept-home-");
+  const indexFile = indexFileOf(dir, cacheHome);
+  /** One run: a fresh memo (a new process) and the run's index, closed (its facts written) at the end. */
+  async function runOnce(reader: ReturnType<typeof counted>, opts: { diag?: Diagnostics; every?: () => void; now?: number } = {}) {
+    const later = opts.now ?? 2100; // the run's clock: files written so far are past the racy window
+    const cache = new StoreCache({
+      env: { XDG_CACHE_HOME: cacheHome },
+      sqliteProof: () => null,
+      warn: () => {},
+      now: () => Date.now() + later,
+    });
+    cache.addRoot(dir, []);
+    try {
+      return await new ScanMemo().scanner(ref, cache)(reader.open, opts.diag, opts.every);
+    } finally {
+      cache.close();
+    }
+  }
+  /** The index's scans of the file as it is now. */
+  const kept = () =>
+    factsIn(indexFile).filter((f) => f.what === "scan/1" && f.identity === statIdentity(fs.statSync(big, { bigint: true })));
+
+  it("hands a later run the scan an earlier one kept, without reading the file, with its diagnostics", async () => {
+    transcript(big, 4000);
+    const r = counted(big);
+    const first = await runOnce(r);
+    expect(kept()).toHaveLength(1);
+    const diag = new Diagnostics();
+    const second = await runOnce(r, { diag });
+    expect(r.opens).toBe(1);
+    expect([...second.tree.nodes]).toEqual([...first.tree.nodes]);
+    expect([...second.tree.path]).toEqual([...first.tree.path]);
+    expect(second.diagnostics).toBe(diag);
+    expect(diag.count("malformed")).toBe(1);
+    expect(diag.linesRead).toBe(4002);
+    // A reader that wants every line still reads it.
+    let lines = 0;
+    await runOnce(r, { every: () => void (lines += 1) });
+    expect(r.opens).toBe(2);
+    expect(lines).toBe(4002);
+  });
+
+  it("reads the file again once it changed (appended; rewritten at the same size with its mtime put back), and keeps the new scan", async () => {
+    transcript(big, 4000);
+    const r = counted(big);
+    await runOnce(r);
+    fs.appendFileSync(big, `${line(4000)}\n`);
+    const grown = await runOnce(r);
+    expect(r.opens).toBe(2);
+    expect(grown.tree.nodes.length).toBe(4001);
+    const st = fs.statSync(big);
+    fs.writeFileSync(big, fs.readFileSync(big, "utf8").replace('"id":"m7"', '"id":"m8"'));
+    fs.utimesSync(big, st.atime, st.mtime);
+    expect(fs.statSync(big).size).toBe(st.size);
+    const rewritten = await runOnce(r);
+    expect(r.opens).toBe(3);
+    expect(rewritten.diagnostics.count("duplicate-id")).toBe(1);
+    await runOnce(r);
+    expect(r.opens).toBe(3);
+    expect(kept()).toHaveLength(1);
+  });
+
+  it("keeps nothing of a file changed within the racy window, and reads over a kept row that does not read back", async () => {
+    transcript(big, 4000);
+    const r = counted(big);
+    await runOnce(r, { now: 0 });
+    await runOnce(r, { now: 0 });
+    expect(r.opens).toBe(2);
+    expect(kept()).toHaveLength(0);
+    await runOnce(r);
+    expect(kept()).toHaveLength(1);
+    const db = openSqliteForWriting(indexFile);
+    run(db, "UPDATE facts SET value = ? WHERE what = 'scan/1'", JSON.stringify({ nodes: { length: -1 } }));
+    db.close();
+    const again = await runOnce(r);
+    expect(r.opens).toBe(4);
+    expect(again.tree.nodes.length).toBe(4000);
+    await runOnce(r);
+    expect(r.opens).toBe(4);
   });
 });

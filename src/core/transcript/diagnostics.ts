@@ -86,6 +86,28 @@ export class Diagnostics {
     for (const t of other.unknownTypes) this.unknownTypes.add(t);
   }
 
+  /** Diagnostics from `toJSON`'s data (a first pass the index kept); throws on anything else. */
+  static fromJSON(json: ReturnType<Diagnostics["toJSON"]>, maxIssues: number): Diagnostics {
+    const d = new Diagnostics(maxIssues);
+    const count = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
+    if (!count(json.linesRead) || !count(json.entries) || !count(json.droppedIssues) || !Array.isArray(json.issues)) {
+      throw new Error("not a diagnostics record");
+    }
+    for (const [code, n] of Object.entries(json.counts ?? {})) {
+      if (!count(n)) throw new Error("not a diagnostics record");
+      d.counts[code as IssueCode] = n;
+    }
+    for (const issue of json.issues) {
+      if (typeof issue?.code !== "string" || typeof issue.message !== "string") throw new Error("not a diagnostics record");
+      d.issues.push(issue);
+    }
+    for (const t of json.unknownTypes) d.unknownTypes.add(String(t));
+    d.droppedIssues = json.droppedIssues;
+    d.linesRead = json.linesRead;
+    d.entries = json.entries;
+    return d;
+  }
+
   toJSON() {
     return {
       linesRead: this.linesRead,

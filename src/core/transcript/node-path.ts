@@ -51,6 +51,25 @@ export class NodePath implements Iterable<number> {
     return new NodePath(starts, lengths, offsets, n);
   }
 
+  /** The runs as flat [start, length, …] pairs, ascending (`NodePath.fromRuns` reads them back). */
+  toRuns(): number[] {
+    return this.starts.flatMap((start, k) => [start, this.lengths[k]!]);
+  }
+
+  /** A path from `toRuns`'s pairs; throws on pairs that are not ascending runs of indices. */
+  static fromRuns(flat: readonly number[]): NodePath {
+    const runs: Array<[number, number]> = [];
+    let next = 0;
+    for (let k = 0; k < flat.length; k += 2) {
+      const start = flat[k]!;
+      const length = flat[k + 1];
+      if (!Number.isInteger(start) || !Number.isInteger(length) || start < next || length! < 1) throw new Error("not a node path record");
+      runs.push([start, length!]);
+      next = start + length!;
+    }
+    return NodePath.fromRunsDescending(runs.reverse());
+  }
+
   /** The run holding path position p (0 ≤ p < length). */
   private runAt(p: number): number {
     let lo = 0;

@@ -54,6 +54,47 @@ export const CHECK_EVERY = 64;
 /** A row as the tree builder adds it: every entry brings its id check. */
 export type NewNode = Omit<TreeNode, "index" | "idCheck"> & { idCheck: number };
 
+/**
+ * A sealed table as plain data (what the index keeps of a big transcript's first pass,
+ * store/scan-memo.ts): its own sparse layout, so a linear transcript's record is a few numbers
+ * whatever its length. Pairs are flat: [index, value, index, value, …].
+ */
+export interface NodeTableRecord {
+  length: number;
+  /** The sampled id checks (entries 0, CHECK_EVERY, …). */
+  checks: number[];
+  types: string[];
+  /** Non-zero type codes and flags. */
+  typeCodes: number[];
+  flags: number[];
+  overflowTypes: Array<[number, string]>;
+  parents: number[];
+  lineFrom: number[];
+  lineShift: number[];
+  firstKept: Array<[number, string]>;
+}
+
+/** The non-zero values of a column, as flat pairs. */
+function nonZero(col: Column<Uint8Array>, length: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < length; i++) {
+    const v = col.get(i);
+    if (v !== 0) out.push(i, v);
+  }
+  return out;
+}
+
+/** Flat pairs of a row index and what `fits` it, or a throw: a record is read back from a cache file. */
+function pairsOf(flat: unknown, length: number, fits: (v: number, i: number) => boolean): number[] {
+  if (!Array.isArray(flat) || flat.length % 2 !== 0) throw new Error("not a node table record");
+  for (let k = 0; k < flat.length; k += 2) {
+    const i = flat[k];
+    const v = flat[k + 1];
+    if (!Number.isInteger(i) || i < 0 || i >= length || !Number.isInteger(v) || !fits(v, i)) throw new Error("not a node table record");
+  }
+  return flat as number[];
+}
+
 export class NodeTable {
   length = 0;
   /** 16 bits of each id's hash, one per entry until `seal()`. */
@@ -116,6 +157,63 @@ export class NodeTable {
     for (let k = 0; k < sampled.length; k++) sampled[k] = this.wideChecks.get(k * CHECK_EVERY);
     this.sampledChecks = sampled;
     this.wideChecks = null;
+  }
+
+  /** The sealed table as plain data (`NodeTable.fromRecord` reads it back). */
+  toRecord(): NodeTableRecord {
+    if (this.sampledChecks === null) throw new Error("internal: NodeTable.toRecord before seal()");
+    return {
+      length: this.length,
+      checks: [...this.sampledChecks],
+      types: [...this.types],
+      typeCodes: nonZero(this.typeCode, this.length),
+      flags: nonZero(this.flags, this.length),
+      overflowTypes: [...this.overflowTypes],
+      parents: [...this.parents].flat(),
+      lineFrom: [...this.lineFrom],
+      lineShift: [...this.lineShift],
+      firstKept: [...this.firstKept],
+    };
+  }
+
+  /** A sealed table from `toRecord`'s data; throws on data that is not such a record. */
+  static fromRecord(r: NodeTableRecord): NodeTable {
+    const n = r.length;
+    const bad = () => new Error("not a node table record");
+    if (!Number.isInteger(n) || n < 0) throw bad();
+    const ints = (a: unknown, len: number) => Array.isArray(a) && a.length === len && a.every((x) => Number.isInteger(x));
+    if (!ints(r.checks, Math.ceil(n / CHECK_EVERY)) || !Array.isArray(r.types) || r.types[0] !== "message") throw bad();
+    if (!ints(r.lineFrom, r.lineFrom?.length ?? -1) || !ints(r.lineShift, r.lineFrom.length)) throw bad();
+    if (n > 0 && (r.lineFrom.length === 0 || r.lineFrom[0] !== 0)) throw bad();
+    const t = new NodeTable();
+    t.length = n;
+    t.wideChecks = null;
+    t.sampledChecks = Uint16Array.from(r.checks);
+    t.types.length = 0;
+    t.typeCodes.clear();
+    for (const type of r.types) {
+      if (typeof type !== "string") throw bad();
+      t.typeCodes.set(type, t.types.length);
+      t.types.push(type);
+    }
+    const typeCodes = pairsOf(r.typeCodes, n, (v) => v === TYPE_OVERFLOW || (v > 0 && v < t.types.length));
+    for (let k = 0; k < typeCodes.length; k += 2) t.typeCode.set(typeCodes[k]!, typeCodes[k + 1]!);
+    const flags = pairsOf(r.flags, n, (v) => v > 0 && v <= 0xff);
+    for (let k = 0; k < flags.length; k += 2) t.flags.set(flags[k]!, flags[k + 1]!);
+    // A parent always precedes its child (a negative one is a root).
+    const parents = pairsOf(r.parents, n, (v, i) => v < i);
+    for (let k = 0; k < parents.length; k += 2) t.parents.set(parents[k]!, parents[k + 1]!);
+    for (const [i, type] of r.overflowTypes) {
+      if (typeof type !== "string" || t.typeCode.get(i) !== TYPE_OVERFLOW) throw bad();
+      t.overflowTypes.set(i, type);
+    }
+    t.lineFrom.push(...r.lineFrom);
+    t.lineShift.push(...r.lineShift);
+    for (const [i, id] of r.firstKept) {
+      if (!Number.isInteger(i) || i < 0 || i >= n || typeof id !== "string") throw bad();
+      t.firstKept.set(i, id);
+    }
+    return t;
   }
 
   /** The id check of entry i, when this table still holds it. */

@@ -5,10 +5,10 @@
  */
 import { Diagnostics } from "./diagnostics.js";
 import { idCheck } from "./id-index.js";
-import { NodePath } from "./node-path.js";
 import { entryId, parseLine, type EntryRecord, type HeaderRecord, type ParsedRecord, type TranscriptLine } from "./parse.js";
-import type { TreeNode } from "./node-table.js";
-import { nodeType, TreeBuilder, type EntryTree } from "./tree.js";
+import { NodePath } from "./node-path.js";
+import { NodeTable, type NodeTableRecord, type TreeNode } from "./node-table.js";
+import { nodeType, TreeBuilder, type EntryTree, type LeafRule } from "./tree.js";
 
 /** Opens the transcript from its first line. Views may call it twice (two passes). */
 export type OpenLines = () => AsyncIterable<TranscriptLine>;
@@ -18,6 +18,53 @@ export interface ScanResult {
   header: HeaderRecord | null;
   tree: EntryTree;
   diagnostics: Diagnostics;
+}
+
+/** A first pass as plain data: what the index keeps of a big transcript (store/scan-memo.ts). */
+export interface ScanRecord {
+  header: HeaderRecord | null;
+  nodes: NodeTableRecord;
+  keptIds: Array<[string, number]>;
+  leaf: number;
+  leafRule: LeafRule;
+  leafRows: number;
+  /** The active path's runs (`NodePath.toRuns`). */
+  path: number[];
+  diagnostics: ReturnType<Diagnostics["toJSON"]>;
+  maxIssues: number;
+}
+
+export function scanRecordOf(scan: ScanResult): ScanRecord {
+  const { tree, diagnostics } = scan;
+  return {
+    header: scan.header,
+    nodes: tree.nodes.toRecord(),
+    keptIds: [...tree.keptIds],
+    leaf: tree.leaf,
+    leafRule: tree.leafRule,
+    leafRows: tree.leafRows,
+    path: tree.path.toRuns(),
+    diagnostics: diagnostics.toJSON(),
+    maxIssues: diagnostics.maxIssues,
+  };
+}
+
+/** The first pass `scanRecordOf` made the record of; throws on data that is not such a record. */
+export function scanOfRecord(r: ScanRecord): ScanResult {
+  const nodes = NodeTable.fromRecord(r.nodes);
+  const index = (i: unknown, min: number) => Number.isInteger(i) && (i as number) >= min && (i as number) < nodes.length;
+  const path = NodePath.fromRuns(r.path);
+  const header = r.header;
+  const fine =
+    (header === null || (typeof header === "object" && header.kind === "header")) &&
+    index(r.leaf, -1) &&
+    (r.leafRule === "last-entry" || r.leafRule === "leaf-rows") &&
+    Number.isInteger(r.leafRows) &&
+    (path.length === 0 || index(path.at(path.length - 1), 0)) &&
+    r.keptIds.every(([id, i]) => typeof id === "string" && index(i, 0));
+  if (!fine || !Number.isInteger(r.maxIssues)) throw new Error("not a first-pass record");
+  const tree: EntryTree = { nodes, keptIds: new Map(r.keptIds), leaf: r.leaf, leafRule: r.leafRule, leafRows: r.leafRows, path };
+  return { header, tree, diagnostics: Diagnostics.fromJSON(r.diagnostics, r.maxIssues) };
 }
 
 /** A source that can also hand its lines over a few at a time (the store's file readers do). */

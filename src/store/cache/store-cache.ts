@@ -271,6 +271,29 @@ export class StoreCache {
   }
 
   /**
+   * A fact of a transcript the caller has just looked at itself (`identity`: its `statIdentity`
+   * now), when the index holds one derived from exactly that file; else undefined. For a reader
+   * that checks the file before and after its own read (store/scan-memo.ts): it is never handed
+   * what the file was earlier in the run.
+   */
+  recall<T>(ref: TranscriptRef, what: string, identity: string): T | undefined {
+    if (this.identityThisRun(ref)?.identity !== identity) return undefined;
+    const look = this.#lookUp<T>(ref, what);
+    return look.hit ? look.value : undefined;
+  }
+
+  /**
+   * Keep what such a reader derived from a whole read of the file at `identity`, by `remember`'s
+   * rules; over what the index holds (a row this build could not read back is replaced).
+   */
+  keep(ref: TranscriptRef, what: string, identity: string, value: unknown): void {
+    const db = this.indexFor(ref);
+    const before = db ? this.identityThisRun(ref) : null;
+    if (!db || before?.identity !== identity) return;
+    this.#keep({ hit: false, db, before }, ref, what, value, unreadableNotesSoFar(), () => true);
+  }
+
+  /**
    * Keep a value computed from a whole read (no file became unreadable) of a transcript that held
    * still: asked when the fact is written (one stat per transcript for all its facts), or used again
    * in this run.

@@ -34,4 +34,15 @@ describe("NodePath", () => {
     expect(NodePath.range(0).length).toBe(0);
     expect([...NodePath.fromAscending([])]).toEqual([]);
   });
+
+  it("reads back its runs, and refuses runs that are not ascending", () => {
+    expect(path.toRuns()).toEqual([0, 3, 5, 2, 9, 1]);
+    const back = NodePath.fromRuns(path.toRuns());
+    expect([...back]).toEqual([...path]);
+    expect(back.indexOf(6)).toBe(4);
+    expect(NodePath.fromRuns([]).length).toBe(0);
+    expect(() => NodePath.fromRuns([5, 2, 0, 3])).toThrow(/not a node path/);
+    expect(() => NodePath.fromRuns([0, 0])).toThrow(/not a node path/);
+    expect(() => NodePath.fromRuns([0, 1.5])).toThrow(/not a node path/);
+  });
 });

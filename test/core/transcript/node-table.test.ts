@@ -48,6 +48,29 @@ describe("NodeTable", () => {
     }
   });
 
+  it("reads back a sealed table from its record, row for row, and refuses a record that is not one", () => {
+    const t = new NodeTable();
+    const n = 50_000;
+    for (let i = 0; i < n; i++) t.push(sampleNode(i));
+    expect(() => t.toRecord()).toThrow(/before seal/);
+    t.seal();
+    const record = JSON.parse(JSON.stringify(t.toRecord()));
+    // A sparse record: the rows that differ from a plain message, not one per entry.
+    expect(record.typeCodes.length).toBeLessThan(200);
+    const back = NodeTable.fromRecord(record);
+    expect(back.length).toBe(n);
+    for (let i = 0; i < n; i++) {
+      const got = back.at(i);
+      const want = t.at(i);
+      if (JSON.stringify(got) !== JSON.stringify(want)) expect(got).toEqual(want);
+    }
+    expect(back.columnBytes()).toEqual(t.columnBytes());
+    expect(() => NodeTable.fromRecord({ ...record, checks: [1] })).toThrow(/not a node table/);
+    expect(() => NodeTable.fromRecord({ ...record, parents: [n + 5, 0] })).toThrow(/not a node table/);
+    expect(() => NodeTable.fromRecord({ ...record, parents: [7, 9] })).toThrow(/not a node table/);
+    expect(() => NodeTable.fromRecord({ ...record, typeCodes: [3, 200] })).toThrow(/not a node table/);
+  });
+
   it("costs plain messages only their id check", () => {
     const plain = new NodeTable();
     for (let i = 0; i < 20_000; i++) plain.push({ idCheck: i & 0xffff, type: "message", lineNo: i + 2, parent: i - 1 });

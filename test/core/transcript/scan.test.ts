@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { projectHistory } from "../../../src/core/transcript/history.js";
 import { linesFromEvents, utf8Length, type TranscriptLine } from "../../../src/core/transcript/parse.js";
-import { scanTranscript, walkEntries } from "../../../src/core/transcript/scan.js";
-import { header, msg } from "./helpers.js";
+import { scanOfRecord, scanRecordOf, scanTranscript, walkEntries, type ScanResult } from "../../../src/core/transcript/scan.js";
+import { header, msg, row } from "./helpers.js";
 
 /** A synthetic transcript generated lazily: `n` lines of `size` bytes, nothing held. */
 function bigTranscript(n: number, size: number, onLine?: () => void) {
@@ -99,5 +99,57 @@ describe("streaming", () => {
     expect(scan.header).toBeNull();
     expect(scan.diagnostics.count("missing-header")).toBe(1);
     expect(scan.diagnostics.count("unterminated")).toBe(1);
+  });
+});
+
+describe("a first pass as plain data (what the index keeps of a big transcript)", () => {
+  /** Branches, a compaction and a reset naming kept entries, a leaf row, a bad line, an unknown type, a missing id. */
+  function eventful(): unknown[] {
+    const rows: unknown[] = [msg("a", null, "user", "q")];
+    for (let i = 0; i < 200; i++) rows.push(msg(`m${i}`, i === 0 ? "a" : `m${i - 1}`, i % 2 ? "assistant" : "user", `t${i}`));
+    rows.push(msg("side", "m50", "user", "a branch"));
+    rows.push("{not json");
+    rows.push(row("compaction", "c1", "m199", { firstKeptEntryId: "m150", summary: "s", tokensBefore: 9000 }));
+    rows.push(row("x-future-type", "f1", "c1"));
+    rows.push(row("reset", "r1", "f1", { firstKeptEntryId: "m199", reason: "new" }));
+    rows.push({ type: "message", parentId: "r1", timestamp: "2026-01-01T01:00:00.000Z", message: { role: "user", content: "no id" } });
+    rows.push(row("leaf", "l1", null, { targetId: "r1" }));
+    return rows;
+  }
+
+  const ids = async (rows: unknown[], scan: ScanResult) => {
+    const out: string[] = [];
+    for await (const w of walkEntries(linesFromEvents([header, ...rows]), scan.tree, scan.tree.path, scan.diagnostics))
+      out.push(w.rec.id ?? "?");
+    return out;
+  };
+
+  it("reads back as the same tree, path, kept ids, header and diagnostics, and walks the same", async () => {
+    const rows = eventful();
+    const scan = await scanTranscript(linesFromEvents([header, ...rows]));
+    const back = scanOfRecord(JSON.parse(JSON.stringify(scanRecordOf(scan))));
+    expect(back.header).toEqual(scan.header);
+    expect([...back.tree.nodes]).toEqual([...scan.tree.nodes]);
+    expect([...back.tree.path]).toEqual([...scan.tree.path]);
+    expect(back.tree.keptIds).toEqual(scan.tree.keptIds);
+    expect(back.tree.keptIds.size).toBe(2);
+    expect({ leaf: back.tree.leaf, rule: back.tree.leafRule, rows: back.tree.leafRows }).toEqual({
+      leaf: scan.tree.leaf,
+      rule: "leaf-rows",
+      rows: 1,
+    });
+    expect(back.diagnostics.toJSON()).toEqual(scan.diagnostics.toJSON());
+    expect(back.diagnostics.count("malformed")).toBe(1);
+    expect(back.diagnostics.unknownTypes.has("x-future-type")).toBe(true);
+    expect(await ids(rows, back)).toEqual(await ids(rows, scan));
+  });
+
+  it("refuses a record that is not one", async () => {
+    const record = JSON.parse(JSON.stringify(scanRecordOf(await scanTranscript(linesFromEvents([header, ...eventful()])))));
+    expect(() => scanOfRecord({ ...record, leaf: 10_000 })).toThrow();
+    expect(() => scanOfRecord({ ...record, leafRule: "newest" })).toThrow();
+    expect(() => scanOfRecord({ ...record, path: [0, 99_999] })).toThrow();
+    expect(() => scanOfRecord({ ...record, diagnostics: { ...record.diagnostics, linesRead: -1 } })).toThrow();
+    expect(() => scanOfRecord({ ...record, header: "x" })).toThrow();
   });
 });

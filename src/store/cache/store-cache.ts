@@ -277,7 +277,7 @@ export class StoreCache {
    * what the file was earlier in the run.
    */
   recall<T>(ref: TranscriptRef, what: string, identity: string): T | undefined {
-    if (this.identityThisRun(ref)?.identity !== identity) return undefined;
+    if (!this.#enabled || this.identityThisRun(ref)?.identity !== identity) return undefined;
     const look = this.#lookUp<T>(ref, what);
     return look.hit ? look.value : undefined;
   }

@@ -94,7 +94,7 @@ export interface SqliteAgentRows {
   /** In OpenClaw's own order (`created_at, rowid`): a key's windows keep it. */
   windows: SessionWindowRow[];
   /** By session id. */
-  stats: Map<string, TranscriptEventStats>;
+  stats: ReadonlyMap<string, TranscriptEventStats>;
   archives: TranscriptArchiveRow[];
   colds: ColdArchiveRow[];
   files: ClassifiedFile[];

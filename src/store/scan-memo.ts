@@ -1,19 +1,22 @@
 /**
  * A big transcript's first pass (`scanTranscript`: header, entry tree, diagnostics), kept for the
- * next reader of the same, unchanged file. The segments' numbering and `history` both start with
- * that pass, so `history --archived` and `serve`'s key page (its drawn timeline, then its
+ * next reader of the same, unchanged transcript. The segments' numbering and `history` both start
+ * with that pass, so `history --archived` and `serve`'s key page (its drawn timeline, then its
  * conversation) read a long transcript once for both, and `serve` keeps it across requests.
  *
- * Never staler than the file: a scan is kept only when the file's identity (device, inode, size,
- * mtime and ctime in nanoseconds) is the same before and after it, and handed out only while it
- * still is. The reader's own second pass then checks every line it reads against the tree, as it
- * does after a scan of its own. A read that stopped on an error is never kept. Only plain files of
- * at least `MIN_BYTES` are kept (a small file scans in milliseconds, and a store-wide command reads
- * thousands), `MAX_SCANS` at a time.
+ * Never staler than the transcript: a scan is kept only when the transcript's identity is the
+ * same before and after it, and handed out only while it still is. A file's identity is its
+ * device, inode, size, mtime and ctime in nanoseconds (one `stat` each time); a SQLite window's or
+ * archive row's is its proof in the run's snapshot (store/sqlite/proof.ts), which does not change
+ * while the run reads it: the same rule the index keeps every other fact by. The reader's own
+ * second pass then checks every line it reads against the tree, as it does after a scan of its
+ * own. A read that stopped on an error is never kept. Only big transcripts are kept (a small one
+ * scans in milliseconds, and a store-wide command reads thousands): a plain file of at least
+ * `MIN_BYTES`, a window or archive row of at least `MIN_LINES` lines; `MAX_SCANS` at a time.
  *
  * The index keeps such a scan too (`SCAN_FACT`), for the next run: a `serve` started later, or
  * `history`, opens a big unchanged transcript without parsing every line first. It is handed out
- * by the same rule, only for the file as the memo's own stat sees it now.
+ * by the same rule, only for the transcript as the memo itself sees it now.
  */
 import fs from "node:fs";
 import type { TranscriptRef } from "../core/model.js";
@@ -22,6 +25,8 @@ import { scanOfRecord, scanRecordOf, scanTranscript, type ScanRecord, type ScanR
 import { sourceOf, statIdentity, type StoreCache } from "./cache/store-cache.js";
 
 const MIN_BYTES = 4 * 1024 * 1024;
+/** A window's size is known only once read: about `MIN_BYTES` of typical lines (1 KiB each). */
+const MIN_LINES = 4096;
 const MAX_SCANS = 8;
 /** The index's name for a kept first pass (its record's layout: bump the number when it changes). */
 const SCAN_FACT = "scan/1";
@@ -31,14 +36,19 @@ interface Kept {
   scan: ScanResult;
 }
 
-/** The file's identity as the index proves it (`statIdentity`), and its size; null when it is not a regular file. */
-function identityOf(path: string): { id: string; size: number } | null {
-  try {
-    const st = fs.statSync(path, { bigint: true });
-    return st.isFile() ? { id: statIdentity(st), size: Number(st.size) } : null;
-  } catch {
-    return null;
-  }
+/** What the transcript is now: its identity, and whether it is big enough to keep (undefined: judged by the lines read). */
+type Identify = () => { id: string; big?: boolean } | null;
+
+/** A file's identity as the index proves it (`statIdentity`); null when it is not a regular file. */
+function fileIdentity(path: string): Identify {
+  return () => {
+    try {
+      const st = fs.statSync(path, { bigint: true });
+      return st.isFile() ? { id: statIdentity(st), big: st.size >= MIN_BYTES } : null;
+    } catch {
+      return null;
+    }
+  };
 }
 
 /** The scan handed to a reader: its own diagnostics (the reader adds to them), the kept tree. */
@@ -52,18 +62,26 @@ export class ScanMemo {
   private readonly kept = new Map<string, Kept>();
 
   /**
-   * The pass 1 of `ref`'s readers: kept and reused for a big plain file, `scanTranscript`
-   * otherwise. `index` is the run's: it hands out and keeps big files' scans across runs.
+   * The pass 1 of `ref`'s readers: kept and reused for a big transcript, `scanTranscript`
+   * otherwise. `index` is the run's: it proves a SQLite transcript unchanged, and hands out and
+   * keeps big transcripts' scans across runs.
    */
   scanner(ref: TranscriptRef, index?: StoreCache): Scanner {
-    // A filtered read (a restored copy without what earlier segments hold) is not the file's lines.
-    const key = ref.kind === "file" ? sourceOf(ref) : null;
-    if (ref.kind !== "file" || key === null) return scanTranscript;
-    const file = ref.path;
+    // A filtered read (a restored copy without what earlier segments hold) is not the transcript's lines.
+    const key = sourceOf(ref);
+    if (key === null) return scanTranscript;
+    let identify: Identify;
+    if (ref.kind === "file") identify = fileIdentity(ref.path);
+    else if (index)
+      identify = () => {
+        const proven = index.identityThisRun(ref);
+        return proven && { id: proven.identity };
+      };
+    else return scanTranscript;
     return async (open, diag, every) => {
-      const before = identityOf(file);
-      // A reader that wants every line reads the file (and leaves its scan for the next one).
-      if (before && before.size >= MIN_BYTES && !every) {
+      const before = identify();
+      // A reader that wants every line reads the transcript (and leaves its scan for the next one).
+      if (before && before.big !== false && !every) {
         const hit = this.kept.get(key);
         if (hit?.identity === before.id) {
           // Most recently used last: the oldest is the one let go.
@@ -80,8 +98,9 @@ export class ScanMemo {
       // Only a fresh reader's diagnostics are the scan's alone.
       const fresh = diag === undefined || (diag.linesRead === 0 && diag.issues.length === 0);
       const scan = await scanTranscript(open, diag, every);
-      const after = identityOf(file);
-      if (!fresh || !before || !after || before.id !== after.id || before.size < MIN_BYTES) return scan;
+      const after = identify();
+      if (!fresh || !before || !after || before.id !== after.id) return scan;
+      if (!(before.big ?? scan.diagnostics.linesRead >= MIN_LINES)) return scan;
       // A read that stopped on an error is read again: each reader then meets the error itself (and says so).
       if (scan.diagnostics.count("read-error") > 0) return scan;
       const copy = new Diagnostics(scan.diagnostics.maxIssues);
@@ -99,14 +118,14 @@ export class ScanMemo {
     while (this.kept.size > MAX_SCANS) this.kept.delete(this.kept.keys().next().value!);
   }
 
-  /** The index's scan of the file at `identity`; null when it has none (or none that reads back). */
+  /** The index's scan of the transcript at `identity`; null when it has none (or none that reads back). */
   private recall(index: StoreCache | undefined, ref: TranscriptRef, identity: string): ScanResult | null {
     const record = index?.recall<ScanRecord>(ref, SCAN_FACT, identity);
     if (record === undefined) return null;
     try {
       return scanOfRecord(record);
     } catch {
-      // Not what this build writes (a damaged or foreign row): read the file, and keep its scan over it.
+      // Not what this build writes (a damaged or foreign row): read the transcript, and keep its scan over it.
       return null;
     }
   }

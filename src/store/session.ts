@@ -15,6 +15,7 @@ import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js
 import type { SqliteDb } from "./sqlite/driver.js";
 import { StoreCache } from "./cache/store-cache.js";
 import { ScanMemo } from "./scan-memo.js";
+import type { SnapshotPool } from "./sqlite/snapshots.js";
 
 /** What a caller may do between locating the stores and indexing them. */
 export interface IndexHooks {
@@ -56,6 +57,8 @@ export interface StorePlace {
   cwd: string;
   /** Where big files' first passes are kept: `serve` keeps one for its lifetime; by default the session's own. */
   scans?: ScanMemo;
+  /** Where SQLite snapshots are kept across sessions while their database is unchanged (`serve`); by default each session copies its own. */
+  snapshots?: SnapshotPool;
 }
 
 type SqliteRef = Extract<TranscriptRef, { kind: "sqlite" | "sqlite-archive" }>;
@@ -113,7 +116,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
     mustBeOpen(); // closed while the driver loaded
     let db = snapshots.get(dbPath);
     if (!db) {
-      db = reader.open(dbPath);
+      db = place.snapshots ? place.snapshots.open(dbPath, reader.open) : reader.open(dbPath);
       // Every read of the database passes the schema gate once: unreadable is an error, newer a warning.
       try {
         const schema = reader.schema(db, dbPath);

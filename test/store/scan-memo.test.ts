@@ -5,6 +5,8 @@ import { Diagnostics } from "../../src/core/transcript/diagnostics.js";
 import { StoreCache, statIdentity } from "../../src/store/cache/store-cache.js";
 import { fileLines } from "../../src/store/lines.js";
 import { ScanMemo } from "../../src/store/scan-memo.js";
+import { openStoreSession } from "../../src/store/session.js";
+import { copyState } from "../helpers/corpus.js";
 import { factsIn, indexFileOf } from "../helpers/index-cache.js";
 import { openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
 import { tempDir } from "../helpers/temp.js";
@@ -193,5 +195,88 @@ describe("ScanMemo with the index: a big file's first pass for the next run", ()
     expect(again.tree.nodes.length).toBe(4000);
     await runOnce(r);
     expect(r.opens).toBe(4);
+  });
+});
+
+describe("ScanMemo for SQLite windows: proven unchanged by the run's snapshot", () => {
+  const WINDOW = "c7594281-11d3-423c-ad78-d246c1fa4a82"; // agent:main:main's current window in sqlite-basic
+
+  /** `n` messages appended to the window, each row and its identity row as OpenClaw 9.6 writes them. */
+  function appendMessages(dbPath: string, n: number): void {
+    const db = openSqliteForWriting(dbPath);
+    try {
+      db.exec("BEGIN IMMEDIATE");
+      const last = db.prepare("SELECT max(seq) AS seq FROM transcript_events WHERE session_id = ?").get(WINDOW)!;
+      let seq = Number(last.seq);
+      let parent = String(
+        db.prepare("SELECT event_id AS id FROM transcript_event_identities WHERE session_id = ? AND seq = ?").get(WINDOW, seq)!.id,
+      );
+      for (let i = 0; i < n; i++) {
+        const id = `grow-${seq + 1}`;
+        const at = Date.parse("2026-11-30T02:00:00.000Z") + i * 1000;
+        const json = JSON.stringify({
+          type: "message",
+          id,
+          parentId: parent,
+          timestamp: new Date(at).toISOString(),
+          message: { role: "user", content: "x".repeat(200), timestamp: at },
+        });
+        seq += 1;
+        run(
+          db,
+          "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES (?, ?, ?, ?, ?)",
+          WINDOW,
+          seq,
+          json,
+          at,
+          Buffer.byteLength(json),
+        );
+        run(
+          db,
+          "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?, ?, ?, 'message', ?, ?)",
+          WINDOW,
+          id,
+          seq,
+          parent,
+          at,
+        );
+        parent = id;
+      }
+      db.exec("COMMIT");
+    } finally {
+      db.close();
+    }
+  }
+
+  it("hands a later run (a new snapshot) the scan while the window's rows are the same, from memory, then from the index; a new row is read", async () => {
+    const { stateDir, home } = copyState("sqlite", "sqlite-basic");
+    const dbPath = path.join(stateDir, "agents/main/agent/openclaw-agent.sqlite");
+    appendMessages(dbPath, 5000);
+    const cacheHome = tempDir("ocs-scan-window-home-");
+    /** One run, as `serve` makes one a request: a new session (and snapshot), the memo given. */
+    async function runOnce(memo: ScanMemo, key: string) {
+      const session = openStoreSession({ env: { HOME: home, XDG_CACHE_HOME: cacheHome }, cwd: stateDir, scans: memo });
+      try {
+        const [index] = await session.indexes({ stateDir });
+        const ref = index!.sessions.find((s) => s.sessionKey === key)!.windows!.find((w) => w.current)!.ref;
+        expect(ref.kind).toBe("sqlite");
+        const r = { opens: 0, open: () => (r.opens++, session.lines(ref)) };
+        const scan = await session.scanner(ref)(r.open);
+        return { opens: r.opens, entries: scan.tree.nodes.length };
+      } finally {
+        session.close();
+      }
+    }
+    const memo = new ScanMemo();
+    const first = await runOnce(memo, "agent:main:main");
+    expect(first.opens).toBe(1);
+    expect(first.entries).toBeGreaterThan(5000);
+    expect(await runOnce(memo, "agent:main:main")).toEqual({ opens: 0, entries: first.entries });
+    expect(await runOnce(new ScanMemo(), "agent:main:main")).toEqual({ opens: 0, entries: first.entries });
+    appendMessages(dbPath, 1);
+    expect(await runOnce(memo, "agent:main:main")).toEqual({ opens: 1, entries: first.entries + 1 });
+    // A small window is read each time.
+    expect((await runOnce(memo, "agent:main:telegram:direct:5550001")).opens).toBe(1);
+    expect((await runOnce(memo, "agent:main:telegram:direct:5550001")).opens).toBe(1);
   });
 });

@@ -66,7 +66,9 @@ async function serveUntilStopped(app: App, flags: ServeFlags, sel: StoreSelectio
   const { routes } = await import("../serve/routes.js");
   const tz = resolveTimeZone(flags.tz, app.io.env);
   const stores = await withSession(app, (ctx) => ctx.session.indexes(sel));
-  const route = routes({ selection: sel, env: app.io.env, cwd: app.io.cwd, tz });
+  const { SnapshotPool } = await import("../../store/sqlite/snapshots.js");
+  const snapshots = new SnapshotPool();
+  const route = routes({ selection: sel, env: app.io.env, cwd: app.io.cwd, tz, snapshots });
   const server = await startServer({
     port: flags.port ?? 0,
     route,
@@ -89,6 +91,7 @@ async function serveUntilStopped(app: App, flags: ServeFlags, sel: StoreSelectio
   if (flags.open || path !== null) openBrowser(app, `${server.url}${path ?? ""}`);
   const signal = await stopped;
   await server.close();
+  snapshots.close();
   app.context(flags, `stopped (${signal})`);
 }
 

@@ -9,6 +9,7 @@ import { ToolError, usageError } from "../../core/errors.js";
 import { parseTranscriptRef } from "../../core/restore-target.js";
 import type { StoreContext, StoreSelection } from "../../store/index.js";
 import { ScanMemo } from "../../store/scan-memo.js";
+import type { SnapshotPool } from "../../store/sqlite/snapshots.js";
 import { openStoreSession } from "../../store/session.js";
 import { UnreadableLog } from "../../store/safe-read.js";
 import {
@@ -37,6 +38,8 @@ export interface RouteSettings {
   env: NodeJS.ProcessEnv;
   cwd: string;
   tz: string;
+  /** SQLite snapshots kept across requests while their database is unchanged (the server closes them when it stops). */
+  snapshots?: SnapshotPool;
 }
 
 type Handler = (q: URLSearchParams, f: Frame, ctx: StoreContext, s: RouteSettings) => Promise<Answer>;
@@ -235,7 +238,7 @@ export function routes(s: RouteSettings): Route {
     const f: Frame = { base, tz: s.tz };
     const h = HANDLERS[route];
     if (!h) return html(page(f, "Not found", errorBody(`no page ${route}`, "start from the overview")), 404);
-    const session = openStoreSession({ env: s.env, cwd: s.cwd, scans });
+    const session = openStoreSession({ env: s.env, cwd: s.cwd, scans, ...(s.snapshots ? { snapshots: s.snapshots } : {}) });
     const ctx = requestContext({ env: s.env, cwd: s.cwd, session });
     const log = new UnreadableLog();
     let streaming = false;

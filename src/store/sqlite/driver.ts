@@ -43,6 +43,22 @@ export interface SqliteDb {
   /** Row-by-row iteration, so a long transcript is never held in memory at once. */
   iterate(sql: string, ...params: unknown[]): Iterable<SqliteRow>;
   close(): void;
+  /** What was derived from a snapshot (`derivedOnce`); absent on a connection whose rows may change. */
+  readonly derived?: Map<string, unknown>;
+}
+
+/**
+ * `compute()` once per snapshot: a snapshot never changes, and a pooled one (snapshots.ts) serves
+ * many sessions. Only for plain values no caller changes; a live connection (restore's) computes
+ * each time.
+ */
+export function derivedOnce<T>(db: SqliteDb, key: string, compute: () => T): T {
+  const memo = db.derived;
+  if (memo === undefined) return compute();
+  if (memo.has(key)) return memo.get(key) as T;
+  const value = compute();
+  memo.set(key, value);
+  return value;
 }
 
 function openConnection(file: string): DatabaseSync {
@@ -164,6 +180,7 @@ export function openSqliteReadOnly(dbPath: string): SqliteDb {
     dbPath,
     copied,
     snapshotDir: dir,
+    derived: new Map(),
     all: (sql, ...params) => named(() => stmt(sql).all(...(params as SQLInputValue[])) as SqliteRow[]),
     get: (sql, ...params) => named(() => stmt(sql).get(...(params as SQLInputValue[])) as SqliteRow | undefined),
     iterate: (sql, ...params) => {

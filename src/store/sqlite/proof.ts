@@ -6,18 +6,21 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { SqliteDb } from "./driver.js";
+import { derivedOnce, type SqliteDb } from "./driver.js";
 import { hasTable, readColdArchives } from "./read.js";
 
 /** A window's proof: its events' count, seq range, sizes and stamps, plus its cold archive's identity. */
 export function windowProof(db: SqliteDb, sessionId: string, sessionsDir: string): string {
   const parts: unknown[] = [];
   if (hasTable(db, "transcript_events")) {
-    const r = db.get(
-      `SELECT count(*) AS n, min(seq) AS lo, max(seq) AS hi,
-              total(length(CAST(event_json AS BLOB))) AS jb, total(length(event_zstd)) AS zb, total(created_at) AS ct
-         FROM transcript_events WHERE session_id = ?`,
-      sessionId,
+    // A pass over the window's rows: once per snapshot.
+    const r = derivedOnce(db, `window-proof:${sessionId}`, () =>
+      db.get(
+        `SELECT count(*) AS n, min(seq) AS lo, max(seq) AS hi,
+                total(length(CAST(event_json AS BLOB))) AS jb, total(length(event_zstd)) AS zb, total(created_at) AS ct
+           FROM transcript_events WHERE session_id = ?`,
+        sessionId,
+      ),
     );
     parts.push(r?.n, r?.lo, r?.hi, r?.jb, r?.zb, r?.ct);
   }

@@ -17,7 +17,7 @@ import type {
   TranscriptArchiveRow,
   TranscriptEventStats,
 } from "../../core/sqlite-rows.js";
-import type { SqliteDb, SqliteRow } from "./driver.js";
+import { derivedOnce, type SqliteDb, type SqliteRow } from "./driver.js";
 import { isRecord, sqlNumber, stringOrNull } from "../../core/coerce.js";
 import { withEntrySnapshots, type EntrySnapshotRow, type SchemaStamp } from "../../core/agent-schema.js";
 
@@ -152,19 +152,22 @@ export function readSessionWindows(db: SqliteDb): SessionWindowRow[] {
 // ---- transcript_events ---------------------------------------------------------------------
 
 /** Event count and decoded size per session id, without decoding any payload. */
-export function readEventStats(db: SqliteDb): Map<string, TranscriptEventStats> {
-  const out = new Map<string, TranscriptEventStats>();
-  if (!hasTable(db, "transcript_events")) return out;
-  const rows = db.all(
-    `SELECT session_id, count(*) AS n,
-            sum(coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB)), 0)) AS b
-       FROM transcript_events GROUP BY session_id`,
-  );
-  for (const r of rows) {
-    const n = sqlNumber(r.n) ?? 0;
-    out.set(String(r.session_id), { events: n, bytes: (sqlNumber(r.b) ?? 0) + n });
-  }
-  return out;
+export function readEventStats(db: SqliteDb): ReadonlyMap<string, TranscriptEventStats> {
+  // A pass over every event row: once per snapshot (serve's pooled one answers many requests).
+  return derivedOnce(db, "event-stats", () => {
+    const out = new Map<string, TranscriptEventStats>();
+    if (!hasTable(db, "transcript_events")) return out;
+    const rows = db.all(
+      `SELECT session_id, count(*) AS n,
+              sum(coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB)), 0)) AS b
+         FROM transcript_events GROUP BY session_id`,
+    );
+    for (const r of rows) {
+      const n = sqlNumber(r.n) ?? 0;
+      out.set(String(r.session_id), { events: n, bytes: (sqlNumber(r.b) ?? 0) + n });
+    }
+    return out;
+  });
 }
 
 /** One transcript line as the shared transcript core sees it, plus where it came from. */

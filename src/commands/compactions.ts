@@ -134,7 +134,7 @@ function transcriptCompactions(ref: TranscriptRef, session: StoreSession): Promi
     async () => {
       const r = readOnce(session, ref);
       try {
-        const { compactions, offPath } = await readCompactions(r.open);
+        const { compactions, offPath } = await readCompactions(r.open, { scanner: session.scanner(ref) });
         return { compactions, offPath, cut: r.cut() };
       } finally {
         await r.close();
@@ -319,7 +319,7 @@ async function spanOf(c: Compaction, origin: Origin, session: StoreSession): Pro
       const ctx = await projectContext(r.open);
       return ctx.items.filter((i) => !kept.has(i.id)).map((i) => spanMessage({ ...i, time: toEpochMs(i.timestamp) }, null));
     }
-    const { span } = await readCompactions(r.open, { collect: origin.lineNo });
+    const { span } = await readCompactions(r.open, { collect: origin.lineNo, scanner: session.scanner(origin.ref) });
     return (span ?? []).map((i) => spanMessage(i, i.kind === "compactionSummary" ? (c.lost.previousSummary?.number ?? null) : null));
   } finally {
     await r.close();

@@ -20,7 +20,7 @@ import { toEpochMs } from "../when.js";
 import { contextItemOf, type ContextItem } from "../transcript/context.js";
 import { ResetKeptFilter } from "../transcript/history.js";
 import { entryId, type EntryRecord } from "../transcript/parse.js";
-import { pathPosition, scanTranscript, walkEntries, type OpenLines, type ScanResult } from "../transcript/scan.js";
+import { pathPosition, scanTranscript, walkEntries, type OpenLines, type ScanResult, type Scanner } from "../transcript/scan.js";
 
 /** One end of a span: the entry, where it is, who spoke and when. */
 export interface SpanEnd {
@@ -92,6 +92,8 @@ export interface SpanItem extends ContextItem {
 export interface ReadOptions {
   /** Collect the items of the span of the compaction on this line. */
   collect?: number;
+  /** Pass 1 (the store layer's hands a big transcript's kept scan to its next reader). */
+  scanner?: Scanner;
 }
 
 export interface ReadResult extends TranscriptCompactions {
@@ -256,7 +258,7 @@ async function mentionsCompaction(open: OpenLines): Promise<boolean> {
 export async function readCompactions(open: OpenLines, opts: ReadOptions = {}): Promise<ReadResult> {
   // Most transcripts hold no compaction row: one look at the raw lines, no parse, no tree.
   if (!(await mentionsCompaction(open))) return { compactions: [], offPath: 0, span: null };
-  const scan = await scanTranscript(open);
+  const scan = await (opts.scanner ?? scanTranscript)(open);
   const { boundaries, offPath } = boundariesOf(scan);
   const works = worksOf(boundaries, opts.collect);
   if (works.length === 0) return { compactions: [], offPath, span: null };

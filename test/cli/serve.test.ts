@@ -7,12 +7,14 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, hashTree } from "../helpers/corpus.js";
 import { closeViewers, request, startViewer } from "../helpers/serve.js";
+import { openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
 import { tempDir } from "../helpers/temp.js";
 
 afterAll(closeViewers);
@@ -183,6 +185,75 @@ describe("pages, both eras", () => {
     const rewritten = await get(last);
     expect(rewritten).toContain("rewritten while the viewer ran");
     expect(rewritten).not.toContain("appended while the viewer ran");
+  });
+
+  it("a big SQLite window's first pass and the database's copy, kept between requests, are never staler than the database", async () => {
+    const { stateDir } = copyState("sqlite", "sqlite-basic");
+    const dbPath = path.join(stateDir, "agents/main/agent/openclaw-agent.sqlite");
+    const window = "c7594281-11d3-423c-ad78-d246c1fa4a82"; // agent:main:main's current window
+    // OpenClaw's connection stays open: what it appends lives in the WAL, as while a Gateway runs.
+    const writer = openSqliteForWriting(dbPath);
+    const append = (texts: string[]) => {
+      let seq = Number(writer.prepare("SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?").get(window)!.m);
+      let parent = String(
+        writer.prepare("SELECT event_id AS id FROM transcript_event_identities WHERE session_id = ? AND seq = ?").get(window, seq)!.id,
+      );
+      writer.exec("BEGIN IMMEDIATE");
+      for (const text of texts) {
+        seq += 1;
+        const at = 1796004000000 + seq * 1000;
+        const id = `grow-${seq}`;
+        const json = JSON.stringify({
+          type: "message",
+          id,
+          parentId: parent,
+          timestamp: new Date(at).toISOString(),
+          message: { role: "user", content: text, timestamp: at },
+        });
+        run(
+          writer,
+          "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES (?, ?, ?, ?, ?)",
+          window,
+          seq,
+          json,
+          at,
+          Buffer.byteLength(json),
+        );
+        run(
+          writer,
+          "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?, ?, ?, 'message', ?, ?)",
+          window,
+          id,
+          seq,
+          parent,
+          at,
+        );
+        parent = id;
+      }
+      writer.exec("COMMIT");
+    };
+    try {
+      // Over 4,096 lines, so its first pass is kept (store/scan-memo.ts).
+      append(Array.from({ length: 4200 }, (_, i) => `filler ${String(i).padStart(4, "0")}`));
+      // This viewer's copies of the database (other tests' viewers keep theirs until the file ends).
+      const allCopies = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`openclaw-sessions-sqlite-${process.pid}-`));
+      const others = new Set(allCopies());
+      const copies = () => allCopies().filter((n) => !others.has(n));
+      const v = await startViewer({ stateDir });
+      const get = async (t: string) => (await request(v.port, `/${v.token}/${t}`, { headers: { Host: `127.0.0.1:${v.port}` } })).body;
+      const last = `key?k=${encodeURIComponent("agent:main:main")}&agent=main&page=last`;
+      expect(await get(last)).toContain("filler 4199");
+      expect(copies()).toHaveLength(1);
+      expect(await get(last)).toContain("filler 4199");
+      expect(copies()).toHaveLength(1); // the same copy served the second request
+      append(["appended while the viewer ran"]);
+      expect(await get(last)).toContain("appended while the viewer ran");
+      expect(copies()).toHaveLength(1); // a new copy, the old one removed
+      await v.close();
+      expect(copies()).toHaveLength(0);
+    } finally {
+      writer.close();
+    }
   });
 
   it("a SQLite window no key holds is read by the name every contract gives it (<db>#<sessionId>), at its line", async () => {

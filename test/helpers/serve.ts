@@ -7,21 +7,26 @@ import http from "node:http";
 import { routes } from "../../src/cli/serve/routes.js";
 import { startServer, type RunningServer } from "../../src/cli/serve/server.js";
 import type { StoreSelection } from "../../src/store/index.js";
+import { SnapshotPool } from "../../src/store/sqlite/snapshots.js";
 
 const running: RunningServer[] = [];
 
 export async function startViewer(selection: StoreSelection, env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
-  const server = await startServer({
+  // SQLite copies kept across requests, as `serve` keeps them (closed with the server).
+  const snapshots = new SnapshotPool();
+  const started = await startServer({
     port: 0,
     route: routes({
       selection,
       env: { HOME: "/nonexistent-home", XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, ...env },
       cwd: process.cwd(),
       tz: "UTC",
+      snapshots,
     }),
     // A page that failed unexpectedly answers 500, which the test sees; its cause goes to the log.
     onError: (err) => console.error(err),
   });
+  const server = { ...started, close: () => started.close().then(() => snapshots.close()) };
   running.push(server);
   return server;
 }

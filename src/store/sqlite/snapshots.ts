@@ -8,6 +8,7 @@
  * for the session that asks next; the old copy goes when its last session closes it.
  */
 import fs from "node:fs";
+import { statIdentity } from "../cache/store-cache.js";
 import type { SqliteDb } from "./driver.js";
 
 interface Held {
@@ -20,14 +21,18 @@ interface Held {
   retired: boolean;
 }
 
-/** dev:ino:size:mtime:ctime (ns) of the database and its WAL ("absent" for a missing one). */
-function sourcesOf(dbPath: string): string {
-  return [dbPath, `${dbPath}-wal`]
-    .map((p) => {
-      const st = fs.statSync(p, { bigint: true, throwIfNoEntry: false });
-      return st ? [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].join(":") : "absent";
-    })
-    .join("|");
+/** The identities (`statIdentity`) of the database and its WAL ("absent" for a missing one); null when one cannot be looked at. */
+function sourcesOf(dbPath: string): string | null {
+  try {
+    return [dbPath, `${dbPath}-wal`]
+      .map((p) => {
+        const st = fs.statSync(p, { bigint: true, throwIfNoEntry: false });
+        return st ? statIdentity(st) : "absent";
+      })
+      .join("|");
+  } catch {
+    return null;
+  }
 }
 
 export class SnapshotPool {
@@ -40,6 +45,8 @@ export class SnapshotPool {
    */
   open(dbPath: string, open: (dbPath: string) => SqliteDb): SqliteDb {
     const now = sourcesOf(dbPath);
+    // Nothing proves a copy current (the driver says why it cannot open the database, if it cannot).
+    if (now === null) return open(dbPath);
     let held = this.#held.get(dbPath);
     if (held?.sources !== now) {
       if (held) this.#retire(held);

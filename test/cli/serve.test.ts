@@ -14,7 +14,7 @@ import { BIN } from "../helpers/built-cli.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, hashTree } from "../helpers/corpus.js";
 import { closeViewers, request, startViewer } from "../helpers/serve.js";
-import { openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
+import { appendUserMessages, openSqliteForWriting } from "../helpers/sqlite-writer.js";
 import { tempDir } from "../helpers/temp.js";
 
 afterAll(closeViewers);
@@ -193,45 +193,7 @@ describe("pages, both eras", () => {
     const window = "c7594281-11d3-423c-ad78-d246c1fa4a82"; // agent:main:main's current window
     // OpenClaw's connection stays open: what it appends lives in the WAL, as while a Gateway runs.
     const writer = openSqliteForWriting(dbPath);
-    const append = (texts: string[]) => {
-      let seq = Number(writer.prepare("SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?").get(window)!.m);
-      let parent = String(
-        writer.prepare("SELECT event_id AS id FROM transcript_event_identities WHERE session_id = ? AND seq = ?").get(window, seq)!.id,
-      );
-      writer.exec("BEGIN IMMEDIATE");
-      for (const text of texts) {
-        seq += 1;
-        const at = 1796004000000 + seq * 1000;
-        const id = `grow-${seq}`;
-        const json = JSON.stringify({
-          type: "message",
-          id,
-          parentId: parent,
-          timestamp: new Date(at).toISOString(),
-          message: { role: "user", content: text, timestamp: at },
-        });
-        run(
-          writer,
-          "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES (?, ?, ?, ?, ?)",
-          window,
-          seq,
-          json,
-          at,
-          Buffer.byteLength(json),
-        );
-        run(
-          writer,
-          "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?, ?, ?, 'message', ?, ?)",
-          window,
-          id,
-          seq,
-          parent,
-          at,
-        );
-        parent = id;
-      }
-      writer.exec("COMMIT");
-    };
+    const append = (texts: string[]) => appendUserMessages(writer, window, texts);
     try {
       // Over 4,096 lines, so its first pass is kept (store/scan-memo.ts).
       append(Array.from({ length: 4200 }, (_, i) => `filler ${String(i).padStart(4, "0")}`));

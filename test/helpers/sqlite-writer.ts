@@ -36,6 +36,37 @@ export function run(db: DatabaseSync, sql: string, ...params: Param[]): void {
   db.prepare(sql).run(...(params as SQLInputValue[]));
 }
 
+/**
+ * User messages appended to a window, in one transaction, each event row and its identity row as
+ * OpenClaw 2026.9.6 appends them (the next seq, parented on the window's last event).
+ */
+export function appendUserMessages(db: DatabaseSync, window: string, texts: readonly string[]): void {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    let seq = Number(get(db, "SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?", window)!.m);
+    let parent = String(
+      get(db, "SELECT event_id AS id FROM transcript_event_identities WHERE session_id = ? AND seq = ?", window, seq)!.id,
+    );
+    for (const text of texts) {
+      seq += 1;
+      const at = Date.parse("2026-11-30T02:00:00.000Z") + seq * 1000;
+      const id = `grow-${seq}`;
+      const message = { role: "user", content: text, timestamp: at };
+      const json = JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(at).toISOString(), message });
+      const event = "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES (?, ?, ?, ?, ?)";
+      run(db, event, window, seq, json, at, Buffer.byteLength(json));
+      const identity =
+        "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?, ?, ?, 'message', ?, ?)";
+      run(db, identity, window, id, seq, parent, at);
+      parent = id;
+    }
+    db.exec("COMMIT");
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  }
+}
+
 export function get(db: DatabaseSync, sql: string, ...params: Param[]): Record<string, unknown> | undefined {
   return db.prepare(sql).get(...(params as SQLInputValue[])) as Record<string, unknown> | undefined;
 }

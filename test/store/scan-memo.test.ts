@@ -8,7 +8,7 @@ import { ScanMemo } from "../../src/store/scan-memo.js";
 import { openStoreSession } from "../../src/store/session.js";
 import { copyState } from "../helpers/corpus.js";
 import { factsIn, indexFileOf } from "../helpers/index-cache.js";
-import { openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
+import { appendUserMessages, openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
 import { tempDir } from "../helpers/temp.js";
 
 const line = (i: number) =>
@@ -201,48 +201,15 @@ describe("ScanMemo with the index: a big file's first pass for the next run", ()
 describe("ScanMemo for SQLite windows: proven unchanged by the run's snapshot", () => {
   const WINDOW = "c7594281-11d3-423c-ad78-d246c1fa4a82"; // agent:main:main's current window in sqlite-basic
 
-  /** `n` messages appended to the window, each row and its identity row as OpenClaw 9.6 writes them. */
+  /** `n` messages appended to the window, as OpenClaw 9.6 appends them. */
   function appendMessages(dbPath: string, n: number): void {
     const db = openSqliteForWriting(dbPath);
     try {
-      db.exec("BEGIN IMMEDIATE");
-      const last = db.prepare("SELECT max(seq) AS seq FROM transcript_events WHERE session_id = ?").get(WINDOW)!;
-      let seq = Number(last.seq);
-      let parent = String(
-        db.prepare("SELECT event_id AS id FROM transcript_event_identities WHERE session_id = ? AND seq = ?").get(WINDOW, seq)!.id,
+      appendUserMessages(
+        db,
+        WINDOW,
+        Array.from({ length: n }, () => "x".repeat(200)),
       );
-      for (let i = 0; i < n; i++) {
-        const id = `grow-${seq + 1}`;
-        const at = Date.parse("2026-11-30T02:00:00.000Z") + i * 1000;
-        const json = JSON.stringify({
-          type: "message",
-          id,
-          parentId: parent,
-          timestamp: new Date(at).toISOString(),
-          message: { role: "user", content: "x".repeat(200), timestamp: at },
-        });
-        seq += 1;
-        run(
-          db,
-          "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES (?, ?, ?, ?, ?)",
-          WINDOW,
-          seq,
-          json,
-          at,
-          Buffer.byteLength(json),
-        );
-        run(
-          db,
-          "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?, ?, ?, 'message', ?, ?)",
-          WINDOW,
-          id,
-          seq,
-          parent,
-          at,
-        );
-        parent = id;
-      }
-      db.exec("COMMIT");
     } finally {
       db.close();
     }

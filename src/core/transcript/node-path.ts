@@ -58,6 +58,7 @@ export class NodePath implements Iterable<number> {
 
   /** A path from `toRuns`'s pairs; throws on pairs that are not ascending runs of indices. */
   static fromRuns(flat: readonly number[]): NodePath {
+    if (!Array.isArray(flat) || flat.length % 2 !== 0) throw new Error("not a node path record");
     const runs: Array<[number, number]> = [];
     let next = 0;
     for (let k = 0; k < flat.length; k += 2) {

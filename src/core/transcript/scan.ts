@@ -60,7 +60,9 @@ export function scanOfRecord(r: ScanRecord): ScanResult {
     index(r.leaf, -1) &&
     (r.leafRule === "last-entry" || r.leafRule === "leaf-rows") &&
     Number.isInteger(r.leafRows) &&
-    (path.length === 0 || index(path.at(path.length - 1), 0)) &&
+    // The path runs root → leaf (`pathTo`): it ends at the leaf, and is empty only without one.
+    (path.length === 0 ? r.leaf === -1 : path.at(path.length - 1) === r.leaf) &&
+    Array.isArray(r.keptIds) &&
     r.keptIds.every(([id, i]) => typeof id === "string" && index(i, 0));
   if (!fine || !Number.isInteger(r.maxIssues)) throw new Error("not a first-pass record");
   const tree: EntryTree = { nodes, keptIds: new Map(r.keptIds), leaf: r.leaf, leafRule: r.leafRule, leafRows: r.leafRows, path };

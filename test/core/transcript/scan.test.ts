@@ -149,6 +149,8 @@ describe("a first pass as plain data (what the index keeps of a big transcript)"
     expect(() => scanOfRecord({ ...record, leaf: 10_000 })).toThrow();
     expect(() => scanOfRecord({ ...record, leafRule: "newest" })).toThrow();
     expect(() => scanOfRecord({ ...record, path: [0, 99_999] })).toThrow();
+    expect(() => scanOfRecord({ ...record, path: 5 })).toThrow();
+    expect(() => scanOfRecord({ ...record, path: [0, 3] })).toThrow(); // does not end at the leaf
     expect(() => scanOfRecord({ ...record, diagnostics: { ...record.diagnostics, linesRead: -1 } })).toThrow();
     expect(() => scanOfRecord({ ...record, header: "x" })).toThrow();
   });

@@ -2,6 +2,9 @@ import { describe, expect, it, vi } from "vitest";
 import { projectHistory } from "../../../src/core/transcript/history.js";
 import { linesFromEvents, utf8Length, type TranscriptLine } from "../../../src/core/transcript/parse.js";
 import { scanOfRecord, scanRecordOf, scanTranscript, walkEntries, type ScanResult } from "../../../src/core/transcript/scan.js";
+import fs from "node:fs";
+import path from "node:path";
+import { CORPUS, openFile, scenarios } from "./corpus.js";
 import { header, msg, row } from "./helpers.js";
 
 /** A synthetic transcript generated lazily: `n` lines of `size` bytes, nothing held. */
@@ -142,6 +145,32 @@ describe("a first pass as plain data (what the index keeps of a big transcript)"
     expect(back.diagnostics.count("malformed")).toBe(1);
     expect(back.diagnostics.unknownTypes.has("x-future-type")).toBe(true);
     expect(await ids(rows, back)).toEqual(await ids(rows, scan));
+  });
+
+  it("reads back as the same first pass for every transcript of the files corpus", async () => {
+    const files = scenarios("files").flatMap((sc) => {
+      const dir = path.join(CORPUS, "files", sc, "state", "agents", "main", "sessions");
+      return fs.existsSync(dir)
+        ? fs
+            .readdirSync(dir)
+            .filter((n) => n.includes(".jsonl") && !n.endsWith(".lock"))
+            .map((n) => path.join(dir, n))
+        : [];
+    });
+    expect(files.length).toBeGreaterThan(40);
+    for (const file of files) {
+      if (file.endsWith(".zst")) continue;
+      const scan = await scanTranscript(openFile(file));
+      const back = scanOfRecord(JSON.parse(JSON.stringify(scanRecordOf(scan))));
+      expect([...back.tree.nodes], file).toEqual([...scan.tree.nodes]);
+      expect([...back.tree.path], file).toEqual([...scan.tree.path]);
+      expect({ leaf: back.tree.leaf, kept: back.tree.keptIds, header: back.header }, file).toEqual({
+        leaf: scan.tree.leaf,
+        kept: scan.tree.keptIds,
+        header: scan.header,
+      });
+      expect(back.diagnostics.toJSON(), file).toEqual(scan.diagnostics.toJSON());
+    }
   });
 
   it("refuses a record that is not one", async () => {

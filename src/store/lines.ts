@@ -21,18 +21,39 @@ export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
  * and an await per line is a large part of reading it (core/transcript/scan.ts `forEachLine`).
  * Either way, it is read once.
  */
-export interface LineStream extends AsyncIterable<RawLine> {
-  batches(): AsyncIterable<RawLine[]>;
+export interface LineStream<L extends RawLine = RawLine> extends AsyncIterable<L> {
+  batches(): AsyncIterable<L[]>;
+}
+
+/** The lines of `batches()`, also one at a time. */
+export function lineStream<L extends RawLine>(batches: () => AsyncIterable<L[]>): LineStream<L> {
+  return {
+    batches,
+    async *[Symbol.asyncIterator]() {
+      for await (const batch of batches()) yield* batch;
+    },
+  };
 }
 
 /** Splits a byte stream into lines. */
 export function splitLines(chunks: AsyncIterable<Buffer | Uint8Array>, maxLineBytes = DEFAULT_MAX_LINE_BYTES): LineStream {
-  return {
-    batches: () => splitBatches(chunks, maxLineBytes),
-    async *[Symbol.asyncIterator]() {
-      for await (const batch of splitBatches(chunks, maxLineBytes)) yield* batch;
-    },
-  };
+  return lineStream(() => splitBatches(chunks, maxLineBytes));
+}
+
+/** Lines made one by one (a SQLite window's rows), handed over as a file's are: up to `BATCH_BYTES` of text at a time. */
+export async function* batchesOf<L extends RawLine>(lines: Iterable<L>): AsyncGenerator<L[]> {
+  let batch: L[] = [];
+  let bytes = 0;
+  for (const line of lines) {
+    batch.push(line);
+    bytes += line.bytes;
+    if (bytes >= BATCH_BYTES) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /**

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { LineStream, RawLine } from "../lines.js";
-import { bufferLines, fileLines, splitLines, zstdChunks, zstdDecompressSync } from "../lines.js";
+import { batchesOf, bufferLines, fileLines, lineStream, splitLines, zstdChunks, zstdDecompressSync } from "../lines.js";
 import type {
   ColdArchiveRow,
   DbFacts,
@@ -328,8 +328,11 @@ export function coldLines(db: SqliteDb, cold: ColdArchiveRow, sessionsDir: strin
 
 // ---- lines for the transcript core ---------------------------------------------------------
 
+/** A line of a cold archive or an archive row, as the window's own lines are labelled. */
+const labelled = (l: RawLine, storage: SqliteRawLine["storage"]): SqliteRawLine => ({ ...l, seq: null, storage, createdAt: null });
+
 async function* relabel(lines: AsyncIterable<RawLine>, storage: SqliteRawLine["storage"]): AsyncGenerator<SqliteRawLine> {
-  for await (const l of lines) yield { ...l, seq: null, storage, createdAt: null };
+  for await (const l of lines) yield labelled(l, storage);
 }
 
 /**
@@ -337,23 +340,31 @@ async function* relabel(lines: AsyncIterable<RawLine>, storage: SqliteRawLine["s
  * window's early events (⚠ cold storage is absent from the corpus; we assume it holds seq ≤
  * last_seq and skip those seqs if they are still in transcript_events), then transcript_events.
  */
-export async function* windowLines(db: SqliteDb, sessionId: string, opts: { sessionsDir?: string } = {}): AsyncGenerator<SqliteRawLine> {
-  let afterSeq = -1;
-  let lineNo = 0;
-  let offset = 0;
-  const cold = opts.sessionsDir ? readColdArchives(db).find((c) => c.sessionId === sessionId) : undefined;
-  if (cold && opts.sessionsDir) {
-    const lines = coldLines(db, cold, opts.sessionsDir);
-    if (lines) {
-      for await (const l of relabel(lines, "cold")) {
-        lineNo = l.lineNo;
-        offset = l.offset + l.bytes + 1;
-        yield l;
+export function windowLines(db: SqliteDb, sessionId: string, opts: { sessionsDir?: string } = {}): LineStream<SqliteRawLine> {
+  // A batch at a time, as a file's lines come: a window can hold 100k events, and an await per line
+  // was a large part of reading one.
+  return lineStream(async function* () {
+    let afterSeq = -1;
+    let lineNo = 0;
+    let offset = 0;
+    const cold = opts.sessionsDir ? readColdArchives(db).find((c) => c.sessionId === sessionId) : undefined;
+    if (cold && opts.sessionsDir) {
+      const lines = coldLines(db, cold, opts.sessionsDir);
+      if (lines) {
+        for await (const batch of lines.batches()) {
+          const relabelled = batch.map((l) => labelled(l, "cold"));
+          const last = relabelled.at(-1);
+          if (last) {
+            lineNo = last.lineNo;
+            offset = last.offset + last.bytes + 1;
+          }
+          yield relabelled;
+        }
+        afterSeq = cold.lastSeq ?? -1;
       }
-      afterSeq = cold.lastSeq ?? -1;
     }
-  }
-  yield* windowEventLines(db, sessionId, { afterSeq, lineNoStart: lineNo, offsetStart: offset });
+    yield* batchesOf(windowEventLines(db, sessionId, { afterSeq, lineNoStart: lineNo, offsetStart: offset }));
+  });
 }
 
 /** Lines of an archive row's document (identity or zstd), like reading the published file. */

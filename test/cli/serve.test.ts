@@ -352,6 +352,25 @@ describe("the CLI", () => {
     expect(bad.stderr).toContain("did you mean");
   });
 
+  it("open <key> on a SQLite store copies the database once: the check before the start serves the first request, and the copy goes at the stop", async () => {
+    const { stateDir } = copyState("sqlite", "sqlite-reset");
+    const tmp = tempDir("ocs-serve-tmp-");
+    const copies = () => fs.readdirSync(tmp).filter((n) => n.startsWith("openclaw-sessions-sqlite-"));
+    const bin = tempDir("ocs-opener-");
+    fs.writeFileSync(path.join(bin, "xdg-open"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const s = startCli(["open", "agent:main:main", "--state-dir", stateDir], { TMPDIR: tmp, PATH: `${bin}:${process.env.PATH}` });
+    const u = new URL(await s.url);
+    const atStart = copies();
+    expect(atStart).toHaveLength(1);
+    const page = await request(Number(u.port), `${u.pathname}${u.search}`, { headers: { Host: u.host } });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<svg class="timeline"');
+    expect(copies()).toEqual(atStart);
+    s.child.kill("SIGTERM");
+    expect((await s.exited).code).toBe(0);
+    expect(copies()).toEqual([]);
+  });
+
   it("no option binds another address; a port out of range is a usage error", async () => {
     const { stateDir } = copyState("files", "reset-chain");
     for (const args of [

@@ -9,6 +9,7 @@ import { addVaultOption, integerOption, selectionOf, type CommonOptions } from "
 import { environmentError, usageError } from "../../core/errors.js";
 import { resolveTimeZone } from "../../core/format.js";
 import type { StoreContext, StoreSelection } from "../../store/index.js";
+import type { SnapshotPool } from "../../store/sqlite/snapshots.js";
 
 interface ServeFlags extends CommonOptions {
   port?: number;
@@ -43,13 +44,13 @@ function openBrowser(app: App, url: string): void {
 }
 
 /**
- * A store session for what is checked before the server starts, closed at once: the server reads
- * through a session of its own per request, so no database snapshot is kept while it runs.
+ * A store session for what is checked before the server starts, closed at once. Given the
+ * server's pool, a database it copies stays there for the first request while it is unchanged.
  */
-async function withSession<T>(app: App, body: (ctx: StoreContext) => Promise<T>): Promise<T> {
+async function withSession<T>(app: App, body: (ctx: StoreContext) => Promise<T>, snapshots?: SnapshotPool): Promise<T> {
   // Imported here: a static import would load the store layer (and node:sqlite) at every command's start.
   const { openStoreSession } = await import("../../store/session.js");
-  const session = openStoreSession({ env: app.io.env, cwd: app.io.cwd });
+  const session = openStoreSession({ env: app.io.env, cwd: app.io.cwd, ...(snapshots ? { snapshots } : {}) });
   try {
     return await body({ env: app.io.env, cwd: app.io.cwd, session });
   } finally {
@@ -60,39 +61,55 @@ async function withSession<T>(app: App, body: (ctx: StoreContext) => Promise<T>)
 
 const PORT_HELP = "the port (default: a random free one); the server listens on 127.0.0.1 and ::1 only";
 
-/** Serve until stopped; `path` is opened in a browser (relative to the token's root) when given. */
-async function serveUntilStopped(app: App, flags: ServeFlags, sel: StoreSelection, path: string | null): Promise<void> {
+/**
+ * Serve until stopped. `pathOf` checks what the command was asked for before anything starts and
+ * names the page to open in a browser (relative to the token's root), or null for none.
+ */
+async function serveUntilStopped(
+  app: App,
+  flags: ServeFlags,
+  sel: StoreSelection,
+  pathOf: (ctx: StoreContext) => Promise<string | null>,
+): Promise<void> {
   const { startServer } = await import("../serve/server.js");
   const { routes } = await import("../serve/routes.js");
-  const tz = resolveTimeZone(flags.tz, app.io.env);
-  const stores = await withSession(app, (ctx) => ctx.session.indexes(sel));
   const { SnapshotPool } = await import("../../store/sqlite/snapshots.js");
+  const tz = resolveTimeZone(flags.tz, app.io.env);
   const snapshots = new SnapshotPool();
-  const route = routes({ selection: sel, env: app.io.env, cwd: app.io.cwd, tz, snapshots });
-  const server = await startServer({
-    port: flags.port ?? 0,
-    route,
-    onError: (err) => app.say(`internal error while answering a request: ${err instanceof Error ? err.message : String(err)}`),
-  }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === "EADDRINUSE" || err.code === "EACCES")
-      throw environmentError(
-        "PORT_UNAVAILABLE",
-        `cannot listen on port ${flags.port}: ${err.code === "EACCES" ? "permission denied" : "in use"}`,
-        "pick another --port, or leave it out for a random one",
-      );
-    throw err;
-  });
-  const stopped = stopSignal();
-  const where = stores
-    .map((s) => `${s.location.era === "sqlite" ? "SQLite" : "file-backed"} store of agent "${s.location.agentId}"`)
-    .join(", ");
-  app.io.stdout.write(`${server.url}${path ?? ""}\n`);
-  app.context(flags, `serving ${where || "no store"} read-only on ${server.addresses.join(" and ")} port ${server.port}; Ctrl-C stops`);
-  if (flags.open || path !== null) openBrowser(app, `${server.url}${path ?? ""}`);
-  const signal = await stopped;
-  await server.close();
-  snapshots.close();
-  app.context(flags, `stopped (${signal})`);
+  try {
+    // Through the server's pool: a database copied here serves the first request while it is unchanged.
+    const { path, stores } = await withSession(
+      app,
+      async (ctx) => ({ path: await pathOf(ctx), stores: await ctx.session.indexes(sel) }),
+      snapshots,
+    );
+    const route = routes({ selection: sel, env: app.io.env, cwd: app.io.cwd, tz, snapshots });
+    const server = await startServer({
+      port: flags.port ?? 0,
+      route,
+      onError: (err) => app.say(`internal error while answering a request: ${err instanceof Error ? err.message : String(err)}`),
+    }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "EADDRINUSE" || err.code === "EACCES")
+        throw environmentError(
+          "PORT_UNAVAILABLE",
+          `cannot listen on port ${flags.port}: ${err.code === "EACCES" ? "permission denied" : "in use"}`,
+          "pick another --port, or leave it out for a random one",
+        );
+      throw err;
+    });
+    const stopped = stopSignal();
+    const where = stores
+      .map((s) => `${s.location.era === "sqlite" ? "SQLite" : "file-backed"} store of agent "${s.location.agentId}"`)
+      .join(", ");
+    app.io.stdout.write(`${server.url}${path ?? ""}\n`);
+    app.context(flags, `serving ${where || "no store"} read-only on ${server.addresses.join(" and ")} port ${server.port}; Ctrl-C stops`);
+    if (flags.open || path !== null) openBrowser(app, `${server.url}${path ?? ""}`);
+    const signal = await stopped;
+    await server.close();
+    app.context(flags, `stopped (${signal})`);
+  } finally {
+    snapshots.close();
+  }
 }
 
 const VAULT_HELP = "also what only the vault still holds, on every page, marked";
@@ -120,7 +137,7 @@ More: docs/serve.md.
 `,
   async run({ app, flags }) {
     checkPort(flags.port);
-    await serveUntilStopped(app, flags, selectionOf(flags), null);
+    await serveUntilStopped(app, flags, selectionOf(flags), async () => null);
   },
 });
 
@@ -149,8 +166,9 @@ anything starts.
     checkPort(flags.port);
     const sel = selectionOf(flags, key);
     const { checkKey } = await import("../serve/routes.js");
-    const { agentId } = await withSession(app, (ctx) => checkKey(sel, key, ctx));
-    const q = new URLSearchParams({ k: key, agent: agentId });
-    await serveUntilStopped(app, flags, sel, `key?${q.toString()}`);
+    await serveUntilStopped(app, flags, sel, async (ctx) => {
+      const { agentId } = await checkKey(sel, key, ctx);
+      return `key?${new URLSearchParams({ k: key, agent: agentId }).toString()}`;
+    });
   },
 });

@@ -40,8 +40,11 @@ export interface SqliteDb {
   readonly snapshotDir: string;
   all(sql: string, ...params: unknown[]): SqliteRow[];
   get(sql: string, ...params: unknown[]): SqliteRow | undefined;
-  /** Row-by-row iteration, so a long transcript is never held in memory at once. */
-  iterate(sql: string, ...params: unknown[]): Iterable<SqliteRow>;
+  /**
+   * Row-by-row iteration, so a long transcript is never held in memory at once. Each row is an
+   * array in the SELECT's column order: no object per row in the loop that reads a window.
+   */
+  iterate(sql: string, ...params: unknown[]): Iterable<unknown[]>;
   close(): void;
   /** What was derived from a snapshot (`derivedOnce`); absent on a connection whose rows may change. */
   readonly derived?: Map<string, unknown>;
@@ -59,6 +62,12 @@ export function derivedOnce<T>(db: SqliteDb, key: string, compute: () => T): T {
   const value = compute();
   memo.set(key, value);
   return value;
+}
+
+/** `statement`, answering each row as an array (`iterate`'s rows). */
+export function arrayRows(statement: StatementSync): StatementSync {
+  statement.setReturnArrays(true);
+  return statement;
 }
 
 function openConnection(file: string): DatabaseSync {
@@ -185,8 +194,8 @@ export function openSqliteReadOnly(dbPath: string): SqliteDb {
     get: (sql, ...params) => named(() => stmt(sql).get(...(params as SQLInputValue[])) as SqliteRow | undefined),
     iterate: (sql, ...params) => {
       // A fresh statement: a cached one could already be mid-iteration.
-      const rows = named(() => conn.prepare(sql).iterate(...(params as SQLInputValue[])) as Iterator<SqliteRow>);
-      const done = { done: true, value: undefined } as IteratorResult<SqliteRow>;
+      const rows = named(() => arrayRows(conn.prepare(sql)).iterate(...(params as SQLInputValue[])) as Iterator<unknown[]>);
+      const done = { done: true, value: undefined } as IteratorResult<unknown[]>;
       return { [Symbol.iterator]: () => ({ next: () => named(() => rows.next()), return: () => rows.return?.() ?? done }) };
     },
     close: () => {

@@ -67,14 +67,14 @@ export class SqliteEventIndex {
         else if (!list.includes(sessionId)) list.push(sessionId);
       };
       if (this.hasIdentities)
-        for (const r of this.db.iterate("SELECT session_id, event_id FROM transcript_event_identities"))
-          add(String(r.event_id), String(r.session_id));
+        for (const [sessionId, eventId] of this.db.iterate("SELECT session_id, event_id FROM transcript_event_identities"))
+          add(String(eventId), String(sessionId));
       // Rows whose identity row is gone still count as present (reported as no-identity).
       if (hasTable(this.db, "transcript_events")) {
-        for (const r of this.db.iterate(
-          "SELECT session_id, json_extract(event_json, '$.id') AS id FROM transcript_events WHERE event_json IS NOT NULL",
+        for (const [sessionId, eventId] of this.db.iterate(
+          "SELECT session_id, json_extract(event_json, '$.id') FROM transcript_events WHERE event_json IS NOT NULL",
         )) {
-          if (typeof r.id === "string") add(r.id, String(r.session_id));
+          if (typeof eventId === "string") add(eventId, String(sessionId));
         }
       }
     }

@@ -6,23 +6,27 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { derivedOnce, type SqliteDb } from "./driver.js";
-import { hasTable, readColdArchives } from "./read.js";
+import type { SqliteDb } from "./driver.js";
+import { hasTable, readColdArchives, readEventAggregates } from "./read.js";
 
 /** A window's proof: its events' count, seq range, sizes and stamps, plus its cold archive's identity. */
 export function windowProof(db: SqliteDb, sessionId: string, sessionsDir: string): string {
   const parts: unknown[] = [];
   if (hasTable(db, "transcript_events")) {
-    // A pass over the window's rows: once per snapshot.
-    const r = derivedOnce(db, `window-proof:${sessionId}`, () =>
-      db.get(
+    if (db.derived) {
+      // A snapshot: the one pass over every row that the store's own reading makes (read.ts) has this window's figures too.
+      const a = readEventAggregates(db).get(sessionId);
+      parts.push(a?.events ?? 0, a?.minSeq ?? null, a?.maxSeq ?? null, a?.jsonBytes ?? 0, a?.zstdBytes ?? 0, a?.createdAtTotal ?? 0);
+    } else {
+      // A live connection (restore's): this window's rows only, each time.
+      const r = db.get(
         `SELECT count(*) AS n, min(seq) AS lo, max(seq) AS hi,
                 total(length(CAST(event_json AS BLOB))) AS jb, total(length(event_zstd)) AS zb, total(created_at) AS ct
            FROM transcript_events WHERE session_id = ?`,
         sessionId,
-      ),
-    );
-    parts.push(r?.n, r?.lo, r?.hi, r?.jb, r?.zb, r?.ct);
+      );
+      parts.push(r?.n, r?.lo, r?.hi, r?.jb, r?.zb, r?.ct);
+    }
   }
   const cold = readColdArchives(db).find((c) => c.sessionId === sessionId);
   if (cold) {

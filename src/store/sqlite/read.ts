@@ -17,7 +17,7 @@ import type {
   TranscriptArchiveRow,
   TranscriptEventStats,
 } from "../../core/sqlite-rows.js";
-import { derivedOnce, type SqliteDb, type SqliteRow } from "./driver.js";
+import { derivedOnce, type SqliteDb } from "./driver.js";
 import { isRecord, sqlNumber, stringOrNull } from "../../core/coerce.js";
 import { withEntrySnapshots, type EntrySnapshotRow, type SchemaStamp } from "../../core/agent-schema.js";
 
@@ -151,21 +151,53 @@ export function readSessionWindows(db: SqliteDb): SessionWindowRow[] {
 
 // ---- transcript_events ---------------------------------------------------------------------
 
-/** Event count and decoded size per session id, without decoding any payload. */
-export function readEventStats(db: SqliteDb): ReadonlyMap<string, TranscriptEventStats> {
-  // A pass over every event row: once per snapshot (serve's pooled one answers many requests).
-  return derivedOnce(db, "event-stats", () => {
-    const out = new Map<string, TranscriptEventStats>();
+/**
+ * What one pass over every event row says of each window: its count, seq range, payload sizes and
+ * stamps. `readEventStats` and a snapshot's `windowProof` both read it, so one scan serves both.
+ */
+export interface WindowEventAggregate {
+  events: number;
+  /** Decoded size: `event_utf8_bytes`, or the JSON's own length where OpenClaw left it null. */
+  decodedBytes: number;
+  minSeq: number | null;
+  maxSeq: number | null;
+  jsonBytes: number;
+  zstdBytes: number;
+  createdAtTotal: number;
+}
+
+/** Per session id, once per snapshot (serve's pooled one answers many requests). */
+export function readEventAggregates(db: SqliteDb): ReadonlyMap<string, WindowEventAggregate> {
+  return derivedOnce(db, "event-aggregates", () => {
+    const out = new Map<string, WindowEventAggregate>();
     if (!hasTable(db, "transcript_events")) return out;
+    // Lengths without decoding a payload; total() as windowProof's own query sums them.
     const rows = db.all(
-      `SELECT session_id, count(*) AS n,
-              sum(coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB)), 0)) AS b
+      `SELECT session_id, count(*) AS n, min(seq) AS lo, max(seq) AS hi,
+              sum(coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB)), 0)) AS b,
+              total(length(CAST(event_json AS BLOB))) AS jb, total(length(event_zstd)) AS zb, total(created_at) AS ct
          FROM transcript_events GROUP BY session_id`,
     );
     for (const r of rows) {
-      const n = sqlNumber(r.n) ?? 0;
-      out.set(String(r.session_id), { events: n, bytes: (sqlNumber(r.b) ?? 0) + n });
+      out.set(String(r.session_id), {
+        events: sqlNumber(r.n) ?? 0,
+        decodedBytes: sqlNumber(r.b) ?? 0,
+        minSeq: sqlNumber(r.lo),
+        maxSeq: sqlNumber(r.hi),
+        jsonBytes: sqlNumber(r.jb) ?? 0,
+        zstdBytes: sqlNumber(r.zb) ?? 0,
+        createdAtTotal: sqlNumber(r.ct) ?? 0,
+      });
     }
+    return out;
+  });
+}
+
+/** Event count and decoded size per session id, without decoding any payload. */
+export function readEventStats(db: SqliteDb): ReadonlyMap<string, TranscriptEventStats> {
+  return derivedOnce(db, "event-stats", () => {
+    const out = new Map<string, TranscriptEventStats>();
+    for (const [id, a] of readEventAggregates(db)) out.set(id, { events: a.events, bytes: a.decodedBytes + a.events });
     return out;
   });
 }
@@ -178,11 +210,11 @@ export interface SqliteRawLine extends RawLine {
   createdAt: number | null;
 }
 
-function eventText(row: SqliteRow): { text: string; invalidUtf8: boolean; storage: "json" | "zstd" } {
+function eventText(json: unknown, zstd: unknown): { text: string; invalidUtf8: boolean; storage: "json" | "zstd" } {
   // Exactly one payload column is set; selecting only event_json would silently drop every
   // compressed (1 KiB–4 MiB) event.
-  if (row.event_json != null) return { text: String(row.event_json), invalidUtf8: false, storage: "json" };
-  const blob = row.event_zstd as Uint8Array | null;
+  if (json != null) return { text: String(json), invalidUtf8: false, storage: "json" };
+  const blob = zstd as Uint8Array | null;
   if (!blob) return { text: "", invalidUtf8: false, storage: "json" };
   return { ...decodeUtf8(zstdDecompressSync(blob)), storage: "zstd" };
 }
@@ -204,11 +236,11 @@ export function* windowEventLines(
     sessionId,
     opts.afterSeq ?? -1,
   );
-  for (const row of rows) {
-    const { text, invalidUtf8, storage } = eventText(row);
+  for (const [seq, json, zstd, createdAt] of rows) {
+    const { text, invalidUtf8, storage } = eventText(json, zstd);
     const bytes = Buffer.byteLength(text, "utf8");
     lineNo += 1;
-    const line: SqliteRawLine = { lineNo, text, bytes, offset, seq: sqlNumber(row.seq), storage, createdAt: sqlNumber(row.created_at) };
+    const line: SqliteRawLine = { lineNo, text, bytes, offset, seq: sqlNumber(seq), storage, createdAt: sqlNumber(createdAt) };
     if (invalidUtf8) line.invalidUtf8 = true;
     offset += bytes + 1;
     yield line;
@@ -225,7 +257,7 @@ export function windowEdgeTexts(db: SqliteDb, sessionId: string, end: "first" | 
     sessionId,
     n,
   );
-  const texts = rows.map((row) => eventText(row).text);
+  const texts = rows.map((row) => eventText(row.event_json, row.event_zstd).text);
   return end === "first" ? texts : texts.reverse();
 }
 

@@ -9,7 +9,7 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { NodeFacts, SqliteFacts, SqlValue, SourceLine, WindowFacts } from "../../core/sqlite-restore.js";
 import { zstdDecompressSync } from "../lines.js";
 import { noteUnreadable, readRegularFileSync } from "../safe-read.js";
-import { openSqliteReadOnly, type SqliteDb, type SqliteRow } from "./driver.js";
+import { arrayRows, openSqliteReadOnly, type SqliteDb, type SqliteRow } from "./driver.js";
 import {
   hasTable,
   readArchiveBlob,
@@ -72,7 +72,7 @@ export function liveReader(db: DatabaseSync, dbPath: string): SqliteDb {
     snapshotDir: "",
     all: (sql, ...params) => db.prepare(sql).all(...args(params)) as SqliteRow[],
     get: (sql, ...params) => db.prepare(sql).get(...args(params)) as SqliteRow | undefined,
-    iterate: (sql, ...params) => db.prepare(sql).iterate(...args(params)) as Iterable<SqliteRow>,
+    iterate: (sql, ...params) => arrayRows(db.prepare(sql)).iterate(...args(params)) as Iterable<unknown[]>,
     close: () => undefined, // the connection belongs to the writer
   };
 }

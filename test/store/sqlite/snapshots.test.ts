@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqliteReadOnly, type SqliteDb } from "../../../src/store/sqlite/driver.js";
+import { windowProof } from "../../../src/store/sqlite/proof.js";
 import { readEventStats } from "../../../src/store/sqlite/read.js";
 import { liveReader } from "../../../src/store/sqlite/restore-facts.js";
 import { SnapshotPool } from "../../../src/store/sqlite/snapshots.js";
@@ -19,9 +20,14 @@ function liveDatabase() {
   const writer = openWriter(file);
   writer.exec("PRAGMA journal_mode = WAL");
   writer.exec("PRAGMA wal_autocheckpoint = 0");
-  writer.exec("CREATE TABLE transcript_events (session_id TEXT, seq INTEGER, event_json TEXT, event_utf8_bytes INTEGER)");
+  // The columns OpenClaw's transcript_events has (docs: openclaw-storage.md) that the readers use.
+  writer.exec(
+    "CREATE TABLE transcript_events (session_id TEXT, seq INTEGER, event_json TEXT, event_zstd BLOB, event_utf8_bytes INTEGER, created_at INTEGER)",
+  );
+  let seq = 0;
   const add = (n: number) => {
-    for (let i = 0; i < n; i++) writer.exec(`INSERT INTO transcript_events VALUES ('w1', ${i}, '{"type":"message"}', 18)`);
+    for (let i = 0; i < n; i++, seq++)
+      writer.exec(`INSERT INTO transcript_events VALUES ('w1', ${seq}, '{"type":"message"}', NULL, 18, ${1_700_000_000_000 + seq})`);
   };
   add(3);
   return { file, writer, add };
@@ -98,5 +104,23 @@ describe("SnapshotPool", () => {
     expect(readEventStats(reader)).not.toBe(first);
     expect(readEventStats(reader).get("w1")?.events).toBe(4);
     live.writer.close();
+  });
+
+  it("proves a window on a snapshot (from the one pass over every row) as a live connection proves it", () => {
+    const live = liveDatabase();
+    live.writer.exec(`INSERT INTO transcript_events VALUES ('w2', 7, NULL, x'28b52ffd', 40, 1700000000500)`);
+    const reader = liveReader(live.writer, live.file);
+    const snap = openSqliteReadOnly(live.file);
+    try {
+      // w3 has no events at all: both say so alike.
+      for (const id of ["w1", "w2", "w3"]) expect(windowProof(snap, id, "/nowhere"), id).toBe(windowProof(reader, id, "/nowhere"));
+      expect(JSON.parse(windowProof(snap, "w2", "/nowhere"))).toEqual([1, 7, 7, 0, 4, 1700000000500]);
+      live.add(1);
+      // The snapshot still proves what it holds; the live connection sees the new row.
+      expect(windowProof(snap, "w1", "/nowhere")).not.toBe(windowProof(reader, "w1", "/nowhere"));
+    } finally {
+      snap.close();
+      live.writer.close();
+    }
   });
 });

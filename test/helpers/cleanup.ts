@@ -4,11 +4,12 @@
  */
 import { afterAll, afterEach } from "vitest";
 import { closeStoreSessions } from "./store-context.js";
-import { removeTempDirs, tempDir } from "./temp.js";
+import { removeTempDirs, tempPathNotMade } from "./temp.js";
 
 // The index cache of every run this file starts (in-process or a child that inherits the env):
-// private to the file, gone with its temp dirs.
-process.env.XDG_CACHE_HOME = tempDir("ocs-cache-");
+// private to the file, gone with its temp dirs. Made by the first run that writes it: a file whose
+// tests all skip (Chromium absent) runs no afterAll, and must leave nothing.
+process.env.XDG_CACHE_HOME = tempPathNotMade("ocs-cache-");
 
 afterEach(closeStoreSessions);
 afterAll(removeTempDirs);

@@ -2,6 +2,7 @@
  * Temp dirs a test file makes, removed when the file's tests end (test/helpers/cleanup.ts), so no
  * test has to remember to. The run's global setup fails the run if any dir is left over.
  */
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +12,16 @@ const made: string[] = [];
 /** A fresh dir in os.tmpdir(), named `<prefix>XXXXXX`, removed after the file's tests. */
 export function tempDir(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/**
+ * A path in os.tmpdir() named like tempDir's but not made: whatever is made there is removed after
+ * the file's tests, and a file whose tests all skip (no afterAll runs) leaves nothing behind.
+ */
+export function tempPathNotMade(prefix: string): string {
+  const dir = path.join(os.tmpdir(), `${prefix}${crypto.randomBytes(6).toString("hex")}`);
   made.push(dir);
   return dir;
 }

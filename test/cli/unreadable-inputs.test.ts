@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { CliResult } from "../helpers/cli.js";
 import { copyState, hashTree } from "../helpers/corpus.js";
 import { BIN } from "../helpers/built-cli.js";
-import { cliUnprivileged, killLeftRunning, reachable, writableDir } from "../helpers/unprivileged.js";
+import { cliUnprivileged, IS_ROOT, killLeftRunning, NOBODY, reachable, writableDir } from "../helpers/unprivileged.js";
 import { mkfifo } from "../hostile/inputs.js";
 
 // A hang fails its test at the runner's timeout; the process it left is killed here.
@@ -122,6 +122,40 @@ describe("one unreadable archive", () => {
       expect(earliest.reason).toContain("1 file(s) here could not be read");
     });
     expect(hashTree(s.stateDir)).toEqual(before);
+  });
+});
+
+describe("a transcript its reader owns", () => {
+  // The walk answers for its reader's own files from their mode bits (store/files/scan.ts), and
+  // `ls` opens no active transcript: only the walk can say this one cannot be read.
+  const active = (s: ReturnType<typeof store>) => path.join(s.sessions, ACTIVE);
+
+  /** `body` with the active transcript owned by whoever the CLI runs as (nobody when the suite is root), at `mode`. */
+  async function owned(s: ReturnType<typeof store>, mode: number, body: () => Promise<void>): Promise<void> {
+    const file = active(s);
+    const st = fs.statSync(file);
+    if (IS_ROOT) fs.chownSync(file, NOBODY.uid, NOBODY.gid);
+    try {
+      await withMode(file, mode, body);
+    } finally {
+      if (IS_ROOT) fs.chownSync(file, st.uid, st.gid);
+    }
+  }
+
+  it("without its owner-read bit (mode 200) is named by ls (exit 3)", async () => {
+    const s = store("files", "reset-chain");
+    await owned(s, 0o200, async () => {
+      expectOneLine(await s.run("ls"), 3, `cannot read ${active(s)}: permission denied`);
+    });
+  });
+
+  it("with it (mode 600) is listed as any other (exit 0)", async () => {
+    const s = store("files", "reset-chain");
+    await owned(s, 0o600, async () => {
+      const r = await s.run("ls", "--json");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json().sessions.find((x: { sessionKey: string }) => x.sessionKey === KEY).active.path).toBe(active(s));
+    });
   });
 });
 

@@ -123,7 +123,7 @@ function classified(
     file.notRegular = odd;
     const e = noteUnreadable(full, new UnreadableFileError(full, `${odd}, not a regular file; not opened`));
     unreadable.push({ path: full, cause: e.reason });
-  } else if (odd === null) {
+  } else if (odd === null && !ownReadable(st)) {
     // A file this user may not read is named by every command that lists it, not only one that opens it.
     try {
       fs.accessSync(full, fs.constants.R_OK);
@@ -132,6 +132,19 @@ function classified(
     }
   }
   return file;
+}
+
+/** This process's real uid (what access(2) checks against); null where there is none (Windows). */
+const UID = typeof process.getuid === "function" ? BigInt(process.getuid()) : null;
+
+/**
+ * A regular file (not a link) this user owns with its owner-read bit set: readable, as access(2)
+ * would say without asking it (for its owner, the owner bits decide, ACL or not). Almost every
+ * file of a store is one, and asking cost 141 ms of a 2 s run over 18k files. Anything else is
+ * asked; what a security module denies still fails where the file is opened, and is named there.
+ */
+function ownReadable(st: fs.BigIntStats): boolean {
+  return UID !== null && st.isFile() && st.uid === UID && (st.mode & 0o400n) !== 0n;
 }
 
 const NS_PER_S = 1_000_000_000n;

@@ -7,9 +7,11 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { type Answer, startServer } from "../../src/cli/serve/server.js";
 import { BIN } from "../helpers/built-cli.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, hashTree } from "../helpers/corpus.js";
@@ -90,6 +92,90 @@ describe("the gate", () => {
       const r = await request(v.port, `/${v.token}/`, { host: "::1", headers: { Host: `[::1]:${v.port}` } });
       expect(r.status).toBe(200);
     }
+  });
+});
+
+describe("an answer's after-work and the stop", () => {
+  /** A server whose one route answers what `answer` gives; every `after` it runs is recorded. */
+  async function serverAnswering(answer: () => Promise<Answer>) {
+    const s = await startServer({ port: 0, route: () => answer(), onError: (err) => console.error(err) });
+    const get = (method = "GET") => request(s.port, `/${s.token}/`, { method, headers: { Host: `127.0.0.1:${s.port}` } });
+    return { s, get };
+  }
+
+  it("runs once each answer has left: a page, a HEAD, a download, and a download its reader left", async () => {
+    const ran: string[] = [];
+    let next: Answer = { status: 200, type: "text/plain", body: "page", after: () => ran.push("page") };
+    const { s, get } = await serverAnswering(async () => next);
+    expect((await get()).body).toBe("page");
+    next = { status: 200, type: "text/plain", body: "page", after: () => ran.push("head") };
+    expect((await get("HEAD")).body).toBe("");
+    next = {
+      status: 200,
+      type: "text/plain",
+      stream: async (write) => {
+        await write("a");
+        await write("b");
+      },
+      after: () => ran.push("download"),
+    };
+    expect((await get()).body).toBe("ab");
+    // A reader that goes away mid-download: the stream stops, its after-work still runs.
+    let left!: () => void;
+    const gone = new Promise<void>((resolve) => (left = resolve));
+    next = {
+      status: 200,
+      type: "text/plain",
+      stream: async (write) => {
+        await write("x".repeat(64 * 1024));
+        await gone;
+        for (let i = 0; i < 100; i++) await write("x".repeat(64 * 1024));
+      },
+      after: () => ran.push("left"),
+    };
+    await new Promise<void>((resolve) => {
+      const req = http.get({
+        host: "127.0.0.1",
+        port: s.port,
+        path: `/${s.token}/`,
+        headers: { Host: `127.0.0.1:${s.port}` },
+        agent: false,
+      });
+      req.on("response", (res) =>
+        res.once("data", () => {
+          req.destroy();
+          setTimeout(() => {
+            left();
+            resolve();
+          }, 50);
+        }),
+      );
+      req.on("error", () => undefined);
+    });
+    await s.close();
+    expect(ran).toEqual(["page", "head", "download", "left"]);
+  });
+
+  it("the stop waits for an answer still being made, and for its after-work", async () => {
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    const ran: string[] = [];
+    const { s, get } = await serverAnswering(async () => {
+      ran.push("asked");
+      await held;
+      ran.push("answered");
+      return { status: 200, type: "text/plain", body: "late", after: () => ran.push("after") };
+    });
+    const reply = get().catch(() => null); // the stop ends the connection
+    while (!ran.includes("asked")) await new Promise((r) => setTimeout(r, 5));
+    let stopped = false;
+    const stop = s.close().then(() => (stopped = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(stopped).toBe(false);
+    finish();
+    await stop;
+    await reply;
+    expect(ran).toEqual(["asked", "answered", "after"]);
   });
 });
 

@@ -241,18 +241,20 @@ export function routes(s: RouteSettings): Route {
     const session = openStoreSession({ env: s.env, cwd: s.cwd, scans, ...(s.snapshots ? { snapshots: s.snapshots } : {}) });
     const ctx = requestContext({ env: s.env, cwd: s.cwd, session });
     const log = new UnreadableLog();
-    let streaming = false;
+    let handedOver = false;
     try {
       const a = await log.run(() => h(q, f, ctx, s));
-      if (!a.stream) return withWarnings(a, log, session.notices());
-      streaming = true;
+      handedOver = true;
+      // Closing writes what the request learned to the index: after the answer, not before it.
+      const after = () => session.close();
+      if (!a.stream) return { ...withWarnings(a, log, session.notices()), after };
       const body = a.stream;
-      return { ...a, stream: (write) => log.run(() => body(write)).finally(() => session.close()) };
+      return { ...a, stream: (write) => log.run(() => body(write)), after };
     } catch (err) {
       if (err instanceof ToolError) return errorAnswer(f, err);
       throw err;
     } finally {
-      if (!streaming) session.close();
+      if (!handedOver) session.close();
     }
   };
 }

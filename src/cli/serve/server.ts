@@ -4,8 +4,8 @@
  * (core/serve-gate.ts) before anything is read, and the same strict headers on every answer: a CSP
  * that allows nothing but this server's own stylesheet and icon (no script at all), no caching of
  * private text, no framing, no referrer, no CORS header. Each request reads the store through a
- * fresh store session (a SQLite snapshot is taken per request), so a store that changes while the
- * server runs is shown as it is now, at the cost the index makes small.
+ * fresh store session (routes.ts), so a store that changes while the server runs is shown as it is
+ * now, at the cost the index makes small.
  */
 import crypto from "node:crypto";
 import http from "node:http";
@@ -31,6 +31,11 @@ export interface Answer {
   headers?: Record<string, string>;
   /** Writes the body itself (a download), after the head was sent. */
   stream?: (write: (chunk: string | Buffer) => Promise<void>) => Promise<void>;
+  /**
+   * Work the reader need not wait for (the request's store session writing what it learned to the
+   * index): run once the answer has left, whether it was sent whole or its reader went away.
+   */
+  after?: () => void;
 }
 
 export type Route = (route: string, query: URLSearchParams, base: string) => Promise<Answer>;
@@ -63,6 +68,24 @@ function plain(status: number, text: string): Answer {
 class StreamStopped extends Error {}
 
 async function send(res: http.ServerResponse, a: Answer, head: boolean): Promise<void> {
+  try {
+    await sendAnswer(res, a, head);
+    await ended(res);
+  } finally {
+    a.after?.();
+  }
+}
+
+/** The answer has been handed to the socket, or the socket is gone. */
+function ended(res: http.ServerResponse): Promise<void> {
+  if (res.writableFinished || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    res.once("finish", resolve);
+    res.once("close", resolve);
+  });
+}
+
+async function sendAnswer(res: http.ServerResponse, a: Answer, head: boolean): Promise<void> {
   res.writeHead(a.status, { ...SECURITY_HEADERS, "Content-Type": a.type, ...(a.headers ?? {}) });
   if (!a.stream) {
     res.end(head ? undefined : (a.body ?? ""));
@@ -74,7 +97,7 @@ async function send(res: http.ServerResponse, a: Answer, head: boolean): Promise
       if (res.write(chunk)) resolve();
       else res.once("drain", resolve);
     });
-  // A stream is always run, so what it holds (the request's store session) is released when it ends.
+  // A stream is always run, so what it holds is released when it ends.
   try {
     await a.stream(write);
   } catch (err) {
@@ -83,7 +106,13 @@ async function send(res: http.ServerResponse, a: Answer, head: boolean): Promise
   res.end();
 }
 
-function handler(token: string, port: () => number, opts: ServeOptions): http.RequestListener {
+/**
+ * The requests still being answered (or still closing their store session): the server's close
+ * waits for them, so what they hold (the SQLite snapshots of `serve`'s pool) outlives their use.
+ */
+type InFlight = Set<Promise<void>>;
+
+function handler(token: string, port: () => number, opts: ServeOptions, inFlight: InFlight): http.RequestListener {
   return (req, res) => {
     const verdict = gate(
       {
@@ -102,14 +131,16 @@ function handler(token: string, port: () => number, opts: ServeOptions): http.Re
       void send(res, a, req.method === "HEAD");
       return;
     }
-    opts
+    const answered = opts
       .route(verdict.route, verdict.query, `/${token}/`)
       .then((a) => send(res, a, verdict.head))
       .catch((err) => {
         opts.onError?.(err);
         if (!res.headersSent) void send(res, plain(500, "internal error: see the terminal serve runs in"), verdict.head);
         else res.destroy();
-      });
+      })
+      .finally(() => inFlight.delete(answered));
+    inFlight.add(answered);
   };
 }
 
@@ -141,9 +172,10 @@ const NO_IPV6 = new Set(["EADDRNOTAVAIL", "EAFNOSUPPORT", "EINVAL"]);
  */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const token = opts.token ?? crypto.randomBytes(24).toString("base64url");
+  const inFlight: InFlight = new Set();
   for (let attempt = 0; ; attempt++) {
     let bound = 0;
-    const listen = handler(token, () => bound, opts);
+    const listen = handler(token, () => bound, opts, inFlight);
     const v4 = http.createServer(listen);
     bound = await listenOn(v4, LOOPBACK_ADDRESSES[0], opts.port);
     const servers = [v4];
@@ -167,7 +199,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       token,
       url: `http://127.0.0.1:${bound}/${token}/`,
       addresses: servers.map((s) => (s.address() as AddressInfo).address),
-      close: () => Promise.all(servers.map(closeServer)).then(() => undefined),
+      close: async () => {
+        await Promise.all(servers.map(closeServer));
+        await Promise.all([...inFlight]);
+      },
     };
   }
 }

@@ -138,7 +138,16 @@ export function removeStaleSnapshots(tmp = os.tmpdir()): string[] {
 }
 
 /** Opens a read-only snapshot of `dbPath`. Always call close(): it removes the temp copy. */
-export function openSqliteReadOnly(dbPath: string): SqliteDb {
+export interface SnapshotOptions {
+  /**
+   * How much of the copy SQLite may map into memory instead of reading it page by page
+   * (`PRAGMA mmap_size`; 0, the default, maps nothing). A mapped page is the copy's own page cache,
+   * not memory the process allocates: the kernel can drop it, yet RSS counts it.
+   */
+  mapBytes?: number;
+}
+
+export function openSqliteReadOnly(dbPath: string, opts: SnapshotOptions = {}): SqliteDb {
   if (!fs.existsSync(dbPath)) {
     throw new ToolError("environment", "SQLITE_MISSING", `database not found: ${dbPath}`);
   }
@@ -158,6 +167,7 @@ export function openSqliteReadOnly(dbPath: string): SqliteDb {
     conn = openConnection(path.join(dir, path.basename(dbPath)));
     // Belt and braces on top of the read-only open: refuse any write statement.
     conn.exec("PRAGMA query_only = 1");
+    if (opts.mapBytes) conn.exec(`PRAGMA mmap_size = ${Math.floor(opts.mapBytes)}`);
   } catch (err) {
     cleanup();
     if (err instanceof ToolError) throw err;

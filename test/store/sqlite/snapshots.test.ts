@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openSqliteReadOnly, type SqliteDb } from "../../../src/store/sqlite/driver.js";
+import { openSqliteReadOnly, type SnapshotOptions, type SqliteDb } from "../../../src/store/sqlite/driver.js";
 import { windowProof } from "../../../src/store/sqlite/proof.js";
 import { readEventStats } from "../../../src/store/sqlite/read.js";
 import { liveReader } from "../../../src/store/sqlite/restore-facts.js";
@@ -35,10 +35,11 @@ function liveDatabase() {
 
 /** `openSqliteReadOnly`, counted. */
 function counted() {
-  const c = { copies: 0, open: (p: string): SqliteDb => (c.copies++, openSqliteReadOnly(p)) };
+  const c = { copies: 0, open: (p: string, o: SnapshotOptions): SqliteDb => (c.copies++, openSqliteReadOnly(p, o)) };
   return c;
 }
 
+const eventRows = (db: SqliteDb) => db.all("SELECT * FROM transcript_events ORDER BY seq");
 const events = (db: SqliteDb) => Number(db.get("SELECT count(*) AS n FROM transcript_events")!.n);
 
 describe("SnapshotPool", () => {
@@ -67,6 +68,20 @@ describe("SnapshotPool", () => {
     d.close();
     pool.close();
     expect(fs.existsSync(d.snapshotDir)).toBe(false);
+    live.writer.close();
+  });
+
+  it("maps the copy it keeps, up to 256 MiB; a run's own copy is read page by page", () => {
+    const live = liveDatabase();
+    const pool = new SnapshotPool();
+    const pooled = pool.open(live.file, counted().open);
+    const own = openSqliteReadOnly(live.file);
+    const mapped = (db: SqliteDb) => Number(db.get("PRAGMA mmap_size")!.mmap_size);
+    expect([mapped(pooled), mapped(own)]).toEqual([256 * 1024 * 1024, 0]);
+    expect(eventRows(pooled)).toEqual(eventRows(own));
+    pooled.close();
+    own.close();
+    pool.close();
     live.writer.close();
   });
 

@@ -22,7 +22,7 @@ import fs from "node:fs";
 import type { TranscriptRef } from "../core/model.js";
 import { Diagnostics } from "../core/transcript/diagnostics.js";
 import { scanOfRecord, scanRecordOf, scanTranscript, type ScanRecord, type ScanResult, type Scanner } from "../core/transcript/scan.js";
-import { sourceOf, statIdentity, type StoreCache } from "./cache/store-cache.js";
+import { identitySize, sourceOf, statIdentity, type StoreCache } from "./cache/store-cache.js";
 
 const MIN_BYTES = 4 * 1024 * 1024;
 /** A window's size is known only once read: about `MIN_BYTES` of typical lines (1 KiB each). */
@@ -71,8 +71,14 @@ export class ScanMemo {
     const key = sourceOf(ref);
     if (key === null) return scanTranscript;
     let identify: Identify;
-    if (ref.kind === "file") identify = fileIdentity(ref.path);
-    else if (index)
+    if (ref.kind === "file") {
+      // A file the run already saw small is never kept: it is scanned without a look of its own
+      // (a store-wide command scans thousands, and two stats each were 0.6 s of a cold `timeline`
+      // of 5,000 keys). One that grew since is only not kept this time.
+      const seen = index?.identityThisRun(ref);
+      if (seen && identitySize(seen.identity) < MIN_BYTES) return scanTranscript;
+      identify = fileIdentity(ref.path);
+    } else if (index)
       identify = () => {
         const proven = index.identityThisRun(ref);
         return proven && { id: proven.identity };

@@ -1,10 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Diagnostics } from "../../src/core/transcript/diagnostics.js";
 import { StoreCache, statIdentity } from "../../src/store/cache/store-cache.js";
 import { fileLines } from "../../src/store/lines.js";
 import { ScanMemo } from "../../src/store/scan-memo.js";
+import { scanTranscript } from "../../src/core/transcript/scan.js";
 import { openStoreSession } from "../../src/store/session.js";
 import { copyState } from "../helpers/corpus.js";
 import { factsIn, indexFileOf } from "../helpers/index-cache.js";
@@ -86,6 +87,33 @@ describe("ScanMemo: a big file's first pass for its next reader", () => {
     await memo.scanner({ kind: "file", path: small, compression: "none" })(s.open);
     await memo.scanner({ kind: "file", path: small, compression: "none" })(s.open);
     expect(s.opens).toBe(2);
+  });
+
+  it("a file the run's walk saw small is scanned with no stat of its own; one it saw big is still looked at before and after", async () => {
+    const small = path.join(dir, "walked-small.jsonl");
+    transcript(small, 10);
+    const smallRef = { kind: "file" as const, path: small, compression: "none" as const };
+    const cache = new StoreCache({ env: { OPENCLAW_SESSIONS_INDEX: "off" }, warn: () => undefined, sqliteProof: () => null });
+    for (const f of [small, big]) cache.noteStat(f, fs.lstatSync(f, { bigint: true }));
+    /** How often `file` was stat-ed while `scan` ran (its reader's own open included). */
+    const stats = async (file: string, scan: () => Promise<unknown>) => {
+      const spy = vi.spyOn(fs, "statSync");
+      try {
+        await scan();
+        return spy.mock.calls.filter(([p]) => p === file).length;
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    const memo = new ScanMemo();
+    const bare = await stats(small, () => scanTranscript(counted(small).open));
+    expect(await stats(small, () => memo.scanner(smallRef, cache)(counted(small).open))).toBe(bare);
+    const r = counted(big);
+    const bareBig = await stats(big, () => scanTranscript(counted(big).open));
+    expect(await stats(big, () => memo.scanner(ref, cache)(r.open))).toBe(bareBig + 2);
+    // Kept, as without the walk's look: the next reader is handed it.
+    await memo.scanner(ref, cache)(r.open);
+    expect(r.opens).toBe(1);
   });
 
   it("a read that stopped on an error is not kept: the next reader reads again and meets the error itself", async () => {

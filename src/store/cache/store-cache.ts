@@ -54,6 +54,11 @@ export function statIdentity(st: fs.BigIntStats): string {
   return [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].join(":");
 }
 
+/** The size a file's `statIdentity` holds, in bytes. */
+export function identitySize(identity: string): number {
+  return Number(identity.split(":", 3)[2]);
+}
+
 type Lookup<T> = { hit: true; value: T } | { hit: false; db: IndexDb | null; before: SourceIdentity | null };
 
 export class StoreCache {
@@ -110,9 +115,10 @@ export class StoreCache {
   /**
    * A file's lstat as the run's walk of the store made it: a regular file's identity this run, so
    * its first lookup needs no stat of its own (a symlink is stat-ed then, through to its target).
+   * Kept with the index off too: the scan memo asks it whether a transcript is big.
    */
   noteStat(p: string, st: fs.BigIntStats): void {
-    if (this.#enabled && st.isFile()) this.#walked.set(p, statIdentity(st));
+    if (st.isFile()) this.#walked.set(p, statIdentity(st));
   }
 
   roots(): readonly IndexedRoot[] {

@@ -73,7 +73,7 @@ export class ScanMemo {
     let identify: Identify;
     if (ref.kind === "file") {
       // A file the run already saw small is never kept: it is scanned without a look of its own
-      // (a store-wide command scans thousands, and two stats each were 0.6 s of a cold `timeline`
+      // (a store-wide command scans thousands: two stats each were 0.2–0.4 s of a cold `timeline`
       // of 5,000 keys). One that grew since is only not kept this time.
       const seen = index?.identityThisRun(ref);
       if (seen && identitySize(seen.identity) < MIN_BYTES) return scanTranscript;

@@ -137,7 +137,6 @@ export function removeStaleSnapshots(tmp = os.tmpdir()): string[] {
   return removed;
 }
 
-/** Opens a read-only snapshot of `dbPath`. Always call close(): it removes the temp copy. */
 export interface SnapshotOptions {
   /**
    * How much of the copy SQLite may map into memory instead of reading it page by page
@@ -147,6 +146,7 @@ export interface SnapshotOptions {
   mapBytes?: number;
 }
 
+/** Opens a read-only snapshot of `dbPath`. Always call close(): it removes the temp copy. */
 export function openSqliteReadOnly(dbPath: string, opts: SnapshotOptions = {}): SqliteDb {
   if (!fs.existsSync(dbPath)) {
     throw new ToolError("environment", "SQLITE_MISSING", `database not found: ${dbPath}`);

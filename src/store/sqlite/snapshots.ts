@@ -37,7 +37,7 @@ function sourcesOf(dbPath: string): string | null {
 
 /**
  * A copy kept for many requests is mapped, up to 256 MiB: a big window's first pass then reads its
- * rows without a system call and a copy per page (a 150 MiB window's first page: 0.9 → 0.7 s,
+ * rows without a system call and a copy per page (a 150 MiB window's first page: about 0.9 → 0.7 s,
  * docs/serve.md). RSS grows by what is mapped, up to this cap; the memory the process allocates
  * does not.
  */

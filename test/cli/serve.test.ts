@@ -438,6 +438,20 @@ describe("the CLI", () => {
     expect(bad.stderr).toContain("did you mean");
   });
 
+  it("an opener that finds no browser (xdg-open's exit 3 on a machine without one) is one line; the server goes on", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const bin = tempDir("ocs-opener-");
+    fs.writeFileSync(path.join(bin, "xdg-open"), "#!/bin/sh\necho 'xdg-open: no method available' >&2\nexit 3\n", { mode: 0o755 });
+    const s = startCli(["open", KEY, "--state-dir", stateDir], { PATH: `${bin}:${process.env.PATH}` });
+    const u = new URL(await s.url);
+    while (!s.out().stderr.includes("could not open a browser")) await new Promise((r) => setTimeout(r, 20));
+    expect(s.out().stderr).toContain("xdg-open could not open a browser (exit 3); open the URL above yourself");
+    const page = await request(Number(u.port), `${u.pathname}${u.search}`, { headers: { Host: u.host } });
+    expect(page.status).toBe(200);
+    s.child.kill("SIGTERM");
+    expect((await s.exited).code).toBe(0);
+  });
+
   it("open <key> on a SQLite store copies the database once: the check before the start serves the first request, and the copy goes at the stop", async () => {
     const { stateDir } = copyState("sqlite", "sqlite-reset");
     const tmp = tempDir("ocs-serve-tmp-");

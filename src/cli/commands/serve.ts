@@ -40,6 +40,11 @@ function openBrowser(app: App, url: string): void {
   // Loaded here, not imported: node:child_process is a measurable part of every command's start.
   const child = process.getBuiltinModule("node:child_process").spawn(cmd, args, { stdio: "ignore", detached: true, env: app.io.env });
   child.on("error", () => app.say(`could not start ${cmd} to open a browser; open the URL above yourself`));
+  // A machine without a browser (a server over SSH): xdg-open says so by its exit code, and the
+  // user would otherwise wait for a window that never comes.
+  child.on("exit", (code) => {
+    if (code) app.say(`${cmd} could not open a browser (exit ${code}); open the URL above yourself`);
+  });
   child.unref();
 }
 

@@ -244,12 +244,14 @@ export function routes(s: RouteSettings): Route {
     let handedOver = false;
     try {
       const a = await log.run(() => h(q, f, ctx, s));
-      handedOver = true;
       // Closing writes what the request learned to the index: after the answer, not before it.
       const after = () => session.close();
-      if (!a.stream) return { ...withWarnings(a, log, session.notices()), after };
       const body = a.stream;
-      return { ...a, stream: (write) => log.run(() => body(write)), after };
+      const answer: Answer = body
+        ? { ...a, stream: (write) => log.run(() => body(write)), after }
+        : { ...withWarnings(a, log, session.notices()), after };
+      handedOver = true;
+      return answer;
     } catch (err) {
       if (err instanceof ToolError) return errorAnswer(f, err);
       throw err;

@@ -32,20 +32,43 @@ export interface StoreFileStatus {
   message?: string;
 }
 
-/** A `sessions.json` value (or a SQLite `entry_json`). Only the fields the tool reads are named. */
-export interface SessionEntry {
-  sessionId?: unknown;
-  updatedAt?: unknown;
-  sessionFile?: unknown;
-  sessionStartedAt?: unknown;
-  lastInteractionAt?: unknown;
-  compactionCount?: unknown;
-  usageFamilySessionIds?: unknown;
-  compactionCheckpoints?: unknown;
-  previousSessionId?: unknown;
-  parentSessionId?: unknown;
-  [field: string]: unknown;
-}
+/**
+ * Every field of a `sessions.json` value (or a SQLite `entry_json`) the tool reads or writes. The
+ * type has no index signature, so the compiler holds this list true: a big sessions.json keeps, of
+ * each entry, these fields and any other small one (store-load.ts, keepEntryField).
+ */
+export const SESSION_ENTRY_FIELDS = [
+  "sessionId",
+  "updatedAt",
+  "sessionFile",
+  "sessionStartedAt",
+  "lastInteractionAt",
+  "lastActivityAt",
+  "compactionCount",
+  "usageFamilySessionIds",
+  "compactionCheckpoints",
+  "previousSessionId",
+  "parentSessionId",
+  "chatType",
+  "channel",
+  "lastChannel",
+  "origin",
+  "deliveryContext",
+  "model",
+  "modelProvider",
+  "contextTokens",
+  "inputTokens",
+  "outputTokens",
+  "totalTokens",
+  "systemSent",
+  "abortedLastRun",
+  // Legacy names the loader renames (store-load.ts).
+  "provider",
+  "lastProvider",
+  "room",
+] as const;
+
+export type SessionEntry = { [field in (typeof SESSION_ENTRY_FIELDS)[number]]?: unknown };
 
 /** Something OpenClaw's loader would do to a raw entry; reported, never applied. */
 export interface LoadNote {
@@ -71,8 +94,10 @@ export interface LoadNote {
 
 export interface StoreEntry {
   sessionKey: string;
-  /** The value exactly as stored. */
+  /** The value as stored, less the fields in `omitted`. */
   raw: unknown;
+  /** Fields of a big store's entry left out: none the tool reads (store-load.ts, keepEntryField). */
+  omitted?: readonly string[];
   /** `raw` when it is an object, else null. */
   entry: SessionEntry | null;
   /** OpenClaw's loader drops this entry (non-object, unsafe sessionId). */

@@ -6,7 +6,7 @@
  * transcript of its sessionId, and the entry points at it.
  */
 import { isStrictlyInside } from "./path-within.js";
-import { asRecord, stringList } from "./coerce.js";
+import { asRecord, isRecord, stringList } from "./coerce.js";
 import path from "node:path";
 import type { AttributedArchive, SessionEntry, SessionRecord, TranscriptHeader } from "./model.js";
 import { parseArchiveStamp, parseGeneratedTranscriptName } from "./names.js";
@@ -209,7 +209,7 @@ export function restoredEntry(
   else delete after.sessionStartedAt; // OpenClaw then reads the header, as after a gateway reset
   after.usageFamilySessionIds = nextFamily;
   const changes: FieldChange[] = [];
-  for (const field of ["sessionId", "sessionFile", "sessionStartedAt", "usageFamilySessionIds"]) {
+  for (const field of ["sessionId", "sessionFile", "sessionStartedAt", "usageFamilySessionIds"] as const) {
     const b = entry[field];
     const a = after[field];
     if (JSON.stringify(b) !== JSON.stringify(a)) changes.push({ field, before: b ?? null, after: a ?? null });
@@ -254,6 +254,22 @@ export function createdEntry(
 /** OpenClaw's store formatting: `JSON.stringify(store, null, 2)`, no trailing newline. */
 export function formatStore(store: Record<string, unknown>): string {
   return JSON.stringify(store, null, 2);
+}
+
+/**
+ * The key's entry as the text the restore edits holds it, whole: the index's copy of a big store's
+ * entry leaves out fields the tool never reads (store-load.ts), and the restore writes every field
+ * back. Null when the text does not parse (storeWithEntry then refuses) or has no such entry.
+ */
+function storedEntry(storeText: string, sessionKey: string): SessionEntry | null {
+  let store: unknown;
+  try {
+    store = JSON.parse(storeText);
+  } catch {
+    return null;
+  }
+  const entry = isRecord(store) && Object.hasOwn(store, sessionKey) ? store[sessionKey] : null;
+  return isRecord(entry) ? (entry as SessionEntry) : null;
 }
 
 /** The store text with one key's entry replaced; key order and every other entry kept. */
@@ -343,7 +359,7 @@ export function buildRestorePlan(input: PlanInput, hashText: (text: string) => s
   const { record, archive } = input;
   const refusals: Refusal[] = [];
   const warnings: string[] = [];
-  const entryBefore = record.entry;
+  const entryBefore = record.entry === null ? null : (storedEntry(input.storeText, input.sessionKey) ?? record.entry);
   const manifestPath = path.join(input.runDir, "manifest.json");
   const base: RestorePlan = {
     sessionKey: input.sessionKey,

@@ -2,12 +2,23 @@
  * Reads the raw text of a `sessions.json` the way OpenClaw's loader would, but reports what the
  * loader would drop or rewrite (openclaw-storage.md §4.3) instead of applying it.
  */
-import type { LoadNote, SessionEntry, StoreEntry, StoreFileStatus } from "./model.js";
+import { SESSION_ENTRY_FIELDS, type LoadNote, type SessionEntry, type StoreEntry, type StoreFileStatus } from "./model.js";
 import { parseCheckpointName } from "./names.js";
 import { isRecord } from "./coerce.js";
+import type { EntryKeep } from "./store-stream.js";
 
 /** Far above any real store (5,000 keys are a few MB), far below a memory problem when parsed. */
 export const MAX_STORE_BYTES = 128 * 1024 * 1024;
+
+const READ_FIELDS: ReadonlySet<string> = new Set(SESSION_ENTRY_FIELDS);
+
+/**
+ * What a store read a chunk at a time (core/store-stream.ts) keeps of an entry: every field the tool
+ * reads, and any other whose value is at most 1 KiB as stored (a reader through a cast stays right).
+ * What it leaves out are values like the skills prompt each entry carries, the bulk of a big store;
+ * a restore reads the entry it edits whole from the text.
+ */
+export const ENTRY_KEEP: EntryKeep = { upToBytes: 1024, field: (name) => READ_FIELDS.has(name) };
 
 const SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
 const VALID_SESSION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
@@ -94,7 +105,7 @@ export interface InterpretedStore {
 }
 
 /** The store object of a sessions.json text, or why the loader sees no store in it (status). */
-function parseStoreText(text: string, bytes: number): { store: Record<string, unknown> } | { status: StoreFileStatus } {
+export function parseStoreText(text: string, bytes: number): { store: Record<string, unknown> } | { status: StoreFileStatus } {
   if (text.trim() === "") return { status: { state: "empty", bytes, message: "sessions.json is empty" } };
   let parsed: unknown;
   try {
@@ -109,20 +120,13 @@ function parseStoreText(text: string, bytes: number): { store: Record<string, un
   return { store: parsed };
 }
 
-/**
- * The keys interpretStoreText gives entries for, dropped ones included, without judging any entry:
- * for a reader that needs only the names (completion), a few times faster on thousands of keys.
- */
-export function storeKeys(text: string): string[] {
-  const parsed = parseStoreText(text, 0);
-  return "store" in parsed ? Object.keys(parsed.store) : [];
-}
-
-/** `text` is the whole sessions.json (a store, not a transcript: bounded by OpenClaw's own cache cap). */
-export function interpretStoreText(text: string, bytes: number): InterpretedStore {
-  const parsed = parseStoreText(text, bytes);
-  if (!("store" in parsed)) return { status: parsed.status, entries: [] };
-  const entries: StoreEntry[] = Object.entries(parsed.store).map(([sessionKey, raw]) => {
+/** The entries of a parsed store; `omitted`: the fields left out of each entry, by key (a streamed store). */
+export function interpretStore(
+  store: Record<string, unknown>,
+  bytes: number,
+  omitted?: ReadonlyMap<string, readonly string[]>,
+): InterpretedStore {
+  const entries: StoreEntry[] = Object.entries(store).map(([sessionKey, raw]) => {
     if (!isRecord(raw)) {
       return {
         sessionKey,
@@ -132,7 +136,8 @@ export function interpretStoreText(text: string, bytes: number): InterpretedStor
         notes: [{ code: "non-object-entry", message: "entry is not an object; OpenClaw's loader drops it" }],
       };
     }
-    return { sessionKey, raw, entry: raw as SessionEntry, ...entryNotes(raw as SessionEntry) };
+    const left = omitted?.get(sessionKey);
+    return { sessionKey, raw, entry: raw as SessionEntry, ...(left ? { omitted: left } : {}), ...entryNotes(raw as SessionEntry) };
   });
   markAliases(entries);
   return { status: { state: "ok", bytes }, entries };

@@ -208,6 +208,29 @@ export async function openRegular(file: string): Promise<FileHandle> {
   }
 }
 
+/**
+ * A file bounded by `maxBytes`, handed to `take` in fresh buffers of up to `chunkBytes` (it may keep
+ * them) until the end or until `take` says false. Records the failure.
+ */
+export function readRegularFileInChunksSync(file: string, maxBytes: number, chunkBytes: number, take: (chunk: Buffer) => boolean): void {
+  const fd = openRegularSync(file, maxBytes);
+  try {
+    let n = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafeSlow(chunkBytes);
+      const r = fs.readSync(fd, chunk, 0, chunkBytes, n);
+      if (r === 0) break;
+      n += r;
+      if (n > maxBytes) throw new UnreadableFileError(file, `grew past the ${maxBytes}-byte limit while being read; not read`);
+      if (!take(chunk.subarray(0, r))) break;
+    }
+  } catch (err) {
+    throw noteUnreadable(file, err);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** A whole small file (a store, a config), bounded by `maxBytes`. Records the failure. */
 export function readRegularFileSync(file: string, maxBytes: number): Buffer {
   const fd = openRegularSync(file, maxBytes);

@@ -7,9 +7,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { MAX_STORE_BYTES, storeKeys } from "../core/store-load.js";
 import { locateStores, type StoreSelection } from "./locate.js";
-import { readRegularFileSync } from "./safe-read.js";
+import { readStoreObject } from "./files/store-file.js";
 import type { StorePlace } from "./session.js";
 import type { StoreCache } from "./cache/store-cache.js";
 import type { TranscriptRef } from "../core/model.js";
@@ -72,13 +71,9 @@ function sizeOf(file: string): number {
 
 /** The keys of a sessions.json, read as readStoreFile reads it; none when it is missing or unreadable (not `whole`). */
 function storeFileKeys(storePath: string): { keys: string[]; whole: boolean } {
-  let text: string;
-  try {
-    text = readRegularFileSync(storePath, MAX_STORE_BYTES).toString("utf8");
-  } catch {
-    return { keys: [], whole: false };
-  }
-  return { keys: storeKeys(text), whole: true };
+  const read = readStoreObject(storePath);
+  if ("store" in read) return { keys: Object.keys(read.store), whole: true };
+  return { keys: [], whole: read.status.state !== "missing" && read.status.state !== "unreadable" };
 }
 
 /** The keys of an agent database, read from a private snapshot past the schema gate, as every read is. */

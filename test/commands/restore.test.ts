@@ -349,6 +349,41 @@ describe("restore variants", () => {
   });
 });
 
+describe("restore of an entry with fields the tool does not read", () => {
+  it("writes back whole the big fields a read of the store leaves out (a skills prompt), and undo is byte-identical", async () => {
+    const s = setup("reset-chain");
+    const storeFile = path.join(s.sessions, "sessions.json");
+    const store = JSON.parse(fs.readFileSync(storeFile, "utf8"));
+    // As OpenClaw keeps them: the skills prompt every entry carries, and a field this tool has never heard of.
+    const skillsSnapshot = {
+      prompt: `<available_skills>${"<skill>weather 日本</skill>".repeat(400)}</available_skills>`,
+      skills: [{ name: "weather" }],
+    };
+    store[KEY] = { ...store[KEY], skillsSnapshot, futureField: { notes: "n".repeat(3000) } };
+    fs.writeFileSync(storeFile, JSON.stringify(store, null, 2));
+    const original = hashTree(s.stateDir);
+
+    // What the store's reader keeps: the fields the tool reads, not those.
+    const { session } = storeContext({ env: { HOME: s.home }, cwd: s.stateDir });
+    const [index] = await session.indexes({ stateDir: s.stateDir });
+    const loaded = index!.entries.find((e) => e.sessionKey === KEY)!;
+    expect(loaded.omitted).toEqual(["skillsSnapshot", "futureField"]);
+    expect(loaded.entry).not.toHaveProperty("skillsSnapshot");
+
+    const r = await s.run(GEN3, "--yes", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().entry.before.skillsSnapshot).toEqual(skillsSnapshot);
+    const after = JSON.parse(fs.readFileSync(storeFile, "utf8"));
+    expect(after[KEY].skillsSnapshot).toEqual(skillsSnapshot);
+    expect(after[KEY].futureField).toEqual(store[KEY].futureField);
+    expect(Object.keys(after[KEY])).toEqual(Object.keys(store[KEY]));
+
+    const u = await cli(["restore", "--undo", r.json().manifest, "--yes", "--json"], { env: { HOME: s.home } });
+    expect(u.code, u.stderr).toBe(0);
+    expect(hashTree(s.stateDir)).toEqual(original);
+  });
+});
+
 describe("restore --key K --segment N (file era)", () => {
   it("selects the segment's archive: the same plan as --from, applied the same way", async () => {
     const a = setup("reset-chain");

@@ -21,7 +21,7 @@ import type {
   UnattributedFile,
 } from "../../core/model.js";
 import { ATTRIBUTABLE_KINDS, attribute, type KeyInput } from "../../core/attribution.js";
-import { interpretStoreText, MAX_STORE_BYTES } from "../../core/store-load.js";
+import { interpretStore } from "../../core/store-load.js";
 import { orderResetArchives, readTargetSessionFile, transcriptCandidatePaths, type PathContext } from "../../core/transcript-path.js";
 import { parseGeneratedTranscriptName } from "../../core/names.js";
 import { byArchiveTime } from "../../core/segments.js";
@@ -30,23 +30,15 @@ import { configPathFor, configuredChannels, readConfig } from "../config.js";
 import type { AgentTarget } from "../locate.js";
 import { headerRead, peekTranscript, readHeader } from "./peek.js";
 import { scanTree } from "./scan.js";
-import { noteUnreadable, readRegularFileSync } from "../safe-read.js";
+import { readStoreObject } from "./store-file.js";
 
 export function fileRef(p: string): TranscriptRef & { kind: "file" } {
   return { kind: "file", path: p, compression: p.endsWith(".zst") ? "zstd" : "none" };
 }
 
 export function readStoreFile(storePath: string): { status: StoreFileStatus; entries: StoreEntry[] } {
-  let buf: Buffer;
-  try {
-    // Missing only when there is no name at all: a dangling symlink or a dir that cannot be searched is unreadable.
-    if (!fs.lstatSync(storePath, { throwIfNoEntry: false }))
-      return { status: { state: "missing", bytes: null, message: `no such file: ${storePath}` }, entries: [] };
-    buf = readRegularFileSync(storePath, MAX_STORE_BYTES);
-  } catch (err) {
-    return { status: { state: "unreadable", bytes: null, message: noteUnreadable(storePath, err).reason }, entries: [] };
-  }
-  return interpretStoreText(buf.toString("utf8"), buf.length);
+  const read = readStoreObject(storePath);
+  return "status" in read ? { status: read.status, entries: [] } : interpretStore(read.store, read.bytes, read.omitted);
 }
 
 function isFile(p: string): boolean {

@@ -4,7 +4,8 @@
  */
 import { openStderr, openStdout } from "./fd-stdout.js";
 import { VERSION } from "./version.js";
-import { runWithCappedYoungGeneration, wantsCappedYoungGeneration } from "./young-generation.js";
+import { runWithCappedYoungGeneration, wantsCappedYoungGeneration, wantsHeapHeldClose } from "./young-generation.js";
+import { heapHold } from "../store/process/streaming-memory.js";
 import type { IO } from "./output.js";
 
 /** `--version` answers before anything runs (the bin answers it before this module even loads). */
@@ -88,6 +89,13 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     ask,
   };
   const { run } = await import("./program.js");
-  // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
-  process.exitCode = await run(argv, io);
+  // `ls` holds its heap close on a big store (young-generation.ts), then lets go: the bin writes its
+  // code cache at exit, and V8 refuses one made under other flags at the next start.
+  if (wantsHeapHeldClose(argv)) heapHold.want();
+  try {
+    // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
+    process.exitCode = await run(argv, io);
+  } finally {
+    heapHold.release();
+  }
 }

@@ -6,9 +6,9 @@
  * `timeline` 4.9 → 2.8 s and 308 → 150 MB, with 4 MB semi-spaces. The flag can only be given at
  * start-up, so those commands run in a child Node that has it: one more Node start (~25 ms),
  * which a command that reads a store pays back many times. `ls`, `restore` (its prompt, its
- * crash-safe steps) and the small commands stay in this process. This file is the one place
- * that knows the flag and the commands; the run-time memory measures are
- * store/process/streaming-memory.ts.
+ * crash-safe steps) and the small commands stay in this process; `ls` holds its heap close at
+ * run time instead, on a big store. This file is the one place that knows the flag and the commands; the run-time
+ * memory measures are store/process/streaming-memory.ts.
  */
 const FLAG = "--max-semi-space-size";
 const CAP = `${FLAG}=4`;
@@ -24,6 +24,14 @@ const STORE_READERS = new Set([
   "index",
   "usage",
 ]);
+
+/** A store-wide command that stays in this process: on a big store its heap is held close at run time instead. */
+const IN_PROCESS_STORE_WIDE = new Set(["ls"]);
+
+/** True when `argv` runs `ls` (store/process/streaming-memory.ts, heapHold). */
+export function wantsHeapHeldClose(argv: readonly string[]): boolean {
+  return IN_PROCESS_STORE_WIDE.has(argv[0] ?? "");
+}
 
 /** True when `argv` runs a store reader in a process whose young generation is not capped yet. */
 export function wantsCappedYoungGeneration(argv: readonly string[], execArgv: readonly string[], env: NodeJS.ProcessEnv): boolean {

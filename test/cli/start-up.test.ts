@@ -28,6 +28,7 @@ function builtinsLoaded(args: string[], colour = false): { code: number | null; 
   const out = path.join(tempDir("ocs-startup-"), "builtins");
   const r = spawnSync(process.execPath, ["--import", BUILTINS_PROBE, BIN, ...args], {
     encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
     env: {
       PATH: process.env.PATH,
       HOME: "/nonexistent-home",
@@ -40,12 +41,12 @@ function builtinsLoaded(args: string[], colour = false): { code: number | null; 
 }
 
 describe("start-up", () => {
-  it("ls --json on an empty store loads neither child_process (commander's, spawning) nor crypto nor tty (colour) nor net (a stream on the stdout pipe)", () => {
+  it("ls --json on an empty store loads neither child_process (commander's, spawning) nor crypto nor tty (colour) nor net (a stream on the stdout pipe) nor v8 (the heap is left as it is)", () => {
     const r = builtinsLoaded(["ls", "--json", "--state-dir", emptyState()]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).sessions).toEqual([]);
     expect(r.builtins).toContain("fs");
-    for (const unused of ["child_process", "crypto", "tty", "net", ...FS_NAMESPACE]) expect(r.builtins, unused).not.toContain(unused);
+    for (const unused of ["child_process", "crypto", "tty", "net", "v8", ...FS_NAMESPACE]) expect(r.builtins, unused).not.toContain(unused);
   });
 
   it("with colour allowed, asking whether stderr (a pipe) is a terminal opens no stream on it (no net, no tty)", () => {
@@ -68,6 +69,14 @@ describe("start-up", () => {
     for (const unused of ["child_process", "crypto", "tty", "sqlite", ...FS_NAMESPACE]) expect(r.builtins, unused).not.toContain(unused);
   });
 });
+
+/** A state dir whose sessions dir lists `files` entries (plain files no key owns) beside an empty store. */
+function storeOfFiles(files: number): string {
+  const state = emptyState();
+  const dir = path.join(state, "agents/main/sessions");
+  for (let i = 0; i < files; i++) fs.writeFileSync(path.join(dir, `note-${i}.txt`), "");
+  return state;
+}
 
 /** A state dir whose store has no key. */
 function emptyState(): string {
@@ -110,5 +119,28 @@ describe("the bin's code cache", () => {
     expect(third.stdout).toBe(first.stdout);
     expect(third.stderr).toBe("");
     expect(fs.statSync(file).size).toBeGreaterThan(1000);
+  });
+
+  it("survives ls holding its heap close on a big store: the flags are V8's own again when the cache is written", () => {
+    const cacheDir = tempDir("ocs-code-cache-");
+    const state = storeOfFiles(10_000);
+    const env = { PATH: process.env.PATH, HOME: "/nonexistent-home", NODE_COMPILE_CACHE: cacheDir };
+    const runLs = () =>
+      spawnSync(process.execPath, [BIN, "ls", "--json", "--state-dir", state], { encoding: "utf8", env, maxBuffer: 64 * 1024 * 1024 });
+    // A store this big sets V8's heap flags (store/process/streaming-memory.ts): node:v8 is loaded for it.
+    const probed = builtinsLoaded(["ls", "--json", "--state-dir", state]);
+    expect(probed.code).toBe(0);
+    expect(probed.builtins).toContain("v8");
+
+    const first = runLs();
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout).files).toHaveLength(10_001);
+    const [name] = fs.readdirSync(path.join(cacheDir, "openclaw-sessions"));
+    const file = path.join(cacheDir, "openclaw-sessions", name!);
+    const made = fs.statSync(file);
+    // Written under flags other than those of a start, V8 would refuse it and the next run write it again.
+    const second = runLs();
+    expect(second.stdout).toBe(first.stdout);
+    expect(fs.statSync(file).mtimeMs).toBe(made.mtimeMs);
   });
 });

@@ -31,6 +31,7 @@ import type { AgentTarget } from "../locate.js";
 import { headerRead, peekTranscript, readHeader } from "./peek.js";
 import { scanTree } from "./scan.js";
 import { readStoreObject } from "./store-file.js";
+import { heapHold } from "../process/streaming-memory.js";
 
 export function fileRef(p: string): TranscriptRef & { kind: "file" } {
   return { kind: "file", path: p, compression: p.endsWith(".zst") ? "zstd" : "none" };
@@ -160,7 +161,7 @@ const readThrough: RememberSync = (_ref, _what, compute) => compute();
 
 export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEnv, opts: FilesIndexOptions = {}): Promise<StoreIndex> {
   const { status, entries } = readStoreFile(target.storePath);
-  const scanned = scanTree(target.sessionsDir, opts.seen ? { seen: opts.seen } : {});
+  const scanned = scanTree(target.sessionsDir, { ...(opts.seen ? { seen: opts.seen } : {}), listed: heapHold.storeListed });
   const files = scanned.files.filter((f) => !opts.skipFile?.(f));
   const present = new Map(files.map((f) => [f.path, f]));
   /** What could not be read (path → cause): the dir, entries, transcript headers. */

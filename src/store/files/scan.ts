@@ -61,6 +61,8 @@ export interface ScanOptions {
   kind?: ClassifiedFile["kind"];
   /** Told each entry's lstat as the walk made it (the index takes a regular file's identity from it: no second stat). */
   seen?: (path: string, st: fs.BigIntStats) => void;
+  /** Told how many entries the root holds, once listed and before any is looked at. */
+  listed?: (entries: number) => void;
 }
 
 export function scanTree(root: string, opts: ScanOptions = {}): ScannedTree {
@@ -70,7 +72,9 @@ export function scanTree(root: string, opts: ScanOptions = {}): ScannedTree {
   const walk = (dir: string, rel: string, depth: number, forcedKind: ClassifiedFile["kind"] | null) => {
     // path.join(dir, name) for each entry, normalising `dir` once: a listed name is one plain segment.
     const prefix = path.join(dir, "x").slice(0, -1);
-    for (const d of entriesOf(dir, unreadable) ?? []) {
+    const entries = entriesOf(dir, unreadable) ?? [];
+    if (depth === 0) opts.listed?.(entries.length);
+    for (const d of entries) {
       const full = prefix + d.name;
       const relPath = rel ? `${rel}/${d.name}` : d.name;
       if (d.isDirectory()) {

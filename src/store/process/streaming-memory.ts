@@ -60,13 +60,8 @@ let tuned = false;
  */
 function tuneForStreaming(): void {
   tuned = true;
-  for (const flag of ["--semi-space-growth-factor=1", "--retain-maps-for-n-gc=1000000"]) {
-    try {
-      v8().setFlagsFromString(flag);
-    } catch {
-      // a runtime without V8's flag API: memory is then bounded by the full GCs below only
-    }
-  }
+  // Without V8's flag API, memory is bounded by the full GCs below only.
+  setFlags(["--semi-space-growth-factor=1", "--retain-maps-for-n-gc=1000000"]);
 }
 
 let streamBytes = 0;
@@ -122,6 +117,52 @@ function tick(bytes: number): void {
   if (pending < BUDGET) return;
   pending = 0;
   pacedGc();
+}
+
+/**
+ * For a command that builds a whole store's listing in this process (`ls`, which skips the capped
+ * child for its start-up: src/cli/young-generation.ts). What it keeps grows through the run, and
+ * V8 sets each next full GC at up to about four times what the last one found alive: a `ls --json`
+ * of the 57k-file store peaked at 511 MB with 110 MB alive at its end. Once a store proves big
+ * (`BIG_STORE_ITEMS` files or rows), the young generation stays at its size and the old one grows
+ * to twice what was alive (each setting read by V8 when it applies): that run about 330 MB. Not for
+ * a small store: the flags cost a few ms of start-up, and its heap never grows far.
+ */
+const BIG_STORE_ITEMS = 10_000;
+const HOLD_FLAGS = ["--semi-space-growth-factor=1", "--heap-growing-percent=100"];
+/** V8's defaults: a code cache made under other flags is refused at the next start (bin/openclaw-sessions.js writes one at exit). */
+const DEFAULT_FLAGS = ["--semi-space-growth-factor=2", "--heap-growing-percent=0"];
+let holdWanted = false;
+let held = false;
+
+export const heapHold = {
+  /** This process lists whole stores itself (`ls`): hold the heap close once one proves big. */
+  want(): void {
+    holdWanted = true;
+  },
+  /** A store index is about to attribute `items` files (or database rows). */
+  storeListed(items: number): void {
+    if (!holdWanted || held || items < BIG_STORE_ITEMS) return;
+    held = true;
+    setFlags(HOLD_FLAGS);
+  },
+  /** Before the process exits: V8's defaults again. */
+  release(): void {
+    holdWanted = false;
+    if (!held) return;
+    held = false;
+    setFlags(DEFAULT_FLAGS);
+  },
+};
+
+function setFlags(flags: readonly string[]): void {
+  for (const flag of flags) {
+    try {
+      v8().setFlagsFromString(flag);
+    } catch {
+      // a runtime without V8's flag API: the heap grows as V8 decides
+    }
+  }
 }
 
 /** What a transcript reader tells the memory budget: a stream opened, bytes were read. */

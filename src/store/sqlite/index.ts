@@ -13,6 +13,7 @@ import { openSqliteReadOnly, type SqliteDb } from "./driver.js";
 import { listSqliteAgentFiles } from "./files.js";
 import { peekUnattributed } from "./peek.js";
 import { readAgentSchema, unreadable } from "./schema.js";
+import { heapHold } from "../process/streaming-memory.js";
 import { readColdArchives, readDbFacts, readEventStats, readSessionNodes, readSessionWindows, readTranscriptArchives } from "./read.js";
 
 export interface IndexSqliteAgentOptions {
@@ -78,8 +79,9 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
 /** Every row attribution needs; a database this tool cannot read is a typed error, never an empty listing. */
 function readDbRows(db: SqliteDb, dbPath: string): DbRows {
   const schema = readAgentSchema(db, dbPath);
+  let rows: DbRows;
   try {
-    return {
+    rows = {
       facts: readDbFacts(db),
       schema,
       nodes: readSessionNodes(db),
@@ -91,6 +93,8 @@ function readDbRows(db: SqliteDb, dbPath: string): DbRows {
   } catch (err) {
     throw unreadable(err, dbPath);
   }
+  heapHold.storeListed(rows.nodes.length + rows.windows.length + rows.archives.length + rows.colds.length);
+  return rows;
 }
 
 function dbFileStatus(dbPath: string): StoreFileStatus {

@@ -218,11 +218,13 @@ export class StoreStream {
     for (const c of this.#chunks) {
       const from = Math.max(start - offset, 0);
       const to = Math.min(end - offset, c.length);
+      // Most slices lie in one chunk: decoded where they are, with no view made of them.
+      if (from === start - offset && to === end - offset) return c.toString("utf8", from, to);
       if (from < to) parts.push(c.subarray(from, to));
       offset += c.length;
       if (offset >= end) break;
     }
-    return (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString("utf8");
+    return Buffer.concat(parts).toString("utf8");
   }
 
   /** A slot with no ':' is the empty container's only slot, or a syntax error. */

@@ -9,11 +9,16 @@ import path from "node:path";
 import { refusedError, ToolError, usageError } from "../core/errors.js";
 import { manifestProblems, type RestoreManifest, type StepShapeCheck } from "../core/restore-manifest.js";
 import { isRunId, parseOwnTemp } from "../core/restore-paths.js";
+import { MAX_STORE_BYTES } from "../core/store-load.js";
 import { createVerified, lstatKind, ownTemps, replaceVerified, sha256Text } from "./atomic-write.js";
 import { pidAlive } from "./process-probe.js";
 import { realPath } from "./real-path.js";
 
-const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+/**
+ * A manifest holds a key's entry before and after (each at most a whole sessions.json) and its
+ * steps: a restore of an entry with a big field (a skills prompt of MBs) must stay undoable.
+ */
+const MAX_MANIFEST_BYTES = 2 * MAX_STORE_BYTES + 16 * 1024 * 1024;
 
 /** `$XDG_STATE_HOME/openclaw-sessions/restores` (default `~/.local/state/…`): outside every store. */
 export function defaultManifestDir(env: NodeJS.ProcessEnv): string {
@@ -38,7 +43,7 @@ function parseManifestFile(file: string): unknown {
       `cannot read restore manifest ${file}: ${kind === "absent" ? "no such file" : "not a regular file"}`,
     );
   try {
-    if (fs.lstatSync(file).size > MAX_MANIFEST_BYTES) throw new Error("larger than 16 MiB");
+    if (fs.lstatSync(file).size > MAX_MANIFEST_BYTES) throw new Error(`larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB`);
     return JSON.parse(fs.readFileSync(file, "utf8"));
   } catch (err) {
     throw new ToolError("usage", "MANIFEST_UNREADABLE", `cannot read restore manifest ${file}: ${(err as Error).message}`);

@@ -354,13 +354,15 @@ describe("restore of an entry with fields the tool does not read", () => {
     const s = setup("reset-chain");
     const storeFile = path.join(s.sessions, "sessions.json");
     const store = JSON.parse(fs.readFileSync(storeFile, "utf8"));
-    // As OpenClaw keeps them: the skills prompt every entry carries, and a field this tool has never heard of.
+    // As OpenClaw keeps them: the skills prompt every entry carries, and a field this tool has never
+    // heard of; a store of over 8 MiB, which is read an entry at a time (store-file.ts).
     const skillsSnapshot = {
-      prompt: `<available_skills>${"<skill>weather 日本</skill>".repeat(400)}</available_skills>`,
+      prompt: `<available_skills>${"<skill>weather 日本</skill>".repeat(300_000)}</available_skills>`,
       skills: [{ name: "weather" }],
     };
     store[KEY] = { ...store[KEY], skillsSnapshot, futureField: { notes: "n".repeat(3000) } };
     fs.writeFileSync(storeFile, JSON.stringify(store, null, 2));
+    expect(fs.statSync(storeFile).size).toBeGreaterThan(8 * 1024 * 1024);
     const original = hashTree(s.stateDir);
 
     // What the store's reader keeps: the fields the tool reads, not those.

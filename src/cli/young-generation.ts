@@ -7,8 +7,8 @@
  * start-up, so those commands run in a child Node that has it: one more Node start (~25 ms),
  * which a command that reads a store pays back many times. `ls`, `restore` (its prompt, its
  * crash-safe steps) and the small commands stay in this process; `ls` holds its heap close at
- * run time instead, on a big store. This file is the one place that knows the flag and the commands; the run-time
- * memory measures are store/process/streaming-memory.ts.
+ * run time instead, on a big store. This file is the one place that knows the flag and the
+ * commands; the run-time memory measures are store/process/streaming-memory.ts.
  */
 const FLAG = "--max-semi-space-size";
 const CAP = `${FLAG}=4`;

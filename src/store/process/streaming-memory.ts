@@ -1,8 +1,9 @@
 /**
  * The one place product code reaches V8 at run time: keeping memory flat while a transcript
- * streams. The reader (store/lines.ts) calls `streamingBudget.start()` when a stream opens and
- * `streamingBudget.tick(bytes)` for every line; nothing else here is exported. The process's
- * module state (the gc handle, the counters) is this file's on purpose: it is the process's.
+ * streams, and while `ls` lists a big store. The reader (store/lines.ts) calls
+ * `streamingBudget.start()` when a stream opens and `streamingBudget.tick(bytes)` for every line;
+ * `heapHold` (at the end) is the other export. The process's module state (the gc handle, the
+ * counters, whether the heap is held) is this file's on purpose: it is the process's.
  *
  * Every parsed line leaves garbage, part of which is promoted to V8's old space, and V8 lets the
  * old space grow to several times its live size before a full GC (measured: 47 MB live, full GC

@@ -35,7 +35,7 @@ export interface StoreFileStatus {
 /**
  * Every field of a `sessions.json` value (or a SQLite `entry_json`) the tool reads or writes. The
  * type has no index signature, so the compiler holds this list true: a big sessions.json keeps, of
- * each entry, these fields and any other small one (store-load.ts, keepEntryField).
+ * each entry, these fields and any other small one (store-load.ts, ENTRY_KEEP).
  */
 export const SESSION_ENTRY_FIELDS = [
   "sessionId",
@@ -96,7 +96,7 @@ export interface StoreEntry {
   sessionKey: string;
   /** The value as stored, less the fields in `omitted`. */
   raw: unknown;
-  /** Fields of a big store's entry left out: none the tool reads (store-load.ts, keepEntryField). */
+  /** Fields of a big store's entry left out: none the tool reads (store-load.ts, ENTRY_KEEP). */
   omitted?: readonly string[];
   /** `raw` when it is an object, else null. */
   entry: SessionEntry | null;

@@ -21,9 +21,10 @@ export default defineConfig({
     // no faster with three.
     maxWorkers: os.availableParallelism(),
     // A worker runs file after file in one process rather than a new process per file: each new one
-    // paid its start and module loads again, measured on 2 cores: 286 → 229 s on Node 24, 299 → 239 s on the floor. Every
-    // file still gets its own setup (test/helpers/cleanup.ts: a private cache dir, its temp dirs
-    // removed), and the suite passes with the files in a shuffled order (--sequence.shuffle.files).
+    // paid its start and module loads again. Measured on 2 cores: 286 → 229 s on Node 24, 299 →
+    // 239 s on the floor. Every file still gets its own setup (test/helpers/cleanup.ts: a private
+    // cache dir, its temp dirs removed), and the suite passes with its files shuffled
+    // (--sequence.shuffle.files).
     isolate: false,
   },
 });

@@ -5,8 +5,13 @@ export function renderJson(data: unknown): string {
   return `${JSON.stringify(data, null, 2)}\n`;
 }
 
-/** Array elements stringified at once: JSON.stringify's own speed, a bounded string at a time. */
-const BATCH = 256;
+/**
+ * Array elements stringified at once: JSON.stringify's own speed, a bounded string at a time. A
+ * batch is sized by what the last one weighed, so a part stays near PART_BYTES whether an element
+ * is a 300-byte key or one with 100 archives (256 of those made a 25 MB part).
+ */
+const MAX_BATCH = 256;
+const PART_BYTES = 1 << 20;
 
 /**
  * renderJson(doc) in parts: an object's members one by one, and each top-level array a batch of
@@ -25,10 +30,12 @@ export function* jsonDocumentParts(doc: unknown): Generator<string> {
     if (Array.isArray(value) && value.length > 0) {
       first = false;
       yield `${sep}\n  ${JSON.stringify(key)}: [`;
-      for (let i = 0; i < value.length; i += BATCH) {
+      for (let i = 0, batch = 1; i < value.length; ) {
         // `{\n  "a": [` + `\n    e1,\n    e2` + `\n  ]\n}`: the elements, laid out two levels deep.
-        const text = JSON.stringify({ a: value.slice(i, i + BATCH) }, null, 2);
+        const text = JSON.stringify({ a: value.slice(i, i + batch) }, null, 2);
         yield `${i === 0 ? "" : ","}${text.slice(10, -6)}`;
+        i += batch;
+        batch = Math.max(1, Math.min(MAX_BATCH, Math.floor((batch * PART_BYTES) / text.length)));
       }
       yield "\n  ]";
       continue;

@@ -80,4 +80,13 @@ describe("jsonDocumentParts", () => {
     expect(parts.length).toBeGreaterThanOrEqual(6);
     expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(renderJson(doc).length / 3);
   });
+
+  it("big elements come a few at a time: a part stays near 1 MiB however much each element weighs", () => {
+    // ls on 1,000 keys with 100 archives each: 256 such rows made one 25 MB part.
+    const doc = { rows: Array.from({ length: 64 }, (_, i) => ({ i, archives: Array.from({ length: 4 }, () => "x".repeat(50_000)) })) };
+    const parts = [...jsonDocumentParts(doc)];
+    expect(parts.join("")).toBe(renderJson(doc));
+    expect(renderJson(doc).length).toBeGreaterThan(12_000_000);
+    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(2 * 1024 * 1024);
+  });
 });

@@ -1,7 +1,7 @@
 /** Attribution on plain data: which key each transcript file belongs to, and why. */
 import { describe, expect, it } from "vitest";
 import { attribute, lineageOf, type KeyInput } from "../../src/core/attribution.js";
-import type { ClassifiedFile, Evidence, SessionEntry, TranscriptHeader } from "../../src/core/model.js";
+import type { ClassifiedFile, SessionEntry, TranscriptHeader } from "../../src/core/model.js";
 import { classifyName } from "../../src/core/names.js";
 
 const DIR = "/s";
@@ -36,10 +36,7 @@ function headers(table: Record<string, TranscriptHeader>) {
 }
 const kinds = (a: ReturnType<typeof attribute>, name: string) =>
   Object.fromEntries(
-    [...(a.byFile.get(`${DIR}/${name}`) ?? new Map<string, Evidence[]>()).entries()].map(([k, ev]) => [
-      k,
-      ev.map((e) => `${e.kind}/${e.confidence}`),
-    ]),
+    (a.byFile.get(`${DIR}/${name}`) ?? []).map(({ key, evidence }) => [key, evidence.map((e) => `${e.kind}/${e.confidence}`)]),
   );
 
 describe("lineageOf", () => {
@@ -94,7 +91,9 @@ describe("attribute", () => {
     // The header id is the key's sessionId too: that links it on its own as well.
     expect(kinds(a, now)).toEqual({ k: ["header-id/strong", "session-file-name/certain"] });
     expect(kinds(a, older)).toEqual({ k: ["session-file-name/strong"] });
-    expect(a.byFile.get(`${DIR}/${older}`)!.get("k")![0]!.detail).toContain(`header id ${D}: an earlier generation`);
+    expect(a.byFile.get(`${DIR}/${older}`)!.find((o) => o.key === "k")!.evidence[0]!.detail).toContain(
+      `header id ${D}: an earlier generation`,
+    );
   });
 
   it("a header's parentSession (an id or a path) names the key the file continues", () => {

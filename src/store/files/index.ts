@@ -20,7 +20,7 @@ import type {
   TranscriptRef,
   UnattributedFile,
 } from "../../core/model.js";
-import { ATTRIBUTABLE_KINDS, attribute, type KeyInput } from "../../core/attribution.js";
+import { ATTRIBUTABLE_KINDS, attribute, type Attribution, type KeyInput } from "../../core/attribution.js";
 import { interpretStore } from "../../core/store-load.js";
 import { orderResetArchives, readTargetSessionFile, transcriptCandidatePaths, type PathContext } from "../../core/transcript-path.js";
 import { parseGeneratedTranscriptName } from "../../core/names.js";
@@ -258,10 +258,10 @@ interface Ownership {
   sideFilesById: Map<string, ClassifiedFile[]>;
 }
 
-function filesByKey(byFile: Map<string, Map<string, Evidence[]>>): Ownership["byKey"] {
+function filesByKey(byFile: Attribution["byFile"]): Ownership["byKey"] {
   const byKey: Ownership["byKey"] = new Map();
   for (const [p, owners] of byFile) {
-    for (const [key, evidence] of owners) {
+    for (const { key, evidence } of owners) {
       const list = byKey.get(key);
       if (list) list.push({ path: p, evidence });
       else byKey.set(key, [{ path: p, evidence }]);
@@ -361,7 +361,7 @@ function lineageOldestFirst(ids: string[], sessionId: string | null, archives: A
 function unattributedFiles(
   files: ClassifiedFile[],
   sessions: SessionRecord[],
-  byFile: Map<string, Map<string, Evidence[]>>,
+  byFile: Attribution["byFile"],
   reason: string,
   remember: RememberSync,
 ): UnattributedFile[] {

@@ -28,7 +28,7 @@ export interface FileOwner {
 export interface Attribution {
   /**
    * path → its keys, in the order they were found. A list, not a Map per file: a store-wide run
-   * holds one per file, and a Map weighs about 800 bytes (57k files: 23 MB).
+   * holds one per file, and a Map weighs about 800 bytes (the 57k-file bench store: 23 MB).
    */
   byFile: Map<string, FileOwner[]>;
   /** key → every sessionId known to belong to it, current last. */

@@ -8,7 +8,7 @@ export function renderJson(data: unknown): string {
 /**
  * Array elements stringified at once: JSON.stringify's own speed, a bounded string at a time. A
  * batch is sized by what the last one weighed, so a part stays near PART_BYTES whether an element
- * is a 300-byte key or one with 100 archives (256 of those made a 25 MB part).
+ * is a 300-byte key or one with 100 archives (256 of those made an 18 MB part).
  */
 const MAX_BATCH = 256;
 const PART_BYTES = 1 << 20;

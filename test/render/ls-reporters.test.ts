@@ -82,7 +82,7 @@ describe("jsonDocumentParts", () => {
   });
 
   it("big elements come a few at a time: a part stays near 1 MiB however much each element weighs", () => {
-    // ls on 1,000 keys with 100 archives each: 256 such rows made one 25 MB part.
+    // ls on 1,000 keys with 100 archives each: 256 such rows made one 18 MB part.
     const doc = { rows: Array.from({ length: 64 }, (_, i) => ({ i, archives: Array.from({ length: 4 }, () => "x".repeat(50_000)) })) };
     const parts = [...jsonDocumentParts(doc)];
     expect(parts.join("")).toBe(renderJson(doc));

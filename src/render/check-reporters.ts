@@ -5,8 +5,8 @@ import { jsonReporter } from "./json.js";
 
 export const CHECK_REPORTERS: TextOrJsonReporters<CheckResult, StyledReportContext> = {
   text: async (ctx) => {
-    const { renderCheckText } = await import("./check-text.js");
-    return { end: (r) => renderCheckText(r, ctx.style) };
+    const { checkTextParts, renderCheckText } = await import("./check-text.js");
+    return { end: (r) => renderCheckText(r, ctx.style), endParts: (r) => checkTextParts(r, ctx.style) };
   },
   json: jsonReporter,
 };

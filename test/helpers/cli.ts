@@ -9,15 +9,19 @@ export interface CliResult {
   json: () => any;
 }
 
-export async function cli(argv: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+export async function cli(
+  argv: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<CliResult & { /** The length of each write to stdout, in order. */ stdoutWrites: number[] }> {
   let stdout = "";
   let stderr = "";
+  const stdoutWrites: number[] = [];
   const code = await run(argv, {
-    stdout: { write: (s: string) => ((stdout += s), true), isTTY: false },
+    stdout: { write: (s: string) => (stdoutWrites.push(s.length), (stdout += s), true), isTTY: false },
     stderr: { write: (s: string) => ((stderr += s), true), isTTY: false },
     stdinIsTTY: false,
     env: { NO_COLOR: "1", HOME: "/nonexistent-home", XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, ...opts.env },
     cwd: opts.cwd ?? process.cwd(),
   });
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+  return { code, stdout, stderr, stdoutWrites, json: () => JSON.parse(stdout) };
 }

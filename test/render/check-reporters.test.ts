@@ -20,6 +20,23 @@ describe("CHECK_REPORTERS", () => {
     expect((await CHECK_REPORTERS.text({ style })).end(r)).toBe(renderCheckText(r, style));
   });
 
+  it("text in parts: a header per severity, a part per finding, the verdict; whole when joined", async () => {
+    const r = await checkOf();
+    const style = makeStyle(0);
+    const reporter = await CHECK_REPORTERS.text({ style });
+    const parts = [...reporter.endParts!(r)];
+    const severities = new Set(r.findings.map((f) => f.severity)).size;
+    expect(r.findings.length).toBeGreaterThan(0);
+    expect(parts).toHaveLength(severities + r.findings.length + 1);
+    expect(parts.join("")).toBe(reporter.end(r));
+    expect(parts.at(-1)).toMatch(/^\n?(ok|problems): \d+ error/);
+    for (const [i, f] of r.findings.entries())
+      expect(
+        parts.some((p) => p.includes(f.code) && p.includes(f.message)),
+        String(i),
+      ).toBe(true);
+  });
+
   it("json: the result as one document", async () => {
     const r = await checkOf();
     expect(CHECK_REPORTERS.json().end(r)).toBe(renderJson(r));

@@ -1,5 +1,5 @@
 import { Option } from "commander";
-import { defineCommand, pickReporter } from "../define-command.js";
+import { defineCommand, pickReporter, writeReport } from "../define-command.js";
 import { integerOption, selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
 import type { FailOn } from "../../commands/check.js";
@@ -61,12 +61,15 @@ Finding codes: ${docsPath("cron.md")}
     showScope(result.stores);
     // --quiet (text): the exit code is the whole answer, for cron; nothing on stdout or stderr.
     const silent = flags.quiet && !flags.json;
-    if (!silent) app.io.stdout.write(reporter.end(result));
-    if (fails(result.summary, flags.failOn)) {
+    // Raised first: the exit code stands when stdout's reader leaves early (`| head`).
+    const failed = fails(result.summary, flags.failOn);
+    if (failed) app.raise(ExitCode.problems);
+    try {
+      if (!silent) await writeReport(app, reporter, result);
+    } finally {
       // Cron mails stderr: say why the run failed even when stdout went to a file.
       const { error, warn, info } = result.summary;
-      if (!silent) app.say(`check found problems (${error} error, ${warn} warn, ${info} info; --fail-on ${flags.failOn})`);
-      app.raise(ExitCode.problems);
+      if (failed && !silent) app.say(`check found problems (${error} error, ${warn} warn, ${info} info; --fail-on ${flags.failOn})`);
     }
   },
 });

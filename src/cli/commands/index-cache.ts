@@ -1,4 +1,4 @@
-import { defineCommand, pickReporter } from "../define-command.js";
+import { defineCommand, pickReporter, writeReport } from "../define-command.js";
 import { docsPath } from "../package-info.js";
 import { selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
@@ -44,6 +44,6 @@ against it first, and --no-index (or OPENCLAW_SESSIONS_INDEX=off) runs without i
       const { style, tz } = app.textContext(flags);
       return { style, tz };
     });
-    app.io.stdout.write(reporter.end(result));
+    await writeReport(app, reporter, result);
   },
 });

@@ -1,5 +1,5 @@
 import { ExitCode } from "../../core/errors.js";
-import { defineCommand, pickReporter } from "../define-command.js";
+import { defineCommand, pickReporter, writeReport } from "../define-command.js";
 import { docsPath } from "../package-info.js";
 import { integerOption, selectionOf, type CommonOptions } from "../options.js";
 
@@ -71,10 +71,13 @@ store, a symlink in the vault, another snapshot running). See ${docsPath("snapsh
     } else result = await cmd.runSnapshot({ ...selection, ...vaultOpts }, ctx);
     const { SNAPSHOT_REPORTERS } = await import("../../render/snapshot-reporters.js");
     const reporter = await pickReporter(SNAPSHOT_REPORTERS, flags, () => ({ tz: app.textContext(flags).tz, quiet: flags.quiet === true }));
-    app.io.stdout.write(reporter.end(result));
-    if (result.action === "verify" && !result.ok) {
-      app.say(`the vault has ${result.problems.length} problem(s): ${result.problems[0]!.what}: ${result.problems[0]!.problem}`);
-      app.raise(ExitCode.problems);
+    // Raised first: the exit code stands when stdout's reader leaves early (`| head`).
+    const broken = result.action === "verify" && !result.ok ? result.problems : null;
+    if (broken) app.raise(ExitCode.problems);
+    try {
+      await writeReport(app, reporter, result);
+    } finally {
+      if (broken) app.say(`the vault has ${broken.length} problem(s): ${broken[0]!.what}: ${broken[0]!.problem}`);
     }
   },
 });

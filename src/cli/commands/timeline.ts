@@ -1,5 +1,5 @@
 import { Option } from "commander";
-import { defineCommand, pickReporter } from "../define-command.js";
+import { defineCommand, pickReporter, writeReport } from "../define-command.js";
 import { addVaultOption, selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
 import type { TimelineSort } from "../../commands/timeline.js";
@@ -42,23 +42,26 @@ Examples:
     const showScope = await (await import("../scope.js")).scopeShower(app, flags);
     const reporter = await pickReporter(TIMELINE_REPORTERS, flags, () => app.textContext({ ...flags, tz: result.timeZone }));
     showScope(result.stores);
-    app.io.stdout.write(reporter.end(result));
-    // Diagnostics (an openclaw.json it cannot parse, a transcript missing) go to stderr, never stdout.
-    // An openclaw.json that cannot be read is named here once, with what follows from it, not again as unreadable.
-    const config = "policy" in result ? result.policy.configPath : null;
-    const about = (n: string) => (config && n.startsWith(`cannot read ${config}:`) ? config : undefined);
-    if ("notes" in result && !flags.quiet) for (const n of result.notes) app.say(`warning: ${n}`, null, about(n));
-    if (!("segments" in result) && result.keys.length > 0)
-      app.context(
-        flags,
-        `sorted by ${result.sort === "key" ? "key" : "most recent reset"}; run \`openclaw-sessions timeline <key>\` for the evidence`,
-      );
     // A 0-byte or invalid sessions.json loads as no keys at all: an environment problem, as in `ls`.
-    for (const st of result.stores) {
-      if (BROKEN_STORE.has(st.storeFile.state)) {
+    // Raised first: the exit code stands when stdout's reader leaves early (`| head`).
+    const broken = result.stores.filter((st) => BROKEN_STORE.has(st.storeFile.state));
+    if (broken.length > 0) app.raise(ExitCode.environment);
+    try {
+      await writeReport(app, reporter, result);
+    } finally {
+      // Diagnostics (an openclaw.json it cannot parse, a transcript missing) go to stderr, never stdout.
+      // An openclaw.json that cannot be read is named here once, with what follows from it, not again as unreadable.
+      const config = "policy" in result ? result.policy.configPath : null;
+      const about = (n: string) => (config && n.startsWith(`cannot read ${config}:`) ? config : undefined);
+      if ("notes" in result && !flags.quiet) for (const n of result.notes) app.say(`warning: ${n}`, null, about(n));
+      if (!("segments" in result) && result.keys.length > 0)
+        app.context(
+          flags,
+          `sorted by ${result.sort === "key" ? "key" : "most recent reset"}; run \`openclaw-sessions timeline <key>\` for the evidence`,
+        );
+      for (const st of broken) {
         const why = st.storeFile.state === "unreadable" && st.storeFile.message ? ` (${st.storeFile.message})` : "";
         app.say(`${st.storePath} is ${st.storeFile.state}${why}; OpenClaw loads it as an empty store`, null, st.storePath);
-        app.raise(ExitCode.environment);
       }
     }
   },

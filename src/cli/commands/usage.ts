@@ -1,5 +1,5 @@
 import { Option } from "commander";
-import { defineCommand, pickReporter } from "../define-command.js";
+import { defineCommand, pickReporter, writeReport } from "../define-command.js";
 import { selectionOf, type CommonOptions } from "../options.js";
 import { progressLine } from "../progress.js";
 import { docsPath } from "../package-info.js";
@@ -45,6 +45,6 @@ in tokens only. See ${docsPath("usage.md")}. Read-only.
     showScope(result.stores);
     app.context(flags, `days in ${result.tz}; ${result.transcriptsRead} transcript${result.transcriptsRead === 1 ? "" : "s"} read`);
     const reporter = await pickReporter(USAGE_REPORTERS, flags, () => app.textContext(flags));
-    app.io.stdout.write(reporter.end(result));
+    await writeReport(app, reporter, result);
   },
 });

@@ -1,4 +1,4 @@
-import { defineCommand, pickReporter } from "../define-command.js";
+import { defineCommand, pickReporter, writeReport } from "../define-command.js";
 import { docsPath } from "../package-info.js";
 import { selectionOf, type CommonOptions } from "../options.js";
 import { ExitCode } from "../../core/errors.js";
@@ -37,10 +37,13 @@ See ${docsPath("verify-import.md")}.
       style: app.styleFor("stdout", flags),
       quiet: flags.quiet,
     }));
-    app.io.stdout.write(reporter.end(result));
-    if (result.status !== "ok") {
-      app.say(`verify-import found gaps (${result.summary.gaps} file(s), ${result.summary.missingLines} missing line(s))`);
-      app.raise(ExitCode.problems);
+    // Raised first: the exit code stands when stdout's reader leaves early (`| head`).
+    if (result.status !== "ok") app.raise(ExitCode.problems);
+    try {
+      await writeReport(app, reporter, result);
+    } finally {
+      if (result.status !== "ok")
+        app.say(`verify-import found gaps (${result.summary.gaps} file(s), ${result.summary.missingLines} missing line(s))`);
     }
   },
 });

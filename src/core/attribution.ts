@@ -99,8 +99,8 @@ interface Links {
 }
 
 function link(links: Links, file: string, key: string, evidence: Evidence): void {
-  // Lists start as literals: a push onto [] reserves 17 slots, and the store index keeps one or two
-  // lists per file (measured: 21 MB of a 100k-archive `check`'s heap).
+  // Lists start as literals: a push onto [] reserves 17 slots, and the store index keeps these lists
+  // (measured on 100k archives: 104,000 arrays held 22 MB of elements, 9 MB as literals).
   const owners = links.byFile.get(file);
   const owner = owners?.find((o) => o.key === key);
   if (!owners) links.byFile.set(file, [{ key, evidence: [evidence] }]);

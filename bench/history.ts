@@ -33,8 +33,9 @@ const SIZES = (sizesArg > 0 ? process.argv[sizesArg + 1]!.split(",").map(Number)
 const has = (cmd: string): boolean => spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
 const hasTime = fs.existsSync("/usr/bin/time");
 
-// Without /usr/bin/time, Node reports its own peak RSS at exit (jq's then stays unknown).
-const RSS_HOOK = `data:text/javascript,process.on("exit",()=>process.stderr.write("OCS_MAXRSS_KB "+process.resourceUsage().maxRSS+"\\n"))`;
+// Without /usr/bin/time, Node reports its own peak RSS at exit (jq's then stays unknown): VmHWM,
+// since Linux carries the forked copy's peak (this bench's own RSS) across exec into maxRSS.
+const RSS_HOOK = `data:text/javascript,import fs from "node:fs";process.on("exit",()=>{let kb;try{kb=/VmHWM:\\s+(\\d+)/.exec(fs.readFileSync("/proc/self/status","utf8"))[1]}catch{kb=process.resourceUsage().maxRSS}process.stderr.write("OCS_MAXRSS_KB "+kb+"\\n")})`;
 
 interface Median {
   ms: number;

@@ -7,6 +7,8 @@ export const BIN = path.join(ROOT, "bin/openclaw-sessions.js");
 /**
  * A preload that writes the peak RSS (KiB) to $OCS_RSS_FILE on exit. Store readers run in a child
  * Node (src/cli/young-generation.ts) that inherits the preload; the parent exits last, so each
- * process keeps the larger of its own figure and the one already written.
+ * process keeps the larger of its own figure and the one already written. The figure is VmHWM:
+ * Linux carries the forked copy's peak across exec into maxRSS, so a child of a 216 MB test worker
+ * reported 216 MB for `ls` of a tiny store; VmHWM counts only the program's own pages.
  */
-export const RSS_PROBE = `data:text/javascript,import fs from "node:fs"; const out = process.env.OCS_RSS_FILE; if (out) process.on("exit", () => { let prev = 0; try { prev = Number(fs.readFileSync(out, "utf8")) || 0; } catch {} fs.writeFileSync(out, String(Math.max(prev, process.resourceUsage().maxRSS))); });`;
+export const RSS_PROBE = `data:text/javascript,import fs from "node:fs"; const out = process.env.OCS_RSS_FILE; const peakKb = () => { try { return Number(/VmHWM:\\s+(\\d+)/.exec(fs.readFileSync("/proc/self/status", "utf8"))[1]); } catch { return process.resourceUsage().maxRSS; } }; if (out) process.on("exit", () => { let prev = 0; try { prev = Number(fs.readFileSync(out, "utf8")) || 0; } catch {} fs.writeFileSync(out, String(Math.max(prev, peakKb()))); });`;

@@ -59,7 +59,11 @@ export function identitySize(identity: string): number {
   return Number(identity.split(":", 3)[2]);
 }
 
-type Lookup<T> = { hit: true; value: T } | { hit: false; db: IndexDb | null; before: SourceIdentity | null };
+/**
+ * A miss carries whether `before` was already settled when it was seen, before the read began
+ * (`#settledBefore`): its facts are then kept without a stat of their own when written.
+ */
+type Lookup<T> = { hit: true; value: T } | { hit: false; db: IndexDb | null; before: SourceIdentity | null; settled?: boolean };
 
 export class StoreCache {
   readonly #deps: StoreCacheDeps;
@@ -74,6 +78,11 @@ export class StoreCache {
   readonly #identities = new Map<string, SourceIdentity | null>();
   /** The identity of each regular file the run's walk of a store saw (noteStat), by path. */
   readonly #walked = new Map<string, string>();
+  /**
+   * When the walk's first stat since `forgetIdentities` was noted: every walked identity was seen
+   * at or after it (or microseconds before, for the first: far inside RACY_MS).
+   */
+  #walkedSince: number | null = null;
   readonly #open = new Map<string, IndexDb | null>();
   /** Indexes that failed in use: no longer asked, closed at the end. */
   readonly #retired: IndexDb[] = [];
@@ -110,6 +119,7 @@ export class StoreCache {
   forgetIdentities(): void {
     this.#identities.clear();
     this.#walked.clear();
+    this.#walkedSince = null;
   }
 
   /**
@@ -118,7 +128,9 @@ export class StoreCache {
    * Kept with the index off too: the scan memo asks it whether a transcript is big.
    */
   noteStat(p: string, st: fs.BigIntStats): void {
-    if (st.isFile()) this.#walked.set(p, statIdentity(st));
+    if (!st.isFile()) return;
+    this.#walkedSince ??= this.#now();
+    this.#walked.set(p, statIdentity(st));
   }
 
   roots(): readonly IndexedRoot[] {
@@ -266,7 +278,9 @@ export class StoreCache {
     if (!db || !before) return { hit: false, db: null, before: null };
     try {
       const hit = db.fact(before, what);
-      return hit === undefined ? { hit: false, db, before } : { hit: true, value: JSON.parse(hit) as T };
+      return hit === undefined
+        ? { hit: false, db, before, settled: this.#settledBefore(ref, before) }
+        : { hit: true, value: JSON.parse(hit) as T };
     } catch (err) {
       // A damaged page (or a value that is no longer JSON) found only now: the run goes on without this index.
       this.#cannotUse(db.file, err);
@@ -301,15 +315,32 @@ export class StoreCache {
 
   /**
    * Keep a value computed from a whole read (no file became unreadable) of a transcript that held
-   * still: asked when the fact is written (one stat per transcript for all its facts), or used again
-   * in this run.
+   * still: known when the walk saw it settled (`#settledBefore`), else asked when the fact is
+   * written or used again in this run (one stat per transcript for all its facts).
    */
   #keep<T>(look: Lookup<T>, ref: TranscriptRef, what: string, value: T, unread: number, keep: (value: T) => boolean): void {
     if (look.hit || !look.db || !look.before) return;
     if (unreadableNotesSoFar() !== unread || !keep(value)) return;
     const before = look.before;
-    const readAt = this.#deps.now?.() ?? Date.now();
-    look.db.keepFact(before, what, JSON.stringify(value), () => this.#heldStill(ref, before, readAt));
+    const readAt = this.#now();
+    look.db.keepFact(before, what, JSON.stringify(value), look.settled ? undefined : () => this.#heldStill(ref, before, readAt));
+  }
+
+  /**
+   * Was this file identity, the walk's, already settled when the walk saw it (changed more than
+   * RACY_MS before)? Then whatever was read after it is kept under it without another stat: any
+   * later change moves its ctime past the identity's, so the identity never matches again, and a
+   * fact read from a later version is never reused. (The walk's stat came before the read: asked
+   * by a lookup, which comes before its read.) Saves a stat per transcript on a cold run.
+   */
+  #settledBefore(ref: TranscriptRef, before: SourceIdentity): boolean {
+    if (ref.kind !== "file" || this.#walkedSince === null || this.#walked.get(ref.path) !== before.identity) return false;
+    const [, , , mtimeNs, ctimeNs] = before.identity.split(":");
+    return settledAt(BigInt(mtimeNs!), BigInt(ctimeNs!), this.#walkedSince);
+  }
+
+  #now(): number {
+    return this.#deps.now?.() ?? Date.now();
   }
 
   /**
@@ -319,9 +350,7 @@ export class StoreCache {
   #heldStill(ref: TranscriptRef, before: SourceIdentity, readAt: number): boolean {
     if (ref.kind !== "file") return true; // the run's snapshot does not change
     const st = statOrNull(ref.path);
-    if (!st || statIdentity(st) !== before.identity) return false;
-    const trusted = BigInt(Math.floor(readAt - RACY_MS)) * 1_000_000n;
-    return st.mtimeNs < trusted && st.ctimeNs < trusted;
+    return st !== null && statIdentity(st) === before.identity && settledAt(st.mtimeNs, st.ctimeNs, readAt);
   }
 
   #cannotUse(file: string, err: unknown): void {
@@ -350,6 +379,12 @@ export class StoreCache {
 function isBusy(err: unknown): boolean {
   const code = (err as { errcode?: unknown }).errcode;
   return typeof code === "number" && ((code & 0xff) === 5 || (code & 0xff) === 6);
+}
+
+/** Were a file's last change and status change more than RACY_MS before `at` (ms since the epoch)? */
+function settledAt(mtimeNs: bigint, ctimeNs: bigint, at: number): boolean {
+  const trusted = BigInt(Math.floor(at - RACY_MS)) * 1_000_000n;
+  return mtimeNs < trusted && ctimeNs < trusted;
 }
 
 function statOrNull(p: string): fs.BigIntStats | null {

@@ -201,7 +201,7 @@ describe("remember", () => {
     expect(factsIn(s.index()).map((r) => [r.what, r.identity, r.value])).toEqual([["count/1", identity(s.file), "5"]]);
   });
 
-  it("a file the run's walk listed is looked up by the walk's lstat (no stat of its own): a change after the walk is one snapshot with it and is not kept; a symlink's own lstat stands for nothing", async () => {
+  it("a file the run's walk listed is looked up by the walk's lstat (no stat of its own): a change after the walk is one snapshot with it, and what was read after the change is never reused; a symlink's own lstat stands for nothing", async () => {
     const s = setup();
     const ref = fileRef(s.file);
     expect(await remembered(s.open(), ref, () => 1)).toEqual({ value: 1, computed: 1 });
@@ -211,11 +211,20 @@ describe("remember", () => {
     try {
       cache.noteStat(s.file, walked);
       expect(await cache.remember(ref, "count/1", async () => 2)).toBe(1); // as the walk saw it
-      expect(await cache.remember(ref, "other/1", async () => 3)).toBe(3); // read after the change: not kept under the walk's identity
+      expect(await cache.remember(ref, "other/1", async () => 3)).toBe(3); // read after the change
     } finally {
       cache.close();
     }
+    // The walk saw the file settled, so what was read after it is kept under the walk's identity
+    // with no stat of its own; the change moved the file's ctime, so that identity never comes back.
+    expect(factsIn(s.index()).find((r) => r.what === "other/1")?.identity).toBe(statIdentity(walked));
     expect(await remembered(s.open(), ref, () => 4)).toEqual({ value: 4, computed: 1 }); // the next run sees the change
+    const next = s.open();
+    try {
+      expect(await next.remember(ref, "other/1", async () => 5)).toBe(5);
+    } finally {
+      next.close();
+    }
     const link = path.join(s.root, "link.jsonl");
     fs.symlinkSync(s.file, link);
     const linked = s.open();
@@ -226,6 +235,20 @@ describe("remember", () => {
         .filter((r) => r.source === `file:none:${link}`)
         .map((r) => r.identity),
     ).toEqual([identity(s.file)]);
+  });
+
+  it("a file the walk saw changed less than 2 s before: its facts are checked when written, and a change after the read is not kept", async () => {
+    const s = setup();
+    const ref = fileRef(s.file);
+    const cache = s.open(() => Date.now() - 1000 + LATER); // the file is 1.1 s old when the walk sees it
+    try {
+      cache.noteStat(s.file, fs.lstatSync(s.file, { bigint: true }));
+      expect(await cache.remember(ref, "count/1", async () => 1)).toBe(1);
+      fs.appendFileSync(s.file, LINE);
+    } finally {
+      cache.close();
+    }
+    expect(factsIn(s.index())).toEqual([]);
   });
 
   it("a value its deriver says not to keep (cut short by a read error) is not kept", async () => {

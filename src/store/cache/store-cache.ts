@@ -59,6 +59,12 @@ export function identitySize(identity: string): number {
   return Number(identity.split(":", 3)[2]);
 }
 
+/** The mtime and ctime (ns) a file's `statIdentity` holds. */
+function identityTimesNs(identity: string): [mtimeNs: bigint, ctimeNs: bigint] {
+  const [, , , mtimeNs, ctimeNs] = identity.split(":");
+  return [BigInt(mtimeNs!), BigInt(ctimeNs!)];
+}
+
 /**
  * A miss carries whether `before` was already settled when it was seen, before the read began
  * (`#settledBefore`): its facts are then kept without a stat of their own when written.
@@ -335,8 +341,7 @@ export class StoreCache {
    */
   #settledBefore(ref: TranscriptRef, before: SourceIdentity): boolean {
     if (ref.kind !== "file" || this.#walkedSince === null || this.#walked.get(ref.path) !== before.identity) return false;
-    const [, , , mtimeNs, ctimeNs] = before.identity.split(":");
-    return settledAt(BigInt(mtimeNs!), BigInt(ctimeNs!), this.#walkedSince);
+    return settledAt(...identityTimesNs(before.identity), this.#walkedSince);
   }
 
   #now(): number {

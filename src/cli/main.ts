@@ -4,7 +4,7 @@
  */
 import { openStderr, openStdout } from "./fd-stdout.js";
 import { VERSION } from "./version.js";
-import { runWithCappedYoungGeneration, wantsCappedYoungGeneration, wantsHeapHeldClose } from "./young-generation.js";
+import { wantsHeapHeldClose, wantsYoungGenerationHeld } from "./young-generation.js";
 import { heapHold } from "../store/process/streaming-memory.js";
 import type { IO } from "./output.js";
 
@@ -42,10 +42,6 @@ async function ask(question: string): Promise<string> {
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   if (fastVersion(argv)) return;
-  if (process.argv[1] && wantsCappedYoungGeneration(argv, process.execArgv, process.env)) {
-    process.exitCode = await runWithCappedYoungGeneration(process.argv[1], argv);
-    return;
-  }
   quietSqliteWarning();
   // Each Tab runs `__complete`: the plain arguments the scripts pass need no commander (complete-items.ts).
   if (argv[0] === "__complete") {
@@ -89,8 +85,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     ask,
   };
   const { run } = await import("./program.js");
-  // `ls` holds its heap close on a big store (young-generation.ts), then lets go: the bin writes its
-  // code cache at exit, and V8 refuses one made under other flags at the next start.
+  // A store reader holds its young generation, `ls` its heap on a big store (young-generation.ts);
+  // both let go at the end: the bin writes its code cache at exit, and V8 refuses one made under
+  // other flags at the next start.
+  if (wantsYoungGenerationHeld(argv, process.execArgv, process.env)) heapHold.young();
   if (wantsHeapHeldClose(argv)) heapHold.want();
   try {
     // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.

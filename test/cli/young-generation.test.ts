@@ -1,51 +1,94 @@
-/** Store readers run in a child Node with a capped young generation; everything else in-process. */
+/** Store readers hold V8's young generation at its start-up size, in the one process they run in. */
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { wantsCappedYoungGeneration } from "../../src/cli/young-generation.js";
+import { wantsYoungGenerationHeld } from "../../src/cli/young-generation.js";
 import { BIN } from "../helpers/built-cli.js";
 import { scenarioDir } from "../helpers/corpus.js";
+import { tempDir } from "../helpers/temp.js";
 
-describe("wantsCappedYoungGeneration", () => {
-  it("is true for the commands that read a store, once, and never for help or the small commands", () => {
-    for (const cmd of ["history", "timeline", "compactions", "check", "grep", "export", "context-pack", "verify-import", "index"])
-      expect(wantsCappedYoungGeneration([cmd, "x"], [], {}), cmd).toBe(true);
+describe("wantsYoungGenerationHeld", () => {
+  it("is true for the commands that read a store, and never for help, the small commands or a size the user chose", () => {
+    for (const cmd of ["history", "timeline", "compactions", "check", "grep", "export", "context-pack", "verify-import", "index", "usage"])
+      expect(wantsYoungGenerationHeld([cmd, "x"], [], {}), cmd).toBe(true);
     for (const cmd of ["ls", "restore", "completion", "skill", "--help", "nope"])
-      expect(wantsCappedYoungGeneration([cmd], [], {}), cmd).toBe(false);
-    expect(wantsCappedYoungGeneration([], [], {})).toBe(false);
-    expect(wantsCappedYoungGeneration(["check", "--help"], [], {})).toBe(false);
-    // Already capped: by this tool's own re-run, or by the user.
-    expect(wantsCappedYoungGeneration(["check"], ["--max-semi-space-size=4"], {})).toBe(false);
-    expect(wantsCappedYoungGeneration(["check"], [], { NODE_OPTIONS: "--max-semi-space-size=8" })).toBe(false);
+      expect(wantsYoungGenerationHeld([cmd], [], {}), cmd).toBe(false);
+    expect(wantsYoungGenerationHeld([], [], {})).toBe(false);
+    expect(wantsYoungGenerationHeld(["check", "--help"], [], {})).toBe(false);
+    expect(wantsYoungGenerationHeld(["check"], ["--max-semi-space-size=4"], {})).toBe(false);
+    expect(wantsYoungGenerationHeld(["check"], [], { NODE_OPTIONS: "--max-semi-space-size=8" })).toBe(false);
   });
 });
 
 describe("a store reader run through the bin", () => {
   const stateDir = path.join(scenarioDir("files", "reset-chain"), "state");
   const env = { PATH: process.env.PATH, HOME: "/nonexistent-home", NO_COLOR: "1" };
+  // At exit: this process's pid and the young generation's size (both semi-spaces), in MB.
   const probe =
-    "data:text/javascript,process.on('exit',()=>process.stderr.write('SEMI '+process.execArgv.filter(a=>a.startsWith('--max-semi')).join(',')+'\\n'))";
+    "data:text/javascript,import v8 from 'node:v8';process.on('exit',()=>{const s=v8.getHeapSpaceStatistics().find(x=>x.space_name==='new_space');process.stderr.write('YOUNG '+process.pid+' '+(s.space_size/1048576)+'\\n')})";
+  const youngOf = (stderr: string) => [...stderr.matchAll(/^YOUNG (\d+) ([\d.]+)$/gm)].map((m) => ({ pid: m[1], mb: Number(m[2]) }));
 
-  it("runs in a child that has the cap, with the child's output and exit code", () => {
-    const r = spawnSync(process.execPath, ["--import", probe, BIN, "check", "--json", "--fail-on", "warn", "--state-dir", stateDir], {
-      encoding: "utf8",
-      env,
-    });
-    // The child reports the cap, the parent reports none; the document is the child's.
-    expect(r.stderr).toContain("SEMI --max-semi-space-size=4");
+  it("runs in this one process, its young generation held, with the output and exit code of a run that sized it itself", () => {
+    const args = ["check", "--json", "--fail-on", "warn", "--now", "2026-12-01T00:00:00Z", "--state-dir", stateDir];
+    const r = spawnSync(process.execPath, ["--import", probe, BIN, ...args], { encoding: "utf8", env });
+    const young = youngOf(r.stderr);
+    expect(young, r.stderr).toHaveLength(1);
     expect(JSON.parse(r.stdout).schemaVersion).toBe(2);
-    const inProcess = spawnSync(
-      process.execPath,
-      ["--max-semi-space-size=4", BIN, "check", "--json", "--fail-on", "warn", "--state-dir", stateDir],
-      { encoding: "utf8", env },
-    );
-    expect(r.status).toBe(inProcess.status);
+    const sized = spawnSync(process.execPath, ["--max-semi-space-size=4", BIN, ...args], { encoding: "utf8", env });
+    expect(r.status).toBe(sized.status);
+    expect(r.stdout).toBe(sized.stdout);
   });
 
-  it("leaves ls in this process", () => {
-    const r = spawnSync(process.execPath, ["--import", probe, BIN, "ls", "--json", "--state-dir", stateDir], { encoding: "utf8", env });
-    expect(r.status).toBe(0);
-    expect(r.stderr.match(/SEMI/g)).toHaveLength(1);
-    expect(r.stderr).not.toContain("--max-semi-space-size");
+  it("keeps the young generation at 2 MB where one the user sized grows (10,000 files listed)", () => {
+    const state = tempDir("ocs-young-files-");
+    const sessions = path.join(state, "agents/main/sessions");
+    fs.mkdirSync(sessions, { recursive: true });
+    fs.writeFileSync(path.join(sessions, "sessions.json"), "{}");
+    for (let i = 0; i < 10_000; i++) fs.writeFileSync(path.join(sessions, `note-${i}.txt`), "");
+    const run = (flags: string[]) =>
+      youngOf(
+        spawnSync(process.execPath, [...flags, "--import", probe, BIN, "timeline", "--json", "--state-dir", state], {
+          encoding: "utf8",
+          env,
+        }).stderr,
+      );
+    const held = run([]);
+    const sized = run(["--max-semi-space-size=64"]);
+    expect(held).toHaveLength(1);
+    expect(sized).toHaveLength(1);
+    expect(held[0]!.mb).toBeLessThanOrEqual(2);
+    expect(sized[0]!.mb).toBeGreaterThan(2);
+  });
+
+  it("sets V8's flags back before the bin writes its code cache: a second run reuses it (history streaming a 9 MB transcript, check)", () => {
+    const cacheDir = tempDir("ocs-young-cache-");
+    const state = tempDir("ocs-young-store-");
+    const sessions = path.join(state, "agents/main/sessions");
+    fs.mkdirSync(sessions, { recursive: true });
+    fs.writeFileSync(path.join(sessions, "sessions.json"), "{}");
+    // Past the streaming budget (8 MB): the reader sets its streaming flags.
+    const file = path.join(sessions, "big.jsonl");
+    const line = `${JSON.stringify({ type: "message", id: "m", timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "x".repeat(1000) } })}\n`;
+    fs.writeFileSync(
+      file,
+      `${JSON.stringify({ type: "session", version: 3, id: "big", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" })}\n${line.repeat(9000)}`,
+    );
+    const cacheEnv = { ...env, NODE_COMPILE_CACHE: cacheDir };
+    for (const args of [
+      ["history", "--file", file, "--state-dir", state, "--jsonl"],
+      ["check", "--json", "--now", "2026-12-01T00:00:00Z", "--state-dir", stateDir],
+    ]) {
+      const runOnce = () => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: cacheEnv, maxBuffer: 64 * 1024 * 1024 });
+      const first = runOnce();
+      expect(first.status, first.stderr).toBe(0);
+      const dir = path.join(cacheDir, "openclaw-sessions");
+      const file = fs.readdirSync(dir).find((n) => n.endsWith(`_${args[0]}.cache`));
+      expect(file, fs.readdirSync(dir).join(" ")).toBeDefined();
+      const made = fs.statSync(path.join(dir, file!)).mtimeMs;
+      const second = runOnce();
+      expect(second.stdout).toBe(first.stdout);
+      expect(fs.statSync(path.join(dir, file!)).mtimeMs, args[0]).toBe(made);
+    }
   });
 });

@@ -5,9 +5,8 @@ import { ROOT } from "./corpus.js";
 export const BIN = path.join(ROOT, "bin/openclaw-sessions.js");
 
 /**
- * A preload that writes the peak RSS (KiB) to $OCS_RSS_FILE on exit. Store readers run in a child
- * Node (src/cli/young-generation.ts) that inherits the preload; the parent exits last, so each
- * process keeps the larger of its own figure and the one already written. The figure is VmHWM:
+ * A preload that writes the peak RSS (KiB) to $OCS_RSS_FILE on exit; a process that finds a figure
+ * already written (a run that starts another Node: the pager is not one) keeps the larger. The figure is VmHWM:
  * Linux carries the forked copy's peak across exec into maxRSS, so a child of a 216 MB test worker
  * reported 216 MB for `ls` of a tiny store; VmHWM counts only the program's own pages.
  */

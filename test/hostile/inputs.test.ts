@@ -186,11 +186,13 @@ describe("snapshot dirs of a killed run", () => {
   it("a run killed by SIGKILL mid-read leaves its dir, and the next run removes it", async () => {
     const { stateDir, root, tmp } = state("sqlite", "sqlite-reset");
     const env = { ...process.env, HOME: path.join(root, "home"), TMPDIR: tmp, NO_COLOR: "1" };
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", path.join(ROOT, "test/helpers/run-cli.ts"), "grep", "zzz", "--state-dir", stateDir],
-      { cwd: ROOT, env, stdio: "ignore" },
-    );
+    // The built CLI, as the user the next run is (runCli): a dir another user left is theirs to remove.
+    const child = spawn(process.execPath, [BIN, "grep", "zzz", "--state-dir", stateDir], {
+      cwd: ROOT,
+      env,
+      stdio: "ignore",
+      ...(IS_ROOT ? NOBODY : {}),
+    });
     // Kill it as soon as its snapshot dir appears (or once it ended by itself: then there is nothing to kill).
     let ended = false;
     const closed = new Promise((r) => child.on("close", r)).then(() => (ended = true));

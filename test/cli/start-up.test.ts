@@ -68,6 +68,26 @@ describe("start-up", () => {
     expect(r.stdout).toBe("agent:main:main\nagent:main:telegram:direct:424242\n");
     for (const unused of ["child_process", "crypto", "tty", "sqlite", ...FS_NAMESPACE]) expect(r.builtins, unused).not.toContain(unused);
   });
+
+  it("a Tab's key completion from the index (a sessions.json over 512 KiB) loads no node:crypto to name the index file", () => {
+    const state = emptyState();
+    const entries = Object.fromEntries(
+      Array.from({ length: 3000 }, (_, i) => [
+        `agent:main:telegram:direct:${i}`,
+        { sessionId: `id-${i}`, updatedAt: i, note: "x".repeat(200) },
+      ]),
+    );
+    fs.writeFileSync(path.join(state, "agents/main/sessions/sessions.json"), JSON.stringify(entries, null, 2));
+    // Older than the index's 2 s settling time, so its keys are kept at the first run and read back at the second.
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(path.join(state, "agents/main/sessions/sessions.json"), old, old);
+    for (const run of ["cold", "warm"]) {
+      const r = builtinsLoaded(["__complete", "keys", "--state-dir", state]);
+      expect(r.stdout.split("\n").filter(Boolean), run).toHaveLength(3000);
+      expect(r.builtins, run).toContain("sqlite");
+      expect(r.builtins, run).not.toContain("crypto");
+    }
+  });
 });
 
 /** A state dir whose sessions dir lists `files` entries (plain files no key owns) beside an empty store. */

@@ -31,18 +31,31 @@ export function classifyCandidate(sessionId: string, filePath: string): Transcri
  * verbatim (it points into the old root), anything else falls back to `<sessionsDir>/<id>.jsonl`.
  */
 export function resolveSessionFile(sessionId: string, sessionFile: string, ctx: PathContext): string | null {
-  const fallback = isValidSessionId(sessionId) ? path.join(ctx.sessionsDir, `${sessionId.trim()}.jsonl`) : null;
+  const fallback = isValidSessionId(sessionId) ? joinNames(ctx.sessionsDir, `${sessionId.trim()}.jsonl`) : null;
   const trimmed = sessionFile.trim();
   if (!trimmed || trimmed.startsWith("sqlite:")) return fallback;
+  if (isNormalAbsolute(ctx.sessionsDir) && isNormalAbsolute(trimmed)) {
+    // What path.resolve and path.relative give for these, without their work (one key each, thousands a run).
+    const inside =
+      trimmed.length > ctx.sessionsDir.length + 1 &&
+      trimmed.charCodeAt(ctx.sessionsDir.length) === 47 &&
+      trimmed.startsWith(ctx.sessionsDir);
+    if (inside && !trimmed.startsWith("..", ctx.sessionsDir.length + 1)) return trimmed;
+    return sameAgentShape(trimmed.split("/").filter(Boolean), ctx) ? trimmed : fallback;
+  }
   const base = path.resolve(ctx.sessionsDir);
   const resolved = path.resolve(base, trimmed);
   const rel = path.relative(base, resolved);
   if (rel && !rel.startsWith("..") && !path.isAbsolute(rel)) return resolved;
   if (!path.isAbsolute(trimmed)) return fallback;
-  const parts = path.normalize(trimmed).split(path.sep).filter(Boolean);
+  return sameAgentShape(path.normalize(trimmed).split(path.sep).filter(Boolean), ctx) ? path.normalize(trimmed) : fallback;
+}
+
+/** An absolute path's parts end in `agents/<this agent>/sessions/<file>`: a path into the old root, kept verbatim. */
+function sameAgentShape(parts: string[], ctx: PathContext): boolean {
   const at = parts.lastIndexOf("sessions");
   const agentPart = parts[at - 1];
-  const sameAgentShape =
+  return (
     at >= 2 &&
     parts[at - 2] === "agents" &&
     agentPart !== undefined &&
@@ -50,8 +63,22 @@ export function resolveSessionFile(sessionId: string, sessionFile: string, ctx: 
     agentPart === ctx.agentId &&
     parts.length - at - 1 === 1 &&
     parts[at + 1] !== "." &&
-    parts[at + 1] !== "..";
-  return sameAgentShape ? path.normalize(trimmed) : fallback;
+    parts[at + 1] !== ".."
+  );
+}
+
+/** A dot segment, an empty one (`//`) or a trailing `/`. */
+const NOT_NORMAL = /\/\.{0,2}(?:\/|$)/;
+
+/** A POSIX absolute path that path.normalize and path.resolve return unchanged (the root, ending in `/`, is not one here). */
+function isNormalAbsolute(p: string): boolean {
+  return path.sep === "/" && p.charCodeAt(0) === 47 && !NOT_NORMAL.test(p);
+}
+
+/** path.join(dir, ...names) where each name is one plain segment, without path's work when `dir` is normal. */
+function joinNames(dir: string, ...names: string[]): string {
+  const plain = isNormalAbsolute(dir) && names.every((n) => n !== "" && n !== "." && n !== ".." && !n.includes("/"));
+  return plain ? `${dir}/${names.join("/")}` : path.join(dir, ...names);
 }
 
 const TOPIC_KEY = /:topic:([^:]+)$/;
@@ -81,10 +108,10 @@ export function transcriptCandidatePaths(
   const stale = resolved !== null && classifyCandidate(id, resolved) === "stale";
   const list: string[] = [];
   if (resolved && !stale) list.push(resolved);
-  if (validId) list.push(path.join(ctx.sessionsDir, `${id}.jsonl`));
+  if (validId) list.push(joinNames(ctx.sessionsDir, `${id}.jsonl`));
   if (resolved && stale) list.push(resolved);
-  if (ctx.stateDir && validId) list.push(path.join(ctx.stateDir, "agents", ctx.agentId, "sessions", `${id}.jsonl`));
-  if (validId) list.push(path.join(ctx.homeDir, ".openclaw", "sessions", `${id}.jsonl`));
+  if (ctx.stateDir && validId) list.push(joinNames(ctx.stateDir, "agents", ctx.agentId, "sessions", `${id}.jsonl`));
+  if (validId) list.push(joinNames(ctx.homeDir, ".openclaw", "sessions", `${id}.jsonl`));
   return [...new Set(list)].map((p) => ({ path: p, classification: classifyCandidate(id, p) }));
 }
 

@@ -25,11 +25,11 @@ const STORE_READERS = new Set([
 ]);
 
 /** A store-wide command that holds its heap only once a store proves big. */
-const IN_PROCESS_STORE_WIDE = new Set(["ls"]);
+const HEAP_HELD_WHEN_BIG = new Set(["ls"]);
 
 /** True when `argv` runs `ls` (store/process/streaming-memory.ts, heapHold). */
 export function wantsHeapHeldClose(argv: readonly string[]): boolean {
-  return IN_PROCESS_STORE_WIDE.has(argv[0] ?? "");
+  return HEAP_HELD_WHEN_BIG.has(argv[0] ?? "");
 }
 
 /**

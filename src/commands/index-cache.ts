@@ -53,6 +53,8 @@ export interface IndexFileStatus {
   /** Transcripts the index holds anything of (facts or text), the facts, the text table's transcripts and rows. */
   transcripts: number;
   facts: number;
+  /** Whole answers kept (store-wide `ls`, `timeline`), each with what its run read. */
+  answers: number;
   textTranscripts: number;
   textRows: number;
 }
@@ -142,6 +144,7 @@ function absent(file: string): IndexFileStatus {
     textBuiltAtIso: null,
     transcripts: 0,
     facts: 0,
+    answers: 0,
     textTranscripts: 0,
     textRows: 0,
   };
@@ -258,6 +261,7 @@ function statusOf(db: IndexDb, file: string, located: AgentTarget[]): IndexFileS
     textBuiltAtIso: iso(c.textBuiltAt),
     transcripts: [...db.knownIdentities().keys()].filter((source) => !storeFiles.has(source)).length,
     facts: c.facts,
+    answers: c.answers,
     textTranscripts: c.textSources,
     textRows: c.textRows,
   };

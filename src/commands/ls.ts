@@ -237,6 +237,11 @@ export async function runLsQuery(opts: LsOptions, query: LsKeyQuery, ctx: StoreC
 }
 
 export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResult> {
+  const question = { key: opts.key ?? null, stats: opts.stats === true };
+  return ctx.session.answer(opts, `ls/${LS_SCHEMA_VERSION}:${JSON.stringify(question)}`, () => listing(opts, ctx));
+}
+
+async function listing(opts: LsOptions, ctx: StoreContext): Promise<LsResult> {
   const indexes = await ctx.session.indexes(opts);
   const result: LsResult = {
     schemaVersion: LS_SCHEMA_VERSION,

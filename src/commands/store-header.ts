@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { StoreIndex } from "../core/model.js";
 import { FILES_SCHEMA } from "../core/agent-schema.js";
+import { noteDir, noteDirFailure } from "../store/read-set.js";
 
 export interface StoreHeader {
   agentId: string;
@@ -50,11 +51,13 @@ export function otherAgentsOf(stores: readonly StoreHeader[]): string[] {
   const read = new Set(stores.map((s) => s.agentId));
   const others = new Set<string>();
   for (const dir of new Set(stores.map((s) => s.stateDir).filter((d): d is string => d !== null))) {
+    const agents = path.join(dir, "agents");
     try {
-      for (const d of fs.readdirSync(path.join(dir, "agents"), { withFileTypes: true })) {
-        if (d.isDirectory() && !read.has(d.name)) others.add(d.name);
-      }
-    } catch {
+      const entries = fs.readdirSync(agents, { withFileTypes: true });
+      noteDir(agents, entries);
+      for (const d of entries) if (d.isDirectory() && !read.has(d.name)) others.add(d.name);
+    } catch (err) {
+      noteDirFailure(agents, err);
       // no agents/ dir: nothing to mention
     }
   }

@@ -100,6 +100,8 @@ export interface TimelineSummaryResult {
 
 interface Env {
   timeZone: string;
+  /** The openclaw.json given with --config (absolute), if any. */
+  explicitConfig: string | null;
   /** The tool's own restore runs of a store (read once per store). */
   restores: (index: StoreIndex) => KnownRestore[];
   config: (index: StoreIndex) => OpenClawConfig;
@@ -113,16 +115,18 @@ interface Env {
 function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
   const timeZone = resolveTimeZone(opts.tz, ctx.env);
   let explicit: OpenClawConfig | null = null;
+  let explicitConfig: string | null = null;
   if (opts.config !== undefined) {
     const file = path.resolve(ctx.cwd, opts.config);
+    explicitConfig = file;
     if (!fs.existsSync(file))
       throw usageError("CONFIG_NOT_FOUND", `no config file at ${file}`, "pass the path of an openclaw.json (JSON5)");
-    explicit = readConfig(file);
   }
   const cache = new Map<string, OpenClawConfig>();
   const runs = new Map<string, KnownRestore[]>();
   return {
     timeZone,
+    explicitConfig,
     session: ctx.session,
     processEnv: ctx.env,
     restores: (index) => {
@@ -131,7 +135,11 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
       return runs.get(k)!;
     },
     config: (index) => {
-      if (explicit) return explicit;
+      // Read when first needed, not here: a store-wide answer notes what it reads (session.answer).
+      if (explicitConfig !== null) {
+        explicit ??= readConfig(explicitConfig);
+        return explicit;
+      }
       const file = configPathFor(index.location.stateDir, ctx.env);
       const k = file ?? "";
       if (!cache.has(k)) cache.set(k, readConfig(file));
@@ -318,18 +326,29 @@ export async function runTimeline(opts: TimelineOptions & { key: string }, ctx: 
 export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Promise<TimelineResult | TimelineSummaryResult>;
 export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Promise<TimelineResult | TimelineSummaryResult> {
   const env = envOf(opts, ctx);
-  const indexes = await ctx.session.indexes(opts);
-  const stores = indexes.map(storeHeader);
   if (opts.key !== undefined) {
+    const indexes = await ctx.session.indexes(opts);
     const { index, record } = findSession(indexes, opts.key, "run `openclaw-sessions timeline` to list the keys");
-    return timelineOf(index, record, env, stores, true);
+    return timelineOf(index, record, env, stores(indexes), true);
   }
+  const question = { timeZone: env.timeZone, sort: opts.sort ?? "recent-reset", config: env.explicitConfig };
+  return ctx.session.answer(opts, `timeline/${TIMELINE_SCHEMA_VERSION}:${JSON.stringify(question)}`, () => summaryOf(opts, ctx, env));
+}
+
+function stores(indexes: readonly StoreIndex[]): StoreHeader[] {
+  return indexes.map(storeHeader);
+}
+
+/** Every key's summary row. */
+async function summaryOf(opts: TimelineOptions, ctx: StoreContext, env: Env): Promise<TimelineSummaryResult> {
+  const indexes = await ctx.session.indexes(opts);
+  const headers = stores(indexes);
   const rows: TimelineSummaryRow[] = [];
   const total = indexes.reduce((n, index) => n + index.sessions.length, 0);
   for (const index of indexes) {
     for (const s of index.sessions) {
       ctx.progress?.(rows.length, total, "keys");
-      const t = await timelineOf(index, s, env, stores);
+      const t = await timelineOf(index, s, env, headers);
       const last = [...t.events].reverse().find((e) => e.type === "reset" || e.type === "reset-row" || e.type === "window");
       const reason = last?.reason as { kind: string; confidence: string } | undefined;
       rows.push({
@@ -371,7 +390,7 @@ export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Pro
   });
   return {
     schemaVersion: TIMELINE_SCHEMA_VERSION,
-    stores,
+    stores: headers,
     timeZone: env.timeZone,
     sort,
     configPaths: indexes.map((i) => env.config(i).path),

@@ -32,7 +32,7 @@ export function renderIndexText(r: IndexResult, style: Style, tz: string): strin
       : "unavailable: this Node's SQLite has no FTS5 trigram tokenizer (grep scans)";
   lines.push(`  text table: ${text}`);
   lines.push(
-    `  holds: ${plural(ix.transcripts, "transcript")}, ${plural(ix.facts, "fact")}, ${plural(ix.textRows, "text row")}; made ${formatInstant(ix.createdAt, tz)}`,
+    `  holds: ${plural(ix.transcripts, "transcript")}, ${plural(ix.facts, "fact")}, ${plural(ix.answers, "whole answer")}, ${plural(ix.textRows, "text row")}; made ${formatInstant(ix.createdAt, tz)}`,
   );
   const f = r.freshness;
   if (f) {

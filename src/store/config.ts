@@ -5,6 +5,7 @@ import path from "node:path";
 import JSON5 from "json5";
 import { noteUnreadable, readRegularFileSync } from "./safe-read.js";
 import { asRecord } from "../core/coerce.js";
+import { noteFile } from "./read-set.js";
 
 /** Real configs are kilobytes; JSON5 parsing is slow and memory-hungry past this. */
 export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
@@ -46,6 +47,7 @@ export function readConfig(file: string | null): OpenClawConfig {
   if (!file) return { path: null, raw: {} };
   let text: string;
   try {
+    noteFile(file, "l");
     if (!fs.lstatSync(file, { throwIfNoEntry: false })) return { path: null, raw: {} };
     text = readRegularFileSync(file, MAX_CONFIG_BYTES).toString("utf8");
   } catch (err) {

@@ -9,6 +9,7 @@ import type { TranscriptLine } from "../core/transcript/parse.js";
 import { streamingBudget } from "./process/streaming-memory.js";
 import { noteUnreadable, openRegular, UnreadableFileError } from "./safe-read.js";
 import { countRead } from "./read-meter.js";
+import { noteFile } from "./read-set.js";
 
 /** A line as both store layers yield it (the shape lives in core: the transcript core reads it). */
 export type RawLine = TranscriptLine;
@@ -484,6 +485,7 @@ const SMALL_FILE = 256 * 1024;
  * mostly waiting and garbage collection (external memory pressure), not reading.
  */
 function smallFileBytes(path: string): Buffer | null {
+  noteFile(path);
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is not regular, so it is streamed.
   const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {

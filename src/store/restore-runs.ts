@@ -13,6 +13,7 @@ import { MAX_STORE_BYTES } from "../core/store-load.js";
 import { createVerified, lstatKind, ownTemps, replaceVerified, sha256Text } from "./atomic-write.js";
 import { pidAlive } from "./process-probe.js";
 import { realPath } from "./real-path.js";
+import { noteDir, noteDirFailure, noteDoubt, noteFile } from "./read-set.js";
 
 /**
  * A manifest holds a key's entry before and after (each at most a whole sessions.json) and its
@@ -28,6 +29,8 @@ export function defaultManifestDir(env: NodeJS.ProcessEnv): string {
 }
 
 function parseManifestFile(file: string): unknown {
+  noteFile(file, "l");
+  noteFile(path.dirname(file), "l");
   const kind = lstatKind(file);
   if (kind === "symlink")
     throw refusedError(
@@ -62,6 +65,8 @@ export function readManifest(file: string, stepShapes: StepShapeCheck): RestoreM
   }
   // The run dir as the manifest spells it, when it is the same real dir (a symlinked ancestor).
   const recorded = typeof v.backups?.store === "string" ? path.dirname(v.backups.store) : null;
+  // Symlinks of other dirs decide this: not something a reused answer proves.
+  if (recorded !== null && recorded !== path.dirname(file)) noteDoubt("a restore manifest read through another path");
   const asRead =
     recorded && path.isAbsolute(recorded) && realPath(recorded) === realPath(path.dirname(file))
       ? path.join(recorded, "manifest.json")
@@ -93,8 +98,11 @@ export interface RunRecord {
 export function listRuns(manifestDir: string, stepShapes: StepShapeCheck): RunRecord[] {
   let names: string[];
   try {
-    names = fs.readdirSync(manifestDir).filter(isRunId);
-  } catch {
+    const entries = fs.readdirSync(manifestDir, { withFileTypes: true });
+    noteDir(manifestDir, entries);
+    names = entries.map((d) => d.name).filter(isRunId);
+  } catch (err) {
+    noteDirFailure(manifestDir, err);
     return [];
   }
   const out: RunRecord[] = [];

@@ -10,6 +10,7 @@ import fs from "node:fs";
 import { sep } from "node:path";
 import type { FileHandle } from "node:fs/promises";
 import { ToolError } from "../core/errors.js";
+import { noteDir, noteDirFailure, noteFile } from "./read-set.js";
 
 /** A file the run needed and could not read, and why, in words. */
 export interface UnreadableFile {
@@ -134,8 +135,11 @@ export function causeAt(file: string, err: unknown): string {
  */
 export function listDirSync(dir: string): fs.Dirent[] | null {
   try {
-    return fs.readdirSync(dir, { withFileTypes: true });
+    const entries = fs.readdirSync(dir, { withFileTypes: true });
+    noteDir(dir, entries);
+    return entries;
   } catch (err) {
+    noteDirFailure(dir, err);
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw noteUnreadable(dir, err);
   }
@@ -165,6 +169,7 @@ function refuseUnlessRegular(file: string, st: fs.Stats, maxBytes: number | unde
 
 /** Throws unless `file` (after symlinks) is a regular file within `maxBytes`. Records the failure. */
 export function checkRegular(file: string, maxBytes?: number): fs.Stats {
+  noteFile(file);
   try {
     const st = fs.statSync(file);
     refuseUnlessRegular(file, st, maxBytes);

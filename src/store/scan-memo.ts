@@ -23,6 +23,7 @@ import type { TranscriptRef } from "../core/model.js";
 import { Diagnostics } from "../core/transcript/diagnostics.js";
 import { scanOfRecord, scanRecordOf, scanTranscript, type ScanRecord, type ScanResult, type Scanner } from "../core/transcript/scan.js";
 import { identitySize, sourceOf, statIdentity, type StoreCache } from "./cache/store-cache.js";
+import { noteFile } from "./read-set.js";
 
 const MIN_BYTES = 4 * 1024 * 1024;
 /** A window's size is known only once read: about `MIN_BYTES` of typical lines (1 KiB each). */
@@ -42,6 +43,7 @@ type Identify = () => { id: string; big?: boolean } | null;
 /** A file's identity as the index proves it (`statIdentity`); null when it is not a regular file. */
 function fileIdentity(path: string): Identify {
   return () => {
+    noteFile(path);
     try {
       const st = fs.statSync(path, { bigint: true });
       return st.isFile() ? { id: statIdentity(st), big: st.size >= MIN_BYTES } : null;

@@ -6,7 +6,6 @@
  * entries OpenClaw's loader drops included.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { locateStores, type StoreSelection } from "./locate.js";
 import { readStoreObject } from "./files/store-file.js";
 import type { StorePlace } from "./session.js";
@@ -40,7 +39,7 @@ export async function readSessionKeys(sel: StoreSelection, place: StorePlace, no
       // Completion stays quiet: an index that cannot be used is simply not used.
       cache ??= new (await import("./cache/store-cache.js")).StoreCache({ env: place.env, sqliteProof: () => null, warn: () => {}, now });
       // The same root and dirs as the store session's (session.ts), so the keys live in that store's index.
-      cache.addRoot(t.stateDir ?? t.sessionsDir, [t.sessionsDir, path.dirname(t.storePath)]);
+      cache.addTarget(t);
       keys.push(
         ...cache.rememberSync(
           storeFileRef(storeFile),

@@ -15,6 +15,8 @@ import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js
 import type { SqliteDb } from "./sqlite/driver.js";
 import { StoreCache } from "./cache/store-cache.js";
 import { ScanMemo } from "./scan-memo.js";
+import { reuseAnswer } from "./cache/answer-memo.js";
+import { noteDoubt } from "./read-set.js";
 import type { SnapshotPool } from "./sqlite/snapshots.js";
 
 /** What a caller may do between locating the stores and indexing them. */
@@ -43,6 +45,12 @@ export interface StoreSession {
    * (store/cache/store-cache.ts). `what` names the derivation and its parameters.
    */
   remember<T>(ref: TranscriptRef, what: string, compute: () => Promise<T>, keep?: (value: T) => boolean): Promise<T>;
+  /**
+   * A store-wide answer (plain JSON data) to the question `what` (a name and its options) about the
+   * stores `sel` selects: the one an earlier run derived while every dir and file it read is
+   * unchanged, else `compute()`'s, kept for the next run (store/cache/answer-memo.ts).
+   */
+  answer<T>(sel: StoreSelection, what: string, compute: () => Promise<T>): Promise<T>;
   /** The run's index (null-safe: off with --no-index, OPENCLAW_SESSIONS_INDEX=off or no usable cache dir). */
   readonly cache: StoreCache;
   /** Warnings about what was read (a schema newer than the tool was verified on), each once. */
@@ -109,9 +117,9 @@ export function openStoreSession(place: StorePlace): StoreSession {
   const mustBeOpen = () => {
     if (closed) throw new Error("internal: the store session was used after it was closed");
   };
-
   const database = async (dbPath: string): Promise<SqliteDb> => {
     mustBeOpen();
+    noteDoubt("a SQLite database"); // no answer that read one is kept: its rows are proven per window, not per file
     reader ??= await loadSqliteReader();
     mustBeOpen(); // closed while the driver loaded
     let db = snapshots.get(dbPath);
@@ -154,7 +162,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
       if (sel.index === false) cache.disable();
       cache.forgetIdentities();
       const targets = locateStores(sel, place.env, place.cwd);
-      for (const t of targets) cache.addRoot(t.stateDir ?? t.sessionsDir, [t.sessionsDir, path.dirname(t.storePath)]);
+      for (const t of targets) cache.addTarget(t);
       hooks?.located?.(targets);
       const out: StoreIndex[] = [];
       for (const t of targets) out.push(...(await indexTarget(t, place, database, cache)));
@@ -163,6 +171,10 @@ export function openStoreSession(place: StorePlace): StoreSession {
         await overlayVault(out, vaultDirFor(sel.vault, place), place.env);
       }
       return out;
+    },
+    answer(sel, what, compute) {
+      mustBeOpen();
+      return reuseAnswer({ place, cache, warnings: () => notices.size }, sel, what, compute);
     },
     remember: (ref, what, compute, keep) => {
       mustBeOpen();
@@ -256,6 +268,7 @@ function openPinned(ref: TranscriptRef, lines: ReadLines): PinnedLines {
 
 /** A vault item's lines (the reader is loaded on first use: runs without --vault never load it). */
 async function* vaultLines(ref: Extract<TranscriptRef, { kind: "vault" }>): AsyncGenerator<RawLine> {
+  noteDoubt("the vault"); // no answer that read it is kept (session.answer)
   const read = await import("./vault/read.js");
   yield* read.vaultLines(ref);
 }

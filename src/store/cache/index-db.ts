@@ -10,7 +10,7 @@ import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 
 /** Bumped when a table or a fact's shape changes: an index of another format is dropped and rebuilt. */
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 
 /** How long a run waits for another run's write before going on without the index (ms). */
 const BUSY_MS = 3000;
@@ -45,6 +45,7 @@ export type TextEnd = Omit<TextState, "id">;
 export interface IndexCounts {
   sources: number;
   facts: number;
+  answers: number;
   textSources: number;
   textRows: number;
   fileBytes: number;
@@ -61,6 +62,7 @@ CREATE TABLE IF NOT EXISTS text_sources(id INTEGER PRIMARY KEY, source TEXT NOT 
   bytes INTEGER NOT NULL, lines INTEGER NOT NULL, head TEXT, tail TEXT, partial INTEGER, scan INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS text_rows(rowid INTEGER PRIMARY KEY, source_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS text_rows_source ON text_rows(source_id);
+CREATE TABLE IF NOT EXISTS answers(what TEXT PRIMARY KEY, reads TEXT NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
 `;
 // detail=none: a fifth of the size and faster to write; a literal is then asked as all its trigrams
 // (textMatches), a superset of the rows holding it, which grep confirms against the lines anyway.
@@ -183,7 +185,7 @@ export class IndexDb {
   }
 
   static #drop(db: DatabaseSync): void {
-    for (const t of ["text_fts", "text_rows", "text_sources", "facts", "meta"]) db.exec(`DROP TABLE IF EXISTS ${t}`);
+    for (const t of ["text_fts", "text_rows", "text_sources", "facts", "answers", "meta"]) db.exec(`DROP TABLE IF EXISTS ${t}`);
   }
 
   /** A fact derived from `s` while it had `s.identity`; undefined when unknown or derived from other content. */
@@ -255,6 +257,14 @@ export class IndexDb {
    * transaction starts.
    */
   flush(): void {
+    if (this.#answers.size > 0) {
+      const answers = [...this.#answers];
+      this.#answers.clear();
+      this.write(() => {
+        const put = this.#db.prepare("INSERT OR REPLACE INTO answers(what, reads, value) VALUES (?, ?, ?)");
+        for (const [what, a] of answers) put.run(what, a.reads, a.value);
+      });
+    }
     if (this.#pending.size === 0) return;
     const rows: PendingFact[] = [];
     for (const list of this.#pending.values()) {
@@ -291,6 +301,22 @@ export class IndexDb {
       throw err;
     }
   }
+
+  // ---- whole answers (store/cache/answer-memo.ts) --------------------------------------------
+
+  /** The answer kept under `what`, with what its run read; undefined when none is. */
+  answer(what: string): { reads: string; value: string } | undefined {
+    const r = this.#db.prepare("SELECT reads, value FROM answers WHERE what = ?").get(what);
+    return r ? { reads: String(r.reads), value: String(r.value) } : undefined;
+  }
+
+  /** Keep an answer (written with the run's facts, by the next `flush`). */
+  keepAnswer(what: string, reads: string, value: string): void {
+    this.#answers.set(what, { reads, value });
+  }
+
+  /** Answers learned this run, written by `flush()`. */
+  readonly #answers = new Map<string, { reads: string; value: string }>();
 
   // ---- the text table (grep) ----------------------------------------------------------------
 
@@ -436,6 +462,7 @@ export class IndexDb {
     return {
       sources: n("SELECT count(DISTINCT source) AS n FROM facts"),
       facts: n("SELECT count(*) AS n FROM facts"),
+      answers: n("SELECT count(*) AS n FROM answers"),
       textSources: n("SELECT count(*) AS n FROM text_sources"),
       textRows: n("SELECT count(*) AS n FROM text_rows"),
       fileBytes,

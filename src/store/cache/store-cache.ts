@@ -10,10 +10,12 @@ import fs from "node:fs";
 import path from "node:path";
 import type { TranscriptRef } from "../../core/model.js";
 import { isWithinDir } from "../../core/path-within.js";
+import type { AgentTarget } from "../locate.js";
 import { realPath } from "../real-path.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { IndexDb, type SourceIdentity } from "./index-db.js";
 import { indexDisabledByEnv, indexFileFor } from "./location.js";
+import { noteFile } from "../read-set.js";
 
 /**
  * A file changed this recently may still change within its timestamps' granularity without a
@@ -107,6 +109,13 @@ export class StoreCache {
 
   get enabled(): boolean {
     return this.#enabled;
+  }
+
+  /** A store the run located: its root (state dir, else sessions dir) is indexed, with the dirs its transcripts are in. Returns the root. */
+  addTarget(t: AgentTarget): string {
+    const root = t.stateDir ?? t.sessionsDir;
+    this.addRoot(root, [t.sessionsDir, path.dirname(t.storePath)]);
+    return root;
   }
 
   /** A root the run located; its transcripts are cached in its index. */
@@ -211,6 +220,7 @@ export class StoreCache {
     const source = sourceOf(ref);
     if (source === null || ref.kind === "vault") return null;
     if (ref.kind === "file") {
+      noteFile(ref.path);
       const st = statOrNull(ref.path);
       return st?.isFile() ? { source, identity: statIdentity(st) } : null;
     }

@@ -32,6 +32,7 @@ import { headerRead, peekTranscript, readHeader } from "./peek.js";
 import { scanTree } from "./scan.js";
 import { readStoreObject } from "./store-file.js";
 import { heapHold } from "../process/streaming-memory.js";
+import { noteDir, noteDirFailure, noteFile } from "../read-set.js";
 
 export function fileRef(p: string): TranscriptRef & { kind: "file" } {
   return { kind: "file", path: p, compression: p.endsWith(".zst") ? "zstd" : "none" };
@@ -43,11 +44,17 @@ export function readStoreFile(storePath: string): { status: StoreFileStatus; ent
 }
 
 function isFile(p: string): boolean {
+  noteFile(p);
   try {
     return fs.statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
+}
+
+function sizeOf(p: string): number {
+  noteFile(p);
+  return fs.statSync(p).size;
 }
 
 /**
@@ -61,6 +68,7 @@ function candidateProbe(): (p: string) => boolean {
     const dir = path.dirname(p);
     let known = dirExists.get(dir);
     if (known === undefined) {
+      noteFile(dir);
       try {
         known = fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
       } catch {
@@ -77,8 +85,11 @@ function listDir(dir: string, cache: Map<string, string[]>): string[] {
   let names = cache.get(dir);
   if (!names) {
     try {
-      names = fs.readdirSync(dir);
-    } catch {
+      const entries = fs.readdirSync(dir, { withFileTypes: true });
+      noteDir(dir, entries);
+      names = entries.map((d) => d.name);
+    } catch (err) {
+      noteDirFailure(dir, err);
       names = [];
     }
     cache.set(dir, names);
@@ -126,7 +137,7 @@ function resolveActive(
   const active: ActiveTranscript = {
     path: chosen.path,
     exists: found !== undefined,
-    bytes: found ? (present.get(found.path)?.bytes ?? fs.statSync(found.path).size) : null,
+    bytes: found ? (present.get(found.path)?.bytes ?? sizeOf(found.path)) : null,
     candidates,
     ref: found ? fileRef(found.path) : null,
   };

@@ -8,6 +8,7 @@ import type { TranscriptHeader, TranscriptPeek, TranscriptRef } from "../../core
 import { headerOf } from "../../core/transcript/parse.js";
 import { zlib, zstdFrameProblem } from "../lines.js";
 import { noteUnreadable, openRegularSync, UnreadableFileError } from "../safe-read.js";
+import { noteFile } from "../read-set.js";
 
 const HEAD_BYTES = 64 * 1024;
 /** What one head read may inflate to before it is retried on a shorter prefix. */
@@ -156,6 +157,7 @@ export function peekTranscript(ref: TranscriptRef & { kind: "file" }): Transcrip
   try {
     const head = headLines(ref);
     if (ref.compression !== "none") return peekOfLines(head, null);
+    noteFile(ref.path);
     const size = fs.statSync(ref.path).size;
     const tail = readRange(ref.path, Math.max(0, size - TAIL_BYTES), Math.min(size, TAIL_BYTES))
       .toString("utf8")

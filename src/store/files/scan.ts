@@ -4,11 +4,13 @@ import path from "node:path";
 import type { ClassifiedFile } from "../../core/model.js";
 import { classifyName, parseImportArchiveName } from "../../core/names.js";
 import { causeAt, fileTypeName, listDirSync, noteUnreadable, UnreadableFileError, type UnreadableFile } from "../safe-read.js";
+import { noteFile, noteStat } from "../read-set.js";
 
 /** What a directory entry is when it is no regular file (after symlinks), or null. */
 function notRegular(full: string, st: fs.BigIntStats): string | null {
   let target: fs.Stats | fs.BigIntStats = st;
   if (st.isSymbolicLink()) {
+    noteFile(full);
     try {
       target = fs.statSync(full);
     } catch (err) {
@@ -107,6 +109,7 @@ function classified(
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable.push({ path: full, cause: noteUnreadable(full, err).reason });
     return null;
   }
+  noteStat(full, "l", st);
   const cls = classifyName(name);
   const kind = forcedKind === "import-archive" ? importArchiveKind(name) : (forcedKind ?? cls.kind);
   const file: ClassifiedFile = {

@@ -9,6 +9,7 @@ import type { StoreFileStatus } from "../../core/model.js";
 import { ENTRY_KEEP, MAX_STORE_BYTES, parseStoreText } from "../../core/store-load.js";
 import { StoreStream, type StreamedStore } from "../../core/store-stream.js";
 import { noteUnreadable, readRegularFileInChunksSync, readRegularFileSync } from "../safe-read.js";
+import { noteFile } from "../read-set.js";
 
 /** How much of a big store is read at a time. */
 const CHUNK_BYTES = 1024 * 1024;
@@ -22,6 +23,7 @@ const PARSE_WHOLE_UP_TO = 8 * 1024 * 1024;
 export function readStoreObject(storePath: string): StreamedStore | { status: StoreFileStatus } {
   try {
     // Missing only when there is no name at all: a dangling symlink or a dir that cannot be searched is unreadable.
+    noteFile(storePath, "l");
     const st = fs.lstatSync(storePath, { throwIfNoEntry: false });
     if (!st) return { status: { state: "missing", bytes: null, message: `no such file: ${storePath}` } };
     if (st.size > PARSE_WHOLE_UP_TO) {

@@ -1,0 +1,252 @@
+/**
+ * A whole answer is reused only while everything its run read is unchanged (issue 28): real
+ * corpus copies in temp dirs, the store-wide timeline (the answer a warm run hands back), and one
+ * store per kind of change, each change one that changes the answer. After each change the answer
+ * is derived again and equals --no-index's; with nothing changed it is not derived at all.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runTimeline } from "../../../src/commands/timeline.js";
+import { keptReads, stillTrue } from "../../../src/store/cache/answer-memo.js";
+import { noteFile, startReads, stopReads } from "../../../src/store/read-set.js";
+import { openStoreSession } from "../../../src/store/session.js";
+import { copyState } from "../../helpers/corpus.js";
+import { pastRacyWindow } from "../../helpers/index-cache.js";
+import { tempDir } from "../../helpers/temp.js";
+
+interface Store {
+  stateDir: string;
+  sessions: string;
+  env: NodeJS.ProcessEnv;
+  /** How many times the answer was derived (not handed back). */
+  derived: number;
+}
+
+function store(era: "files" | "sqlite", name: string): Store {
+  const { stateDir } = copyState(era, name);
+  const env = {
+    HOME: "/nonexistent-home",
+    XDG_CACHE_HOME: tempDir("ocs-answer-cache-"),
+    XDG_STATE_HOME: tempDir("ocs-answer-state-"),
+    TZ: "UTC",
+  };
+  return { stateDir, sessions: path.join(stateDir, "agents", "main", "sessions"), env, derived: 0 };
+}
+
+/** The store-wide timeline as JSON text: through the answer memo (counting derivations), or with --no-index. */
+async function timeline(s: Store, how: "indexed" | "plain", env: NodeJS.ProcessEnv = s.env): Promise<string> {
+  const place = { env, cwd: "/" };
+  const session = openStoreSession(place);
+  try {
+    const sel = how === "plain" ? { stateDir: s.stateDir, index: false } : { stateDir: s.stateDir };
+    const answer = await session.answer(sel, "test:timeline", async () => {
+      if (how === "indexed") s.derived += 1;
+      return runTimeline(sel, { ...place, session });
+    });
+    return JSON.stringify(answer);
+  } finally {
+    session.close();
+  }
+}
+
+const sessionsJson = (s: Store) => path.join(s.sessions, "sessions.json");
+const entries = (s: Store) => JSON.parse(fs.readFileSync(sessionsJson(s), "utf8")) as Record<string, Record<string, unknown>>;
+const transcripts = (s: Store) => fs.readdirSync(s.sessions).filter((n) => n.includes(".jsonl"));
+const activeOf = (s: Store) => path.join(s.sessions, `${entries(s)["agent:main:main"]!.sessionId as string}.jsonl`);
+
+/** A change that alters the answer, written to a store whose answer is kept. */
+interface Change {
+  what: string;
+  scenario: string;
+  apply: (s: Store) => void;
+  /** The env of the runs after the change (default: the store's). */
+  env?: (s: Store) => NodeJS.ProcessEnv;
+}
+
+const resetLine = (sessionId: string) =>
+  `${JSON.stringify({ type: "session", version: 3, id: sessionId, timestamp: "2026-07-01T11:00:00.000Z", cwd: "/tmp" })}\n${JSON.stringify({ type: "message", id: "m1", parentId: null, timestamp: "2026-07-01T11:00:01.000Z", message: { role: "user", content: [{ type: "text", text: "again" }], timestamp: 1782903601000 } })}\n`;
+
+/** A compaction entry as OpenClaw appends one: the timeline counts it. */
+const compactionLine = (id: string) =>
+  `${JSON.stringify({ type: "compaction", id, parentId: null, timestamp: "2026-07-01T12:00:00.000Z", summary: "earlier turns", firstKeptEntryId: id, tokensBefore: 1000 })}\n`;
+
+const CHANGES: Change[] = [
+  {
+    what: "a new reset archive of a key in the sessions dir (its listing)",
+    scenario: "reset-chain",
+    apply: (s) => {
+      const id = entries(s)["agent:main:main"]!.sessionId as string;
+      fs.writeFileSync(path.join(s.sessions, `${id}.jsonl.reset.2026-07-01T11-30-00.000Z`), resetLine(id));
+    },
+  },
+  {
+    what: "an archive deleted",
+    scenario: "reset-chain",
+    apply: (s) => fs.rmSync(path.join(s.sessions, transcripts(s).find((n) => n.includes(".reset."))!)),
+  },
+  {
+    what: "the active transcript appended to (a compaction)",
+    scenario: "reset-chain",
+    apply: (s) => fs.appendFileSync(activeOf(s), compactionLine("zz1")),
+  },
+  {
+    what: "sessions.json rewritten at the same size with its old mtime (a compactionCount)",
+    scenario: "reset-chain",
+    apply: (s) => {
+      const file = sessionsJson(s);
+      const st = fs.statSync(file);
+      const text = fs.readFileSync(file, "utf8");
+      const next = text.replace(/"compactionCount": (\d)/, (_m, d: string) => `"compactionCount": ${(Number(d) + 1) % 10}`);
+      expect(next).not.toBe(text);
+      fs.writeFileSync(file, next);
+      fs.utimesSync(file, st.atime, st.mtime);
+    },
+  },
+  {
+    what: "an openclaw.json made where there was none",
+    scenario: "reset-chain",
+    apply: (s) =>
+      fs.writeFileSync(path.join(s.stateDir, "openclaw.json"), JSON.stringify({ session: { reset: { mode: "idle", idleMinutes: 7 } } })),
+  },
+  {
+    what: "openclaw.json's reset policy changed",
+    scenario: "reset-chain",
+    apply: (s) =>
+      fs.writeFileSync(path.join(s.stateDir, "openclaw.json"), JSON.stringify({ session: { reset: { mode: "idle", idleMinutes: 7 } } })),
+  },
+  {
+    what: "a missing active transcript written where the key's sessionFile points",
+    scenario: "fallback-active-missing",
+    apply: (s) => {
+      const id = entries(s)["agent:main:main"]!.sessionId as string;
+      fs.writeFileSync(path.join(s.sessions, `${id}.jsonl`), resetLine(id));
+    },
+  },
+  {
+    what: "the file a sessionFile in another root names, made",
+    scenario: "reset-chain",
+    apply: (s) => {
+      // Set up before the answer was kept (setUp below): the key points outside the store, at a file not there yet.
+      const [outside, kept] = fs.readFileSync(path.join(s.stateDir, "..", "outside-path"), "utf8").split("\n");
+      fs.renameSync(kept!, outside!);
+    },
+  },
+  {
+    what: "a symlinked transcript's target rewritten",
+    scenario: "reset-chain",
+    apply: (s) => {
+      const target = fs.realpathSync(activeOf(s));
+      expect(target).not.toBe(activeOf(s));
+      fs.appendFileSync(target, compactionLine("zz2"));
+    },
+  },
+  {
+    what: "another time zone",
+    scenario: "reset-chain",
+    apply: () => undefined,
+    env: (s) => ({ ...s.env, TZ: "Pacific/Auckland" }),
+  },
+];
+
+/** What some changes need in place before the answer is kept. */
+function setUp(c: Change, s: Store): void {
+  if (c.what.startsWith("the file a sessionFile")) {
+    const id = entries(s)["agent:main:main"]!.sessionId as string;
+    // Another root's sessions dir, as a moved state dir's sessionFile names it: OpenClaw reads it there.
+    const dir = path.join(tempDir("ocs-answer-outside-"), ".openclaw", "agents", "main", "sessions");
+    fs.mkdirSync(dir, { recursive: true });
+    const outside = path.join(dir, `${id}.jsonl`);
+    // The active transcript waits beside it, under another name.
+    const kept = path.join(dir, "later.jsonl");
+    fs.renameSync(activeOf(s), kept);
+    fs.writeFileSync(path.join(s.stateDir, "..", "outside-path"), `${outside}\n${kept}`);
+    const all = entries(s);
+    all["agent:main:main"]!.sessionFile = outside;
+    fs.writeFileSync(sessionsJson(s), JSON.stringify(all, null, 2));
+  }
+  if (c.what.startsWith("an openclaw.json made")) fs.rmSync(path.join(s.stateDir, "openclaw.json"));
+  if (c.what.startsWith("a symlinked")) {
+    const target = path.join(tempDir("ocs-answer-target-"), "t.jsonl");
+    fs.renameSync(activeOf(s), target);
+    fs.symlinkSync(target, activeOf(s));
+  }
+}
+
+describe("whole answers (session.answer)", () => {
+  it("are handed back unchanged while nothing read changed, and derived again after each change that alters them", async () => {
+    const stores = CHANGES.map((c) => {
+      const s = store("files", c.scenario);
+      setUp(c, s);
+      return s;
+    });
+    await pastRacyWindow();
+    for (const s of stores) {
+      const first = await timeline(s, "indexed");
+      expect(s.derived).toBe(1);
+      // Kept: the next run derives nothing and answers the same.
+      expect(await timeline(s, "indexed")).toBe(first);
+      expect(await timeline(s, "indexed")).toBe(first);
+      expect(s.derived).toBe(1);
+      expect(first).toBe(await timeline(s, "plain"));
+    }
+    for (const [i, c] of CHANGES.entries()) {
+      const s = stores[i]!;
+      const before = await timeline(s, "plain");
+      c.apply(s);
+      const env = c.env?.(s) ?? s.env;
+      const truth = await timeline(s, "plain", env);
+      expect(truth, `"${c.what}" changes the answer`).not.toBe(before);
+      expect(await timeline(s, "indexed", env), c.what).toBe(truth);
+      expect(s.derived, c.what).toBe(2);
+    }
+  });
+
+  it("are never kept for a SQLite store (its rows are not proven by the files' stats)", async () => {
+    const s = store("sqlite", "sqlite-reset");
+    await pastRacyWindow();
+    const first = await timeline(s, "indexed");
+    expect(await timeline(s, "indexed")).toBe(first);
+    expect(s.derived).toBe(2);
+    expect(first).toBe(await timeline(s, "plain"));
+  });
+
+  it("are not kept when a file read had changed within the racy window", async () => {
+    const s = store("files", "reset-chain");
+    await timeline(s, "indexed");
+    await timeline(s, "indexed");
+    expect(s.derived).toBe(2);
+  });
+});
+
+describe("what a run read, checked again", () => {
+  it("fails on a path whose stat changed and on a path made where none was", async () => {
+    const dir = tempDir("ocs-answer-reads-");
+    const file = path.join(dir, "a");
+    fs.writeFileSync(file, "x");
+    await pastRacyWindow();
+    const reads = startReads();
+    try {
+      noteFile(file);
+      noteFile(path.join(dir, "b"));
+    } finally {
+      stopReads();
+    }
+    const kept = keptReads(reads, Date.now())!;
+    expect(stillTrue(kept)).toBe(true);
+    fs.writeFileSync(path.join(dir, "b"), "");
+    expect(stillTrue(kept)).toBe(false);
+    fs.rmSync(path.join(dir, "b"));
+    expect(stillTrue(kept)).toBe(true);
+    fs.appendFileSync(file, "y");
+    expect(stillTrue(kept)).toBe(false);
+    // Just changed: not kept at all.
+    const again = startReads();
+    try {
+      noteFile(file);
+    } finally {
+      stopReads();
+    }
+    expect(keptReads(again, Date.now())).toBeNull();
+  });
+});

@@ -12,7 +12,8 @@ import type { TranscriptRef } from "../core/model.js";
 import { environmentError, usageError } from "../core/errors.js";
 import { isWithinDir } from "../core/path-within.js";
 import { IndexDb } from "../store/cache/index-db.js";
-import { indexDisabledByEnv, indexFileFor } from "../store/cache/location.js";
+import { keptAnswers } from "../store/cache/answer-memo.js";
+import { answersDirOf, indexDisabledByEnv, indexFileFor } from "../store/cache/location.js";
 import { ownRef, refreshText, textSourceOf } from "../store/cache/text-index.js";
 import { causeOf } from "../store/safe-read.js";
 import { type AgentTarget, locateStores } from "../store/locate.js";
@@ -30,7 +31,7 @@ export const INDEX_SCHEMA_VERSION = 1;
 export interface IndexOptions extends StoreSelection {
   /** Forget the index, then build it again. */
   rebuild?: boolean;
-  /** Delete the index file (and its -wal, -shm). */
+  /** Delete the index file (and its -wal, -shm, and the answers kept beside it). */
   forget?: boolean;
 }
 
@@ -97,9 +98,10 @@ const SUFFIXES = ["", "-wal", "-shm"];
 /** Delete an index file and its WAL and shared-memory files; the ones that were there. */
 function forget(file: string): string[] {
   const removed: string[] = [];
-  for (const f of SUFFIXES.map((s) => file + s)) {
+  for (const f of [...SUFFIXES.map((s) => file + s), answersDirOf(file)]) {
     try {
-      fs.unlinkSync(f);
+      if (fs.lstatSync(f).isDirectory()) fs.rmSync(f, { recursive: true });
+      else fs.unlinkSync(f);
       removed.push(f);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
@@ -261,7 +263,7 @@ function statusOf(db: IndexDb, file: string, located: AgentTarget[]): IndexFileS
     textBuiltAtIso: iso(c.textBuiltAt),
     transcripts: [...db.knownIdentities().keys()].filter((source) => !storeFiles.has(source)).length,
     facts: c.facts,
-    answers: c.answers,
+    answers: keptAnswers(file),
     textTranscripts: c.textSources,
     textRows: c.textRows,
   };

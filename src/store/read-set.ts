@@ -1,8 +1,8 @@
 /**
  * What a run read of the disk while it derived one whole answer (store/cache/answer-memo.ts): each
- * dir it listed, with the names it found, and each path it looked at or opened, with the identity
- * it had then. The answer is reused only while every one of them is still the same, so every place
- * in the store layer that asks the disk something the answer depends on notes it here. Recording is
+ * dir it listed, with the entries it found, and each path it looked at or opened, with what was
+ * there then. The answer is reused only while every one of them is still the same, so every place
+ * in the store layer that asks the disk something an answer depends on notes it here. Recording is
  * off unless an answer is being derived: each note is then one null check.
  *
  * What cannot be proven this way (a SQLite database read through its own library, the vault) makes
@@ -11,19 +11,24 @@
 import fs from "node:fs";
 
 /**
- * A path's identity as a read saw it: "l" (lstat) or "s" (stat), its type ("f" a regular file, "y"
- * a symlink, "o" anything else), then dev:ino:size:mtimeNs:ctimeNs; "-" when nothing is there; "!"
- * and the error code when it could not be looked at.
+ * What was at a path: its type ("f" a regular file, "y" a symlink, "o" anything else), then
+ * dev:ino:size:mtimeNs:ctimeNs (the index's identity of a file, store-cache.ts statIdentity); "-"
+ * when nothing was there; "!" and the error code when it could not be looked at.
  */
 export type Seen = string;
 
 export interface ReadSet {
-  /** Dir → its entries (`listing`: names and types), "-" when absent, "!" + code when it could not be listed. */
+  /** Dir → its entries (`listing`), "-" when absent, "!" + code when it could not be listed. */
   readonly dirs: Map<string, string>;
-  /** "l" or "s" (how it was asked) and the path → what it was when first asked that way. */
-  readonly files: Map<string, Seen>;
+  /** Path → what its lstat found, when first asked. */
+  readonly lstats: Map<string, Seen>;
+  /** Path → what its stat (through symlinks) found, when first asked. */
+  readonly stats: Map<string, Seen>;
   /** Why the answer cannot be proven unchanged later; null while it can. */
   doubt: string | null;
+  /** A path noted had changed at or after `settledBefore` (ns since the epoch): its stat may not tell a change in the same tick. */
+  racy: boolean;
+  readonly settledBefore: bigint;
 }
 
 let recording: ReadSet | null = null;
@@ -33,9 +38,10 @@ export function noting(): boolean {
   return recording !== null;
 }
 
-/** Start noting reads into a new set; `stopReads` ends it. One at a time. */
-export function startReads(): ReadSet {
-  recording = { dirs: new Map(), files: new Map(), doubt: null };
+/** Start noting reads into a new set (a path changed at or after `settledBefore`, ms since the epoch, makes it racy); `stopReads` ends it. */
+export function startReads(settledBefore: number): ReadSet {
+  const ns = BigInt(Math.floor(settledBefore)) * 1_000_000n;
+  recording = { dirs: new Map(), lstats: new Map(), stats: new Map(), doubt: null, racy: false, settledBefore: ns };
   return recording;
 }
 
@@ -43,10 +49,12 @@ export function stopReads(): void {
   recording = null;
 }
 
-/** The identity a stat gave, as `Seen`. */
-export function seenOf(how: "l" | "s", st: fs.BigIntStats): Seen {
-  const type = st.isFile() ? "f" : st.isSymbolicLink() ? "y" : "o";
-  return `${how}${type}${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+function typeOf(st: fs.Stats | fs.BigIntStats): string {
+  return st.isFile() ? "f" : st.isSymbolicLink() ? "y" : "o";
+}
+
+function seenOf(st: fs.BigIntStats): Seen {
+  return `${typeOf(st)}${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
 function failure(err: unknown): Seen {
@@ -54,12 +62,11 @@ function failure(err: unknown): Seen {
   return code === "ENOENT" || code === "ENOTDIR" ? "-" : `!${code ?? "error"}`;
 }
 
-/** What `how` finds at `p` now. */
+/** What an lstat ("l") or a stat ("s") finds at `p` now. */
 export function lookAt(p: string, how: "l" | "s"): Seen {
   try {
-    const st =
-      how === "l" ? fs.lstatSync(p, { bigint: true, throwIfNoEntry: false }) : fs.statSync(p, { bigint: true, throwIfNoEntry: false });
-    return st ? seenOf(how, st) : "-";
+    const st = how === "l" ? fs.lstatSync(p, LOOK) : fs.statSync(p, LOOK);
+    return st ? seenOf(st) : "-";
   } catch (err) {
     return failure(err);
   }
@@ -74,27 +81,47 @@ export function listingOf(dir: string): string {
   }
 }
 
-/** Each entry's type ("d" a dir, "f" a regular file, "y" a symlink, "o" else) and name, sorted by name, "/"-joined. */
+/** Each entry's name and type ("d" a dir, "f" a regular file, "y" a symlink, "o" else), sorted, "/"-joined (a name holds no "/"). */
 function listing(entries: readonly fs.Dirent[]): string {
   const named = entries.map((d) => `${d.name}/${d.isDirectory() ? "d" : d.isFile() ? "f" : d.isSymbolicLink() ? "y" : "o"}`);
   return named.sort().join("/");
 }
 
 /**
- * A path the run is about to look at or open (through symlinks: "s"; the entry itself: "l"). Its
- * identity is taken now, before the read, unless the run already noted it: a later change then
- * never matches again.
+ * A path the run is about to look at or open (through symlinks: "s"; the entry itself: "l"). What
+ * is there is taken now, before the read, unless the run already noted it: a later change then
+ * never matches again. A stat of a path whose lstat found a regular file adds nothing.
  */
 export function noteFile(p: string, how: "l" | "s" = "s"): void {
-  if (recording === null || recording.files.has(how + p) || covered(recording, p, how)) return;
-  recording.files.set(how + p, lookAt(p, how));
+  if (recording === null) return;
+  // Most reads are of a file the walk found regular: its lstat is its stat.
+  if (how === "s" && recording.lstats.get(p)?.charCodeAt(0) === 0x66 /* f */) return;
+  const map = how === "l" ? recording.lstats : recording.stats;
+  if (map.has(p)) return;
+  try {
+    const st = how === "l" ? fs.lstatSync(p, LOOK) : fs.statSync(p, LOOK);
+    map.set(p, st ? seenOf(st) : "-");
+    if (st) settled(recording, st);
+  } catch (err) {
+    map.set(p, failure(err));
+  }
 }
 
-/** A stat the run made itself (the walk's lstat), so none is repeated. */
-export function noteStat(p: string, how: "l" | "s", st: fs.BigIntStats): void {
-  if (recording === null || recording.files.has(how + p)) return;
-  recording.files.set(how + p, seenOf(how, st));
+/**
+ * The lstat the run's walk made itself, so none is repeated; `identity`, the file's statIdentity
+ * when the index has already made it from this stat (one string per file, not two).
+ */
+export function noteLstat(p: string, st: fs.BigIntStats, identity?: string): void {
+  if (recording === null || recording.lstats.has(p)) return;
+  recording.lstats.set(p, identity === undefined ? seenOf(st) : typeOf(st) + identity);
+  settled(recording, st);
 }
+
+function settled(set: ReadSet, st: fs.BigIntStats): void {
+  if (st.mtimeNs >= set.settledBefore || st.ctimeNs >= set.settledBefore) set.racy = true;
+}
+
+const LOOK = { bigint: true, throwIfNoEntry: false } as const;
 
 /** A dir the run listed, with what it found. */
 export function noteDir(dir: string, entries: readonly fs.Dirent[]): void {
@@ -111,9 +138,4 @@ export function noteDirFailure(dir: string, err: unknown): void {
 /** Something read that this set cannot prove unchanged later: the answer is not kept. */
 export function noteDoubt(why: string): void {
   if (recording !== null) recording.doubt ??= why;
-}
-
-/** A stat through symlinks of a path whose lstat was noted as a regular file adds nothing: the same file. */
-function covered(set: ReadSet, p: string, how: "l" | "s"): boolean {
-  return how === "s" && set.files.get(`l${p}`)?.startsWith("lf") === true;
 }

@@ -11,10 +11,12 @@
  * a file changed too recently for its stat to prove it (RACY_MS).
  */
 import fs from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { locateStores, type StoreSelection } from "../locate.js";
 import { listingOf, lookAt, noting, type ReadSet, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
+import { answersDirOf } from "./location.js";
 import { RACY_MS, type StoreCache } from "./store-cache.js";
 
 interface AnswerDeps {
@@ -38,15 +40,23 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
   }
   const targets = JSON.parse(before) as ReturnType<typeof locateStores>;
   if (targets.length === 0) return compute();
-  const db = cache.indexOf(targets.map((t) => cache.addTarget(t))[0]!);
-  if (!db) return compute();
+  // Beside the index file, which a run that finds its answer never opens.
+  const indexFile = cache.indexFile(targets.map((t) => cache.addTarget(t))[0]!);
+  if (indexFile === null) return compute();
   const key = answerKey(what, place, before);
-  const kept = db.answer(key);
-  if (kept && stillTrue(kept.reads)) return JSON.parse(kept.value) as T;
-  const startedAt = Date.now();
+  const dir = answersDirOf(indexFile);
+  const file = path.join(dir, `${nameOf(key)}.json`);
+  const kept = readKept(file, key);
+  if (kept && stillTrue(kept.reads)) {
+    try {
+      return JSON.parse(kept.value) as T;
+    } catch {
+      // cut short (a write a crash tore): derived again, and written whole
+    }
+  }
   const warned = deps.warnings();
   const unread = unreadableNotesSoFar();
-  const reads = startReads();
+  const reads = startReads(Date.now() - RACY_MS);
   let value: T;
   try {
     value = await compute();
@@ -55,16 +65,21 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
   }
   // Warnings and unreadable files are lines of the answer the kept data would not bring back.
   if (deps.warnings() === warned && unreadableNotesSoFar() === unread && located() === before) {
-    const keep = keptReads(reads, startedAt);
-    if (keep !== null) db.keepAnswer(key, keep, JSON.stringify(value));
+    const keep = keptReads(reads);
+    if (keep !== null) writeKept(dir, file, [`${key}\n`, ...keep, "\n", JSON.stringify(value)]);
   }
   return value;
 }
 
-/** What an answer's run read, as kept: dirs and their listings, then paths and what they were. */
+/**
+ * What an answer's run read, as kept: dirs and their listings, then paths and what their lstat and
+ * stat found, each as one flat array of pairs ([dir, listing, dir, listing, …]): a store's 18,000
+ * paths are then 18,000 strings to parse, not as many arrays.
+ */
 interface KeptReads {
-  dirs: Array<[dir: string, listing: string]>;
-  files: Array<[howAndPath: string, seen: string]>;
+  dirs: string[];
+  lstats: string[];
+  stats: string[];
 }
 
 /** The environment an answer may depend on beyond the files it read (where the stores and the tool's own dirs are, the zone). */
@@ -113,24 +128,119 @@ export function stillTrue(kept: string): boolean {
   } catch {
     return false;
   }
-  for (const [dir, was] of reads.dirs) if (listingOf(dir) !== was) return false;
-  for (const [key, was] of reads.files) if (lookAt(key.slice(1), key[0] === "l" ? "l" : "s") !== was) return false;
+  const { dirs, lstats, stats } = reads;
+  for (let i = 0; i + 1 < dirs.length; i += 2) if (listingOf(dirs[i]!) !== dirs[i + 1]) return false;
+  for (let i = 0; i + 1 < lstats.length; i += 2) if (lookAt(lstats[i]!, "l") !== lstats[i + 1]) return false;
+  for (let i = 0; i + 1 < stats.length; i += 2) if (lookAt(stats[i]!, "s") !== stats[i + 1]) return false;
   return true;
 }
 
 /**
- * What to keep of a run's reads, or null when the answer cannot be kept: the run read something
- * unprovable, or a path it looked at had changed within RACY_MS of `startedAt` (ms since the
- * epoch; its stat may not tell a change in the same tick).
+ * What to keep of a run's reads (`KeptReads` as JSON text, in pieces: a store's are MBs, written
+ * piece by piece, never as one string), or null when the answer cannot be kept: the run read
+ * something unprovable, or a path that had changed within RACY_MS of the run's start (its stat may
+ * not tell a change in the same tick).
  */
-export function keptReads(reads: ReadSet, startedAt: number): string | null {
-  if (reads.doubt !== null) return null;
-  const trusted = BigInt(Math.floor(startedAt - RACY_MS)) * 1_000_000n;
-  for (const seen of reads.files.values()) {
-    if (seen === "-" || seen.startsWith("!")) continue;
-    const [, , , mtimeNs, ctimeNs] = seen.slice(2).split(":");
-    if (BigInt(mtimeNs!) >= trusted || BigInt(ctimeNs!) >= trusted) return null;
+export function keptReads(reads: ReadSet): string[] | null {
+  if (reads.doubt !== null || reads.racy) return null;
+  return ['{"dirs":', ...pairs(reads.dirs), ',"lstats":', ...pairs(reads.lstats), ',"stats":', ...pairs(reads.stats), "}"];
+}
+
+/** A map as a JSON array of its keys and values in turn, in pieces of up to 4,096 strings. */
+function pairs(map: Map<string, string>): string[] {
+  const out = ["["];
+  let piece: string[] = [];
+  const flush = () => {
+    if (out.length > 1) out.push(",");
+    out.push(JSON.stringify(piece).slice(1, -1));
+    piece = [];
+  };
+  for (const [k, v] of map) {
+    piece.push(k, v);
+    if (piece.length >= 4096) flush();
   }
-  const kept: KeptReads = { dirs: [...reads.dirs], files: [...reads.files] };
-  return JSON.stringify(kept);
+  if (piece.length > 0) flush();
+  out.push("]");
+  return out;
+}
+
+/**
+ * A file name for a key: two 32-bit FNV-1a hashes of its UTF-16 units. Not a digest: two keys with
+ * one name share a file, and each finds the other's key in it (a miss), never its answer.
+ */
+function nameOf(key: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x811c9dc5) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
+
+/** How many answers a state dir keeps (other questions: options, zones, builds); the least recently written go first. */
+const MAX_ANSWERS = 16;
+
+/**
+ * An answer file: its key, what its run read and the answer (JSON), one per line. Read whole: on
+ * this scale (a few MB) a file is read in a quarter of the time SQLite takes to hand back a value
+ * of its overflow pages.
+ */
+function readKept(file: string, key: string): { reads: string; value: string } | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+  const a = text.indexOf("\n");
+  const b = a < 0 ? -1 : text.indexOf("\n", a + 1);
+  // Another question with the same file name (or a torn write) is no answer to this one.
+  if (b < 0 || text.slice(0, a) !== key) return null;
+  return { reads: text.slice(a + 1, b), value: text.slice(b + 1) };
+}
+
+/**
+ * Written through a temp (0600, in the 0700 dir) renamed into place: another run reads the old
+ * answer or the new one, never part of one. A cache: no sync, and a write that fails keeps nothing.
+ */
+function writeKept(dir: string, file: string, parts: readonly string[]): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(dir, { mode: 0o700, recursive: true });
+    const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+    try {
+      for (const part of parts) fs.writeSync(fd, part);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, file);
+    pruneKept(dir);
+  } catch {
+    fs.rmSync(temp, { force: true });
+  }
+}
+
+/** Beyond MAX_ANSWERS, the least recently written go; a temp a killed run left is removed after a minute. */
+function pruneKept(dir: string): void {
+  const now = Date.now();
+  const kept: Array<{ file: string; at: number }> = [];
+  for (const name of fs.readdirSync(dir)) {
+    const file = path.join(dir, name);
+    const at = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? now;
+    if (name.endsWith(".json")) kept.push({ file, at });
+    else if (name.endsWith(".tmp") && now - at > 60_000) fs.rmSync(file, { force: true });
+  }
+  kept.sort((x, y) => y.at - x.at);
+  for (const { file } of kept.slice(MAX_ANSWERS)) fs.rmSync(file, { force: true });
+}
+
+/** How many answers are kept beside an index file. */
+export function keptAnswers(indexFile: string): number {
+  try {
+    return fs.readdirSync(answersDirOf(indexFile)).filter((n) => n.endsWith(".json")).length;
+  } catch {
+    return 0;
+  }
 }

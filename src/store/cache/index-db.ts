@@ -8,9 +8,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { answersDirOf } from "./location.js";
 
 /** Bumped when a table or a fact's shape changes: an index of another format is dropped and rebuilt. */
-export const INDEX_FORMAT = 3;
+export const INDEX_FORMAT = 2;
 
 /** How long a run waits for another run's write before going on without the index (ms). */
 const BUSY_MS = 3000;
@@ -45,7 +46,6 @@ export type TextEnd = Omit<TextState, "id">;
 export interface IndexCounts {
   sources: number;
   facts: number;
-  answers: number;
   textSources: number;
   textRows: number;
   fileBytes: number;
@@ -62,7 +62,6 @@ CREATE TABLE IF NOT EXISTS text_sources(id INTEGER PRIMARY KEY, source TEXT NOT 
   bytes INTEGER NOT NULL, lines INTEGER NOT NULL, head TEXT, tail TEXT, partial INTEGER, scan INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS text_rows(rowid INTEGER PRIMARY KEY, source_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS text_rows_source ON text_rows(source_id);
-CREATE TABLE IF NOT EXISTS answers(what TEXT PRIMARY KEY, reads TEXT NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
 `;
 // detail=none: a fifth of the size and faster to write; a literal is then asked as all its trigrams
 // (textMatches), a superset of the rows holding it, which grep confirms against the lines anyway.
@@ -122,7 +121,7 @@ export class IndexDb {
       db.exec("PRAGMA wal_autocheckpoint = 4096");
       // An index already made in this format is opened without a write, so a run never waits for
       // another run's long write just to start (WAL readers do not wait for writers).
-      if (IndexDb.#format(db) !== INDEX_FORMAT) IndexDb.#make(db, storeRoot);
+      if (IndexDb.#format(db) !== INDEX_FORMAT) IndexDb.#make(db, storeRoot, file);
       return new IndexDb(file, db, IndexDb.#hasFts(db));
     } catch (err) {
       db.close();
@@ -131,7 +130,7 @@ export class IndexDb {
   }
 
   /** Make (or remake, from another format) the tables, once: the first of two runs makes them, the other finds them. */
-  static #make(db: DatabaseSync, storeRoot: string): void {
+  static #make(db: DatabaseSync, storeRoot: string, file: string): void {
     // A new file's pages: facts are a few hundred bytes each, kept whole in the table's B-tree, and
     // 16 KiB pages take a store-wide run's facts in about a quarter less time than 4 KiB ones.
     // (Only an empty database takes it: an index made before keeps its pages.)
@@ -144,6 +143,8 @@ export class IndexDb {
     try {
       if (db.prepare("PRAGMA journal_mode").get()?.journal_mode !== "wal") db.exec("PRAGMA journal_mode = WAL");
       IndexDb.#makeTables(db, storeRoot);
+      // Answers kept beside an index of another format, or beside none (its file was removed), go with it.
+      fs.rmSync(answersDirOf(file), { recursive: true, force: true });
     } finally {
       db.exec("PRAGMA synchronous = NORMAL");
     }
@@ -185,7 +186,7 @@ export class IndexDb {
   }
 
   static #drop(db: DatabaseSync): void {
-    for (const t of ["text_fts", "text_rows", "text_sources", "facts", "answers", "meta"]) db.exec(`DROP TABLE IF EXISTS ${t}`);
+    for (const t of ["text_fts", "text_rows", "text_sources", "facts", "meta"]) db.exec(`DROP TABLE IF EXISTS ${t}`);
   }
 
   /** A fact derived from `s` while it had `s.identity`; undefined when unknown or derived from other content. */
@@ -257,14 +258,6 @@ export class IndexDb {
    * transaction starts.
    */
   flush(): void {
-    if (this.#answers.size > 0) {
-      const answers = [...this.#answers];
-      this.#answers.clear();
-      this.write(() => {
-        const put = this.#db.prepare("INSERT OR REPLACE INTO answers(what, reads, value) VALUES (?, ?, ?)");
-        for (const [what, a] of answers) put.run(what, a.reads, a.value);
-      });
-    }
     if (this.#pending.size === 0) return;
     const rows: PendingFact[] = [];
     for (const list of this.#pending.values()) {
@@ -301,22 +294,6 @@ export class IndexDb {
       throw err;
     }
   }
-
-  // ---- whole answers (store/cache/answer-memo.ts) --------------------------------------------
-
-  /** The answer kept under `what`, with what its run read; undefined when none is. */
-  answer(what: string): { reads: string; value: string } | undefined {
-    const r = this.#db.prepare("SELECT reads, value FROM answers WHERE what = ?").get(what);
-    return r ? { reads: String(r.reads), value: String(r.value) } : undefined;
-  }
-
-  /** Keep an answer (written with the run's facts, by the next `flush`). */
-  keepAnswer(what: string, reads: string, value: string): void {
-    this.#answers.set(what, { reads, value });
-  }
-
-  /** Answers learned this run, written by `flush()`. */
-  readonly #answers = new Map<string, { reads: string; value: string }>();
 
   // ---- the text table (grep) ----------------------------------------------------------------
 
@@ -462,7 +439,6 @@ export class IndexDb {
     return {
       sources: n("SELECT count(DISTINCT source) AS n FROM facts"),
       facts: n("SELECT count(*) AS n FROM facts"),
-      answers: n("SELECT count(*) AS n FROM answers"),
       textSources: n("SELECT count(*) AS n FROM text_sources"),
       textRows: n("SELECT count(*) AS n FROM text_rows"),
       fileBytes,

@@ -27,3 +27,8 @@ export function indexFileFor(storeRoot: string, env: NodeJS.ProcessEnv): string 
   const id = sha256Hex(new TextEncoder().encode(realPath(storeRoot))).slice(0, 24);
   return path.join(indexDir(env), `${id}.sqlite`);
 }
+
+/** Where the whole answers of a state dir are kept: beside its index file (`<id>.sqlite` → `<id>.answers/`). */
+export function answersDirOf(indexFile: string): string {
+  return `${indexFile.replace(/\.sqlite$/, "")}.answers`;
+}

@@ -15,7 +15,7 @@ import { realPath } from "../real-path.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { IndexDb, type SourceIdentity } from "./index-db.js";
 import { indexDisabledByEnv, indexFileFor } from "./location.js";
-import { noteFile } from "../read-set.js";
+import { noteFile, noteLstat } from "../read-set.js";
 
 /**
  * A file changed this recently may still change within its timestamps' granularity without a
@@ -92,6 +92,8 @@ export class StoreCache {
    */
   #walkedSince: number | null = null;
   readonly #open = new Map<string, IndexDb | null>();
+  /** Each root's index file (indexFile), null where none may be used. */
+  readonly #files = new Map<string, string | null>();
   /** Indexes that failed in use: no longer asked, closed at the end. */
   readonly #retired: IndexDb[] = [];
   #enabled: boolean;
@@ -121,6 +123,7 @@ export class StoreCache {
   /** A root the run located; its transcripts are cached in its index. */
   addRoot(root: string, dirs: string[]): void {
     this.#rootOfDir.clear();
+    this.#files.clear(); // whether an index file lies in the store depends on the dirs
     this.#rootOfFile.clear();
     const known = this.#roots.find((r) => r.root === root);
     if (known) known.dirs.push(...dirs.filter((d) => !known.dirs.includes(d)));
@@ -143,9 +146,14 @@ export class StoreCache {
    * Kept with the index off too: the scan memo asks it whether a transcript is big.
    */
   noteStat(p: string, st: fs.BigIntStats): void {
-    if (!st.isFile()) return;
+    if (!st.isFile()) {
+      noteLstat(p, st);
+      return;
+    }
     this.#walkedSince ??= this.#now();
-    this.#walked.set(p, statIdentity(st));
+    const identity = statIdentity(st);
+    this.#walked.set(p, identity);
+    noteLstat(p, st, identity); // what a whole answer read (store/read-set.ts)
   }
 
   roots(): readonly IndexedRoot[] {
@@ -157,9 +165,8 @@ export class StoreCache {
     if (!this.#enabled) return null;
     if (this.#open.has(root)) return this.#open.get(root)!;
     let db: IndexDb | null = null;
-    const file = indexFileFor(root, this.#deps.env);
-    if (this.#insideStore(root, file)) this.#warnOnce(`the index would be inside the store (${file}); reading without it`);
-    else {
+    const file = this.indexFile(root);
+    if (file !== null) {
       try {
         db = IndexDb.open(file, root);
       } catch (err) {
@@ -168,6 +175,21 @@ export class StoreCache {
     }
     this.#open.set(root, db);
     return db;
+  }
+
+  /** Where the index of a root is, not opened; null when the index is off or would be inside the store (said once). */
+  indexFile(root: string): string | null {
+    if (!this.#enabled) return null;
+    let file = this.#files.get(root);
+    if (file === undefined) {
+      file = indexFileFor(root, this.#deps.env);
+      if (this.#insideStore(root, file)) {
+        this.#warnOnce(`the index would be inside the store (${file}); reading without it`);
+        file = null;
+      }
+      this.#files.set(root, file);
+    }
+    return file;
   }
 
   /** Would `file` lie in the store: its root or a dir it indexes (a sessions dir elsewhere), symlinks resolved. */

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { ClassifiedFile } from "../../core/model.js";
 import { classifyName, parseImportArchiveName } from "../../core/names.js";
 import { causeAt, fileTypeName, listDirSync, noteUnreadable, UnreadableFileError, type UnreadableFile } from "../safe-read.js";
-import { noteFile, noteStat } from "../read-set.js";
+import { noteFile, noteLstat } from "../read-set.js";
 
 /** What a directory entry is when it is no regular file (after symlinks), or null. */
 function notRegular(full: string, st: fs.BigIntStats): string | null {
@@ -109,7 +109,6 @@ function classified(
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable.push({ path: full, cause: noteUnreadable(full, err).reason });
     return null;
   }
-  noteStat(full, "l", st);
   const cls = classifyName(name);
   const kind = forcedKind === "import-archive" ? importArchiveKind(name) : (forcedKind ?? cls.kind);
   const file: ClassifiedFile = {
@@ -123,7 +122,9 @@ function classified(
     sessionId: forcedKind === "import-archive" ? parseImportArchiveName(name) : forcedKind ? null : cls.sessionId,
   };
   if (cls.archive && !forcedKind) file.archive = cls.archive;
-  seen?.(full, st);
+  // The index notes the lstat for a whole answer too, with the identity it makes of it; without it, this does.
+  if (seen) seen(full, st);
+  else noteLstat(full, st);
   // A FIFO, socket or device here is classified and reported by name, and never opened.
   const odd = notRegular(full, st);
   if (odd !== null && !(st.isSymbolicLink() && odd.startsWith("a directory"))) {

@@ -202,6 +202,29 @@ describe("whole answers (session.answer)", () => {
     }
   });
 
+  it("kept in a file that was cut short, or that holds another question's answer, are derived again", async () => {
+    const s = store("files", "reset-chain");
+    await pastRacyWindow();
+    const truth = await timeline(s, "indexed");
+    const dir = fs.readdirSync(path.join(s.env.XDG_CACHE_HOME!, "openclaw-sessions", "index")).find((n) => n.endsWith(".answers"))!;
+    const file = path.join(
+      s.env.XDG_CACHE_HOME!,
+      "openclaw-sessions",
+      "index",
+      dir,
+      fs.readdirSync(path.join(s.env.XDG_CACHE_HOME!, "openclaw-sessions", "index", dir))[0]!,
+    );
+    const whole = fs.readFileSync(file, "utf8");
+    fs.writeFileSync(file, whole.slice(0, whole.length - 100));
+    expect(await timeline(s, "indexed")).toBe(truth);
+    expect(s.derived).toBe(2);
+    // Rewritten whole by that run; another key on its first line is another question.
+    expect(fs.readFileSync(file, "utf8")).toBe(whole);
+    fs.writeFileSync(file, whole.replace("test:timeline", "test:other"));
+    expect(await timeline(s, "indexed")).toBe(truth);
+    expect(s.derived).toBe(3);
+  });
+
   it("are never kept for a SQLite store (its rows are not proven by the files' stats)", async () => {
     const s = store("sqlite", "sqlite-reset");
     await pastRacyWindow();
@@ -225,14 +248,14 @@ describe("what a run read, checked again", () => {
     const file = path.join(dir, "a");
     fs.writeFileSync(file, "x");
     await pastRacyWindow();
-    const reads = startReads();
+    const reads = startReads(Date.now() - 2000);
     try {
       noteFile(file);
       noteFile(path.join(dir, "b"));
     } finally {
       stopReads();
     }
-    const kept = keptReads(reads, Date.now())!;
+    const kept = keptReads(reads)!.join("");
     expect(stillTrue(kept)).toBe(true);
     fs.writeFileSync(path.join(dir, "b"), "");
     expect(stillTrue(kept)).toBe(false);
@@ -241,12 +264,12 @@ describe("what a run read, checked again", () => {
     fs.appendFileSync(file, "y");
     expect(stillTrue(kept)).toBe(false);
     // Just changed: not kept at all.
-    const again = startReads();
+    const again = startReads(Date.now() - 2000);
     try {
       noteFile(file);
     } finally {
       stopReads();
     }
-    expect(keptReads(again, Date.now())).toBeNull();
+    expect(keptReads(again)).toBeNull();
   });
 });

@@ -107,8 +107,12 @@ function skewed(json: string): string {
   return JSON.stringify(skew(JSON.parse(json)));
 }
 
-/** Every fact of the index skewed, and its format set to `format`. */
+/**
+ * Every fact of the index skewed, and its format set to `format`. The whole answers beside it go:
+ * another build's are keyed on that build, and none of them answers this one.
+ */
 function tamper(file: string, format: number): void {
+  fs.rmSync(file.replace(/\.sqlite$/, ".answers"), { recursive: true, force: true });
   const db = openSqliteForWriting(file);
   try {
     for (const r of db.prepare("SELECT source, what, value FROM facts").all())

@@ -131,7 +131,12 @@ describe("the index file of a state dir", () => {
       const mode = (p: string) => (fs.statSync(p).mode & 0o777).toString(8);
       expect(mode(path.join(cache, "openclaw-sessions"))).toBe("700");
       expect(mode(path.dirname(file))).toBe("700");
-      for (const name of fs.readdirSync(path.dirname(file))) expect(mode(path.join(path.dirname(file), name)), name).toBe("600");
+      // The whole answers kept beside it: a 0700 dir of 0600 files.
+      for (const name of fs.readdirSync(path.dirname(file))) {
+        const p = path.join(path.dirname(file), name);
+        expect(mode(p), name).toBe(fs.statSync(p).isDirectory() ? "700" : "600");
+        if (fs.statSync(p).isDirectory()) for (const f of fs.readdirSync(p)) expect(mode(path.join(p, f)), f).toBe("600");
+      }
     }
   });
 });

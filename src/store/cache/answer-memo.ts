@@ -47,6 +47,9 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
   const dir = answersDirOf(indexFile);
   const file = path.join(dir, `${nameOf(key)}.json`);
   const kept = readKept(file, key);
+  // Too big to keep when last asked (within a day): derived without noting its reads.
+  if (kept?.reads === TOO_BIG && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < TOO_BIG_FOR_MS)
+    return compute();
   if (kept && stillTrue(kept.reads)) {
     try {
       return JSON.parse(kept.value) as T;
@@ -65,8 +68,13 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
   }
   // Warnings and unreadable files are lines of the answer the kept data would not bring back.
   if (deps.warnings() === warned && unreadableNotesSoFar() === unread && located() === before) {
-    const keep = keptReads(reads);
-    if (keep !== null) writeKept(dir, file, [`${key}\n`, ...keep, "\n", JSON.stringify(value)]);
+    // Written when the session closes: after the command's output, so their strings are never in memory at once.
+    cache.whenClosing(() => {
+      // An answer this big is no quicker to read back and parse than to derive (every file's row of 100k archives).
+      if (!smallerThan(value, MAX_ANSWER_CHARS)) return writeKept(dir, file, [`${key}\n${TOO_BIG}\n`]);
+      const keep = keptReads(reads);
+      if (keep !== null) writeKept(dir, file, [`${key}\n`, ...keep, "\n", JSON.stringify(value)]);
+    });
   }
   return value;
 }
@@ -122,17 +130,23 @@ function buildId(): string {
 
 /** Does every dir and path an answer's run read still hold what it held then? */
 export function stillTrue(kept: string): boolean {
-  let reads: KeptReads;
+  let reads: Partial<KeptReads> | null;
   try {
-    reads = JSON.parse(kept) as KeptReads;
+    reads = JSON.parse(kept) as Partial<KeptReads> | null;
   } catch {
     return false;
   }
-  const { dirs, lstats, stats } = reads;
+  const { dirs, lstats, stats } = reads ?? {};
+  // Another shape (a file altered by hand) proves nothing.
+  if (!isStrings(dirs) || !isStrings(lstats) || !isStrings(stats)) return false;
   for (let i = 0; i + 1 < dirs.length; i += 2) if (listingOf(dirs[i]!) !== dirs[i + 1]) return false;
   for (let i = 0; i + 1 < lstats.length; i += 2) if (lookAt(lstats[i]!, "l") !== lstats[i + 1]) return false;
   for (let i = 0; i + 1 < stats.length; i += 2) if (lookAt(stats[i]!, "s") !== stats[i + 1]) return false;
   return true;
+}
+
+function isStrings(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === "string");
 }
 
 /**
@@ -177,6 +191,39 @@ function nameOf(key: string): string {
     b = Math.imul(b ^ c, 0x811c9dc5) ^ (b >>> 15);
   }
   return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
+
+/** The largest answer kept (JSON characters): `ls --json` of 2,000 keys is 6 M. */
+const MAX_ANSWER_CHARS = 16 * 1024 * 1024;
+
+/**
+ * What an answer file holds instead of reads when the answer was too big: for a day, the question
+ * is answered without noting what it reads (on 100,000 archives, 85 MB of peak RSS); then tried again.
+ */
+const TOO_BIG = "-";
+const TOO_BIG_FOR_MS = 24 * 3600 * 1000;
+
+/**
+ * Whether `value` as JSON would stay under `limit` characters, told without making the text (it may
+ * be tens of MB): its strings, keys and numbers counted, and given up as soon as they pass it.
+ */
+export function smallerThan(value: unknown, limit: number): boolean {
+  let left = limit;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && left > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") left -= v.length + 2;
+    else if (Array.isArray(v)) {
+      left -= v.length + 2;
+      for (const x of v) stack.push(x);
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        left -= k.length + 4;
+        stack.push(x);
+      }
+    } else left -= 8; // a number, a boolean or null: at most a few characters
+  }
+  return left > 0;
 }
 
 /** How many answers a state dir keeps (other questions: options, zones, builds); the least recently written go first. */

@@ -405,8 +405,16 @@ export class StoreCache {
     this.#deps.warn(text);
   }
 
+  /** Work for the close: a whole answer is written once the run has given it (its output gone from memory). */
+  whenClosing(job: () => void): void {
+    this.#closing.push(job);
+  }
+
+  readonly #closing: Array<() => void> = [];
+
   /** Write what the run learned and close every index. */
   close(): void {
+    for (const job of this.#closing.splice(0)) job();
     for (const db of [...this.#open.values(), ...this.#retired.splice(0)]) db?.close();
     this.#open.clear();
   }

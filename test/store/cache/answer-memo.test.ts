@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTimeline } from "../../../src/commands/timeline.js";
-import { keptReads, stillTrue } from "../../../src/store/cache/answer-memo.js";
+import { keptReads, smallerThan, stillTrue } from "../../../src/store/cache/answer-memo.js";
 import { noteFile, startReads, stopReads } from "../../../src/store/read-set.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState } from "../../helpers/corpus.js";
@@ -202,7 +202,7 @@ describe("whole answers (session.answer)", () => {
     }
   });
 
-  it("kept in a file that was cut short, or that holds another question's answer, are derived again", async () => {
+  it("kept in a file that was cut short, altered, or that holds another question's answer, are derived again", async () => {
     const s = store("files", "reset-chain");
     await pastRacyWindow();
     const truth = await timeline(s, "indexed");
@@ -223,6 +223,32 @@ describe("whole answers (session.answer)", () => {
     fs.writeFileSync(file, whole.replace("test:timeline", "test:other"));
     expect(await timeline(s, "indexed")).toBe(truth);
     expect(s.derived).toBe(3);
+    // Reads of another shape (altered by hand) prove nothing.
+    const [key, , value] = whole.split("\n");
+    fs.writeFileSync(file, `${key}\n{"dirs":5}\n${value}`);
+    expect(await timeline(s, "indexed")).toBe(truth);
+    expect(s.derived).toBe(4);
+  });
+
+  it("too big to keep (a marker in their place): derived without a kept answer for a day, then kept again", async () => {
+    const s = store("files", "reset-chain");
+    await pastRacyWindow();
+    const truth = await timeline(s, "indexed");
+    const index = path.join(s.env.XDG_CACHE_HOME!, "openclaw-sessions", "index");
+    const dir = path.join(index, fs.readdirSync(index).find((n) => n.endsWith(".answers"))!);
+    const file = path.join(dir, fs.readdirSync(dir)[0]!);
+    const [key] = fs.readFileSync(file, "utf8").split("\n");
+    fs.writeFileSync(file, `${key}\n-\n`);
+    expect(await timeline(s, "indexed")).toBe(truth);
+    expect(await timeline(s, "indexed")).toBe(truth);
+    expect(s.derived).toBe(3);
+    expect(fs.readFileSync(file, "utf8")).toBe(`${key}\n-\n`);
+    // A day later it is tried again, and this one fits.
+    const dayAgo = new Date(Date.now() - 25 * 3600 * 1000);
+    fs.utimesSync(file, dayAgo, dayAgo);
+    expect(await timeline(s, "indexed")).toBe(truth);
+    expect(await timeline(s, "indexed")).toBe(truth);
+    expect(s.derived).toBe(4);
   });
 
   it("are never kept for a SQLite store (its rows are not proven by the files' stats)", async () => {
@@ -239,6 +265,16 @@ describe("whole answers (session.answer)", () => {
     await timeline(s, "indexed");
     await timeline(s, "indexed");
     expect(s.derived).toBe(2);
+  });
+});
+
+describe("an answer's size, told without its text", () => {
+  it("agrees with JSON.stringify on either side of the limit", () => {
+    const value = { rows: Array.from({ length: 500 }, (_, i) => ({ path: `/s/${i}.jsonl`, bytes: i, ok: i % 2 === 0, note: null })) };
+    const chars = JSON.stringify(value).length;
+    expect(smallerThan(value, chars * 2)).toBe(true);
+    expect(smallerThan(value, Math.floor(chars / 2))).toBe(false);
+    expect(smallerThan("x".repeat(100), 50)).toBe(false);
   });
 });
 

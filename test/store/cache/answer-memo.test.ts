@@ -149,6 +149,15 @@ const CHANGES: Change[] = [
   },
 ];
 
+/** The one answer file a store's runs have kept (its `<id>.answers/` dir beside the index). */
+function keptFile(s: Store): string {
+  const index = path.join(s.env.XDG_CACHE_HOME!, "openclaw-sessions", "index");
+  const dir = path.join(index, fs.readdirSync(index).find((n) => n.endsWith(".answers"))!);
+  const files = fs.readdirSync(dir);
+  expect(files).toHaveLength(1);
+  return path.join(dir, files[0]!);
+}
+
 /** What some changes need in place before the answer is kept. */
 function setUp(c: Change, s: Store): void {
   if (c.what.startsWith("the file a sessionFile")) {
@@ -206,14 +215,7 @@ describe("whole answers (session.answer)", () => {
     const s = store("files", "reset-chain");
     await pastRacyWindow();
     const truth = await timeline(s, "indexed");
-    const dir = fs.readdirSync(path.join(s.env.XDG_CACHE_HOME!, "openclaw-sessions", "index")).find((n) => n.endsWith(".answers"))!;
-    const file = path.join(
-      s.env.XDG_CACHE_HOME!,
-      "openclaw-sessions",
-      "index",
-      dir,
-      fs.readdirSync(path.join(s.env.XDG_CACHE_HOME!, "openclaw-sessions", "index", dir))[0]!,
-    );
+    const file = keptFile(s);
     const whole = fs.readFileSync(file, "utf8");
     fs.writeFileSync(file, whole.slice(0, whole.length - 100));
     expect(await timeline(s, "indexed")).toBe(truth);
@@ -234,9 +236,7 @@ describe("whole answers (session.answer)", () => {
     const s = store("files", "reset-chain");
     await pastRacyWindow();
     const truth = await timeline(s, "indexed");
-    const index = path.join(s.env.XDG_CACHE_HOME!, "openclaw-sessions", "index");
-    const dir = path.join(index, fs.readdirSync(index).find((n) => n.endsWith(".answers"))!);
-    const file = path.join(dir, fs.readdirSync(dir)[0]!);
+    const file = keptFile(s);
     const [key] = fs.readFileSync(file, "utf8").split("\n");
     fs.writeFileSync(file, `${key}\n-\n`);
     expect(await timeline(s, "indexed")).toBe(truth);

@@ -24,9 +24,12 @@ export interface ReadSet {
   readonly lstats: Map<string, Seen>;
   /** Path → what its stat (through symlinks) found, when first asked. */
   readonly stats: Map<string, Seen>;
-  /** Why the answer cannot be proven unchanged later; null while it can. */
+  /** Why the answer cannot be proven unchanged later; null while it can. Once set, nothing more is noted. */
   doubt: string | null;
-  /** A path noted had changed at or after `settledBefore` (ns since the epoch): its stat may not tell a change in the same tick. */
+  /**
+   * A path noted had changed at or after `settledBefore` (ns since the epoch): its stat may not
+   * tell a change in the same tick. Once set, nothing more is noted (the answer cannot be kept).
+   */
   racy: boolean;
   readonly settledBefore: bigint;
 }
@@ -93,7 +96,7 @@ function listing(entries: readonly fs.Dirent[]): string {
  * never matches again. A stat of a path whose lstat found a regular file adds nothing.
  */
 export function noteFile(p: string, how: "l" | "s" = "s"): void {
-  if (recording === null) return;
+  if (recording === null || gaveUp(recording)) return;
   // Most reads are of a file the walk found regular: its lstat is its stat.
   if (how === "s" && recording.lstats.get(p)?.charCodeAt(0) === 0x66 /* f */) return;
   const map = how === "l" ? recording.lstats : recording.stats;
@@ -112,30 +115,45 @@ export function noteFile(p: string, how: "l" | "s" = "s"): void {
  * when the index has already made it from this stat (one string per file, not two).
  */
 export function noteLstat(p: string, st: fs.BigIntStats, identity?: string): void {
-  if (recording === null || recording.lstats.has(p)) return;
+  if (recording === null || gaveUp(recording) || recording.lstats.has(p)) return;
   recording.lstats.set(p, identity === undefined ? seenOf(st) : typeOf(st) + identity);
   settled(recording, st);
 }
 
 function settled(set: ReadSet, st: fs.BigIntStats): void {
-  if (st.mtimeNs >= set.settledBefore || st.ctimeNs >= set.settledBefore) set.racy = true;
+  if (st.mtimeNs < set.settledBefore && st.ctimeNs < set.settledBefore) return;
+  set.racy = true;
+  forget(set);
+}
+
+/** An answer that cannot be kept notes nothing more, and holds nothing of what it noted (a fresh store's 10,000 paths). */
+function gaveUp(set: ReadSet): boolean {
+  return set.racy || set.doubt !== null;
+}
+
+function forget(set: ReadSet): void {
+  set.dirs.clear();
+  set.lstats.clear();
+  set.stats.clear();
 }
 
 const LOOK = { bigint: true, throwIfNoEntry: false } as const;
 
 /** A dir the run listed, with what it found. */
 export function noteDir(dir: string, entries: readonly fs.Dirent[]): void {
-  if (recording === null || recording.dirs.has(dir)) return;
+  if (recording === null || gaveUp(recording) || recording.dirs.has(dir)) return;
   recording.dirs.set(dir, listing(entries));
 }
 
 /** A dir the run could not list. */
 export function noteDirFailure(dir: string, err: unknown): void {
-  if (recording === null || recording.dirs.has(dir)) return;
+  if (recording === null || gaveUp(recording) || recording.dirs.has(dir)) return;
   recording.dirs.set(dir, failure(err));
 }
 
 /** Something read that this set cannot prove unchanged later: the answer is not kept. */
 export function noteDoubt(why: string): void {
-  if (recording !== null) recording.doubt ??= why;
+  if (recording === null || recording.doubt !== null) return;
+  recording.doubt = why;
+  forget(recording);
 }

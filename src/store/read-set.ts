@@ -52,7 +52,7 @@ export function stopReads(): void {
   recording = null;
 }
 
-function typeOf(st: fs.Stats | fs.BigIntStats): string {
+function typeOf(st: fs.BigIntStats): string {
   return st.isFile() ? "f" : st.isSymbolicLink() ? "y" : "o";
 }
 

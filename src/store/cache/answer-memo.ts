@@ -108,7 +108,10 @@ function answerKey(what: string, place: { env: NodeJS.ProcessEnv; cwd: string },
 
 let build: string | undefined;
 
-/** The running bundle's id (a hash of its text, on its first line), or one of this process alone. */
+/**
+ * The running bundle's id (a hash of its text, which scripts/build.mjs writes on its first line and
+ * the bin keys its code cache on), or one of this process alone.
+ */
 function buildId(): string {
   if (build !== undefined) return build;
   build = `unbundled:${process.pid}:${Math.random()}`;

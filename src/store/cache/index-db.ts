@@ -143,8 +143,13 @@ export class IndexDb {
     try {
       if (db.prepare("PRAGMA journal_mode").get()?.journal_mode !== "wal") db.exec("PRAGMA journal_mode = WAL");
       IndexDb.#makeTables(db, storeRoot);
-      // Answers kept beside an index of another format, or beside none (its file was removed), go with it.
-      fs.rmSync(answersDirOf(file), { recursive: true, force: true });
+      // Answers kept beside an index of another format, or beside none (its file was removed), go with
+      // it. One that cannot be removed still answers only while what it read is unchanged.
+      try {
+        fs.rmSync(answersDirOf(file), { recursive: true, force: true });
+      } catch {
+        // kept: proven per read like any other
+      }
     } finally {
       db.exec("PRAGMA synchronous = NORMAL");
     }

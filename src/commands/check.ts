@@ -9,13 +9,21 @@ import { finding, sortFindings, summarize, type Finding } from "../core/findings
 import { legacyImportFinding } from "../core/findings/legacy.js";
 import { BodyScanner, bodyFindings, DEFAULT_OVERSIZE_BYTES, isHeaderOnly, type BodyTarget } from "../core/findings/body.js";
 import { forEachLine } from "../core/transcript/scan.js";
-import { retentionPolicy } from "../core/findings/retention.js";
-import { DEFAULT_PRUNE_WITHIN_MS, storeFindings, withEmptyOrphans, withoutUnstartedEmpties } from "../core/findings/store-rules.js";
+import { retentionPolicy, type RetentionPolicy } from "../core/findings/retention.js";
+import {
+  clockFactsOf,
+  clockFindings,
+  DEFAULT_PRUNE_WITHIN_MS,
+  storeFindings,
+  withEmptyOrphans,
+  withoutUnstartedEmpties,
+  type ClockFacts,
+} from "../core/findings/store-rules.js";
 import { parseGeneratedTranscriptName } from "../core/names.js";
 import { configPathFor, readConfig } from "../store/config.js";
 import { inspectLocks } from "../store/files/locks.js";
 import { fileStepShapes } from "../store/files/restore-apply.js";
-import { restoreLeftoverFindings } from "../store/restore-leftovers.js";
+import { restoreLeftoverFindings, type LeftoverStore } from "../store/restore-leftovers.js";
 import { knownRestores } from "../store/restore-known.js";
 import type { KnownRestore } from "../core/segments.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
@@ -151,8 +159,17 @@ async function sqliteStoreFindings(index: StoreIndex, session: StoreSession): Pr
 
 type RetentionRow = CheckResult["retention"][number];
 
-/** The rules over one store's index, config and side files (no transcript body is opened). */
-async function storeLevel(index: StoreIndex, opts: CheckOptions, now: number, ctx: StoreContext) {
+/** One store's part of a check that depends on no clock and no live process, and what the rest needs. */
+interface StoreBasis {
+  retention: RetentionRow;
+  policy: RetentionPolicy;
+  clock: ClockFacts;
+  /** Where this tool's restore leftovers of a files store are looked for; null for a database. */
+  leftovers: LeftoverStore | null;
+}
+
+/** The rules over one store's index, config and side files that no clock decides (no transcript body is opened). */
+async function storeBasis(index: StoreIndex, ctx: StoreContext): Promise<{ store: StoreBasis; findings: Finding[] }> {
   const config = readConfig(configPathFor(index.location.stateDir, ctx.env));
   const policy = retentionPolicy(config.raw, index.location.era, index.sqlite?.schema);
   const retention: RetentionRow = {
@@ -164,21 +181,29 @@ async function storeLevel(index: StoreIndex, opts: CheckOptions, now: number, ct
     highWaterBytes: policy.highWaterBytes,
     source: policy.source,
   };
-  const findings = storeFindings({
-    index,
-    now,
-    policy,
-    ...(config.problem ? { configProblem: config.problem } : {}),
-    locks: inspectLocks(index.files, now),
-    pruneWithinMs: opts.pruneWithinDays !== undefined ? opts.pruneWithinDays * 86_400_000 : DEFAULT_PRUNE_WITHIN_MS,
-  });
+  const findings = storeFindings({ index, policy, ...(config.problem ? { configProblem: config.problem } : {}) });
+  // The SQLite rules judge gateway locks too: they may sit here because an answer that read a
+  // database is never kept (session.answer), so they are judged again on every run.
   if (index.location.era === "sqlite" && !index.location.legacy) findings.push(...(await sqliteStoreFindings(index, ctx.session)));
-  if (index.location.era === "files") findings.push(...restoreLeftoverFindings(index.location, ctx.env, fileStepShapes));
   for (const f of index.files) {
     if (f.kind === "import-archive")
       findings.push(finding("IMPORT_ARCHIVE_LEFTOVER", { agentId: index.location.agentId, path: f.path }, { file: f.relPath }));
   }
-  return { retention, findings };
+  const { agentId, sessionsDir, storePath } = index.location;
+  const leftovers = index.location.era === "files" ? { agentId, sessionsDir, storePath } : null;
+  return { store: { retention, policy, clock: clockFactsOf(index, policy), leftovers }, findings };
+}
+
+/** The rules of one store judged against this run's clock and processes: ages, locks, unfinished restores. */
+function clockedFindings(store: StoreBasis, now: number, opts: CheckOptions, env: NodeJS.ProcessEnv): Finding[] {
+  const locks = inspectLocks(
+    store.clock.locks.map((l) => l.file),
+    now,
+  );
+  const pruneWithinMs = opts.pruneWithinDays !== undefined ? opts.pruneWithinDays * 86_400_000 : DEFAULT_PRUNE_WITHIN_MS;
+  const findings = clockFindings({ clock: store.clock, policy: store.policy, now, locks, pruneWithinMs });
+  if (store.leftovers) findings.push(...restoreLeftoverFindings(store.leftovers, env, fileStepShapes));
+  return findings;
 }
 
 /** Mixed state: the windows of the database beside a legacy files store (same agent), else null. */
@@ -298,15 +323,20 @@ function recordsByKey(indexes: readonly StoreIndex[]): Map<string, { index: Stor
   return out;
 }
 
-export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: CheckDeps = {}): Promise<CheckResult> {
-  const now = opts.now ?? Date.now();
-  const failOn = opts.failOn ?? "error";
-  const open = deps.open ?? ((ref: TranscriptRef) => ctx.session.lines(ref));
+/** What a check finds that no clock or live process decides: kept whole while nothing it read changes. */
+interface CheckBasis {
+  stores: StoreHeader[];
+  perStore: StoreBasis[];
+  findings: Finding[];
+  scanned: CheckResult["scanned"];
+}
+
+async function checkBasis(opts: CheckOptions, ctx: StoreContext, open: Open): Promise<CheckBasis> {
   const oversize = opts.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES;
   const indexes = await ctx.session.indexes(opts);
   const findings: Finding[] = [];
   const scanned = { transcripts: 0, lines: 0, bytes: 0 };
-  const retention: RetentionRow[] = [];
+  const perStore: StoreBasis[] = [];
   const headerOnly = new Set<string>();
 
   const jobsOf = new Map(indexes.map((index) => [index, opts.fast ? [] : bodyJobs(index)]));
@@ -317,8 +347,8 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
   const totalBytes = [...jobsOf.values()].flat().reduce((n, job) => n + (job.target.bytes ?? 0), 0);
   let bytesDone = 0;
   for (const index of indexes) {
-    const store = await storeLevel(index, opts, now, ctx);
-    retention.push(store.retention);
+    const store = await storeBasis(index, ctx);
+    perStore.push(store.store);
     findings.push(...store.findings);
     if (opts.fast) continue;
     const windows = legacyWindows(index, indexes);
@@ -336,19 +366,38 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
   }
 
   const listed = await withSpanCommands(findings, indexes, ctx);
-  const sorted = sortFindings(withoutUnstartedEmpties(withEmptyOrphans(listed, headerOnly)));
+  return {
+    stores: indexes.map(storeHeader),
+    perStore,
+    findings: withoutUnstartedEmpties(withEmptyOrphans(listed, headerOnly)),
+    scanned,
+  };
+}
+
+export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: CheckDeps = {}): Promise<CheckResult> {
+  const now = opts.now ?? Date.now();
+  const failOn = opts.failOn ?? "error";
+  const question = { fast: opts.fast === true, oversize: opts.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES };
+  // A caller that counts opens (deps.open) reads every transcript each time.
+  const basis = deps.open
+    ? await checkBasis(opts, ctx, deps.open)
+    : await ctx.session.answer(opts, `check/${CHECK_SCHEMA_VERSION}:${JSON.stringify(question)}`, () =>
+        checkBasis(opts, ctx, (ref) => ctx.session.lines(ref)),
+      );
+  const clocked = basis.perStore.flatMap((store) => clockedFindings(store, now, opts, ctx.env));
+  const sorted = sortFindings([...basis.findings, ...clocked]);
   const summary = summarize(sorted);
   return {
     schemaVersion: CHECK_SCHEMA_VERSION,
     status: sorted.some((f) => f.severity !== "info") ? "problems" : "ok",
-    stores: indexes.map(storeHeader),
+    stores: basis.stores,
     now,
     nowIso: new Date(now).toISOString(),
     failOn,
     fast: opts.fast === true,
     findings: sorted,
     summary,
-    scanned,
-    retention,
+    scanned: basis.scanned,
+    retention: basis.perStore.map((s) => s.retention),
   };
 }

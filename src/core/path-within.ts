@@ -17,6 +17,11 @@ export function isWithinDir(dir: string, p: string): boolean {
 
 /** `p` lies below `dir` and is not `dir` itself. */
 export function isStrictlyInside(dir: string, p: string): boolean {
+  return relativeInside(dir, p) !== null;
+}
+
+/** `p` relative to `dir` when it lies below it (not `dir` itself), else null. */
+export function relativeInside(dir: string, p: string): string | null {
   const rel = path.relative(dir, p);
-  return rel !== "" && leadsDown(rel);
+  return rel !== "" && leadsDown(rel) ? rel : null;
 }

@@ -1,11 +1,10 @@
 /** Small text helpers shared by the text reporters. */
-import path from "node:path";
 import { formatDistanceStrict } from "date-fns/formatDistanceStrict";
 export { formatBytes } from "../core/format.js";
 import type { StoreHeader } from "../commands/store-header.js";
 import type { Style } from "./style.js";
 import { safeLine } from "../core/safe-text.js";
-import { isStrictlyInside } from "../core/path-within.js";
+import { relativeInside } from "../core/path-within.js";
 export { truncate } from "../core/safe-text.js";
 
 /** "3 hours ago" (relative to `now`), or "-" when unknown. */
@@ -21,7 +20,7 @@ export function shortId(id: string | null | undefined): string {
 
 /** A path shown relative to the sessions dir when it lies inside it (file names are untrusted: made safe). */
 export function displayPath(p: string, base: string): string {
-  return safeLine(base && isStrictlyInside(base, p) ? path.relative(base, p) : p);
+  return safeLine((base && relativeInside(base, p)) || p);
 }
 
 export function storeLine(stores: StoreHeader[], style: Style): string {

@@ -11,6 +11,8 @@ import { copyState, expectedOf, hashTree } from "../helpers/corpus.js";
 import { damagedCopy, get, openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
 import { migrateAgentDbTo24, setAgentSchemaVersion } from "../helpers/schema24.js";
 import { storeContext } from "../helpers/store-context.js";
+import { pastRacyWindow } from "../helpers/index-cache.js";
+import { openStoreSession } from "../../src/store/session.js";
 import { tempDir } from "../helpers/temp.js";
 
 /** Codes seen across this file: every code in the table must be triggered by some fixture. */
@@ -636,6 +638,60 @@ describe("the tool's own restore leftovers", () => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe("a kept check answer (issue 28)", () => {
+  it("is judged again each run: ages against that run's clock, locks against the processes alive then", async () => {
+    const { stateDir, home } = copyState("files", "reset-chain");
+    const dir = sessionsDir(stateDir);
+    const holder = spawn(process.execPath, ["-e", "setInterval(() => {}, 60_000)"], { stdio: "ignore" });
+    onTestFinished(() => void holder.kill("SIGKILL"));
+    const july = Date.parse(ORACLE_NOW);
+    const active = JSON.parse(fs.readFileSync(path.join(dir, "sessions.json"), "utf8"))["agent:main:main"].sessionId as string;
+    fs.writeFileSync(
+      path.join(dir, `${active}.jsonl.lock`),
+      JSON.stringify({ pid: holder.pid, createdAt: new Date(july - 1000).toISOString(), maxHoldMs: 300000 }),
+    );
+    const tmp = path.join(dir, "sessions.json.4242.f5073781-7d56-4090-993e-ff9e9e93bd6e.tmp");
+    fs.writeFileSync(tmp, "{}");
+    fs.utimesSync(tmp, new Date(july - 60_000), new Date(july - 60_000));
+    await pastRacyWindow(); // what the first run reads has held still long enough to keep its answer
+
+    const env = { HOME: home };
+    let derived = 0;
+    const checkAt = async (now: number, index = true) => {
+      const session = openStoreSession({ env, cwd: stateDir });
+      const indexes = session.indexes.bind(session);
+      session.indexes = (sel, hooks) => {
+        derived += 1;
+        return indexes(sel, hooks);
+      };
+      try {
+        return await runCheck({ stateDir, now, ...(index ? {} : { index: false }) }, { env, cwd: stateDir, session });
+      } finally {
+        session.close(); // the answer is kept when the session closes
+      }
+    };
+    const first = await checkAt(july);
+    expect(derived).toBe(1);
+    expect(first.findings.find((f) => f.code === "LOCK_LIVE")?.sessionKey).toBe("agent:main:main");
+    expect(codes(first)).not.toContain("TEMP_STALE");
+    expect(codes(first)).not.toContain("ARCHIVE_PRUNE_SOON");
+
+    holder.kill("SIGKILL");
+    await new Promise((resolve) => holder.once("exit", resolve));
+    const late = Date.parse("2026-07-27T09:00:00Z");
+    const second = await checkAt(late);
+    expect(derived).toBe(1); // the kept answer: no store index was built
+    const lock = second.findings.find((f) => f.code === "LOCK_STALE");
+    expect(lock?.sessionKey).toBe("agent:main:main");
+    expect(lock?.data).toMatchObject({ pid: holder.pid, pidAlive: false, reasons: ["dead-pid", "too-old"] });
+    expect(codes(second)).toContain("TEMP_STALE");
+    expect(second.findings.filter((f) => f.code === "ARCHIVE_PRUNE_SOON")).toHaveLength(3);
+    // Equal to a run that reads everything itself, at the same instant.
+    expect(await checkAt(late, false)).toEqual(second);
+    expect(derived).toBe(2);
   });
 });
 

@@ -325,10 +325,21 @@ export const ALL_CODES = Object.keys(FINDING_CODES) as FindingCode[];
 
 export type Vars = Record<string, string | number | null | undefined>;
 
+/** Each template split at its placeholders once (text, name, text, …): a store can make 100,000 findings. */
+const templates = new Map<string, string[]>();
+
 /** Fills `{name}` placeholders; unknown names stay visible so a missing var is noticed. */
 export function fill(template: string, vars: Vars): string {
-  return template.replace(/\{(\w+)\}/g, (m, name: string) => {
+  let parts = templates.get(template);
+  if (!parts) {
+    parts = template.split(/\{(\w+)\}/);
+    templates.set(template, parts);
+  }
+  let out = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = parts[i]!;
     const v = vars[name];
-    return v === undefined || v === null ? m : String(v);
-  });
+    out += (v === undefined || v === null ? `{${name}}` : String(v)) + parts[i + 1]!;
+  }
+  return out;
 }

@@ -1,11 +1,13 @@
 /**
- * Store-level rules: pure functions over a StoreIndex plus the facts the command gathered
- * (locks, retention policy, clock). No transcript body is read here.
+ * Store-level rules: pure functions over a StoreIndex and its retention policy, and the rules that
+ * judge a store against a run's clock and live processes, over the few facts of it they need
+ * (ClockFacts: plain data, so `check` keeps them with the rest of a store's answer and judges
+ * them again each run). No transcript body is read here.
  */
 import { shellWord } from "../restore-target.js";
 import { formatBytes } from "../format.js";
 import path from "node:path";
-import type { LockInfo, SessionRecord, StoreIndex, UnattributedFile } from "../model.js";
+import type { ArchiveReason, ClassifiedFile, LockInfo, StoreFileState, StoreIndex, SessionRecord, UnattributedFile } from "../model.js";
 import { TRANSCRIPT_KINDS } from "../model.js";
 import { isStrictlyInside } from "../path-within.js";
 import { finding, type Finding, type Where } from "./finding.js";
@@ -20,12 +22,44 @@ const DAY = 86_400_000;
 export const STALE_TEMP_MS = 5 * 60_000;
 export const DEFAULT_PRUNE_WITHIN_MS = 7 * DAY;
 
+/** What the rules that do not depend on the clock read: the index and its retention policy. */
 export interface StoreFacts {
   index: StoreIndex;
-  now: number;
   policy: RetentionPolicy;
   /** openclaw.json exists but does not parse. */
   configProblem?: string;
+}
+
+/** A file archive a retention may sweep: of a key (sessionKey), or of none (orphan). */
+interface AgedArchive {
+  sessionKey: string | null;
+  path: string;
+  reason: ArchiveReason;
+  timestampMs: number | null;
+  /** A SQLite archive row: not swept by file maintenance. */
+  row: boolean;
+}
+
+/** What the clock-bound rules read of one store (clockFactsOf). */
+export interface ClockFacts {
+  agentId: string;
+  storeState: StoreFileState;
+  /** The keys' file archives a retention could prune (the others never come due). */
+  archives: AgedArchive[];
+  /** Every archive no key owns. */
+  orphanArchives: AgedArchive[];
+  /** Lock files, each with the key that owns it or its transcript. */
+  locks: Array<{ file: ClassifiedFile; sessionKey: string | null }>;
+  /** Temp files of the store writer and of repairs. */
+  temps: ClassifiedFile[];
+}
+
+/** The clock-bound rules' facts, with the run's clock, its lock files judged, and the prune window. */
+export interface ClockedFacts {
+  clock: ClockFacts;
+  policy: RetentionPolicy;
+  now: number;
+  /** The run's judgement of `clock.locks` (inspectLocks). */
   locks: LockInfo[];
   /** Attributed archives are reported when their pruning is at most this far away. */
   pruneWithinMs?: number;
@@ -169,45 +203,39 @@ function pruneData(p: PruneSchedule, now: number) {
   };
 }
 
-export function retentionRules({ index, now, policy, pruneWithinMs = DEFAULT_PRUNE_WITHIN_MS }: StoreFacts): Finding[] {
+export function retentionRules({ clock, now, policy, pruneWithinMs = DEFAULT_PRUNE_WITHIN_MS }: ClockedFacts): Finding[] {
   const out: Finding[] = [];
-  const agentId = index.location.agentId;
-  for (const s of index.sessions) {
-    for (const a of s.archives) {
-      if (a.ref.kind !== "file") continue; // SQLite archive rows are not swept by file maintenance
-      const p = pruneSchedule(a.reason, a.timestamp, policy, now);
-      if (!p || p.dueAt - now > pruneWithinMs) continue;
-      out.push(
-        finding(
-          "ARCHIVE_PRUNE_SOON",
-          { agentId, sessionKey: s.sessionKey, path: a.path },
-          pruneVars(a.reason, a.timestamp!, p, now),
-          pruneData(p, now),
-        ),
-      );
-    }
+  for (const a of clock.archives) {
+    const p = pruneSchedule(a.reason, a.timestampMs, policy, now);
+    if (!p || p.dueAt - now > pruneWithinMs) continue;
+    out.push(
+      finding(
+        "ARCHIVE_PRUNE_SOON",
+        { agentId: clock.agentId, sessionKey: a.sessionKey, path: a.path },
+        pruneVars(a.reason, a.timestampMs!, p, now),
+        pruneData(p, now),
+      ),
+    );
   }
   return out;
 }
 
+/** An archive no key owns: due for pruning, or only kept. */
+export function orphanArchiveRules({ clock, now, policy }: ClockedFacts): Finding[] {
+  return clock.orphanArchives.map((a) => {
+    const where = { agentId: clock.agentId, sessionKey: a.sessionKey, path: a.path };
+    const p = a.row ? null : pruneSchedule(a.reason, a.timestampMs, policy, now);
+    if (p) return finding("UNATTRIBUTED_ARCHIVE_PRUNE", where, pruneVars(a.reason, a.timestampMs!, p, now), pruneData(p, now));
+    return finding("UNATTRIBUTED_ARCHIVE", where, { reason: a.reason });
+  });
+}
+
 const CONVERSATION_KINDS = new Set(["primary", "topic", "fork", "custom", "sqlite"]);
 
-function orphanFinding(
-  agentId: string,
-  u: UnattributedFile,
-  sessionsDir: string,
-  stateDir: string | null,
-  now: number,
-  policy: RetentionPolicy,
-): Finding | null {
+/** A transcript no key owns (its archives are judged by orphanArchiveRules). */
+function orphanFinding(agentId: string, u: UnattributedFile, sessionsDir: string, stateDir: string | null): Finding | null {
   const where = { agentId, sessionKey: u.sessionKey ?? null, path: u.path };
-  if (u.archive) {
-    const p = u.ref.kind === "file" ? pruneSchedule(u.archive.reason, u.archive.timestampMs, policy, now) : null;
-    if (p)
-      return finding("UNATTRIBUTED_ARCHIVE_PRUNE", where, pruneVars(u.archive.reason, u.archive.timestampMs!, p, now), pruneData(p, now));
-    return finding("UNATTRIBUTED_ARCHIVE", where, { reason: u.archive.reason });
-  }
-  if (!CONVERSATION_KINDS.has(u.kind)) return null;
+  if (u.archive || !CONVERSATION_KINDS.has(u.kind)) return null;
   const relPath = u.ref.kind === "file" ? path.relative(sessionsDir, u.path) : null;
   const machine = machineKindOf({ sessionKey: u.sessionKey, relPath, cwd: u.peek?.header?.cwd, preview: u.peek?.preview });
   if (machine)
@@ -255,13 +283,13 @@ function reattachCommand(u: UnattributedFile, stateDir: string | null, sessionsD
   return `\`openclaw-sessions restore ${shellWord(u.path)} ${store} --key ${key} --create-key\` (name the key it belonged to; the plan is shown first, --yes applies)`;
 }
 
-export function orphanRules({ index, now, policy }: StoreFacts): Finding[] {
+export function orphanRules({ index }: StoreFacts): Finding[] {
   const out: Finding[] = [];
   // A placeholder's window is reported with the placeholder (SQLITE_PLACEHOLDER_NODE).
   const placeholders = new Set(index.entries.filter((e) => e.notes.some((n) => n.code === "sqlite-placeholder")).map((e) => e.sessionKey));
   for (const u of index.unattributed) {
     if (u.ref.kind === "sqlite" && u.sessionKey && placeholders.has(u.sessionKey)) continue;
-    const f = orphanFinding(index.location.agentId, u, index.location.sessionsDir, index.location.stateDir, now, policy);
+    const f = orphanFinding(index.location.agentId, u, index.location.sessionsDir, index.location.stateDir);
     if (f) out.push(f);
   }
   return out;
@@ -277,10 +305,44 @@ function ownerOf(index: StoreIndex): Map<string, string> {
   return m;
 }
 
-export function lockRules({ index, locks }: StoreFacts): Finding[] {
-  const owners = ownerOf(index);
+/** What the clock-bound rules need of a store: read from its index once, judged each run. */
+export function clockFactsOf(index: StoreIndex, policy: RetentionPolicy): ClockFacts {
+  const aged = (sessionKey: string | null, path: string, a: { reason: ArchiveReason; timestampMs: number | null }, row: boolean) => ({
+    sessionKey,
+    path,
+    reason: a.reason,
+    timestampMs: a.timestampMs,
+    row,
+  });
+  const archives: AgedArchive[] = [];
+  for (const s of index.sessions)
+    for (const a of s.archives) {
+      // SQLite archive rows are not swept by file maintenance; a schedule's absence does not depend on the clock.
+      if (a.ref.kind !== "file" || !pruneSchedule(a.reason, a.timestamp, policy, 0)) continue;
+      archives.push(aged(s.sessionKey, a.path, { reason: a.reason, timestampMs: a.timestamp }, false));
+    }
+  const orphanArchives = index.unattributed.flatMap((u) =>
+    u.archive ? [aged(u.sessionKey ?? null, u.path, u.archive, u.ref.kind !== "file")] : [],
+  );
+  const lockFiles = index.files.filter((f) => f.kind === "lock" || f.kind === "store-lock");
+  const owners = lockFiles.length > 0 ? ownerOf(index) : new Map<string, string>();
+  return {
+    agentId: index.location.agentId,
+    storeState: index.storeFile.state,
+    archives,
+    orphanArchives,
+    locks: lockFiles.map((file) => ({
+      file,
+      sessionKey: owners.get(file.path) ?? owners.get(file.path.slice(0, -".lock".length)) ?? null,
+    })),
+    temps: index.files.filter((f) => f.kind === "store-temp" || f.kind === "temp"),
+  };
+}
+
+export function lockRules({ clock, locks }: ClockedFacts): Finding[] {
+  const owners = new Map(clock.locks.map((l) => [l.file.path, l.sessionKey]));
   return locks.map((l) => {
-    const where = { agentId: index.location.agentId, sessionKey: owners.get(l.path) ?? owners.get(l.transcriptPath) ?? null, path: l.path };
+    const where = { agentId: clock.agentId, sessionKey: owners.get(l.path) ?? null, path: l.path };
     const data = {
       pid: l.pid,
       pidAlive: l.pidAlive,
@@ -296,20 +358,19 @@ export function lockRules({ index, locks }: StoreFacts): Finding[] {
   });
 }
 
-export function tempRules({ index, now }: StoreFacts): Finding[] {
+export function tempRules({ clock, now }: ClockedFacts): Finding[] {
   const out: Finding[] = [];
-  for (const f of index.files) {
-    if (f.kind !== "store-temp" && f.kind !== "temp") continue;
+  for (const f of clock.temps) {
     const age = now - f.mtimeMs;
     if (age <= STALE_TEMP_MS) continue;
     let what =
       f.kind === "store-temp" ? "atomic-write temp of sessions.json" : f.name.includes(".compact.") ? "manual-compact temp" : "repair temp";
-    if (f.kind === "store-temp" && index.storeFile.state !== "ok")
-      what += `; sessions.json is ${index.storeFile.state}, this copy may be the last good store`;
+    if (f.kind === "store-temp" && clock.storeState !== "ok")
+      what += `; sessions.json is ${clock.storeState}, this copy may be the last good store`;
     out.push(
       finding(
         "TEMP_STALE",
-        { agentId: index.location.agentId, path: f.path },
+        { agentId: clock.agentId, path: f.path },
         { what, age: formatDuration(Math.max(60_000, Math.round(age / 60_000) * 60_000)) },
         { ageMs: age, bytes: f.bytes },
       ),
@@ -333,18 +394,15 @@ export function diskRules({ index, policy }: StoreFacts): Finding[] {
   return [];
 }
 
-export const STORE_RULES = [
-  storeFileRules,
-  configRules,
-  entryRules,
-  activeRules,
-  retentionRules,
-  orphanRules,
-  lockRules,
-  tempRules,
-  diskRules,
-];
+const STORE_RULES = [storeFileRules, configRules, entryRules, activeRules, orphanRules, diskRules];
+const CLOCK_RULES = [retentionRules, orphanArchiveRules, lockRules, tempRules];
 
+/** The store rules that do not depend on the clock. */
 export function storeFindings(facts: StoreFacts): Finding[] {
   return STORE_RULES.flatMap((rule) => rule(facts));
+}
+
+/** The store rules judged against the run's clock and live processes. */
+export function clockFindings(facts: ClockedFacts): Finding[] {
+  return CLOCK_RULES.flatMap((rule) => rule(facts));
 }

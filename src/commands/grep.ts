@@ -376,7 +376,7 @@ function filtersOf(opts: GrepOptions): Filters {
  * rows of what is searched are brought up to date first; a target whose rows could not be is
  * searched. Every other target is searched as without the index, so the answer is the same.
  */
-async function ruledOut(ctx: StoreContext, indexes: StoreIndex[], all: GrepTarget[], targets: GrepTarget[], literal: string | null) {
+async function ruledOut(ctx: StoreContext, stores: StoreHeader[], all: GrepTarget[], targets: GrepTarget[], literal: string | null) {
   const out = new Set<GrepTarget>();
   const cache = ctx.session.cache;
   if (literal === null || targets.length === 0 || !hasIndexFile(cache, ctx.env)) return out;
@@ -404,7 +404,7 @@ async function ruledOut(ctx: StoreContext, indexes: StoreIndex[], all: GrepTarge
       ctx.session,
       db,
       group.map((t) => t.ref),
-      { keep, covers: coveredBy(indexes), progress: (done, total) => ctx.progress?.(done, total, "transcripts (updating the index)") },
+      { keep, covers: coveredBy(stores), progress: (done, total) => ctx.progress?.(done, total, "transcripts (updating the index)") },
     );
     let hits: Set<number>;
     try {
@@ -444,24 +444,42 @@ function bytesRuleOut(ruled: RuledOut, t: GrepTarget): boolean {
   return t.ref.kind === "file" && t.ref.compression === "none" && t.bytes !== null && ruled.get(t.ref.path) === t.bytes;
 }
 
+/** What a search looks through: the stores, and every transcript they hold (grepTargets). */
+interface GrepScope {
+  stores: StoreHeader[];
+  all: GrepTarget[];
+}
+
 /** Index the stores and choose the transcripts (nothing searched yet); `events()` searches them. */
 export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<GrepRun> {
   const filters = filtersOf(opts);
   // Started once the stores are located, while they are indexed.
-  const prefilter: { running: Prefilter | null } = { running: null };
+  const prefilter: { running: Prefilter | null; started: boolean } = { running: null, started: false };
   const located = (stores: readonly { sessionsDir: string }[]) => {
+    prefilter.started = true;
     prefilter.running = startPrefilterFor(opts, filters, ctx, stores);
   };
-  let indexes: StoreIndex[];
-  try {
+  let indexes: StoreIndex[] | null = null;
+  const scopeOfIndexes = async (): Promise<GrepScope> => {
     indexes = await ctx.session.indexes(opts, { located });
+    return { stores: indexes.map(storeHeader), all: indexes.flatMap(grepTargets) };
+  };
+  let scope: GrepScope;
+  try {
+    // A store-wide search's transcripts are a whole answer, kept while nothing they were found from
+    // changes (session.answer); one key's are chosen from the index, which names the key.
+    scope =
+      opts.key === undefined
+        ? await ctx.session.answer(opts, `grep-targets/${GREP_SCHEMA_VERSION}`, scopeOfIndexes)
+        : await scopeOfIndexes();
   } catch (err) {
     prefilter.running?.stop();
     throw err;
   }
-  const all = indexes.flatMap(grepTargets);
+  if (!prefilter.started) located(scope.stores); // a kept answer: no store was indexed
+  const all = scope.all;
   let targets = all;
-  if (opts.key !== undefined) {
+  if (opts.key !== undefined && indexes !== null) {
     const k = opts.key;
     const known = sessionsWithKey(indexes, k).length > 0 || targets.some((t) => t.formerSessionKey === k);
     if (!known) throw sessionNotFound(indexes, k);
@@ -470,7 +488,7 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
   if (opts.noDeleted) targets = targets.filter((t) => t.archiveReason !== "deleted");
   const result: GrepResult = {
     schemaVersion: GREP_SCHEMA_VERSION,
-    stores: indexes.map(storeHeader),
+    stores: scope.stores,
     pattern: opts.pattern,
     matches: [],
     files: [],
@@ -488,7 +506,7 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
   async function* search(): AsyncGenerator<GrepEvent> {
     const literal = narrowingLiteral(filters.matcher.literal, opts.ignoreCase === true);
     // The index is a cache: whatever goes wrong with it (a damaged file), every target is searched.
-    const skip = await ruledOut(ctx, indexes, all, targets, literal).catch(() => new Set<GrepTarget>());
+    const skip = await ruledOut(ctx, scope.stores, all, targets, literal).catch(() => new Set<GrepTarget>());
     const cannotMatch: RuledOut = (await prefilter.running?.done) ?? new Map();
     // Progress in bytes of the files to search (a big transcript moves the line too); in transcripts when no size is known.
     const totalBytes = targets.reduce((n, t) => n + (t.bytes ?? 0), 0);

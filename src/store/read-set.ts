@@ -60,6 +60,11 @@ function seenOf(st: fs.BigIntStats): Seen {
   return `${typeOf(st)}${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
+/** The index's identity of a regular file (store-cache.ts statIdentity) from what an lstat found, else null. */
+export function fileIdentityOf(seen: Seen): string | null {
+  return seen.startsWith("f") ? seen.slice(1) : null;
+}
+
 function failure(err: unknown): Seen {
   const code = (err as NodeJS.ErrnoException).code;
   return code === "ENOENT" || code === "ENOTDIR" ? "-" : `!${code ?? "error"}`;

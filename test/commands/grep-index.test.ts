@@ -16,6 +16,7 @@ import { copyState, fileScenarios, sqliteScenarios } from "../helpers/corpus.js"
 import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
 import { get as sqlGet, run as sql } from "../helpers/sqlite-writer.js";
 import { storeContext } from "../helpers/store-context.js";
+import { openStoreSession } from "../../src/store/session.js";
 import { tempDir } from "../helpers/temp.js";
 
 interface Copy {
@@ -192,6 +193,42 @@ describe("after a store changes, grep through the index still answers as the sca
     } finally {
       db.close();
     }
+  });
+
+  it("a store-wide search keeps what it searches as a whole answer: a warm search builds no store index, a change is searched", async () => {
+    const c = copy("files", "reset-chain");
+    const sessions = path.join(c.stateDir, "agents/main/sessions");
+    await build(c);
+    await pastRacyWindow(); // what the first search reads has held still long enough to keep its answer
+    let indexed = 0;
+    const env = { HOME: "/nonexistent-home", XDG_CACHE_HOME: c.cache };
+    const search = async (pattern: string) => {
+      const session = openStoreSession({ env, cwd: process.cwd() });
+      const indexes = session.indexes.bind(session);
+      session.indexes = (sel, hooks) => {
+        indexed += 1;
+        return indexes(sel, hooks);
+      };
+      try {
+        return await runGrep({ stateDir: c.stateDir, pattern }, { env, cwd: process.cwd(), session });
+      } finally {
+        session.close(); // the answer is kept when the session closes
+      }
+    };
+    const scan = (pattern: string) => runGrep({ stateDir: c.stateDir, pattern, index: false }, ctxOf(c));
+    const first = await search("purple elephant");
+    expect(indexed).toBe(1);
+    expect(await search("purple elephant")).toEqual(first);
+    expect(await search("buy milk")).toEqual(await scan("buy milk"));
+    expect(indexed).toBe(1); // the kept answer, for any pattern
+    expect(first).toEqual(await scan("purple elephant"));
+
+    const active = path.join(sessions, fs.readdirSync(sessions).find((n) => n.endsWith(".jsonl"))!);
+    fs.appendFileSync(active, `${line("q1", null, "2026-07-02T10:00:00.000Z", "user", "the purple elephant")}\n`);
+    const after = await search("purple elephant");
+    expect(indexed).toBe(2);
+    expect(after.totalMatches).toBe(first.totalMatches + 1);
+    expect(after).toEqual(await scan("purple elephant"));
   });
 
   it("SQLite era: new rows in a window are read (the window again), the answer as the scan's", async () => {

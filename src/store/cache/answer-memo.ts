@@ -14,7 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { locateStores, type StoreSelection } from "../locate.js";
-import { listingOf, lookAt, noting, type ReadSet, startReads, stopReads } from "../read-set.js";
+import { fileIdentityOf, listingOf, lookAt, noting, type ReadSet, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { answersDirOf } from "./location.js";
 import { RACY_MS, type StoreCache } from "./store-cache.js";
@@ -50,9 +50,18 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
   // Too big to keep when last asked (within a day): derived without noting its reads.
   if (kept?.reads === TOO_BIG && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < TOO_BIG_FOR_MS)
     return compute();
-  if (kept && stillTrue(kept.reads)) {
+  const checkedFrom = Date.now();
+  const checked = kept ? checkedReads(kept.reads) : null;
+  if (kept && checked) {
     try {
-      return JSON.parse(kept.value) as T;
+      const value = JSON.parse(kept.value) as T;
+      // The files were just looked at: what the run asks of them next (grep's text rows) needs no stat of its own.
+      const { lstats } = checked;
+      for (let i = 0; i + 1 < lstats.length; i += 2) {
+        const identity = fileIdentityOf(lstats[i + 1]!);
+        if (identity !== null) cache.noteWalked(lstats[i]!, identity, checkedFrom);
+      }
+      return value;
     } catch {
       // cut short (a write a crash tore): derived again, and written whole
     }
@@ -133,19 +142,24 @@ function buildId(): string {
 
 /** Does every dir and path an answer's run read still hold what it held then? */
 export function stillTrue(kept: string): boolean {
+  return checkedReads(kept) !== null;
+}
+
+/** An answer's reads when every dir and path still holds what it held then, else null. */
+function checkedReads(kept: string): KeptReads | null {
   let reads: Partial<KeptReads> | null;
   try {
     reads = JSON.parse(kept) as Partial<KeptReads> | null;
   } catch {
-    return false;
+    return null;
   }
   const { dirs, lstats, stats } = reads ?? {};
   // Another shape (a file altered by hand) proves nothing.
-  if (!isStrings(dirs) || !isStrings(lstats) || !isStrings(stats)) return false;
-  for (let i = 0; i + 1 < dirs.length; i += 2) if (listingOf(dirs[i]!) !== dirs[i + 1]) return false;
-  for (let i = 0; i + 1 < lstats.length; i += 2) if (lookAt(lstats[i]!, "l") !== lstats[i + 1]) return false;
-  for (let i = 0; i + 1 < stats.length; i += 2) if (lookAt(stats[i]!, "s") !== stats[i + 1]) return false;
-  return true;
+  if (!isStrings(dirs) || !isStrings(lstats) || !isStrings(stats)) return null;
+  for (let i = 0; i + 1 < dirs.length; i += 2) if (listingOf(dirs[i]!) !== dirs[i + 1]) return null;
+  for (let i = 0; i + 1 < lstats.length; i += 2) if (lookAt(lstats[i]!, "l") !== lstats[i + 1]) return null;
+  for (let i = 0; i + 1 < stats.length; i += 2) if (lookAt(stats[i]!, "s") !== stats[i + 1]) return null;
+  return { dirs, lstats, stats };
 }
 
 function isStrings(v: unknown): v is string[] {

@@ -150,10 +150,18 @@ export class StoreCache {
       noteLstat(p, st);
       return;
     }
-    this.#walkedSince ??= this.#now();
     const identity = statIdentity(st);
-    this.#walked.set(p, identity);
+    this.noteWalked(p, identity, this.#now());
     noteLstat(p, st, identity); // what a whole answer read (store/read-set.ts)
+  }
+
+  /**
+   * A regular file's identity as an lstat of this run found it at or after `since` (ms): the walk's,
+   * or a kept answer's check of what it read (answer-memo.ts), so a lookup after it needs no stat.
+   */
+  noteWalked(p: string, identity: string, since: number): void {
+    this.#walkedSince ??= since;
+    this.#walked.set(p, identity);
   }
 
   roots(): readonly IndexedRoot[] {

@@ -11,7 +11,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { unescapeJsonLine } from "../../core/grep.js";
-import type { StoreIndex, TranscriptRef } from "../../core/model.js";
+import type { StoreLocation, TranscriptRef } from "../../core/model.js";
 import { forEachLine } from "../../core/transcript/scan.js";
 import { fileLinesFrom, type RawLine } from "../lines.js";
 import { openRegularSync, UnreadableLog, unreadableNotesSoFar } from "../safe-read.js";
@@ -54,12 +54,12 @@ export function hasIndexFile(cache: StoreCache, env: NodeJS.ProcessEnv): boolean
 }
 
 /** Which sources a run speaks for: the files under its stores' sessions dirs, the rows of its databases. */
-export function coveredBy(indexes: readonly StoreIndex[]): (source: string) => boolean {
+export function coveredBy(stores: readonly Pick<StoreLocation, "sessionsDir" | "era" | "storePath">[]): (source: string) => boolean {
   const prefixes: string[] = [];
-  for (const ix of indexes) {
-    const dir = ix.location.sessionsDir + path.sep;
+  for (const store of stores) {
+    const dir = store.sessionsDir + path.sep;
     prefixes.push(`file:none:${dir}`, `file:zstd:${dir}`);
-    if (ix.location.era === "sqlite") prefixes.push(`window:${ix.location.storePath}#`, `archive:${ix.location.storePath}#`);
+    if (store.era === "sqlite") prefixes.push(`window:${store.storePath}#`, `archive:${store.storePath}#`);
   }
   return (source) => prefixes.some((p) => source.startsWith(p));
 }

@@ -9,6 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTimeline } from "../../../src/commands/timeline.js";
 import { keptReads, smallerThan, stillTrue } from "../../../src/store/cache/answer-memo.js";
+import { statIdentity } from "../../../src/store/cache/store-cache.js";
 import { noteFile, startReads, stopReads } from "../../../src/store/read-set.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState } from "../../helpers/corpus.js";
@@ -249,6 +250,27 @@ describe("whole answers (session.answer)", () => {
     expect(await timeline(s, "indexed")).toBe(truth);
     expect(await timeline(s, "indexed")).toBe(truth);
     expect(s.derived).toBe(4);
+  });
+
+  it("hand the run each file's identity as their check found it, as the walk would (a later lookup makes no stat)", async () => {
+    const s = store("files", "reset-chain");
+    await pastRacyWindow();
+    await timeline(s, "indexed"); // derived and kept
+    const session = openStoreSession({ env: s.env, cwd: "/" });
+    try {
+      const names = transcripts(s);
+      const seen = new Map(names.map((n) => [n, statIdentity(fs.statSync(path.join(s.sessions, n), { bigint: true }))]));
+      await session.answer({ stateDir: s.stateDir }, "test:timeline", () => Promise.reject(new Error("derived again")));
+      // Appended to after the check: the run still answers from the file as the check found it.
+      fs.appendFileSync(activeOf(s), compactionLine("zz9"));
+      for (const name of names) {
+        const ref = { kind: "file" as const, path: path.join(s.sessions, name), compression: "none" as const };
+        expect(session.cache.identityThisRun(ref)?.identity, name).toBe(seen.get(name));
+      }
+      expect(statIdentity(fs.statSync(activeOf(s), { bigint: true }))).not.toBe(seen.get(path.basename(activeOf(s))));
+    } finally {
+      session.close();
+    }
   });
 
   it("are never kept for a SQLite store (its rows are not proven by the files' stats)", async () => {

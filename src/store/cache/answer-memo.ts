@@ -14,7 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { locateStores, type StoreSelection } from "../locate.js";
-import { fileIdentityOf, listingOf, lookAt, noting, type ReadSet, startReads, stopReads } from "../read-set.js";
+import { listingOf, lookAt, noting, type ReadSet, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { answersDirOf } from "./location.js";
 import { RACY_MS, type StoreCache } from "./store-cache.js";
@@ -56,11 +56,7 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
     try {
       const value = JSON.parse(kept.value) as T;
       // The files were just looked at: what the run asks of them next (grep's text rows) needs no stat of its own.
-      const { lstats } = checked;
-      for (let i = 0; i + 1 < lstats.length; i += 2) {
-        const identity = fileIdentityOf(lstats[i + 1]!);
-        if (identity !== null) cache.noteWalked(lstats[i]!, identity, checkedFrom);
-      }
+      cache.noteChecked(checked.lstats, checkedFrom);
       return value;
     } catch {
       // cut short (a write a crash tore): derived again, and written whole

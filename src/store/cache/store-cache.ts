@@ -15,7 +15,7 @@ import { realPath } from "../real-path.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { IndexDb, type SourceIdentity } from "./index-db.js";
 import { indexDisabledByEnv, indexFileFor } from "./location.js";
-import { noteFile, noteLstat } from "../read-set.js";
+import { fileIdentityOf, noteFile, noteLstat } from "../read-set.js";
 
 /**
  * A file changed this recently may still change within its timestamps' granularity without a
@@ -137,6 +137,7 @@ export class StoreCache {
   forgetIdentities(): void {
     this.#identities.clear();
     this.#walked.clear();
+    this.#checked = null;
     this.#walkedSince = null;
   }
 
@@ -151,17 +152,37 @@ export class StoreCache {
       return;
     }
     const identity = statIdentity(st);
-    this.noteWalked(p, identity, this.#now());
+    this.#noteWalked(p, identity, this.#now());
     noteLstat(p, st, identity); // what a whole answer read (store/read-set.ts)
   }
 
-  /**
-   * A regular file's identity as an lstat of this run found it at or after `since` (ms): the walk's,
-   * or a kept answer's check of what it read (answer-memo.ts), so a lookup after it needs no stat.
-   */
-  noteWalked(p: string, identity: string, since: number): void {
+  #noteWalked(p: string, identity: string, since: number): void {
     this.#walkedSince ??= since;
     this.#walked.set(p, identity);
+  }
+
+  /**
+   * What a kept answer's check found at each path it lstat-ed from `since` (ms) on (answer-memo.ts:
+   * path, what was there, …): the files' identities this run, as the walk's would be, so a lookup
+   * after it needs no stat of its own (grep's text rows). Taken apart only when a lookup first asks.
+   */
+  noteChecked(lstats: readonly string[], since: number): void {
+    this.#checked = { lstats, since };
+  }
+
+  #checked: { lstats: readonly string[]; since: number } | null = null;
+
+  /** A regular file's identity as this run's walk (or a kept answer's check) saw it. */
+  #walkedIdentity(p: string): string | undefined {
+    if (this.#checked !== null) {
+      const { lstats, since } = this.#checked;
+      this.#checked = null;
+      for (let i = 0; i + 1 < lstats.length; i += 2) {
+        const identity = fileIdentityOf(lstats[i + 1]!);
+        if (identity !== null && !this.#walked.has(lstats[i]!)) this.#noteWalked(lstats[i]!, identity, since);
+      }
+    }
+    return this.#walked.get(p);
   }
 
   roots(): readonly IndexedRoot[] {
@@ -270,7 +291,7 @@ export class StoreCache {
     if (source === null) return null;
     let known = this.#identities.get(source);
     if (known === undefined) {
-      const walked = ref.kind === "file" ? this.#walked.get(ref.path) : undefined;
+      const walked = ref.kind === "file" ? this.#walkedIdentity(ref.path) : undefined;
       known = walked === undefined ? this.identityOf(ref) : { source, identity: walked };
       // A window with no proof yet (its snapshot not open) is asked again once it has one.
       if (known !== null || ref.kind === "file") this.#identities.set(source, known);
@@ -380,7 +401,7 @@ export class StoreCache {
    * by a lookup, which comes before its read.) Saves a stat per transcript on a cold run.
    */
   #settledBefore(ref: TranscriptRef, before: SourceIdentity): boolean {
-    if (ref.kind !== "file" || this.#walkedSince === null || this.#walked.get(ref.path) !== before.identity) return false;
+    if (ref.kind !== "file" || this.#walkedIdentity(ref.path) !== before.identity || this.#walkedSince === null) return false;
     return settledAt(...identityTimesNs(before.identity), this.#walkedSince);
   }
 

@@ -283,12 +283,16 @@ function reattachCommand(u: UnattributedFile, stateDir: string | null, sessionsD
   return `\`openclaw-sessions restore ${shellWord(u.path)} ${store} --key ${key} --create-key\` (name the key it belonged to; the plan is shown first, --yes applies)`;
 }
 
-export function orphanRules({ index }: StoreFacts): Finding[] {
-  const out: Finding[] = [];
+/** What no key owns, as the orphan rules report it. */
+function orphansOf(index: StoreIndex): UnattributedFile[] {
   // A placeholder's window is reported with the placeholder (SQLITE_PLACEHOLDER_NODE).
   const placeholders = new Set(index.entries.filter((e) => e.notes.some((n) => n.code === "sqlite-placeholder")).map((e) => e.sessionKey));
-  for (const u of index.unattributed) {
-    if (u.ref.kind === "sqlite" && u.sessionKey && placeholders.has(u.sessionKey)) continue;
+  return index.unattributed.filter((u) => !(u.ref.kind === "sqlite" && u.sessionKey && placeholders.has(u.sessionKey)));
+}
+
+export function orphanRules({ index }: StoreFacts): Finding[] {
+  const out: Finding[] = [];
+  for (const u of orphansOf(index)) {
     const f = orphanFinding(index.location.agentId, u, index.location.sessionsDir, index.location.stateDir);
     if (f) out.push(f);
   }
@@ -307,22 +311,25 @@ function ownerOf(index: StoreIndex): Map<string, string> {
 
 /** What the clock-bound rules need of a store: read from its index once, judged each run. */
 export function clockFactsOf(index: StoreIndex, policy: RetentionPolicy): ClockFacts {
-  const aged = (sessionKey: string | null, path: string, a: { reason: ArchiveReason; timestampMs: number | null }, row: boolean) => ({
-    sessionKey,
-    path,
-    reason: a.reason,
-    timestampMs: a.timestampMs,
-    row,
-  });
   const archives: AgedArchive[] = [];
   for (const s of index.sessions)
     for (const a of s.archives) {
       // SQLite archive rows are not swept by file maintenance; a schedule's absence does not depend on the clock.
       if (a.ref.kind !== "file" || !pruneSchedule(a.reason, a.timestamp, policy, 0)) continue;
-      archives.push(aged(s.sessionKey, a.path, { reason: a.reason, timestampMs: a.timestamp }, false));
+      archives.push({ sessionKey: s.sessionKey, path: a.path, reason: a.reason, timestampMs: a.timestamp, row: false });
     }
-  const orphanArchives = index.unattributed.flatMap((u) =>
-    u.archive ? [aged(u.sessionKey ?? null, u.path, u.archive, u.ref.kind !== "file")] : [],
+  const orphanArchives = orphansOf(index).flatMap((u) =>
+    u.archive
+      ? [
+          {
+            sessionKey: u.sessionKey ?? null,
+            path: u.path,
+            reason: u.archive.reason,
+            timestampMs: u.archive.timestampMs,
+            row: u.ref.kind !== "file",
+          },
+        ]
+      : [],
   );
   const lockFiles = index.files.filter((f) => f.kind === "lock" || f.kind === "store-lock");
   const owners = lockFiles.length > 0 ? ownerOf(index) : new Map<string, string>();

@@ -23,7 +23,7 @@ import { parseGeneratedTranscriptName } from "../core/names.js";
 import { configPathFor, readConfig } from "../store/config.js";
 import { inspectLocks } from "../store/files/locks.js";
 import { fileStepShapes } from "../store/files/restore-apply.js";
-import { restoreLeftoverFindings, type LeftoverStore } from "../store/restore-leftovers.js";
+import { leftoverStore, restoreLeftoverFindings, type LeftoverStore } from "../store/restore-leftovers.js";
 import { knownRestores } from "../store/restore-known.js";
 import type { KnownRestore } from "../core/segments.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
@@ -190,7 +190,8 @@ async function storeBasis(index: StoreIndex, ctx: StoreContext): Promise<{ store
       findings.push(finding("IMPORT_ARCHIVE_LEFTOVER", { agentId: index.location.agentId, path: f.path }, { file: f.relPath }));
   }
   const { agentId, sessionsDir, storePath } = index.location;
-  const leftovers = index.location.era === "files" ? { agentId, sessionsDir, storePath } : null;
+  // Its temps are in the sessions dir the store's walk listed: kept with the answer; its runs are judged each time.
+  const leftovers = index.location.era === "files" ? leftoverStore(agentId, sessionsDir, storePath) : null;
   return { store: { retention, policy, clock: clockFactsOf(index, policy), leftovers }, findings };
 }
 
@@ -369,7 +370,8 @@ async function checkBasis(opts: CheckOptions, ctx: StoreContext, open: Open): Pr
   return {
     stores: indexes.map(storeHeader),
     perStore,
-    findings: withoutUnstartedEmpties(withEmptyOrphans(listed, headerOnly)),
+    // Sorted as kept: a run then merges in its clocked findings (two runs for the sort, not a sort of all).
+    findings: sortFindings(withoutUnstartedEmpties(withEmptyOrphans(listed, headerOnly))),
     scanned,
   };
 }

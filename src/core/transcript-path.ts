@@ -7,6 +7,7 @@ import path from "node:path";
 import type { SessionEntry, TranscriptCandidate } from "./model.js";
 import { parseArchiveTimestamp, parseGeneratedTranscriptName } from "./names.js";
 import { isValidSessionId } from "./store-load.js";
+import { isNormalAbsolute } from "./path-within.js";
 
 export interface PathContext {
   sessionsDir: string;
@@ -65,14 +66,6 @@ function sameAgentShape(parts: string[], ctx: PathContext): boolean {
     parts[at + 1] !== "." &&
     parts[at + 1] !== ".."
   );
-}
-
-/** A dot segment, an empty one (`//`) or a trailing `/`. */
-const NOT_NORMAL = /\/\.{0,2}(?:\/|$)/;
-
-/** A POSIX absolute path that path.normalize and path.resolve return unchanged (the root, ending in `/`, is not one here). */
-function isNormalAbsolute(p: string): boolean {
-  return path.sep === "/" && p.charCodeAt(0) === 47 && !NOT_NORMAL.test(p);
 }
 
 /** path.join(dir, ...names) where each name is one plain segment, without path's work when `dir` is normal. */

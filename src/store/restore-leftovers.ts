@@ -15,6 +15,13 @@ export interface LeftoverStore {
   agentId: string;
   sessionsDir: string;
   storePath: string;
+  /** This tool's temps in the sessions dir (ownTemps), found when the store was read. */
+  temps: string[];
+}
+
+/** A files store as its leftovers are looked for: its temps are found now. */
+export function leftoverStore(agentId: string, sessionsDir: string, storePath: string): LeftoverStore {
+  return { agentId, sessionsDir, storePath, temps: ownTemps(sessionsDir) };
 }
 
 function finishCommand(m: RestoreManifest, file: string): string {
@@ -56,7 +63,7 @@ function tempFinding(store: LeftoverStore, temp: string, runs: Map<string, RunRe
   );
 }
 
-/** Findings for one store, from its sessions dir and the default manifest dir. */
+/** Findings for one store, from its sessions dir's temps and the default manifest dir. */
 export function restoreLeftoverFindings(store: LeftoverStore, env: NodeJS.ProcessEnv, stepShapes: StepShapeCheck): Finding[] {
   const runs = new Map<string, RunRecord>();
   for (const r of listRuns(defaultManifestDir(env), stepShapes))
@@ -79,7 +86,7 @@ export function restoreLeftoverFindings(store: LeftoverStore, env: NodeJS.Proces
     const f = runFinding(store, run);
     if (f) out.push(f);
   }
-  const temps = [...ownTemps(store.sessionsDir), ...[...runs.values()].flatMap((r) => ownTemps(path.dirname(r.file), r.manifest.runId))];
+  const temps = [...store.temps, ...[...runs.values()].flatMap((r) => ownTemps(path.dirname(r.file), r.manifest.runId))];
   for (const t of temps) out.push(tempFinding(store, t, runs));
   return out;
 }

@@ -1,6 +1,7 @@
 /** The one containment rule: "the dir or below it" and "strictly below it", lexically. */
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isStrictlyInside, isWithinDir } from "../../src/core/path-within.js";
+import { isStrictlyInside, isWithinDir, relativeInside } from "../../src/core/path-within.js";
 
 describe("isWithinDir", () => {
   it("is the dir itself or anything below it", () => {
@@ -32,5 +33,35 @@ describe("isStrictlyInside", () => {
     expect(isStrictlyInside("/s/sessions", "/s/sessions/.")).toBe(false);
     expect(isStrictlyInside("/s/sessions", "/s/sessions-old/a.jsonl")).toBe(false);
     expect(isStrictlyInside("/s/sessions", "/s/sessions/../a.jsonl")).toBe(false);
+  });
+});
+
+describe("relativeInside", () => {
+  it("gives what path.relative gives for a path below the dir, null otherwise, for every shape of dir and path", () => {
+    const dirs = ["/s/sessions", "/s/sessions/", "/s//sessions", "/s/./sessions", "/s/x/../sessions", "/", "/s/sess", "/s/sessions/.."];
+    const tails = [
+      "",
+      "/",
+      "/a.jsonl",
+      "/sub/a.jsonl",
+      "/..hidden",
+      "/...",
+      "/.",
+      "/..",
+      "/../a.jsonl",
+      "-old/a.jsonl",
+      "//a",
+      "/./a",
+      "/a/",
+    ];
+    const bases = ["/s/sessions", "/s", "/elsewhere", "/s/sessions/sub"];
+    for (const dir of dirs)
+      for (const base of bases)
+        for (const tail of tails) {
+          const p = base + tail;
+          const rel = path.relative(dir, p);
+          const expected = rel !== "" && rel !== ".." && !rel.startsWith("../") && !path.isAbsolute(rel) ? rel : null;
+          expect(relativeInside(dir, p), `${dir} ${p}`).toBe(expected);
+        }
   });
 });

@@ -54,7 +54,7 @@ export interface IndexFileStatus {
   /** Transcripts the index holds anything of (facts or text), the facts, the text table's transcripts and rows. */
   transcripts: number;
   facts: number;
-  /** Whole answers kept (store-wide `ls`, `timeline`), each with what its run read. */
+  /** Whole answers kept (store-wide `ls`, `timeline`, `check`, what a `grep` searches), each with what its run read. */
   answers: number;
   textTranscripts: number;
   textRows: number;

@@ -20,6 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CONFIG, randomPlan } from "../conformance/lib/store-plan.mjs";
+import { fixtureTools } from "../conformance/lib/installed.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "..");
@@ -28,23 +29,7 @@ const OUT = path.join(repoRoot, "fixtures", "check-clean");
 const MINUTE = 60_000;
 const T0 = Date.parse("2026-07-01T09:00:00Z");
 
-function installed(version, envName) {
-  if (process.env[envName]) return process.env[envName];
-  const base =
-    process.env.OPENCLAW_SESSIONS_CONFORMANCE_CACHE ??
-    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "openclaw-sessions", "conformance");
-  const dir = path.join(base, version, "node_modules", "openclaw");
-  if (!fs.existsSync(path.join(dir, "package.json")))
-    throw new Error(`openclaw@${version} is not installed in ${base}: run \`npm run conformance\` once first`);
-  return dir;
-}
-
-const node = process.env.OPENCLAW_SESSIONS_NODE24 ?? path.join(repoRoot, "node_modules", ".bin", "node");
-const offline = spawnSync("unshare", ["-n", "true"], { stdio: "ignore" }).status === 0 ? ["unshare", "-n"] : [];
-const RELEASES = {
-  files: { version: "2026.7.1", packageDir: installed("2026.7.1", "OPENCLAW_SESSIONS_OPENCLAW71") },
-  sqlite: { version: "2026.9.6", packageDir: installed("2026.9.6", "OPENCLAW_SESSIONS_OPENCLAW96") },
-};
+const { node, offline, releases: RELEASES } = fixtureTools(repoRoot);
 
 const TG = "agent:main:telegram:direct:424242";
 const at = (minutes) => T0 + minutes * MINUTE;

@@ -21,29 +21,14 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { compactionPlan } from "../conformance/lib/compaction-plan.mjs";
+import { fixtureTools } from "../conformance/lib/installed.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "..");
 const conformanceLib = path.join(repoRoot, "conformance", "lib");
 const OUT = process.env.OCS_COMPACTION_FIXTURES_OUT ?? path.join(repoRoot, "fixtures", "compactions");
 
-function installed(version, envName) {
-  if (process.env[envName]) return process.env[envName];
-  const base =
-    process.env.OPENCLAW_SESSIONS_CONFORMANCE_CACHE ??
-    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "openclaw-sessions", "conformance");
-  const dir = path.join(base, version, "node_modules", "openclaw");
-  if (!fs.existsSync(path.join(dir, "package.json")))
-    throw new Error(`openclaw@${version} is not installed in ${base}: run \`npm run conformance\` once first`);
-  return dir;
-}
-
-const node = process.env.OPENCLAW_SESSIONS_NODE24 ?? path.join(repoRoot, "node_modules", ".bin", "node");
-const offline = spawnSync("unshare", ["-n", "true"], { stdio: "ignore" }).status === 0 ? ["unshare", "-n"] : [];
-const RELEASES = {
-  files: { version: "2026.7.1", packageDir: installed("2026.7.1", "OPENCLAW_SESSIONS_OPENCLAW71") },
-  sqlite: { version: "2026.9.6", packageDir: installed("2026.9.6", "OPENCLAW_SESSIONS_OPENCLAW96") },
-};
+const { node, offline, releases: RELEASES } = fixtureTools(repoRoot);
 
 /** The stores: one per release, seeds picked so that every summary kind and keep occurs. */
 const STORES = [

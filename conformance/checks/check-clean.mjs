@@ -9,27 +9,14 @@
  * workers do not share a patched one) and its stores are checked now.
  * OPENCLAW_SESSIONS_CHECK_CLEAN_N sets N (default 15 per release).
  */
-import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { prng, randomPlan } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
+import { hashTree } from "../lib/compare.mjs";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-
-function hashTree(dir) {
-  const out = {};
-  const walk = (d) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const full = path.join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else if (e.isFile()) out[path.relative(dir, full)] = crypto.createHash("sha256").update(fs.readFileSync(full)).digest("hex");
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 async function checkOne(ctx, { era, packageDir, seed }, tally) {
   const dir = path.join(ctx.tmpDir, `${era}-${seed}`);

@@ -13,9 +13,7 @@ import path from "node:path";
 import { jsonChild } from "../lib/json-child.mjs";
 import { randomPlan } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
-
-const texts = (messages) =>
-  messages.filter((m) => ["user", "assistant", "toolResult"].includes(m.role)).map((m) => `${m.role}:${(m.text ?? "").trim()}`);
+import { texts } from "../lib/compare.mjs";
 
 async function ours(ctx, args, dir) {
   const r = await ctx.cli(args, { env: { XDG_STATE_HOME: path.join(dir, "xdg"), XDG_CACHE_HOME: path.join(dir, "cache") } });

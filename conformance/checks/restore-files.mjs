@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { jsonChild } from "../lib/json-child.mjs";
+import { texts } from "../lib/compare.mjs";
 
 function reader71(ctx, stateDir, sessionKey) {
   return jsonChild(ctx, "reader71.mjs", ctx.openclaw71Dir, stateDir, { agentId: "main", sessionKey }, "7.1 reader");
@@ -20,9 +21,6 @@ async function ours(ctx, args, dir) {
   if (r.code !== 0) throw new Error(`openclaw-sessions ${args.slice(0, 3).join(" ")} exited ${r.code}: ${r.stderr.trim().split("\n")[0]}`);
   return JSON.parse(r.stdout);
 }
-
-const texts = (messages) =>
-  messages.filter((m) => ["user", "assistant", "toolResult"].includes(m.role)).map((m) => `${m.role}:${(m.text ?? "").trim()}`);
 
 function copy(ctx, scenario, label) {
   const dir = path.join(ctx.tmpDir, label);

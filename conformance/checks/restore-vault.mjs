@@ -10,14 +10,13 @@
  * enforce mode prunes a second, stale key and its transcript, and the vault still gives its history
  * (`afterMaintenance`). Then the SQLite era with 9.6 (below).
  */
-import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { jsonChild } from "../lib/json-child.mjs";
 import { historyTexts, judge96 } from "../lib/judge96.mjs";
 import { CONFIG } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
+import { dumpDb, hashTree, texts } from "../lib/compare.mjs";
 
 const KEY = "agent:main:telegram:direct:31031";
 /** A second key, which 7.1's session maintenance prunes as stale while KEY, the active one, stays. */
@@ -26,40 +25,6 @@ const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 // 7.1's session maintenance as a user sets it: entries idle for a day are pruned on the next store write.
 const MAINTENANCE = { mode: "enforce", pruneAfter: "1d" };
-
-function hashTree(dir) {
-  const out = {};
-  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const full = path.join(dir, e.name);
-    out[e.name] = e.isFile()
-      ? crypto.createHash("sha256").update(fs.readFileSync(full)).digest("hex")
-      : `(${e.isDirectory() ? "dir" : "other"})`;
-  }
-  return out;
-}
-
-/** Every row of every table (FTS shadow tables aside), for "undo is exact". */
-function dumpDb(file) {
-  const db = new DatabaseSync(file, { readOnly: true });
-  try {
-    const out = {};
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all();
-    for (const { name } of tables)
-      out[name] = db
-        .prepare(`SELECT * FROM "${name}"`)
-        .all()
-        .map((r) =>
-          JSON.stringify(r, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString("hex") : typeof v === "bigint" ? String(v) : v)),
-        )
-        .sort();
-    return JSON.stringify(out);
-  } finally {
-    db.close();
-  }
-}
-
-const texts = (messages) =>
-  messages.filter((m) => ["user", "assistant", "toolResult"].includes(m.role)).map((m) => `${m.role}:${(m.text ?? "").trim()}`);
 
 export default async function (ctx) {
   const dir = path.join(ctx.tmpDir, "vault-restore");

@@ -7,7 +7,7 @@
  * agent runs get) with its session-row projection initialized, config from `getRuntimeConfig`,
  * and an operator client holding the admin scope. The dist chunk names are content hashes, so
  * each function is found by its definition (`lib/dist-functions.mjs`).
- * Prints one JSON line: {ok, sessionId, messages: [{role, kind?, text}], error?, raw?} where `text`
+ * Prints one JSON line: {ok, retries, sessionId, messages: [{role, kind?, text}], error?, raw?} where `text`
  * is the string content, or the `text` of the text / output_text blocks joined with "\n" (as the
  * corpus README projects it), and `raw` is the whole response when the request asked for it.
  * argv: <openclaw package dir> <state dir> <json {agentId, sessionKey, raw?}>
@@ -45,17 +45,30 @@ const client = {
   },
 };
 
-const responses = [];
-await chatHistoryHandlers["chat.history"]({
-  req: { type: "req", id: "conformance-chat-history", method: "chat.history" },
-  params: { sessionKey: req.sessionKey, agentId: req.agentId, limit: 1000 },
-  respond: (ok, payload, error) => responses.push({ ok, payload, error }),
-  client,
-  context,
-  isWebchatConnect: () => false,
-});
-if (responses.length === 0) throw new Error("chat.history completed without a response");
-const [first] = responses;
+/** One chat.history request; its first response. */
+async function ask() {
+  const responses = [];
+  await chatHistoryHandlers["chat.history"]({
+    req: { type: "req", id: "conformance-chat-history", method: "chat.history" },
+    params: { sessionKey: req.sessionKey, agentId: req.agentId, limit: 1000 },
+    respond: (ok, payload, error) => responses.push({ ok, payload, error }),
+    client,
+    context,
+    isWebchatConnect: () => false,
+  });
+  if (responses.length === 0) throw new Error("chat.history completed without a response");
+  return responses[0];
+}
+
+// A retryable answer ("session history is rebuilding", after a store write OpenClaw did not make
+// itself) is asked again after the wait it names, as OpenClaw's own clients do; `retries` says how often.
+let first = await ask();
+let retries = 0;
+while (!first.ok && first.error?.retryable && retries < 40) {
+  await new Promise((resolve) => setTimeout(resolve, first.error.retryAfterMs ?? 250));
+  retries += 1;
+  first = await ask();
+}
 
 const BLOCK_TEXT = new Set(["text", "output_text"]);
 const text = (c) =>
@@ -69,6 +82,7 @@ const text = (c) =>
       : "";
 const out = {
   ok: first.ok,
+  retries,
   sessionId: first.payload?.sessionId ?? null,
   messages: (first.payload?.messages ?? []).map((m) => ({
     role: m.role,

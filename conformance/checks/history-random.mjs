@@ -5,7 +5,8 @@
  * store loader holds, `ls --json` lists the key with the same sessionId, and `history <key> --json`
  * shows the messages 7.1's history reader returns (its transcript path resolution with the
  * reset-archive fallback `chat.history` allows), in order; and every message the plan sent to the
- * key is in its `--archived` history or in a file `ls` lists as belonging to no key. OPENCLAW_SESSIONS_HISTORY_RANDOM_N sets
+ * key is in its `--archived` history or in a file `ls` lists as belonging to no key; one `grep`
+ * finds every message the plan sent, under the key it was sent to wherever it names one. OPENCLAW_SESSIONS_HISTORY_RANDOM_N sets
  * N (default 12).
  */
 import fs from "node:fs";
@@ -60,8 +61,29 @@ async function storeOne(ctx, seed) {
     turns += t.inHistory;
     unowned += t.unowned;
   }
+  const searched = await grepFindsEveryTurn(ctx, { log, stateDir, dir, where });
   fs.rmSync(dir, { recursive: true, force: true });
-  return { keys: first.keys.length, messages, turns, unowned };
+  return { keys: first.keys.length, messages, turns, unowned, searched };
+}
+
+/**
+ * One `grep` for every message the plan sent (each ends with its step number) finds each of them
+ * somewhere on disk (active transcripts, archives, `.bak`s, files no key owns), and names the key
+ * it was sent to wherever it names one.
+ */
+async function grepFindsEveryTurn(ctx, { log, stateDir, dir, where }) {
+  const marker = (text) => /\((\d+)\)$/.exec(text ?? "")?.[0];
+  const found = await ours(ctx, ["grep", "\\(\\d+\\)$", "--role", "user", "--json", "--state-dir", stateDir], dir);
+  const keyOf = new Map(log.filter((s) => s.op === "turn" && s.result?.sessionId).map((s) => [marker(s.text), s.key]));
+  const seen = new Set();
+  for (const m of found.matches) {
+    const mk = marker(m.snippet.trim());
+    seen.add(mk);
+    if (m.sessionKey && keyOf.has(mk) && m.sessionKey !== keyOf.get(mk))
+      throw new Error(where(`grep names ${m.sessionKey} for ${mk} in ${m.path}, which was sent to ${keyOf.get(mk)}`));
+  }
+  for (const [mk, key] of keyOf) if (!seen.has(mk)) throw new Error(where(`grep does not find ${mk}, sent to ${key}`));
+  return keyOf.size;
 }
 
 /**
@@ -113,12 +135,14 @@ export default async function (ctx) {
   let messages = 0;
   let turns = 0;
   let unowned = 0;
+  let searched = 0;
   for (let seed = 101; seed < 101 + n; seed++) {
     const r = await storeOne(ctx, seed);
     keys += r.keys;
     messages += r.messages;
     turns += r.turns;
     unowned += r.unowned;
+    searched += r.searched;
   }
-  return `${n} OpenClaw 7.1 stores: ${keys} keys, ls lists each with 7.1's sessionId, history shows 7.1's ${messages} messages in order, history --archived holds ${turns} of the messages sent to them since their last delete, in order, and the other ${unowned} are in files ls lists as belonging to no key; no key shows another's message`;
+  return `${n} OpenClaw 7.1 stores: ${keys} keys, ls lists each with 7.1's sessionId, history shows 7.1's ${messages} messages in order, history --archived holds ${turns} of the messages sent to them since their last delete, in order, and the other ${unowned} are in files ls lists as belonging to no key; no key shows another's message; grep finds all ${searched} messages sent, under the key each was sent to wherever it names one`;
 }

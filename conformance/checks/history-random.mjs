@@ -15,6 +15,7 @@ import { jsonChild } from "../lib/json-child.mjs";
 import { randomPlan } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
 import { texts } from "../lib/compare.mjs";
+import { grepFindsEveryTurn } from "../lib/grep-turns.mjs";
 
 async function ours(ctx, args, dir) {
   const r = await ctx.cli(args, { env: { XDG_STATE_HOME: path.join(dir, "xdg"), XDG_CACHE_HOME: path.join(dir, "cache") } });
@@ -61,29 +62,9 @@ async function storeOne(ctx, seed) {
     turns += t.inHistory;
     unowned += t.unowned;
   }
-  const searched = await grepFindsEveryTurn(ctx, { log, stateDir, dir, where });
+  const searched = await grepFindsEveryTurn((args) => ours(ctx, [...args, "--state-dir", stateDir], dir), log, where);
   fs.rmSync(dir, { recursive: true, force: true });
   return { keys: first.keys.length, messages, turns, unowned, searched };
-}
-
-/**
- * One `grep` for every message the plan sent (each ends with its step number) finds each of them
- * somewhere on disk (active transcripts, archives, `.bak`s, files no key owns), and names the key
- * it was sent to wherever it names one.
- */
-async function grepFindsEveryTurn(ctx, { log, stateDir, dir, where }) {
-  const marker = (text) => /\((\d+)\)$/.exec(text ?? "")?.[0];
-  const found = await ours(ctx, ["grep", "\\(\\d+\\)$", "--role", "user", "--json", "--state-dir", stateDir], dir);
-  const keyOf = new Map(log.filter((s) => s.op === "turn" && s.result?.sessionId).map((s) => [marker(s.text), s.key]));
-  const seen = new Set();
-  for (const m of found.matches) {
-    const mk = marker(m.snippet.trim());
-    seen.add(mk);
-    if (m.sessionKey && keyOf.has(mk) && m.sessionKey !== keyOf.get(mk))
-      throw new Error(where(`grep names ${m.sessionKey} for ${mk} in ${m.path}, which was sent to ${keyOf.get(mk)}`));
-  }
-  for (const [mk, key] of keyOf) if (!seen.has(mk)) throw new Error(where(`grep does not find ${mk}, sent to ${key}`));
-  return keyOf.size;
 }
 
 /**

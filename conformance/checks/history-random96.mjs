@@ -5,7 +5,8 @@
  * `/reset`, `/new <text>`, gateway resets, deletes, compactions, daily and idle expiry). For every
  * key `ls --json` lists or `openclaw sessions --json --agent main` lists, `ls` gives the sessionId
  * chat.history answers with, and `history <key> --json` shows the messages chat.history returns, in
- * order: role, marker kind and text (the string content, or the text blocks joined with "\n").
+ * order: role, marker kind and text (the string content, or the text blocks joined with "\n"); and
+ * one `grep` finds every message the plan sent, under the key it was sent to (`lib/grep-turns.mjs`).
  * Ours and OpenClaw's read separate copies of each store (OpenClaw's readers write to theirs).
  * OPENCLAW_SESSIONS_HISTORY_RANDOM96_N sets N (default 10, seeds 201…);
  * OPENCLAW_SESSIONS_HISTORY_RANDOM96_ALL=1 goes on after a difference and reports them all.
@@ -16,6 +17,7 @@ import { jsonChild } from "../lib/json-child.mjs";
 import { openclaw96 } from "../lib/openclaw96.mjs";
 import { randomPlan } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
+import { grepFindsEveryTurn } from "../lib/grep-turns.mjs";
 
 /** One line per message: `role:text`, `role/kind:text` for markers. */
 const lines = (messages) => messages.map((m) => `${m.role}${m.kind ? `/${m.kind}` : ""}:${m.text ?? ""}`);
@@ -30,7 +32,7 @@ async function storeOne(ctx, seed, differences) {
   const dir = path.join(ctx.tmpDir, `sqlite-${seed}`);
   const written = path.join(dir, "written");
   const plan = randomPlan(seed, { era: "sqlite" });
-  writeStore({ node: ctx.node, packageDir: ctx.openclaw96Dir }, written, plan);
+  const log = writeStore({ node: ctx.node, packageDir: ctx.openclaw96Dir }, written, plan);
   const stateDir = path.join(dir, "ours", "state");
   const theirDir = path.join(dir, "openclaw", "state");
   fs.cpSync(written, stateDir, { recursive: true, verbatimSymlinks: true });
@@ -81,8 +83,14 @@ async function storeOne(ctx, seed, differences) {
       differ(key, `history shows ${JSON.stringify(got)}; chat.history shows ${JSON.stringify(want)}`);
     messages += want.length;
   }
+  const run = async (args) => {
+    const r = await ours(ctx, [...args, "--state-dir", stateDir], dir);
+    if (r.error) throw new Error(`seed ${seed}: ${r.error}`);
+    return r;
+  };
+  const searched = await grepFindsEveryTurn(run, log, (what) => `seed ${seed}: ${what}`);
   fs.rmSync(dir, { recursive: true, force: true });
-  return { keys: keys.length, messages };
+  return { keys: keys.length, messages, searched };
 }
 
 export default async function (ctx) {
@@ -90,11 +98,13 @@ export default async function (ctx) {
   const differences = process.env.OPENCLAW_SESSIONS_HISTORY_RANDOM96_ALL === "1" ? [] : null;
   let keys = 0;
   let messages = 0;
+  let searched = 0;
   for (let seed = 201; seed < 201 + n; seed++) {
     const r = await storeOne(ctx, seed, differences);
     keys += r.keys;
     messages += r.messages;
+    searched += r.searched;
   }
   if (differences?.length) throw new Error(`${differences.length} difference(s):\n${differences.join("\n")}`);
-  return `${n} OpenClaw 9.6 stores: ${keys} keys, ls gives chat.history's sessionId for each, history shows chat.history's ${messages} messages in order`;
+  return `${n} OpenClaw 9.6 stores: ${keys} keys, ls gives chat.history's sessionId for each, history shows chat.history's ${messages} messages in order; grep finds all ${searched} messages sent, under the key each was sent to`;
 }

@@ -4,10 +4,10 @@
  * gateway resets, deletes, compactions, trims, daily and idle expiry). For every key 7.1's session
  * store loader holds, `ls --json` lists the key with the same sessionId, and `history <key> --json`
  * shows the messages 7.1's history reader returns (its transcript path resolution with the
- * reset-archive fallback `chat.history` allows), in order; and every message the plan sent to the
- * key is in its `--archived` history or in a file `ls` lists as belonging to no key; one `grep`
- * finds every message the plan sent, under the key it was sent to wherever it names one. OPENCLAW_SESSIONS_HISTORY_RANDOM_N sets
- * N (default 12).
+ * reset-archive fallback `chat.history` allows), in order; every message the plan sent to the key
+ * is in its `--archived` history or in a file `ls` lists as belonging to no key; and one `grep`
+ * finds every message the plan sent, under the key it was sent to wherever it names one.
+ * OPENCLAW_SESSIONS_HISTORY_RANDOM_N sets N (default 12).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -15,7 +15,7 @@ import { jsonChild } from "../lib/json-child.mjs";
 import { randomPlan } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
 import { texts } from "../lib/compare.mjs";
-import { grepFindsEveryTurn } from "../lib/grep-turns.mjs";
+import { grepFindsEveryTurn, markerOf } from "../lib/grep-turns.mjs";
 
 async function ours(ctx, args, dir) {
   const r = await ctx.cli(args, { env: { XDG_STATE_HOME: path.join(dir, "xdg"), XDG_CACHE_HOME: path.join(dir, "cache") } });
@@ -75,7 +75,6 @@ async function storeOne(ctx, seed) {
  * its own step number.
  */
 async function archivedHoldsTurns(ctx, { key, log, listed, stateDir, dir, where }) {
-  const marker = (text) => /\((\d+)\)$/.exec(text ?? "")?.[0];
   let sent = [];
   const toOthers = new Set();
   for (const step of log) {
@@ -83,12 +82,12 @@ async function archivedHoldsTurns(ctx, { key, log, listed, stateDir, dir, where 
       if (step.key === key && step.op === "delete") sent = [];
       continue;
     }
-    if (step.key === key) sent.push(marker(step.text));
-    else toOthers.add(marker(step.text));
+    if (step.key === key) sent.push(markerOf(step.text));
+    else toOthers.add(markerOf(step.text));
   }
   const shown = (await ours(ctx, ["history", key, "--archived", "--json", "--state-dir", stateDir], dir)).messages
     .filter((m) => m.role === "user")
-    .map((m) => marker((m.text ?? "").trim()))
+    .map((m) => markerOf((m.text ?? "").trim()))
     .filter((m) => m !== undefined);
   const leaked = shown.find((m) => toOthers.has(m) && !sent.includes(m));
   if (leaked) throw new Error(where(`history ${key} --archived shows ${leaked}, a message sent to another key`));

@@ -2,7 +2,7 @@
 /**
  * Records what OpenClaw's own history readers return for every key of the committed stores under
  * fixtures/check-clean/ (written through OpenClaw's code: scripts/make-check-fixtures.mjs), so the
- * suite can hold `history` to them without OpenClaw installed (test/commands/history.openclaw.test.ts).
+ * suite can hold `history` to them without OpenClaw installed (test/commands/history.openclaw-written.test.ts).
  * Each store gets a `history.json` beside its manifest: per key, the sessionId and the messages.
  *
  *   - 2026.7.1 (files/): its session store loader, transcript path resolution with the reset-archive
@@ -37,7 +37,7 @@ const READERS = {
 };
 
 /** A child (`conformance/lib/<script>` with `args`) on a fresh copy of the store; its last JSON stdout line. */
-function onCopy(stateDir, script, args, env = {}) {
+function onCopy(stateDir, script, args, env = () => ({})) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-history-answers-"));
   try {
     const copy = path.join(work, "state");
@@ -67,12 +67,11 @@ function onCopy(stateDir, script, args, env = {}) {
 /** What OpenClaw's history reader of `era` returns for one key. */
 function read(era, stateDir, sessionKey) {
   const { packageDir, script } = READERS[era];
-  return onCopy(
-    stateDir,
-    path.join(repoRoot, "conformance", "lib", script),
-    (copy) => [packageDir, copy, JSON.stringify({ agentId: "main", sessionKey })],
-    () => ({}),
-  );
+  return onCopy(stateDir, path.join(repoRoot, "conformance", "lib", script), (copy) => [
+    packageDir,
+    copy,
+    JSON.stringify({ agentId: "main", sessionKey }),
+  ]);
 }
 
 /** The keys OpenClaw lists: 7.1's store loader (reader71 names them), 9.6's `openclaw sessions --json`. */

@@ -22,12 +22,12 @@ afterAll(() => {
   fs.rmSync(HOME, { recursive: true, force: true });
 });
 
+type Message = { role: string; kind?: string; text: string };
+
 interface Answers {
   openclaw: string;
-  keys: Record<string, { sessionId: string | null; messages: Array<{ role: string; kind?: string; text: string }> }>;
+  keys: Record<string, { sessionId: string | null; messages: Message[] }>;
 }
-
-type Message = { role: string; kind?: string; text: string };
 
 /**
  * 7.1's reader joins a message's text blocks without a separator and returns every role; the

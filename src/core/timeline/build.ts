@@ -459,6 +459,7 @@ export function buildTimeline(input: TimelineInput): TimelineCore {
       ...(input.schema ? { schema: input.schema } : {}),
       stored: input.storedCompactionCount,
       perSegment: segments.map((s) => s.compactions),
+      currentOnDisk: segments.at(-1)?.current ?? false,
       lastBoundaryVia: lastVia,
       manualTrims: currentSessionTrims,
     }),

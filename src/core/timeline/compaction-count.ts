@@ -23,6 +23,12 @@ export interface CompactionCountInput {
   schema?: AgentSchema;
   stored: number | null;
   perSegment: number[];
+  /**
+   * Whether the last segment is the key's current transcript. Not when the current sessionId has
+   * no transcript on disk yet (a bare `/new` before its first message): then no compaction entry
+   * is in the current session, and the last segment on disk is an earlier one.
+   */
+  currentOnDisk: boolean;
   /** How the current segment began: the last boundary's OpenClaw path, if any. */
   lastBoundaryVia: string | null;
   /** Manual trims (`.bak`) of the current transcript. */
@@ -30,7 +36,9 @@ export interface CompactionCountInput {
 }
 
 export function explainCompactionCount(i: CompactionCountInput): CompactionCountReport {
-  const current = i.perSegment.length > 0 ? i.perSegment[i.perSegment.length - 1]! : 0;
+  const current = i.currentOnDisk && i.perSegment.length > 0 ? i.perSegment[i.perSegment.length - 1]! : 0;
+  // Not "no transcript on disk": that is the run's warning (stderr), this is the answer's data.
+  const currentHolds = i.currentOnDisk ? "the current segment holds" : "the current session holds (its transcript is not on disk)";
   const all = i.perSegment.reduce((a, b) => a + b, 0);
   const before = all - current;
   const out = (matches: boolean, explanation: string): CompactionCountReport => ({
@@ -42,6 +50,11 @@ export function explainCompactionCount(i: CompactionCountInput): CompactionCount
   });
   if (i.stored === null) return out(false, "the entry has no compactionCount");
   if (i.stored === current) {
+    if (!i.currentOnDisk)
+      return out(
+        true,
+        "matches: the current session's transcript is not on disk, so none of its compaction entries is (a bare /new writes none before its first message)",
+      );
     const reset = i.lastBoundaryVia === "auto-reply-rollover" || i.lastBoundaryVia === "reset-row" ? " (the last reset set it to 0)" : "";
     return out(true, `matches the ${current} compaction entr${current === 1 ? "y" : "ies"} of the current segment${reset}`);
   }
@@ -50,7 +63,7 @@ export function explainCompactionCount(i: CompactionCountInput): CompactionCount
     if (i.era === "files" && i.lastBoundaryVia === "gateway-reset") {
       return out(
         false,
-        `${extra} more than the current segment holds: OpenClaw 7.1's gateway sessions.reset copies compactionCount from the old entry${before > 0 ? ` (earlier segments hold ${before} compaction entr${before === 1 ? "y" : "ies"})` : ""}`,
+        `${extra} more than ${currentHolds}: OpenClaw 7.1's gateway sessions.reset copies compactionCount from the old entry${before > 0 ? ` (earlier segments hold ${before} compaction entr${before === 1 ? "y" : "ies"})` : ""}`,
       );
     }
     const why = [
@@ -62,7 +75,7 @@ export function explainCompactionCount(i: CompactionCountInput): CompactionCount
         : null,
       "compactions whose entries are no longer in this transcript (rotation with truncateAfterCompaction) still count",
     ].filter(Boolean);
-    return out(false, `${extra} more than the current segment holds: ${why.join("; ")}`);
+    return out(false, `${extra} more than ${currentHolds}: ${why.join("; ")}`);
   }
   const missing = current - i.stored;
   const reset = i.era === "sqlite" ? `${rulesSource(i.schema)}: in-session resets set it to 0` : "7.1 auto-reply rollovers set it to 0";

@@ -116,7 +116,7 @@ describe("summaryFlagOf", () => {
 });
 
 describe("explainCompactionCount", () => {
-  const base = { era: "files" as const, lastBoundaryVia: null, manualTrims: 0 };
+  const base = { era: "files" as const, lastBoundaryVia: null, manualTrims: 0, currentOnDisk: true };
   it("matches the current segment, or says why it does not", () => {
     expect(explainCompactionCount({ ...base, stored: 2, perSegment: [1, 2] })).toMatchObject({
       matches: true,
@@ -136,6 +136,24 @@ describe("explainCompactionCount", () => {
     const s24 = { era: "sqlite" as const, schemaVersion: 24, appVersion: "2026.9.9", verified: true };
     expect(explainCompactionCount({ ...base, era: "sqlite", schema: s24, stored: 0, perSegment: [2] }).explanation).toContain(
       "OpenClaw 2026.9.6, assumed unchanged at agent schema 24: in-session resets",
+    );
+  });
+
+  it("counts no entry in a current session with no transcript on disk yet: the last segment is an earlier session", () => {
+    // A bare /new set the counter to 0 and the new session has no file yet: nothing was lost.
+    expect(explainCompactionCount({ ...base, currentOnDisk: false, stored: 0, perSegment: [2] })).toEqual({
+      stored: 0,
+      inCurrentSegment: 0,
+      inAllSegments: 2,
+      matches: true,
+      explanation:
+        "matches: the current session's transcript is not on disk, so none of its compaction entries is (a bare /new writes none before its first message)",
+    });
+    // 7.1's gateway sessions.reset carried the counter over to a session that has no file yet.
+    const carried = explainCompactionCount({ ...base, currentOnDisk: false, stored: 2, perSegment: [2], lastBoundaryVia: "gateway-reset" });
+    expect(carried).toMatchObject({ inCurrentSegment: 0, matches: false });
+    expect(carried.explanation).toMatch(
+      /^2 more than the current session holds \(its transcript is not on disk\): OpenClaw 7\.1's gateway/,
     );
   });
 });

@@ -9,31 +9,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCheck, type CheckResult } from "../../src/commands/check.js";
 import { cli } from "../helpers/cli.js";
-import { copyState, CORPUS, fileScenarios, hashTree, ROOT, sqliteScenarios } from "../helpers/corpus.js";
+import { copyState, CORPUS, fileScenarios, hashTree, openclawWrittenStores, ROOT, sqliteScenarios } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
 const CLEAN = path.join(ROOT, "fixtures", "check-clean");
 const DAY = 86_400_000;
-
-interface Manifest {
-  checkAt: string | null;
-  keys?: Record<string, string>;
-}
-
-/** fixtures/check-clean/<era>/<name>, each with the instant its manifest says to check it at. */
-function openclawWritten(): Array<{ era: "files" | "sqlite"; name: string; manifest: Manifest }> {
-  return (["files", "sqlite"] as const).flatMap((era) =>
-    fs
-      .readdirSync(path.join(CLEAN, era))
-      .sort()
-      .map((name) => ({
-        era,
-        name,
-        manifest: JSON.parse(fs.readFileSync(path.join(CLEAN, era, name, "manifest.json"), "utf8")) as Manifest,
-      })),
-  );
-}
 
 function copyWritten(era: string, name: string): { stateDir: string; home: string } {
   const root = tempDir(`ocs-clean-${name}-`);
@@ -100,7 +81,7 @@ describe("check on the corpus stores that hold no damage", () => {
 });
 
 describe("check on stores OpenClaw's own code wrote (fixtures/check-clean)", () => {
-  for (const { era, name, manifest } of openclawWritten()) {
+  for (const { era, name, manifest } of openclawWrittenStores()) {
     it(`${era}/${name}: exit 0, no error, store untouched`, async () => {
       const { stateDir, home } = copyWritten(era, name);
       const before = hashTree(stateDir);

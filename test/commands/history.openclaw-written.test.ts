@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runHistory } from "../../src/commands/history.js";
 import { runLs } from "../../src/commands/ls.js";
-import { ROOT } from "../helpers/corpus.js";
+import { openclawWrittenStores, ROOT } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -62,52 +62,42 @@ for (const era of ["files", "sqlite"] as const) {
   });
 }
 
-interface Step {
-  op: string;
-  key: string;
-  text?: string;
-  result?: { sessionId?: string } | null;
-}
-
 /** A sent text as a transcript holds it: a worded `/new` or `/reset` keeps only its words. */
 const asStored = (text: string) => text.replace(/^\/(new|reset)\s+/, "").trim();
 
 describe("history <key> --archived on stores OpenClaw wrote: every message sent to the key, or in a file no key owns", () => {
-  for (const era of ["files", "sqlite"] as const) {
-    for (const name of fs.readdirSync(path.join(WRITTEN, era)).sort()) {
-      const stateDir = path.join(WRITTEN, era, name, "state");
-      const { steps } = JSON.parse(fs.readFileSync(path.join(WRITTEN, era, name, "manifest.json"), "utf8")) as { steps: Step[] };
-      it(`${era}/${name}`, async () => {
-        const ctx = storeContext({ env: { HOME }, cwd: process.cwd() });
-        const listed = await runLs({ stateDir }, ctx);
-        // What no key owns, as its bytes: a message there is reachable (`ls`, `restore --key`), not lost.
-        const unowned = listed.unattributed.map((u) => fs.readFileSync(u.path, "latin1")).join("\n");
-        let checked = 0;
-        for (const { sessionKey: key } of listed.sessions) {
-          let sent: string[] = [];
-          const toOthers = new Set<string>();
-          for (const s of steps) {
-            if (s.key === key && s.op === "delete") sent = [];
-            if (s.op !== "turn" || !s.result?.sessionId || !s.text) continue;
-            if (s.key === key) sent.push(asStored(s.text));
-            else toOthers.add(asStored(s.text));
-          }
-          const r = await runHistory({ stateDir, key, agent: "main", archived: true }, ctx);
-          const shown = (r.messages as Message[]).filter((m) => m.role === "user").map((m) => m.text.trim());
-          for (const text of shown) if (toOthers.has(text)) expect(sent, `${key} shows another key's message`).toContain(text);
-          let at = 0;
-          for (const text of sent) {
-            const found = shown.indexOf(text, at);
-            if (found >= 0) at = found + 1;
-            else
-              expect(unowned, `${key}: "${text}" is neither in its --archived history (in order) nor in a file no key owns`).toContain(
-                JSON.stringify(text).slice(1, -1),
-              );
-            checked += 1;
-          }
+  for (const { era, name, stateDir, manifest } of openclawWrittenStores()) {
+    const { steps } = manifest;
+    it(`${era}/${name}`, async () => {
+      const ctx = storeContext({ env: { HOME }, cwd: process.cwd() });
+      const listed = await runLs({ stateDir }, ctx);
+      // What no key owns, as its bytes: a message there is reachable (`ls`, `restore --key`), not lost.
+      const unowned = listed.unattributed.map((u) => fs.readFileSync(u.path, "latin1")).join("\n");
+      let checked = 0;
+      for (const { sessionKey: key } of listed.sessions) {
+        let sent: string[] = [];
+        const toOthers = new Set<string>();
+        for (const s of steps) {
+          if (s.key === key && s.op === "delete") sent = [];
+          if (s.op !== "turn" || !s.result?.sessionId || !s.text) continue;
+          if (s.key === key) sent.push(asStored(s.text));
+          else toOthers.add(asStored(s.text));
         }
-        expect(checked).toBeGreaterThan(0);
-      });
-    }
+        const r = await runHistory({ stateDir, key, agent: "main", archived: true }, ctx);
+        const shown = (r.messages as Message[]).filter((m) => m.role === "user").map((m) => m.text.trim());
+        for (const text of shown) if (toOthers.has(text)) expect(sent, `${key} shows another key's message`).toContain(text);
+        let at = 0;
+        for (const text of sent) {
+          const found = shown.indexOf(text, at);
+          if (found >= 0) at = found + 1;
+          else
+            expect(unowned, `${key}: "${text}" is neither in its --archived history (in order) nor in a file no key owns`).toContain(
+              JSON.stringify(text).slice(1, -1),
+            );
+          checked += 1;
+        }
+      }
+      expect(checked).toBeGreaterThan(0);
+    });
   }
 });

@@ -63,3 +63,35 @@ export function hashTree(dir: string): Record<string, string> {
   walk(dir);
   return out;
 }
+
+/** A step of a random plan OpenClaw's own code ran, with what OpenClaw answered. */
+export interface WrittenStep {
+  op: string;
+  key: string;
+  text?: string;
+  result?: { sessionId?: string } | null;
+}
+
+/** What fixtures/check-clean/<era>/<name>/manifest.json records of how its store was written. */
+export interface WrittenManifest {
+  /** The instant to check the store at (its plan's clock), null for now. */
+  checkAt: string | null;
+  keys?: Record<string, string>;
+  steps: WrittenStep[];
+}
+
+/** The stores OpenClaw's own code wrote (fixtures/check-clean/<era>/<name>), each with its manifest. */
+export function openclawWrittenStores(): Array<{ era: "files" | "sqlite"; name: string; stateDir: string; manifest: WrittenManifest }> {
+  const written = path.join(ROOT, "fixtures", "check-clean");
+  return (["files", "sqlite"] as const).flatMap((era) =>
+    fs
+      .readdirSync(path.join(written, era))
+      .sort()
+      .map((name) => ({
+        era,
+        name,
+        stateDir: path.join(written, era, name, "state"),
+        manifest: JSON.parse(fs.readFileSync(path.join(written, era, name, "manifest.json"), "utf8")) as WrittenManifest,
+      })),
+  );
+}

@@ -6,7 +6,8 @@
  * shows the messages 7.1's history reader returns (its transcript path resolution with the
  * reset-archive fallback `chat.history` allows), in order; every message the plan sent to the key
  * is in its `--archived` history or in a file `ls` lists as belonging to no key; and one `grep`
- * finds every message the plan sent, under the key it was sent to wherever it names one.
+ * finds every message the plan sent, under the key it was sent to wherever it names one; `timeline
+ * <key>` follows the sessions and compactions OpenClaw's answers record (`lib/timeline-plan.mjs`).
  * OPENCLAW_SESSIONS_HISTORY_RANDOM_N sets N (default 12).
  */
 import fs from "node:fs";
@@ -16,6 +17,7 @@ import { randomPlan } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
 import { texts } from "../lib/compare.mjs";
 import { grepFindsEveryTurn, markerOf } from "../lib/grep-turns.mjs";
+import { timelineFollowsPlan } from "../lib/timeline-plan.mjs";
 
 async function ours(ctx, args, dir) {
   const r = await ctx.cli(args, { env: { XDG_STATE_HOME: path.join(dir, "xdg"), XDG_CACHE_HOME: path.join(dir, "cache") } });
@@ -44,6 +46,11 @@ async function storeOne(ctx, seed) {
   let messages = 0;
   let turns = 0;
   let unowned = 0;
+  let sessions = 0;
+  let compactions = 0;
+  const run = (args) => ours(ctx, [...args, "--state-dir", stateDir], dir);
+  const names = fs.readdirSync(path.join(stateDir, "agents", "main", "sessions"));
+  const hasTranscript = (id) => names.some((n) => n.startsWith(`${id}.jsonl`) || n.startsWith(`${id}-topic-`));
   for (const key of first.keys) {
     const seen =
       key === "agent:main:main"
@@ -61,10 +68,13 @@ async function storeOne(ctx, seed) {
     const t = await archivedHoldsTurns(ctx, { key, log, listed, stateDir, dir, where });
     turns += t.inHistory;
     unowned += t.unowned;
+    const followed = await timelineFollowsPlan(run, log, key, hasTranscript, where);
+    sessions += followed.sessions;
+    compactions += followed.compactions;
   }
-  const searched = await grepFindsEveryTurn((args) => ours(ctx, [...args, "--state-dir", stateDir], dir), log, where);
+  const searched = await grepFindsEveryTurn(run, log, where);
   fs.rmSync(dir, { recursive: true, force: true });
-  return { keys: first.keys.length, messages, turns, unowned, searched };
+  return { keys: first.keys.length, messages, turns, unowned, searched, sessions, compactions };
 }
 
 /**
@@ -116,6 +126,8 @@ export default async function (ctx) {
   let turns = 0;
   let unowned = 0;
   let searched = 0;
+  let sessions = 0;
+  let compactions = 0;
   for (let seed = 101; seed < 101 + n; seed++) {
     const r = await storeOne(ctx, seed);
     keys += r.keys;
@@ -123,6 +135,8 @@ export default async function (ctx) {
     turns += r.turns;
     unowned += r.unowned;
     searched += r.searched;
+    sessions += r.sessions;
+    compactions += r.compactions;
   }
-  return `${n} OpenClaw 7.1 stores: ${keys} keys, ls lists each with 7.1's sessionId, history shows 7.1's ${messages} messages in order, history --archived holds ${turns} of the messages sent to them since their last delete, in order, and the other ${unowned} are in files ls lists as belonging to no key; no key shows another's message; grep finds all ${searched} messages sent, under the key each was sent to wherever it names one`;
+  return `${n} OpenClaw 7.1 stores: ${keys} keys, ls lists each with 7.1's sessionId, history shows 7.1's ${messages} messages in order, history --archived holds ${turns} of the messages sent to them since their last delete, in order, and the other ${unowned} are in files ls lists as belonging to no key; no key shows another's message; grep finds all ${searched} messages sent, under the key each was sent to wherever it names one; timeline shows ${sessions} sessions OpenClaw gave the keys, in order, and the ${compactions} compactions it ran, with compactionCount checked against the current segment`;
 }

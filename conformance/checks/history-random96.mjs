@@ -6,7 +6,8 @@
  * key `ls --json` lists or `openclaw sessions --json --agent main` lists, `ls` gives the sessionId
  * chat.history answers with, and `history <key> --json` shows the messages chat.history returns, in
  * order: role, marker kind and text (the string content, or the text blocks joined with "\n"); and
- * one `grep` finds every message the plan sent, under the key it was sent to (`lib/grep-turns.mjs`).
+ * one `grep` finds every message the plan sent, under the key it was sent to (`lib/grep-turns.mjs`);
+ * `timeline <key>` follows the sessions and compactions OpenClaw's answers record (`lib/timeline-plan.mjs`).
  * Ours and OpenClaw's read separate copies of each store (OpenClaw's readers write to theirs).
  * OPENCLAW_SESSIONS_HISTORY_RANDOM96_N sets N (default 10, seeds 201…);
  * OPENCLAW_SESSIONS_HISTORY_RANDOM96_ALL=1 goes on after a difference and reports them all.
@@ -18,6 +19,7 @@ import { openclaw96 } from "../lib/openclaw96.mjs";
 import { randomPlan } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
 import { grepFindsEveryTurn } from "../lib/grep-turns.mjs";
+import { timelineFollowsPlan } from "../lib/timeline-plan.mjs";
 
 /** One line per message: `role:text`, `role/kind:text` for markers. */
 const lines = (messages) => messages.map((m) => `${m.role}${m.kind ? `/${m.kind}` : ""}:${m.text ?? ""}`);
@@ -53,6 +55,16 @@ async function storeOne(ctx, seed, differences) {
   const theirs = new Map(list.json.sessions.map((s) => [s.key, s]));
   const keys = [...new Set([...byKey.keys(), ...theirs.keys()])].sort();
 
+  const run = async (args) => {
+    const r = await ours(ctx, [...args, "--state-dir", stateDir], dir);
+    if (r.error) throw new Error(`seed ${seed}: ${r.error}`);
+    return r;
+  };
+  // A session OpenClaw wrote a message to, or compacted, has a transcript.
+  const withTranscript = new Set(
+    log.filter((s) => (s.op === "turn" || s.op === "compaction") && s.result?.sessionId).map((s) => s.result.sessionId),
+  );
+  const followed = { sessions: 0, compactions: 0 };
   let messages = 0;
   for (const key of keys) {
     const seen = jsonChild(
@@ -82,15 +94,25 @@ async function storeOne(ctx, seed, differences) {
     if (JSON.stringify(got) !== JSON.stringify(want))
       differ(key, `history shows ${JSON.stringify(got)}; chat.history shows ${JSON.stringify(want)}`);
     messages += want.length;
+    if (!row) continue;
+    try {
+      const f = await timelineFollowsPlan(
+        run,
+        log,
+        key,
+        (id) => withTranscript.has(id),
+        (what) => `seed ${seed}: ${what}`,
+      );
+      followed.sessions += f.sessions;
+      followed.compactions += f.compactions;
+    } catch (err) {
+      if (!differences) throw err;
+      differences.push(err.message);
+    }
   }
-  const run = async (args) => {
-    const r = await ours(ctx, [...args, "--state-dir", stateDir], dir);
-    if (r.error) throw new Error(`seed ${seed}: ${r.error}`);
-    return r;
-  };
   const searched = await grepFindsEveryTurn(run, log, (what) => `seed ${seed}: ${what}`);
   fs.rmSync(dir, { recursive: true, force: true });
-  return { keys: keys.length, messages, searched };
+  return { keys: keys.length, messages, searched, ...followed };
 }
 
 export default async function (ctx) {
@@ -99,12 +121,16 @@ export default async function (ctx) {
   let keys = 0;
   let messages = 0;
   let searched = 0;
+  let sessions = 0;
+  let compactions = 0;
   for (let seed = 201; seed < 201 + n; seed++) {
     const r = await storeOne(ctx, seed, differences);
     keys += r.keys;
     messages += r.messages;
     searched += r.searched;
+    sessions += r.sessions;
+    compactions += r.compactions;
   }
   if (differences?.length) throw new Error(`${differences.length} difference(s):\n${differences.join("\n")}`);
-  return `${n} OpenClaw 9.6 stores: ${keys} keys, ls gives chat.history's sessionId for each, history shows chat.history's ${messages} messages in order; grep finds all ${searched} messages sent, under the key each was sent to`;
+  return `${n} OpenClaw 9.6 stores: ${keys} keys, ls gives chat.history's sessionId for each, history shows chat.history's ${messages} messages in order; grep finds all ${searched} messages sent, under the key each was sent to; timeline shows ${sessions} sessions OpenClaw gave the keys, in order, and the ${compactions} compactions it ran, with compactionCount checked against the current segment`;
 }

@@ -1,0 +1,66 @@
+/**
+ * `timeline <key>` on a random store (`lib/store-plan.mjs`) beside what OpenClaw answered while it
+ * wrote it (`log`: each step with OpenClaw's result). Since the key was last deleted:
+ * - the sessions OpenClaw gave the key (each turn's, each `/new` or `/reset`'s, each gateway
+ *   reset's), those with a transcript (`hasTranscript(id)`), are segments in that order. Two kinds
+ *   of session leave nothing on disk that links what came before them to the key, so the sessions
+ *   before them may be missing (`ls` lists their files as belonging to no key, as `history-random`
+ *   checks): one with no transcript at all (a bare `/new` replaced before its first message), and
+ *   one a bare `/new` or `/reset` began whose transcript was first written later, at its first
+ *   message (the reset-successor rule links a header written within 2 s of the archive only);
+ * - each compaction OpenClaw ran is a compaction event in its session's segments;
+ * - the current segment, if any, is the entry's sessionId, and `compactionCountCheck` counts the
+ *   compaction entries in it (none when the current session has no transcript yet).
+ * `run(args)` runs this tool on the store and gives its JSON; `where(what)` words a failure.
+ * Returns how many sessions and compactions it checked.
+ */
+export async function timelineFollowsPlan(run, log, key, hasTranscript, where) {
+  const steps = log.filter((s) => s.key === key);
+  const life = steps.slice(steps.map((s) => s.op).lastIndexOf("delete") + 1);
+  const ids = [];
+  const ran = new Map();
+  const bare = new Set(life.filter((s) => s.op === "command").map((s) => s.result?.sessionId));
+  for (const s of life) {
+    for (const id of [s.result?.previousSessionId, s.result?.sessionId]) if (id && ids.at(-1) !== id) ids.push(id);
+    const sid = s.result?.sessionId;
+    if (s.op === "compaction" && sid) ran.set(sid, (ran.get(sid) ?? 0) + 1);
+  }
+  const t = await run(["timeline", key, "--json"]);
+  const shown = [];
+  for (const s of t.segments) if (shown.at(-1) !== s.sessionId) shown.push(s.sessionId);
+  const inOrder = (list) => {
+    let i = 0;
+    for (const id of shown) if (id === list[i]) i++;
+    return i === list.length;
+  };
+  // Every session after the last that breaks the chain must be there, in order (one a bare command began, itself too).
+  let from = 0;
+  ids.forEach((id, i) => {
+    if (!hasTranscript(id)) from = i + 1;
+    else if (bare.has(id)) from = i;
+  });
+  const must = ids.slice(from);
+  if (!inOrder(must))
+    throw new Error(
+      where(`timeline ${key} shows sessions ${JSON.stringify(shown)}; OpenClaw gave it ${JSON.stringify(ids)} in that order`),
+    );
+  const compactions = t.events.filter((e) => e.type === "compaction");
+  for (const [sid, n] of ran) {
+    if (!shown.includes(sid)) continue;
+    const got = compactions.filter((e) => e.sessionId === sid).length;
+    if (got < n) throw new Error(where(`timeline ${key} shows ${got} compaction(s) of ${sid}; OpenClaw ran ${n}`));
+  }
+  const current = t.segments.findIndex((s) => s.current);
+  if (current >= 0 && t.segments[current].sessionId !== t.sessionId)
+    throw new Error(
+      where(`timeline ${key}: the current segment is ${t.segments[current].sessionId}, the entry's sessionId ${t.sessionId}`),
+    );
+  const inCurrent = current < 0 ? 0 : compactions.filter((e) => e.segment === current).length;
+  if (t.compactionCountCheck.inCurrentSegment !== inCurrent)
+    throw new Error(
+      where(
+        `timeline ${key}: compactionCountCheck counts ${t.compactionCountCheck.inCurrentSegment} in the current segment, which holds ${inCurrent}`,
+      ),
+    );
+  return { sessions: must.length, compactions: [...ran.values()].reduce((a, b) => a + b, 0) };
+}

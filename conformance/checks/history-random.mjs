@@ -17,7 +17,7 @@ import { randomPlan } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
 import { texts } from "../lib/compare.mjs";
 import { grepFindsEveryTurn, markerOf } from "../lib/grep-turns.mjs";
-import { timelineFollowsPlan } from "../lib/timeline-plan.mjs";
+import { timelineFollowsPlan, transcriptTest } from "../lib/timeline-plan.mjs";
 
 async function ours(ctx, args, dir) {
   const r = await ctx.cli(args, { env: { XDG_STATE_HOME: path.join(dir, "xdg"), XDG_CACHE_HOME: path.join(dir, "cache") } });
@@ -49,8 +49,7 @@ async function storeOne(ctx, seed) {
   let sessions = 0;
   let compactions = 0;
   const run = (args) => ours(ctx, [...args, "--state-dir", stateDir], dir);
-  const names = fs.readdirSync(path.join(stateDir, "agents", "main", "sessions"));
-  const hasTranscript = (id) => names.some((n) => n.startsWith(`${id}.jsonl`) || n.startsWith(`${id}-topic-`));
+  const hasTranscript = transcriptTest("files", log, path.join(stateDir, "agents", "main", "sessions"));
   for (const key of first.keys) {
     const seen =
       key === "agent:main:main"

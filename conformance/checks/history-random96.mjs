@@ -19,7 +19,7 @@ import { openclaw96 } from "../lib/openclaw96.mjs";
 import { randomPlan } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
 import { grepFindsEveryTurn } from "../lib/grep-turns.mjs";
-import { timelineFollowsPlan } from "../lib/timeline-plan.mjs";
+import { timelineFollowsPlan, transcriptTest } from "../lib/timeline-plan.mjs";
 
 /** One line per message: `role:text`, `role/kind:text` for markers. */
 const lines = (messages) => messages.map((m) => `${m.role}${m.kind ? `/${m.kind}` : ""}:${m.text ?? ""}`);
@@ -60,10 +60,7 @@ async function storeOne(ctx, seed, differences) {
     if (r.error) throw new Error(`seed ${seed}: ${r.error}`);
     return r;
   };
-  // A session OpenClaw wrote a message to, or compacted, has a transcript.
-  const withTranscript = new Set(
-    log.filter((s) => (s.op === "turn" || s.op === "compaction") && s.result?.sessionId).map((s) => s.result.sessionId),
-  );
+  const hasTranscript = transcriptTest("sqlite", log, null);
   const followed = { sessions: 0, compactions: 0 };
   let messages = 0;
   for (const key of keys) {
@@ -96,13 +93,7 @@ async function storeOne(ctx, seed, differences) {
     messages += want.length;
     if (!row) continue;
     try {
-      const f = await timelineFollowsPlan(
-        run,
-        log,
-        key,
-        (id) => withTranscript.has(id),
-        (what) => `seed ${seed}: ${what}`,
-      );
+      const f = await timelineFollowsPlan(run, log, key, hasTranscript, (what) => `seed ${seed}: ${what}`);
       followed.sessions += f.sessions;
       followed.compactions += f.compactions;
     } catch (err) {

@@ -11,9 +11,11 @@
  * - each compaction OpenClaw ran is a compaction event in its session's segments;
  * - the current segment, if any, is the entry's sessionId, and `compactionCountCheck` counts the
  *   compaction entries in it (none when the current session has no transcript yet).
- * `run(args)` runs this tool on the store and gives its JSON; `where(what)` words a failure.
- * Returns how many sessions and compactions it checked.
+ * `run(args)` runs this tool on the store and gives its JSON; `hasTranscript` is `transcriptTest`'s;
+ * `where(what)` words a failure. Returns how many sessions and compactions it checked.
  */
+import fs from "node:fs";
+
 export async function timelineFollowsPlan(run, log, key, hasTranscript, where) {
   const steps = log.filter((s) => s.key === key);
   const life = steps.slice(steps.map((s) => s.op).lastIndexOf("delete") + 1);
@@ -63,4 +65,19 @@ export async function timelineFollowsPlan(run, log, key, hasTranscript, where) {
       ),
     );
   return { sessions: must.length, compactions: [...ran.values()].reduce((a, b) => a + b, 0) };
+}
+
+/**
+ * Which of the sessions in `log` have a transcript: in a 7.1 store (`era` "files"), a file of the
+ * sessions dir named by the id; in a 9.6 store, a session OpenClaw wrote a message to or compacted.
+ */
+export function transcriptTest(era, log, sessionsDir) {
+  if (era === "files") {
+    const names = fs.readdirSync(sessionsDir);
+    return (id) => names.some((n) => n.startsWith(`${id}.jsonl`) || n.startsWith(`${id}-topic-`));
+  }
+  const written = new Set(
+    log.filter((s) => (s.op === "turn" || s.op === "compaction") && s.result?.sessionId).map((s) => s.result.sessionId),
+  );
+  return (id) => written.has(id);
 }

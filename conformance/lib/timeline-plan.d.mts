@@ -1,0 +1,16 @@
+/** Types of timeline-plan.mjs, for the suite's TypeScript. */
+export interface PlanStep {
+  op: string;
+  key: string;
+  result?: { sessionId?: string; previousSessionId?: string } | null;
+}
+
+export function timelineFollowsPlan(
+  run: (args: string[]) => Promise<unknown>,
+  log: readonly PlanStep[],
+  key: string,
+  hasTranscript: (id: string) => boolean,
+  where: (what: string) => string,
+): Promise<{ sessions: number; compactions: number }>;
+
+export function transcriptTest(era: "files" | "sqlite", log: readonly PlanStep[], sessionsDir: string | null): (id: string) => boolean;

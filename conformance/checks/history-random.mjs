@@ -48,6 +48,7 @@ async function storeOne(ctx, seed) {
   let unowned = 0;
   let sessions = 0;
   let compactions = 0;
+  let reasons = 0;
   const run = (args) => ours(ctx, [...args, "--state-dir", stateDir], dir);
   const hasTranscript = transcriptTest("files", log, path.join(stateDir, "agents", "main", "sessions"));
   for (const key of first.keys) {
@@ -70,10 +71,11 @@ async function storeOne(ctx, seed) {
     const followed = await timelineFollowsPlan(run, log, key, hasTranscript, where);
     sessions += followed.sessions;
     compactions += followed.compactions;
+    reasons += followed.reasons;
   }
   const searched = await grepFindsEveryTurn(run, log, where);
   fs.rmSync(dir, { recursive: true, force: true });
-  return { keys: first.keys.length, messages, turns, unowned, searched, sessions, compactions };
+  return { keys: first.keys.length, messages, turns, unowned, searched, sessions, reasons, compactions };
 }
 
 /**
@@ -127,6 +129,7 @@ export default async function (ctx) {
   let searched = 0;
   let sessions = 0;
   let compactions = 0;
+  let reasons = 0;
   for (let seed = 101; seed < 101 + n; seed++) {
     const r = await storeOne(ctx, seed);
     keys += r.keys;
@@ -136,6 +139,7 @@ export default async function (ctx) {
     searched += r.searched;
     sessions += r.sessions;
     compactions += r.compactions;
+    reasons += r.reasons;
   }
-  return `${n} OpenClaw 7.1 stores: ${keys} keys, ls lists each with 7.1's sessionId, history shows 7.1's ${messages} messages in order, history --archived holds ${turns} of the messages sent to them since their last delete, in order, and the other ${unowned} are in files ls lists as belonging to no key; no key shows another's message; grep finds all ${searched} messages sent, under the key each was sent to wherever it names one; timeline shows ${sessions} sessions OpenClaw gave the keys, in order, and the ${compactions} compactions it ran, with compactionCount checked against the current segment`;
+  return `${n} OpenClaw 7.1 stores: ${keys} keys, ls lists each with 7.1's sessionId, history shows 7.1's ${messages} messages in order, history --archived holds ${turns} of the messages sent to them since their last delete, in order, and the other ${unowned} are in files ls lists as belonging to no key; no key shows another's message; grep finds all ${searched} messages sent, under the key each was sent to wherever it names one; timeline shows ${sessions} sessions OpenClaw gave the keys, in order, ends ${reasons} of them for a reason that fits what OpenClaw did, and shows the ${compactions} compactions it ran, with compactionCount checked against the current segment`;
 }

@@ -2,7 +2,8 @@
 export interface PlanStep {
   op: string;
   key: string;
-  result?: { sessionId?: string; previousSessionId?: string } | null;
+  text?: string;
+  result?: { sessionId?: string; previousSessionId?: string; isNewSession?: boolean } | null;
 }
 
 export function timelineFollowsPlan(
@@ -11,6 +12,6 @@ export function timelineFollowsPlan(
   key: string,
   hasTranscript: (id: string) => boolean,
   where: (what: string) => string,
-): Promise<{ sessions: number; compactions: number }>;
+): Promise<{ sessions: number; reasons: number; compactions: number }>;
 
 export function transcriptTest(era: "files" | "sqlite", log: readonly PlanStep[], sessionsDir: string | null): (id: string) => boolean;

@@ -9,10 +9,15 @@
  *   one a bare `/new` or `/reset` began whose transcript was first written later, at its first
  *   message (the reset-successor rule links a header written within 2 s of the archive only);
  * - each compaction OpenClaw ran is a compaction event in its session's segments;
+ * - each boundary between two sessions (7.1's resets: 9.6 keeps the sessionId across its own)
+ *   ends the earlier one for a reason that fits what happened: a rollover on a message to a stale
+ *   session is `daily` or `idle`, a gateway reset `manual`, a `/new` or `/reset` (bare or worded)
+ *   `manual`, or `daily`/`idle` when the session had gone stale before it (7.1 writes the command to
+ *   neither transcript, and the stale session would have rolled over on any message);
  * - the current segment, if any, is the entry's sessionId, and `compactionCountCheck` counts the
  *   compaction entries in it (none when the current session has no transcript yet).
  * `run(args)` runs this tool on the store and gives its JSON; `hasTranscript` is `transcriptTest`'s;
- * `where(what)` words a failure. Returns how many sessions and compactions it checked.
+ * `where(what)` words a failure. Returns how many sessions, reset reasons and compactions it checked.
  */
 import fs from "node:fs";
 
@@ -22,10 +27,18 @@ export async function timelineFollowsPlan(run, log, key, hasTranscript, where) {
   const ids = [];
   const ran = new Map();
   const bare = new Set(life.filter((s) => s.op === "command").map((s) => s.result?.sessionId));
+  // "from>to" → the kinds of end reason that fit what moved the key from one session to the other.
+  const fits = new Map();
   for (const s of life) {
+    const from = s.result?.previousSessionId ?? ids.at(-1);
     for (const id of [s.result?.previousSessionId, s.result?.sessionId]) if (id && ids.at(-1) !== id) ids.push(id);
     const sid = s.result?.sessionId;
     if (s.op === "compaction" && sid) ran.set(sid, (ran.get(sid) ?? 0) + 1);
+    if (!from || !sid || from === sid) continue;
+    if (s.op === "reset") fits.set(`${from}>${sid}`, ["manual"]);
+    else if (s.op === "command" || (s.op === "turn" && /^\/(new|reset)\s/.test(s.text ?? "")))
+      fits.set(`${from}>${sid}`, ["manual", "daily", "idle"]);
+    else if (s.op === "turn" && s.result.isNewSession) fits.set(`${from}>${sid}`, ["daily", "idle"]);
   }
   const t = await run(["timeline", key, "--json"]);
   const shown = [];
@@ -46,6 +59,17 @@ export async function timelineFollowsPlan(run, log, key, hasTranscript, where) {
     throw new Error(
       where(`timeline ${key} shows sessions ${JSON.stringify(shown)}; OpenClaw gave it ${JSON.stringify(ids)} in that order`),
     );
+  let reasons = 0;
+  for (let i = 0; i + 1 < t.segments.length; i++) {
+    const [a, b] = [t.segments[i], t.segments[i + 1]];
+    const fit = fits.get(`${a.sessionId}>${b.sessionId}`);
+    if (!fit) continue;
+    reasons += 1;
+    if (!fit.includes(a.endReason?.kind))
+      throw new Error(
+        where(`timeline ${key} ends ${a.sessionId} for ${JSON.stringify(a.endReason)}; what OpenClaw did fits ${fit.join(" or ")}`),
+      );
+  }
   const compactions = t.events.filter((e) => e.type === "compaction");
   for (const [sid, n] of ran) {
     if (!shown.includes(sid)) continue;
@@ -64,7 +88,7 @@ export async function timelineFollowsPlan(run, log, key, hasTranscript, where) {
         `timeline ${key}: compactionCountCheck counts ${t.compactionCountCheck.inCurrentSegment} in the current segment, which holds ${inCurrent}`,
       ),
     );
-  return { sessions: must.length, compactions: [...ran.values()].reduce((a, b) => a + b, 0) };
+  return { sessions: must.length, reasons, compactions: [...ran.values()].reduce((a, b) => a + b, 0) };
 }
 
 /**

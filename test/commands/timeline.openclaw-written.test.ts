@@ -2,7 +2,8 @@
  * `timeline <key>` on the stores OpenClaw's own code wrote (fixtures/check-clean/, random plans;
  * each manifest holds every step and what OpenClaw answered), by the rules `npm run conformance`
  * applies to fresh random stores (conformance/lib/timeline-plan.mjs): the sessions OpenClaw gave a
- * key are its segments in order, every compaction OpenClaw ran is an event, the current segment is
+ * key are its segments in order, each ended for a reason that fits what OpenClaw did, every
+ * compaction OpenClaw ran is an event, the current segment is
  * the entry's sessionId, and `compactionCountCheck` counts the entries of the current segment,
  * none when the current session's transcript is not on disk (a bare `/new` before its first
  * message: the last segment on disk is then an earlier session's).
@@ -23,7 +24,7 @@ afterAll(() => {
 });
 
 describe("timeline <key> on stores OpenClaw wrote: its sessions, its compactions, its current segment and compactionCount", () => {
-  let checked = { sessions: 0, compactions: 0, withoutTranscript: 0 };
+  let checked = { sessions: 0, reasons: 0, compactions: 0, withoutTranscript: 0 };
   for (const { era, name, stateDir, manifest } of openclawWrittenStores()) {
     it(`${era}/${name}`, async () => {
       const ctx = storeContext({ env: { HOME }, cwd: process.cwd() });
@@ -38,15 +39,17 @@ describe("timeline <key> on stores OpenClaw wrote: its sessions, its compactions
         const f = await timelineFollowsPlan(run, manifest.steps, key, hasTranscript, (what) => `${era}/${name}: ${what}`);
         checked = {
           sessions: checked.sessions + f.sessions,
+          reasons: checked.reasons + f.reasons,
           compactions: checked.compactions + f.compactions,
           withoutTranscript: checked.withoutTranscript + (current ? 0 : 1),
         };
       }
     });
   }
-  it("met sessions, compactions and keys whose current session has no transcript on disk", () => {
+  it("met sessions, reset reasons, compactions and keys whose current session has no transcript on disk", () => {
     // Each rule above was exercised, not passed for want of a case.
     expect(checked.sessions).toBeGreaterThan(0);
+    expect(checked.reasons).toBeGreaterThan(0);
     expect(checked.compactions).toBeGreaterThan(0);
     expect(checked.withoutTranscript).toBeGreaterThan(0);
   });

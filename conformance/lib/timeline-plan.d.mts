@@ -1,4 +1,5 @@
 /** Types of timeline-plan.mjs, for the suite's TypeScript. */
+/** A step of a random plan (lib/store-plan.mjs) as the writer logged it, with OpenClaw's answer. */
 export interface PlanStep {
   op: string;
   key: string;

@@ -3,10 +3,10 @@
  * each manifest holds every step and what OpenClaw answered), by the rules `npm run conformance`
  * applies to fresh random stores (conformance/lib/timeline-plan.mjs): the sessions OpenClaw gave a
  * key are its segments in order, each ended for a reason that fits what OpenClaw did, every
- * compaction OpenClaw ran is an event, the current segment is
- * the entry's sessionId, and `compactionCountCheck` counts the entries of the current segment,
- * none when the current session's transcript is not on disk (a bare `/new` before its first
- * message: the last segment on disk is then an earlier session's).
+ * compaction OpenClaw ran is an event, the current segment is the entry's sessionId, and
+ * `compactionCountCheck` counts the entries of the current segment, none when the current
+ * session's transcript is not on disk (a bare `/new` before its first message: the last segment
+ * on disk is then an earlier session's).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -23,7 +23,7 @@ afterAll(() => {
   fs.rmSync(HOME, { recursive: true, force: true });
 });
 
-describe("timeline <key> on stores OpenClaw wrote: its sessions, its compactions, its current segment and compactionCount", () => {
+describe("timeline <key> on stores OpenClaw wrote: its sessions, reset reasons, compactions, current segment and compactionCount", () => {
   let checked = { sessions: 0, reasons: 0, compactions: 0, withoutTranscript: 0 };
   for (const { era, name, stateDir, manifest } of openclawWrittenStores()) {
     it(`${era}/${name}`, async () => {

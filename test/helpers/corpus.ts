@@ -3,6 +3,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { PlanStep } from "../../conformance/lib/timeline-plan.mjs";
 import { tempDir } from "./temp.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -64,20 +65,13 @@ export function hashTree(dir: string): Record<string, string> {
   return out;
 }
 
-/** A step of a random plan OpenClaw's own code ran, with what OpenClaw answered. */
-export interface WrittenStep {
-  op: string;
-  key: string;
-  text?: string;
-  result?: { sessionId?: string } | null;
-}
-
 /** What fixtures/check-clean/<era>/<name>/manifest.json records of how its store was written. */
 export interface WrittenManifest {
   /** The instant to check the store at (its plan's clock), null for now. */
   checkAt: string | null;
   keys?: Record<string, string>;
-  steps: WrittenStep[];
+  /** Each step of its random plan, with what OpenClaw answered. */
+  steps: PlanStep[];
 }
 
 /** The stores OpenClaw's own code wrote (fixtures/check-clean/<era>/<name>), each with its manifest. */

@@ -61,7 +61,7 @@ async function storeOne(ctx, seed, differences) {
     return r;
   };
   const hasTranscript = transcriptTest("sqlite", log, null);
-  const followed = { sessions: 0, reasons: 0, compactions: 0 };
+  const followed = { sessions: 0, compactions: 0 };
   let messages = 0;
   for (const key of keys) {
     const seen = jsonChild(
@@ -96,7 +96,6 @@ async function storeOne(ctx, seed, differences) {
       const f = await timelineFollowsPlan(run, log, key, hasTranscript, (what) => `seed ${seed}: ${what}`);
       followed.sessions += f.sessions;
       followed.compactions += f.compactions;
-      followed.reasons += f.reasons;
     } catch (err) {
       if (!differences) throw err;
       differences.push(err.message);
@@ -115,7 +114,6 @@ export default async function (ctx) {
   let searched = 0;
   let sessions = 0;
   let compactions = 0;
-  let reasons = 0;
   for (let seed = 201; seed < 201 + n; seed++) {
     const r = await storeOne(ctx, seed, differences);
     keys += r.keys;
@@ -123,8 +121,7 @@ export default async function (ctx) {
     searched += r.searched;
     sessions += r.sessions;
     compactions += r.compactions;
-    reasons += r.reasons;
   }
   if (differences?.length) throw new Error(`${differences.length} difference(s):\n${differences.join("\n")}`);
-  return `${n} OpenClaw 9.6 stores: ${keys} keys, ls gives chat.history's sessionId for each, history shows chat.history's ${messages} messages in order; grep finds all ${searched} messages sent, under the key each was sent to; timeline shows ${sessions} sessions OpenClaw gave the keys, in order, ends ${reasons} of them for a reason that fits what OpenClaw did, and shows the ${compactions} compactions it ran, with compactionCount checked against the current segment`;
+  return `${n} OpenClaw 9.6 stores: ${keys} keys, ls gives chat.history's sessionId for each, history shows chat.history's ${messages} messages in order; grep finds all ${searched} messages sent, under the key each was sent to; timeline shows ${sessions} sessions OpenClaw gave the keys, in order (9.6 keeps a sessionId across its own resets, whose rows carry their reason), and the ${compactions} compactions it ran, with compactionCount checked against the current segment`;
 }

@@ -15,7 +15,7 @@ import path from "node:path";
 import { jsonChild } from "../lib/json-child.mjs";
 import { randomPlan } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
-import { texts } from "../lib/compare.mjs";
+import { addUp, texts } from "../lib/compare.mjs";
 import { grepFindsEveryTurn, markerOf } from "../lib/grep-turns.mjs";
 import { timelineFollowsPlan, transcriptTest } from "../lib/timeline-plan.mjs";
 
@@ -43,12 +43,7 @@ async function storeOne(ctx, seed) {
     { agentId: "main", sessionKey: "agent:main:main" },
     "7.1 reader",
   );
-  let messages = 0;
-  let turns = 0;
-  let unowned = 0;
-  let sessions = 0;
-  let compactions = 0;
-  let reasons = 0;
+  const figures = { messages: 0, turns: 0, unowned: 0, sessions: 0, reasons: 0, compactions: 0 };
   const run = (args) => ours(ctx, [...args, "--state-dir", stateDir], dir);
   const hasTranscript = transcriptTest("files", log, path.join(stateDir, "agents", "main", "sessions"));
   for (const key of first.keys) {
@@ -64,18 +59,13 @@ async function storeOne(ctx, seed) {
     const want = texts(seen.messages ?? []);
     if (JSON.stringify(got) !== JSON.stringify(want))
       throw new Error(where(`history ${key} shows ${JSON.stringify(got)}; 7.1 reads ${JSON.stringify(want)} from ${seen.readPath}`));
-    messages += want.length;
     const t = await archivedHoldsTurns(ctx, { key, log, listed, stateDir, dir, where });
-    turns += t.inHistory;
-    unowned += t.unowned;
     const followed = await timelineFollowsPlan(run, log, key, hasTranscript, where);
-    sessions += followed.sessions;
-    compactions += followed.compactions;
-    reasons += followed.reasons;
+    addUp(figures, { messages: want.length, turns: t.inHistory, unowned: t.unowned, ...followed });
   }
   const searched = await grepFindsEveryTurn(run, log, where);
   fs.rmSync(dir, { recursive: true, force: true });
-  return { keys: first.keys.length, messages, turns, unowned, searched, sessions, reasons, compactions };
+  return { keys: first.keys.length, searched, ...figures };
 }
 
 /**
@@ -122,24 +112,8 @@ async function archivedHoldsTurns(ctx, { key, log, listed, stateDir, dir, where 
 
 export default async function (ctx) {
   const n = Number(process.env.OPENCLAW_SESSIONS_HISTORY_RANDOM_N ?? 12);
-  let keys = 0;
-  let messages = 0;
-  let turns = 0;
-  let unowned = 0;
-  let searched = 0;
-  let sessions = 0;
-  let compactions = 0;
-  let reasons = 0;
-  for (let seed = 101; seed < 101 + n; seed++) {
-    const r = await storeOne(ctx, seed);
-    keys += r.keys;
-    messages += r.messages;
-    turns += r.turns;
-    unowned += r.unowned;
-    searched += r.searched;
-    sessions += r.sessions;
-    compactions += r.compactions;
-    reasons += r.reasons;
-  }
+  const total = {};
+  for (let seed = 101; seed < 101 + n; seed++) addUp(total, await storeOne(ctx, seed));
+  const { keys, messages, turns, unowned, searched, sessions, reasons, compactions } = total;
   return `${n} OpenClaw 7.1 stores: ${keys} keys, ls lists each with 7.1's sessionId, history shows 7.1's ${messages} messages in order, history --archived holds ${turns} of the messages sent to them since their last delete, in order, and the other ${unowned} are in files ls lists as belonging to no key; no key shows another's message; grep finds all ${searched} messages sent, under the key each was sent to wherever it names one; timeline shows ${sessions} sessions OpenClaw gave the keys, in order, ends ${reasons} of them for a reason that fits what OpenClaw did, and shows the ${compactions} compactions it ran, with compactionCount checked against the current segment`;
 }

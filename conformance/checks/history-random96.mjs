@@ -18,6 +18,7 @@ import { jsonChild } from "../lib/json-child.mjs";
 import { openclaw96 } from "../lib/openclaw96.mjs";
 import { randomPlan } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
+import { addUp } from "../lib/compare.mjs";
 import { grepFindsEveryTurn } from "../lib/grep-turns.mjs";
 import { timelineFollowsPlan, transcriptTest } from "../lib/timeline-plan.mjs";
 
@@ -94,8 +95,7 @@ async function storeOne(ctx, seed, differences) {
     if (!row) continue;
     try {
       const f = await timelineFollowsPlan(run, log, key, hasTranscript, (what) => `seed ${seed}: ${what}`);
-      followed.sessions += f.sessions;
-      followed.compactions += f.compactions;
+      addUp(followed, { sessions: f.sessions, compactions: f.compactions });
     } catch (err) {
       if (!differences) throw err;
       differences.push(err.message);
@@ -109,19 +109,9 @@ async function storeOne(ctx, seed, differences) {
 export default async function (ctx) {
   const n = Number(process.env.OPENCLAW_SESSIONS_HISTORY_RANDOM96_N ?? 10);
   const differences = process.env.OPENCLAW_SESSIONS_HISTORY_RANDOM96_ALL === "1" ? [] : null;
-  let keys = 0;
-  let messages = 0;
-  let searched = 0;
-  let sessions = 0;
-  let compactions = 0;
-  for (let seed = 201; seed < 201 + n; seed++) {
-    const r = await storeOne(ctx, seed, differences);
-    keys += r.keys;
-    messages += r.messages;
-    searched += r.searched;
-    sessions += r.sessions;
-    compactions += r.compactions;
-  }
+  const total = {};
+  for (let seed = 201; seed < 201 + n; seed++) addUp(total, await storeOne(ctx, seed, differences));
+  const { keys, messages, searched, sessions, compactions } = total;
   if (differences?.length) throw new Error(`${differences.length} difference(s):\n${differences.join("\n")}`);
   return `${n} OpenClaw 9.6 stores: ${keys} keys, ls gives chat.history's sessionId for each, history shows chat.history's ${messages} messages in order; grep finds all ${searched} messages sent, under the key each was sent to; timeline shows ${sessions} sessions OpenClaw gave the keys, in order (9.6 keeps a sessionId across its own resets, whose rows carry their reason), and the ${compactions} compactions it ran, with compactionCount checked against the current segment`;
 }

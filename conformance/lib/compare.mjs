@@ -1,6 +1,7 @@
 /**
  * How the checks compare what this tool shows with what OpenClaw reads, and a store before and
- * after: a conversation's texts, a dir's files by content, a database's rows.
+ * after: a conversation's texts, a dir's files by content, a database's rows; and `addUp`, a check's
+ * figures summed over its keys and stores.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -44,4 +45,10 @@ export function dumpDb(file) {
   } finally {
     db.close();
   }
+}
+
+/** Adds each figure of `counts` to `total`'s (missing ones start at 0); returns `total`. */
+export function addUp(total, counts) {
+  for (const [name, n] of Object.entries(counts)) total[name] = (total[name] ?? 0) + n;
+  return total;
 }

@@ -450,6 +450,66 @@ interface GrepScope {
   all: GrepTarget[];
 }
 
+/**
+ * A target as a store-wide search keeps it between runs (session.answer): a tuple, not an object
+ * with named keys, and a plain file's path once, not again in its ref (18,000 transcripts: 9 MB of
+ * JSON to read back and parse at each run became 4.5 MB).
+ */
+type KeptTarget = [
+  agentId: string,
+  sessionKey: string | null,
+  formerSessionKey: string | null,
+  sessionId: string | null,
+  path: string,
+  source: TranscriptSource,
+  archiveReason: ArchiveReason | null,
+  /** A plain file at `path`: its compression alone. */
+  ref: TranscriptRef | "none" | "zstd",
+  bytes: number | null,
+];
+
+interface KeptScope {
+  stores: StoreHeader[];
+  all: KeptTarget[];
+}
+
+function keptScopeOf(scope: GrepScope): KeptScope {
+  const all = scope.all.map((t): KeptTarget => {
+    const { ref } = t;
+    const plain = ref.kind === "file" && ref.path === t.path && ref.omitIdsOf === undefined;
+    return [
+      t.agentId,
+      t.sessionKey,
+      t.formerSessionKey ?? null,
+      t.sessionId,
+      t.path,
+      t.source,
+      t.archiveReason,
+      plain ? ref.compression : ref,
+      t.bytes,
+    ];
+  });
+  return { stores: scope.stores, all };
+}
+
+/** The targets again, as grepTargets makes them (the same keys in the same order: matches and counts spread them). */
+function scopeOfKept(kept: KeptScope): GrepScope {
+  const all = kept.all.map(
+    ([agentId, sessionKey, formerSessionKey, sessionId, file, source, archiveReason, ref, bytes]): GrepTarget => ({
+      agentId,
+      sessionKey,
+      ...(formerSessionKey ? { formerSessionKey } : {}),
+      sessionId,
+      path: file,
+      source,
+      archiveReason,
+      ref: typeof ref === "string" ? { kind: "file", path: file, compression: ref } : ref,
+      bytes,
+    }),
+  );
+  return { stores: kept.stores, all };
+}
+
 /** Index the stores and choose the transcripts (nothing searched yet); `events()` searches them. */
 export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<GrepRun> {
   const filters = filtersOf(opts);
@@ -470,7 +530,9 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
     // changes (session.answer); one key's are chosen from the index, which names the key.
     scope =
       opts.key === undefined
-        ? await ctx.session.answer(opts, `grep-targets/${GREP_SCHEMA_VERSION}`, scopeOfIndexes)
+        ? scopeOfKept(
+            await ctx.session.answer(opts, `grep-targets/${GREP_SCHEMA_VERSION}`, async () => keptScopeOf(await scopeOfIndexes())),
+          )
         : await scopeOfIndexes();
   } catch (err) {
     prefilter.running?.stop();

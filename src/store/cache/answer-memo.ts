@@ -10,6 +10,7 @@
  * a file it could not read or warned about anything (those lines are part of the answer), or read
  * a file changed too recently for its stat to prove it (RACY_MS).
  */
+import { isAscii } from "node:buffer";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -248,17 +249,22 @@ const MAX_ANSWERS = 16;
  * of its overflow pages.
  */
 function readKept(file: string, key: string): { reads: string; value: string } | null {
-  let text: string;
+  let buf: Buffer;
   try {
-    text = fs.readFileSync(file, "utf8");
+    buf = fs.readFileSync(file);
   } catch {
     return null;
   }
-  const a = text.indexOf("\n");
-  const b = a < 0 ? -1 : text.indexOf("\n", a + 1);
+  const a = buf.indexOf(0x0a);
+  const b = a < 0 ? -1 : buf.indexOf(0x0a, a + 1);
   // Another question with the same file name (or a torn write) is no answer to this one.
-  if (b < 0 || text.slice(0, a) !== key) return null;
-  return { reads: text.slice(a + 1, b), value: text.slice(b + 1) };
+  if (b < 0 || textOf(buf.subarray(0, a)) !== key) return null;
+  return { reads: textOf(buf.subarray(a + 1, b)), value: textOf(buf.subarray(b + 1)) };
+}
+
+/** UTF-8 bytes as text; ASCII (the usual answer) as latin1, which takes MBs in far less time than readFileSync's UTF-8 (13 MB: 90 against 140–180 ms). */
+function textOf(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
 }
 
 /**

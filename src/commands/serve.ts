@@ -16,6 +16,7 @@ import { runCheck, type CheckFinding } from "./check.js";
 import { runLs, type LsResult, type LsSession } from "./ls.js";
 import { runTimeline } from "./timeline.js";
 import type { StoreHeader } from "./store-header.js";
+import { byText } from "../core/order.js";
 
 /** Rows, hits or messages per page unless the URL asks for another size (at most MAX_PAGE_SIZE). */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -119,7 +120,7 @@ function rowOf(s: LsSession, t: { segments: number; resets: number; compactions:
 
 const BY: Record<OverviewSort, (a: OverviewRow, b: OverviewRow) => number> = {
   activity: (a, b) => (b.lastActivityAt ?? -1) - (a.lastActivityAt ?? -1),
-  key: (a, b) => a.sessionKey.localeCompare(b.sessionKey) || a.agentId.localeCompare(b.agentId),
+  key: (a, b) => byText(a.sessionKey, b.sessionKey) || byText(a.agentId, b.agentId),
   size: (a, b) => b.bytes - a.bytes,
   segments: (a, b) => b.segments - a.segments,
   resets: (a, b) => b.resets - a.resets,

@@ -33,6 +33,7 @@ import { type AlsoRead, keySegments } from "./key-segments.js";
 import { keyCompactions } from "./compactions.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { finiteNumber } from "../core/coerce.js";
+import { byText } from "../core/order.js";
 
 export const TIMELINE_SCHEMA_VERSION = 1;
 
@@ -386,7 +387,7 @@ async function summaryOf(opts: TimelineOptions, ctx: StoreContext, env: Env): Pr
       const tb = b.lastReset?.time ?? -Infinity;
       if (ta !== tb) return tb - ta;
     }
-    return a.sessionKey.localeCompare(b.sessionKey) || a.agentId.localeCompare(b.agentId);
+    return byText(a.sessionKey, b.sessionKey) || byText(a.agentId, b.agentId);
   });
   return {
     schemaVersion: TIMELINE_SCHEMA_VERSION,

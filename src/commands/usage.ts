@@ -29,6 +29,7 @@ import { knownRestores } from "../store/restore-known.js";
 import { sourceOf } from "../store/cache/store-cache.js";
 import { type AlsoRead, keySegments } from "./key-segments.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
+import { byText } from "../core/order.js";
 
 export const USAGE_SCHEMA_VERSION = 1;
 
@@ -290,7 +291,7 @@ class UsageTally {
         .map((x) => x.t),
     }));
     r.days = [...this.days.values()]
-      .sort((a, b) => (a.day === null ? 1 : b.day === null ? -1 : a.day.localeCompare(b.day)))
+      .sort((a, b) => (a.day === null ? 1 : b.day === null ? -1 : byText(a.day, b.day)))
       .map((d) => ({ ...d, ...roundedTotals(d) }));
     r.models = [...this.models.values()]
       .sort((a, b) => b.cost - a.cost || b.totalTokens - a.totalTokens)

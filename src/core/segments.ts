@@ -12,6 +12,7 @@
  *   resolve, but a file of that name sits in this sessions dir.
  */
 import { type ArchiveReason, type AttributedArchive, type Evidence, refPath, type SessionRecord, type TranscriptRef } from "./model.js";
+import { byText } from "./order.js";
 
 export interface Segment {
   sessionId: string | null;
@@ -84,7 +85,7 @@ const sameFile = (ref: TranscriptRef): TranscriptRef =>
 
 /** Archives oldest first (by their stamp; unstamped first), then by path: the order segments and listings use. */
 export function byArchiveTime(a: AttributedArchive, b: AttributedArchive): number {
-  return (a.timestamp ?? -Infinity) - (b.timestamp ?? -Infinity) || a.path.localeCompare(b.path);
+  return (a.timestamp ?? -Infinity) - (b.timestamp ?? -Infinity) || byText(a.path, b.path);
 }
 
 export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment[] {

@@ -1,4 +1,5 @@
 /** "Did you mean": close matches for a mistyped key or id. Pure. */
+import { byText } from "./order.js";
 
 /** Levenshtein distance, cut off early once it exceeds `max`. */
 export function editDistance(a: string, b: string, max = Infinity): number {
@@ -36,7 +37,7 @@ export function closeMatches(input: string, candidates: readonly string[], limit
     }
   }
   return scored
-    .sort((x, y) => x.score - y.score || x.c.localeCompare(y.c))
+    .sort((x, y) => x.score - y.score || byText(x.c, y.c))
     .slice(0, limit)
     .map((s) => s.c);
 }
@@ -55,7 +56,7 @@ export function closePrefixes(input: string, candidates: readonly string[], limi
     if (d <= max) scored.push({ c, score: d });
   }
   return scored
-    .sort((x, y) => x.score - y.score || x.c.localeCompare(y.c))
+    .sort((x, y) => x.score - y.score || byText(x.c, y.c))
     .slice(0, limit)
     .map((s) => s.c);
 }

@@ -1,5 +1,6 @@
 /** A finding: one problem or risk, with a stable code from the table in codes.ts. */
 import { FINDING_CODES, fill, type FindingCode, type Severity, type Vars } from "./codes.js";
+import { byText } from "../order.js";
 
 export interface Finding {
   code: FindingCode;
@@ -59,10 +60,10 @@ export function sortFindings(list: Finding[]): Finding[] {
   return [...list].sort(
     (a, b) =>
       RANK[a.severity] - RANK[b.severity] ||
-      (a.agentId ?? "").localeCompare(b.agentId ?? "") ||
-      (a.path ?? "").localeCompare(b.path ?? "") ||
+      byText(a.agentId ?? "", b.agentId ?? "") ||
+      byText(a.path ?? "", b.path ?? "") ||
       (a.line ?? 0) - (b.line ?? 0) ||
-      a.code.localeCompare(b.code),
+      byText(a.code, b.code),
   );
 }
 

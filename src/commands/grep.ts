@@ -399,7 +399,7 @@ async function ruledOut(ctx: StoreContext, stores: StoreHeader[], all: GrepTarge
     else groups.set(db, [t]);
   }
   for (const [db, group] of groups) {
-    const keep = new Set(all.filter((t) => indexOf(t) === db).map((t) => textSourceOf(t.ref)));
+    const keep = () => new Set(all.filter((t) => indexOf(t) === db).map((t) => textSourceOf(t.ref)));
     const rows = await refreshText(
       ctx.session,
       db,

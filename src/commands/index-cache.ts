@@ -211,7 +211,7 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
     let text = { bytes: 0, rows: 0, stopped: false };
     if (db.fts) {
       text = await refreshText(ctx.session, db, refs, {
-        keep: new Set(refs.map(textSourceOf)),
+        keep: () => new Set(refs.map(textSourceOf)),
         covers: () => true, // the whole state dir: whatever the index holds that it does not is gone
         progress: (done, total) => ctx.progress?.(done, total, "transcripts"),
       });

@@ -65,8 +65,11 @@ export function coveredBy(stores: readonly Pick<StoreLocation, "sessionsDir" | "
 }
 
 export interface RefreshOptions {
-  /** The sources of every transcript the run's stores hold: a source `covers` claims that is not among them is dropped. */
-  keep?: ReadonlySet<string>;
+  /**
+   * The sources of every transcript the run's stores hold: a source `covers` claims that is not
+   * among them is dropped. Asked only when the table holds a covered source none of `refs` has.
+   */
+  keep?: () => ReadonlySet<string>;
   covers?: (source: string) => boolean;
   progress?: (done: number, total: number) => void;
   now?: () => number;
@@ -102,12 +105,12 @@ export function refreshText(
     let states: Map<string, TextGlance>;
     try {
       states = db.textStates();
-      if (opts.keep && opts.covers) dropGone(db, states, opts.keep, opts.covers, out);
     } catch {
       out.stopped = true;
       return out;
     }
     const now = opts.now ?? Date.now;
+    const held = new Set<number>(); // the ids of the refs' sources, once up to date
     for (const [i, ref] of refs.entries()) {
       opts.progress?.(i, refs.length);
       const source = textSourceOf(ref);
@@ -115,13 +118,18 @@ export function refreshText(
       // Unchanged since the run first looked at it (the store's walk, a kept answer's check): no stat of its own.
       if (glance && session.cache.identityThisRun(ownRef(ref))?.identity === glance.identity) {
         out.unchanged += 1;
+        held.add(glance.id);
         if (!glance.scan) out.fresh.set(ref, glance.id);
         continue;
       }
+      if (glance) held.add(glance.id);
       const unchanged = out.unchanged;
       try {
         const id = await refreshOne(session, db, ref, source, glance, out, now);
-        if (id !== null) out.fresh.set(ref, id);
+        if (id !== null) {
+          out.fresh.set(ref, id);
+          held.add(id);
+        }
         // What this run wrote is what a later ref of the same source is compared with.
         if (id !== null && out.unchanged === unchanged) states.set(source, db.textState(source)!);
       } catch (err) {
@@ -131,17 +139,34 @@ export function refreshText(
         break;
       }
     }
+    if (opts.keep && opts.covers && !out.stopped) {
+      try {
+        dropGone(db, states, held, opts.keep, opts.covers, out);
+      } catch {
+        out.stopped = true;
+      }
+    }
     return out;
   });
 }
 
+/**
+ * Drop the rows of what the run's stores no longer hold. Only a covered source none of the refs
+ * has may be gone, so the whole store's sources (`keep`) are asked only when there is one: a
+ * search whose store is unchanged (a kept answer) builds no set of 18,000 of them.
+ */
 function dropGone(
   db: IndexDb,
   states: Map<string, TextGlance>,
-  keep: ReadonlySet<string>,
+  held: ReadonlySet<number>,
+  keepOf: () => ReadonlySet<string>,
   covers: (s: string) => boolean,
   out: TextRefresh,
 ) {
+  let unheld = false;
+  for (const [source, s] of states) if (!held.has(s.id) && covers(source)) unheld = true;
+  if (!unheld) return;
+  const keep = keepOf();
   const gone = [...states].filter(([source]) => !keep.has(source) && covers(source));
   if (gone.length === 0) return;
   db.write(() => {

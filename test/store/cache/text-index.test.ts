@@ -52,6 +52,7 @@ describe("refreshText", () => {
   let old: ReturnType<typeof setup>;
   let unreadable: ReturnType<typeof setup>;
   let moving: ReturnType<typeof setup>;
+  let steady: ReturnType<typeof setup>;
   beforeAll(async () => {
     old = setup({
       "a.jsonl": `${header}\n${line("a1", "buy milk")}\n${line("a2", 'say "purple" elephant\nmigration')}\n`,
@@ -59,6 +60,7 @@ describe("refreshText", () => {
     });
     unreadable = setup({ "a.jsonl": `${header}\n`, "bad.jsonl.zst": "not zstd at all" });
     moving = setup({ "a.jsonl": `${header}\n`, "b.jsonl": `${header}\n`, "c.jsonl": `${header}\n` });
+    steady = setup({ "a.jsonl": `${header}\n`, "b.jsonl": `${header}\n`, "c.jsonl": `${header}\n` });
     await pastRacyWindow();
   });
 
@@ -148,9 +150,27 @@ describe("refreshText", () => {
     fs.rmSync(file("b.jsonl"));
     const now = [fileRef(renamed), refs[2]!];
     const covers = (s: string) => s.startsWith(`file:none:${sessions}${path.sep}`);
-    const r = await refreshText(session(), db, now, { keep: new Set(now.map(textSourceOf)), covers });
+    const r = await refreshText(session(), db, now, { keep: () => new Set(now.map(textSourceOf)), covers });
     expect(r).toMatchObject({ dropped: 2, read: 1 });
     expect([...db.textStates().keys()].sort()).toEqual([...now, elsewhere].map(textSourceOf).sort());
+  });
+
+  it("asks for the store's whole list of sources only when the table holds a covered source no ref has", async () => {
+    const { db, refs, sessions } = steady;
+    const covers = (s: string) => s.startsWith(`file:none:${sessions}${path.sep}`);
+    expect(await refreshText(session(), db, refs, { keep: () => new Set(refs.map(textSourceOf)), covers })).toMatchObject({ read: 3 });
+    let asked = 0;
+    const keep = () => {
+      asked += 1;
+      return new Set(refs.map(textSourceOf));
+    };
+    // Every source the table holds for these dirs is a ref's: nothing can be gone, the list is not made.
+    expect(await refreshText(session(), db, refs, { keep, covers })).toMatchObject({ dropped: 0 });
+    expect(asked).toBe(0);
+    // A search of some of them (grep --no-deleted): the others are not gone, but only the list can say so.
+    expect(await refreshText(session(), db, refs.slice(1), { keep, covers })).toMatchObject({ dropped: 0 });
+    expect(asked).toBe(1);
+    expect(db.textStates().size).toBe(refs.length);
   });
 
   it("a transcript that cannot be read whole keeps no identity: the next run reads it again", async () => {

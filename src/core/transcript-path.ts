@@ -114,14 +114,12 @@ export function transcriptCandidatePaths(
  */
 export function orderResetArchives(candidateBasename: string, siblingNames: readonly string[]): string[] {
   const prefix = `${candidateBasename}.reset.`;
-  return (
-    siblingNames
-      .filter((n) => n.startsWith(prefix))
-      .map((name) => ({ name, ts: parseArchiveTimestamp(name, "reset", "7.1") }))
-      .filter((a): a is { name: string; ts: number } => a.ts !== null)
-      // OpenClaw's own order (session-transcript-files), locale and all: not core/order.ts byText.
-      .sort((a, b) => b.ts - a.ts || b.name.localeCompare(a.name))
-      .slice(0, MAX_RESET_ARCHIVE_CANDIDATES)
-      .map((a) => a.name)
-  );
+  // OpenClaw's own order (session-transcript-files), localeCompare and all: not core/order.ts byText.
+  return siblingNames
+    .filter((n) => n.startsWith(prefix))
+    .map((name) => ({ name, ts: parseArchiveTimestamp(name, "reset", "7.1") }))
+    .filter((a): a is { name: string; ts: number } => a.ts !== null)
+    .sort((a, b) => b.ts - a.ts || b.name.localeCompare(a.name))
+    .slice(0, MAX_RESET_ARCHIVE_CANDIDATES)
+    .map((a) => a.name);
 }

@@ -43,6 +43,7 @@ import { captureStream, linesAsBytes, type Captured } from "../store/vault/captu
 import { ChunkStore, readChunk } from "../store/vault/chunks.js";
 import { checkVaultPlace, defaultVaultDir, Vault } from "../store/vault/vault.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
+import { byText } from "../core/order.js";
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 
@@ -248,7 +249,7 @@ class RunKeeper {
     // The SQLite entries, one line per key, as the store holds them.
     const id = `entries:${agentId}`;
     const rows = [...index.entries]
-      .sort((a, b) => (a.sessionKey < b.sessionKey ? -1 : 1))
+      .sort((a, b) => byText(a.sessionKey, b.sessionKey))
       .map((e) => ({ text: JSON.stringify({ sessionKey: e.sessionKey, entry: e.raw }) }));
     const source = (async function* () {
       yield* rows;
@@ -387,7 +388,7 @@ export async function runVerify(opts: { vault?: string }, ctx: { env: NodeJS.Pro
   const cst = fs.lstatSync(chunksDir, { throwIfNoEntry: false });
   if (cst && !cst.isDirectory()) problems.push({ what: "chunks", path: chunksDir, problem: "not a real directory (not read)" });
   else if (cst) {
-    for (const sub of fs.readdirSync(chunksDir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const sub of fs.readdirSync(chunksDir, { withFileTypes: true }).sort((a, b) => byText(a.name, b.name))) {
       const subPath = path.join(chunksDir, sub.name);
       if (!sub.isDirectory() || !/^[0-9a-f]{2}$/.test(sub.name)) {
         problems.push({
@@ -397,7 +398,7 @@ export async function runVerify(opts: { vault?: string }, ctx: { env: NodeJS.Pro
         });
         continue;
       }
-      for (const f of fs.readdirSync(subPath, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      for (const f of fs.readdirSync(subPath, { withFileTypes: true }).sort((a, b) => byText(a.name, b.name))) {
         const p = path.join(subPath, f.name);
         if (parseOwnTemp(f.name)) {
           leftovers += 1;

@@ -20,6 +20,7 @@ import {
   type EntrySnapshotRow,
   type SchemaStamp,
 } from "./agent-schema.js";
+import { byText } from "./order.js";
 
 export type SqliteRestoreOp = "undelete" | "unreset" | "reimport";
 export type SqlValue = string | number | null;
@@ -660,7 +661,7 @@ export function snapshotRowWrites(sessionKey: string, before: readonly EntrySnap
 /** Two sets of snapshot rows hold the same fields with the same `value_json` (order aside). */
 export function sameSnapshotRows(a: readonly EntrySnapshotRow[], b: readonly EntrySnapshotRow[]): boolean {
   const text = (rows: readonly EntrySnapshotRow[]) =>
-    JSON.stringify(rows.map((r) => [r.field, r.valueJson]).sort(([x], [y]) => (x! < y! ? -1 : x! > y! ? 1 : 0)));
+    JSON.stringify(rows.map((r) => [r.field, r.valueJson]).sort(([x], [y]) => byText(x!, y!)));
   return text(a) === text(b);
 }
 

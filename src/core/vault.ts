@@ -8,6 +8,7 @@ import crypto from "node:crypto";
 import path from "node:path";
 import type { TranscriptRef } from "./model.js";
 import { isRunId } from "./restore-paths.js";
+import { byText } from "./order.js";
 
 export const VAULT_SCHEMA_VERSION = 1;
 export const VAULT_KIND = "openclaw-sessions.vault";
@@ -124,7 +125,7 @@ const MAX_TABLE_PIECE = 2 * 1024;
  * very same pieces (already in the vault).
  */
 export function itemTablePieces(items: readonly VaultItem[]): Buffer[] {
-  const sorted = [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const sorted = [...items].sort((a, b) => byText(a.id, b.id));
   const pieces: Buffer[] = [];
   let lines: string[] = [];
   let size = 0;
@@ -147,7 +148,7 @@ export function itemTablePieces(items: readonly VaultItem[]): Buffer[] {
 export function itemChanges(previous: ReadonlyMap<string, VaultItem>, current: readonly VaultItem[]): string[] {
   const lines: string[] = [];
   const seen = new Set<string>();
-  for (const it of [...current].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+  for (const it of [...current].sort((a, b) => byText(a.id, b.id))) {
     seen.add(it.id);
     const before = previous.get(it.id);
     if (!before || JSON.stringify(before) !== JSON.stringify(it)) lines.push(JSON.stringify({ set: it }));
@@ -207,7 +208,7 @@ export function diffItems(
   for (const [id, it] of previous) {
     if (!seen.has(id)) disappeared.push({ id, kind: it.kind, path: it.path, sessionKey: it.sessionKey, sessionId: it.sessionId });
   }
-  return { added: added.sort(), changed: changed.sort(), disappeared: disappeared.sort((a, b) => (a.id < b.id ? -1 : 1)) };
+  return { added: added.sort(), changed: changed.sort(), disappeared: disappeared.sort((a, b) => byText(a.id, b.id)) };
 }
 
 const isInt = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
@@ -264,7 +265,7 @@ export function parseKeepRule(text: string): KeepRule | null {
 
 /** The runs a keep rule keeps (ids sorted oldest first in, the kept ones out); the newest run is always kept. */
 export function keptRuns(runs: ReadonlyArray<{ runId: string; finishedAt: number }>, rule: KeepRule, nowMs: number): Set<string> {
-  const sorted = [...runs].sort((a, b) => (a.runId < b.runId ? -1 : 1));
+  const sorted = [...runs].sort((a, b) => byText(a.runId, b.runId));
   const kept = new Set<string>();
   if (sorted.length === 0) return kept;
   kept.add(sorted[sorted.length - 1]!.runId);

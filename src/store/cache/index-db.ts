@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { answersDirOf } from "./location.js";
+import { byText } from "../../core/order.js";
 
 /** Bumped when a table or a fact's shape changes: an index of another format is dropped and rebuilt. */
 export const INDEX_FORMAT = 2;
@@ -499,9 +500,7 @@ interface KeptFact {
 
 /** The facts table's order: by `what`, then source (code units; SQLite's bytes differ only past U+D7FF). */
 function byTableKey(a: PendingFact, b: PendingFact): number {
-  if (a.what !== b.what) return a.what < b.what ? -1 : 1;
-  if (a.s.source !== b.s.source) return a.s.source < b.s.source ? -1 : 1;
-  return 0;
+  return byText(a.what, b.what) || byText(a.s.source, b.s.source);
 }
 
 /** Pending facts past this many characters (values and sources) are written at once. */

@@ -163,11 +163,11 @@ function dropGone(
   covers: (s: string) => boolean,
   out: TextRefresh,
 ) {
-  let unheld = false;
-  for (const [source, s] of states) if (!held.has(s.id) && covers(source)) unheld = true;
-  if (!unheld) return;
+  const unheld: Array<[string, TextGlance]> = [];
+  for (const entry of states) if (!held.has(entry[1].id) && covers(entry[0])) unheld.push(entry);
+  if (unheld.length === 0) return;
   const keep = keepOf();
-  const gone = [...states].filter(([source]) => !keep.has(source) && covers(source));
+  const gone = unheld.filter(([source]) => !keep.has(source));
   if (gone.length === 0) return;
   db.write(() => {
     for (const [, s] of gone) db.dropText(s.id);

@@ -5,6 +5,7 @@ import type { ClassifiedFile } from "../../core/model.js";
 import { classifyName, parseImportArchiveName } from "../../core/names.js";
 import { causeAt, fileTypeName, listDirSync, noteUnreadable, UnreadableFileError, type UnreadableFile } from "../safe-read.js";
 import { noteFile, noteLstat } from "../read-set.js";
+import { byText } from "../../core/order.js";
 
 /** What a directory entry is when it is no regular file (after symlinks), or null. */
 function notRegular(full: string, st: fs.BigIntStats): string | null {
@@ -51,7 +52,7 @@ export interface ScannedTree {
 /** The entries of one dir, sorted; null when it does not exist, noted when it cannot be listed. */
 function entriesOf(dir: string, unreadable: UnreadableFile[]): fs.Dirent[] | null {
   try {
-    return listDirSync(dir)?.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) ?? null;
+    return listDirSync(dir)?.sort((a, b) => byText(a.name, b.name)) ?? null;
   } catch (err) {
     unreadable.push({ path: dir, cause: (err as UnreadableFileError).reason });
     return null;

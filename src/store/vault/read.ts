@@ -23,6 +23,7 @@ import { bufferLines, splitLines, zstdDecompressSync, type RawLine } from "../li
 import { configPathFor, readConfig } from "../config.js";
 import { readChunk } from "./chunks.js";
 import { defaultVaultDir, Vault } from "./vault.js";
+import { byText } from "../../core/order.js";
 
 export type VaultRef = Extract<TranscriptRef, { kind: "vault" }>;
 
@@ -140,7 +141,7 @@ function uncovered(kept: Map<string, Kept>, present: ReadonlySet<string>): Kept[
     if (rivals.some((r) => r !== k && better(k, r))) continue;
     out.push(k);
   }
-  return out.sort((a, b) => (a.item.id < b.item.id ? -1 : 1));
+  return out.sort((a, b) => byText(a.item.id, b.item.id));
 }
 
 function refOf(vaultDir: string, k: Kept): VaultRef {

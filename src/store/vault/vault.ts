@@ -30,6 +30,7 @@ import { createVerified, lstatKind, replaceVerified, sha256Text, type Hook } fro
 import { pidAlive } from "../process-probe.js";
 import { realPath } from "../real-path.js";
 import { ensureVaultDir, FILE_MODE, readChunk } from "./chunks.js";
+import { byText } from "../../core/order.js";
 
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
@@ -241,7 +242,7 @@ export class Vault {
 
   /** A run's item table, sorted by id: its whole table, or its bases' with each run's changes on top. */
   readItems(run: VaultRun): VaultItem[] {
-    return [...this.readItemMap(run).values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return [...this.readItemMap(run).values()].sort((a, b) => byText(a.id, b.id));
   }
 
   /** A run's item table by id (unsorted). */

@@ -312,6 +312,6 @@ export default async function (ctx) {
   for (let seed = first; seed < first + n; seed++) addUp(total, await storeOne(ctx, seed));
   return (
     `${n} stores (${total.textTable} with the text table); after ${total.plan} chunks of OpenClaw's writes, ${total.config} config edits, ${total.damage} damages, ${total.restore} restores and ` +
-    `${total.undo} undos: ${total.runs} runs indexed (at once, past the racy window, again) equal to --no-index`
+    `${total.undo} undos: ${total.runs} runs in all, each indexed one (at once, past the racy window, again) equal to --no-index`
   );
 }

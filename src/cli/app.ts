@@ -72,9 +72,15 @@ export function createApp(io: IO): App {
       return makeStyle(colorLevel(opts.color, io.env, io[stream].isTTY));
     },
     textContext(opts) {
+      // The zone when a renderer first asks (Intl's first use is 15–30 ms; JSON output never asks),
+      // except a --tz given, checked at once: a usage error comes before any work.
+      let tz = opts.tz === undefined ? null : resolveTimeZone(opts.tz, io.env);
       return {
         style: app.styleFor("stdout", opts),
-        tz: resolveTimeZone(opts.tz, io.env),
+        get tz() {
+          tz ??= resolveTimeZone(opts.tz, io.env);
+          return tz;
+        },
         now: Date.now(),
         width: outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env),
       };

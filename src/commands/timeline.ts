@@ -11,6 +11,7 @@ import { usageError } from "../core/errors.js";
 import { isCurrentTranscript, type KeySegment } from "../core/key-segments.js";
 import type { KnownRestore, Segment } from "../core/segments.js";
 import { knownRestores } from "../store/restore-known.js";
+import { localZoneSource } from "../store/local-zone.js";
 import { parseLine } from "../core/transcript/parse.js";
 import { forEachLine } from "../core/transcript/scan.js";
 import {
@@ -100,7 +101,7 @@ export interface TimelineSummaryResult {
 }
 
 interface Env {
-  timeZone: string;
+  readonly timeZone: string;
   /** The openclaw.json given with --config (absolute), if any. */
   explicitConfig: string | null;
   /** The tool's own restore runs of a store (read once per store). */
@@ -114,7 +115,9 @@ interface Env {
 }
 
 function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
-  const timeZone = resolveTimeZone(opts.tz, ctx.env);
+  // Resolved when first used (a kept answer holds it): --tz is checked at once, a usage error before any read.
+  let timeZone = opts.tz === undefined ? null : resolveTimeZone(opts.tz, ctx.env);
+  const zone = () => (timeZone ??= resolveTimeZone(opts.tz, ctx.env));
   let explicit: OpenClawConfig | null = null;
   let explicitConfig: string | null = null;
   if (opts.config !== undefined) {
@@ -126,7 +129,9 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
   const cache = new Map<string, OpenClawConfig>();
   const runs = new Map<string, KnownRestore[]>();
   return {
-    timeZone,
+    get timeZone() {
+      return zone();
+    },
     explicitConfig,
     session: ctx.session,
     processEnv: ctx.env,
@@ -146,7 +151,7 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
       if (!cache.has(k)) cache.set(k, readConfig(file));
       return cache.get(k)!;
     },
-    fmt: (ms) => formatInstant(ms, timeZone),
+    fmt: (ms) => formatInstant(ms, zone()),
   };
 }
 
@@ -332,7 +337,14 @@ export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Pro
     const { index, record } = findSession(indexes, opts.key, "run `openclaw-sessions timeline` to list the keys");
     return timelineOf(index, record, env, stores(indexes), true);
   }
-  const question = { timeZone: env.timeZone, sort: opts.sort ?? "recent-reset", config: env.explicitConfig };
+  // The machine's zone by what decides it, where that can be told without Intl: a kept answer holds its name.
+  const zoneFrom = opts.tz === undefined ? localZoneSource(ctx.env) : null;
+  const question = {
+    timeZone: zoneFrom === null ? env.timeZone : null,
+    zoneFrom,
+    sort: opts.sort ?? "recent-reset",
+    config: env.explicitConfig,
+  };
   return ctx.session.answer(opts, `timeline/${TIMELINE_SCHEMA_VERSION}:${JSON.stringify(question)}`, () => summaryOf(opts, ctx, env));
 }
 

@@ -100,8 +100,8 @@ Exit status: 0 when something matched, 1 when nothing did, 2 on a bad pattern or
     const { renderGrepSummary } = await import("../../render/grep-text.js");
     const showScope = await (await import("../scope.js")).scopeShower(app, flags);
     const { format, mode } = outputOf(flags);
-    const { style, tz } = app.textContext(flags);
-    const reporter = GREP_REPORTERS[format]({ mode, style, tz });
+    // The context itself, not its fields: its zone is asked (Intl's first use) only by a match line shown.
+    const reporter = GREP_REPORTERS[format](Object.assign(app.textContext(flags), { mode }));
     const progress = progressLine(app, flags, "searching");
     const out = app.output();
     const write = (s: string) => {

@@ -72,15 +72,13 @@ async function streamOut(app: App, opts: HistoryOptions, flags: HistoryFlags, fo
   const run = await openHistory(opts, app.storeContext());
   // Small writes gathered into ~64 KiB ones; a slow reader is waited for, a gone one stops the read.
   const out = app.output({ gather: 1 << 16 });
-  const { style, tz } = app.textContext(flags);
-  const reporter: HistoryStreamReporter = HISTORY_REPORTERS[format]({
-    style,
-    tz,
-    rawSafe: Boolean(app.io.stdout.isTTY),
-    schemaVersion: HISTORY_SCHEMA_VERSION,
-  });
+  // The context itself, not its fields: its zone is asked (Intl's first use) only where a time is shown (not in jsonl).
+  const text = app.textContext(flags);
+  const reporter: HistoryStreamReporter = HISTORY_REPORTERS[format](
+    Object.assign(text, { rawSafe: Boolean(app.io.stdout.isTTY), schemaVersion: HISTORY_SCHEMA_VERSION }),
+  );
   // Context (store, file read and why) is for people: stderr, silenced by -q; stdout is data only.
-  if (format === "text") app.context(flags, renderHistoryTextHeader(run.header, app.styleFor("stderr", flags), tz));
+  if (format === "text") app.context(flags, renderHistoryTextHeader(run.header, app.styleFor("stderr", flags), text.tz));
   const progress = fileReadProgress(app, flags, "reading", filesOf(run));
   try {
     await out.write(reporter.begin(run.header));

@@ -75,12 +75,10 @@ With a filter, --sort or --limit, "showing N of M keys" goes to stderr (not with
     );
     const { LS_REPORTERS } = await import("../../render/ls-reporters.js");
     const showScope = await (await import("../scope.js")).scopeShower(app, flags);
-    const reporter = await pickReporter(LS_REPORTERS, flags, () => ({
-      ...app.textContext(flags),
-      absolute: flags.absolute,
-      oneKey: Boolean(key),
-      filtered: isKeyQuery(query),
-    }));
+    // Assigned, not spread: the context's zone stays unasked (no Intl) unless a time is shown in it.
+    const reporter = await pickReporter(LS_REPORTERS, flags, () =>
+      Object.assign(app.textContext(flags), { absolute: flags.absolute, oneKey: Boolean(key), filtered: isKeyQuery(query) }),
+    );
     showScope(result.stores);
     // The exit code is the store's even when stdout's reader leaves before the last row (`| head`).
     if (result.storeProblems.length > 0) app.raise(ExitCode.environment);

@@ -76,17 +76,24 @@ async function completionItems(what: string, opts: CommonOptions, place: StorePl
  */
 const completable = (item: string) => item !== "" && !hasUnsafe(item) && !/[\t\n]/.test(item);
 
+/** The items, sorted, each once, one a line. */
+function itemLines(items: readonly string[]): string {
+  return [...new Set(items)]
+    .filter(completable)
+    .sort()
+    .map((k) => `${k}\n`)
+    .join("");
+}
+
 /** Writes the items, sorted, each once; nothing when there is no store (completion must stay quiet). */
 export async function writeCompletionItems(what: string, opts: CommonOptions, io: Pick<IO, "stdout" | "env" | "cwd">): Promise<void> {
   try {
-    const out = await completionItems(what, opts, { env: io.env, cwd: io.cwd });
-    io.stdout.write(
-      [...new Set(out)]
-        .filter(completable)
-        .sort()
-        .map((k) => `${k}\n`)
-        .join(""),
-    );
+    const place = { env: io.env, cwd: io.cwd };
+    const lines = async () => itemLines(await completionItems(what, opts, place));
+    // Keys, on every Tab: the lines a Tab before wrote, while the files they came from are unchanged.
+    const text =
+      what === "keys" ? await (await import("../store/session-keys.js")).keptKeyLines(selectionOf(opts), place, lines) : await lines();
+    io.stdout.write(text);
   } catch {
     // completion must stay quiet: no store, nothing to offer
   }

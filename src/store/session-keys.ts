@@ -11,6 +11,7 @@ import { readStoreObject } from "./files/store-file.js";
 import type { StorePlace } from "./session.js";
 import type { StoreCache } from "./cache/store-cache.js";
 import type { TranscriptRef } from "../core/model.js";
+import { noteDoubt } from "./read-set.js";
 
 /**
  * From this size on, a sessions.json's keys are kept in the store's index (src/store/cache/) and
@@ -55,6 +56,35 @@ export async function readSessionKeys(sel: StoreSelection, place: StorePlace, no
   return keys;
 }
 
+/**
+ * What completion makes of the selected stores' keys (`lines`: sorted, one a line), kept as a
+ * whole answer (cache/answer-memo.ts) and handed back while every file its run read is unchanged:
+ * a Tab on a store that has not changed since the last one reads one small file and stats
+ * sessions.json, with no index opened, no entry parsed and no key sorted.
+ */
+export async function keptKeyLines(sel: StoreSelection, place: StorePlace, lines: () => Promise<string>): Promise<string> {
+  // Only where the keys come from the index anyway: a small sessions.json is read quicker than a kept
+  // answer is checked (and its Tab loads no SQLite), and a database's keys are never kept.
+  if (sel.index === false || !locatesIndexedStoreFile(sel, place)) return lines();
+  const [{ reuseAnswer }, { StoreCache }] = await Promise.all([import("./cache/answer-memo.js"), import("./cache/store-cache.js")]);
+  // Completion stays quiet: an index that cannot be used is simply not used.
+  const cache = new StoreCache({ env: place.env, sqliteProof: () => null, warn: () => {} });
+  try {
+    return await reuseAnswer({ place, cache, warnings: () => 0 }, sel, "complete-keys:1", lines);
+  } finally {
+    cache.close();
+  }
+}
+
+/** Does the selection locate a files-era sessions.json whose keys the index keeps (INDEXED_KEYS_FROM_BYTES)? */
+function locatesIndexedStoreFile(sel: StoreSelection, place: StorePlace): boolean {
+  try {
+    return locateStores(sel, place.env, place.cwd).some((t) => t.era === "files" && sizeOf(t.storePath) >= INDEXED_KEYS_FROM_BYTES);
+  } catch {
+    return false; // the read names nothing either: completion stays quiet
+  }
+}
+
 /** A sessions.json as the index names what it keeps of it (not a transcript: `index` does not count it as one). */
 export function storeFileRef(storePath: string): TranscriptRef {
   return { kind: "file", path: storePath, compression: "none" };
@@ -83,6 +113,8 @@ async function sqliteKeys(dbPath: string): Promise<string[]> {
     import("./sqlite/schema.js"),
     import("./sqlite/read.js"),
   ]);
+  // A database is proven per window, not per file: keys read from one are never a kept answer.
+  noteDoubt("a SQLite database");
   const db = openSqliteReadOnly(dbPath);
   try {
     readAgentSchema(db, dbPath);

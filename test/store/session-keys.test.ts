@@ -6,11 +6,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import type { StoreSelection } from "../../src/store/locate.js";
-import { INDEXED_KEYS_FROM_BYTES, readSessionKeys } from "../../src/store/session-keys.js";
+import { INDEXED_KEYS_FROM_BYTES, keptKeyLines, readSessionKeys } from "../../src/store/session-keys.js";
 import { copyState, fileScenarios, scenarioDir, sqliteScenarios } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 import { cli } from "../helpers/cli.js";
+import { pastRacyWindow } from "../helpers/index-cache.js";
 
 /** The keys of a whole index, in the order the index lists its entries. */
 async function indexedKeys(sel: StoreSelection, home: string): Promise<string[]> {
@@ -82,23 +83,27 @@ describe("readSessionKeys", () => {
   });
 });
 
+/** A files-era state dir whose sessions.json is past INDEXED_KEYS_FROM_BYTES: `count` keys with padded entries. */
+function largeStore(
+  count: number,
+  stateDir = path.join(tempDir("ocs-keys-home-"), ".openclaw"),
+  agent = "main",
+): { stateDir: string; home: string; store: string } {
+  const home = path.dirname(stateDir);
+  const sessionsDir = path.join(stateDir, "agents", agent, "sessions");
+  fs.mkdirSync(sessionsDir, { recursive: true });
+  const pad = "x".repeat(Math.ceil(INDEXED_KEYS_FROM_BYTES / count));
+  const entries = Array.from({ length: count }, (_, i) => [
+    `agent:${agent}:k${String(i).padStart(5, "0")}`,
+    { sessionId: `s${i}`, updatedAt: i, pad },
+  ]);
+  const store = path.join(sessionsDir, "sessions.json");
+  fs.writeFileSync(store, JSON.stringify(Object.fromEntries(entries)));
+  expect(fs.statSync(store).size).toBeGreaterThan(INDEXED_KEYS_FROM_BYTES);
+  return { stateDir, home, store };
+}
+
 describe("readSessionKeys on a large sessions.json: its keys kept in the store's index", () => {
-  /** A files-era state dir whose sessions.json is past INDEXED_KEYS_FROM_BYTES: `count` keys with padded entries. */
-  function largeStore(count: number): { stateDir: string; home: string; store: string } {
-    const home = tempDir("ocs-keys-home-");
-    const stateDir = path.join(home, ".openclaw");
-    const sessionsDir = path.join(stateDir, "agents/main/sessions");
-    fs.mkdirSync(sessionsDir, { recursive: true });
-    const pad = "x".repeat(Math.ceil(INDEXED_KEYS_FROM_BYTES / count));
-    const entries = Array.from({ length: count }, (_, i) => [
-      `agent:main:k${String(i).padStart(5, "0")}`,
-      { sessionId: `s${i}`, updatedAt: i, pad },
-    ]);
-    const store = path.join(sessionsDir, "sessions.json");
-    fs.writeFileSync(store, JSON.stringify(Object.fromEntries(entries)));
-    expect(fs.statSync(store).size).toBeGreaterThan(INDEXED_KEYS_FROM_BYTES);
-    return { stateDir, home, store };
-  }
   const later = () => Date.now() + 60_000;
   const indexFiles = (cache: string) => fs.readdirSync(path.join(cache, "openclaw-sessions/index")).filter((f) => f.endsWith(".sqlite"));
   const opensOf = async (p: string, read: () => Promise<string[]>) => {
@@ -153,6 +158,83 @@ describe("readSessionKeys on a large sessions.json: its keys kept in the store's
       const cache = tempDir("ocs-keys-cache-");
       const keys = await readSessionKeys(sel, { env: { HOME: home, XDG_CACHE_HOME: cache, ...env }, cwd: "/" }, later);
       expect(keys).toEqual(expected);
+      expect(fs.readdirSync(cache)).toEqual([]);
+    }
+  });
+});
+
+describe("keptKeyLines: a Tab's lines kept as a whole answer where the index keeps the keys", () => {
+  /** The lines of the store's keys as completion makes them, through the kept answer, and how often they were made. */
+  function tabs(sel: StoreSelection, env: NodeJS.ProcessEnv) {
+    const place = { env, cwd: "/" };
+    let made = 0;
+    const tab = () =>
+      keptKeyLines(sel, place, async () => {
+        made += 1;
+        return (await readSessionKeys(sel, place)).map((k) => `${k}\n`).join("");
+      });
+    return { tab, made: () => made };
+  }
+  const answers = (cache: string) => {
+    const index = path.join(cache, "openclaw-sessions", "index");
+    return fs.existsSync(index) ? fs.readdirSync(index).filter((n) => n.endsWith(".answers")) : [];
+  };
+
+  it("a large sessions.json: made once, then handed back; a same-size rewrite with its old mtime is made again", async () => {
+    const { stateDir, home, store } = largeStore(300);
+    const cache = tempDir("ocs-keys-cache-");
+    const { tab, made } = tabs({ stateDir }, { HOME: home, XDG_CACHE_HOME: cache });
+    await pastRacyWindow(); // the store is new: an answer that read it is not kept yet
+    const first = await tab();
+    expect(first).toBe((await keysOf({ stateDir }, home)).map((k) => `${k}\n`).join(""));
+    expect(await tab()).toBe(first);
+    expect(made()).toBe(1);
+    expect(answers(cache)).toHaveLength(1);
+
+    const st = fs.statSync(store);
+    fs.writeFileSync(store, fs.readFileSync(store, "utf8").replace('"agent:main:k00007"', '"agent:main:z00007"'));
+    fs.utimesSync(store, st.atime, st.mtime);
+    expect(fs.statSync(store).size).toBe(st.size);
+    const after = await tab();
+    expect(made()).toBe(2);
+    expect(after).toContain("agent:main:z00007\n");
+    expect(after).not.toContain("agent:main:k00007\n");
+  });
+
+  it("a small sessions.json (read quicker than a kept answer is checked): made every time, nothing kept", async () => {
+    const { stateDir, home } = copyState("files", "reset-chain");
+    const cache = tempDir("ocs-keys-cache-");
+    const { tab, made } = tabs({ stateDir }, { HOME: home, XDG_CACHE_HOME: cache });
+    await pastRacyWindow();
+    expect(await tab()).toBe(await tab());
+    expect(made()).toBe(2);
+    expect(answers(cache)).toEqual([]);
+  });
+
+  it("a database beside a large sessions.json: never kept (a database is proven per window, not per file)", async () => {
+    const { stateDir, home } = copyState("sqlite", sqliteScenarios()[0]!);
+    largeStore(300, stateDir, "other");
+    const cache = tempDir("ocs-keys-cache-");
+    const { tab, made } = tabs({ stateDir, allAgents: true }, { HOME: home, XDG_CACHE_HOME: cache });
+    await pastRacyWindow();
+    const first = await tab();
+    expect(first).toContain("agent:other:k00299\n");
+    expect(await tab()).toBe(first);
+    expect(made()).toBe(2);
+    expect(answers(cache)).toEqual([]);
+  });
+
+  it("--no-index and OPENCLAW_SESSIONS_INDEX=off: made every time, nothing written", async () => {
+    const { stateDir, home } = largeStore(300);
+    await pastRacyWindow();
+    for (const [sel, env] of [
+      [{ stateDir, index: false }, {}],
+      [{ stateDir }, { OPENCLAW_SESSIONS_INDEX: "off" }],
+    ] as const) {
+      const cache = tempDir("ocs-keys-cache-");
+      const { tab, made } = tabs(sel, { HOME: home, XDG_CACHE_HOME: cache, ...env });
+      expect(await tab()).toBe(await tab());
+      expect(made()).toBe(2);
       expect(fs.readdirSync(cache)).toEqual([]);
     }
   });

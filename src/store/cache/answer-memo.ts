@@ -55,7 +55,7 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
   const checked = kept ? checkedReads(kept.reads) : null;
   if (kept && checked) {
     try {
-      const value = JSON.parse(kept.value) as T;
+      const value = JSON.parse(kept.value()) as T;
       // The files were just looked at: what the run asks of them next (grep's text rows) needs no stat of its own.
       cache.noteChecked(checked.lstats, checkedFrom);
       return value;
@@ -171,7 +171,28 @@ function isStrings(v: unknown): v is string[] {
  */
 export function keptReads(reads: ReadSet): string[] | null {
   if (reads.doubt !== null || reads.racy) return null;
-  return ['{"dirs":', ...pairs(reads.dirs), ',"lstats":', ...pairs(reads.lstats), ',"stats":', ...pairs(reads.stats), "}"];
+  return [
+    '{"dirs":',
+    ...pairs(reads.dirs),
+    ',"lstats":',
+    ...pairs(lastChangedFirst(reads.lstats)),
+    ',"stats":',
+    ...pairs(reads.stats),
+    "}",
+  ];
+}
+
+/**
+ * The paths in the order a later check should look at them: the one changed last first (the
+ * transcript being written to, sessions.json), as the likeliest to have changed again, so a store
+ * that changed is found out after a few lstats, not half of them. Paths with no ctime (nothing
+ * there, an error) keep their order, after the rest.
+ */
+function lastChangedFirst(seen: Map<string, string>): Map<string, string> {
+  const ctimeOf = (s: string) =>
+    s.charCodeAt(0) === 0x66 || s.charCodeAt(0) === 0x79 || s.charCodeAt(0) === 0x6f ? s.slice(s.lastIndexOf(":") + 1) : "";
+  const later = (a: string, b: string) => (a.length !== b.length ? b.length - a.length : a < b ? 1 : a > b ? -1 : 0);
+  return new Map([...seen].sort((x, y) => later(ctimeOf(x[1]), ctimeOf(y[1]))));
 }
 
 /** A map as a JSON array of its keys and values in turn, in pieces of up to 4,096 strings. */
@@ -248,7 +269,8 @@ const MAX_ANSWERS = 16;
  * this scale (a few MB) a file is read in a quarter of the time SQLite takes to hand back a value
  * of its overflow pages.
  */
-function readKept(file: string, key: string): { reads: string; value: string } | null {
+/** The kept answer's reads, and its value decoded only when asked (after the reads hold: a changed store never decodes MBs of it). */
+function readKept(file: string, key: string): { reads: string; value: () => string } | null {
   let buf: Buffer;
   try {
     buf = fs.readFileSync(file);
@@ -259,7 +281,7 @@ function readKept(file: string, key: string): { reads: string; value: string } |
   const b = a < 0 ? -1 : buf.indexOf(0x0a, a + 1);
   // Another question with the same file name (or a torn write) is no answer to this one.
   if (b < 0 || decoded(buf.subarray(0, a)) !== key) return null;
-  return { reads: decoded(buf.subarray(a + 1, b)), value: decoded(buf.subarray(b + 1)) };
+  return { reads: decoded(buf.subarray(a + 1, b)), value: () => decoded(buf.subarray(b + 1)) };
 }
 
 /** UTF-8 bytes as text; ASCII (the usual answer) as latin1, which takes MBs in far less time than readFileSync's UTF-8 (13 MB: 90 against 140–180 ms). */

@@ -267,9 +267,9 @@ const MAX_ANSWERS = 16;
 /**
  * An answer file: its key, what its run read and the answer (JSON), one per line. Read whole: on
  * this scale (a few MB) a file is read in a quarter of the time SQLite takes to hand back a value
- * of its overflow pages.
+ * of its overflow pages. The value is decoded only when asked, once the reads hold: a changed store
+ * never decodes its MBs.
  */
-/** The kept answer's reads, and its value decoded only when asked (after the reads hold: a changed store never decodes MBs of it). */
 function readKept(file: string, key: string): { reads: string; value: () => string } | null {
   let buf: Buffer;
   try {

@@ -25,7 +25,8 @@ beforeEach(() => {
   delete process.env.TZ;
 });
 afterEach(() => {
-  if (processTz !== undefined) process.env.TZ = processTz;
+  if (processTz === undefined) delete process.env.TZ;
+  else process.env.TZ = processTz;
 });
 
 describe("localZoneSource", () => {

@@ -65,6 +65,12 @@ export function fileIdentityOf(seen: Seen): string | null {
   return seen.startsWith("f") ? seen.slice(1) : null;
 }
 
+/** The ctime (ns, as digits) of what an lstat or stat found, "" when nothing was there or it failed. */
+export function changedAtOf(seen: Seen): string {
+  const type = seen.charCodeAt(0);
+  return type === 0x66 /* f */ || type === 0x79 /* y */ || type === 0x6f /* o */ ? seen.slice(seen.lastIndexOf(":") + 1) : "";
+}
+
 function failure(err: unknown): Seen {
   const code = (err as NodeJS.ErrnoException).code;
   return code === "ENOENT" || code === "ENOTDIR" ? "-" : `!${code ?? "error"}`;

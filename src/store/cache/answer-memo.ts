@@ -15,7 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { locateStores, type StoreSelection } from "../locate.js";
-import { listingOf, lookAt, noting, type ReadSet, startReads, stopReads } from "../read-set.js";
+import { changedAtOf, listingOf, lookAt, noting, type ReadSet, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { answersDirOf } from "./location.js";
 import { RACY_MS, type StoreCache } from "./store-cache.js";
@@ -189,10 +189,8 @@ export function keptReads(reads: ReadSet): string[] | null {
  * there, an error) keep their order, after the rest.
  */
 function lastChangedFirst(seen: Map<string, string>): Map<string, string> {
-  const ctimeOf = (s: string) =>
-    s.charCodeAt(0) === 0x66 || s.charCodeAt(0) === 0x79 || s.charCodeAt(0) === 0x6f ? s.slice(s.lastIndexOf(":") + 1) : "";
   const later = (a: string, b: string) => (a.length !== b.length ? b.length - a.length : a < b ? 1 : a > b ? -1 : 0);
-  return new Map([...seen].sort((x, y) => later(ctimeOf(x[1]), ctimeOf(y[1]))));
+  return new Map([...seen].sort((x, y) => later(changedAtOf(x[1]), changedAtOf(y[1]))));
 }
 
 /** A map as a JSON array of its keys and values in turn, in pieces of up to 4,096 strings. */

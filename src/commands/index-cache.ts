@@ -18,7 +18,7 @@ import { ownRef, refreshText, textSourceOf } from "../store/cache/text-index.js"
 import { causeOf } from "../store/safe-read.js";
 import { type AgentTarget, locateStores } from "../store/locate.js";
 import { storeFileRef } from "../store/session-keys.js";
-import { sourceOf } from "../store/cache/store-cache.js";
+import { isTranscriptSource, sourceOf } from "../store/cache/store-cache.js";
 import { realPath } from "../store/real-path.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
 import { runCheck } from "./check.js";
@@ -247,7 +247,8 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
 
 function statusOf(db: IndexDb, file: string, located: AgentTarget[]): IndexFileStatus {
   const c = db.counts();
-  // The keys of a large sessions.json are kept too (session-keys.ts, for completion): it is not a transcript.
+  // The keys of a large sessions.json are kept too (session-keys.ts, for completion), and each key's
+  // timeline row (rememberAcross): neither is a transcript.
   const storeFiles = new Set(
     located.map((t) => (t.era === "sqlite" ? t.legacyStorePath : t.storePath)).map((p) => p && sourceOf(storeFileRef(p))),
   );
@@ -261,7 +262,7 @@ function statusOf(db: IndexDb, file: string, located: AgentTarget[]): IndexFileS
     textBuilt: db.textBuilt(),
     textBuiltAt: c.textBuiltAt,
     textBuiltAtIso: iso(c.textBuiltAt),
-    transcripts: [...db.knownIdentities().keys()].filter((source) => !storeFiles.has(source)).length,
+    transcripts: [...db.knownIdentities().keys()].filter((source) => !storeFiles.has(source) && isTranscriptSource(source)).length,
     facts: c.facts,
     answers: keptAnswers(file),
     textTranscripts: c.textSources,

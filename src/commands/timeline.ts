@@ -9,7 +9,7 @@ import { formatInstant, resolveTimeZone } from "../core/format.js";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { usageError } from "../core/errors.js";
 import { isCurrentTranscript, type KeySegment } from "../core/key-segments.js";
-import type { KnownRestore, Segment } from "../core/segments.js";
+import { segmentsOf, type KnownRestore, type Segment } from "../core/segments.js";
 import { knownRestores } from "../store/restore-known.js";
 import { localZoneSource } from "../store/local-zone.js";
 import { parseLine } from "../core/transcript/parse.js";
@@ -348,6 +348,72 @@ export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Pro
   return ctx.session.answer(opts, `timeline/${TIMELINE_SCHEMA_VERSION}:${JSON.stringify(question)}`, () => summaryOf(opts, ctx, env));
 }
 
+/** What a key's row depends on besides its record and transcripts: the store, its settings, its restores, the zone. */
+function rowSettings(index: StoreIndex, env: Env): string {
+  return JSON.stringify([index.location, index.sqlite?.schema ?? null, env.config(index), env.restores(index), env.timeZone]);
+}
+
+/**
+ * A key's summary row, reused from the index while its record, each of its transcripts and the
+ * store's `settings` are as they were when an earlier run derived it: after a turn in 1 % of the
+ * keys, the others' transcripts are not read again (a key with a transcript whose content cannot
+ * be proven, e.g. a restore's copy, is derived every run).
+ */
+function summaryRowOf(
+  index: StoreIndex,
+  s: SessionRecord,
+  env: Env,
+  headers: StoreHeader[],
+  settings: () => string,
+): Promise<TimelineSummaryRow> {
+  return env.session
+    .rememberAcross(
+      index.location.sessionsDir,
+      `${index.location.storePath}#${s.sessionKey}`,
+      () => segmentsOf(s, { restores: env.restores(index) }).map((t) => t.ref),
+      () => `${settings()}\n${JSON.stringify(s)}`,
+      `timeline-row/${TIMELINE_SCHEMA_VERSION}`,
+      async () => {
+        const t = await timelineOf(index, s, env, headers);
+        return { row: rowOf(s, t), whole: t.segments.every((x) => x.readError === undefined) };
+      },
+      (r) => r.whole,
+    )
+    .then((r) => r.row);
+}
+
+/** A key's row of the store-wide summary, from its whole timeline. */
+function rowOf(s: SessionRecord, t: TimelineResult): TimelineSummaryRow {
+  const last = [...t.events].reverse().find((e) => e.type === "reset" || e.type === "reset-row" || e.type === "window");
+  const reason = last?.reason as { kind: string; confidence: string } | undefined;
+  return {
+    agentId: s.agentId,
+    sessionKey: s.sessionKey,
+    sessionId: s.sessionId,
+    segments: t.segments.length,
+    resets: t.resets,
+    compactions: t.compactionCountCheck.inAllSegments,
+    compactionCount: s.compactionCount,
+    lastReset: last
+      ? {
+          time: last.time,
+          iso: last.iso,
+          kind: reason?.kind ?? "unknown",
+          confidence: reason?.confidence ?? "low",
+          fromSessionId: (last.fromSessionId as string | null) ?? null,
+          toSessionId: (last.toSessionId as string | null) ?? null,
+        }
+      : null,
+    policy: {
+      mode: t.policy.mode,
+      atHour: t.policy.atHour,
+      idleMinutes: t.policy.idleMinutes,
+      source: t.policy.source,
+      description: t.policy.description,
+    },
+  };
+}
+
 function stores(indexes: readonly StoreIndex[]): StoreHeader[] {
   return indexes.map(storeHeader);
 }
@@ -359,37 +425,11 @@ async function summaryOf(opts: TimelineOptions, ctx: StoreContext, env: Env): Pr
   const rows: TimelineSummaryRow[] = [];
   const total = indexes.reduce((n, index) => n + index.sessions.length, 0);
   for (const index of indexes) {
+    let made: string | undefined;
+    const settings = () => (made ??= rowSettings(index, env));
     for (const s of index.sessions) {
       ctx.progress?.(rows.length, total, "keys");
-      const t = await timelineOf(index, s, env, headers);
-      const last = [...t.events].reverse().find((e) => e.type === "reset" || e.type === "reset-row" || e.type === "window");
-      const reason = last?.reason as { kind: string; confidence: string } | undefined;
-      rows.push({
-        agentId: s.agentId,
-        sessionKey: s.sessionKey,
-        sessionId: s.sessionId,
-        segments: t.segments.length,
-        resets: t.resets,
-        compactions: t.compactionCountCheck.inAllSegments,
-        compactionCount: s.compactionCount,
-        lastReset: last
-          ? {
-              time: last.time,
-              iso: last.iso,
-              kind: reason?.kind ?? "unknown",
-              confidence: reason?.confidence ?? "low",
-              fromSessionId: (last.fromSessionId as string | null) ?? null,
-              toSessionId: (last.toSessionId as string | null) ?? null,
-            }
-          : null,
-        policy: {
-          mode: t.policy.mode,
-          atHour: t.policy.atHour,
-          idleMinutes: t.policy.idleMinutes,
-          source: t.policy.source,
-          description: t.policy.description,
-        },
-      });
+      rows.push(await summaryRowOf(index, s, env, headers, settings));
     }
   }
   const sort = opts.sort ?? "recent-reset";

@@ -46,6 +46,13 @@ export interface StoreSession {
    */
   remember<T>(ref: TranscriptRef, what: string, compute: () => Promise<T>, keep?: (value: T) => boolean): Promise<T>;
   /**
+   * A value derived from several transcripts (`refs`) and `inputs` (all else it read, as one
+   * string; both asked for only when the index is), about `name` in the store whose sessions dir is
+   * `dir`: reused from the index while every transcript is unchanged and the inputs are equal
+   * (StoreCache.rememberAcross).
+   */
+  rememberAcross: StoreCache["rememberAcross"];
+  /**
    * A store-wide answer (plain JSON data) to the question `what` (a name and its options) about the
    * stores `sel` selects: the one an earlier run derived while every dir and file it read is
    * unchanged, else `compute()`'s, kept for the next run (store/cache/answer-memo.ts).
@@ -159,18 +166,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
   return {
     async indexes(sel, hooks) {
       mustBeOpen();
-      if (sel.index === false) cache.disable();
-      cache.forgetIdentities();
-      const targets = locateStores(sel, place.env, place.cwd);
-      for (const t of targets) cache.addTarget(t);
-      hooks?.located?.(targets);
-      const out: StoreIndex[] = [];
-      for (const t of targets) out.push(...(await indexTarget(t, place, database, cache)));
-      if (sel.vault !== undefined && out.length > 0) {
-        const { overlayVault, vaultDirFor } = await import("./vault/read.js");
-        await overlayVault(out, vaultDirFor(sel.vault, place), place.env);
-      }
-      return out;
+      return indexStores(sel, hooks, place, database, cache);
     },
     answer(sel, what, compute) {
       mustBeOpen();
@@ -179,6 +175,10 @@ export function openStoreSession(place: StorePlace): StoreSession {
     remember: (ref, what, compute, keep) => {
       mustBeOpen();
       return cache.remember(ref, what, compute, keep);
+    },
+    rememberAcross: (dir, name, refs, inputs, what, compute, keep) => {
+      mustBeOpen();
+      return cache.rememberAcross(dir, name, refs, inputs, what, compute, keep);
     },
     cache,
     lines,
@@ -196,6 +196,28 @@ export function openStoreSession(place: StorePlace): StoreSession {
       snapshots.clear();
     },
   };
+}
+
+/** Locate the selected stores and index each (`StoreSession.indexes`). */
+async function indexStores(
+  sel: StoreSelection,
+  hooks: IndexHooks | undefined,
+  place: StorePlace,
+  database: OpenDatabase,
+  cache: StoreCache,
+): Promise<StoreIndex[]> {
+  if (sel.index === false) cache.disable();
+  cache.forgetIdentities();
+  const targets = locateStores(sel, place.env, place.cwd);
+  for (const t of targets) cache.addTarget(t);
+  hooks?.located?.(targets);
+  const out: StoreIndex[] = [];
+  for (const t of targets) out.push(...(await indexTarget(t, place, database, cache)));
+  if (sel.vault !== undefined && out.length > 0) {
+    const { overlayVault, vaultDirFor } = await import("./vault/read.js");
+    await overlayVault(out, vaultDirFor(sel.vault, place), place.env);
+  }
+  return out;
 }
 
 function readSqliteRef(reader: SqliteReader, db: SqliteDb, ref: SqliteRef): AsyncIterable<RawLine> {

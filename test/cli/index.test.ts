@@ -8,7 +8,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { copyState, hashTree, ROOT } from "../helpers/corpus.js";
-import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
+import { factsIn, indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
 import { tempDir } from "../helpers/temp.js";
 
 const validate = new Ajv2020({ allErrors: true, strict: false }).compile(
@@ -73,6 +73,18 @@ describe("index", () => {
     const forgot = (await s.run("index", "--forget", "--json")).json();
     expect(forgot.removed).toEqual([s.file, answers]);
     expect(fs.existsSync(answers)).toBe(false);
+  });
+
+  it("counts transcripts only: each key's timeline row, kept beside their facts, is not one", async () => {
+    const s = store();
+    await pastRacyWindow();
+    expect((await s.run("index")).code).toBe(0);
+    // A question the build did not answer: derived again, each key's row kept.
+    expect((await s.run("timeline", "--json", "--sort", "key")).code).toBe(0);
+    expect(factsIn(s.file).filter((r) => r.source.startsWith("across:"))).toHaveLength(2);
+    const r = (await s.run("index", "--json")).json();
+    expect(r.index.transcripts).toBe(5);
+    expect(r.freshness).toEqual({ total: 5, current: 5, stale: 0, unknown: 0 });
   });
 
   it("counts what changed since as stale, and a new transcript as unknown", async () => {

@@ -4,7 +4,10 @@ import { describe, expect, it } from "vitest";
 import { runTimeline, type TimelineResult, type TimelineSummaryResult } from "../../src/commands/timeline.js";
 import { copyState, expectedOf, hashTree, ROOT } from "../helpers/corpus.js";
 import { cli } from "../helpers/cli.js";
+import { openStoreSession } from "../../src/store/session.js";
 import { storeContext } from "../helpers/store-context.js";
+import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
+import { openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
 import { tempDir } from "../helpers/temp.js";
 
 const ctx = (home: string) => storeContext({ env: { HOME: home }, cwd: "/" });
@@ -197,6 +200,66 @@ describe("timeline CLI", () => {
       ...fs.readdirSync(path.join(ROOT, "src/core/timeline")).map((f) => path.join(ROOT, "src/core/timeline", f)),
     ];
     for (const f of files) expect(fs.readFileSync(f, "utf8"), f).not.toMatch(/readFile|readFileSync/);
+  });
+});
+
+describe("the store-wide summary, key by key (issue 28)", () => {
+  /** Every key's kept row in the index made its `segments` 999: a row shown with 999 was reused, not derived. */
+  function markKeptRows(indexFile: string): number {
+    const db = openSqliteForWriting(indexFile);
+    try {
+      const rows = db.prepare("SELECT source, what, value FROM facts WHERE source LIKE 'across:%'").all();
+      for (const r of rows) {
+        const kept = JSON.parse(String(r.value));
+        kept.row.segments = 999;
+        run(db, "UPDATE facts SET value = ? WHERE source = ? AND what = ?", JSON.stringify(kept), r.source, r.what);
+      }
+      return rows.length;
+    } finally {
+      db.close();
+    }
+  }
+
+  it("reuses the row of a key whose record and transcripts are unchanged; derives again a key that changed, and every key under another zone", async () => {
+    const { stateDir, home, root } = copyState("files", "reset-chain");
+    const cache = path.join(root, "cache");
+    // One run: its session closed (what it learned written) before the next.
+    const summary = async (tz = "UTC", sort: "key" | "recent-reset" = "recent-reset") => {
+      const place = { env: { HOME: home, XDG_CACHE_HOME: cache }, cwd: "/" };
+      const session = openStoreSession(place);
+      try {
+        return (await runTimeline({ stateDir, tz, sort }, { ...place, session })) as TimelineSummaryResult;
+      } finally {
+        session.close();
+      }
+    };
+    const segmentsByKey = (r: TimelineSummaryResult) => Object.fromEntries(r.keys.map((k) => [k.sessionKey, k.segments]));
+    await pastRacyWindow(); // the copy is old enough for what a run derives to be kept
+    // The index's first run keeps each transcript's facts, no row; a run after it keeps the rows.
+    expect(segmentsByKey(await summary())).toEqual({ [RESET_CHAIN_KEY]: 4, "agent:main:main": 1 });
+    expect(markKeptRows(indexFileOf(stateDir, cache))).toBe(0);
+    expect(segmentsByKey(await summary("UTC", "key"))).toEqual({ [RESET_CHAIN_KEY]: 4, "agent:main:main": 1 });
+    expect(markKeptRows(indexFileOf(stateDir, cache))).toBe(2);
+
+    // One key's active transcript grows: the whole answer is derived again, and only that key's row.
+    const store = JSON.parse(fs.readFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), "utf8"));
+    const active = path.join(stateDir, "agents/main/sessions", `${store[RESET_CHAIN_KEY].sessionId}.jsonl`);
+    const last = JSON.parse(fs.readFileSync(active, "utf8").trimEnd().split("\n").at(-1)!);
+    fs.appendFileSync(active, `${JSON.stringify({ ...last, id: "appended-1", parentId: last.id })}\n`);
+    expect(segmentsByKey(await summary())).toEqual({ [RESET_CHAIN_KEY]: 4, "agent:main:main": 999 });
+
+    // The other key's entry changes (sessions.json is all a record reads of it): derived again.
+    await pastRacyWindow();
+    await summary(); // keeps the grown key's row, now that its transcript is old enough
+    markKeptRows(indexFileOf(stateDir, cache));
+    store["agent:main:main"].label = "renamed";
+    fs.writeFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), JSON.stringify(store, null, 2));
+    expect(segmentsByKey(await summary())).toEqual({ [RESET_CHAIN_KEY]: 999, "agent:main:main": 1 });
+
+    // Another zone: every row is derived again.
+    await pastRacyWindow();
+    markKeptRows(indexFileOf(stateDir, cache));
+    expect(segmentsByKey(await summary("Asia/Tokyo"))).toEqual({ [RESET_CHAIN_KEY]: 4, "agent:main:main": 1 });
   });
 });
 

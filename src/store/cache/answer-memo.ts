@@ -13,11 +13,11 @@
 import { isAscii } from "node:buffer";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { locateStores, type StoreSelection } from "../locate.js";
 import { changedAtOf, listingOf, lookAt, noting, type ReadSet, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { answersDirOf } from "./location.js";
+import { buildId } from "./build-id.js";
 import { RACY_MS, type StoreCache } from "./store-cache.js";
 
 interface AnswerDeps {
@@ -110,31 +110,6 @@ function answerKey(what: string, place: { env: NodeJS.ProcessEnv; cwd: string },
     .sort()
     .map((k) => [k, place.env[k]]);
   return JSON.stringify([what, buildId(), process.version, env, place.cwd, located]);
-}
-
-let build: string | undefined;
-
-/**
- * The running bundle's id (a hash of its text, which scripts/build.mjs writes on its first line and
- * the bin keys its code cache on), or one of this process alone.
- */
-function buildId(): string {
-  if (build !== undefined) return build;
-  build = `unbundled:${process.pid}:${Math.random()}`;
-  try {
-    const fd = fs.openSync(fileURLToPath(import.meta.url), "r");
-    try {
-      const head = Buffer.alloc(80);
-      const n = fs.readSync(fd, head, 0, head.length, 0);
-      const id = /^\/\/ openclaw-sessions bundle (\w+)\n/.exec(head.toString("latin1", 0, n))?.[1];
-      if (id) build = id;
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    // not a file this process can read back: answers last as long as the process
-  }
-  return build;
 }
 
 /** Does every dir and path an answer's run read still hold what it held then? */

@@ -84,6 +84,10 @@ export class IndexDb {
   readonly #loaded = new Map<string, KeptFact>();
   /** The kinds whose facts are in `#loaded`. */
   readonly #loadedKinds = new Set<string>();
+  /** How many facts of each kind not loaded yet were asked for, one by one. */
+  readonly #asked = new Map<string, number>();
+  /** One fact, by `what` and source (the table's key). */
+  readonly #factSql: StatementSync;
   /** Facts learned this run (source → its facts), written in one transaction by `flush()`. */
   readonly #pending = new Map<string, PendingFact[]>();
   /** Their size: values and sources, in characters. */
@@ -92,11 +96,14 @@ export class IndexDb {
   #writeRefused = false;
   /** Whether this SQLite has FTS5 with the trigram tokenizer (checked once, at open). */
   readonly fts: boolean;
+  /** Whether the index held no fact when this run opened it (its first run). */
+  readonly factless: boolean;
 
   private constructor(file: string, db: DatabaseSync, fts: boolean) {
     this.file = file;
     this.#db = db;
     this.fts = fts;
+    this.factless = db.prepare("SELECT 1 FROM facts LIMIT 1").get() === undefined;
     // `what` is the kind itself, or the kind, ":" and its parameters: all sort in [kind, kind + ";").
     this.#factsOfKindSql = db.prepare(
       `SELECT what, source, identity, value FROM facts WHERE what >= ?1 AND what < ?2 AND (what = ?1 OR substr(what, length(?1) + 1, 1) = ':')`,
@@ -104,6 +111,8 @@ export class IndexDb {
     // Rows as arrays: no object with named keys per fact. Each value is a string of its own, so
     // what a run keeps of the index is the facts it holds, not one string of the whole kind.
     this.#factsOfKindSql.setReturnArrays(true);
+    this.#factSql = db.prepare("SELECT identity, value FROM facts WHERE what = ? AND source = ?");
+    this.#factSql.setReturnArrays(true);
   }
 
   /**
@@ -204,20 +213,26 @@ export class IndexDb {
       const pending = this.#pending.get(s.source)?.find((p) => p.what === what);
       if (pending) return pending.s.identity === s.identity && (pending.held?.() ?? true) ? pending.value : undefined;
     }
-    this.#loadKind(what);
+    const kind = kindOf(what);
+    if (!this.#loadedKinds.has(kind)) {
+      const asked = (this.#asked.get(kind) ?? 0) + 1;
+      this.#asked.set(kind, asked);
+      if (asked <= ASKED_ONE_BY_ONE) {
+        const row = this.#factSql.get(what, s.source) as [identity: string, value: string] | undefined;
+        return row !== undefined && row[0] === s.identity ? row[1] : undefined;
+      }
+      this.#loadKind(kind);
+    }
     let row = this.#loaded.get(s.source) ?? null;
     while (row !== null && row.what !== what) row = row.next;
     return row !== null && row.identity === s.identity ? row.value : undefined;
   }
 
   /**
-   * Every kept fact of one kind (`what` up to its first ":"), read in one query the first time one
-   * is asked for: a store-wide command asks for thousands, and one scan costs less than as many lookups.
+   * Every kept fact of one kind, read in one query once more than ASKED_ONE_BY_ONE of them were
+   * asked for: a store-wide command asks for thousands, and one scan costs less than as many lookups.
    */
-  #loadKind(what: string): void {
-    const colon = what.indexOf(":");
-    const kind = colon < 0 ? what : what.slice(0, colon);
-    if (this.#loadedKinds.has(kind)) return;
+  #loadKind(kind: string): void {
     this.#loadedKinds.add(kind);
     // Each distinct `what` once: a kind's parameters rarely vary per transcript.
     const names = new Map<string, string>();
@@ -488,6 +503,19 @@ export class IndexDb {
 }
 
 type Row = Record<string, unknown>;
+
+/**
+ * Facts of a kind asked for one query each before the whole kind is read: a run whose other
+ * answers were kept (timeline's rows of unchanged keys) asks for a few dozen transcripts' facts,
+ * and reading all 18,000 of a kind for them cost more than the rest of its work.
+ */
+const ASKED_ONE_BY_ONE = 256;
+
+/** A fact's kind: `what` up to its first ":" (its parameters follow). */
+function kindOf(what: string): string {
+  const colon = what.indexOf(":");
+  return colon < 0 ? what : what.slice(0, colon);
+}
 
 /** A fact as the index holds it: its derivation, what proved its transcript's content, and the value (JSON). */
 interface KeptFact {

@@ -320,6 +320,119 @@ describe("remember", () => {
   });
 });
 
+/** One run's `rememberAcross` of a counted derivation from `refs` and `inputs`; closed before it returns. */
+async function rememberedAcross(cache: StoreCache, dir: string, refs: TranscriptRef[], inputs: string, compute: () => number) {
+  let computed = 0;
+  try {
+    const value = await cache.rememberAcross(
+      dir,
+      "key-a",
+      () => refs,
+      () => inputs,
+      "row/1",
+      async () => {
+        computed += 1;
+        return compute();
+      },
+    );
+    return { value, computed };
+  } finally {
+    cache.close();
+  }
+}
+
+describe("rememberAcross: a value derived from several transcripts and other inputs", () => {
+  const acrossRows = (s: { index: () => string }) => factsIn(s.index()).filter((r) => r.source.startsWith("across:"));
+
+  /** A store whose index already holds a fact (of `remember`): not the index's first run. */
+  async function indexed() {
+    const s = setup();
+    await remembered(s.open(), fileRef(s.file));
+    return s;
+  }
+
+  it("an index's first run (no fact in it yet) derives without keeping; the next keeps", async () => {
+    const s = setup();
+    const refs = [fileRef(s.file)];
+    expect(await rememberedAcross(s.open(), s.root, refs, "", () => 1)).toEqual({ value: 1, computed: 1 });
+    expect(acrossRows(s)).toEqual([]);
+    await remembered(s.open(), fileRef(s.file));
+    expect(await rememberedAcross(s.open(), s.root, refs, "", () => 2)).toEqual({ value: 2, computed: 1 });
+    expect(await rememberedAcross(s.open(), s.root, refs, "", () => 3)).toEqual({ value: 2, computed: 0 });
+  });
+
+  it("is reused while every transcript and the inputs are unchanged, and derived again after a change to any of them", async () => {
+    const s = await indexed();
+    const other = path.join(s.root, "b.jsonl");
+    fs.writeFileSync(other, LINE);
+    const refs = [fileRef(s.file), fileRef(other)];
+    const across = (inputs: string, value: number) => rememberedAcross(s.open(), s.root, refs, inputs, () => value);
+    expect(await across("entry 1", 1)).toEqual({ value: 1, computed: 1 });
+    expect(await across("entry 1", 2)).toEqual({ value: 1, computed: 0 });
+    expect(await across("entry 2", 3)).toEqual({ value: 3, computed: 1 }); // other inputs
+    expect(await across("entry 2", 4)).toEqual({ value: 3, computed: 0 });
+    fs.appendFileSync(other, LINE); // the second transcript grew
+    expect(await across("entry 2", 5)).toEqual({ value: 5, computed: 1 });
+    expect(await across("entry 2", 6)).toEqual({ value: 5, computed: 0 });
+    expect(await rememberedAcross(s.open(), s.root, [refs[0]!], "entry 2", () => 7)).toEqual({ value: 7, computed: 1 }); // fewer transcripts
+    fs.rmSync(other);
+    expect(await across("entry 2", 8)).toEqual({ value: 8, computed: 1 });
+    // One row per name and derivation, kept over the last.
+    expect(acrossRows(s)).toHaveLength(1);
+  });
+
+  it("a transcript whose content cannot be proven (read with parts of others left out): derived every run, nothing kept", async () => {
+    const s = await indexed();
+    const refs: TranscriptRef[] = [fileRef(s.file), { ...fileRef(s.file), omitIdsOf: [fileRef(s.file)] }];
+    expect(await rememberedAcross(s.open(), s.root, refs, "", () => 1)).toEqual({ value: 1, computed: 1 });
+    expect(await rememberedAcross(s.open(), s.root, refs, "", () => 2)).toEqual({ value: 2, computed: 1 });
+    expect(acrossRows(s)).toEqual([]);
+  });
+
+  it("the racy rule: not kept while a transcript changed less than 2 s before the run, nor when one changes after it was read", async () => {
+    const s = await indexed();
+    const refs = [fileRef(s.file)];
+    expect(
+      await rememberedAcross(
+        s.open(() => Date.now()),
+        s.root,
+        refs,
+        "",
+        () => 1,
+      ),
+    ).toEqual({ value: 1, computed: 1 });
+    expect(acrossRows(s)).toEqual([]);
+    const cache = s.open();
+    let computed = 0;
+    await cache.rememberAcross(
+      s.root,
+      "key-a",
+      () => refs,
+      () => "",
+      "row/1",
+      async () => {
+        computed += 1;
+        fs.appendFileSync(s.file, LINE); // changed while derived: what was derived is not kept
+        return 2;
+      },
+    );
+    cache.close();
+    expect(computed).toBe(1);
+    expect(acrossRows(s)).toEqual([]);
+    expect(await rememberedAcross(s.open(), s.root, refs, "", () => 3)).toEqual({ value: 3, computed: 1 });
+    expect(await rememberedAcross(s.open(), s.root, refs, "", () => 4)).toEqual({ value: 3, computed: 0 });
+  });
+
+  it("off: every call derives, no index file is made", async () => {
+    const s = setup();
+    const cache = new StoreCache({ env: { XDG_CACHE_HOME: s.cacheHome }, sqliteProof: () => null, warn: () => undefined });
+    cache.disable();
+    cache.addRoot(s.root, []);
+    expect(await rememberedAcross(cache, s.root, [fileRef(s.file)], "", () => 1)).toEqual({ value: 1, computed: 1 });
+    expect(fs.readdirSync(s.cacheHome)).toEqual([]);
+  });
+});
+
 describe("SQLite windows and archive rows: reused while their proof in the run's snapshot holds", () => {
   const MAIN = "agent:main:main";
 

@@ -163,13 +163,16 @@ export function keptReads(reads: ReadSet): string[] | null {
  * that changed is found out after a few lstats, not half of them. Paths with no ctime (nothing
  * there, an error) keep their order, after the rest.
  */
-function lastChangedFirst(seen: Map<string, string>): Map<string, string> {
+function lastChangedFirst(seen: Map<string, string>): Array<[string, string]> {
   const later = (a: string, b: string) => (a.length !== b.length ? b.length - a.length : a < b ? 1 : a > b ? -1 : 0);
-  return new Map([...seen].sort((x, y) => later(changedAtOf(x[1]), changedAtOf(y[1]))));
+  // Each ctime taken out once, not once per comparison (18,000 paths: 500,000 strings).
+  const dated = [...seen].map(([p, s]) => ({ p, s, at: changedAtOf(s) }));
+  dated.sort((x, y) => later(x.at, y.at));
+  return dated.map((d) => [d.p, d.s]);
 }
 
-/** A map as a JSON array of its keys and values in turn, in pieces of up to 4,096 strings. */
-function pairs(map: Map<string, string>): string[] {
+/** A map's entries as a JSON array of its keys and values in turn, in pieces of up to 4,096 strings. */
+function pairs(map: Iterable<[string, string]>): string[] {
   const out = ["["];
   let piece: string[] = [];
   const flush = () => {

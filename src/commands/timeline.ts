@@ -350,7 +350,17 @@ export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Pro
 
 /** What a key's row depends on besides its record and transcripts: the store, its settings, its restores, the zone. */
 function rowSettings(index: StoreIndex, env: Env): string {
-  return JSON.stringify([index.location, index.sqlite?.schema ?? null, env.config(index), env.restores(index), env.timeZone]);
+  return JSON.stringify([index.location, index.sqlite?.schema ?? null, env.config(index), env.restores(index), env.timeZone], keepNumbers);
+}
+
+/**
+ * A JSON replacer that tells apart what JSON would not: `openclaw.json` is JSON5, whose Infinity,
+ * NaN and -0 JSON writes as null and 0. Each becomes a string marked with a NUL, and a string
+ * that begins with one is marked too, so no two values give one text.
+ */
+function keepNumbers(_key: string, v: unknown): unknown {
+  if (typeof v === "number") return Number.isFinite(v) && !Object.is(v, -0) ? v : `\u0000n${Object.is(v, -0) ? "-0" : v}`;
+  return typeof v === "string" && v.startsWith("\u0000") ? `\u0000s${v}` : v;
 }
 
 /**

@@ -220,7 +220,7 @@ describe("the store-wide summary, key by key (issue 28)", () => {
     }
   }
 
-  it("reuses the row of a key whose record and transcripts are unchanged; derives again a key that changed, and every key under another zone", async () => {
+  it("reuses the row of a key whose record and transcripts are unchanged; derives again a key that changed, and every key under another zone or openclaw.json", async () => {
     const { stateDir, home, root } = copyState("files", "reset-chain");
     const cache = path.join(root, "cache");
     // One run: its session closed (what it learned written) before the next.
@@ -260,6 +260,14 @@ describe("the store-wide summary, key by key (issue 28)", () => {
     await pastRacyWindow();
     markKeptRows(indexFileOf(stateDir, cache));
     expect(segmentsByKey(await summary("Asia/Tokyo"))).toEqual({ [RESET_CHAIN_KEY]: 4, "agent:main:main": 1 });
+
+    // openclaw.json is JSON5: an edit that JSON would not tell apart (Infinity → null) derives every row again.
+    const config = path.join(stateDir, "openclaw.json");
+    fs.writeFileSync(config, "{ note: Infinity }\n");
+    expect(segmentsByKey(await summary())).toEqual({ [RESET_CHAIN_KEY]: 4, "agent:main:main": 1 });
+    expect(markKeptRows(indexFileOf(stateDir, cache))).toBe(2);
+    fs.writeFileSync(config, "{ note: null }\n");
+    expect(segmentsByKey(await summary())).toEqual({ [RESET_CHAIN_KEY]: 4, "agent:main:main": 1 });
   });
 });
 

@@ -87,6 +87,13 @@ async function main() {
     process.exitCode = 2;
     return;
   }
+  // The checks run the CLI as users do, from the bundle: built from this tree first.
+  const built = spawnSync(ctxBase.node, [path.join(repoRoot, "scripts/build.mjs")], { cwd: repoRoot, encoding: "utf8" });
+  if (built.status !== 0) {
+    say(`conformance: the build failed: ${(built.stderr || built.stdout).trim().split("\n").slice(-3).join(" | ")}`);
+    process.exitCode = 2;
+    return;
+  }
   const wrap = isolation();
   const only = process.env.OPENCLAW_SESSIONS_CONFORMANCE_ONLY;
   const checks = fs

@@ -395,15 +395,17 @@ export class StoreCache {
     refs: readonly TranscriptRef[],
     inputs: string,
   ): { identity: string; parts: Array<{ ref: TranscriptRef; s: SourceIdentity }> } | null {
-    // The code and the Node that derive it (its time-zone data) are inputs too. node:crypto is
-    // loaded here, not at start-up: a Tab's completion and `ls` never need it.
-    const hash = process.getBuiltinModule("node:crypto").createHash("sha256").update(`${buildId()}\n${process.version}\n${inputs}`);
+    // The code and the Node that derive it (its time-zone data) are inputs too. Each part is
+    // delimited (the inputs by their length, each transcript as JSON): a path may hold "\n".
+    // node:crypto is loaded here, not at start-up: a Tab's completion and `ls` never need it.
+    const hash = process.getBuiltinModule("node:crypto").createHash("sha256");
+    hash.update(`${buildId()}\n${process.version}\n${inputs.length}\n`).update(inputs);
     const parts: Array<{ ref: TranscriptRef; s: SourceIdentity }> = [];
     for (const ref of refs) {
       const s = this.identityThisRun(ref);
       if (s === null) return null;
       parts.push({ ref, s });
-      hash.update(`\n${s.source}\n${s.identity}`);
+      hash.update(JSON.stringify([s.source, s.identity]));
     }
     return { identity: hash.digest("base64url"), parts };
   }

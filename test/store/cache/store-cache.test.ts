@@ -381,6 +381,15 @@ describe("rememberAcross: a value derived from several transcripts and other inp
     expect(acrossRows(s)).toHaveLength(1);
   });
 
+  it("the inputs and each transcript are told apart: inputs that spell out a transcript's source and identity are not that transcript", async () => {
+    const s = await indexed();
+    const ref = fileRef(s.file);
+    expect(await rememberedAcross(s.open(), s.root, [ref], "x", () => 1)).toEqual({ value: 1, computed: 1 });
+    const spelled = `x\nfile:none:${s.file}\n${identity(s.file)}`;
+    expect(await rememberedAcross(s.open(), s.root, [], spelled, () => 2)).toEqual({ value: 2, computed: 1 });
+    expect(await rememberedAcross(s.open(), s.root, [ref], "x", () => 3)).toEqual({ value: 3, computed: 1 });
+  });
+
   it("a transcript whose content cannot be proven (read with parts of others left out): derived every run, nothing kept", async () => {
     const s = await indexed();
     const refs: TranscriptRef[] = [fileRef(s.file), { ...fileRef(s.file), omitIdsOf: [fileRef(s.file)] }];

@@ -507,7 +507,7 @@ type Row = Record<string, unknown>;
 /**
  * Facts of a kind asked for one query each before the whole kind is read: a run whose other
  * answers were kept (timeline's rows of unchanged keys) asks for a few dozen transcripts' facts,
- * and reading all 18,000 of a kind for them cost more than the rest of its work.
+ * where the whole kind is 17,491 rows on the 5,000-key bench store (8.5 MB of timeline facts).
  */
 const ASKED_ONE_BY_ONE = 256;
 

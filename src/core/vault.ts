@@ -4,11 +4,13 @@
  * stores nothing new), what changed between two runs, and the checks every record read back from
  * the vault passes (it is untrusted input: a chunk name is 64 hex digits, never a path).
  */
-import crypto from "node:crypto";
 import path from "node:path";
 import type { TranscriptRef } from "./model.js";
 import { isRunId } from "./restore-paths.js";
 import { byText } from "./order.js";
+
+/** node:crypto when first used: loading it is about 10 ms of a start, and `timeline` and `check` load this module (the vault's reader) and never cut a run's table. */
+const crypto = () => process.getBuiltinModule("node:crypto");
 
 export const VAULT_SCHEMA_VERSION = 1;
 export const VAULT_KIND = "openclaw-sessions.vault";
@@ -114,7 +116,7 @@ export function vaultRunId(nowMs: number, random: string): string {
 
 /** The item table's cut rule: after an item whose id hashes to this, so pieces depend only on nearby ids. */
 function cutsAfter(id: string): boolean {
-  return (crypto.createHash("sha256").update(id).digest()[0]! & 0x03) === 0;
+  return (crypto().createHash("sha256").update(id).digest()[0]! & 0x03) === 0;
 }
 
 const MAX_TABLE_PIECE = 2 * 1024;

@@ -6,7 +6,6 @@
  * removal of the tool's own temp leftovers. Every write goes through a temp in the target's own
  * directory (a directory tree: a staged dir on the same file system).
  */
-import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { refusedError } from "../core/errors.js";
@@ -14,11 +13,14 @@ import { ownTempName, parseOwnTemp } from "../core/restore-paths.js";
 import { zstdChunks } from "./lines.js";
 import { cleanupOnInterrupt } from "./process/on-interrupt.js";
 
+/** node:crypto when first used: loading it is about 10 ms of a start, and `timeline` and `check` load this module (restore runs' shapes) and never write. */
+const crypto = () => process.getBuiltinModule("node:crypto");
+
 const CHUNK = 1024 * 1024;
 const NOFOLLOW = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
 
 export function sha256Text(text: string | Buffer): string {
-  return crypto.createHash("sha256").update(text).digest("hex");
+  return crypto().createHash("sha256").update(text).digest("hex");
 }
 
 /** A file's bytes as chunks (decompressed for `.zst`); a symlink is never followed (ELOOP). */
@@ -30,7 +32,7 @@ export function fileChunks(file: string, compressed = false): AsyncIterable<Buff
 
 /** Streamed sha256 and size of a file (transcripts are never read whole). */
 export async function hashFile(file: string, compressed = false): Promise<{ sha256: string; bytes: number }> {
-  const h = crypto.createHash("sha256");
+  const h = crypto().createHash("sha256");
   let bytes = 0;
   for await (const c of fileChunks(file, compressed)) {
     h.update(c);
@@ -84,7 +86,7 @@ export function fsyncDir(dir: string): void {
 
 /** A fresh temp path next to `target` for this run: a new attempt id every call. */
 export function tempPathFor(target: string, runId: string): string {
-  return path.join(path.dirname(target), ownTempName(path.basename(target), runId, crypto.randomBytes(4).toString("hex")));
+  return path.join(path.dirname(target), ownTempName(path.basename(target), runId, crypto().randomBytes(4).toString("hex")));
 }
 
 export type Hook = (point: string) => void;
@@ -115,7 +117,7 @@ function openTemp(temp: string, mode: number, hashed: boolean): TempFile {
     release(); // not ours (EEXIST) or never made: nothing to remove
     throw err;
   }
-  const h = hashed ? crypto.createHash("sha256") : null;
+  const h = hashed ? crypto().createHash("sha256") : null;
   let open = true;
   let bytes = 0;
   const close = () => {
@@ -197,7 +199,7 @@ export interface AtomicFile {
  * Written synchronously in the caller's chunks: a slow reader never holds more than one chunk.
  */
 export function openAtomicFile(target: string, opts: { replace?: boolean; mode?: number } = {}): AtomicFile {
-  const name = ownTempName(path.basename(target), `w${process.pid}`, crypto.randomBytes(4).toString("hex"));
+  const name = ownTempName(path.basename(target), `w${process.pid}`, crypto().randomBytes(4).toString("hex"));
   const temp = openTemp(path.join(path.dirname(target), name), opts.mode ?? 0o666, false);
   return {
     temp: temp.path,
@@ -250,7 +252,7 @@ function fsyncTree(dir: string): void {
  * and on SIGINT/SIGTERM/SIGHUP.
  */
 export function placeDirAtomic(target: string, stageIn: string, fill: (staged: string) => void, opts: { replace: boolean }): void {
-  const stem = `.${path.basename(target)}.w${process.pid}.${crypto.randomBytes(4).toString("hex")}`;
+  const stem = `.${path.basename(target)}.w${process.pid}.${crypto().randomBytes(4).toString("hex")}`;
   const staged = path.join(stageIn, `${stem}.tmp`);
   const old = path.join(stageIn, `${stem}.old`);
   const putBack = () => {

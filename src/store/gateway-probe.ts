@@ -13,7 +13,6 @@
  * alive elsewhere. OpenClaw replaces an "unknown" lock only after 30 s (createdAt, else mtime);
  * until then it is treated as held.
  */
-import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import {
@@ -29,6 +28,9 @@ import {
 import { finiteNumber, stringOrNull } from "../core/coerce.js";
 import { refusedError } from "../core/errors.js";
 import type { Refusal } from "../core/restore-plan.js";
+
+/** node:crypto when first used: loading it is about 10 ms of a start, and `check` and `timeline` load this module and name a lock only when they look for one. */
+const crypto = () => process.getBuiltinModule("node:crypto");
 
 /** OpenClaw's gateway-lock staleMs for an owner it cannot judge. */
 export const GATEWAY_UNKNOWN_STALE_MS = 30_000;
@@ -71,7 +73,7 @@ export function gatewayConfigPaths(stateDir: string | null, env: NodeJS.ProcessE
 }
 
 export function gatewayLockName(configPath: string): string {
-  return `gateway.${crypto.createHash("sha256").update(configPath).digest("hex").slice(0, 8)}.lock`;
+  return `gateway.${crypto().createHash("sha256").update(configPath).digest("hex").slice(0, 8)}.lock`;
 }
 
 /** The owner rule of a lock's role: a Gateway's argv for a gateway lock, any OpenClaw argv for another role (Doctor). */

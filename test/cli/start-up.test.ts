@@ -8,7 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
-import { ROOT, scenarioDir } from "../helpers/corpus.js";
+import { copyState, ROOT, scenarioDir } from "../helpers/corpus.js";
+import { pastRacyWindow } from "../helpers/index-cache.js";
 import { tempDir } from "../helpers/temp.js";
 
 /**
@@ -24,7 +25,11 @@ const BUILTINS_PROBE = `data:text/javascript,const fs = process.getBuiltinModule
 const FS_NAMESPACE = ["internal/fs/promises", "internal/readline/interface", "internal/fs/streams"];
 
 /** The built-ins a run of the shipped CLI loaded (stdout a pipe, as in a script). */
-function builtinsLoaded(args: string[], colour = false): { code: number | null; stdout: string; builtins: string[] } {
+function builtinsLoaded(
+  args: string[],
+  colour = false,
+  cacheHome = process.env.XDG_CACHE_HOME,
+): { code: number | null; stdout: string; builtins: string[] } {
   const out = path.join(tempDir("ocs-startup-"), "builtins");
   const r = spawnSync(process.execPath, ["--import", BUILTINS_PROBE, BIN, ...args], {
     encoding: "utf8",
@@ -33,7 +38,7 @@ function builtinsLoaded(args: string[], colour = false): { code: number | null; 
       PATH: process.env.PATH,
       HOME: "/nonexistent-home",
       ...(colour ? {} : { NO_COLOR: "1" }),
-      XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
+      XDG_CACHE_HOME: cacheHome,
       OCS_BUILTINS_FILE: out,
     },
   });
@@ -88,6 +93,26 @@ describe("start-up", () => {
       expect(r.builtins, run).not.toContain("crypto");
     }
   });
+});
+
+describe("start-up of a warm store reader", () => {
+  it.each(["timeline", "check"])(
+    "%s answered whole from the index loads no node:crypto (the restore and vault modules it loads use it only to write)",
+    async (command) => {
+      const { stateDir } = copyState("files", "reset-chain");
+      const cache = tempDir("ocs-startup-cache-");
+      // Old enough for the run to keep its whole answer, which the second run hands back.
+      await pastRacyWindow();
+      const args = [command, "--json", "--state-dir", stateDir];
+      const first = builtinsLoaded(args, false, cache);
+      const warm = builtinsLoaded(args, false, cache);
+      expect(warm.code).toBe(first.code);
+      const comparable = (stdout: string) => stdout.replace(/"(now|nowIso)": [^,\n]+/g, "");
+      expect(comparable(warm.stdout)).toBe(comparable(first.stdout));
+      expect(warm.builtins).toContain("sqlite");
+      expect(warm.builtins).not.toContain("crypto");
+    },
+  );
 });
 
 /** A state dir whose sessions dir lists `files` entries (plain files no key owns) beside an empty store. */

@@ -5,7 +5,6 @@
  * dirs 0700, files 0600. Everything read back is untrusted: a symlink anywhere in the vault is
  * refused, never followed, and a record's chunk names are checked before they become paths.
  */
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -31,6 +30,9 @@ import { pidAlive } from "../process-probe.js";
 import { realPath } from "../real-path.js";
 import { ensureVaultDir, FILE_MODE, readChunk } from "./chunks.js";
 import { byText } from "../../core/order.js";
+
+/** node:crypto when first used: loading it is about 10 ms of a start, and `timeline` and `check` load this module (the vault's reader) and never take its lock. */
+const crypto = () => process.getBuiltinModule("node:crypto");
 
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
@@ -312,7 +314,7 @@ export class Vault {
         );
       }
       // A killed run's lock: take it over (a unique name first, so two takers never both win).
-      const aside = `${file}.${crypto.randomBytes(4).toString("hex")}.stale`;
+      const aside = `${file}.${crypto().randomBytes(4).toString("hex")}.stale`;
       try {
         fs.renameSync(file, aside);
         fs.rmSync(aside, { force: true });

@@ -24,13 +24,29 @@ export const COMPLETE_STORE_OPTIONS: Record<string, { property: keyof CommonOpti
   "--no-index": { property: "index", takesValue: false },
 };
 
+/** `__complete`'s options: the store options, and `--prefix`. */
+export interface CompleteOptions extends CommonOptions {
+  /**
+   * Only the items that begin with this text (the word being completed). The bash script passes
+   * it and takes the items as they are: compgen -W would expand each one as shell words, running
+   * a `$(…)` in a key from the store.
+   */
+  prefix?: string;
+}
+
+/** `__complete`'s options as commander parses them (commands/completion.ts addCompleteOptions; the test checks it). */
+export const COMPLETE_OPTIONS: Record<string, { property: keyof CompleteOptions; takesValue: boolean }> = {
+  ...COMPLETE_STORE_OPTIONS,
+  "--prefix": { property: "prefix", takesValue: true },
+};
+
 /**
- * The arguments after `__complete` as commander reads them: one item kind, and store options
- * (`--opt value` or `--opt=value`; a value is the next argument whatever it is; the last one
- * given wins). null for anything else (help, `--`, a short or unknown option, a missing or extra
- * argument): commander parses those and answers as it always has.
+ * The arguments after `__complete` as commander reads them: one item kind, store options and
+ * `--prefix` (`--opt value` or `--opt=value`; a value is the next argument whatever it is; the last
+ * one given wins). null for anything else (help, `--`, a short or unknown option, a missing or
+ * extra argument): commander parses those and answers as it always has.
  */
-export function parseCompleteArgs(args: readonly string[]): { what: string; opts: CommonOptions } | null {
+export function parseCompleteArgs(args: readonly string[]): { what: string; opts: CompleteOptions } | null {
   let what: string | undefined;
   const opts: Record<string, unknown> = {};
   for (let i = 0; i < args.length; i++) {
@@ -42,7 +58,7 @@ export function parseCompleteArgs(args: readonly string[]): { what: string; opts
     }
     const eq = arg.indexOf("=");
     const name = eq < 0 ? arg : arg.slice(0, eq);
-    const option = Object.hasOwn(COMPLETE_STORE_OPTIONS, name) ? COMPLETE_STORE_OPTIONS[name]! : null;
+    const option = Object.hasOwn(COMPLETE_OPTIONS, name) ? COMPLETE_OPTIONS[name]! : null;
     if (option === null) return null;
     if (!option.takesValue) {
       if (eq >= 0) return null;
@@ -53,7 +69,7 @@ export function parseCompleteArgs(args: readonly string[]): { what: string; opts
     else if (i + 1 < args.length) opts[option.property] = args[++i];
     else return null;
   }
-  return what === undefined ? null : { what, opts: opts as CommonOptions };
+  return what === undefined ? null : { what, opts: opts as CompleteOptions };
 }
 
 /** The items of one kind, for the store the options select; never fails loudly. */
@@ -85,15 +101,25 @@ function itemLines(items: readonly string[]): string {
     .join("");
 }
 
-/** Writes the items, sorted, each once; nothing when there is no store (completion must stay quiet). */
-export async function writeCompletionItems(what: string, opts: CommonOptions, io: Pick<IO, "stdout" | "env" | "cwd">): Promise<void> {
+/** The lines of `text` (one item a line) that begin with `prefix`. */
+function linesBeginningWith(text: string, prefix: string): string {
+  if (prefix === "") return text;
+  return text
+    .split("\n")
+    .filter((line) => line !== "" && line.startsWith(prefix))
+    .map((line) => `${line}\n`)
+    .join("");
+}
+
+/** Writes the items, sorted, each once (only those beginning with `opts.prefix`); nothing when there is no store (completion must stay quiet). */
+export async function writeCompletionItems(what: string, opts: CompleteOptions, io: Pick<IO, "stdout" | "env" | "cwd">): Promise<void> {
   try {
     const place = { env: io.env, cwd: io.cwd };
     const lines = async () => itemLines(await completionItems(what, opts, place));
     // Keys, on every Tab: the lines a Tab before wrote, while the files they came from are unchanged.
     const text =
       what === "keys" ? await (await import("../store/session-keys.js")).keptKeyLines(selectionOf(opts), place, lines) : await lines();
-    io.stdout.write(text);
+    io.stdout.write(linesBeginningWith(text, opts.prefix ?? ""));
   } catch {
     // completion must stay quiet: no store, nothing to offer
   }

@@ -52,7 +52,9 @@ function bashValue(v: ValueKind): string {
     case "words":
       return `COMPREPLY=( $(compgen -W ${q(v.words.join("\n"))} -- "$cur") )`;
     case "dynamic":
-      return `COMPREPLY=( $(compgen -W "$(${NAME} __complete ${v.what} "\${store[@]}" 2>/dev/null)" -- "$cur") )`;
+      // The tool matches the prefix, and each line is taken as it is: compgen -W would expand the
+      // items as shell words (a `$(…)` in a key would run) and an unquoted list would glob.
+      return `while IFS= read -r item; do COMPREPLY+=("$item"); done < <(${NAME} __complete ${v.what} --prefix="$cur" "\${store[@]}" 2>/dev/null)`;
     default:
       return `COMPREPLY=()`;
   }
@@ -90,7 +92,7 @@ _openclaw_sessions() {
   fi
   # The store options typed on the line choose where keys and archives come from.
   local -a store=()
-  local i
+  local i item
   for (( i = 2; i < \${#words[@]}; i++ )); do
     case "\${words[i]}" in
       ${STORE_FLAGS.join("|")}) store+=("\${words[i]}" "\${words[i+1]}"); i=$((i + 1)) ;;

@@ -9,7 +9,8 @@ import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
 import { tempDir } from "../helpers/temp.js";
-import { COMPLETE_STORE_OPTIONS, parseCompleteArgs } from "../../src/cli/complete-items.js";
+import { COMPLETE_OPTIONS, COMPLETE_STORE_OPTIONS, parseCompleteArgs } from "../../src/cli/complete-items.js";
+import { addCompleteOptions } from "../../src/cli/commands/completion.js";
 import { addStoreOptions } from "../../src/cli/options.js";
 
 /** What commander makes of `__complete <args>` as program.ts wires it: the item kind and the options, or null on a parse error. */
@@ -17,8 +18,7 @@ function commanderParse(args: string[]): { what: string; opts: Record<string, un
   const program = new Command("openclaw-sessions").exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
   program.option("--no-pager", "");
   let got: { what: string; opts: Record<string, unknown> } | null = null;
-  const items = program.command("__complete").argument("<what>", "").exitOverride();
-  addStoreOptions(items);
+  const items = addCompleteOptions(program.command("__complete").argument("<what>", "").exitOverride());
   items.action((what: string, opts: Record<string, unknown>) => {
     got = { what, opts: { ...opts } };
   });
@@ -44,6 +44,14 @@ describe("__complete's own parse", () => {
     expect(COMPLETE_STORE_OPTIONS).toEqual(declared);
   });
 
+  it("declares exactly the options addCompleteOptions gives commander: the store's and --prefix", () => {
+    const cmd = addCompleteOptions(new Command("x"));
+    const declared = Object.fromEntries(
+      cmd.options.map((o) => [o.long, { property: o.attributeName(), takesValue: o.required || o.optional }]),
+    );
+    expect(COMPLETE_OPTIONS).toEqual(declared);
+  });
+
   it("reads what commander reads from the arguments the completion scripts pass", () => {
     const lines = [
       ["keys"],
@@ -55,6 +63,9 @@ describe("__complete's own parse", () => {
       ["keys", "--sessions-dir", "/d", "--state-dir", "/one", "--state-dir", "/two"],
       ["keys", "--agent", "--all-agents"],
       ["keys", "--state-dir="],
+      ["keys", "--prefix=agent:main:", "--state-dir", "/s"],
+      ["keys", "--prefix", "-x"],
+      ["keys", "--prefix="],
     ];
     for (const args of lines) {
       const ours = parseCompleteArgs(args);

@@ -125,6 +125,22 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
       expect(complete("openclaw-sessions history --tail ")).toEqual([]);
     });
 
+    it("a key is offered as it is written: never expanded as shell words (a `$(…)` in it is not run), never globbed", () => {
+      const { stateDir } = copyState("files", "reset-chain");
+      const marker = path.join(tempDir("ocs-comp-marker-"), "ran");
+      const storePath = path.join(stateDir, "agents/main/sessions/sessions.json");
+      const entries = JSON.parse(fs.readFileSync(storePath, "utf8")) as Record<string, unknown>;
+      const entry = entries["agent:main:main"];
+      const hostile = [`agent:main:x$(touch ${marker})`, "agent:main:x$HOME", "agent:main:x*", "agent:main:x y"];
+      for (const key of hostile) entries[key] = entry;
+      fs.writeFileSync(storePath, JSON.stringify(entries, null, 2));
+      const offered = complete("openclaw-sessions ls agent:main:x", { OPENCLAW_STATE_DIR: stateDir });
+      // Bash replaces the text after the last ":" only: the reply is that part of each key.
+      expect(offered.sort()).toEqual(hostile.map((k) => k.slice("agent:main:".length)).sort());
+      expect(fs.existsSync(marker)).toBe(false);
+      expect(complete("openclaw-sessions ls agent:main:x*", { OPENCLAW_STATE_DIR: stateDir })).toEqual(["x*"]);
+    });
+
     it("a real Tab in an interactive bash completes a key after agent:main:", () => {
       // bash -i in a pty (script): type the line, press Tab, run it; ls of the completed key prints its detail.
       const input = `source "${file}"\nopenclaw-sessions ls agent:main:te\t\nexit\n`;

@@ -3,7 +3,7 @@ import type { App } from "../app.js";
 import { defineCommand } from "../define-command.js";
 import { addStoreOptions, ROLES, type CommonOptions } from "../options.js";
 import { usageError } from "../../core/errors.js";
-import { writeCompletionItems } from "../complete-items.js";
+import { type CompleteOptions, writeCompletionItems } from "../complete-items.js";
 import type { CommandSpec, Shell, ValueKind } from "../../commands/completion.js";
 
 /** Options whose value is a path (files) or a directory. */
@@ -69,7 +69,11 @@ Examples:
 export function registerCompletion(program: Command, app: App): void {
   registerScript(program, app);
   // Used by the scripts at completion time; outside the error boundary: no store, nothing to offer.
-  const items = program.command("__complete", { hidden: true }).argument("<what>", "keys, archives or zones");
-  addStoreOptions(items);
-  items.action((what: string, opts: CommonOptions) => writeCompletionItems(what, opts, app.io));
+  const items = addCompleteOptions(program.command("__complete", { hidden: true }).argument("<what>", "keys, archives or zones"));
+  items.action((what: string, opts: CompleteOptions) => writeCompletionItems(what, opts, app.io));
+}
+
+/** `__complete`'s options (complete-items.ts COMPLETE_OPTIONS reads the same without commander). */
+export function addCompleteOptions(cmd: Command): Command {
+  return addStoreOptions(cmd).option("--prefix <text>", "only the items that begin with this text");
 }

@@ -82,7 +82,12 @@ export function outputSink(stream: IO["stdout"], checkOpen: () => void, opts: { 
   };
   const flush = async () => {
     if (pending.length === 0) return;
-    const chunk = pending.every((c) => typeof c === "string") ? pending.join("") : Buffer.concat(pending.map((c) => Buffer.from(c)));
+    const chunk =
+      pending.length === 1
+        ? pending[0]!
+        : pending.every((c) => typeof c === "string")
+          ? pending.join("")
+          : Buffer.concat(pending.map((c) => (typeof c === "string" ? Buffer.from(c) : c)));
     pending = [];
     pendingBytes = 0;
     checkOpen();
@@ -92,6 +97,8 @@ export function outputSink(stream: IO["stdout"], checkOpen: () => void, opts: { 
   return {
     async write(chunk) {
       if (chunk.length === 0) return;
+      // A Buffer as big as a gathered write (a kept answer's text) goes out as it is, never copied into one.
+      if (typeof chunk !== "string" && chunk.length >= gather) await flush();
       pending.push(chunk);
       pendingBytes += chunk.length;
       if (pendingBytes >= gather) await flush();

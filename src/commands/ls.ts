@@ -212,7 +212,6 @@ async function resetCounts(opts: StoreSelection, ctx: StoreContext): Promise<(s:
 /** The keys the query selects, in its order: `result.sessions` is replaced; returns how many keys there were. */
 async function selectKeys(result: LsResult, sel: LsOptions, opts: LsKeyQuery, ctx: StoreContext): Promise<number> {
   const total = result.sessions.length;
-  if (!isKeyQuery(opts)) return total;
   const has = new Set(opts.has ?? []);
   const resets = has.has("resets") || opts.sort === "resets" ? await resetCounts(sel, ctx) : () => 0;
   const channel = opts.channel?.toLowerCase();
@@ -231,10 +230,17 @@ async function selectKeys(result: LsResult, sel: LsOptions, opts: LsKeyQuery, ct
   return total;
 }
 
-/** `ls` with its key query: the listing, and how many keys the stores held before it. */
-export async function runLsQuery(opts: LsOptions, query: LsKeyQuery, ctx: StoreContext): Promise<{ result: LsResult; totalKeys: number }> {
+/**
+ * `ls` with its key query: the listing, and how many keys the stores held before it (null with no
+ * query: the keys are then not read, and a kept listing is printed as it was kept).
+ */
+export async function runLsQuery(
+  opts: LsOptions,
+  query: LsKeyQuery,
+  ctx: StoreContext,
+): Promise<{ result: LsResult; totalKeys: number | null }> {
   const result = await runLs(opts, ctx);
-  return { result, totalKeys: await selectKeys(result, opts, query, ctx) };
+  return { result, totalKeys: isKeyQuery(query) ? await selectKeys(result, opts, query, ctx) : null };
 }
 
 export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResult> {

@@ -16,8 +16,8 @@ export interface Reporter<End, Start = never, Item = never> {
   begin?(start: Start): string;
   item?(item: Item): string;
   end(end: End): string;
-  /** `end`'s text in parts: joined, they are `end`'s text. */
-  endParts?(end: End): Iterable<string>;
+  /** `end`'s text in parts: joined, they are `end`'s text (a Buffer part is UTF-8). */
+  endParts?(end: End): Iterable<string | Buffer>;
 }
 
 /** A reporter of streamed output: every part present. */

@@ -66,6 +66,8 @@ function commandsOf(s: Store): string[][] {
   ]);
   const wide = [
     ["ls", "--json"],
+    // The same kept answer, its keys read and replaced by the query's.
+    ["ls", "--json", "--sort", "size", "--limit", "2"],
     ["timeline", "--json"],
     ["timeline"],
     ["check", "--json"],

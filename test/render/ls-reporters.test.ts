@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runLs } from "../../src/commands/ls.js";
-import { jsonDocumentParts, renderJson } from "../../src/render/json.js";
+import { renderJson } from "../../src/render/json.js";
 import { LS_REPORTERS } from "../../src/render/ls-reporters.js";
 import { renderLsKeyText, renderLsText } from "../../src/render/ls-text.js";
 import { makeStyle } from "../../src/render/style.js";
@@ -54,39 +54,5 @@ describe("LS_REPORTERS", () => {
       expect(Math.max(...parts.map((p) => p.length)), name).toBeLessThan(json.end(r).length);
       expect([...table.endParts!(r)].join(""), name).toBe(table.end(r));
     }
-  });
-});
-
-describe("jsonDocumentParts", () => {
-  it("joins to renderJson for what JSON.stringify leaves out, nulls, empty and nested members", () => {
-    const docs: unknown[] = [
-      {},
-      { a: [] },
-      { a: undefined, b: () => 1, c: [undefined, () => 1, Symbol("s"), null], d: { e: [1, { f: [] }] } },
-      { s: 'line\nbreak \u2028 "quoted" \\ é 😀', n: -0, big: 1e21, when: new Date(0), nested: [[1, [2]], { x: [] }] },
-      { only: [{ k: "v" }] },
-      [1, 2],
-      "text",
-      null,
-      { toJSON: () => ({ replaced: true }) },
-    ];
-    for (const doc of docs) expect([...jsonDocumentParts(doc)].join("")).toBe(renderJson(doc));
-  });
-
-  it("a long array comes a bounded batch of elements at a time", () => {
-    const doc = { before: 1, rows: Array.from({ length: 1000 }, (_, i) => ({ i, name: `row ${i}`, tags: [i % 3] })), after: [] };
-    const parts = [...jsonDocumentParts(doc)];
-    expect(parts.join("")).toBe(renderJson(doc));
-    expect(parts.length).toBeGreaterThanOrEqual(6);
-    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(renderJson(doc).length / 3);
-  });
-
-  it("big elements come a few at a time: a part stays near 1 MiB however much each element weighs", () => {
-    // ls on 1,000 keys with 100 archives each: 256 such rows made one 18 MB part.
-    const doc = { rows: Array.from({ length: 64 }, (_, i) => ({ i, archives: Array.from({ length: 4 }, () => "x".repeat(50_000)) })) };
-    const parts = [...jsonDocumentParts(doc)];
-    expect(parts.join("")).toBe(renderJson(doc));
-    expect(renderJson(doc).length).toBeGreaterThan(12_000_000);
-    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(2 * 1024 * 1024);
   });
 });

@@ -86,7 +86,7 @@ With a filter, --sort or --limit, "showing N of M keys" goes to stderr (not with
       await writeReport(app, reporter, result);
     } finally {
       // What the query left out: on stderr with the other context lines, in a pipe too.
-      if (isKeyQuery(query)) app.context(flags, `showing ${result.sessions.length} of ${totalKeys} key${totalKeys === 1 ? "" : "s"}`);
+      if (totalKeys !== null) app.context(flags, `showing ${result.sessions.length} of ${totalKeys} key${totalKeys === 1 ? "" : "s"}`);
       // Entries OpenClaw's loader drops: diagnostics on stderr (stdout is data only), as the table's footnote was.
       if (!flags.quiet && key === undefined)
         for (const d of result.droppedEntries)

@@ -54,7 +54,8 @@ Examples:
       const config = "policy" in result ? result.policy.configPath : null;
       const about = (n: string) => (config && n.startsWith(`cannot read ${config}:`) ? config : undefined);
       if ("notes" in result && !flags.quiet) for (const n of result.notes) app.say(`warning: ${n}`, null, about(n));
-      if (!("segments" in result) && result.keys.length > 0)
+      // Asked first: with --json the keys are not read (a kept summary is printed as it was kept).
+      if (app.showsContext(flags) && !("segments" in result) && result.keys.length > 0)
         app.context(
           flags,
           `sorted by ${result.sort === "key" ? "key" : "most recent reset"}; run \`openclaw-sessions timeline <key>\` for the evidence`,

@@ -10,9 +10,9 @@
  * a file it could not read or warned about anything (those lines are part of the answer), or read
  * a file changed too recently for its stat to prove it (RACY_MS).
  */
-import { isAscii } from "node:buffer";
 import fs from "node:fs";
 import path from "node:path";
+import { decoded, jsonDocumentParts, keptDocument, type MemberSpan } from "../../core/json-document.js";
 import { locateStores, type StoreSelection } from "../locate.js";
 import { changedAtOf, listingOf, lookAt, noting, type ReadSet, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
@@ -55,7 +55,7 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
   const checked = kept ? checkedReads(kept.reads) : null;
   if (kept && checked) {
     try {
-      const value = JSON.parse(kept.value()) as T;
+      const value = keptValue(kept.answer) as T;
       // The files were just looked at: what the run asks of them next (grep's text rows) needs no stat of its own.
       cache.noteChecked(checked.lstats, checkedFrom);
       return value;
@@ -79,7 +79,7 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
       // An answer this big is no quicker to read back and parse than to derive (every file's row of 100k archives).
       if (!smallerThan(value, MAX_ANSWER_CHARS)) return writeKept(dir, file, [`${key}\n${TOO_BIG}\n`]);
       const keep = keptReads(reads);
-      if (keep !== null) writeKept(dir, file, [`${key}\n`, ...keep, "\n", JSON.stringify(value)]);
+      if (keep !== null) writeKept(dir, file, [`${key}\n`, ...keep, "\n", ...documentParts(value)]);
     });
   }
   return value;
@@ -241,12 +241,13 @@ export function smallerThan(value: unknown, limit: number): boolean {
 const MAX_ANSWERS = 16;
 
 /**
- * An answer file: its key, what its run read and the answer (JSON), one per line. Read whole: on
- * this scale (a few MB) a file is read in a quarter of the time SQLite takes to hand back a value
- * of its overflow pages. The value is decoded only when asked, once the reads hold: a changed store
- * never decodes its MBs.
+ * An answer file: its key, what its run read, where its members are (KeptDocument), one per line,
+ * then the answer as its `--json` document (core/json-document.ts). Read whole: on this scale (a
+ * few MB) a file is read in a quarter of the time SQLite takes to hand back a value of its
+ * overflow pages. Nothing of the answer is decoded until the reads hold (a changed store never
+ * decodes its MBs), and then only the members the command reads.
  */
-function readKept(file: string, key: string): { reads: string; value: () => string } | null {
+function readKept(file: string, key: string): { reads: string; answer: Buffer } | null {
   let buf: Buffer;
   try {
     buf = fs.readFileSync(file);
@@ -257,25 +258,60 @@ function readKept(file: string, key: string): { reads: string; value: () => stri
   const b = a < 0 ? -1 : buf.indexOf(0x0a, a + 1);
   // Another question with the same file name (or a torn write) is no answer to this one.
   if (b < 0 || decoded(buf.subarray(0, a)) !== key) return null;
-  return { reads: decoded(buf.subarray(a + 1, b)), value: () => decoded(buf.subarray(b + 1)) };
+  return { reads: decoded(buf.subarray(a + 1, b)), answer: buf.subarray(b + 1) };
 }
 
-/** UTF-8 bytes as text; ASCII (the usual answer) as latin1, which takes MBs in far less time than readFileSync's UTF-8 (13 MB: 90 against 140–180 ms). */
-function decoded(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
+/**
+ * Where each top-level member's value is in the kept document: [key, start, end] in bytes, and the
+ * document's length (a file cut short is no answer); null members for a value that is not an
+ * object of members (parsed whole).
+ */
+interface KeptDocument {
+  bytes: number;
+  members: Array<[string, number, number]> | null;
+}
+
+/** The document's line of members, then its parts (the answer file's last lines). */
+function documentParts(value: unknown): Array<string | Buffer> {
+  const spans: MemberSpan[] = [];
+  const parts = [...jsonDocumentParts(value, (span) => spans.push(span))];
+  const offsets = [0];
+  for (const part of parts) offsets.push(offsets[offsets.length - 1]! + Buffer.byteLength(part));
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value) && spans.length > 0;
+  const kept: KeptDocument = {
+    bytes: offsets[parts.length]!,
+    members: isObject ? spans.map((m) => [m.key, offsets[m.from]!, offsets[m.to]!]) : null,
+  };
+  return [`${JSON.stringify(kept)}\n`, ...parts];
+}
+
+/**
+ * The kept answer (its line of members, then its document): its members parsed when first read
+ * (core/json-document.ts keptDocument), or the whole value parsed. Throws on an answer that is not
+ * what its line says (cut short, altered).
+ */
+function keptValue(answer: Buffer): unknown {
+  const eol = answer.indexOf(0x0a);
+  if (eol < 0) throw new Error("kept answer cut short");
+  const shape = JSON.parse(decoded(answer.subarray(0, eol))) as KeptDocument;
+  const document = answer.subarray(eol + 1);
+  if (shape.bytes !== document.length) throw new Error("kept answer cut short");
+  return shape.members === null ? JSON.parse(decoded(document)) : keptDocument(document, shape.members);
 }
 
 /**
  * Written through a temp (0600, in the 0700 dir) renamed into place: another run reads the old
  * answer or the new one, never part of one. A cache: no sync, and a write that fails keeps nothing.
  */
-function writeKept(dir: string, file: string, parts: readonly string[]): void {
+function writeKept(dir: string, file: string, parts: ReadonlyArray<string | Buffer>): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     fs.mkdirSync(dir, { mode: 0o700, recursive: true });
     const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
     try {
-      for (const part of parts) fs.writeSync(fd, part);
+      for (const part of parts)
+        if (typeof part === "string") fs.writeSync(fd, part);
+        else fs.writeSync(fd, part);
     } finally {
       fs.closeSync(fd);
     }

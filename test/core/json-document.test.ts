@@ -1,0 +1,109 @@
+/** The one JSON document layout, in parts, with each member's span, and a kept document's unread members written from their text. */
+import { describe, expect, it } from "vitest";
+import { jsonDocument, jsonDocumentParts, keptDocument, type MemberSpan } from "../../src/core/json-document.js";
+
+const joined = (parts: Iterable<string | Buffer>) => [...parts].map((p) => (typeof p === "string" ? p : p.toString("utf8"))).join("");
+
+describe("jsonDocumentParts", () => {
+  it("joins to renderJson for what JSON.stringify leaves out, nulls, empty and nested members", () => {
+    const docs: unknown[] = [
+      {},
+      { a: [] },
+      { a: undefined, b: () => 1, c: [undefined, () => 1, Symbol("s"), null], d: { e: [1, { f: [] }] } },
+      { s: 'line\nbreak \u2028 "quoted" \\ é 😀', n: -0, big: 1e21, when: new Date(0), nested: [[1, [2]], { x: [] }] },
+      { only: [{ k: "v" }] },
+      [1, 2],
+      "text",
+      null,
+      { toJSON: () => ({ replaced: true }) },
+    ];
+    for (const doc of docs) expect([...jsonDocumentParts(doc)].join("")).toBe(jsonDocument(doc));
+  });
+
+  it("a long array comes a bounded batch of elements at a time", () => {
+    const doc = { before: 1, rows: Array.from({ length: 1000 }, (_, i) => ({ i, name: `row ${i}`, tags: [i % 3] })), after: [] };
+    const parts = [...jsonDocumentParts(doc)];
+    expect(parts.join("")).toBe(jsonDocument(doc));
+    expect(parts.length).toBeGreaterThanOrEqual(6);
+    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(jsonDocument(doc).length / 3);
+  });
+
+  it("big elements come a few at a time: a part stays near 1 MiB however much each element weighs", () => {
+    // ls on 1,000 keys with 100 archives each: 256 such rows made one 18 MB part.
+    const doc = { rows: Array.from({ length: 64 }, (_, i) => ({ i, archives: Array.from({ length: 4 }, () => "x".repeat(50_000)) })) };
+    const parts = [...jsonDocumentParts(doc)];
+    expect(parts.join("")).toBe(jsonDocument(doc));
+    expect(jsonDocument(doc).length).toBeGreaterThan(12_000_000);
+    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(2 * 1024 * 1024);
+  });
+});
+
+describe("member spans", () => {
+  it("each member's parts are its value's text, two levels in: it parses to the value", () => {
+    const doc = {
+      a: 1,
+      b: [],
+      c: [{ x: "é 😀" }, 2],
+      d: { e: [1] },
+      skipped: undefined,
+      f: "line\nbreak",
+      g: Array.from({ length: 600 }, (_, i) => ({ i })),
+    };
+    const spans: MemberSpan[] = [];
+    const parts = [...jsonDocumentParts(doc, (s) => spans.push(s))];
+    expect(joined(parts)).toBe(jsonDocument(doc));
+    expect(spans.map((s) => s.key)).toEqual(["a", "b", "c", "d", "f", "g"]);
+    for (const s of spans) {
+      const text = joined(parts.slice(s.from, s.to));
+      expect(JSON.parse(text), s.key).toEqual((doc as Record<string, unknown>)[s.key]);
+      expect(jsonDocument({ [s.key]: JSON.parse(text) }).slice(s.key.length + 8, -3), s.key).toBe(text);
+    }
+  });
+});
+
+describe("a kept document", () => {
+  /** `value` as the index keeps it and hands it back: its document, and each member's span in bytes. */
+  function kept(value: Record<string, unknown>): Record<string, unknown> {
+    const spans: MemberSpan[] = [];
+    const parts = [...jsonDocumentParts(value, (s) => spans.push(s))];
+    const offsets = [0];
+    for (const p of parts) offsets.push(offsets.at(-1)! + Buffer.byteLength(p));
+    const document = Buffer.from(joined(parts));
+    return keptDocument(
+      document,
+      spans.map((s) => [s.key, offsets[s.from]!, offsets[s.to]!] as const),
+    );
+  }
+
+  it("is written from its text, no member parsed: the same bytes as the document of its value", () => {
+    const value = {
+      schemaVersion: 2,
+      stores: [{ s: 1 }],
+      sessions: Array.from({ length: 300 }, (_, i) => ({ k: `key ${i}`, é: [i] })),
+      none: [],
+    };
+    const doc = kept(value);
+    const parts = [...jsonDocumentParts(doc)];
+    expect(joined(parts)).toBe(jsonDocument(value));
+    // The sessions are one part, the kept bytes themselves, not JSON made again.
+    expect(
+      parts.some((p) => Buffer.isBuffer(p) && p.toString("utf8") === JSON.stringify(value.sessions, null, 2).replace(/\n/g, "\n  ")),
+    ).toBe(true);
+  });
+
+  it("reads each member as its value; one changed in place or set anew is written as it now is; an added one is written, a deleted one is not", () => {
+    const doc = kept({ a: [3, 1, 2], b: { n: 1 }, c: "c", d: [1], "é 😀": null });
+    expect(doc.d).toEqual([1]);
+    expect(Object.keys(doc)).toEqual(["a", "b", "c", "d", "é 😀"]);
+    (doc.a as number[]).sort();
+    doc.b = { n: 2 };
+    doc.e = ["new"];
+    delete doc.c;
+    expect(joined(jsonDocumentParts(doc))).toBe(jsonDocument({ a: [1, 2, 3], b: { n: 2 }, d: [1], "é 😀": null, e: ["new"] }));
+    expect(JSON.parse(JSON.stringify(doc))).toEqual({ a: [1, 2, 3], b: { n: 2 }, d: [1], "é 😀": null, e: ["new"] });
+  });
+
+  it("refuses a span outside its document", () => {
+    expect(() => keptDocument(Buffer.from("[1]"), [["a", 0, 4]])).toThrow(/outside/);
+  });
+});

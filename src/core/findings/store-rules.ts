@@ -66,7 +66,6 @@ export interface ClockedFacts {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const day = (ms: number) => iso(ms).slice(0, 10);
 
 export function storeFileRules({ index }: StoreFacts): Finding[] {
   const st = index.storeFile;
@@ -176,31 +175,28 @@ export function activeRules({ index }: StoreFacts): Finding[] {
   return out;
 }
 
-function whenText(p: PruneSchedule, now: number): string {
-  if (p.dueAt <= now) return `at its next run (due since ${day(p.dueAt)})`;
-  return `in ${p.daysLeft} day(s) (on ${day(p.dueAt)})`;
-}
-
-function pruneVars(reason: string, archivedAt: number, p: PruneSchedule, now: number) {
-  return {
+/** An archive's pruning finding: when, by which setting (its due date's text made once: 10,000 archives are 10,000 findings each run). */
+function pruneFinding(
+  code: "ARCHIVE_PRUNE_SOON" | "UNATTRIBUTED_ARCHIVE_PRUNE",
+  where: Where,
+  reason: string,
+  archivedAt: number,
+  p: PruneSchedule,
+  now: number,
+): Finding {
+  const dueAtIso = iso(p.dueAt);
+  const dueDay = dueAtIso.slice(0, 10);
+  const overdue = p.dueAt <= now;
+  const vars = {
     reason,
-    when: whenText(p, now),
-    dueDate: p.dueAt <= now ? "OpenClaw's next maintenance run" : day(p.dueAt),
+    when: overdue ? `at its next run (due since ${dueDay})` : `in ${p.daysLeft} day(s) (on ${dueDay})`,
+    dueDate: overdue ? "OpenClaw's next maintenance run" : dueDay,
     setting: p.setting,
     retention: formatDuration(p.retentionMs),
     archivedAt: iso(archivedAt),
   };
-}
-
-function pruneData(p: PruneSchedule, now: number) {
-  return {
-    daysLeft: p.daysLeft,
-    dueAt: p.dueAt,
-    dueAtIso: iso(p.dueAt),
-    overdue: p.dueAt <= now,
-    setting: p.setting,
-    retentionMs: p.retentionMs,
-  };
+  const data = { daysLeft: p.daysLeft, dueAt: p.dueAt, dueAtIso, overdue, setting: p.setting, retentionMs: p.retentionMs };
+  return finding(code, where, vars, data);
 }
 
 export function retentionRules({ clock, now, policy, pruneWithinMs = DEFAULT_PRUNE_WITHIN_MS }: ClockedFacts): Finding[] {
@@ -209,11 +205,13 @@ export function retentionRules({ clock, now, policy, pruneWithinMs = DEFAULT_PRU
     const p = pruneSchedule(a.reason, a.timestampMs, policy, now);
     if (!p || p.dueAt - now > pruneWithinMs) continue;
     out.push(
-      finding(
+      pruneFinding(
         "ARCHIVE_PRUNE_SOON",
         { agentId: clock.agentId, sessionKey: a.sessionKey, path: a.path },
-        pruneVars(a.reason, a.timestampMs!, p, now),
-        pruneData(p, now),
+        a.reason,
+        a.timestampMs!,
+        p,
+        now,
       ),
     );
   }
@@ -225,7 +223,7 @@ export function orphanArchiveRules({ clock, now, policy }: ClockedFacts): Findin
   return clock.orphanArchives.map((a) => {
     const where = { agentId: clock.agentId, sessionKey: a.sessionKey, path: a.path };
     const p = a.row ? null : pruneSchedule(a.reason, a.timestampMs, policy, now);
-    if (p) return finding("UNATTRIBUTED_ARCHIVE_PRUNE", where, pruneVars(a.reason, a.timestampMs!, p, now), pruneData(p, now));
+    if (p) return pruneFinding("UNATTRIBUTED_ARCHIVE_PRUNE", where, a.reason, a.timestampMs!, p, now);
     return finding("UNATTRIBUTED_ARCHIVE", where, { reason: a.reason });
   });
 }

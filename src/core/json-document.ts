@@ -116,7 +116,10 @@ export function keptDocument(document: Buffer, members: ReadonlyArray<readonly [
       enumerable: true,
       configurable: true,
       get: () => {
-        if (unread.delete(key)) value = JSON.parse(decoded(text));
+        if (unread.has(key)) {
+          value = JSON.parse(decoded(text));
+          unread.delete(key);
+        }
         return value;
       },
       set: (v: unknown) => {

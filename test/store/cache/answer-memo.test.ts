@@ -231,6 +231,13 @@ describe("whole answers (session.answer)", () => {
     fs.writeFileSync(file, `${key}\n{"dirs":5}\n${value}`);
     expect(await timeline(s, "indexed")).toBe(truth);
     expect(s.derived).toBe(4);
+    // A digit of the answer changed (still JSON, the same length): its checksum no longer holds.
+    const kept = fs.readFileSync(file, "utf8");
+    const documentAt = kept.indexOf("\n", kept.indexOf("\n", kept.indexOf("\n") + 1) + 1) + 1;
+    const digit = kept.slice(documentAt).search(/[0-8]/) + documentAt;
+    fs.writeFileSync(file, `${kept.slice(0, digit)}${Number(kept[digit]) + 1}${kept.slice(digit + 1)}`);
+    expect(await timeline(s, "indexed")).toBe(truth);
+    expect(s.derived).toBe(5);
   });
 
   it("too big to keep (a marker in their place): derived without a kept answer for a day, then kept again", async () => {

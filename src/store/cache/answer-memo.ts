@@ -14,10 +14,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { decoded, jsonDocumentParts, keptDocument, type MemberSpan } from "../../core/json-document.js";
 import { locateStores, type StoreSelection } from "../locate.js";
-import { changedAtOf, listingOf, lookAt, noting, type ReadSet, startReads, stopReads } from "../read-set.js";
+import { noting, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { answersDirOf } from "./location.js";
 import { buildId } from "./build-id.js";
+import { checkedReads, keptReads } from "./kept-reads.js";
 import { RACY_MS, type StoreCache } from "./store-cache.js";
 
 interface AnswerDeps {
@@ -49,7 +50,7 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
   const file = path.join(dir, `${nameOf(key)}.json`);
   const kept = readKept(file, key);
   // Too big to keep when last asked (within a day): derived without noting its reads.
-  if (kept?.reads === TOO_BIG && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < TOO_BIG_FOR_MS)
+  if (kept && isTooBig(kept.reads) && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < TOO_BIG_FOR_MS)
     return compute();
   const checkedFrom = Date.now();
   const checked = kept ? checkedReads(kept.reads) : null;
@@ -57,7 +58,7 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
     try {
       const value = keptValue(kept.answer) as T;
       // The files were just looked at: what the run asks of them next (grep's text rows) needs no stat of its own.
-      cache.noteChecked(checked.lstats, checkedFrom);
+      cache.noteChecked(checked, checkedFrom);
       return value;
     } catch {
       // cut short (a write a crash tore): derived again, and written whole
@@ -85,17 +86,6 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
   return value;
 }
 
-/**
- * What an answer's run read, as kept: dirs and their listings, then paths and what their lstat and
- * stat found, each as one flat array of pairs ([dir, listing, dir, listing, …]): a store's 18,000
- * paths are then 18,000 strings to parse, not as many arrays.
- */
-interface KeptReads {
-  dirs: string[];
-  lstats: string[];
-  stats: string[];
-}
-
 /** The environment an answer may depend on beyond the files it read (where the stores and the tool's own dirs are, the zone). */
 const ENV_NAMES = /^(HOME|USERPROFILE|LOCALAPPDATA|TZ|XDG_\w+|OPENCLAW_\w+|CLAWDBOT_\w+)$/;
 
@@ -110,83 +100,6 @@ function answerKey(what: string, place: { env: NodeJS.ProcessEnv; cwd: string },
     .sort()
     .map((k) => [k, place.env[k]]);
   return JSON.stringify([what, buildId(), process.version, env, place.cwd, located]);
-}
-
-/** Does every dir and path an answer's run read still hold what it held then? */
-export function stillTrue(kept: string): boolean {
-  return checkedReads(kept) !== null;
-}
-
-/** An answer's reads when every dir and path still holds what it held then, else null. */
-function checkedReads(kept: string): KeptReads | null {
-  let reads: Partial<KeptReads> | null;
-  try {
-    reads = JSON.parse(kept) as Partial<KeptReads> | null;
-  } catch {
-    return null;
-  }
-  const { dirs, lstats, stats } = reads ?? {};
-  // Another shape (a file altered by hand) proves nothing.
-  if (!isStrings(dirs) || !isStrings(lstats) || !isStrings(stats)) return null;
-  for (let i = 0; i + 1 < dirs.length; i += 2) if (listingOf(dirs[i]!) !== dirs[i + 1]) return null;
-  for (let i = 0; i + 1 < lstats.length; i += 2) if (lookAt(lstats[i]!, "l") !== lstats[i + 1]) return null;
-  for (let i = 0; i + 1 < stats.length; i += 2) if (lookAt(stats[i]!, "s") !== stats[i + 1]) return null;
-  return { dirs, lstats, stats };
-}
-
-function isStrings(v: unknown): v is string[] {
-  return Array.isArray(v) && v.every((x) => typeof x === "string");
-}
-
-/**
- * What to keep of a run's reads (`KeptReads` as JSON text, in pieces: a store's are MBs, written
- * piece by piece, never as one string), or null when the answer cannot be kept: the run read
- * something unprovable, or a path that had changed within RACY_MS of the run's start (its stat may
- * not tell a change in the same tick).
- */
-export function keptReads(reads: ReadSet): string[] | null {
-  if (reads.doubt !== null || reads.racy) return null;
-  return [
-    '{"dirs":',
-    ...pairs(reads.dirs),
-    ',"lstats":',
-    ...pairs(lastChangedFirst(reads.lstats)),
-    ',"stats":',
-    ...pairs(reads.stats),
-    "}",
-  ];
-}
-
-/**
- * The paths in the order a later check should look at them: the one changed last first (the
- * transcript being written to, sessions.json), as the likeliest to have changed again, so a store
- * that changed is found out after a few lstats, not half of them. Paths with no ctime (nothing
- * there, an error) keep their order, after the rest.
- */
-function lastChangedFirst(seen: Map<string, string>): Array<[string, string]> {
-  const later = (a: string, b: string) => (a.length !== b.length ? b.length - a.length : a < b ? 1 : a > b ? -1 : 0);
-  // Each ctime taken out once, not once per comparison (18,000 paths: 500,000 strings).
-  const dated = [...seen].map(([p, s]) => ({ p, s, at: changedAtOf(s) }));
-  dated.sort((x, y) => later(x.at, y.at));
-  return dated.map((d) => [d.p, d.s]);
-}
-
-/** A map's entries as a JSON array of its keys and values in turn, in pieces of up to 4,096 strings. */
-function pairs(map: Iterable<[string, string]>): string[] {
-  const out = ["["];
-  let piece: string[] = [];
-  const flush = () => {
-    if (out.length > 1) out.push(",");
-    out.push(JSON.stringify(piece).slice(1, -1));
-    piece = [];
-  };
-  for (const [k, v] of map) {
-    piece.push(k, v);
-    if (piece.length >= 4096) flush();
-  }
-  if (piece.length > 0) flush();
-  out.push("]");
-  return out;
 }
 
 /**
@@ -213,6 +126,10 @@ const MAX_ANSWER_CHARS = 16 * 1024 * 1024;
  */
 const TOO_BIG = "-";
 const TOO_BIG_FOR_MS = 24 * 3600 * 1000;
+
+function isTooBig(reads: Buffer): boolean {
+  return reads.length === 1 && reads[0] === TOO_BIG.charCodeAt(0);
+}
 
 /**
  * Whether `value` as JSON would stay under `limit` characters, told without making the text (it may
@@ -247,7 +164,7 @@ const MAX_ANSWERS = 16;
  * overflow pages. Nothing of the answer is decoded until the reads hold (a changed store never
  * decodes its MBs), and then only the members the command reads.
  */
-function readKept(file: string, key: string): { reads: string; answer: Buffer } | null {
+function readKept(file: string, key: string): { reads: Buffer; answer: Buffer } | null {
   let buf: Buffer;
   try {
     buf = fs.readFileSync(file);
@@ -258,7 +175,7 @@ function readKept(file: string, key: string): { reads: string; answer: Buffer } 
   const b = a < 0 ? -1 : buf.indexOf(0x0a, a + 1);
   // Another question with the same file name (or a torn write) is no answer to this one.
   if (b < 0 || decoded(buf.subarray(0, a)) !== key) return null;
-  return { reads: decoded(buf.subarray(a + 1, b)), answer: buf.subarray(b + 1) };
+  return { reads: buf.subarray(a + 1, b), answer: buf.subarray(b + 1) };
 }
 
 /**

@@ -15,6 +15,7 @@ import { realPath } from "../real-path.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { buildId } from "./build-id.js";
 import { IndexDb, type SourceIdentity } from "./index-db.js";
+import type { CheckedLstats } from "./kept-reads.js";
 import { indexDisabledByEnv, indexFileFor } from "./location.js";
 import { fileIdentityOf, noteFile, noteLstat } from "../read-set.js";
 
@@ -171,25 +172,25 @@ export class StoreCache {
   }
 
   /**
-   * What a kept answer's check found at each path it lstat-ed from `since` (ms) on (answer-memo.ts:
-   * path, what was there, …): the files' identities this run, as the walk's would be, so a lookup
-   * after it needs no stat of its own (grep's text rows). Taken apart only when a lookup first asks.
+   * What a kept answer's check found at each path it lstat-ed from `since` (ms) on (kept-reads.ts):
+   * the files' identities this run, as the walk's would be, so a lookup after it needs no stat of
+   * its own (grep's text rows). Read out of the kept text only when a lookup first asks.
    */
-  noteChecked(lstats: readonly string[], since: number): void {
+  noteChecked(lstats: CheckedLstats, since: number): void {
     this.#checked = { lstats, since };
   }
 
-  #checked: { lstats: readonly string[]; since: number } | null = null;
+  #checked: { lstats: CheckedLstats; since: number } | null = null;
 
   /** A regular file's identity as this run's walk (or a kept answer's check) saw it. */
   #walkedIdentity(p: string): string | undefined {
     if (this.#checked !== null) {
       const { lstats, since } = this.#checked;
       this.#checked = null;
-      for (let i = 0; i + 1 < lstats.length; i += 2) {
-        const identity = fileIdentityOf(lstats[i + 1]!);
-        if (identity !== null && !this.#walked.has(lstats[i]!)) this.#noteWalked(lstats[i]!, identity, since);
-      }
+      lstats((file, seen) => {
+        const identity = fileIdentityOf(seen);
+        if (identity !== null && !this.#walked.has(file)) this.#noteWalked(file, identity, since);
+      });
     }
     return this.#walked.get(p);
   }

@@ -6,11 +6,10 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runTimeline } from "../../../src/commands/timeline.js";
-import { keptReads, smallerThan, stillTrue } from "../../../src/store/cache/answer-memo.js";
+import { smallerThan } from "../../../src/store/cache/answer-memo.js";
 import { statIdentity } from "../../../src/store/cache/store-cache.js";
-import { noteFile, startReads, stopReads } from "../../../src/store/read-set.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState } from "../../helpers/corpus.js";
 import { pastRacyWindow } from "../../helpers/index-cache.js";
@@ -304,64 +303,5 @@ describe("an answer's size, told without its text", () => {
     expect(smallerThan(value, chars * 2)).toBe(true);
     expect(smallerThan(value, Math.floor(chars / 2))).toBe(false);
     expect(smallerThan("x".repeat(100), 50)).toBe(false);
-  });
-});
-
-describe("what a run read, checked again", () => {
-  it("fails on a path whose stat changed and on a path made where none was", async () => {
-    const dir = tempDir("ocs-answer-reads-");
-    const file = path.join(dir, "a");
-    fs.writeFileSync(file, "x");
-    await pastRacyWindow();
-    const reads = startReads(Date.now() - 2000);
-    try {
-      noteFile(file);
-      noteFile(path.join(dir, "b"));
-    } finally {
-      stopReads();
-    }
-    const kept = keptReads(reads)!.join("");
-    expect(stillTrue(kept)).toBe(true);
-    fs.writeFileSync(path.join(dir, "b"), "");
-    expect(stillTrue(kept)).toBe(false);
-    fs.rmSync(path.join(dir, "b"));
-    expect(stillTrue(kept)).toBe(true);
-    fs.appendFileSync(file, "y");
-    expect(stillTrue(kept)).toBe(false);
-    // Just changed: not kept at all.
-    const again = startReads(Date.now() - 2000);
-    try {
-      noteFile(file);
-    } finally {
-      stopReads();
-    }
-    expect(keptReads(again)).toBeNull();
-  });
-
-  it("looks at the path changed last first: a store that changed since is found out by one lstat, not by all of them", () => {
-    const dir = tempDir("ocs-answer-order-");
-    const files = Array.from({ length: 40 }, (_, i) => path.join(dir, `t${i}`));
-    for (const f of files) fs.writeFileSync(f, "x"); // written in turn: the last has the latest ctime
-    const reads = startReads(Date.now() + 60_000); // none counts as changed too recently
-    try {
-      for (const f of files) noteFile(f, "l");
-      noteFile(path.join(dir, "none"), "l");
-    } finally {
-      stopReads();
-    }
-    const kept = keptReads(reads)!.join("");
-    const order = (JSON.parse(kept) as { lstats: string[] }).lstats.filter((_, i) => i % 2 === 0);
-    const ctime = (f: string) => fs.statSync(f, { bigint: true }).ctimeNs;
-    const byCtime = [...files].sort((a, b) => (ctime(b) > ctime(a) ? 1 : ctime(b) < ctime(a) ? -1 : files.indexOf(a) - files.indexOf(b)));
-    expect(order).toEqual([...byCtime, path.join(dir, "none")]);
-    expect(stillTrue(kept)).toBe(true);
-    fs.appendFileSync(byCtime[0]!, "y");
-    const looked = vi.spyOn(fs, "lstatSync");
-    try {
-      expect(stillTrue(kept)).toBe(false);
-      expect(looked).toHaveBeenCalledTimes(1);
-    } finally {
-      looked.mockRestore();
-    }
   });
 });

@@ -1,0 +1,109 @@
+/**
+ * What a kept answer's run read (store/read-set.ts), as the answer file keeps it, and the check of
+ * it a later run makes before it hands the answer back (store/cache/answer-memo.ts): dirs and their
+ * listings, then paths and what their lstat and stat found, each as one flat JSON array of pairs
+ * ({"dirs":[dir, listing, dir, listing, …],"lstats":[…],"stats":[…]}).
+ *
+ * The check reads that text from its bytes one string at a time (core/json-bytes.ts): on 100,000
+ * archives it is 26 MB, which as one string and an array of its 200,000 strings held 60 MB more.
+ */
+import { JsonBytesCursor } from "../../core/json-bytes.js";
+import { changedAtOf, listingOf, lookAt, type ReadSet } from "../read-set.js";
+
+/**
+ * What to keep of a run's reads (as JSON text, in pieces: a store's are MBs, written piece by
+ * piece, never as one string), or null when the answer cannot be kept: the run read something
+ * unprovable, or a path that had changed within RACY_MS of the run's start (its stat may not tell
+ * a change in the same tick).
+ */
+export function keptReads(reads: ReadSet): string[] | null {
+  if (reads.doubt !== null || reads.racy) return null;
+  return [
+    '{"dirs":',
+    ...pairs(reads.dirs),
+    ',"lstats":',
+    ...pairs(lastChangedFirst(reads.lstats)),
+    ',"stats":',
+    ...pairs(reads.stats),
+    "}",
+  ];
+}
+
+/**
+ * The paths in the order a later check should look at them: the one changed last first (the
+ * transcript being written to, sessions.json), as the likeliest to have changed again, so a store
+ * that changed is found out after a few lstats, not half of them. Paths with no ctime (nothing
+ * there, an error) keep their order, after the rest.
+ */
+function lastChangedFirst(seen: Map<string, string>): Array<[string, string]> {
+  const later = (a: string, b: string) => (a.length !== b.length ? b.length - a.length : a < b ? 1 : a > b ? -1 : 0);
+  // Each ctime taken out once, not once per comparison (18,000 paths: 500,000 strings).
+  const dated = [...seen].map(([p, s]) => ({ p, s, at: changedAtOf(s) }));
+  dated.sort((x, y) => later(x.at, y.at));
+  return dated.map((d) => [d.p, d.s]);
+}
+
+/** A map's entries as a JSON array of its keys and values in turn, in pieces of up to 4,096 strings. */
+function pairs(map: Iterable<[string, string]>): string[] {
+  const out = ["["];
+  let piece: string[] = [];
+  const flush = () => {
+    if (out.length > 1) out.push(",");
+    out.push(JSON.stringify(piece).slice(1, -1));
+    piece = [];
+  };
+  for (const [k, v] of map) {
+    piece.push(k, v);
+    if (piece.length >= 4096) flush();
+  }
+  if (piece.length > 0) flush();
+  out.push("]");
+  return out;
+}
+
+/** Each path a checked answer's run lstat-ed, with what it found (then and now: the check found them equal). */
+export type CheckedLstats = (each: (path: string, seen: string) => void) => void;
+
+/** Does every dir and path an answer's run read (its kept reads, as bytes) still hold what it held then? */
+export function stillTrue(kept: Buffer): boolean {
+  return checkedReads(kept) !== null;
+}
+
+/**
+ * The paths the run lstat-ed, when every dir and path its kept reads name still holds what it held
+ * then; null when one does not, or the text is not kept reads (cut short, altered by hand: it then
+ * proves nothing). Each is looked at as it is read, so a change is found after the lstats before it.
+ */
+export function checkedReads(kept: Buffer): CheckedLstats | null {
+  const c = new JsonBytesCursor(kept);
+  if (!c.literal('{"dirs":') || !everyPair(c, (dir, listing) => listingOf(dir) === listing)) return null;
+  if (!c.literal(',"lstats":')) return null;
+  const lstatsAt = c.pos;
+  if (!everyPair(c, (p, seen) => lookAt(p, "l") === seen)) return null;
+  if (!c.literal(',"stats":') || !everyPair(c, (p, seen) => lookAt(p, "s") === seen) || !c.literal("}") || !c.atEnd()) return null;
+  return (each) => {
+    const again = new JsonBytesCursor(kept);
+    again.pos = lstatsAt;
+    everyPair(again, (p, seen) => {
+      each(p, seen);
+      return true;
+    });
+  };
+}
+
+/**
+ * Hands each [key, value] of a pairs array (`pairs`) at the cursor to `holds`, in turn: true when
+ * it held for all of them, false at the first it did not, or when the text is not such an array.
+ */
+function everyPair(c: JsonBytesCursor, holds: (key: string, value: string) => boolean): boolean {
+  if (!c.literal("[")) return false;
+  if (c.literal("]")) return true;
+  for (;;) {
+    const key = c.string();
+    if (key === null || !c.literal(",")) return false;
+    const value = c.string();
+    if (value === null || !holds(key, value)) return false;
+    if (c.literal("]")) return true;
+    if (!c.literal(",")) return false;
+  }
+}

@@ -97,8 +97,10 @@ export function outputSink(stream: IO["stdout"], checkOpen: () => void, opts: { 
   return {
     async write(chunk) {
       if (chunk.length === 0) return;
-      // A Buffer as big as a gathered write (a kept answer's text) goes out as it is, never copied into one.
-      if (typeof chunk !== "string" && chunk.length >= gather) await flush();
+      // A chunk as big as a gathered write (a report's batch, a kept answer's text) goes out as it
+      // is, never copied into one: joined to a smaller one, a string is a cons string, which Node
+      // encodes for the write 30 times slower than the flat string itself.
+      if (chunk.length >= gather) await flush();
       pending.push(chunk);
       pendingBytes += chunk.length;
       if (pendingBytes >= gather) await flush();

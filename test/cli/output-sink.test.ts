@@ -57,18 +57,24 @@ describe("outputSink", () => {
     expect(r.got.map((c) => c.length)).toEqual([100, 100, 50]);
   });
 
-  it("a Buffer as big as a gathered write goes out as it is (not copied), after what was gathered; smaller parts are gathered with the text", async () => {
+  it("a chunk as big as a gathered write, Buffer or string, goes out as it is (not copied, never joined), after what was gathered; smaller parts are gathered", async () => {
     const written: Array<string | Buffer> = [];
     const stream = { write: (c: string | Buffer) => (written.push(c), true) };
     const out = outputSink(stream, () => {}, { gather: 100 });
-    const big = Buffer.from("é".repeat(80));
+    const big = Buffer.from("\u00e9".repeat(80));
+    const bigText = "batch ".repeat(20);
     await out.write("head ");
     await out.write(big);
+    await out.write(",");
+    await out.write(bigText);
     await out.write("tail ");
     await out.write(Buffer.from("small"));
     await out.flush();
     expect(written[0]).toBe("head ");
     expect(written[1]).toBe(big);
-    expect(Buffer.from(written[2]!).toString()).toBe("tail small");
+    expect(written[2]).toBe(",");
+    expect(written[3]).toBe(bigText);
+    expect(Buffer.from(written[4]!).toString()).toBe("tail small");
+    expect(written).toHaveLength(5);
   });
 });

@@ -12,12 +12,15 @@ export function jsonDocument(data: unknown): string {
 }
 
 /**
- * Array elements stringified at once: JSON.stringify's own speed, a bounded string at a time. A
- * batch is sized by what the last one weighed, so a part stays near PART_BYTES whether an element
- * is a 300-byte key or one with 100 archives (256 of those made an 18 MB part).
+ * The size of a part: a value JSON would write in more (by jsonSizeUpTo) is laid out a member or a
+ * batch of elements at a time, so no part is much bigger, however deep the bulk sits (`check`'s
+ * archives of 100,000 archives are four levels in: one 30 MB string). Under V8's large-object size
+ * (128 KB): a bigger string is freed only by a full GC, and a 58 MB answer's 1 MB parts, written to
+ * the index at a run's end, stayed in memory to its end (35 MB more peak RSS). A batch is at most
+ * MAX_BATCH elements.
  */
+const PART_BYTES = 64 << 10;
 const MAX_BATCH = 256;
-const PART_BYTES = 1 << 20;
 
 /** Where a top-level member's value is in a document's parts: its key, and the parts (first and end, exclusive) that hold only its value. */
 export interface MemberSpan {
@@ -29,75 +32,156 @@ export interface MemberSpan {
 }
 
 /**
- * jsonDocument(doc) in parts: an object's members one by one, and each top-level array a batch of
- * elements at a time, so a large document (ls on 5,000 keys: tens of MB) is written without ever
- * being one string. Joined, the parts are jsonDocument(doc), byte for byte: each part is cut out of
- * what JSON.stringify makes of a one-member object, so the layout is its own. Each member's value
- * is parts of its own, told to `onMember` (the index keeps a document so that a member is read back
- * without the rest); a kept member not read since is its kept text (keptDocument).
+ * jsonDocument(doc) in parts: an object's members one by one, and within them each value JSON would
+ * write in more than a part's size a member or a batch of elements at a time, so a large document
+ * (ls on 5,000 keys: tens of MB) is written without ever being one string. Joined, the parts are
+ * jsonDocument(doc), byte for byte: each part is cut out of what JSON.stringify makes of the value
+ * wrapped as deep as it sits (valueText), so the layout is its own. Each top-level member's value is
+ * parts of its own, told to `onMember` (the index keeps a document so that a member is read back
+ * without the rest); a kept member not read since is its kept text (keptDocument). `partBytes`:
+ * tests make it small.
  */
-export function* jsonDocumentParts(doc: unknown, onMember?: (span: MemberSpan) => void): Generator<string | Buffer> {
+export function* jsonDocumentParts(
+  doc: unknown,
+  onMember?: (span: MemberSpan) => void,
+  partBytes = PART_BYTES,
+): Generator<string | Buffer> {
   const kept = doc !== null && typeof doc === "object" ? keptMembers.get(doc) : undefined;
-  if (
-    kept === undefined &&
-    (doc === null || typeof doc !== "object" || Array.isArray(doc) || typeof (doc as { toJSON?: unknown }).toJSON === "function")
-  ) {
-    yield jsonDocument(doc);
+  if (kept === undefined && !isObjectOfMembers(doc)) {
+    if (Array.isArray(doc)) {
+      yield* valueParts(doc, 0, partBytes);
+      yield "\n";
+    } else yield jsonDocument(doc);
     return;
   }
   let parts = 0;
   let first = true;
   for (const key of Object.keys(doc as object)) {
-    const sep = first ? "{" : ",";
     // A kept member the command has not read: its text as the index kept it (nothing parsed, nothing made).
     const text = kept?.get(key);
-    if (text !== undefined) {
-      first = false;
-      yield `${sep}\n  ${JSON.stringify(key)}: `;
-      yield text;
-      parts += 2;
-      onMember?.({ key, from: parts - 1, to: parts });
-      continue;
-    }
-    const value = (doc as Record<string, unknown>)[key];
-    if (Array.isArray(value) && value.length > 0) {
-      first = false;
-      yield `${sep}\n  ${JSON.stringify(key)}: `;
-      parts += 1;
-      const from = parts;
-      yield "[";
-      parts += 1;
-      for (let i = 0, batch = 1; i < value.length; ) {
-        // `{\n  "a": [` + `\n    e1,\n    e2` + `\n  ]\n}`: the elements, laid out two levels deep.
-        const text = JSON.stringify({ a: value.slice(i, i + batch) }, null, 2);
-        // The comma a part of its own: joined to the batch it would make a cons string, which Node
-        // encodes for a write 30 times slower than the flat slice (9 MB of findings: 35 ms).
-        if (i > 0) {
-          yield ",";
-          parts += 1;
-        }
-        yield text.slice(10, -6);
-        parts += 1;
-        i += batch;
-        batch = Math.max(1, Math.min(MAX_BATCH, Math.floor((batch * PART_BYTES) / text.length)));
-      }
-      yield "\n  ]";
-      parts += 1;
-      onMember?.({ key, from, to: parts });
-      continue;
-    }
-    // `{\n  "key": value\n}`, or `{}` when JSON leaves the member out (undefined, a function…).
-    const member = JSON.stringify({ [key]: value }, null, 2);
-    if (member === "{}") continue;
+    const value = text === undefined ? (doc as Record<string, unknown>)[key] : undefined;
+    if (text === undefined && leftOut(value)) continue;
+    yield `${first ? "{" : ","}\n  ${JSON.stringify(key)}: `;
     first = false;
-    const head = `\n  ${JSON.stringify(key)}: `;
-    yield `${sep}${head}`;
     parts += 1;
-    yield member.slice(1 + head.length, -2);
-    parts += 1;
-    onMember?.({ key, from: parts - 1, to: parts });
+    const from = parts;
+    if (text !== undefined) {
+      yield text;
+      parts += 1;
+    } else
+      for (const part of valueParts(value, 1, partBytes)) {
+        yield part;
+        parts += 1;
+      }
+    onMember?.({ key, from, to: parts });
   }
   yield first ? "{}\n" : "\n}\n";
+}
+
+/** A value JSON leaves out of an object (and writes as null in an array). */
+function leftOut(value: unknown): boolean {
+  return value === undefined || typeof value === "function" || typeof value === "symbol";
+}
+
+/** An object JSON writes member by member (not an array, not one with its own toJSON). */
+function isObjectOfMembers(value: unknown): value is Record<string, unknown> {
+  return (
+    value !== null && typeof value === "object" && !Array.isArray(value) && typeof (value as { toJSON?: unknown }).toJSON !== "function"
+  );
+}
+
+/** `value` as JSON lays it out `depth` levels in, in parts of about `partBytes`: a small value (or one JSON writes as it is) in one. */
+function* valueParts(value: unknown, depth: number, partBytes: number): Generator<string> {
+  const isArray = Array.isArray(value);
+  if ((!isArray && !isObjectOfMembers(value)) || jsonSizeUpTo(value, partBytes) < partBytes) {
+    yield valueText(value, depth);
+    return;
+  }
+  const inner = `\n${"  ".repeat(depth + 1)}`;
+  let first = true;
+  if (!isArray) {
+    yield "{";
+    for (const [key, v] of Object.entries(value)) {
+      if (leftOut(v)) continue;
+      yield `${first ? "" : ","}${inner}${JSON.stringify(key)}: `;
+      first = false;
+      yield* valueParts(v, depth + 1, partBytes);
+    }
+    yield first ? "}" : `\n${"  ".repeat(depth)}}`;
+    return;
+  }
+  yield "[";
+  // Elements in batches of about partBytes; one that weighs as much, in parts of its own. Each
+  // comma a part of its own: joined to a batch's text it would make a cons string, which Node
+  // encodes for a write 30 times slower than the flat slice (9 MB of findings: 35 ms).
+  let batch: unknown[] = [];
+  let size = 0;
+  const batchOut = function* (): Generator<string> {
+    if (!first) yield ",";
+    first = false;
+    yield elementsText(batch, depth);
+    batch = [];
+    size = 0;
+  };
+  for (const element of value as unknown[]) {
+    const weight = jsonSizeUpTo(element, partBytes);
+    if (weight >= partBytes && (Array.isArray(element) || isObjectOfMembers(element))) {
+      if (batch.length > 0) yield* batchOut();
+      yield first ? inner : `,${inner}`;
+      first = false;
+      yield* valueParts(element, depth + 1, partBytes);
+      continue;
+    }
+    batch.push(element);
+    size += weight;
+    if (size >= partBytes || batch.length >= MAX_BATCH) yield* batchOut();
+  }
+  if (batch.length > 0) yield* batchOut();
+  yield first ? "]" : `\n${"  ".repeat(depth)}]`;
+}
+
+/**
+ * JSON.stringify(value, null, 2) as it reads `depth` levels in: the value wrapped in `depth` arrays,
+ * stringified, and the wrappers' text cut off: each opens with "[", a newline and its inner indent
+ * (2i + 4 characters at level i), and closes with a newline, its own indent and "]" (2i + 2).
+ */
+function valueText(value: unknown, depth: number): string {
+  if (depth === 0) return JSON.stringify(value, null, 2);
+  let wrapped: unknown = value;
+  for (let i = 0; i < depth; i++) wrapped = [wrapped];
+  const text = JSON.stringify(wrapped, null, 2);
+  return text.slice(depth * depth + 3 * depth, text.length - (depth * depth + depth));
+}
+
+/** The elements of an array `depth` levels in, as they read inside its brackets: each on its own line, indented one level more. */
+function elementsText(elements: unknown[], depth: number): string {
+  const text = valueText(elements, depth);
+  // Cut "[" and the closing newline, indent and "]".
+  return text.slice(1, text.length - (2 * depth + 2));
+}
+
+/**
+ * About how many characters JSON would write for `value` (its strings, keys and numbers counted,
+ * two-space indents not), counted only up to `limit`: told without making the text, which may be
+ * tens of MB, and given up as soon as it passes the limit (a return of `limit` or more).
+ */
+export function jsonSizeUpTo(value: unknown, limit: number): number {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && size < limit) {
+    const v = stack.pop();
+    if (typeof v === "string") size += v.length + 2;
+    else if (Array.isArray(v)) {
+      size += v.length + 2;
+      for (const x of v) stack.push(x);
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        size += k.length + 4;
+        stack.push(x);
+      }
+    } else size += 8; // a number, a boolean or null: at most a few characters
+  }
+  return size;
 }
 
 /** A kept document's unread members: their values as UTF-8, by key. */

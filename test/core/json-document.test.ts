@@ -1,6 +1,6 @@
 /** The one JSON document layout, in parts, with each member's span, and a kept document's unread members written from their text. */
 import { describe, expect, it } from "vitest";
-import { jsonDocument, jsonDocumentParts, keptDocument, type MemberSpan } from "../../src/core/json-document.js";
+import { jsonDocument, jsonDocumentParts, jsonSizeUpTo, keptDocument, type MemberSpan } from "../../src/core/json-document.js";
 
 const joined = (parts: Iterable<string | Buffer>) => [...parts].map((p) => (typeof p === "string" ? p : p.toString("utf8"))).join("");
 
@@ -22,19 +22,71 @@ describe("jsonDocumentParts", () => {
 
   it("a long array comes a bounded batch of elements at a time", () => {
     const doc = { before: 1, rows: Array.from({ length: 1000 }, (_, i) => ({ i, name: `row ${i}`, tags: [i % 3] })), after: [] };
-    const parts = [...jsonDocumentParts(doc)];
+    const parts = [...jsonDocumentParts(doc, undefined, 4096)];
     expect(parts.join("")).toBe(jsonDocument(doc));
     expect(parts.length).toBeGreaterThanOrEqual(6);
-    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(jsonDocument(doc).length / 3);
+    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(3 * 4096);
   });
 
-  it("big elements come a few at a time: a part stays near 1 MiB however much each element weighs", () => {
+  it("bulk deep inside a member comes in bounded parts too: a store's archives four levels in", () => {
+    // check's kept answer on 100,000 archives: perStore[0].clock.archives made one 30 MB string.
+    const archive = (i: number) => ({ path: `/s/${i}.jsonl.reset.2026-01-01T00-00-00.000Z`, reason: "reset", timestampMs: i });
+    const doc = {
+      stores: [{ agentId: "main" }],
+      perStore: [
+        { store: { agentId: "main" }, clock: { agentId: "main", archives: Array.from({ length: 4000 }, (_, i) => archive(i)), locks: [] } },
+      ],
+      findings: [],
+    };
+    const spans: MemberSpan[] = [];
+    const parts = [...jsonDocumentParts(doc, (span) => spans.push(span), 8192)];
+    expect(parts.join("")).toBe(jsonDocument(doc));
+    expect(jsonDocument(doc).length).toBeGreaterThan(40 * 8192);
+    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(3 * 8192);
+    const perStore = spans.find((s) => s.key === "perStore")!;
+    expect(JSON.parse(joined(parts.slice(perStore.from, perStore.to)))).toEqual(doc.perStore);
+  });
+
+  it("joins to JSON.stringify's layout for random nested values, whatever the part size", () => {
+    let seed = 11;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const leaf = (): unknown =>
+      [
+        () => null,
+        () => Math.floor(next() * 1e6) / 7,
+        () => 's\u00e9\n"'.repeat(Math.floor(next() * 4)),
+        () => next() < 0.5,
+        () => undefined,
+        () => new Date(0),
+      ][Math.floor(next() * 6)]!();
+    const value = (depth: number): unknown => {
+      const r = next();
+      if (depth > 4 || r < 0.3) return leaf();
+      const n = Math.floor(next() * 12);
+      if (r < 0.65) return Array.from({ length: n }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}${next() < 0.1 ? '"' : ""}`, value(depth + 1)]));
+    };
+    for (let round = 0; round < 60; round++) {
+      const doc = round % 5 === 0 ? value(1) : { a: value(1), b: value(1), c: [value(2), value(2)] };
+      for (const partBytes of [1, 16, 200, 1 << 20]) {
+        const spans: MemberSpan[] = [];
+        const parts = [...jsonDocumentParts(doc, (span) => spans.push(span), partBytes)];
+        expect(joined(parts), `round ${round}, parts of ${partBytes}`).toBe(jsonDocument(doc));
+        for (const s of spans)
+          expect(JSON.parse(joined(parts.slice(s.from, s.to)))).toEqual(
+            JSON.parse(JSON.stringify((doc as Record<string, unknown>)[s.key])),
+          );
+      }
+    }
+  });
+
+  it("big elements come a few at a time: a part stays near its size however much each element weighs", () => {
     // ls on 1,000 keys with 100 archives each: 256 such rows made one 18 MB part.
     const doc = { rows: Array.from({ length: 64 }, (_, i) => ({ i, archives: Array.from({ length: 4 }, () => "x".repeat(50_000)) })) };
     const parts = [...jsonDocumentParts(doc)];
     expect(parts.join("")).toBe(jsonDocument(doc));
     expect(jsonDocument(doc).length).toBeGreaterThan(12_000_000);
-    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(2 * 1024 * 1024);
+    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(3 * 64 * 1024);
   });
 });
 
@@ -105,5 +157,16 @@ describe("a kept document", () => {
 
   it("refuses a span outside its document", () => {
     expect(() => keptDocument(Buffer.from("[1]"), [["a", 0, 4]])).toThrow(/outside/);
+  });
+});
+
+describe("jsonSizeUpTo", () => {
+  it("agrees with JSON.stringify on either side of the limit, and gives up past it", () => {
+    const value = { rows: Array.from({ length: 500 }, (_, i) => ({ path: `/s/${i}.jsonl`, bytes: i, ok: i % 2 === 0, note: null })) };
+    const chars = JSON.stringify(value).length;
+    expect(jsonSizeUpTo(value, chars * 2)).toBeLessThan(chars * 2);
+    expect(jsonSizeUpTo(value, chars * 2)).toBeGreaterThan(chars / 2);
+    expect(jsonSizeUpTo(value, Math.floor(chars / 2))).toBeGreaterThanOrEqual(Math.floor(chars / 2));
+    expect(jsonSizeUpTo("x".repeat(100), 50)).toBeGreaterThanOrEqual(50);
   });
 });

@@ -12,7 +12,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { decoded, jsonDocumentParts, keptDocument, type MemberSpan } from "../../core/json-document.js";
+import { decoded, jsonDocumentParts, jsonSizeUpTo, keptDocument, type MemberSpan } from "../../core/json-document.js";
 import { locateStores, type StoreSelection } from "../locate.js";
 import { noting, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
@@ -77,13 +77,22 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
   if (deps.warnings() === warned && unreadableNotesSoFar() === unread && located() === before) {
     // Written when the session closes: after the command's output, so their strings are never in memory at once.
     cache.whenClosing(() => {
-      // An answer this big is no quicker to read back and parse than to derive (every file's row of 100k archives).
-      if (!smallerThan(value, MAX_ANSWER_CHARS)) return writeKept(dir, file, [`${key}\n${TOO_BIG}\n`]);
+      // Past this an answer is not kept: its file is read whole, and `ls --json` of 100,000 archives
+      // (125 MB with its reads) would take as much memory as deriving it, and 16 such files 2 GB of disk.
+      if (jsonSizeUpTo(value, MAX_ANSWER_CHARS) >= MAX_ANSWER_CHARS) return writeKept(dir, file, [`${key}\n${TOO_BIG}\n`]);
       const keep = keptReads(reads);
-      if (keep !== null) writeKept(dir, file, [`${key}\n`, ...keep, "\n", ...documentParts(value)]);
+      if (keep !== null) writeKept(dir, file, answerFileParts(key, keep, value));
     });
   }
   return value;
+}
+
+/** An answer file's lines (readKept): its key, what its run read, then its document and the document's line. */
+function* answerFileParts(key: string, reads: Iterable<string>, value: unknown): Generator<string | Buffer> {
+  yield `${key}\n`;
+  yield* reads;
+  yield "\n";
+  yield* documentParts(value);
 }
 
 /** The environment an answer may depend on beyond the files it read (where the stores and the tool's own dirs are, the zone). */
@@ -117,8 +126,8 @@ function nameOf(key: string): string {
   return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
-/** The largest answer kept (JSON characters): `ls --json` of 2,000 keys is 6 M. */
-const MAX_ANSWER_CHARS = 16 * 1024 * 1024;
+/** The largest answer kept (JSON characters, about): `ls --json` of 2,000 keys is 6 M, `check`'s kept part on 100,000 archives 30 M. */
+const MAX_ANSWER_CHARS = 64 * 1024 * 1024;
 
 /**
  * What an answer file holds instead of reads when the answer was too big: for a day, the question
@@ -131,35 +140,13 @@ function isTooBig(reads: Buffer): boolean {
   return reads.length === 1 && reads[0] === TOO_BIG.charCodeAt(0);
 }
 
-/**
- * Whether `value` as JSON would stay under `limit` characters, told without making the text (it may
- * be tens of MB): its strings, keys and numbers counted, and given up as soon as they pass it.
- */
-export function smallerThan(value: unknown, limit: number): boolean {
-  let left = limit;
-  const stack: unknown[] = [value];
-  while (stack.length > 0 && left > 0) {
-    const v = stack.pop();
-    if (typeof v === "string") left -= v.length + 2;
-    else if (Array.isArray(v)) {
-      left -= v.length + 2;
-      for (const x of v) stack.push(x);
-    } else if (v !== null && typeof v === "object") {
-      for (const [k, x] of Object.entries(v)) {
-        left -= k.length + 4;
-        stack.push(x);
-      }
-    } else left -= 8; // a number, a boolean or null: at most a few characters
-  }
-  return left > 0;
-}
-
 /** How many answers a state dir keeps (other questions: options, zones, builds); the least recently written go first. */
 const MAX_ANSWERS = 16;
 
 /**
- * An answer file: its key, what its run read, where its members are (KeptDocument), one per line,
- * then the answer as its `--json` document (core/json-document.ts). Read whole: on this scale (a
+ * An answer file: its key and what its run read, one per line, then the answer as its `--json`
+ * document (core/json-document.ts), then where its members are (KeptDocument), last: written as
+ * the document is made, its length and checksum are known only at its end. Read whole: on this scale (a
  * few MB) a file is read in a quarter of the time SQLite takes to hand back a value of its
  * overflow pages. Nothing of the answer is decoded until the reads hold (a changed store never
  * decodes its MBs), and then only the members the command reads.
@@ -190,32 +177,48 @@ interface KeptDocument {
   members: Array<[string, number, number]> | null;
 }
 
-/** The document's line (KeptDocument), then the document (the answer file's last lines). */
-function documentParts(value: unknown): Buffer[] {
+/**
+ * The document, part by part as it is made (never whole in memory: `check` of 100,000 archives
+ * keeps 30 MB), then its line (KeptDocument): the answer file's last lines. Each part's bytes are
+ * encoded into one buffer, reused: a part is written (writeKept) before the next is asked for, and
+ * a Buffer per part stayed in memory until a GC (35 MB more peak RSS on that store).
+ */
+function* documentParts(value: unknown): Generator<Buffer> {
   const spans: MemberSpan[] = [];
-  const parts = [...jsonDocumentParts(value, (span) => spans.push(span))].map((p) => (typeof p === "string" ? Buffer.from(p) : p));
   const offsets = [0];
-  for (const part of parts) offsets.push(offsets[offsets.length - 1]! + part.length);
-  const document = Buffer.concat(parts);
+  const sum = new Checksum();
+  let scratch = Buffer.allocUnsafe(0);
+  for (const part of jsonDocumentParts(value, (span) => spans.push(span))) {
+    let bytes = part;
+    if (typeof part === "string") {
+      // At most three bytes a UTF-16 unit.
+      if (scratch.length < part.length * 3) scratch = Buffer.allocUnsafe(Math.max(part.length * 3, 4 << 20));
+      bytes = scratch.subarray(0, scratch.write(part));
+    }
+    sum.update(bytes as Buffer);
+    offsets.push(offsets[offsets.length - 1]! + bytes.length);
+    yield bytes as Buffer;
+  }
   const isObject = value !== null && typeof value === "object" && !Array.isArray(value) && spans.length > 0;
   const kept: KeptDocument = {
-    bytes: document.length,
-    sum: checksumOf(document),
+    bytes: offsets[offsets.length - 1]!,
+    sum: sum.digest(),
     members: isObject ? spans.map((m) => [m.key, offsets[m.from]!, offsets[m.to]!]) : null,
   };
-  return [Buffer.from(`${JSON.stringify(kept)}\n`), document];
+  yield Buffer.from(`${JSON.stringify(kept)}\n`);
 }
 
 /**
- * The kept answer (its line, then its document): its members parsed when first read
- * (core/json-document.ts keptDocument), or the whole value parsed. Throws on an answer that is not
- * the one its line describes (cut short, altered).
+ * The kept answer (its document, then its line, which holds no newline): its members parsed when
+ * first read (core/json-document.ts keptDocument), or the whole value parsed. Throws on an answer
+ * that is not the one its line describes (cut short, altered).
  */
 function keptValue(answer: Buffer): unknown {
-  const eol = answer.indexOf(0x0a);
+  const end = answer.length - 1;
+  const eol = end > 0 && answer[end] === 0x0a ? answer.lastIndexOf(0x0a, end - 1) : -1;
   if (eol < 0) throw new Error("kept answer cut short");
-  const shape = JSON.parse(decoded(answer.subarray(0, eol))) as KeptDocument;
-  const document = answer.subarray(eol + 1);
+  const shape = JSON.parse(decoded(answer.subarray(eol + 1, end))) as KeptDocument;
+  const document = answer.subarray(0, eol + 1);
   if (shape.bytes !== document.length || shape.sum !== checksumOf(document)) throw new Error("kept answer cut short or altered");
   return shape.members === null ? JSON.parse(decoded(document)) : keptDocument(document, shape.members);
 }
@@ -223,25 +226,57 @@ function keptValue(answer: Buffer): unknown {
 const FNV_PRIME = 0x01000193;
 
 /**
- * 128 bits that change with any change to `bytes`: four FNV-1a lanes over its 32-bit words, by
- * position (the same wherever the bytes sit in memory). Not a digest (the cache is its owner's
- * alone: it guards against a disk's or an editor's damage, not a forger), and not node:crypto,
- * whose loading would cost a warm run more than this takes (8.6 MB: about 20 ms).
+ * 128 bits that change with any change to the bytes given: four FNV-1a lanes over their 32-bit
+ * words, by position (the same however the bytes are cut into parts, wherever they sit in memory).
+ * Not a digest (the cache is its owner's alone: it guards against a disk's or an editor's damage,
+ * not a forger), and not node:crypto, whose loading would cost a warm run more than this takes
+ * (8.6 MB: about 20 ms).
  */
+export class Checksum {
+  readonly #lanes = new Int32Array([0x811c9dc5, 0x050c5d1f, 0x1b873593, 0x5bd1e995]);
+  /** Words taken so far: the next goes to lane `words & 3`. */
+  #words = 0;
+  /** The bytes of a word the last part ended inside. */
+  readonly #carry = Buffer.alloc(4);
+  #carried = 0;
+
+  update(bytes: Buffer): this {
+    const lanes = this.#lanes;
+    let i = 0;
+    if (this.#carried > 0) {
+      while (this.#carried < 4 && i < bytes.length) this.#carry[this.#carried++] = bytes[i++]!;
+      if (this.#carried < 4) return this;
+      const k = this.#words++;
+      lanes[k & 3] = Math.imul(lanes[k & 3]! ^ this.#carry.readInt32LE(0), FNV_PRIME);
+      this.#carried = 0;
+    }
+    const view = new DataView(bytes.buffer, bytes.byteOffset + i, bytes.length - i);
+    const words = Math.floor((bytes.length - i) / 4);
+    let k = this.#words;
+    for (let w = 0; w < words; w++, k++) lanes[k & 3] = Math.imul(lanes[k & 3]! ^ view.getInt32(w * 4, true), FNV_PRIME);
+    this.#words = k;
+    for (let j = i + words * 4; j < bytes.length; j++) this.#carry[this.#carried++] = bytes[j]!;
+    return this;
+  }
+
+  /** The bytes past the last whole word go to lane 1, one at a time. */
+  digest(): string {
+    const lanes = this.#lanes;
+    for (let j = 0; j < this.#carried; j++) lanes[1] = Math.imul(lanes[1]! ^ this.#carry[j]!, FNV_PRIME);
+    return [...lanes].map((h) => (h >>> 0).toString(16).padStart(8, "0")).join("");
+  }
+}
+
+/** The checksum of the bytes of one buffer. */
 function checksumOf(bytes: Buffer): string {
-  const lanes = new Int32Array([0x811c9dc5, 0x050c5d1f, 0x1b873593, 0x5bd1e995]);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  const words = Math.floor(bytes.length / 4);
-  for (let k = 0; k < words; k++) lanes[k & 3] = Math.imul(lanes[k & 3]! ^ view.getInt32(k * 4, true), FNV_PRIME);
-  for (let i = words * 4; i < bytes.length; i++) lanes[1] = Math.imul(lanes[1]! ^ bytes[i]!, FNV_PRIME);
-  return [...lanes].map((h) => (h >>> 0).toString(16).padStart(8, "0")).join("");
+  return new Checksum().update(bytes).digest();
 }
 
 /**
  * Written through a temp (0600, in the 0700 dir) renamed into place: another run reads the old
  * answer or the new one, never part of one. A cache: no sync, and a write that fails keeps nothing.
  */
-function writeKept(dir: string, file: string, parts: ReadonlyArray<string | Buffer>): void {
+function writeKept(dir: string, file: string, parts: Iterable<string | Buffer>): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     fs.mkdirSync(dir, { mode: 0o700, recursive: true });

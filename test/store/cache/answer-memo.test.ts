@@ -8,7 +8,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTimeline } from "../../../src/commands/timeline.js";
-import { smallerThan } from "../../../src/store/cache/answer-memo.js";
 import { statIdentity } from "../../../src/store/cache/store-cache.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState } from "../../helpers/corpus.js";
@@ -293,15 +292,5 @@ describe("whole answers (session.answer)", () => {
     await timeline(s, "indexed");
     await timeline(s, "indexed");
     expect(s.derived).toBe(2);
-  });
-});
-
-describe("an answer's size, told without its text", () => {
-  it("agrees with JSON.stringify on either side of the limit", () => {
-    const value = { rows: Array.from({ length: 500 }, (_, i) => ({ path: `/s/${i}.jsonl`, bytes: i, ok: i % 2 === 0, note: null })) };
-    const chars = JSON.stringify(value).length;
-    expect(smallerThan(value, chars * 2)).toBe(true);
-    expect(smallerThan(value, Math.floor(chars / 2))).toBe(false);
-    expect(smallerThan("x".repeat(100), 50)).toBe(false);
   });
 });

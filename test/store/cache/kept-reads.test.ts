@@ -24,7 +24,7 @@ describe("what a run read, checked again", () => {
     } finally {
       stopReads();
     }
-    const kept = Buffer.from(keptReads(reads)!.join(""));
+    const kept = Buffer.from([...keptReads(reads)!].join(""));
     expect(stillTrue(kept)).toBe(true);
     fs.writeFileSync(path.join(dir, "b"), "");
     expect(stillTrue(kept)).toBe(false);
@@ -53,7 +53,7 @@ describe("what a run read, checked again", () => {
     } finally {
       stopReads();
     }
-    const kept = Buffer.from(keptReads(reads)!.join(""));
+    const kept = Buffer.from([...keptReads(reads)!].join(""));
     const order = (JSON.parse(kept.toString()) as { lstats: string[] }).lstats.filter((_, i) => i % 2 === 0);
     const ctime = (f: string) => fs.statSync(f, { bigint: true }).ctimeNs;
     const byCtime = [...files].sort((a, b) => (ctime(b) > ctime(a) ? 1 : ctime(b) < ctime(a) ? -1 : files.indexOf(a) - files.indexOf(b)));
@@ -78,7 +78,7 @@ function keptLstats(paths: string[]): Buffer {
   } finally {
     stopReads();
   }
-  return Buffer.from(keptReads(reads)!.join(""));
+  return Buffer.from([...keptReads(reads)!].join(""));
 }
 
 describe("kept reads, read from their bytes", () => {

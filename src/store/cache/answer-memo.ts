@@ -143,6 +143,9 @@ function isTooBig(reads: Buffer): boolean {
 /** How many answers a state dir keeps (other questions: options, zones, builds); the least recently written go first. */
 const MAX_ANSWERS = 16;
 
+/** How many bytes a state dir's answers take at most together: `check` on 100,000 archives keeps 58 MB. */
+const MAX_KEPT_BYTES = 256 * 1024 * 1024;
+
 /**
  * An answer file: its key and what its run read, one per line, then the answer as its `--json`
  * document (core/json-document.ts), then where its members are (KeptDocument), last: written as
@@ -295,18 +298,26 @@ function writeKept(dir: string, file: string, parts: Iterable<string | Buffer>):
   }
 }
 
-/** Beyond MAX_ANSWERS, the least recently written go; a temp a killed run left is removed after a minute. */
-function pruneKept(dir: string): void {
+/**
+ * Beyond MAX_ANSWERS, or past MAX_KEPT_BYTES together, the least recently written go (the newest
+ * stays, whatever its size); a temp a killed run left is removed after a minute.
+ */
+export function pruneKept(dir: string, limits = { answers: MAX_ANSWERS, bytes: MAX_KEPT_BYTES }): void {
   const now = Date.now();
-  const kept: Array<{ file: string; at: number }> = [];
+  const kept: Array<{ file: string; at: number; bytes: number }> = [];
   for (const name of fs.readdirSync(dir)) {
     const file = path.join(dir, name);
-    const at = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? now;
-    if (name.endsWith(".json")) kept.push({ file, at });
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    const at = st?.mtimeMs ?? now;
+    if (name.endsWith(".json")) kept.push({ file, at, bytes: st?.size ?? 0 });
     else if (name.endsWith(".tmp") && now - at > 60_000) fs.rmSync(file, { force: true });
   }
   kept.sort((x, y) => y.at - x.at);
-  for (const { file } of kept.slice(MAX_ANSWERS)) fs.rmSync(file, { force: true });
+  let bytes = 0;
+  kept.forEach(({ file, bytes: size }, i) => {
+    bytes += size;
+    if (i > 0 && (i >= limits.answers || bytes > limits.bytes)) fs.rmSync(file, { force: true });
+  });
 }
 
 /** How many answers are kept beside an index file. */

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTimeline } from "../../../src/commands/timeline.js";
+import { pruneKept } from "../../../src/store/cache/answer-memo.js";
 import { statIdentity } from "../../../src/store/cache/store-cache.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState } from "../../helpers/corpus.js";
@@ -292,5 +293,34 @@ describe("whole answers (session.answer)", () => {
     await timeline(s, "indexed");
     await timeline(s, "indexed");
     expect(s.derived).toBe(2);
+  });
+});
+
+describe("how many answers a state dir keeps", () => {
+  it("keeps the most recently written, within a count and a total size, the newest whatever its size; a killed run's old temp goes", () => {
+    const dir = tempDir("ocs-answer-prune-");
+    const now = Date.now() / 1000;
+    // Newest first: a (60 bytes), b (30), c (30), d (5), e (5); then an old temp and a fresh one.
+    const files: Array<[string, number, number]> = [
+      ["a.json", 60, now - 1],
+      ["b.json", 30, now - 2],
+      ["c.json", 30, now - 3],
+      ["d.json", 5, now - 4],
+      ["e.json", 5, now - 5],
+      ["old.json.1.tmp", 1, now - 120],
+      ["new.json.2.tmp", 1, now],
+    ];
+    for (const [name, size, at] of files) {
+      fs.writeFileSync(path.join(dir, name), "x".repeat(size));
+      fs.utimesSync(path.join(dir, name), at, at);
+    }
+    pruneKept(dir, { answers: 4, bytes: 100 });
+    // a + b = 90 fit; c would make 120: it and everything older go.
+    expect(fs.readdirSync(dir).sort()).toEqual(["a.json", "b.json", "new.json.2.tmp"]);
+    pruneKept(dir, { answers: 4, bytes: 10 });
+    expect(fs.readdirSync(dir).sort()).toEqual(["a.json", "new.json.2.tmp"]);
+    fs.writeFileSync(path.join(dir, "f.json"), "");
+    pruneKept(dir, { answers: 1, bytes: 1000 });
+    expect(fs.readdirSync(dir).sort()).toEqual(["f.json", "new.json.2.tmp"]);
   });
 });

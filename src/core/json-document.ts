@@ -16,7 +16,7 @@ export function jsonDocument(data: unknown): string {
  * batch of elements at a time, so no part is much bigger, however deep the bulk sits (`check`'s
  * archives of 100,000 archives are four levels in: one 30 MB string). Under V8's large-object size
  * (128 KB): a bigger string is freed only by a full GC, and a 58 MB answer's 1 MB parts, written to
- * the index at a run's end, stayed in memory to its end (35 MB more peak RSS). A batch is at most
+ * the index at a run's end, stayed in memory to its end (45 MB more peak RSS). A batch is at most
  * MAX_BATCH elements.
  */
 const PART_BYTES = 64 << 10;

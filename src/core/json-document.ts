@@ -65,10 +65,12 @@ export function* jsonDocumentParts(
     first = false;
     parts += 1;
     const from = parts;
-    if (text !== undefined) {
-      yield text;
-      parts += 1;
-    } else
+    if (text !== undefined)
+      for (const piece of text.source.pieces(text.start, text.end)) {
+        yield piece;
+        parts += 1;
+      }
+    else
       for (const part of valueParts(value, 1, partBytes)) {
         yield part;
         parts += 1;
@@ -184,8 +186,36 @@ export function jsonSizeUpTo(value: unknown, limit: number): number {
   return size;
 }
 
-/** A kept document's unread members: their values as UTF-8, by key. */
-const keptMembers = new WeakMap<object, Map<string, Buffer>>();
+/**
+ * A kept document's bytes, wherever they are: in memory, or in a file too big to hold, read a
+ * piece at a time (store/cache/answer-memo.ts).
+ */
+export interface KeptBytes {
+  readonly length: number;
+  /** Bytes [from, to) as one Buffer. */
+  bytes(from: number, to: number): Buffer;
+  /** Bytes [from, to) a piece at a time, each a Buffer of its own (a writer may hold it). */
+  pieces(from: number, to: number): Iterable<Buffer>;
+}
+
+/** Bytes in memory as KeptBytes. */
+export function bytesInMemory(buffer: Buffer): KeptBytes {
+  return {
+    length: buffer.length,
+    bytes: (from, to) => buffer.subarray(from, to),
+    pieces: (from, to) => [buffer.subarray(from, to)],
+  };
+}
+
+/** Where an unread member's value is: its bytes in the kept document. */
+interface KeptSpan {
+  source: KeptBytes;
+  start: number;
+  end: number;
+}
+
+/** A kept document's unread members, by key. */
+const keptMembers = new WeakMap<object, Map<string, KeptSpan>>();
 
 /**
  * A document the index kept (store/cache/answer-memo.ts), handed back as an object whose members
@@ -194,20 +224,23 @@ const keptMembers = new WeakMap<object, Map<string, Buffer>>();
  * by jsonDocumentParts as its text; one read (and perhaps changed in place) or set is written as
  * it now is. Throws on a span outside the document.
  */
-export function keptDocument(document: Buffer, members: ReadonlyArray<readonly [string, number, number]>): Record<string, unknown> {
+export function keptDocument(
+  document: KeptBytes | Buffer,
+  members: ReadonlyArray<readonly [string, number, number]>,
+): Record<string, unknown> {
+  const source = Buffer.isBuffer(document) ? bytesInMemory(document) : document;
   const doc: Record<string, unknown> = {};
-  const unread = new Map<string, Buffer>();
+  const unread = new Map<string, KeptSpan>();
   for (const [key, start, end] of members) {
-    if (!(start >= 0 && start <= end && end <= document.length)) throw new Error("kept document: a member outside it");
-    const text = document.subarray(start, end);
-    unread.set(key, text);
+    if (!(start >= 0 && start <= end && end <= source.length)) throw new Error("kept document: a member outside it");
+    unread.set(key, { source, start, end });
     let value: unknown;
     Object.defineProperty(doc, key, {
       enumerable: true,
       configurable: true,
       get: () => {
         if (unread.has(key)) {
-          value = JSON.parse(decoded(text));
+          value = JSON.parse(decoded(source.bytes(start, end)));
           unread.delete(key);
         }
         return value;

@@ -12,7 +12,15 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { decoded, jsonDocumentParts, jsonSizeUpTo, keptDocument, type MemberSpan } from "../../core/json-document.js";
+import {
+  bytesInMemory,
+  decoded,
+  jsonDocumentParts,
+  jsonSizeUpTo,
+  type KeptBytes,
+  keptDocument,
+  type MemberSpan,
+} from "../../core/json-document.js";
 import { locateStores, type StoreSelection } from "../locate.js";
 import { noting, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
@@ -77,8 +85,8 @@ export async function reuseAnswer<T>(deps: AnswerDeps, sel: StoreSelection, what
   if (deps.warnings() === warned && unreadableNotesSoFar() === unread && located() === before) {
     // Written when the session closes: after the command's output, so their strings are never in memory at once.
     cache.whenClosing(() => {
-      // Past this an answer is not kept: its file is read whole, and `ls --json` of 100,000 archives
-      // (125 MB with its reads) would take as much memory as deriving it, and 16 such files 2 GB of disk.
+      // Past this an answer is not kept: one file would take most of what a state dir's answers may
+      // take together (MAX_KEPT_BYTES), and push out all the others.
       if (jsonSizeUpTo(value, MAX_ANSWER_CHARS) >= MAX_ANSWER_CHARS) return writeKept(dir, file, [`${key}\n${TOO_BIG}\n`]);
       const keep = keptReads(reads);
       if (keep !== null) writeKept(dir, file, answerFileParts(key, keep, value));
@@ -126,8 +134,11 @@ function nameOf(key: string): string {
   return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
-/** The largest answer kept (JSON characters, about): `ls --json` of 2,000 keys is 6 M, `check`'s kept part on 100,000 archives 30 M. */
-const MAX_ANSWER_CHARS = 64 * 1024 * 1024;
+/**
+ * The largest answer kept (JSON characters, about): `ls --json` of 2,000 keys is 6 M, of 100,000
+ * archives 98 M (125 MB with its reads); `check`'s kept part on 100,000 archives 30 M.
+ */
+const MAX_ANSWER_CHARS = 128 * 1024 * 1024;
 
 /**
  * What an answer file holds instead of reads when the answer was too big: for a day, the question
@@ -143,30 +154,108 @@ function isTooBig(reads: Buffer): boolean {
 /** How many answers a state dir keeps (other questions: options, zones, builds); the least recently written go first. */
 const MAX_ANSWERS = 16;
 
-/** How many bytes a state dir's answers take at most together: `check` on 100,000 archives keeps 58 MB. */
+/** How many bytes a state dir's answers take at most together: `ls --json` and `check` on 100,000 archives keep 125 and 58 MB. */
 const MAX_KEPT_BYTES = 256 * 1024 * 1024;
 
 /**
  * An answer file: its key and what its run read, one per line, then the answer as its `--json`
  * document (core/json-document.ts), then where its members are (KeptDocument), last: written as
- * the document is made, its length and checksum are known only at its end. Read whole: on this scale (a
- * few MB; at most MAX_ANSWER_CHARS and its reads, 58 MB for `check` on 100,000 archives) a file is
- * read in a quarter of the time SQLite takes to hand back a value of its overflow pages. Nothing of the answer is decoded until the reads hold (a changed store never
- * decodes its MBs), and then only the members the command reads.
+ * the document is made, its length and checksum are known only at its end. A file of up to
+ * WHOLE_BYTES is read whole: on this scale (a few MB) it is read in a quarter of the time SQLite
+ * takes to hand back a value of its overflow pages. A bigger one's key and reads are read, and its
+ * document is left in the file, read a piece at a time (its checksum, a member the command reads,
+ * one it writes out as it is): `ls --json` of 57,000 files keeps 66 MB. Nothing of the answer is
+ * decoded until the reads hold (a changed store never decodes its MBs), and then only the members
+ * the command reads.
  */
-function readKept(file: string, key: string): { reads: Buffer; answer: Buffer } | null {
-  let buf: Buffer;
+export function readKept(
+  file: string,
+  key: string,
+  sizes = { whole: WHOLE_BYTES, piece: FILE_PIECE_BYTES },
+): { reads: Buffer; answer: KeptBytes } | null {
+  let fd: number;
   try {
-    buf = fs.readFileSync(file);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   } catch {
     return null;
   }
-  const a = buf.indexOf(0x0a);
-  const b = a < 0 ? -1 : buf.indexOf(0x0a, a + 1);
-  // Another question with the same file name (or a torn write) is no answer to this one.
-  if (b < 0 || decoded(buf.subarray(0, a)) !== key) return null;
-  return { reads: buf.subarray(a + 1, b), answer: buf.subarray(b + 1) };
+  let inFile = false;
+  try {
+    const size = fs.fstatSync(fd).size;
+    // The key and the reads: the whole file when it is small, else pieces up to the reads' end.
+    const first = readAt(fd, 0, Math.min(size, size <= sizes.whole ? size : sizes.piece));
+    const pieces = [first];
+    let at = first.length;
+    // The ends of the key's line and of the reads' line, wherever the pieces cut them.
+    let a = first.indexOf(0x0a);
+    if (a >= 0 && decoded(first.subarray(0, a)) !== key) return null;
+    let b = a < 0 ? -1 : first.indexOf(0x0a, a + 1);
+    while (b < 0 && at < size) {
+      const piece = readAt(fd, at, Math.min(size, at + sizes.piece));
+      let eol = piece.indexOf(0x0a);
+      if (a < 0 && eol >= 0) {
+        a = at + eol;
+        eol = piece.indexOf(0x0a, eol + 1);
+      }
+      if (eol >= 0) b = at + eol;
+      pieces.push(piece);
+      at += piece.length;
+    }
+    if (b < 0) return null;
+    const head = pieces.length === 1 ? first : Buffer.concat(pieces);
+    // Another question with the same file name (or a torn write) is no answer to this one.
+    if (decoded(head.subarray(0, a)) !== key) return null;
+    const reads = head.subarray(a + 1, b);
+    if (at === size) return { reads, answer: bytesInMemory(head.subarray(b + 1)) };
+    inFile = true;
+    return { reads, answer: bytesInFile(fd, b + 1, size - (b + 1), sizes.piece) };
+  } catch {
+    return null;
+  } finally {
+    if (!inFile) fs.closeSync(fd);
+  }
 }
+
+/** The largest answer file read whole; a bigger one's document is read from the file as it is needed. */
+const WHOLE_BYTES = 16 * 1024 * 1024;
+/** How much of a file-backed answer is read at a time. */
+const FILE_PIECE_BYTES = 256 * 1024;
+/** Where an answer's last line is looked for: its last bytes. */
+const TAIL_BYTES = 64 * 1024;
+
+/** Bytes [from, to) of an open file, as a Buffer of their own. */
+function readAt(fd: number, from: number, to: number): Buffer {
+  const buf = Buffer.allocUnsafe(to - from);
+  for (let got = 0; got < buf.length; ) {
+    const n = fs.readSync(fd, buf, got, buf.length - got, from + got);
+    if (n === 0) throw new Error("kept answer cut short");
+    got += n;
+  }
+  return buf;
+}
+
+/** A file's bytes from `start` on (`length` of them), read from its open fd as asked (`piece` at a time); the fd is closed once nothing holds them. */
+function bytesInFile(fd: number, start: number, length: number, piece: number): KeptBytes {
+  const source: KeptBytes = {
+    length,
+    bytes: (from, to) => readAt(fd, start + from, start + to),
+    *pieces(from, to) {
+      for (let at = from; at < to; at += piece) yield readAt(fd, start + at, start + Math.min(to, at + piece));
+    },
+  };
+  // The file was renamed into place whole and is never written again: the fd reads the answer its
+  // checksum proved, whatever a later run puts at its name, for as long as the command holds it.
+  closeWhenCollected.register(source, fd);
+  return source;
+}
+
+const closeWhenCollected = new FinalizationRegistry<number>((fd) => {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // already closed with the process
+  }
+});
 
 /**
  * Where each top-level member's value is in the kept document: [key, start, end] in bytes (null
@@ -216,14 +305,21 @@ function* documentParts(value: unknown): Generator<Buffer> {
  * first read (core/json-document.ts keptDocument), or the whole value parsed. Throws on an answer
  * that is not the one its line describes (cut short, altered).
  */
-function keptValue(answer: Buffer): unknown {
-  const end = answer.length - 1;
-  const eol = end > 0 && answer[end] === 0x0a ? answer.lastIndexOf(0x0a, end - 1) : -1;
+export function keptValue(answer: KeptBytes): unknown {
+  // The line is a few hundred bytes (a few members' spans): it is in the answer's last TAIL_BYTES.
+  const tailFrom = Math.max(0, answer.length - TAIL_BYTES);
+  const tail = answer.bytes(tailFrom, answer.length);
+  const end = tail.length - 1;
+  const eol = end > 0 && tail[end] === 0x0a ? tail.lastIndexOf(0x0a, end - 1) : -1;
   if (eol < 0) throw new Error("kept answer cut short");
-  const shape = JSON.parse(decoded(answer.subarray(eol + 1, end))) as KeptDocument;
-  const document = answer.subarray(0, eol + 1);
-  if (shape.bytes !== document.length || shape.sum !== checksumOf(document)) throw new Error("kept answer cut short or altered");
-  return shape.members === null ? JSON.parse(decoded(document)) : keptDocument(document, shape.members);
+  const shape = JSON.parse(decoded(tail.subarray(eol + 1, end))) as KeptDocument;
+  const length = tailFrom + eol + 1;
+  const sum = new Checksum();
+  for (const piece of answer.pieces(0, length)) sum.update(piece);
+  if (shape.bytes !== length || shape.sum !== sum.digest()) throw new Error("kept answer cut short or altered");
+  if (shape.members === null) return JSON.parse(decoded(answer.bytes(0, length)));
+  if (!shape.members.every(([, , to]) => to <= length)) throw new Error("kept answer: a member outside its document");
+  return keptDocument(answer, shape.members);
 }
 
 const FNV_PRIME = 0x01000193;
@@ -268,11 +364,6 @@ export class Checksum {
     for (let j = 0; j < this.#carried; j++) lanes[1] = Math.imul(lanes[1]! ^ this.#carry[j]!, FNV_PRIME);
     return [...lanes].map((h) => (h >>> 0).toString(16).padStart(8, "0")).join("");
   }
-}
-
-/** The checksum of the bytes of one buffer. */
-function checksumOf(bytes: Buffer): string {
-  return new Checksum().update(bytes).digest();
 }
 
 /**

@@ -8,7 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTimeline } from "../../../src/commands/timeline.js";
-import { pruneKept } from "../../../src/store/cache/answer-memo.js";
+import { keptValue, pruneKept, readKept } from "../../../src/store/cache/answer-memo.js";
+import { jsonDocument, jsonDocumentParts } from "../../../src/core/json-document.js";
 import { statIdentity } from "../../../src/store/cache/store-cache.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState } from "../../helpers/corpus.js";
@@ -322,5 +323,59 @@ describe("how many answers a state dir keeps", () => {
     fs.writeFileSync(path.join(dir, "f.json"), "");
     pruneKept(dir, { answers: 1, bytes: 1000 });
     expect(fs.readdirSync(dir).sort()).toEqual(["f.json", "new.json.2.tmp"]);
+  });
+});
+
+describe("an answer file too big to read whole", () => {
+  const text = (parts: Iterable<string | Buffer>) =>
+    Buffer.concat([...parts].map((p) => (typeof p === "string" ? Buffer.from(p) : p))).toString("utf8");
+
+  it("is read from the file a piece at a time: the same reads, the same value, the same document written", async () => {
+    const s = store("files", "reset-chain");
+    await pastRacyWindow();
+    await timeline(s, "indexed"); // derived and kept
+    const file = keptFile(s);
+    const [key] = fs.readFileSync(file, "utf8").split("\n");
+    const whole = readKept(file, key!)!;
+    const inFile = readKept(file, key!, { whole: 0, piece: 7 })!;
+    expect(inFile.reads.equals(whole.reads)).toBe(true);
+    const fromWhole = keptValue(whole.answer) as Record<string, unknown>;
+    const fromFile = keptValue(inFile.answer) as Record<string, unknown>;
+    const parts = [...jsonDocumentParts(fromFile)];
+    // Unread members come out of the file 7 bytes at a time, as they were kept.
+    expect(parts.filter((p) => Buffer.isBuffer(p) && p.length === 7).length).toBeGreaterThan(10);
+    expect(text(parts)).toBe(text(jsonDocumentParts(fromWhole)));
+    expect(text(parts)).toBe(jsonDocument(JSON.parse(await timeline(s, "plain"))));
+    // A member read is parsed from the file's bytes.
+    const value = JSON.parse(await timeline(s, "plain")) as Record<string, unknown>;
+    for (const k of Object.keys(value)) expect(fromFile[k], k).toEqual(value[k]);
+  });
+
+  it("is no answer once a byte of it is altered or it is cut short", async () => {
+    const s = store("files", "reset-chain");
+    await pastRacyWindow();
+    await timeline(s, "indexed");
+    const file = keptFile(s);
+    const bytes = fs.readFileSync(file);
+    const [key] = bytes.toString("utf8").split("\n");
+    const altered = Buffer.from(bytes);
+    const at = Math.floor(bytes.length * 0.7);
+    altered[at] = altered[at] === 0x30 ? 0x31 : 0x30;
+    /** Whether the file, read a piece at a time, is an answer. */
+    const answers = () => {
+      const kept = readKept(file, key!, { whole: 0, piece: 7 });
+      try {
+        return kept !== null && keptValue(kept.answer) !== undefined;
+      } catch {
+        return false;
+      }
+    };
+    expect(answers()).toBe(true);
+    fs.writeFileSync(file, altered);
+    expect(answers()).toBe(false);
+    for (const cut of [20, bytes.length - 20, bytes.length - 1]) {
+      fs.writeFileSync(file, bytes.subarray(0, cut));
+      expect(answers(), `cut at ${cut}`).toBe(false);
+    }
   });
 });

@@ -115,10 +115,27 @@ function addId(links: Links, key: string, id: string, evidence: Evidence): void 
   else links.idOwners.set(id, [{ key, evidence }]);
 }
 
+/**
+ * What `attribute` reads of its keys and files, one part per key and per file (in their order,
+ * which it depends on). With equal parts and each header it asked for equal in `headerFacts`,
+ * it attributes the same: the store layer keeps an attribution across runs on this.
+ */
+export function* attributionInputs(keys: KeyInput[], files: ClassifiedFile[]): Generator<string> {
+  for (const k of keys) yield JSON.stringify([k.sessionKey, k.sessionId, lineageOf(k.entry), k.sessionFileBasename, k.activePaths]);
+  yield "";
+  for (const f of files) yield JSON.stringify([f.path, f.kind, f.sessionId, f.archive ?? null]);
+}
+
+/** What `attribute` reads of a header: its id, parentSession and start time. */
+export function headerFacts(
+  header: TranscriptHeader | null,
+): [id: string | null, parentSession: string | null, timestamp: string | null] | null {
+  return header === null ? null : [header.id, header.parentSession, header.timestamp];
+}
+
 export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: HeaderLookup): Attribution {
   const links = idsOfKeys(keys);
-  const active = new Set(keys.flatMap((k) => k.activePaths));
-  const candidates = files.filter((f) => ATTRIBUTABLE_KINDS.has(f.kind) && !active.has(f.path));
+  const candidates = candidatesOf(keys, files);
   linkDirectly(links, keys, candidates, headerOf);
   const fileByPath = new Map(files.map((f) => [f.path, f]));
   linkByHeadersAndTiming(links, keys, candidates, fileByPath, headerOf);
@@ -128,6 +145,12 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
     lineage.set(k.sessionKey, k.sessionId ? [...ids, k.sessionId] : ids);
   }
   return { byFile: links.byFile, lineage };
+}
+
+/** The files attribution gives owners to: those that hold conversation lines, but no key's active transcript. */
+export function candidatesOf(keys: KeyInput[], files: ClassifiedFile[]): ClassifiedFile[] {
+  const active = new Set(keys.flatMap((k) => k.activePaths));
+  return files.filter((f) => ATTRIBUTABLE_KINDS.has(f.kind) && !active.has(f.path));
 }
 
 /** The sessionIds each key's entry names: its current one and its lineage fields. */

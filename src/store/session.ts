@@ -9,7 +9,8 @@ import path from "node:path";
 import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
 import { isNewerThanVerified, newerSchemaWarning } from "../core/agent-schema.js";
 import type { Scanner } from "../core/transcript/scan.js";
-import { buildFilesIndex, type RememberSync } from "./files/index.js";
+import { buildFilesIndex, fileRef, type RememberSync } from "./files/index.js";
+import type { KeptDerivations } from "./files/kept-attribution.js";
 import { fileLines, pinnedFileLines, type PinnedLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
 import type { SqliteDb } from "./sqlite/driver.js";
@@ -243,13 +244,34 @@ type OpenDatabase = (dbPath: string) => Promise<SqliteDb>;
 async function indexTarget(target: AgentTarget, place: StorePlace, database: OpenDatabase, cache: StoreCache): Promise<StoreIndex[]> {
   const remember: RememberSync = (ref, what, compute, keep) => cache.rememberSync(ref, what, compute, keep);
   const seen = (p: string, st: BigIntStats) => cache.noteStat(p, st);
-  if (target.era !== "sqlite") return [await buildFilesIndex(target, place.env, { remember, seen })];
+  if (target.era !== "sqlite") return [await buildFilesIndex(target, place.env, { remember, seen, kept: keptDerivations(cache, target) })];
   if (!target.legacyStorePath) return [await indexSqliteTarget(target, database)];
   const legacy = { ...target, era: "files" as const, storePath: target.legacyStorePath, sqlitePath: null, legacyStorePath: null };
   return [
     await indexSqliteTarget(target, database, isSqliteLayerFile),
-    await buildFilesIndex(legacy, place.env, { skipFile: isSqliteLayerFile, legacy: true, remember, seen }),
+    await buildFilesIndex(legacy, place.env, {
+      skipFile: isSqliteLayerFile,
+      legacy: true,
+      remember,
+      seen,
+      kept: keptDerivations(cache, legacy),
+    }),
   ];
+}
+
+/** How the index keeps a value derived across a files-era store (its attribution), kept by its sessions.json. */
+function keptDerivations(cache: StoreCache, target: AgentTarget): KeptDerivations | undefined {
+  if (!cache.enabled) return undefined;
+  const dir = target.sessionsDir;
+  const name = `store:${target.storePath}`;
+  return {
+    usable: () => cache.keepsDerived(dir),
+    recall: (what, digest) => cache.recallDerived(dir, name, digest, what),
+    keep: (what, digest, value) => cache.keepDerived(dir, name, digest, what, value),
+    digest: (parts) => cache.digestOf(parts),
+    settledIdentity: (p) => cache.settledIdentity(fileRef(p)),
+    identity: (p) => cache.identityThisRun(fileRef(p))?.identity ?? null,
+  };
 }
 
 async function indexSqliteTarget(

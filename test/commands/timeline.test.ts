@@ -208,7 +208,7 @@ describe("the store-wide summary, key by key (issue 28)", () => {
   function markKeptRows(indexFile: string): number {
     const db = openSqliteForWriting(indexFile);
     try {
-      const rows = db.prepare("SELECT source, what, value FROM facts WHERE source LIKE 'across:%'").all();
+      const rows = db.prepare("SELECT source, what, value FROM facts WHERE source LIKE 'across:%' AND what LIKE 'timeline-row/%'").all();
       for (const r of rows) {
         const kept = JSON.parse(String(r.value));
         kept.row.segments = 999;

@@ -1,6 +1,6 @@
 /** Attribution on plain data: which key each transcript file belongs to, and why. */
 import { describe, expect, it } from "vitest";
-import { attribute, lineageOf, type KeyInput } from "../../src/core/attribution.js";
+import { attribute, attributionInputs, headerFacts, lineageOf, type KeyInput } from "../../src/core/attribution.js";
 import type { ClassifiedFile, SessionEntry, TranscriptHeader } from "../../src/core/model.js";
 import { classifyName } from "../../src/core/names.js";
 
@@ -169,5 +169,61 @@ describe("attribute", () => {
       headers({}).lookup,
     );
     expect(kinds(a, shared)).toEqual({ k1: ["usage-family/certain"], k2: ["previous-session-id/certain"] });
+  });
+});
+
+describe("attributionInputs", () => {
+  /** A random store: keys with lineage fields, active files and archives of a few ids, headers that chain them. */
+  function randomStore(seed: number) {
+    let x = seed;
+    const rand = (n: number) => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return x % n;
+    };
+    const ids = [A, B, C, D, "55555555-5555-4555-8555-555555555555", "66666666-6666-4666-8666-666666666666"];
+    const pick = () => ids[rand(ids.length)]!;
+    const at = (day: number) => `2026-07-0${1 + day}T09:00:00.000Z`;
+    const keys = [0, 1, 2].map((i) => key(`k${i}`, ids[i]!, rand(2) ? { previousSessionId: pick() } : { usageFamilySessionIds: [pick()] }));
+    const names = [...new Set(Array.from({ length: 8 }, () => `${pick()}.jsonl.${rand(2) ? "reset" : "deleted"}.${at(rand(4)).replace(/:/g, "-")}`))];
+    const files = [...keys.map((k) => file(`${k.sessionId}.jsonl`)), ...names.map(file)];
+    const table: Record<string, TranscriptHeader> = {};
+    for (const f of files) table[f.name] = header(f.sessionId, at(rand(4)), rand(3) === 0 ? pick() : null);
+    return { keys, files, table };
+  }
+  const joined = (k: KeyInput[], f: ClassifiedFile[]) => [...attributionInputs(k, f)].join("\n");
+  const facts = (table: Record<string, TranscriptHeader>) => Object.entries(table).map(([n, h]) => [n, headerFacts(h)]);
+
+  it("holds all attribute reads: what it does not hold (sizes, times, other entry fields, header cwd) never changes an attribution", () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const { keys, files, table } = randomStore(seed);
+      const moved = {
+        keys: keys.map((k) => ({ ...k, entry: { ...k.entry, updatedAt: seed, compactionCount: 3, label: "x" } })),
+        files: files.map((f) => ({ ...f, bytes: f.bytes + seed, mtimeMs: seed })),
+        table: Object.fromEntries(Object.entries(table).map(([n, h]) => [n, { ...h, version: 9, cwd: "/elsewhere" }])),
+      };
+      expect(joined(moved.keys, moved.files)).toBe(joined(keys, files));
+      expect(facts(moved.table)).toEqual(facts(table));
+      const a = attribute(keys, files, headers(table).lookup);
+      const b = attribute(moved.keys, moved.files, headers(moved.table).lookup);
+      expect([...b.byFile]).toEqual([...a.byFile]);
+      expect([...b.lineage]).toEqual([...a.lineage]);
+    }
+  });
+
+  it("changes with each thing attribute reads of a key or a file", () => {
+    const { keys, files } = randomStore(7);
+    const base = joined(keys, files);
+    const k0 = keys[0]!;
+    const variants: Array<[KeyInput[], ClassifiedFile[]]> = [
+      [[{ ...k0, sessionId: D }, ...keys.slice(1)], files],
+      [[{ ...k0, entry: { ...k0.entry, previousSessionId: "77777777-7777-4777-8777-777777777777" } }, ...keys.slice(1)], files],
+      [[{ ...k0, sessionFileBasename: "custom.jsonl" }, ...keys.slice(1)], files],
+      [[{ ...k0, activePaths: [] }, ...keys.slice(1)], files],
+      [[...keys].reverse(), files],
+      [keys, [...files].reverse()],
+      [keys, files.slice(1)],
+      [keys, files.map((f, i) => (i === 0 ? { ...f, kind: "topic" as const } : f))],
+    ];
+    for (const [k, f] of variants) expect(joined(k, f)).not.toBe(base);
   });
 });

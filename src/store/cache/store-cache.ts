@@ -396,11 +396,8 @@ export class StoreCache {
     refs: readonly TranscriptRef[],
     inputs: string,
   ): { identity: string; parts: Array<{ ref: TranscriptRef; s: SourceIdentity }> } | null {
-    // The code and the Node that derive it (its time-zone data) are inputs too. Each part is
-    // delimited (the inputs by their length, each transcript as JSON): a path may hold "\n".
-    // node:crypto is loaded here, not at start-up: a Tab's completion and `ls` never need it.
-    const hash = process.getBuiltinModule("node:crypto").createHash("sha256");
-    hash.update(`${buildId()}\n${process.version}\n${inputs.length}\n`).update(inputs);
+    // Each part is delimited (the inputs by their length, each transcript as JSON): a path may hold "\n".
+    const hash = derivationHash().update(`${inputs.length}\n`).update(inputs);
     const parts: Array<{ ref: TranscriptRef; s: SourceIdentity }> = [];
     for (const ref of refs) {
       const s = this.identityThisRun(ref);
@@ -409,6 +406,53 @@ export class StoreCache {
       hash.update(JSON.stringify([s.source, s.identity]));
     }
     return { identity: hash.digest("base64url"), parts };
+  }
+
+  /**
+   * A value derived across the store whose sessions dir is `dir` (`name`: what it is about) from
+   * inputs whose digest is `digest` (`digestOf`), as the index keeps it; undefined when it keeps
+   * none for exactly these inputs. What else the value rests on (a header of each of some files)
+   * its caller proves unchanged itself (`settledIdentity`).
+   */
+  recallDerived(dir: string, name: string, digest: string, what: string): string | undefined {
+    const db = this.indexForDir(dir);
+    if (!db) return undefined;
+    try {
+      return db.fact({ source: ACROSS + name, identity: digest }, what);
+    } catch (err) {
+      this.#retire(db, err);
+      return undefined;
+    }
+  }
+
+  /**
+   * Whether the index of `dir` holds facts: a derived value is kept and reused only then (its first
+   * run writes every transcript's facts already, and has none to reuse), so that run need not digest inputs.
+   */
+  keepsDerived(dir: string): boolean {
+    const db = this.indexForDir(dir);
+    return db !== null && !db.factless;
+  }
+
+  /** Keep such a value, in a run that found facts in the index (`keepsDerived`). */
+  keepDerived(dir: string, name: string, digest: string, what: string, value: string): void {
+    if (this.keepsDerived(dir)) this.indexForDir(dir)!.keepFact({ source: ACROSS + name, identity: digest }, what, value);
+  }
+
+  /** A digest of `parts`, each delimited, with the code and the Node that derive a value from them. */
+  digestOf(parts: Iterable<string>): string {
+    const hash = derivationHash();
+    for (const part of parts) hash.update(`${part.length}\n`).update(part);
+    return hash.digest("base64url");
+  }
+
+  /**
+   * A file's identity this run when the walk saw it settled (`#settledBefore`), so that what is
+   * read from it now is what it holds while it keeps this identity; else null.
+   */
+  settledIdentity(ref: TranscriptRef): string | null {
+    const s = this.identityThisRun(ref);
+    return s !== null && this.#settledBefore(ref, s) ? s.identity : null;
   }
 
   #lookUp<T>(ref: TranscriptRef, what: string): Lookup<T> {
@@ -523,6 +567,14 @@ export class StoreCache {
     for (const db of [...this.#open.values(), ...this.#retired.splice(0)]) db?.close();
     this.#open.clear();
   }
+}
+
+/**
+ * A hash that starts with what derives a value besides its inputs: the code and the Node (its
+ * time-zone data). node:crypto is loaded here, not at start-up: a Tab's completion and `ls` never need it.
+ */
+function derivationHash() {
+  return process.getBuiltinModule("node:crypto").createHash("sha256").update(`${buildId()}\n${process.version}\n`);
 }
 
 /** SQLITE_BUSY or SQLITE_LOCKED (and their extended codes): another connection held the lock. */

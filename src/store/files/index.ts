@@ -20,7 +20,7 @@ import type {
   TranscriptRef,
   UnattributedFile,
 } from "../../core/model.js";
-import { ATTRIBUTABLE_KINDS, attribute, type Attribution, type KeyInput } from "../../core/attribution.js";
+import { ATTRIBUTABLE_KINDS, type Attribution, type KeyInput } from "../../core/attribution.js";
 import { interpretStore } from "../../core/store-load.js";
 import { orderResetArchives, readTargetSessionFile, transcriptCandidatePaths, type PathContext } from "../../core/transcript-path.js";
 import { parseGeneratedTranscriptName } from "../../core/names.js";
@@ -29,6 +29,7 @@ import { isStrictlyInside } from "../../core/path-within.js";
 import { configPathFor, configuredChannels, readConfig } from "../config.js";
 import type { AgentTarget } from "../locate.js";
 import { headerRead, peekTranscript, readHeader } from "./peek.js";
+import { attributeKept, type KeptDerivations } from "./kept-attribution.js";
 import { scanTree } from "./scan.js";
 import { readStoreObject } from "./store-file.js";
 import { heapHold } from "../process/streaming-memory.js";
@@ -163,6 +164,8 @@ export interface FilesIndexOptions {
   remember?: RememberSync;
   /** Each listed file's lstat, as the walk of the sessions dir made it (StoreCache.noteStat). */
   seen?: (path: string, st: fs.BigIntStats) => void;
+  /** Where attribution is kept across runs (kept-attribution.ts). */
+  kept?: KeptDerivations;
 }
 
 /** How the index reuses what a bounded read of a file found. */
@@ -205,8 +208,8 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     return headers.get(p)!;
   };
   const keyInputs = loaded.map((e) => keyInputOf(e, actives.get(e.sessionKey)));
-  const { byFile, lineage } = attribute(keyInputs, files, headerOf);
-  const owned: Ownership = { present, headers, lineage, byKey: filesByKey(byFile), sideFilesById: sideFilesById(files) };
+  const { byFile, lineage, headerIds } = attributeKept(keyInputs, files, headerOf, (p) => !unreadable.has(p), opts.kept);
+  const owned: Ownership = { present, headerIds, lineage, byKey: filesByKey(byFile), sideFilesById: sideFilesById(files) };
 
   const sessions: SessionRecord[] = [];
   for (const e of loaded) sessions.push(sessionRecordOf(target.agentId, e, actives.get(e.sessionKey), owned, listings));
@@ -259,8 +262,8 @@ function keyInputOf(e: StoreEntry, active: ActiveTranscript | null | undefined):
 /** What attribution decided, with what a key's record needs to list its files. */
 interface Ownership {
   present: Map<string, ClassifiedFile>;
-  /** Headers attribution read, by path. */
-  headers: Map<string, TranscriptHeader | null>;
+  /** The header id of each file attribution read the header of (null: it has none). */
+  headerIds: Map<string, string | null>;
   /** key → its sessionIds, current last. */
   lineage: Map<string, string[]>;
   /** key → the files attributed to it. */
@@ -336,7 +339,7 @@ function filesOfKey(sessionKey: string, owned: Ownership): { archives: Attribute
       archives.push({
         path: p,
         reason: f.archive.reason,
-        sessionId: owned.headers.get(p)?.id ?? f.sessionId,
+        sessionId: owned.headerIds.get(p) ?? f.sessionId,
         timestamp: f.archive.timestampMs,
         iso: f.archive.timestampMs === null ? null : new Date(f.archive.timestampMs).toISOString(),
         bytes: f.bytes,

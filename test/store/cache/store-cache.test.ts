@@ -442,6 +442,57 @@ describe("rememberAcross: a value derived from several transcripts and other inp
   });
 });
 
+describe("derived values (a store's attribution): kept by a digest of their inputs, the rest proven by the caller", () => {
+  it("neither kept nor reused in an index's first run; then kept under the digest and read back by it alone", async () => {
+    const s = setup();
+    const first = s.open();
+    expect(first.keepsDerived(s.root)).toBe(false);
+    first.keepDerived(s.root, "store:x", "d1", "attribution/2", "v1");
+    first.close();
+    expect(factsIn(s.index()).filter((r) => r.what === "attribution/2")).toEqual([]);
+    await remembered(s.open(), fileRef(s.file));
+
+    const next = s.open();
+    expect(next.keepsDerived(s.root)).toBe(true);
+    next.keepDerived(s.root, "store:x", "d1", "attribution/2", "v1");
+    next.close();
+    const later = s.open();
+    expect(later.recallDerived(s.root, "store:x", "d1", "attribution/2")).toBe("v1");
+    expect(later.recallDerived(s.root, "store:x", "d2", "attribution/2")).toBeUndefined();
+    expect(later.recallDerived(s.root, "store:y", "d1", "attribution/2")).toBeUndefined();
+    later.close();
+    const off = s.open();
+    off.disable();
+    expect(off.keepsDerived(s.root)).toBe(false);
+    expect(off.recallDerived(s.root, "store:x", "d1", "attribution/2")).toBeUndefined();
+  });
+
+  it("a digest tells its parts apart (each is delimited) and holds the order", () => {
+    const cache = setup().open();
+    expect(cache.digestOf(["ab", "c"])).not.toBe(cache.digestOf(["a", "bc"]));
+    expect(cache.digestOf(["a", "b"])).not.toBe(cache.digestOf(["b", "a"]));
+    expect(cache.digestOf(["a\n", "b"])).not.toBe(cache.digestOf(["a", "\nb"]));
+    expect(cache.digestOf(["a", "b"])).toBe(cache.digestOf(["a", "b"]));
+  });
+
+  it("a file's settled identity: the walk's, once it is 2 s old; none for a file changed since or just before", () => {
+    const s = setup();
+    const walked = (now: number) => {
+      const cache = s.open(() => now);
+      cache.noteStat(s.file, fs.lstatSync(s.file, { bigint: true }));
+      return cache;
+    };
+    expect(walked(Date.now() + LATER).settledIdentity(fileRef(s.file))).toBe(identity(s.file));
+    expect(walked(Date.now()).settledIdentity(fileRef(s.file))).toBeNull();
+    const cache = walked(Date.now() + LATER);
+    fs.appendFileSync(s.file, LINE);
+    // The run's identity is the walk's (one snapshot): still that one, as settled as when walked.
+    expect(cache.settledIdentity(fileRef(s.file))).not.toBe(identity(s.file));
+    const unwalked = s.open();
+    expect(unwalked.settledIdentity(fileRef(s.file))).toBeNull();
+  });
+});
+
 describe("SQLite windows and archive rows: reused while their proof in the run's snapshot holds", () => {
   const MAIN = "agent:main:main";
 

@@ -1,6 +1,6 @@
 /**
  * Attribution kept across runs. After OpenClaw appends to a few transcripts, attribution is the
- * dearest part of the store index to derive again (about a third of a `timeline` of 5,000 keys),
+ * dearest part of the store's model to derive again (329 ms of a 2.2 s `timeline` of 5,000 keys),
  * yet nothing it reads has changed: an append changes a file's identity, never its name or its
  * header. So it is reused while its keys' and files' parts (`attributionInputs`) are equal and
  * each header it asked for holds the same facts: a file whose identity is the one it was read at
@@ -60,6 +60,14 @@ const WHAT = "attribution/2";
 const STALE_SHARE = 1 / 8;
 
 /**
+ * Kept for at most this many files to attribute (the value then about 6 MB): a run that keeps it
+ * holds its text and rows besides the store's model, about 3.7 times its size (100k archives: a
+ * 21.7 MB value, 516 → 596 MB peak in the run that kept it, +25 MB in one that read it back). A
+ * bigger store derives it every run, as before; parts written and read one at a time would lift this.
+ */
+export const MAX_KEPT_CANDIDATES = 16_384;
+
+/**
  * `attribute`, or what the index kept of it for the same inputs and headers. `headerOf` reads a
  * header (through the per-file cache); `readable` says whether the file it read could be read.
  */
@@ -72,7 +80,8 @@ export function attributeKept(
 ): AttributionRead {
   // Nothing to attribute (an empty store): no digest, so `ls` there loads neither node:crypto nor the
   // index. An index's first run keeps nothing: no digest either (a cold run costs no more for it).
-  if (!kept || candidatesOf(keys, files).length === 0 || !kept.usable()) return attributeAsking(keys, files, headerOf).read;
+  const candidates = candidatesOf(keys, files).length;
+  if (!kept || candidates === 0 || candidates > MAX_KEPT_CANDIDATES || !kept.usable()) return attributeAsking(keys, files, headerOf).read;
   const digest = kept.digest(attributionInputs(keys, files));
   const text = kept.recall(WHAT, digest);
   const reused = text === undefined ? null : reuse(text, keys, files, headerOf, kept);
@@ -94,6 +103,7 @@ export function attributeKept(
   return read;
 }
 
+/** A file's path by how the kept value names it (one this run wrote: its places are valid). */
 const pathsOf = (files: ClassifiedFile[]) => (ref: FileRef) => (typeof ref === "number" ? files[ref]!.path : ref);
 
 function keep(kept: KeptDerivations, digest: string, value: KeptValue, pathOf: (ref: FileRef) => string): void {
@@ -123,7 +133,7 @@ function attributeAsking(keys: KeyInput[], files: ClassifiedFile[], headerOf: (p
 
 /**
  * The kept attribution when each header it asked for still holds the same facts; null when one
- * changed or the value is not one this build keeps (its inputs are equal, so its places are valid).
+ * changed, or the value is not one this build writes (a damaged index: derived again, never thrown).
  */
 function reuse(
   text: string,
@@ -132,27 +142,37 @@ function reuse(
   headerOf: (path: string) => TranscriptHeader | null,
   kept: KeptDerivations,
 ): { read: AttributionRead; value: KeptValue; stale: number } | null {
-  let value: KeptValue;
   try {
-    value = JSON.parse(text) as KeptValue;
+    const value = JSON.parse(text) as KeptValue;
+    if (!Array.isArray(value.headers) || !Array.isArray(value.byFile) || value.lineage?.length !== keys.length) return null;
+    // Its inputs are equal, so each place it names is one of these files and keys.
+    const pathOf = (ref: FileRef) => must(typeof ref === "number" ? files[ref]?.path : ref, "string");
+    let stale = 0;
+    const headerIds = new Map<string, string | null>();
+    for (const [ref, identity, facts] of value.headers) {
+      const p = pathOf(ref);
+      if (facts !== null) must(facts, "array");
+      if (identity === null || kept.identity(p) !== identity) {
+        stale++;
+        if (JSON.stringify(headerFacts(headerOf(p))) !== JSON.stringify(facts)) return null;
+      }
+      headerIds.set(p, facts?.[0] ?? null);
+    }
+    const byFile = new Map(
+      value.byFile.map(([ref, owners]) => [
+        pathOf(ref),
+        owners.map(([k, evidence]) => ({ key: must(keys[k]?.sessionKey, "string"), evidence: must(evidence, "array") })),
+      ]),
+    );
+    const lineage = new Map(keys.map((k, i) => [k.sessionKey, must(value.lineage[i], "array")]));
+    return { read: { byFile, lineage, headerIds }, value, stale };
   } catch {
     return null;
   }
-  if (!Array.isArray(value?.headers) || !Array.isArray(value.byFile) || value.lineage?.length !== keys.length) return null;
-  const pathOf = pathsOf(files);
-  let stale = 0;
-  const headerIds = new Map<string, string | null>();
-  for (const [ref, identity, facts] of value.headers) {
-    const p = pathOf(ref);
-    if (identity === null || kept.identity(p) !== identity) {
-      stale++;
-      if (JSON.stringify(headerFacts(headerOf(p))) !== JSON.stringify(facts)) return null;
-    }
-    headerIds.set(p, facts?.[0] ?? null);
-  }
-  const byFile = new Map(
-    value.byFile.map(([ref, owners]) => [pathOf(ref), owners.map(([k, evidence]) => ({ key: keys[k]!.sessionKey, evidence }))]),
-  );
-  const lineage = new Map(keys.map((k, i) => [k.sessionKey, value.lineage[i]!]));
-  return { read: { byFile, lineage, headerIds }, value, stale };
+}
+
+/** `v`, when it is of the kind this build writes there; else a throw (reuse's catch makes it no answer). */
+function must<T>(v: T | undefined, kind: "string" | "array"): T {
+  if (kind === "array" ? !Array.isArray(v) : typeof v !== kind) throw new TypeError(`a kept attribution holds no ${kind} here`);
+  return v as T;
 }

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { attribute, type KeyInput } from "../../../src/core/attribution.js";
 import type { ClassifiedFile, TranscriptHeader } from "../../../src/core/model.js";
 import { classifyName } from "../../../src/core/names.js";
-import { attributeKept, type KeptDerivations } from "../../../src/store/files/kept-attribution.js";
+import { attributeKept, type KeptDerivations, MAX_KEPT_CANDIDATES } from "../../../src/store/files/kept-attribution.js";
 
 const DIR = "/s";
 const A = "11111111-1111-4111-8111-111111111111";
@@ -160,7 +160,7 @@ describe("attributeKept", () => {
     expect(values.size).toBe(0);
   });
 
-  it("a header read from a file that was not settled is read again next time, and a kept value that is not JSON is derived again", () => {
+  it("a header read from a file that was not settled is read again next time, and a damaged kept value is derived again", () => {
     const s = store();
     const { kept, values } = index(s.identities, { settled: false });
     attributeKept(s.keys, s.files, s.headerOf, () => true, kept);
@@ -168,10 +168,23 @@ describe("attributeKept", () => {
     attributeKept(s.keys, s.files, s.headerOf, () => true, kept);
     expect([...s.reads].sort()).toEqual([...s.headers.keys()].sort());
 
-    for (const k of values.keys()) values.set(k, "{not json");
-    s.reads.length = 0;
-    const again = attributeKept(s.keys, s.files, s.headerOf, () => true, kept);
-    expect(plain(again)).toEqual(plain(attribute(s.keys, s.files, s.headerOf)));
+    const fresh = plain(attribute(s.keys, s.files, s.headerOf));
+    const [k] = values.keys();
+    const good = JSON.parse(values.get(k!)!);
+    // Damaged: not JSON, places that name no file or key, members of another kind.
+    const damaged = [
+      "{not json",
+      "null",
+      JSON.stringify({ ...good, byFile: [[99, [[0, []]]]] }),
+      JSON.stringify({ ...good, byFile: [[0, [[7, []]]]] }),
+      JSON.stringify({ ...good, byFile: [[0, [[0, "evidence"]]]] }),
+      JSON.stringify({ ...good, headers: [[0, null, "facts"]] }),
+      JSON.stringify({ ...good, lineage: ["ids"] }),
+    ];
+    for (const text of damaged) {
+      values.set(k!, text);
+      expect(plain(attributeKept(s.keys, s.files, s.headerOf, () => true, kept)), text).toEqual(fresh);
+    }
   });
 
   it("keeps it again, with the new identities, once an eighth of its headers are proven only by a read", () => {
@@ -207,6 +220,19 @@ describe("attributeKept", () => {
     const first = index(s.identities, { usable: false });
     attributeKept(s.keys, s.files, s.headerOf, () => true, { ...first.kept, digest: () => expect.fail("digested") });
     expect(first.values.size).toBe(0);
+  });
+
+  it("a store with more files to attribute than it keeps for asks the index nothing (its value would cost more memory than it saves)", () => {
+    const s = store();
+    const { kept, values } = index(s.identities);
+    const many = Array.from({ length: MAX_KEPT_CANDIDATES }, (_, i) =>
+      file(`${String(i).padStart(8, "0")}-0000-4000-8000-000000000000.jsonl.deleted.2026-06-01T09-00-00.000Z`),
+    );
+    attributeKept(s.keys, [...s.files, ...many.slice(0, MAX_KEPT_CANDIDATES - 2)], s.headerOf, () => true, kept);
+    expect(values.size).toBe(1);
+    const over = [...s.files, ...many];
+    attributeKept(s.keys, over, s.headerOf, () => true, { ...kept, digest: () => expect.fail("digested") });
+    expect(values.size).toBe(1);
   });
 
   it("without an index, is attribute", () => {

@@ -184,7 +184,9 @@ describe("attributionInputs", () => {
     const pick = () => ids[rand(ids.length)]!;
     const at = (day: number) => `2026-07-0${1 + day}T09:00:00.000Z`;
     const keys = [0, 1, 2].map((i) => key(`k${i}`, ids[i]!, rand(2) ? { previousSessionId: pick() } : { usageFamilySessionIds: [pick()] }));
-    const names = [...new Set(Array.from({ length: 8 }, () => `${pick()}.jsonl.${rand(2) ? "reset" : "deleted"}.${at(rand(4)).replace(/:/g, "-")}`))];
+    const names = [
+      ...new Set(Array.from({ length: 8 }, () => `${pick()}.jsonl.${rand(2) ? "reset" : "deleted"}.${at(rand(4)).replace(/:/g, "-")}`)),
+    ];
     const files = [...keys.map((k) => file(`${k.sessionId}.jsonl`)), ...names.map(file)];
     const table: Record<string, TranscriptHeader> = {};
     for (const f of files) table[f.name] = header(f.sessionId, at(rand(4)), rand(3) === 0 ? pick() : null);

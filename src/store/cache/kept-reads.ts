@@ -48,7 +48,7 @@ function* lastChangedFirst(seen: Map<string, string>): Generator<[string, string
 }
 
 /**
- * A map's entries as a JSON array of its keys and values in turn, in pieces of up to 4,096
+ * A map's entries as a JSON array of its keys and values in turn, in pieces of up to 512
  * strings (each comma a piece of its own: joined to a piece, it would make a cons string, which
  * Node encodes for a write many times slower).
  */

@@ -1,8 +1,10 @@
 /**
  * What a kept answer's run read (store/read-set.ts), as the answer file keeps it, and the check of
- * it a later run makes before it hands the answer back (store/cache/answer-memo.ts): dirs and their
- * listings, then paths and what their lstat and stat found, each as one flat JSON array of pairs
- * ({"dirs":[dir, listing, dir, listing, …],"lstats":[…],"stats":[…]}).
+ * it a later run makes before it hands the answer back (store/cache/answer-memo.ts): paths and what
+ * their lstat found, dirs and their listings, then paths and what their stat found, each as one
+ * flat JSON array of pairs ({"lstats":[path, seen, path, seen, …],"dirs":[dir, listing, …],"stats":[…]}).
+ * The lstats come first, the path changed last first (lastChangedFirst): after OpenClaw wrote to a
+ * transcript, the check fails at its first lstat, before it lists a dir of 18,000 names (40 ms).
  *
  * The check reads that text from its bytes one string at a time (core/json-bytes.ts): on 100,000
  * archives it is 26 MB, which as one string and an array of its 200,000 strings held 60 MB more.
@@ -22,10 +24,10 @@ export function keptReads(reads: ReadSet): Iterable<string> | null {
 }
 
 function* readsText(reads: ReadSet): Generator<string> {
-  yield '{"dirs":';
-  yield* pairs(reads.dirs);
-  yield ',"lstats":';
+  yield '{"lstats":';
   yield* pairs(lastChangedFirst(reads.lstats));
+  yield ',"dirs":';
+  yield* pairs(reads.dirs);
   yield ',"stats":';
   yield* pairs(reads.stats);
   yield "}";
@@ -85,10 +87,10 @@ export function stillTrue(kept: Buffer): boolean {
  */
 export function checkedReads(kept: Buffer): CheckedLstats | null {
   const c = new JsonBytesCursor(kept);
-  if (!c.literal('{"dirs":') || !everyPair(c, (dir, listing) => listingOf(dir) === listing)) return null;
-  if (!c.literal(',"lstats":')) return null;
+  if (!c.literal('{"lstats":')) return null;
   const lstatsAt = c.pos;
   if (!everyPair(c, (p, seen) => lookAt(p, "l") === seen)) return null;
+  if (!c.literal(',"dirs":') || !everyPair(c, (dir, listing) => listingOf(dir) === listing)) return null;
   if (!c.literal(',"stats":') || !everyPair(c, (p, seen) => lookAt(p, "s") === seen) || !c.literal("}") || !c.atEnd()) return null;
   return (each) => {
     const again = new JsonBytesCursor(kept);

@@ -442,8 +442,17 @@ export class StoreCache {
   /** A digest of `parts`, each delimited, with the code and the Node that derive a value from them. */
   digestOf(parts: Iterable<string>): string {
     const hash = derivationHash();
-    for (const part of parts) hash.update(`${part.length}\n`).update(part);
-    return hash.digest("base64url");
+    // Hashed in runs of about 64 K characters: two updates per part (46,000 for a store's
+    // attribution of 5,000 keys) allocated 18 MB; the digest is the same.
+    let run = "";
+    for (const part of parts) {
+      run += `${part.length}\n${part}`;
+      if (run.length >= 65_536) {
+        hash.update(run);
+        run = "";
+      }
+    }
+    return hash.update(run).digest("base64url");
   }
 
   /**

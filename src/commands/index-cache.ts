@@ -3,7 +3,8 @@
  * what it holds and how much of the store it is fresh for, and builds it first when there is none
  * yet (or it has no text table); `--rebuild` forgets it and builds it again; `--forget` deletes it.
  * Building runs the passes that derive each transcript's facts (timeline's summary, check's body
- * pass) through this run's session, which keeps them, then fills the text table grep answers from.
+ * pass) through this run's session, which keeps them, then fills the text table grep answers from
+ * and keeps what a store-wide grep searches.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -22,7 +23,7 @@ import { isTranscriptSource, sourceOf } from "../store/cache/store-cache.js";
 import { realPath } from "../store/real-path.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
 import { runCheck } from "./check.js";
-import { grepTargets } from "./grep.js";
+import { grepTargets, storeWideScope } from "./grep.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { runTimeline } from "./timeline.js";
 
@@ -201,38 +202,7 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
       path: file,
     });
   const refs = indexes.flatMap(grepTargets).map((t) => t.ref);
-  let build: IndexBuild | null = null;
-  if (action !== "status") {
-    const t0 = performance.now();
-    // The passes that derive every transcript's facts keep them through the session (remember).
-    await runTimeline(sel, ctx);
-    await runCheck(sel, ctx);
-    db.flush();
-    let text = { bytes: 0, rows: 0, stopped: false };
-    if (db.fts) {
-      text = await refreshText(ctx.session, db, refs, {
-        keep: () => new Set(refs.map(textSourceOf)),
-        covers: () => true, // the whole state dir: whatever the index holds that it does not is gone
-        progress: (done, total) => ctx.progress?.(done, total, "transcripts"),
-      });
-      try {
-        db.markTextBuilt();
-      } catch (err) {
-        throw environmentError(
-          "INDEX_BUSY",
-          `cannot write the index ${file}: ${(err as Error).message}`,
-          "run `openclaw-sessions index` again",
-        );
-      }
-    }
-    build = {
-      transcripts: refs.length,
-      bytes: text.bytes,
-      rows: text.rows,
-      seconds: Math.round(performance.now() - t0) / 1000,
-      incomplete: text.stopped,
-    };
-  }
+  const build = action === "status" ? null : await buildIndex(opts, sel, ctx, db, refs, file);
   return {
     schemaVersion: INDEX_SCHEMA_VERSION,
     action,
@@ -242,6 +212,51 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
     freshness: freshnessOf(ctx, db, refs),
     build,
     removed: null,
+  };
+}
+
+/**
+ * The passes that derive every transcript's facts of every agent (`all`; they keep them through the
+ * session: remember), the text table, and what a store-wide grep with the run's own selection
+ * (`opts`) searches.
+ */
+async function buildIndex(
+  opts: IndexOptions,
+  all: StoreSelection,
+  ctx: StoreContext,
+  db: IndexDb,
+  refs: TranscriptRef[],
+  file: string,
+): Promise<IndexBuild> {
+  const t0 = performance.now();
+  await runTimeline(all, ctx);
+  await runCheck(all, ctx);
+  db.flush();
+  let text = { bytes: 0, rows: 0, stopped: false };
+  if (db.fts) {
+    text = await refreshText(ctx.session, db, refs, {
+      keep: () => new Set(refs.map(textSourceOf)),
+      covers: () => true, // the whole state dir: whatever the index holds that it does not is gone
+      progress: (done, total) => ctx.progress?.(done, total, "transcripts"),
+    });
+    try {
+      db.markTextBuilt();
+    } catch (err) {
+      throw environmentError(
+        "INDEX_BUSY",
+        `cannot write the index ${file}: ${(err as Error).message}`,
+        "run `openclaw-sessions index` again",
+      );
+    }
+  }
+  // Kept now (written when the session closes): the first search after this one is warm.
+  await storeWideScope(opts, ctx);
+  return {
+    transcripts: refs.length,
+    bytes: text.bytes,
+    rows: text.rows,
+    seconds: Math.round(performance.now() - t0) / 1000,
+    incomplete: text.stopped,
   };
 }
 

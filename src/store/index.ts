@@ -4,9 +4,9 @@
  * a StoreIndex and read through TranscriptRefs.
  */
 import type { StoreSelection } from "./locate.js";
-import type { StorePlace, StoreSession } from "./session.js";
+import type { IndexHooks, StorePlace, StoreSession } from "./session.js";
 
-export type { StoreSelection, StoreSession };
+export type { IndexHooks, StoreSelection, StoreSession };
 
 export interface StoreContext extends StorePlace {
   /** The run's one way into the stores; opened and closed by the caller (the CLI's error boundary). */

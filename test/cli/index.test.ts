@@ -63,10 +63,11 @@ describe("index", () => {
     expect(text.stdout).toMatch(/text table: built .*grep answers literal searches from it/);
     expect(text.stdout).toContain("store: 5 transcripts: 5 current, 0 stale, 0 unknown\n");
 
-    // The build's store-wide timeline and check kept their whole answers beside the index: 0700 / 0600 too.
+    // The build's store-wide timeline and check kept their whole answers beside the index, and what a
+    // store-wide grep searches: 0700 / 0600 too.
     const answers = s.file.replace(/\.sqlite$/, ".answers");
-    expect(again.json().index.answers).toBe(2);
-    expect(text.stdout).toContain(", 2 whole answers, ");
+    expect(again.json().index.answers).toBe(3);
+    expect(text.stdout).toContain(", 3 whole answers, ");
     expect(fs.statSync(answers).mode & 0o777).toBe(0o700);
     for (const name of fs.readdirSync(answers)) expect(fs.statSync(path.join(answers, name)).mode & 0o777).toBe(0o600);
     // --forget takes them with it.

@@ -195,18 +195,15 @@ describe("after a store changes, grep through the index still answers as the sca
     }
   });
 
-  it("a store-wide search keeps what it searches as a whole answer: a warm search builds no store index, a change is searched", async () => {
-    const c = copy("files", "reset-chain");
-    const sessions = path.join(c.stateDir, "agents/main/sessions");
-    await build(c);
-    await pastRacyWindow(); // what the first search reads has held still long enough to keep its answer
-    let indexed = 0;
+  /** A store-wide search of `c` in a session of its own, counting how often it indexes the store. */
+  const countingSearch = (c: Copy) => {
+    const counted = { indexed: 0 };
     const env = { HOME: "/nonexistent-home", XDG_CACHE_HOME: c.cache };
     const search = async (pattern: string) => {
       const session = openStoreSession({ env, cwd: process.cwd() });
       const indexes = session.indexes.bind(session);
       session.indexes = (sel, hooks) => {
-        indexed += 1;
+        counted.indexed += 1;
         return indexes(sel, hooks);
       };
       try {
@@ -215,20 +212,52 @@ describe("after a store changes, grep through the index still answers as the sca
         session.close(); // the answer is kept when the session closes
       }
     };
-    const scan = (pattern: string) => runGrep({ stateDir: c.stateDir, pattern, index: false }, ctxOf(c));
+    return { counted, search };
+  };
+  const scanOf = (c: Copy) => (pattern: string) => runGrep({ stateDir: c.stateDir, pattern, index: false }, ctxOf(c));
+
+  it("a store-wide search keeps what it searches as a whole answer: a warm search builds no store index, a change is searched", async () => {
+    const c = copy("files", "reset-chain");
+    const sessions = path.join(c.stateDir, "agents/main/sessions");
+    await build(c);
+    await pastRacyWindow(); // what the first search reads has held still long enough to keep its answer
+    const { counted, search } = countingSearch(c);
+    const scan = scanOf(c);
     const first = await search("purple elephant");
-    expect(indexed).toBe(1);
+    expect(counted.indexed).toBe(1);
     expect(await search("purple elephant")).toEqual(first);
     expect(await search("buy milk")).toEqual(await scan("buy milk"));
-    expect(indexed).toBe(1); // the kept answer, for any pattern
+    expect(counted.indexed).toBe(1); // the kept answer, for any pattern
     expect(first).toEqual(await scan("purple elephant"));
 
     const active = path.join(sessions, fs.readdirSync(sessions).find((n) => n.endsWith(".jsonl"))!);
     fs.appendFileSync(active, `${line("q1", null, "2026-07-02T10:00:00.000Z", "user", "the purple elephant")}\n`);
     const after = await search("purple elephant");
-    expect(indexed).toBe(2);
+    expect(counted.indexed).toBe(2);
     expect(after.totalMatches).toBe(first.totalMatches + 1);
     expect(after).toEqual(await scan("purple elephant"));
+  });
+
+  it("`index` keeps what a store-wide search searches: the first search after it builds no store index, and one after a change does", async () => {
+    const c = copy("files", "reset-chain");
+    await pastRacyWindow(); // the copy has held still long enough for what `index` reads to be kept
+    const env = { HOME: "/nonexistent-home", XDG_CACHE_HOME: c.cache };
+    const session = openStoreSession({ env, cwd: process.cwd() });
+    try {
+      await runIndex({ stateDir: c.stateDir }, { env, cwd: process.cwd(), session });
+    } finally {
+      session.close(); // what it keeps is written when its session closes, as the CLI closes it
+    }
+    const { counted, search } = countingSearch(c);
+    const scan = scanOf(c);
+    expect(await search("buy milk")).toEqual(await scan("buy milk"));
+    expect(counted.indexed).toBe(0);
+
+    const sessions = path.join(c.stateDir, "agents/main/sessions");
+    const active = path.join(sessions, fs.readdirSync(sessions).find((n) => n.endsWith(".jsonl"))!);
+    fs.renameSync(active, `${active}.reset.2026-07-02T10-00-00.000Z`); // a reset as OpenClaw names its archive
+    expect(await search("buy milk")).toEqual(await scan("buy milk"));
+    expect(counted.indexed).toBe(1);
   });
 
   it("SQLite era: new rows in a window are read (the window again), the answer as the scan's", async () => {

@@ -28,6 +28,7 @@ import { answersDirOf } from "./location.js";
 import { buildId } from "./build-id.js";
 import { checkedReads, keptReads } from "./kept-reads.js";
 import { RACY_MS, type StoreCache } from "./store-cache.js";
+import { piecesRead } from "../process/streaming-memory.js";
 
 interface AnswerDeps {
   place: { env: NodeJS.ProcessEnv; cwd: string };
@@ -240,7 +241,11 @@ function bytesInFile(fd: number, start: number, length: number, piece: number): 
     length,
     bytes: (from, to) => readAt(fd, start + from, start + to),
     *pieces(from, to) {
-      for (let at = from; at < to; at += piece) yield readAt(fd, start + at, start + Math.min(to, at + piece));
+      for (let at = from; at < to; at += piece) {
+        const bytes = readAt(fd, start + at, start + Math.min(to, at + piece));
+        piecesRead(bytes.length);
+        yield bytes;
+      }
     },
   };
   // The file was renamed into place whole and is never written again: the fd reads the answer its

@@ -1,8 +1,9 @@
 /**
  * The one place product code reaches V8 at run time: keeping memory flat while a transcript
- * streams, while a store reader runs and while `ls` lists a big store. The reader
- * (store/lines.ts) calls `streamingBudget.start()` when a stream opens and
- * `streamingBudget.tick(bytes)` for every line; `heapHold` (at the end) is the other export. The
+ * streams, while a store reader runs, while `ls` lists a big store and while a kept answer is
+ * written out of its file. The reader (store/lines.ts) calls `streamingBudget.start()` when a
+ * stream opens and `streamingBudget.tick(bytes)` for every line; `heapHold` and `piecesRead` (at
+ * the end) are the others. The
  * process's module state (the gc handle, the counters, the flags set) is this file's on purpose:
  * it is the process's.
  *
@@ -206,3 +207,21 @@ function setFlags(flags: readonly string[]): void {
 
 /** What a transcript reader tells the memory budget: a stream opened, bytes were read. */
 export const streamingBudget = { start: streamStart, tick };
+
+/**
+ * For a reader of a file in fresh Buffers it lets go of at once (a kept answer written out piece by
+ * piece): V8 frees a dead Buffer's bytes only when a GC finds its small object dead, and a loop that
+ * allocates little else runs no GC until 64 MB of such bytes pile up (external memory, V8's own
+ * trigger). One young-generation GC after each `PIECES_GC_BYTES` frees them: about a millisecond
+ * with a young generation as small as these runs keep. Measured on `ls --json` of 100,000 archives,
+ * whose kept 98 MB document is written out so: 222 -> 175 MB peak RSS, 1.75 -> 1.5 s.
+ */
+const PIECES_GC_BYTES = 16 * 1024 * 1024;
+let piecesBytes = 0;
+
+export function piecesRead(bytes: number): void {
+  piecesBytes += bytes;
+  if (piecesBytes < PIECES_GC_BYTES) return;
+  piecesBytes = 0;
+  (fullGc() as ((o: { type: "minor" }) => void) | null)?.({ type: "minor" });
+}

@@ -40,12 +40,13 @@ function* readsText(reads: ReadSet): Generator<string> {
  * there, an error) keep their order, after the rest.
  */
 function* lastChangedFirst(seen: Map<string, string>): Generator<[string, string]> {
-  const later = (a: string, b: string) => (a.length !== b.length ? b.length - a.length : a < b ? 1 : a > b ? -1 : 0);
-  // Each ctime taken out once, not once per comparison (18,000 paths: 500,000 strings), and the
-  // paths sorted as their numbers in a typed array: 100,000 paths made 20 MB of pairs and records.
+  // Each ctime taken out once, not once per comparison (18,000 paths: 500,000 strings), as a
+  // number: exact to about 256 ns, closer ones keep their order (the order only makes a check
+  // quicker); none ("") is 0, after the rest. The paths are sorted as their numbers in a typed
+  // array: 100,000 paths made 20 MB of pairs and records.
   const entries = [...seen.keys()];
-  const at = entries.map((p) => changedAtOf(seen.get(p)!));
-  const order = Uint32Array.from(entries.keys()).sort((x, y) => later(at[x]!, at[y]!) || x - y);
+  const at = Float64Array.from(entries, (p) => Number(changedAtOf(seen.get(p)!)));
+  const order = Uint32Array.from(entries.keys()).sort((x, y) => at[y]! - at[x]! || x - y);
   for (const i of order) yield [entries[i]!, seen.get(entries[i]!)!];
 }
 

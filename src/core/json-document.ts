@@ -5,7 +5,7 @@
  * it is handed to the command with its text, which the JSON reporter then writes as it is, with
  * no parse of what the command does not read and no JSON made again.
  */
-import { isAscii } from "node:buffer";
+import { bytesInMemory, parseSpan, type KeptBytes } from "./kept-bytes.js";
 
 export function jsonDocument(data: unknown): string {
   return `${JSON.stringify(data, null, 2)}\n`;
@@ -188,27 +188,6 @@ export function jsonSizeUpTo(value: unknown, limit: number): number {
   return size;
 }
 
-/**
- * A kept document's bytes, wherever they are: in memory, or in a file too big to hold, read a
- * piece at a time (store/cache/answer-memo.ts).
- */
-export interface KeptBytes {
-  readonly length: number;
-  /** Bytes [from, to) as one Buffer. */
-  bytes(from: number, to: number): Buffer;
-  /** Bytes [from, to) a piece at a time, each a Buffer of its own (a writer may hold it). */
-  pieces(from: number, to: number): Iterable<Buffer>;
-}
-
-/** Bytes in memory as KeptBytes. */
-export function bytesInMemory(buffer: Buffer): KeptBytes {
-  return {
-    length: buffer.length,
-    bytes: (from, to) => buffer.subarray(from, to),
-    pieces: (from, to) => [buffer.subarray(from, to)],
-  };
-}
-
 /** Where an unread member's value is: its bytes in the kept document. */
 interface KeptSpan {
   source: KeptBytes;
@@ -242,7 +221,7 @@ export function keptDocument(
       configurable: true,
       get: () => {
         if (unread.has(key)) {
-          value = JSON.parse(decoded(source.bytes(start, end)));
+          value = parseSpan(source, start, end);
           unread.delete(key);
         }
         return value;
@@ -255,9 +234,4 @@ export function keptDocument(
   }
   keptMembers.set(doc, unread);
   return doc;
-}
-
-/** UTF-8 bytes as text; ASCII (the usual answer) as latin1, which takes MBs in far less time than readFileSync's UTF-8 (13 MB: 90 against 140–180 ms). */
-export function decoded(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
 }

@@ -12,15 +12,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import {
-  bytesInMemory,
-  decoded,
-  jsonDocumentParts,
-  jsonSizeUpTo,
-  type KeptBytes,
-  keptDocument,
-  type MemberSpan,
-} from "../../core/json-document.js";
+import { jsonDocumentParts, jsonSizeUpTo, keptDocument, type MemberSpan } from "../../core/json-document.js";
+import { bytesInMemory, decoded, type KeptBytes, parseSpan } from "../../core/kept-bytes.js";
 import { locateStores, type StoreSelection } from "../locate.js";
 import { noting, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
@@ -322,7 +315,7 @@ export function keptValue(answer: KeptBytes): unknown {
   const sum = new Checksum();
   for (const piece of answer.pieces(0, length)) sum.update(piece);
   if (shape.bytes !== length || shape.sum !== sum.digest()) throw new Error("kept answer cut short or altered");
-  if (shape.members === null) return JSON.parse(decoded(answer.bytes(0, length)));
+  if (shape.members === null) return parseSpan(answer, 0, length);
   if (!shape.members.every(([, , to]) => to <= length)) throw new Error("kept answer: a member outside its document");
   return keptDocument(answer, shape.members);
 }

@@ -461,8 +461,12 @@ function scopeOf(indexes: readonly StoreIndex[]): GrepScope {
  * 200-237 MB where a kept one takes 0.7 s and 119 MB). `hooks` are called only when it is derived.
  */
 export async function storeWideScope(sel: StoreSelection, ctx: StoreContext, hooks?: IndexHooks): Promise<GrepScope> {
-  const kept = await ctx.session.answer(sel, `grep-targets/${GREP_SCHEMA_VERSION}`, async () =>
-    keptScopeOf(scopeOf(await ctx.session.indexes(sel, hooks))),
+  const kept = await ctx.session.answer(
+    sel,
+    `grep-targets/${GREP_SCHEMA_VERSION}`,
+    async () => keptScopeOf(scopeOf(await ctx.session.indexes(sel, hooks))),
+    // Its text rows look up each file it names.
+    { filesReadNext: true },
   );
   return scopeOfKept(kept);
 }

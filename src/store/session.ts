@@ -16,7 +16,7 @@ import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js
 import type { SqliteDb } from "./sqlite/driver.js";
 import { StoreCache } from "./cache/store-cache.js";
 import { ScanMemo } from "./scan-memo.js";
-import { reuseAnswer } from "./cache/answer-memo.js";
+import { type AnswerOptions, reuseAnswer } from "./cache/answer-memo.js";
 import { noteDoubt } from "./read-set.js";
 import type { SnapshotPool } from "./sqlite/snapshots.js";
 
@@ -58,7 +58,7 @@ export interface StoreSession {
    * stores `sel` selects: the one an earlier run derived while every dir and file it read is
    * unchanged, else `compute()`'s, kept for the next run (store/cache/answer-memo.ts).
    */
-  answer<T>(sel: StoreSelection, what: string, compute: () => Promise<T>): Promise<T>;
+  answer<T>(sel: StoreSelection, what: string, compute: () => Promise<T>, opts?: AnswerOptions): Promise<T>;
   /** The run's index (null-safe: off with --no-index, OPENCLAW_SESSIONS_INDEX=off or no usable cache dir). */
   readonly cache: StoreCache;
   /** Warnings about what was read (a schema newer than the tool was verified on), each once. */
@@ -169,9 +169,9 @@ export function openStoreSession(place: StorePlace): StoreSession {
       mustBeOpen();
       return indexStores(sel, hooks, place, database, cache);
     },
-    answer(sel, what, compute) {
+    answer(sel, what, compute, opts) {
       mustBeOpen();
-      return reuseAnswer({ place, cache, warnings: () => notices.size }, sel, what, compute);
+      return reuseAnswer({ place, cache, warnings: () => notices.size }, sel, what, compute, opts);
     },
     remember: (ref, what, compute, keep) => {
       mustBeOpen();

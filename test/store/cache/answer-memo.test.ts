@@ -259,24 +259,35 @@ describe("whole answers (session.answer)", () => {
     expect(s.derived).toBe(4);
   });
 
-  it("hand the run each file's identity as their check found it, as the walk would (a later lookup makes no stat)", async () => {
+  it("hand the run each file's identity as their check found it, as the walk would (a later lookup makes no stat), when its files are read next; else let it go", async () => {
     const s = store("files", "reset-chain");
     await pastRacyWindow();
     await timeline(s, "indexed"); // derived and kept
-    const session = openStoreSession({ env: s.env, cwd: "/" });
-    try {
-      const names = transcripts(s);
-      const seen = new Map(names.map((n) => [n, statIdentity(fs.statSync(path.join(s.sessions, n), { bigint: true }))]));
-      await session.answer({ stateDir: s.stateDir }, "test:timeline", () => Promise.reject(new Error("derived again")));
-      // Appended to after the check: the run still answers from the file as the check found it.
-      fs.appendFileSync(activeOf(s), compactionLine("zz9"));
-      for (const name of names) {
-        const ref = { kind: "file" as const, path: path.join(s.sessions, name), compression: "none" as const };
-        expect(session.cache.identityThisRun(ref)?.identity, name).toBe(seen.get(name));
+    const names = transcripts(s);
+    const refOf = (name: string) => ({ kind: "file" as const, path: path.join(s.sessions, name), compression: "none" as const });
+    const seen = new Map(names.map((n) => [n, statIdentity(fs.statSync(path.join(s.sessions, n), { bigint: true }))]));
+    const active = path.basename(activeOf(s));
+    for (const filesReadNext of [true, false]) {
+      const session = openStoreSession({ env: s.env, cwd: "/" });
+      try {
+        const derived = () => Promise.reject(new Error("derived again"));
+        await session.answer({ stateDir: s.stateDir }, "test:timeline", derived, { filesReadNext });
+        // Appended to after the check: with its files read next, the run still answers from the file
+        // as the check found it; else a lookup looks at the file itself.
+        fs.appendFileSync(activeOf(s), compactionLine(filesReadNext ? "zz9" : "zz8"));
+        const now = statIdentity(fs.statSync(activeOf(s), { bigint: true }));
+        expect(now).not.toBe(seen.get(active));
+        for (const name of names) {
+          const want = filesReadNext || name !== active ? seen.get(name) : now;
+          expect(session.cache.identityThisRun(refOf(name))?.identity, name).toBe(want);
+        }
+      } finally {
+        session.close();
       }
-      expect(statIdentity(fs.statSync(activeOf(s), { bigint: true }))).not.toBe(seen.get(path.basename(activeOf(s))));
-    } finally {
-      session.close();
+      // The next round's kept answer: derived again over the appended file, past its racy window.
+      await pastRacyWindow();
+      await timeline(s, "indexed");
+      seen.set(active, statIdentity(fs.statSync(activeOf(s), { bigint: true })));
     }
   });
 

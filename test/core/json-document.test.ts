@@ -155,6 +155,37 @@ describe("a kept document", () => {
     expect(JSON.parse(JSON.stringify(doc))).toEqual({ a: [1, 2, 3], b: { n: 2 }, d: [1], "é 😀": null, e: ["new"] });
   });
 
+  it("reads a member over 8 MB a batch at a time: never its bytes whole", () => {
+    const archives = Array.from({ length: 60_000 }, (_, i) => ({
+      path: `/s/${i}.jsonl.reset.2026-01-01T00-00-00.000Z`,
+      reason: "reset",
+      at: i,
+    }));
+    const value = { perStore: [{ clock: { agentId: "main", archives } }], findings: [] };
+    const spans: MemberSpan[] = [];
+    const parts = [...jsonDocumentParts(value, (s) => spans.push(s))];
+    const offsets = [0];
+    for (const p of parts) offsets.push(offsets.at(-1)! + Buffer.byteLength(p));
+    const document = Buffer.from(joined(parts));
+    let widest = 0;
+    const source = {
+      length: document.length,
+      bytes: (from: number, to: number) => {
+        widest = Math.max(widest, to - from);
+        return document.subarray(from, to);
+      },
+      pieces: (from: number, to: number) => [document.subarray(from, to)],
+    };
+    const member = spans.find((s) => s.key === "perStore")!;
+    expect(offsets[member.to]! - offsets[member.from]!).toBeGreaterThan(8 << 20);
+    const doc = keptDocument(
+      source,
+      spans.map((s) => [s.key, offsets[s.from]!, offsets[s.to]!] as const),
+    );
+    expect(doc.perStore).toEqual(value.perStore);
+    expect(widest).toBeLessThan(1 << 20);
+  });
+
   it("refuses a span outside its document", () => {
     expect(() => keptDocument(Buffer.from("[1]"), [["a", 0, 4]])).toThrow(/outside/);
   });

@@ -355,7 +355,9 @@ export class IndexDb {
     const st = this.#sql("SELECT source, id, identity, scan FROM text_sources");
     st.setReturnArrays(true);
     const out = new Map<string, TextGlance>();
-    for (const r of st.all() as unknown as unknown[][])
+    // Row by row (here and wherever a table's rows are gathered): 100,000 sources' rows all at once
+    // were 15 MB more beside the map made of them.
+    for (const r of st.iterate() as Iterable<unknown[]>)
       out.set(String(r[0]), { id: Number(r[1]), identity: String(r[2]), scan: Number(r[3]) === 1 });
     return out;
   }
@@ -455,8 +457,8 @@ export class IndexDb {
       set.add(String(identity));
       out.set(s, set);
     };
-    for (const r of this.#db.prepare("SELECT DISTINCT source, identity FROM facts").all()) add(r.source, r.identity);
-    for (const r of this.#sql("SELECT source, identity FROM text_sources").all()) add(r.source, r.identity);
+    for (const r of this.#db.prepare("SELECT DISTINCT source, identity FROM facts").iterate()) add(r.source, r.identity);
+    for (const r of this.#sql("SELECT source, identity FROM text_sources").iterate()) add(r.source, r.identity);
     return out;
   }
 
@@ -481,10 +483,9 @@ export class IndexDb {
 
   /** Every source the facts table names. */
   factSources(): string[] {
-    return this.#db
-      .prepare("SELECT DISTINCT source FROM facts")
-      .all()
-      .map((r) => String(r.source));
+    const out: string[] = [];
+    for (const r of this.#db.prepare("SELECT DISTINCT source FROM facts").iterate()) out.push(String(r.source));
+    return out;
   }
 
   #meta(key: string): string | null {

@@ -103,8 +103,8 @@ export function attributeKept(
   return read;
 }
 
-/** A file's path by how the kept value names it (one this run wrote: its places are valid). */
-const pathsOf = (files: ClassifiedFile[]) => (ref: FileRef) => (typeof ref === "number" ? files[ref]!.path : ref);
+/** A file's path by how the kept value names it: its place among `files`, or the path itself (else a throw). */
+const pathsOf = (files: ClassifiedFile[]) => (ref: FileRef) => must(typeof ref === "number" ? files[ref]?.path : ref, "string");
 
 function keep(kept: KeptDerivations, digest: string, value: KeptValue, pathOf: (ref: FileRef) => string): void {
   for (const h of value.headers) h[1] = kept.settledIdentity(pathOf(h[0]));
@@ -146,7 +146,7 @@ function reuse(
     const value = JSON.parse(text) as KeptValue;
     if (!Array.isArray(value.headers) || !Array.isArray(value.byFile) || value.lineage?.length !== keys.length) return null;
     // Its inputs are equal, so each place it names is one of these files and keys.
-    const pathOf = (ref: FileRef) => must(typeof ref === "number" ? files[ref]?.path : ref, "string");
+    const pathOf = pathsOf(files);
     let stale = 0;
     const headerIds = new Map<string, string | null>();
     for (const [ref, identity, facts] of value.headers) {

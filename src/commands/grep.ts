@@ -26,7 +26,7 @@ import { blockCannotHold, startPrefilter, type Prefilter, type RuledOut } from "
 import { DEFAULT_MAX_LINE_BYTES } from "../store/lines.js";
 import { causeOf, noteUnreadable } from "../store/safe-read.js";
 import type { IndexDb } from "../store/cache/index-db.js";
-import { coveredBy, hasIndexFile, narrowingLiteral, refreshText, textSourceOf } from "../store/cache/text-index.js";
+import { coveredBy, hasIndexFile, narrowingLiteral, refreshText, type TextRefresh, textSourceOf } from "../store/cache/text-index.js";
 import type { IndexHooks, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
@@ -375,37 +375,28 @@ function filtersOf(opts: GrepOptions): Filters {
  * `index` built the text table, the index is on and the pattern is a literal it can narrow. The
  * rows of what is searched are brought up to date first; a target whose rows could not be is
  * searched. Every other target is searched as without the index, so the answer is the same.
+ * `keptAs`: the kept answer the targets are (all of a store-wide scope's), whose check this run
+ * found every file unchanged: when a run that checked that same answer found every row up to date
+ * and the table has not changed since (textProvenFor), no row is looked at again.
  */
-async function ruledOut(ctx: StoreContext, stores: StoreHeader[], all: GrepTarget[], targets: GrepTarget[], literal: string | null) {
+async function ruledOut(
+  ctx: StoreContext,
+  stores: StoreHeader[],
+  all: GrepTarget[],
+  targets: GrepTarget[],
+  literal: string | null,
+  keptAs: string | null,
+) {
   const out = new Set<GrepTarget>();
-  const cache = ctx.session.cache;
-  if (literal === null || targets.length === 0 || !hasIndexFile(cache, ctx.env)) return out;
-  // Which index holds a transcript depends on its dir only: asked once per dir, not per file.
-  const byDir = new Map<string, IndexDb | null>();
-  const indexOf = (t: GrepTarget) => {
-    const dir = path.dirname(t.ref.kind === "file" ? t.ref.path : t.ref.kind === "vault" ? t.ref.vaultDir : t.ref.dbPath);
-    if (!byDir.has(dir)) {
-      const db = cache.indexFor(t.ref);
-      byDir.set(dir, db?.textBuilt() ? db : null);
+  if (literal === null) return out;
+  const text = textGroups(ctx, all, targets);
+  for (const [db, group] of text.groups) {
+    const asked = keptAs === null ? null : provenRuledOut(db, keptAs, literal, group);
+    if (asked !== null) {
+      for (const t of asked) out.add(t);
+      continue;
     }
-    return byDir.get(dir)!;
-  };
-  const groups = new Map<IndexDb, GrepTarget[]>();
-  for (const t of targets) {
-    const db = indexOf(t);
-    if (!db) continue;
-    const group = groups.get(db);
-    if (group) group.push(t);
-    else groups.set(db, [t]);
-  }
-  for (const [db, group] of groups) {
-    const keep = () => new Set(all.filter((t) => indexOf(t) === db).map((t) => textSourceOf(t.ref)));
-    const rows = await refreshText(
-      ctx.session,
-      db,
-      group.map((t) => t.ref),
-      { keep, covers: coveredBy(stores), progress: (done, total) => ctx.progress?.(done, total, "transcripts (updating the index)") },
-    );
+    const rows = await refreshGroup(ctx, stores, text, db, group, keptAs);
     let hits: Set<number>;
     try {
       hits = db.textMatches(literal);
@@ -418,6 +409,95 @@ async function ruledOut(ctx: StoreContext, stores: StoreHeader[], all: GrepTarge
     }
   }
   return out;
+}
+
+/** Targets by the index whose text table holds them. */
+interface TextGroups {
+  groups: Map<IndexDb, GrepTarget[]>;
+  /** The sources of every target of the scope in `db`: what a refresh may not drop. */
+  sourcesIn: (db: IndexDb) => Set<string>;
+}
+
+/** `targets` by their index, of the scope `all` (none without an index file, with the index off, or with no text table). */
+function textGroups(ctx: StoreContext, all: GrepTarget[], targets: GrepTarget[]): TextGroups {
+  const groups = new Map<IndexDb, GrepTarget[]>();
+  const cache = ctx.session.cache;
+  const sourcesIn = (db: IndexDb) => new Set(all.filter((t) => indexOf(t) === db).map((t) => textSourceOf(t.ref)));
+  // Which index holds a transcript depends on its dir only: asked once per dir, not per file.
+  const byDir = new Map<string, IndexDb | null>();
+  const indexOf = (t: GrepTarget) => {
+    const dir = path.dirname(t.ref.kind === "file" ? t.ref.path : t.ref.kind === "vault" ? t.ref.vaultDir : t.ref.dbPath);
+    if (!byDir.has(dir)) {
+      const db = cache.indexFor(t.ref);
+      byDir.set(dir, db?.textBuilt() ? db : null);
+    }
+    return byDir.get(dir)!;
+  };
+  if (targets.length === 0 || !hasIndexFile(cache, ctx.env)) return { groups, sourcesIn };
+  for (const t of targets) {
+    const db = indexOf(t);
+    if (!db) continue;
+    const group = groups.get(db);
+    if (group) group.push(t);
+    else groups.set(db, [t]);
+  }
+  return { groups, sourcesIn };
+}
+
+/** Bring the rows of `group` up to date in `db` (refreshText), noting them proven for the kept answer `keptAs` when its check found them so. */
+function refreshGroup(
+  ctx: StoreContext,
+  stores: StoreHeader[],
+  text: TextGroups,
+  db: IndexDb,
+  group: GrepTarget[],
+  keptAs: string | null,
+): Promise<TextRefresh> {
+  return refreshText(
+    ctx.session,
+    db,
+    group.map((t) => t.ref),
+    {
+      keep: () => text.sourcesIn(db),
+      covers: coveredBy(stores),
+      progress: (done, total) => ctx.progress?.(done, total, "transcripts (updating the index)"),
+      ...(keptAs !== null ? { provenScope: keptAs } : {}),
+    },
+  );
+}
+
+/**
+ * For `index`, once it has built the text table and derived what a store-wide search of `sel`
+ * searches: that answer kept now and checked as a search checks it, and every transcript's rows
+ * found up to date as that check found its file (refreshText notes it), so that the first search
+ * after `index` looks at no row state either. Nothing when the answer could not be kept.
+ */
+export async function proveStoreWideScope(sel: StoreSelection, ctx: StoreContext): Promise<void> {
+  const cache = ctx.session.cache;
+  cache.runClosingJobs(); // the answer file a search checks
+  cache.forgetIdentities(); // each file as that check finds it, not as this run's walk did
+  const scope = await storeWideScope(sel, ctx, undefined, { keptOnly: true });
+  if (scope === null || scope.keptAs === null) return;
+  const text = textGroups(ctx, scope.all, scope.all);
+  for (const [db, group] of text.groups)
+    if (!provenFor(db, scope.keptAs)) await refreshGroup(ctx, scope.stores, text, db, group, scope.keptAs);
+}
+
+/**
+ * The targets of `group` whose rows hold no line with `literal`, when a run that checked the kept
+ * answer `keptAs` found every row up to date and the table has not changed since (before the query
+ * and after it: no run wrote in between); else null. A table that cannot answer rules out none.
+ */
+function provenRuledOut(db: IndexDb, keptAs: string, literal: string, group: readonly GrepTarget[]): GrepTarget[] | null {
+  if (!provenFor(db, keptAs)) return null;
+  let hit: Set<string>;
+  try {
+    hit = db.textSourcesOf(db.textMatches(literal));
+  } catch {
+    return [];
+  }
+  if (!provenFor(db, keptAs)) return null;
+  return group.filter((t) => !hit.has(textSourceOf(t.ref)));
 }
 
 /**
@@ -448,10 +528,12 @@ function bytesRuleOut(ruled: RuledOut, t: GrepTarget): boolean {
 interface GrepScope {
   stores: StoreHeader[];
   all: GrepTarget[];
+  /** The kept answer file it came from (its identity), when it is a kept one (textProvenFor). */
+  keptAs: string | null;
 }
 
 function scopeOf(indexes: readonly StoreIndex[]): GrepScope {
-  return { stores: indexes.map(storeHeader), all: indexes.flatMap(grepTargets) };
+  return { stores: indexes.map(storeHeader), all: indexes.flatMap(grepTargets), keptAs: null };
 }
 
 /**
@@ -460,15 +542,54 @@ function scopeOf(indexes: readonly StoreIndex[]): GrepScope {
  * first `grep` after it does not derive the store's model again (a 120 MB sessions.json: 2.4 s and
  * 200-237 MB where a kept one takes 0.7 s and 119 MB). `hooks` are called only when it is derived.
  */
-export async function storeWideScope(sel: StoreSelection, ctx: StoreContext, hooks?: IndexHooks): Promise<GrepScope> {
-  const kept = await ctx.session.answer(
-    sel,
-    `grep-targets/${GREP_SCHEMA_VERSION}`,
-    async () => keptScopeOf(scopeOf(await ctx.session.indexes(sel, hooks))),
-    // Its text rows look up each file it names.
-    { filesReadNext: true },
-  );
-  return scopeOfKept(kept);
+export async function storeWideScope(sel: StoreSelection, ctx: StoreContext, hooks?: IndexHooks): Promise<GrepScope>;
+/** `keptOnly`: null unless a kept answer holds (nothing derived). */
+export async function storeWideScope(
+  sel: StoreSelection,
+  ctx: StoreContext,
+  hooks: IndexHooks | undefined,
+  opts: { keptOnly: true },
+): Promise<GrepScope | null>;
+export async function storeWideScope(
+  sel: StoreSelection,
+  ctx: StoreContext,
+  hooks?: IndexHooks,
+  opts?: { keptOnly: true },
+): Promise<GrepScope | null> {
+  let keptAs: string | null = null;
+  let kept: KeptScope;
+  try {
+    kept = await ctx.session.answer(
+      sel,
+      `grep-targets/${GREP_SCHEMA_VERSION}`,
+      async () => {
+        if (opts?.keptOnly) throw NOT_KEPT;
+        return keptScopeOf(scopeOf(await ctx.session.indexes(sel, hooks)));
+      },
+      // Its text rows look up each file it names.
+      { filesReadNext: true, keptAs: (file) => (keptAs = file) },
+    );
+  } catch (err) {
+    if (err === NOT_KEPT) return null;
+    throw err;
+  }
+  // Rows proven up to date for this very answer (provenRuledOut) look up no file: what its check
+  // found at each (27 MB on 100,000 archives) goes before the targets are parsed, not after.
+  const cache = ctx.session.cache;
+  if (keptAs !== null && hasIndexFile(cache, ctx.env) && kept.stores.every((s) => provenFor(cache.indexForDir(s.sessionsDir), keptAs!)))
+    cache.forgetChecked();
+  return { ...scopeOfKept(kept), keptAs };
+}
+
+/** What a `keptOnly` question that finds no kept answer throws, instead of deriving one. */
+const NOT_KEPT = Symbol("not kept");
+
+function provenFor(db: IndexDb | null, keptAs: string): boolean {
+  try {
+    return db?.textProvenFor(keptAs) === true;
+  } catch {
+    return false; // the table cannot say: it is refreshed, by each file's own stat
+  }
 }
 
 /**
@@ -514,7 +635,7 @@ function keptScopeOf(scope: GrepScope): KeptScope {
 }
 
 /** The targets again, as grepTargets makes them (the same keys in the same order: matches and counts spread them). */
-function scopeOfKept(kept: KeptScope): GrepScope {
+function scopeOfKept(kept: KeptScope): Omit<GrepScope, "keptAs"> {
   const all = kept.all.map(
     ([agentId, sessionKey, formerSessionKey, sessionId, file, source, archiveReason, ref, bytes]): GrepTarget => ({
       agentId,
@@ -583,7 +704,9 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
   async function* search(): AsyncGenerator<GrepEvent> {
     const literal = narrowingLiteral(filters.matcher.literal, opts.ignoreCase === true);
     // The index is a cache: whatever goes wrong with it (a damaged file), every target is searched.
-    const skip = await ruledOut(ctx, scope.stores, all, targets, literal).catch(() => new Set<GrepTarget>());
+    // The kept answer's proof covers all of its targets, never a part of them (--no-deleted).
+    const keptAs = targets === all ? scope.keptAs : null;
+    const skip = await ruledOut(ctx, scope.stores, all, targets, literal, keptAs).catch(() => new Set<GrepTarget>());
     const cannotMatch: RuledOut = (await prefilter.running?.done) ?? new Map();
     // Progress in bytes of the files to search (a big transcript moves the line too); in transcripts when no size is known.
     const totalBytes = targets.reduce((n, t) => n + (t.bytes ?? 0), 0);

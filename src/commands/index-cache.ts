@@ -23,7 +23,7 @@ import { isTranscriptSource, sourceOf } from "../store/cache/store-cache.js";
 import { realPath } from "../store/real-path.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
 import { runCheck } from "./check.js";
-import { grepTargets, storeWideScope } from "./grep.js";
+import { grepTargets, proveStoreWideScope, storeWideScope } from "./grep.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { runTimeline } from "./timeline.js";
 
@@ -190,6 +190,22 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
       removed,
     };
   }
+  const { result, built } = await indexOnce(opts, sel, ctx, located, root, file);
+  // Once the store's model is let go (on 100,000 archives, hundreds of MB): what a search of the
+  // scope it kept finds is proven up to date, so the first search after this one looks at no row state.
+  if (built) await proveStoreWideScope(opts, ctx);
+  return result;
+}
+
+/** The index's status, after building it first when it is new, has no text table yet, or `--rebuild` asks. */
+async function indexOnce(
+  opts: IndexOptions,
+  sel: StoreSelection,
+  ctx: StoreContext,
+  located: AgentTarget[],
+  root: string,
+  file: string,
+): Promise<{ result: IndexResult; built: boolean }> {
   const existed = fs.existsSync(file);
   if (opts.rebuild) forget(file);
   const before = probe(file, root);
@@ -203,7 +219,7 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
     });
   const refs = indexes.flatMap(grepTargets).map((t) => t.ref);
   const build = action === "status" ? null : await buildIndex(opts, sel, ctx, db, refs, file);
-  return {
+  const result: IndexResult = {
     schemaVersion: INDEX_SCHEMA_VERSION,
     action,
     stores: indexes.map(storeHeader),
@@ -213,6 +229,7 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
     build,
     removed: null,
   };
+  return { result, built: build !== null && db.fts && !build.incomplete };
 }
 
 /**

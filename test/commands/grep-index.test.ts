@@ -260,6 +260,82 @@ describe("after a store changes, grep through the index still answers as the sca
     expect(counted.indexed).toBe(1);
   });
 
+  it("`index` proves the rows of the scope it keeps up to date, and so does a search that finds them so: the next looks at no row again, until the table or a file changes", async () => {
+    const c = copy("files", "reset-chain");
+    await pastRacyWindow(); // what `index` reads has held still long enough for its answers to be kept
+    const env = { HOME: "/nonexistent-home", XDG_CACHE_HOME: c.cache };
+    const session = openStoreSession({ env, cwd: process.cwd() });
+    try {
+      await runIndex({ stateDir: c.stateDir }, { env, cwd: process.cwd(), session });
+    } finally {
+      session.close();
+    }
+    const { counted, search } = countingSearch(c);
+    const scan = scanOf(c);
+    const table = () => new DatabaseSync(indexFile(c));
+    const meta = (key: string) => {
+      const db = table();
+      try {
+        return sqlGet(db, "SELECT value FROM meta WHERE key = ?", key)?.value as string | undefined;
+      } finally {
+        db.close();
+      }
+    };
+    const sessions = path.join(c.stateDir, "agents/main/sessions");
+    const active = path.join(sessions, fs.readdirSync(sessions).find((n) => n.endsWith(".jsonl"))!);
+    const source = textSourceOf({ kind: "file", path: active, compression: "none" });
+    const identity = () => {
+      const db = table();
+      try {
+        return sqlGet(db, "SELECT identity FROM text_sources WHERE source = ?", source)?.identity;
+      } finally {
+        db.close();
+      }
+    };
+
+    // `index` checks the scope it kept as a search checks it, and finds every row up to date: noted, at the table's generation.
+    const generation = Number(meta("textGeneration"));
+    expect(generation).toBeGreaterThan(0);
+    const [answerFile] = JSON.parse(meta("textProven")!) as [string, number];
+    expect(JSON.parse(meta("textProven")!)).toEqual([answerFile, generation]);
+    expect(await search("buy milk")).toEqual(await scan("buy milk"));
+    // A row state no run wrote, put there with the table's count stopped: the next search never looks at it.
+    const db = table();
+    try {
+      const trigger = String(sqlGet(db, "SELECT sql FROM sqlite_master WHERE name = 'text_sources_changed'")!.sql);
+      sql(db, "DROP TRIGGER text_sources_changed");
+      sql(db, "UPDATE text_sources SET identity = 'forged' WHERE source = ?", source);
+      db.exec(trigger);
+    } finally {
+      db.close();
+    }
+    expect(await search("buy milk")).toEqual(await scan("buy milk"));
+    expect(identity()).toBe("forged");
+    expect(Number(meta("textGeneration"))).toBe(generation);
+    // Any change of the table (here, a row state touched as another run would) and the rows are looked at again: the forged one is read again.
+    const touch = table();
+    try {
+      sql(touch, "UPDATE text_sources SET scan = scan WHERE source <> ?", source);
+    } finally {
+      touch.close();
+    }
+    expect(Number(meta("textGeneration"))).toBeGreaterThan(generation);
+    expect(await search("buy milk")).toEqual(await scan("buy milk"));
+    expect(identity()).not.toBe("forged");
+    const read = Number(meta("textGeneration"));
+    expect(JSON.parse(meta("textProven")!)).toEqual([answerFile, generation]); // it read a transcript: nothing noted
+    // The next search finds every row as the same answer's check found its file: noted again, at the count now.
+    expect(await search("buy milk")).toEqual(await scan("buy milk"));
+    expect(JSON.parse(meta("textProven")!)).toEqual([answerFile, read]);
+    expect(counted.indexed).toBe(0); // all of it from the scope `index` kept
+
+    // A file changed (what a check of the kept scope finds): searched as it is now.
+    fs.appendFileSync(active, `${line("m1", null, "2026-07-02T10:00:00.000Z", "user", "buy milk again")}\n`);
+    const after = await search("buy milk");
+    expect(after).toEqual(await scan("buy milk"));
+    expect(after.matches.some((m) => m.snippet.includes("buy milk again"))).toBe(true);
+  });
+
   it("SQLite era: new rows in a window are read (the window again), the answer as the scan's", async () => {
     const c = copy("sqlite", "sqlite-reset");
     await build(c);

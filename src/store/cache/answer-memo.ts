@@ -20,7 +20,7 @@ import { unreadableNotesSoFar } from "../safe-read.js";
 import { answersDirOf } from "./location.js";
 import { buildId } from "./build-id.js";
 import { checkedReads, keptReads } from "./kept-reads.js";
-import { RACY_MS, type StoreCache } from "./store-cache.js";
+import { RACY_MS, statIdentity, type StoreCache } from "./store-cache.js";
 import { piecesRead } from "../process/streaming-memory.js";
 
 interface AnswerDeps {
@@ -37,6 +37,12 @@ export interface AnswerOptions {
    * is let go with the check: on 100,000 archives, 27 MB the rest of `check` would carry.
    */
   filesReadNext?: boolean;
+  /**
+   * Told the answer file's identity (dev, inode, size, times) when the answer handed back is a kept
+   * one: a later run that checks the very same file again finds every file its run read unchanged
+   * since then (a file written again is another file). Not called for an answer derived this run.
+   */
+  keptAs?: (file: string) => void;
 }
 
 /** StoreSession.answer: the kept answer while all it read is unchanged, else `compute()`'s (kept when it may be). */
@@ -74,7 +80,8 @@ export async function reuseAnswer<T>(
   if (kept && checked) {
     try {
       const value = keptValue(kept.answer) as T;
-      if (opts.filesReadNext) cache.noteChecked(checked, checkedFrom);
+      if (opts.filesReadNext) cache.noteChecked(checked, checkedFrom, kept.reads.length);
+      opts.keptAs?.(kept.identity);
       return value;
     } catch {
       // cut short (a write a crash tore): derived again, and written whole
@@ -180,7 +187,7 @@ export function readKept(
   file: string,
   key: string,
   sizes = { whole: WHOLE_BYTES, piece: FILE_PIECE_BYTES },
-): { reads: Buffer; answer: KeptBytes } | null {
+): { reads: Buffer; answer: KeptBytes; identity: string } | null {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -189,7 +196,9 @@ export function readKept(
   }
   let inFile = false;
   try {
-    const size = fs.fstatSync(fd).size;
+    const st = fs.fstatSync(fd, { bigint: true });
+    const identity = statIdentity(st);
+    const size = Number(st.size);
     // The key and the reads: the whole file when it is small, else pieces up to the reads' end.
     const first = readAt(fd, 0, Math.min(size, size <= sizes.whole ? size : sizes.piece));
     const pieces = [first];
@@ -214,9 +223,9 @@ export function readKept(
     // Another question with the same file name (or a torn write) is no answer to this one.
     if (decoded(head.subarray(0, a)) !== key) return null;
     const reads = head.subarray(a + 1, b);
-    if (at === size) return { reads, answer: bytesInMemory(head.subarray(b + 1)) };
+    if (at === size) return { reads, answer: bytesInMemory(head.subarray(b + 1)), identity };
     inFile = true;
-    return { reads, answer: bytesInFile(fd, b + 1, size - (b + 1), sizes.piece) };
+    return { reads, answer: bytesInFile(fd, b + 1, size - (b + 1), sizes.piece), identity };
   } catch {
     return null;
   } finally {

@@ -58,6 +58,22 @@ export interface IndexCounts {
   storeRoot: string | null;
 }
 
+/**
+ * The text table's generation (meta "textGeneration"), counted by SQLite itself on every change of a
+ * transcript's text: each is a change of its `text_sources` row (a claim, an end, a drop), whichever
+ * run makes it, of whichever build (the triggers are the database's). What a run proved of the whole
+ * table holds while it is unchanged (textProvenFor). An index made before them gets them when a run
+ * first asks (textGeneration), so its text table is kept.
+ */
+const TEXT_CHANGED = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'textGeneration';";
+const TEXT_COUNTED = `
+CREATE TRIGGER IF NOT EXISTS text_sources_added AFTER INSERT ON text_sources BEGIN ${TEXT_CHANGED} END;
+CREATE TRIGGER IF NOT EXISTS text_sources_changed AFTER UPDATE ON text_sources BEGIN ${TEXT_CHANGED} END;
+CREATE TRIGGER IF NOT EXISTS text_sources_dropped AFTER DELETE ON text_sources BEGIN ${TEXT_CHANGED} END;
+INSERT OR IGNORE INTO meta(key, value) VALUES ('textGeneration', '0');
+`;
+const TEXT_TRIGGERS = 3;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS facts(what TEXT NOT NULL, source TEXT NOT NULL, identity TEXT NOT NULL, value TEXT NOT NULL,
@@ -66,7 +82,7 @@ CREATE TABLE IF NOT EXISTS text_sources(id INTEGER PRIMARY KEY, source TEXT NOT 
   bytes INTEGER NOT NULL, lines INTEGER NOT NULL, head TEXT, tail TEXT, partial INTEGER, scan INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS text_rows(rowid INTEGER PRIMARY KEY, source_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS text_rows_source ON text_rows(source_id);
-`;
+${TEXT_COUNTED}`;
 // detail=none: a fifth of the size and faster to write; a literal is then asked as all its trigrams
 // (textMatches), a superset of the rows holding it, which grep confirms against the lines anyway.
 const FTS = `CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(text, tokenize='trigram', content='', contentless_delete=1, detail=none)`;
@@ -336,6 +352,72 @@ export class IndexDb {
   /** Whether `index` has built the text table of this state dir (grep keeps it fresh from then on). */
   textBuilt(): boolean {
     return this.fts && this.#meta("textBuiltAt") !== null;
+  }
+
+  /** How many changes the text table has seen (TEXT_CHANGED); null when it does not count them. */
+  textGeneration(): number | null {
+    this.#textCounted ??= this.#countTextChanges();
+    const value = this.#textCounted ? this.#meta("textGeneration") : null;
+    return value === null ? null : Number(value);
+  }
+
+  /** Whether the table's changes are counted, once this connection has looked (#countTextChanges). */
+  #textCounted: boolean | null = null;
+
+  /**
+   * Whether SQLite counts the text table's changes, its triggers made first in an index made before
+   * them (or remade by a build without them): false when they cannot be made now (another run's
+   * write past the wait). A proof noted while they were missing is void.
+   */
+  #countTextChanges(): boolean {
+    const triggers = this.#db
+      .prepare(
+        "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'text_sources' AND name LIKE 'text_sources_%'",
+      )
+      .get();
+    if (Number(triggers?.n) === TEXT_TRIGGERS && this.#meta("textGeneration") !== null) return true;
+    try {
+      this.write(() => {
+        this.#db.exec(TEXT_COUNTED);
+        this.#db.exec("DELETE FROM meta WHERE key = 'textProven'");
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Note that every transcript a kept scope names (`scope`: what proves that scope, the kept answer
+   * file's identity) had its rows up to date at text generation `generation`, as the run that
+   * checked that answer found them. One scope at a time: a later proof replaces it.
+   */
+  noteTextProven(scope: string, generation: number): void {
+    this.#db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('textProven', ?)").run(JSON.stringify([scope, generation]));
+  }
+
+  /**
+   * Whether the rows of every transcript the kept scope `scope` names are still up to date, as
+   * noted (noteTextProven): the table has not changed since. The caller has checked that answer
+   * file again (every file it names is as it was), so the rows then are the rows now.
+   */
+  textProvenFor(scope: string): boolean {
+    const noted = this.#meta("textProven");
+    const generation = this.textGeneration();
+    if (noted === null || generation === null) return false;
+    const [provenScope, provenAt] = JSON.parse(noted) as [unknown, unknown];
+    return provenScope === scope && provenAt === generation;
+  }
+
+  /** The sources of the text table's ids `ids` (an id it no longer holds has none). */
+  textSourcesOf(ids: Iterable<number>): Set<string> {
+    const out = new Set<string>();
+    const st = this.#sql("SELECT source FROM text_sources WHERE id = ?");
+    for (const id of ids) {
+      const row = st.get(id);
+      if (row) out.add(String(row.source));
+    }
+    return out;
   }
 
   markTextBuilt(): void {

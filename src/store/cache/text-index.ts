@@ -73,6 +73,13 @@ export interface RefreshOptions {
   covers?: (source: string) => boolean;
   progress?: (done: number, total: number) => void;
   now?: () => number;
+  /**
+   * What proves the refs' files unchanged in a later run, when they came from a kept answer (its
+   * file's identity): when every ref's rows are up to date as that answer's check found its file,
+   * the table notes it (IndexDb.noteTextProven), and a later run that checks the same answer file
+   * again needs no refresh while the table is unchanged (IndexDb.textProvenFor).
+   */
+  provenScope?: string;
 }
 
 export interface TextRefresh {
@@ -103,7 +110,9 @@ export function refreshText(
   const out: TextRefresh = { fresh: new Map(), unchanged: 0, read: 0, resumed: 0, dropped: 0, bytes: 0, rows: 0, stopped: false };
   return new UnreadableLog().run(async () => {
     let states: Map<string, TextGlance>;
+    let generation: number | null;
     try {
+      generation = db.textGeneration();
       states = db.textStates();
     } catch {
       out.stopped = true;
@@ -111,17 +120,22 @@ export function refreshText(
     }
     const now = opts.now ?? Date.now;
     const held = new Set<number>(); // the ids of the refs' sources, once up to date
+    // Every ref so far up to date as the kept answer's check found its file (provenScope).
+    let byCheck = opts.provenScope !== undefined && generation !== null;
     for (const [i, ref] of refs.entries()) {
       opts.progress?.(i, refs.length);
       const source = textSourceOf(ref);
       const glance = states.get(source);
+      const own = ownRef(ref);
       // Unchanged since the run first looked at it (the store's walk, a kept answer's check): no stat of its own.
-      if (glance && session.cache.identityThisRun(ownRef(ref))?.identity === glance.identity) {
+      if (glance && session.cache.identityThisRun(own)?.identity === glance.identity) {
         out.unchanged += 1;
         held.add(glance.id);
         if (!glance.scan) out.fresh.set(ref, glance.id);
+        byCheck &&= !glance.scan && own.kind === "file" && session.cache.checkedIdentity(own.path) === glance.identity;
         continue;
       }
+      byCheck = false;
       if (glance) held.add(glance.id);
       const unchanged = out.unchanged;
       try {
@@ -144,6 +158,14 @@ export function refreshText(
         dropGone(db, states, held, opts.keep, opts.covers, out);
       } catch {
         out.stopped = true;
+      }
+    }
+    if (byCheck && !out.stopped && out.fresh.size === refs.length) {
+      try {
+        // Only while no run changed the table since the states were read (this one changed nothing).
+        if (db.textGeneration() === generation) db.noteTextProven(opts.provenScope!, generation!);
+      } catch {
+        // not noted: the next run refreshes, as this one did
       }
     }
     return out;

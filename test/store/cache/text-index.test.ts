@@ -9,6 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { TranscriptRef } from "../../../src/core/model.js";
 import { IndexDb } from "../../../src/store/cache/index-db.js";
+import { statIdentity } from "../../../src/store/cache/store-cache.js";
 import { narrowingLiteral, refreshText, textSourceOf } from "../../../src/store/cache/text-index.js";
 import { pastRacyWindow } from "../../helpers/index-cache.js";
 import { storeContext } from "../../helpers/store-context.js";
@@ -53,6 +54,7 @@ describe("refreshText", () => {
   let unreadable: ReturnType<typeof setup>;
   let moving: ReturnType<typeof setup>;
   let steady: ReturnType<typeof setup>;
+  let proven: ReturnType<typeof setup>;
   beforeAll(async () => {
     old = setup({
       "a.jsonl": `${header}\n${line("a1", "buy milk")}\n${line("a2", 'say "purple" elephant\nmigration')}\n`,
@@ -61,6 +63,7 @@ describe("refreshText", () => {
     unreadable = setup({ "a.jsonl": `${header}\n`, "bad.jsonl.zst": "not zstd at all" });
     moving = setup({ "a.jsonl": `${header}\n`, "b.jsonl": `${header}\n`, "c.jsonl": `${header}\n` });
     steady = setup({ "a.jsonl": `${header}\n`, "b.jsonl": `${header}\n`, "c.jsonl": `${header}\n` });
+    proven = setup({ "a.jsonl": `${header}\n${line("a1", "buy milk")}\n`, "b.jsonl": `${header}\n` });
     await pastRacyWindow();
   });
 
@@ -216,6 +219,73 @@ describe("refreshText", () => {
       other.close();
     }
     expect((await refreshText(session(), db, refs)).fresh.size).toBe(1);
+  });
+
+  it("notes a kept scope's rows up to date only when its check found every file as the table holds it; any change of the table ends it", async () => {
+    const { db, refs } = proven;
+    const generations = [db.textGeneration()];
+    await refreshText(session(), db, refs);
+    generations.push(db.textGeneration()); // two transcripts claimed, then ended
+    // What a kept answer's check hands the run: each file's lstat (kept-reads.ts), "f" and its identity.
+    const checked = (seen: (p: string) => string) => {
+      const s = session();
+      s.cache.noteChecked((each) => {
+        for (const r of refs) if (r.kind === "file") each(r.path, `f${seen(r.path)}`);
+      }, Date.now());
+      return s;
+    };
+    const now = (p: string) => statIdentity(fs.statSync(p, { bigint: true }));
+    // Identities from stats of its own, not from a check: nothing to note.
+    expect((await refreshText(session(), db, refs, { provenScope: "F" })).unchanged).toBe(2);
+    expect(db.textProvenFor("F")).toBe(false);
+    // A check that found one file otherwise than the table holds it (the file then stat-ed): not noted.
+    await refreshText(
+      checked((p) => (p.endsWith("a.jsonl") ? "1:2:3:4:5" : now(p))),
+      db,
+      refs,
+      { provenScope: "F" },
+    );
+    expect(db.textProvenFor("F")).toBe(false);
+    await refreshText(checked(now), db, refs, { provenScope: "F" });
+    expect(db.textProvenFor("F")).toBe(true);
+    expect(db.textProvenFor("G")).toBe(false);
+    generations.push(db.textGeneration());
+    // Any change of a transcript's text, by this build or any other of its format (the table counts them itself).
+    const id = db.textState(textSourceOf(refs[1]!))!.id;
+    const other = new DatabaseSync(db.file);
+    try {
+      other.prepare("UPDATE text_sources SET lines = lines WHERE id = ?").run(id);
+    } finally {
+      other.close();
+    }
+    generations.push(db.textGeneration());
+    expect(db.textProvenFor("F")).toBe(false);
+    db.write(() => db.dropText(id));
+    generations.push(db.textGeneration());
+    expect(generations).toEqual([0, 4, 4, 5, 6]);
+  });
+
+  it("an index made before the table counted its changes gets the count when a search first asks, its rows kept and any proof void", async () => {
+    const { db, refs, dir } = setup({ "a.jsonl": `${header}\n${line("a1", "buy milk")}\n` });
+    await refreshText(session(), db, refs);
+    const raw = new DatabaseSync(db.file);
+    try {
+      raw.exec("DROP TRIGGER text_sources_added; DROP TRIGGER text_sources_changed; DROP TRIGGER text_sources_dropped");
+      raw.exec(`DELETE FROM meta WHERE key = 'textGeneration'; INSERT INTO meta(key, value) VALUES ('textProven', '["F",2]')`);
+    } finally {
+      raw.close();
+    }
+    db.close();
+    const again = IndexDb.open(db.file, dir);
+    try {
+      expect(again.textProvenFor("F")).toBe(false);
+      expect(again.textGeneration()).toBe(0);
+      expect(again.textMatches("milk").size).toBe(1);
+      again.write(() => again.dropText(again.textState(textSourceOf(refs[0]!))!.id));
+      expect(again.textGeneration()).toBe(1);
+    } finally {
+      again.close();
+    }
   });
 
   it("a trimmed copy (.bak with an omit list) is indexed by its own lines: a superset of what grep searches in it", async () => {

@@ -23,7 +23,7 @@
  * (src/cli/young-generation.ts names them; `heapHold.young` here holds it), and the allocation
  * shape of a streamed message (built as one literal, copied key by key, spliced as JSON text rather
  * than spread: core/transcript/history.ts `messageItem`, commands/history.ts `toMessage`,
- * render/history-jsonl.ts `record`). The README's bench figures depend on all of them.
+ * render/history-jsonl.ts `record`). The bench figures (docs/performance.md) depend on all of them.
  */
 // v8 and vm are fetched on first use: most runs never stream a big file, and loading costs start-up.
 const v8 = () => process.getBuiltinModule("node:v8");

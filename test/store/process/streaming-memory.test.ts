@@ -51,19 +51,28 @@ describe("streamingBudget: a full GC after each 8 MB read once the old spaces gr
   afterEach(() => heapHold.release());
 
   it("runs one when a long read has left 3 MB more in the old spaces, none when nothing more", async () => {
+    // A forced GC that took T ms holds off the next for 4 T (PACE): each step waits past that, as
+    // measured here (a loaded machine's GC takes longer), so only the growth decides.
+    let tookMs = 0;
+    const tick = () => {
+      const start = performance.now();
+      streamingBudget.tick(BUDGET);
+      tookMs = performance.now() - start;
+    };
+    const pastThePace = () => new Promise((resolve) => setTimeout(resolve, 5 * tookMs + 100));
     // The first GC asked for sets the mark the growth is measured from.
     streamingBudget.start();
-    await majorGcsDuring(() => streamingBudget.tick(BUDGET));
-    await new Promise((resolve) => setTimeout(resolve, 200)); // past the pace of that GC
+    await majorGcsDuring(tick);
+    await pastThePace();
     const held: number[][][] = [];
     expect(
       await majorGcsDuring(() => {
         held.push(keptInOldSpace(3));
-        streamingBudget.tick(BUDGET);
+        tick();
       }),
     ).toBeGreaterThanOrEqual(1);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await majorGcsDuring(() => streamingBudget.tick(BUDGET))).toBe(0);
+    await pastThePace();
+    expect(await majorGcsDuring(tick)).toBe(0);
     expect(held[0]).toHaveLength(192);
   });
 });

@@ -16,6 +16,7 @@ export class OutputClosed extends Error {
 }
 import { ExitCode } from "../core/errors.js";
 import { UnreadableLog } from "../store/safe-read.js";
+import { environmentFailure } from "../store/env-errors.js";
 import type { Progress, StoreContext } from "../store/index.js";
 import type { StoreSession } from "../store/session.js";
 
@@ -25,8 +26,10 @@ let storeLayer: typeof import("../store/session.js") | null = null;
 export interface App {
   io: IO;
   exitCode: number;
-  /** True once stdout's reader has gone (EPIPE): commands stop work, the exit code stays theirs. */
+  /** True once stdout's reader has gone (EPIPE), or its writes failed: commands stop work. */
   outputClosed: boolean;
+  /** Why stdout's writes failed, when it was not its reader going away (a full disk, a file too large): `guard` says so, exit 3. */
+  outputFailure: NodeJS.ErrnoException | null;
   /** Raise the exit code (the highest applicable code wins). */
   raise(code: number): void;
   styleFor(stream: "stdout" | "stderr", opts: CommonOptions): Style;
@@ -65,6 +68,7 @@ export function createApp(io: IO): App {
     io,
     exitCode: 0,
     outputClosed: false,
+    outputFailure: null,
     raise(code) {
       if (code > app.exitCode) app.exitCode = code;
     },
@@ -122,13 +126,17 @@ export function createApp(io: IO): App {
         if (coloured(true) && (coloured(io.stdout.isTTY) || coloured(io.stderr.isTTY))) await loadColours();
         await log.run(body);
       } catch (err) {
-        if (err instanceof OutputClosed || (app.outputClosed && (err as NodeJS.ErrnoException)?.code === "EPIPE")) return;
+        if (err instanceof OutputClosed || (app.outputClosed && (err as NodeJS.ErrnoException)?.code === "EPIPE")) {
+          sayOutputFailure();
+          return;
+        }
         named.push(...pathsNamedBy(err));
         app.raise(reportError(err, io, opts));
       } finally {
-        // The one place a run's store session ends: its database snapshots are removed here.
-        notices = session?.notices() ?? [];
+        // The one place a run's store session ends: its database snapshots are removed here. Its
+        // notices are taken after the close, which may add one (an index it could not write).
         session?.close();
+        notices = session?.notices() ?? [];
         session = null;
       }
       // What was read but not verified (a newer agent schema): a warning, shown even with -q.
@@ -137,7 +145,25 @@ export function createApp(io: IO): App {
       const unreadable = log.files(named);
       for (const u of unreadable) app.say(`cannot read ${u.path}: ${u.cause}`);
       if (log.files().length > 0) app.raise(ExitCode.environment);
+      sayOutputFailure();
     },
   };
+  /**
+   * Stdout's writes failed for another reason than its reader going away (a full disk, a file too
+   * large): what it got is cut short, so the run says it and exits 3, never 0.
+   */
+  const sayOutputFailure = () => {
+    const failure = app.outputFailure ?? (io.stdout as { failure?: NodeJS.ErrnoException | null }).failure ?? null;
+    if (failure === null || readerGone(failure)) return;
+    app.outputFailure = null;
+    const named = environmentFailure(failure, "writing the output");
+    app.say(`${named?.message ?? `writing the output failed: ${failure.message}`}; what was written is cut short`, named?.hint);
+    app.raise(ExitCode.environment);
+  };
   return app;
+}
+
+/** Stdout's reader went away (`| head`): not a failure of the run. */
+export function readerGone(err: NodeJS.ErrnoException): boolean {
+  return err.code === "EPIPE" || err.code === "ERR_STREAM_DESTROYED";
 }

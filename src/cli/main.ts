@@ -70,7 +70,13 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       stdout = s;
     },
     get stderr() {
-      stderr ??= openStderr();
+      if (stderr === undefined) {
+        const opened = openStderr();
+        // A stderr that cannot be written (redirected to a full disk) has nowhere to say so: the
+        // run's output and exit code stay its own, never a crash's.
+        opened.on("error", () => {});
+        stderr = opened;
+      }
       return stderr;
     },
     set stderr(s) {

@@ -1,6 +1,6 @@
 /** commander wiring: the command list, help, and usage errors mapped to exit 2. */
 import { Command, CommanderError } from "commander";
-import { createApp, type App } from "./app.js";
+import { createApp, readerGone, type App } from "./app.js";
 import type { IO } from "./output.js";
 import { registerCompletion } from "./commands/completion.js";
 import { ToolError, usageError } from "../core/errors.js";
@@ -78,9 +78,11 @@ export function buildProgram(io: IO, only?: string): { program: Command; app: Ap
 function watchStdout(io: IO, app: App): void {
   const s = io.stdout as NodeJS.WriteStream;
   if (typeof s.on !== "function") return;
+  // Never thrown from here (it would reach no boundary): the command stops at its next write, and
+  // `guard` says why when the reader did not just go away.
   s.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code === "EPIPE" || err.code === "ERR_STREAM_DESTROYED") app.outputClosed = true;
-    else throw err;
+    app.outputClosed = true;
+    if (!readerGone(err)) app.outputFailure ??= err;
   });
 }
 

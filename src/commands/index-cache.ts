@@ -10,9 +10,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { TranscriptRef } from "../core/model.js";
-import { environmentError, usageError } from "../core/errors.js";
+import { environmentError, type ToolError, usageError } from "../core/errors.js";
 import { isWithinDir } from "../core/path-within.js";
-import { IndexDb } from "../store/cache/index-db.js";
+import { IndexDb, isBusy } from "../store/cache/index-db.js";
 import { keptAnswers } from "../store/cache/answer-memo.js";
 import { answersDirOf, indexDisabledByEnv, indexFileFor } from "../store/cache/location.js";
 import { ownRef, refreshText, textSourceOf } from "../store/cache/text-index.js";
@@ -112,18 +112,16 @@ function forget(file: string): string[] {
   return removed;
 }
 
+/** What mends a cache dir that cannot hold the index. */
+const INDEX_DIR_HINT = "make room on its disk or make its directory writable, or point XDG_CACHE_HOME at another";
+
 /** Open the index once before the run's session does, so a cache dir that cannot hold it is this command's error. */
 function probe(file: string, root: string): { fts: boolean; textBuilt: boolean } {
   let db: IndexDb;
   try {
     db = IndexDb.open(file, root);
   } catch (err) {
-    throw environmentError(
-      "INDEX_UNUSABLE",
-      `cannot use the index ${file}: ${(err as Error).message}`,
-      "make its directory writable, or point XDG_CACHE_HOME at one that is",
-      { path: file },
-    );
+    throw environmentError("INDEX_UNUSABLE", `cannot use the index ${file}: ${(err as Error).message}`, INDEX_DIR_HINT, { path: file });
   }
   try {
     return { fts: db.fts, textBuilt: db.textBuilt() };
@@ -248,7 +246,11 @@ async function buildIndex(
   const t0 = performance.now();
   await runTimeline(all, ctx);
   await runCheck(all, ctx);
-  db.flush();
+  try {
+    db.flush();
+  } catch (err) {
+    throw indexWriteError(file, err);
+  }
   let text = { bytes: 0, rows: 0, stopped: false };
   if (db.fts) {
     text = await refreshText(ctx.session, db, refs, {
@@ -259,11 +261,7 @@ async function buildIndex(
     try {
       db.markTextBuilt();
     } catch (err) {
-      throw environmentError(
-        "INDEX_BUSY",
-        `cannot write the index ${file}: ${(err as Error).message}`,
-        "run `openclaw-sessions index` again",
-      );
+      throw indexWriteError(file, err);
     }
   }
   // Kept now (written when the session closes): the first search after this one is warm.
@@ -275,6 +273,13 @@ async function buildIndex(
     seconds: Math.round(performance.now() - t0) / 1000,
     incomplete: text.stopped,
   };
+}
+
+/** Why `index` could not write the index: another run held it too long, or SQLite's error (a full disk, an I/O error). */
+function indexWriteError(file: string, err: unknown): ToolError {
+  const message = `cannot write the index ${file}: ${(err as Error).message}`;
+  if (isBusy(err)) return environmentError("INDEX_BUSY", message, "run `openclaw-sessions index` again", { path: file });
+  return environmentError("INDEX_UNWRITABLE", message, `${INDEX_DIR_HINT}; --no-index runs any command without it`, { path: file });
 }
 
 function statusOf(db: IndexDb, file: string, located: AgentTarget[]): IndexFileStatus {

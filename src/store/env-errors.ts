@@ -15,6 +15,11 @@ const NAMED: Record<string, { code: string; what: string; hint: string }> = {
     what: "the disk quota is exhausted",
     hint: "free some space or raise the quota, then run the same command again",
   },
+  EFBIG: {
+    code: "FILE_TOO_LARGE",
+    what: "the file grew past the size this process may write (ulimit -f) or its filesystem holds",
+    hint: "raise the limit, or write to another filesystem",
+  },
   EROFS: {
     code: "READ_ONLY_FILESYSTEM",
     what: "the filesystem is mounted read-only",

@@ -84,13 +84,14 @@ describe("environment errors on every path: environmentErrorOf (the boundary's f
     }
   });
 
-  it("a write's errno keeps its named code; EIO and EMFILE are named too", () => {
+  it("a write's errno keeps its named code; EIO, EMFILE and EFBIG are named too", () => {
     const code = (errno: string, syscall: string) => environmentErrorOf(errnoError(errno, "/s/x", syscall))?.code;
     expect(code("ENOSPC", "write")).toBe("DISK_FULL");
     expect(code("EROFS", "rename")).toBe("READ_ONLY_FILESYSTEM");
     expect(code("EACCES", "mkdir")).toBe("PERMISSION_DENIED");
     expect(code("EIO", "fsync")).toBe("IO_ERROR");
     expect(code("EMFILE", "open")).toBe("TOO_MANY_OPEN_FILES");
+    expect(code("EFBIG", "write")).toBe("FILE_TOO_LARGE");
   });
 
   it("the tool's own bugs stay unexpected: no errno, or one a read of the environment does not produce", () => {

@@ -203,7 +203,7 @@ export class IndexDb {
       }
       db.exec("COMMIT");
     } catch (err) {
-      db.exec("ROLLBACK");
+      rollBack(db);
       throw err;
     }
   }
@@ -285,11 +285,24 @@ export class IndexDb {
     if (this.#pendingChars < FLUSH_CHARS || this.#writeRefused) return;
     try {
       this.flush();
-    } catch {
-      // Another run held the index past the wait: these facts are not kept (as at close), and the
-      // rest wait for the close rather than each wait again.
+    } catch (err) {
+      // Another run held the index past the wait, or its disk is full: these facts are not kept
+      // (as at close), and the rest wait for the close rather than each fail again.
       this.#writeRefused = true;
+      this.#noteWriteFailure(err);
     }
+  }
+
+  /** Why this run could not write what it learned (a full disk, an I/O error), once; null when it could, or only waited on another run. */
+  get writeFailure(): Error | null {
+    return this.#writeFailure;
+  }
+
+  #writeFailure: Error | null = null;
+
+  #noteWriteFailure(err: unknown): void {
+    // Another run holding the index past the wait is not a failure: that run writes it.
+    if (!isBusy(err)) this.#writeFailure ??= err instanceof Error ? err : new Error(String(err));
   }
 
   /**
@@ -330,7 +343,7 @@ export class IndexDb {
       body();
       this.#db.exec("COMMIT");
     } catch (err) {
-      this.#db.exec("ROLLBACK");
+      rollBack(this.#db);
       throw err;
     }
   }
@@ -578,11 +591,32 @@ export class IndexDb {
   close(): void {
     try {
       this.flush();
-    } catch {
-      // another run held the index too long: what this run learned is simply not kept
+    } catch (err) {
+      // what this run learned is not kept (writeFailure says why, unless another run held the index too long)
+      this.#noteWriteFailure(err);
     }
     this.#db.close();
   }
+}
+
+/**
+ * Ends a failed write transaction. SQLite has already rolled it back after some errors (a full
+ * disk, an I/O error): a ROLLBACK then throws "no transaction is active", which would hide the
+ * error that says what happened.
+ */
+function rollBack(db: DatabaseSync): void {
+  if (db.isTransaction) db.exec("ROLLBACK");
+}
+
+/** SQLITE_BUSY or SQLITE_LOCKED (and their extended codes): another connection held the lock. */
+export function isBusy(err: unknown): boolean {
+  return sqlitePrimaryCode(err) === 5 || sqlitePrimaryCode(err) === 6;
+}
+
+/** A SQLite error's primary result code (its extended code's low byte), else null. */
+function sqlitePrimaryCode(err: unknown): number | null {
+  const code = (err as { errcode?: unknown } | null)?.errcode;
+  return typeof code === "number" ? code & 0xff : null;
 }
 
 type Row = Record<string, unknown>;

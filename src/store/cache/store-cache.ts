@@ -14,7 +14,7 @@ import type { AgentTarget } from "../locate.js";
 import { realPath } from "../real-path.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { buildId } from "./build-id.js";
-import { IndexDb, type SourceIdentity } from "./index-db.js";
+import { IndexDb, isBusy, type SourceIdentity } from "./index-db.js";
 import type { CheckedLstats } from "./kept-reads.js";
 import { indexDisabledByEnv, indexFileFor } from "./location.js";
 import { fileIdentityOf, noteFile, noteLstat } from "../read-set.js";
@@ -597,10 +597,16 @@ export class StoreCache {
     for (const job of this.#closing.splice(0)) job();
   }
 
-  /** Write what the run learned and close every index. */
+  /** Write what the run learned and close every index; one that could not be written is a warning (what the next run reads again). */
   close(): void {
     this.runClosingJobs();
-    for (const db of [...this.#open.values(), ...this.#retired.splice(0)]) db?.close();
+    for (const db of [...this.#open.values(), ...this.#retired.splice(0)]) {
+      db?.close();
+      if (db?.writeFailure)
+        this.#warnOnce(
+          `cannot write the index ${db.file} (${db.writeFailure.message}); what this run learned is not kept, so the next run reads those files again (--no-index skips the index)`,
+        );
+    }
     this.#open.clear();
   }
 }
@@ -619,12 +625,6 @@ function derivationHash() {
  * before it parsed its targets, at 246–261 MB when none did.
  */
 const FREE_NOW_BYTES = 8 * 1024 * 1024;
-
-/** SQLITE_BUSY or SQLITE_LOCKED (and their extended codes): another connection held the lock. */
-function isBusy(err: unknown): boolean {
-  const code = (err as { errcode?: unknown }).errcode;
-  return typeof code === "number" && ((code & 0xff) === 5 || (code & 0xff) === 6);
-}
 
 /** Were a file's last change and status change more than RACY_MS before `at` (ms since the epoch)? */
 function settledAt(mtimeNs: bigint, ctimeNs: bigint, at: number): boolean {

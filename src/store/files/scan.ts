@@ -81,7 +81,8 @@ export function scanTree(root: string, opts: ScanOptions = {}): ScannedTree {
       const full = prefix + d.name;
       const relPath = rel ? `${rel}/${d.name}` : d.name;
       if (d.isDirectory()) {
-        if (depth < MAX_DEPTH) walk(full, relPath, depth + 1, forcedKind ?? (depth === 0 ? (FOLDER_KINDS[d.name] ?? null) : null));
+        if (nameNotUtf8(full, d.name)) noteNameNotUtf8(full, unreadable);
+        else if (depth < MAX_DEPTH) walk(full, relPath, depth + 1, forcedKind ?? (depth === 0 ? (FOLDER_KINDS[d.name] ?? null) : null));
         continue;
       }
       const file = classified(full, d.name, relBase ? `${relBase}/${relPath}` : relPath, forcedKind, unreadable, opts.seen);
@@ -106,8 +107,10 @@ function classified(
     // In ns: the index's identity of the file comes from this same call.
     st = fs.lstatSync(full, { bigint: true });
   } catch (err) {
-    // Gone since the listing: nothing to read. Anything else (a dir that can be listed but not searched) is named.
+    // Gone since the listing: nothing to read, unless its name is not UTF-8 (then it is there, and
+    // named). Anything else (a dir that can be listed but not searched) is named.
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable.push({ path: full, cause: noteUnreadable(full, err).reason });
+    else if (nameNotUtf8(full, name)) noteNameNotUtf8(full, unreadable);
     return null;
   }
   const cls = classifyName(name);
@@ -141,6 +144,27 @@ function classified(
     }
   }
   return file;
+}
+
+/**
+ * A listed name that is not UTF-8: the listing gives U+FFFD in place of its bytes, a name by which
+ * nothing can be looked at or opened. Told apart from an entry gone since the listing (nothing
+ * there) and from a name that holds U+FFFD itself (it is there) by the dir's names as bytes.
+ */
+function nameNotUtf8(full: string, name: string): boolean {
+  if (!name.includes("\uFFFD")) return false;
+  try {
+    if (fs.lstatSync(full, { throwIfNoEntry: false }) !== undefined) return false;
+    return fs.readdirSync(path.dirname(full), { encoding: "buffer" }).some((raw) => !Buffer.from(raw.toString("utf8")).equals(raw));
+  } catch {
+    return false;
+  }
+}
+
+/** Such an entry, named as unreadable: never left out as if it were not there. */
+function noteNameNotUtf8(full: string, unreadable: UnreadableFile[]): void {
+  const reason = "its name is not valid UTF-8 (shown with U+FFFD for those bytes), so this tool cannot open it: rename it";
+  unreadable.push({ path: full, cause: noteUnreadable(full, new UnreadableFileError(full, reason)).reason });
 }
 
 /** This process's real uid (what access(2) checks against); null where there is none (Windows). */

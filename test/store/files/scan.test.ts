@@ -35,6 +35,24 @@ describe("scanTree", () => {
     expect(Object.fromEntries(log.files().map((u) => [u.path, u.cause]))).toEqual(named);
   });
 
+  it("a name that is not UTF-8 is named as unreadable, never left out as gone; a name that holds U+FFFD itself is read", async () => {
+    const dir = tempDir("ocs-scan-");
+    // Bytes 0xff 0xfe are no UTF-8: the listing gives them as U+FFFD, a name no file has.
+    const notUtf8 = (name: string) => Buffer.concat([Buffer.from(`${dir}/${name}`), Buffer.from([0xff, 0xfe])]);
+    fs.writeFileSync(Buffer.concat([notUtf8("bad"), Buffer.from(".jsonl")]), "{}\n");
+    // A folder so named: what it holds cannot be listed either.
+    fs.mkdirSync(notUtf8("archive"));
+    fs.writeFileSync(Buffer.concat([notUtf8("archive"), Buffer.from("/x.jsonl")]), "{}\n");
+    fs.writeFileSync(path.join(dir, "fine\uFFFD.jsonl"), "{}\n");
+    const log = new UnreadableLog();
+    const tree = await log.run(async () => scanTree(dir));
+    expect(tree.files.map((f) => f.name)).toEqual(["fine\uFFFD.jsonl"]);
+    const reason = "its name is not valid UTF-8 (shown with U+FFFD for those bytes), so this tool cannot open it: rename it";
+    const named = { [path.join(dir, "archive\uFFFD\uFFFD")]: reason, [path.join(dir, "bad\uFFFD\uFFFD.jsonl")]: reason };
+    expect(Object.fromEntries(tree.unreadable.map((u) => [u.path, u.cause]))).toEqual(named);
+    expect(Object.fromEntries(log.files().map((u) => [u.path, u.cause]))).toEqual(named);
+  });
+
   it("sizes and mtimes are those of a plain lstat (ns times, before 1970 too), and each entry's lstat is handed on once", async () => {
     const dir = tempDir("ocs-scan-");
     const names = ["a.jsonl", "b.jsonl", "c.jsonl"];

@@ -26,10 +26,8 @@ let storeLayer: typeof import("../store/session.js") | null = null;
 export interface App {
   io: IO;
   exitCode: number;
-  /** True once stdout's reader has gone (EPIPE), or its writes failed: commands stop work. */
+  /** True once stdout's reader has gone (EPIPE), or its writes failed (`guard` then says why): commands stop work. */
   outputClosed: boolean;
-  /** Why stdout's writes failed, when it was not its reader going away (a full disk, a file too large): `guard` says so, exit 3. */
-  outputFailure: NodeJS.ErrnoException | null;
   /** Raise the exit code (the highest applicable code wins). */
   raise(code: number): void;
   styleFor(stream: "stdout" | "stderr", opts: CommonOptions): Style;
@@ -68,7 +66,6 @@ export function createApp(io: IO): App {
     io,
     exitCode: 0,
     outputClosed: false,
-    outputFailure: null,
     raise(code) {
       if (code > app.exitCode) app.exitCode = code;
     },
@@ -152,10 +149,12 @@ export function createApp(io: IO): App {
    * Stdout's writes failed for another reason than its reader going away (a full disk, a file too
    * large): what it got is cut short, so the run says it and exits 3, never 0.
    */
+  let outputFailureSaid = false;
   const sayOutputFailure = () => {
-    const failure = app.outputFailure ?? (io.stdout as { failure?: NodeJS.ErrnoException | null }).failure ?? null;
-    if (failure === null || readerGone(failure)) return;
-    app.outputFailure = null;
+    // The stream's own record of the error that ended it (Node's Writable and FdStream alike).
+    const failure = (io.stdout as { errored?: NodeJS.ErrnoException | null }).errored ?? null;
+    if (failure === null || readerGone(failure) || outputFailureSaid) return;
+    outputFailureSaid = true;
     const named = environmentFailure(failure, "writing the output");
     app.say(`${named?.message ?? `writing the output failed: ${failure.message}`}; what was written is cut short`, named?.hint);
     app.raise(ExitCode.environment);
@@ -164,6 +163,6 @@ export function createApp(io: IO): App {
 }
 
 /** Stdout's reader went away (`| head`): not a failure of the run. */
-export function readerGone(err: NodeJS.ErrnoException): boolean {
+function readerGone(err: NodeJS.ErrnoException): boolean {
   return err.code === "EPIPE" || err.code === "ERR_STREAM_DESTROYED";
 }

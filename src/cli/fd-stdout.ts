@@ -14,8 +14,11 @@ type Listener = (...args: unknown[]) => void;
 export class FdStream {
   readonly isTTY = false;
   destroyed = false;
-  /** The error that ended its writes, as soon as it happened (its 'error' event comes a tick later). */
-  failure: NodeJS.ErrnoException | null = null;
+  /** The error that ended its writes, as soon as it happened (its 'error' event comes a tick later); as Node's `Writable.errored`. */
+  get errored(): Error | null {
+    return this.stream ? this.stream.errored : this.failure;
+  }
+  private failure: Error | null = null;
   /** Once the fd would block (a non-blocking pipe a parent left): Node's stream takes over, and every call goes to it. */
   private stream: Writable | null = null;
   private listeners: Array<{ event: string; fn: Listener; once: boolean }> = [];
@@ -48,7 +51,7 @@ export class FdStream {
       if ((err as NodeJS.ErrnoException).code === "EAGAIN") return this.handOver().write(bytes === null ? chunk : bytes.subarray(done));
       // As the stream would: destroyed now, the error on a later tick (thrown there when nobody listens).
       this.destroyed = true;
-      this.failure = err as NodeJS.ErrnoException;
+      this.failure = err as Error;
       process.nextTick(() => this.emit("error", err));
       return false;
     }

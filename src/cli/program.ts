@@ -1,6 +1,6 @@
 /** commander wiring: the command list, help, and usage errors mapped to exit 2. */
 import { Command, CommanderError } from "commander";
-import { createApp, readerGone, type App } from "./app.js";
+import { createApp, type App } from "./app.js";
 import type { IO } from "./output.js";
 import { registerCompletion } from "./commands/completion.js";
 import { ToolError, usageError } from "../core/errors.js";
@@ -79,10 +79,9 @@ function watchStdout(io: IO, app: App): void {
   const s = io.stdout as NodeJS.WriteStream;
   if (typeof s.on !== "function") return;
   // Never thrown from here (it would reach no boundary): the command stops at its next write, and
-  // `guard` says why when the reader did not just go away.
-  s.on("error", (err: NodeJS.ErrnoException) => {
+  // `guard` says why when the reader did not just go away (the stream keeps the error: `errored`).
+  s.on("error", () => {
     app.outputClosed = true;
-    if (!readerGone(err)) app.outputFailure ??= err;
   });
 }
 

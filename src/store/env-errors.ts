@@ -108,7 +108,7 @@ const SQLITE_CODES: Record<number, { code: string; name: string }> = {
 };
 
 /** The extended result code of a node:sqlite error (`errcode`), or null for any other error. */
-function sqliteResultOf(err: unknown): number | null {
+export function sqliteResultOf(err: unknown): number | null {
   const e = err as { code?: unknown; errcode?: unknown } | null;
   return e && e.code === "ERR_SQLITE_ERROR" && typeof e.errcode === "number" ? e.errcode : null;
 }

@@ -10,6 +10,7 @@ import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { answersDirOf } from "./location.js";
 import { byText } from "../../core/order.js";
+import { sqliteResultOf } from "../env-errors.js";
 
 /** Bumped when a table or a fact's shape changes: an index of another format is dropped and rebuilt. */
 export const INDEX_FORMAT = 2;
@@ -610,13 +611,8 @@ function rollBack(db: DatabaseSync): void {
 
 /** SQLITE_BUSY or SQLITE_LOCKED (and their extended codes): another connection held the lock. */
 export function isBusy(err: unknown): boolean {
-  return sqlitePrimaryCode(err) === 5 || sqlitePrimaryCode(err) === 6;
-}
-
-/** A SQLite error's primary result code (its extended code's low byte), else null. */
-function sqlitePrimaryCode(err: unknown): number | null {
-  const code = (err as { errcode?: unknown } | null)?.errcode;
-  return typeof code === "number" ? code & 0xff : null;
+  const primary = (sqliteResultOf(err) ?? 0) & 0xff;
+  return primary === 5 || primary === 6;
 }
 
 type Row = Record<string, unknown>;

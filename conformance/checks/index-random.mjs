@@ -51,6 +51,8 @@ function commandsOf(stateDir, keys, word) {
     ["compactions", k, "--json"],
   ]);
   const wide = [
+    // The listing derived by a query that narrows it, then asked whole (kept as derived, not as narrowed).
+    ["ls", "--json", "--sort", "key", "--limit", "1"],
     ["ls", "--json"],
     ["timeline", "--json"],
     ["timeline"],

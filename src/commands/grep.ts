@@ -474,7 +474,6 @@ function refreshGroup(
  */
 export async function proveStoreWideScope(sel: StoreSelection, ctx: StoreContext): Promise<void> {
   const cache = ctx.session.cache;
-  cache.runClosingJobs(); // the answer file a search checks
   cache.forgetIdentities(); // each file as that check finds it, not as this run's walk did
   const scope = await storeWideScope(sel, ctx, undefined, { keptOnly: true });
   if (scope === null || scope.keptAs === null) return;

@@ -264,7 +264,7 @@ async function buildIndex(
       throw indexWriteError(file, err);
     }
   }
-  // Kept now (written when the session closes): the first search after this one is warm.
+  // Kept now: the first search after this one is warm.
   await storeWideScope(opts, ctx);
   return {
     transcripts: refs.length,

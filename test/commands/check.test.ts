@@ -670,7 +670,7 @@ describe("a kept check answer (issue 28)", () => {
       try {
         return await runCheck({ stateDir, now, ...(index ? {} : { index: false }) }, { env, cwd: stateDir, session });
       } finally {
-        session.close(); // the answer is kept when the session closes
+        session.close(); // the index is written when the session closes
       }
     };
     const first = await checkAt(july);

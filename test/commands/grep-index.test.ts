@@ -209,7 +209,7 @@ describe("after a store changes, grep through the index still answers as the sca
       try {
         return await runGrep({ stateDir: c.stateDir, pattern }, { env, cwd: process.cwd(), session });
       } finally {
-        session.close(); // the answer is kept when the session closes
+        session.close(); // the index is written when the session closes
       }
     };
     return { counted, search };

@@ -585,21 +585,8 @@ export class StoreCache {
     this.#deps.warn(text);
   }
 
-  /** Work for the close: a whole answer is written once the run has given it (its output gone from memory). */
-  whenClosing(job: () => void): void {
-    this.#closing.push(job);
-  }
-
-  readonly #closing: Array<() => void> = [];
-
-  /** Do now what the session would do as it closes (keep whole answers), once. */
-  runClosingJobs(): void {
-    for (const job of this.#closing.splice(0)) job();
-  }
-
   /** Write what the run learned and close every index; one that could not be written is a warning (what the next run reads again). */
   close(): void {
-    this.runClosingJobs();
     for (const db of [...this.#open.values(), ...this.#retired.splice(0)]) {
       db?.close();
       if (db?.writeFailure)

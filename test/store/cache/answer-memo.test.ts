@@ -291,6 +291,28 @@ describe("whole answers (session.answer)", () => {
     }
   });
 
+  it("are kept as derived, whatever the command then does with the value it was handed", async () => {
+    const s = store("files", "reset-chain");
+    await pastRacyWindow();
+    const place = { env: s.env, cwd: "/" };
+    const session = openStoreSession(place);
+    let derived: string;
+    try {
+      const answer = await session.answer({ stateDir: s.stateDir }, "test:timeline", () =>
+        runTimeline({ stateDir: s.stateDir }, { ...place, session }),
+      );
+      derived = JSON.stringify(answer);
+      // What `ls` does with its listing for a key query: narrowed in place, before the session closes.
+      if (!("keys" in answer)) throw new Error("a store-wide timeline has keys");
+      expect(answer.keys.length).toBeGreaterThan(1);
+      answer.keys.splice(1);
+    } finally {
+      session.close();
+    }
+    expect(await timeline(s, "indexed")).toBe(derived);
+    expect(s.derived).toBe(0);
+  });
+
   it("are never kept for a SQLite store (its rows are not proven by the files' stats)", async () => {
     const s = store("sqlite", "sqlite-reset");
     await pastRacyWindow();

@@ -63,17 +63,25 @@ export function errnoOf(err: unknown): string | null {
   return typeof code === "string" && /^E[A-Z]+$/.test(code) ? code : null;
 }
 
-/** The named environment error for an fs failure, or null when it is not one of those. */
-export function environmentFailure(err: unknown, doing: string): ToolError | null {
+/**
+ * The named environment error for an fs failure, or null when it is not one of those. `where`: the
+ * path to name and the hint, when the caller knows better than the error (a copy's destination).
+ */
+export function environmentFailure(err: unknown, doing: string, where: { path?: string; hint?: string } = {}): ToolError | null {
   if (err instanceof ToolError) return null;
   const errno = errnoOf(err);
   const named = errno ? NAMED[errno] : undefined;
   if (!named) return null;
-  const target = (err as NodeJS.ErrnoException).path;
-  return environmentError(named.code, `${doing} failed: ${named.what}${target ? ` (${target})` : ""} [${errno}]`, named.hint, {
-    errno,
-    ...(target ? { path: target } : {}),
-  });
+  const target = where.path ?? (err as NodeJS.ErrnoException).path;
+  return environmentError(
+    named.code,
+    `${doing} failed: ${named.what}${target ? ` (${target})` : ""} [${errno}]`,
+    where.hint ?? named.hint,
+    {
+      errno,
+      ...(target ? { path: target } : {}),
+    },
+  );
 }
 
 /** Rethrows an fs failure as its named environment error; anything else unchanged. */
@@ -111,6 +119,15 @@ const SQLITE_CODES: Record<number, { code: string; name: string }> = {
 export function sqliteResultOf(err: unknown): number | null {
   const e = err as { code?: unknown; errcode?: unknown } | null;
   return e && e.code === "ERR_SQLITE_ERROR" && typeof e.errcode === "number" ? e.errcode : null;
+}
+
+/**
+ * SQLITE_IOERR_SHMOPEN, _SHMSIZE, _SHMLOCK and _SHMMAP: the `-shm` file beside a WAL database, which
+ * any connection that reads it makes or grows, could not be (its disk full, its dir read-only).
+ */
+export function isSharedMemoryFailure(err: unknown): boolean {
+  const result = sqliteResultOf(err);
+  return result !== null && (result & 0xff) === 10 && result >> 8 >= 18 && result >> 8 <= 21;
 }
 
 /**

@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateStore } from "../../bench/gen-store.js";
 import { BIN } from "../helpers/built-cli.js";
+import { copyState } from "../helpers/corpus.js";
 import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -118,6 +119,26 @@ describe("an index cache that cannot grow", () => {
       expect(r.stderr).toBe(
         `openclaw-sessions: cannot write the index ${file} (disk I/O error); what this run learned is not kept, so the next run reads those files again (--no-index skips the index)\n`,
       );
+    }
+  });
+});
+
+describe("a temp dir that cannot hold a SQLite store's copy", () => {
+  it("names the copy and the temp dir (exit 3), with TMPDIR as the way out, and leaves no copy behind", () => {
+    const { stateDir: sqliteState, root: sqliteRoot } = copyState("sqlite", "sqlite-reset");
+    const tmp = tempDir("ocs-full-disk-tmp-");
+    try {
+      const db = path.join(sqliteState, "agents/main/agent/openclaw-agent.sqlite");
+      // The database (684 KB) is read from a private copy, which cannot be written past 16 KiB.
+      const r = limited(16, ["ls", "--state-dir", sqliteState], { TMPDIR: tmp, XDG_CACHE_HOME: tempDir("ocs-full-disk-cache-") });
+      expect(r.status, r.stderr).toBe(3);
+      expect(r.stderr).toBe(
+        `openclaw-sessions: copying ${db} to read it failed: the file grew past the size this process may write (ulimit -f) or its filesystem holds (${tmp}) [EFBIG]\n` +
+          "  hint: free some space in that dir, or point TMPDIR at a dir with room for the database and its WAL, then run the same command again\n",
+      );
+      expect(fs.readdirSync(tmp)).toEqual([]);
+    } finally {
+      fs.rmSync(sqliteRoot, { recursive: true, force: true });
     }
   });
 });

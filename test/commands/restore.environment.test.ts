@@ -44,14 +44,20 @@ afterEach(() => {
   for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
 });
 
-/** The reset-chain store on its own tmpfs of `size`; manifests and HOME outside it. */
-function onTmpfs(size: string) {
+/** A temp dir (removed after the test) and a tmpfs of `size` mounted at `<root>/<name>` (unmounted after it). */
+function tmpfsIn(size: string, name: string): { root: string; dir: string } {
   const root = tempDir("ocs-env-");
   roots.push(root);
-  const stateDir = path.join(root, "state");
-  fs.mkdirSync(stateDir);
-  if (!tryMount(stateDir, `size=${size}`)) throw new Error("mount failed");
-  mounts.push(stateDir);
+  const dir = path.join(root, name);
+  fs.mkdirSync(dir);
+  if (!tryMount(dir, `size=${size}`)) throw new Error("mount failed");
+  mounts.push(dir);
+  return { root, dir };
+}
+
+/** The reset-chain store on its own tmpfs of `size`; manifests and HOME outside it. */
+function onTmpfs(size: string) {
+  const { root, dir: stateDir } = tmpfsIn(size, "state");
   fs.cpSync(path.join(CORPUS, "files/reset-chain/state"), stateDir, { recursive: true });
   const home = path.join(root, "home");
   fs.mkdirSync(home);
@@ -145,15 +151,28 @@ function sqliteStore(root: string) {
   return { stateDir, db, zst, rows };
 }
 
+/** The sqlite-deleted store on a tmpfs of its own, of `size` (`root`, outside it, for HOME and manifests). */
+function sqliteStoreOnTmpfs(size: string) {
+  const { root, dir: mnt } = tmpfsIn(size, "mnt");
+  return { root, mnt, s: sqliteStore(mnt) };
+}
+
+/** The restore of `s`'s archive when its database's -shm cannot be made: exit 3 naming the -shm, not the backup; no run dir. */
+async function expectShmNamed(s: ReturnType<typeof sqliteStore>, root: string): Promise<void> {
+  const manifests = path.join(root, "manifests");
+  const r = await cli(["restore", s.zst, "--state-dir", s.stateDir, "--manifest-dir", manifests, "--yes", "--json"], {
+    env: { HOME: root },
+  });
+  expect(r.code, r.stderr).toBe(3);
+  expect(r.json().error).toMatchObject({ kind: "environment", code: "IO_ERROR" });
+  expect(r.json().error.message).toContain(`restore failed writing ${s.db}-shm: `);
+  expect(r.stderr).not.toMatch(/report it|unexpected|internal/i);
+  expect(fs.existsSync(manifests)).toBe(false);
+}
+
 describe.skipIf(!canMount)("SQLite-era restore on a full filesystem (tmpfs)", () => {
   it("the agent database's disk full during the transaction: DISK_FULL (exit 3), every row as it was; with space the same command applies", async () => {
-    const root = tempDir("ocs-env-sqlite-");
-    roots.push(root);
-    const mnt = path.join(root, "mnt");
-    fs.mkdirSync(mnt);
-    if (!tryMount(mnt, "size=3m")) throw new Error("mount failed");
-    mounts.push(mnt);
-    const s = sqliteStore(mnt);
+    const { root, mnt, s } = sqliteStoreOnTmpfs("3m");
     const before = s.rows();
     const filler = fill(mnt);
     const manifests = path.join(root, "manifests");
@@ -169,6 +188,17 @@ describe.skipIf(!canMount)("SQLite-era restore on a full filesystem (tmpfs)", ()
     const again = await cli(args, { env: { HOME: root } });
     expect(again.code, again.stderr).toBe(0);
     expect(again.json().applied).toBe(true);
+  });
+
+  it("the agent database's disk full before the backup (its -shm cannot be made): exit 3 naming the -shm, not the backup; no run, every row as it was", async () => {
+    const { root, mnt, s } = sqliteStoreOnTmpfs("3m");
+    const before = s.rows();
+    // As OpenClaw leaves it when no connection is open: no -shm, which the restore's first read makes.
+    for (const side of ["-shm", "-wal"]) fs.rmSync(`${s.db}${side}`, { force: true });
+    const filler = fill(mnt);
+    await expectShmNamed(s, root);
+    fs.rmSync(filler);
+    expect(s.rows()).toEqual(before);
   });
 
   it("the manifest dir's disk full (the VACUUM INTO backup): DISK_FULL (exit 3) naming the backup, nothing left of the run, every row as it was", async () => {
@@ -191,6 +221,22 @@ describe.skipIf(!canMount)("SQLite-era restore on a full filesystem (tmpfs)", ()
     expect(r.json().error.message).toContain("openclaw-agent.sqlite.before");
     expect(r.stderr).not.toMatch(/report it|unexpected|internal/i);
     expect(fs.readdirSync(manifests)).toEqual([]);
+    expect(s.rows()).toEqual(before);
+  });
+});
+
+describe.skipIf(process.platform === "win32")("SQLite-era restore of a database whose -shm cannot be made", () => {
+  it("names the -shm beside the database (exit 3), not the backup; no run, every row as it was", async () => {
+    const root = tempDir("ocs-env-shm-");
+    roots.push(root);
+    const s = sqliteStore(root);
+    const before = s.rows();
+    // What SQLite meets on a full disk where the database lies, without a full disk: its first read
+    // cannot make the shared-memory file (here a FIFO, SQLITE_IOERR_SHMOPEN; full: _SHMSIZE).
+    for (const side of ["-shm", "-wal"]) fs.rmSync(`${s.db}${side}`, { force: true });
+    execFileSync("mkfifo", [`${s.db}-shm`]);
+    await expectShmNamed(s, root);
+    fs.rmSync(`${s.db}-shm`);
     expect(s.rows()).toEqual(before);
   });
 });

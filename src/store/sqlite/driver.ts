@@ -21,7 +21,7 @@ import path from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { ToolError } from "../../core/errors.js";
 import { checkRegular } from "../safe-read.js";
-import { sqliteFailure } from "../env-errors.js";
+import { environmentFailure, errnoOf, sqliteFailure } from "../env-errors.js";
 import { pidAlive } from "../process-probe.js";
 import { cleanupOnInterrupt } from "../process/on-interrupt.js";
 
@@ -112,6 +112,21 @@ function snapshot(dbPath: string, dir: string): string[] {
 
 const SNAPSHOT_PREFIX = "openclaw-sessions-sqlite-";
 
+/** Errnos only a copy's own write meets: its temp dir failed, not the database. */
+const COPY_WRITE_ERRNOS = new Set(["ENOSPC", "EDQUOT", "EFBIG", "EROFS"]);
+
+/**
+ * The database could not be read because its copy could not be written (`/tmp` is often a small
+ * tmpfs): the temp dir's failure, with where the copy goes, not a database that cannot be opened.
+ */
+function copyFailure(err: unknown, dbPath: string, tmp: string): ToolError | null {
+  if ((err as NodeJS.ErrnoException).syscall !== "copyfile" || !COPY_WRITE_ERRNOS.has(errnoOf(err) ?? "")) return null;
+  return environmentFailure(err, `copying ${dbPath} to read it`, {
+    path: tmp,
+    hint: "free some space in that dir, or point TMPDIR at a dir with room for the database and its WAL, then run the same command again",
+  });
+}
+
 /**
  * Snapshot dirs are named by the pid that made them: a run killed before its close() (SIGKILL,
  * a crash) leaves one behind, and the next run removes every dir whose pid is gone.
@@ -171,9 +186,12 @@ export function openSqliteReadOnly(dbPath: string, opts: SnapshotOptions = {}): 
   } catch (err) {
     cleanup();
     if (err instanceof ToolError) throw err;
-    throw new ToolError("environment", "SQLITE_OPEN_FAILED", `cannot open ${dbPath}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw (
+      copyFailure(err, dbPath, path.dirname(dir)) ??
+      new ToolError("environment", "SQLITE_OPEN_FAILED", `cannot open ${dbPath}: ${(err as Error).message}`, {
+        cause: err,
+      })
+    );
   }
   const cache = new Map<string, StatementSync>();
   const stmt = (sql: string) => {

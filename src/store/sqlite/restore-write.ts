@@ -27,7 +27,7 @@ import {
 import type { WriteContext } from "../files/restore-guard.js";
 import { refuseWhileGatewayRuns } from "../gateway-probe.js";
 import { crashPoints } from "../process/crash-points.js";
-import { sqliteFailure } from "../env-errors.js";
+import { isSharedMemoryFailure, sqliteFailure } from "../env-errors.js";
 import { writeManifest } from "../restore-runs.js";
 import { SQLITE_GATEWAY_WHY } from "./integrity.js";
 import { acquireLifecycleLock, lifecycleHeldRefusal, lifecycleLockPath, type HeldLifecycleLock } from "./lifecycle-lock.js";
@@ -343,15 +343,25 @@ function writeFailure(err: unknown, file: string): unknown {
 
 /**
  * The run dir with the database's backup (VACUUM INTO, mode 0600) and the undo manifest, before
- * any row is written. When either fails (a full disk where the manifests go) the run dir, which
- * holds nothing else, is removed: no half backup is left, and the error names the file.
+ * any row is written, once the database could be read. When either fails (a full disk where the
+ * manifests go) the run dir, which holds nothing else, is removed: no half backup is left, and the
+ * error names the file.
  */
 async function prepareRun(
   db: DatabaseSync,
+  dbPath: string,
   manifest: RestoreManifest,
   manifestPath: string,
   crash: (point: string) => void,
 ): Promise<void> {
+  try {
+    // The database's first read makes its `-shm` beside it. On a full disk where the store lies that
+    // is what fails, and the backup's VACUUM INTO would say only "disk I/O error", as if the backup
+    // (outside the store) could not be written.
+    db.prepare("SELECT count(*) FROM sqlite_master").get();
+  } catch (err) {
+    throw writeFailure(err, isSharedMemoryFailure(err) ? `${dbPath}-shm` : dbPath);
+  }
   const runDir = path.dirname(manifestPath);
   fs.mkdirSync(path.dirname(runDir), { recursive: true, mode: 0o700 });
   fs.mkdirSync(runDir, { mode: 0o700 });
@@ -382,7 +392,7 @@ export async function applySqlitePlan(
   let db: DatabaseSync | null = null;
   try {
     db = openWritable(ctx.dbPath);
-    await prepareRun(db, manifest, manifestPath, crash);
+    await prepareRun(db, ctx.dbPath, manifest, manifestPath, crash);
     crash("sqlite:manifest");
     db.exec("BEGIN IMMEDIATE");
     try {

@@ -22,7 +22,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { randomPlan, prng } from "../lib/store-plan.mjs";
 import { writeStore } from "../lib/write-store.mjs";
-import { addUp } from "../lib/compare.mjs";
+import { clockNormalised, firstDifference, overSeeds, storeWideReaders } from "../lib/random-runs.mjs";
 
 const CHUNKS = 3;
 const DAMAGES_PER_STORE = 4;
@@ -32,17 +32,6 @@ const NOW = "2026-12-01T00:00:00.000Z";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** What differs between two runs of one command on the same files: the clock (text output's ages too). */
-function normalised(text) {
-  return text
-    .replace(/\b(\d+|an?) (second|minute|hour|day|month|year)s? ago\b/g, "(age) ago")
-    .replace(/(\S) {2,}/g, "$1  ")
-    .replace(/"now": \d+/g, '"now": 0')
-    .replace(/"nowIso": "[^"]*"/g, '"nowIso": ""')
-    .replace(/\*\*Exported:\*\* [^\n]* by openclaw-sessions/g, "**Exported:** (time) by openclaw-sessions")
-    .replace(/Generated \d{4}-\d\d-\d\dT[\d:.]+Z by openclaw-sessions/g, "Generated (time) by openclaw-sessions");
-}
-
 function commandsOf(stateDir, keys, word) {
   const keyed = keys.flatMap((k) => [
     ["timeline", k, "--json"],
@@ -50,20 +39,7 @@ function commandsOf(stateDir, keys, word) {
     ["context-pack", k],
     ["compactions", k, "--json"],
   ]);
-  const wide = [
-    // The listing derived by a query that narrows it, then asked whole (kept as derived, not as narrowed).
-    ["ls", "--json", "--sort", "key", "--limit", "1"],
-    ["ls", "--json"],
-    ["timeline", "--json"],
-    ["timeline"],
-    ["check", "--json", "--now", NOW],
-    ["compactions", "--json"],
-    ["usage", "--json"],
-    ["grep", word, "-i", "--json"],
-    ["grep", "-F", `the ${word}`],
-    ["grep", "\\(\\d+\\)$", "--role", "user"],
-  ];
-  return [...wide.map((argv) => [...argv, "--all-agents"]), ...keyed].map((argv) => [...argv, "--state-dir", stateDir]);
+  return [...storeWideReaders(word, NOW), ...keyed].map((argv) => [...argv, "--state-dir", stateDir]);
 }
 
 /** Every command once; `xdgState` holds this tool's restore manifests, which timeline and history read. */
@@ -73,19 +49,9 @@ async function runAll(ctx, commands, { cache, xdgState }, plain) {
     const r = await ctx.cli(plain ? [...argv, "--no-index"] : argv, {
       env: { XDG_CACHE_HOME: cache, XDG_STATE_HOME: xdgState, TZ: "UTC" },
     });
-    out.push(normalised(`$ ${argv.join(" ")}\nexit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`));
+    out.push(clockNormalised(`$ ${argv.join(" ")}\nexit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`));
   }
   return out;
-}
-
-/** The first line where two outputs part, for the failure message. */
-function firstDifference(a, b) {
-  const x = a.split("\n");
-  const y = b.split("\n");
-  for (let i = 0; i < Math.max(x.length, y.length); i++)
-    if (x[i] !== y[i])
-      return `line ${i + 1}: indexed ${JSON.stringify((x[i] ?? "").slice(0, 160))}, --no-index ${JSON.stringify((y[i] ?? "").slice(0, 160))}`;
-  return "(none)";
 }
 
 // ---- damage OpenClaw does not write (7.1 stores) --------------------------------------------
@@ -264,7 +230,7 @@ async function storeOne(ctx, seed) {
       for (let i = 0; i < truth.length; i++)
         if (outs[i] !== truth[i])
           throw new Error(
-            `seed ${seed} (${era}), after ${what}, ${when}: \`${commands[i].join(" ")}\` differs from --no-index at ${firstDifference(outs[i], truth[i])}`,
+            `seed ${seed} (${era}), after ${what}, ${when}: \`${commands[i].join(" ")}\` differs from --no-index at ${firstDifference(outs[i], truth[i], ["indexed", "--no-index"])}`,
           );
     figures[kind] += 1;
     figures.runs += truth.length * (runs.length + 1);
@@ -308,10 +274,10 @@ async function storeOne(ctx, seed) {
 }
 
 export default async function (ctx) {
-  const n = Number(process.env.OPENCLAW_SESSIONS_INDEX_RANDOM_N ?? 4) || 4;
-  const first = Number(process.env.OPENCLAW_SESSIONS_INDEX_RANDOM_SEED ?? 601) || 601;
-  const total = {};
-  for (let seed = first; seed < first + n; seed++) addUp(total, await storeOne(ctx, seed));
+  const { n, total } = await overSeeds(
+    { nVar: "OPENCLAW_SESSIONS_INDEX_RANDOM_N", seedVar: "OPENCLAW_SESSIONS_INDEX_RANDOM_SEED", n: 4, first: 601 },
+    (seed) => storeOne(ctx, seed),
+  );
   return (
     `${n} stores (${total.textTable} with the text table); after ${total.plan} chunks of OpenClaw's writes, ${total.config} config edits, ${total.damage} damages, ${total.restore} restores and ` +
     `${total.undo} undos: ${total.runs} runs in all, each indexed one (at once, past the racy window, again) equal to --no-index`

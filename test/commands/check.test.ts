@@ -590,6 +590,8 @@ describe("check on agent schema 24 and newer (issue 26)", () => {
         .sort();
     const r24 = await check(after.stateDir, after.home);
     expect(strip(r24)).toEqual(strip(await check(before.stateDir, before.home)));
+    // Its hint names the migration as one of the causes, so a user who just upgraded is not alarmed.
+    expect(r24.findings.find((f) => f.code === "SQLITE_VALIDATION_PENDING")?.hint).toMatch(/move to agent schema 24/);
     expect(r24.stores[0]).toMatchObject({ era: "sqlite", schemaVersion: 24, appVersion: "2026.9.9", verified: true });
     const res = await cli(["check", "--state-dir", after.stateDir, "--json"], { env: { HOME: after.home } });
     expect(res.stderr).not.toMatch(/warning/);

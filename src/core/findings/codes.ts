@@ -289,7 +289,7 @@ export const FINDING_CODES = {
   SQLITE_VALIDATION_PENDING: {
     severity: "info",
     message: "{count} session row(s) await OpenClaw's canonical validation (session_canonical_validation_pending)",
-    hint: "normal after a Doctor import or an out-of-band write: OpenClaw validates them on its next open; a row it rejects then makes the database refuse reads",
+    hint: "normal after a Doctor import, an out-of-band write, or the move to agent schema 24 (OpenClaw 9.8/9.9 rewrites each entry that held cold fields): OpenClaw validates them on its next open; a row it rejects then makes the database refuse reads",
   },
   SQLITE_ARCHIVE_FILE_MISSING: {
     severity: "warn",

@@ -165,6 +165,24 @@ describe("restore, SQLite era: un-reset", () => {
     expect(dump(t.db)).toEqual(before);
   });
 
+  it("the undo's dry run reads a private copy: it plans every row and leaves no -wal or -shm beside the database", async () => {
+    const t = setup("sqlite-reset");
+    const r = (await cli(["restore", "--key", MAIN, "--segment", "1", ...t.args, "--yes", "--json"], { env: t.env })).json();
+    const agentDir = path.dirname(t.db);
+    const files = fs.readdirSync(agentDir).sort();
+    // OpenClaw closed it cleanly, and so did the restore: no side file yet.
+    expect(files).toEqual(["openclaw-agent.sqlite"]);
+    // Its bytes, not a dump: a connection of the test's own would leave the side files.
+    const bytes = fs.readFileSync(t.db);
+    const plan = await cli(["restore", "--undo", r.manifest, "--json"], { env: t.env });
+    expect(plan.code).toBe(0);
+    expect(plan.json()).toMatchObject({ applied: false });
+    expect(JSON.stringify(plan.json())).toContain(r.sessionId);
+    expect(fs.readdirSync(agentDir).sort()).toEqual(files);
+    expect(fs.readFileSync(t.db).equals(bytes)).toBe(true);
+    expect((await cli(["restore", "--undo", r.manifest, "--yes"], { env: t.env })).code).toBe(0);
+  });
+
   it("refuses the current segment and a segment that does not exist (exit 2)", async () => {
     const t = setup("sqlite-reset");
     expect((await cli(["restore", "--key", MAIN, "--segment", "4", ...t.args], { env: t.env })).code).toBe(2);

@@ -161,8 +161,8 @@ export interface SnapshotOptions {
   mapBytes?: number;
 }
 
-/** Opens a read-only snapshot of `dbPath`. Always call close(): it removes the temp copy. */
-export function openSqliteReadOnly(dbPath: string, opts: SnapshotOptions = {}): SqliteDb {
+/** A read-only connection to a private copy of `dbPath` in a temp dir of its own; `cleanup` removes the dir. */
+function openCopy(dbPath: string, opts: SnapshotOptions): { conn: DatabaseSync; copied: string[]; dir: string; cleanup: () => void } {
   if (!fs.existsSync(dbPath)) {
     throw new ToolError("environment", "SQLITE_MISSING", `database not found: ${dbPath}`);
   }
@@ -175,14 +175,13 @@ export function openSqliteReadOnly(dbPath: string, opts: SnapshotOptions = {}): 
     release();
     removeDir();
   };
-  let conn: DatabaseSync;
-  let copied: string[];
   try {
-    copied = snapshot(dbPath, dir);
-    conn = openConnection(path.join(dir, path.basename(dbPath)));
+    const copied = snapshot(dbPath, dir);
+    const conn = openConnection(path.join(dir, path.basename(dbPath)));
     // Belt and braces on top of the read-only open: refuse any write statement.
     conn.exec("PRAGMA query_only = 1");
     if (opts.mapBytes) conn.exec(`PRAGMA mmap_size = ${Math.floor(opts.mapBytes)}`);
+    return { conn, copied, dir, cleanup };
   } catch (err) {
     cleanup();
     if (err instanceof ToolError) throw err;
@@ -193,6 +192,29 @@ export function openSqliteReadOnly(dbPath: string, opts: SnapshotOptions = {}): 
       })
     );
   }
+}
+
+/**
+ * `use` given node:sqlite's own connection to a private copy of `dbPath`, for a reader written
+ * against that API (restore's undo plan, which its apply runs on the live database); the copy is
+ * removed when it returns. A dry run then leaves no `-wal` or `-shm` beside the user's database.
+ */
+export function withPrivateCopy<T>(dbPath: string, use: (conn: DatabaseSync) => T): T {
+  const { conn, cleanup } = openCopy(dbPath, {});
+  try {
+    return use(conn);
+  } finally {
+    try {
+      conn.close();
+    } finally {
+      cleanup();
+    }
+  }
+}
+
+/** Opens a read-only snapshot of `dbPath`. Always call close(): it removes the temp copy. */
+export function openSqliteReadOnly(dbPath: string, opts: SnapshotOptions = {}): SqliteDb {
+  const { conn, copied, dir, cleanup } = openCopy(dbPath, opts);
   const cache = new Map<string, StatementSync>();
   const stmt = (sql: string) => {
     let s = cache.get(sql);

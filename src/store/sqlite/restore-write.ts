@@ -32,6 +32,7 @@ import { writeManifest } from "../restore-runs.js";
 import { SQLITE_GATEWAY_WHY } from "./integrity.js";
 import { acquireLifecycleLock, lifecycleHeldRefusal, lifecycleLockPath, type HeldLifecycleLock } from "./lifecycle-lock.js";
 import { keySnapshots, liveReader, snapshotRevision } from "./restore-facts.js";
+import { withPrivateCopy } from "./driver.js";
 
 export interface SqliteWriteContext extends WriteContext {
   dbPath: string;
@@ -567,14 +568,9 @@ export async function undoSqlite(
   apply: boolean,
   ctx: SqliteWriteContext,
 ): Promise<SqliteUndoAction[]> {
-  if (!apply) {
-    const ro = new DatabaseSync(ctx.dbPath, { readOnly: true, timeout: 5000 });
-    try {
-      return planSqliteUndo(ro, m);
-    } finally {
-      ro.close();
-    }
-  }
+  // The plan alone is read from a private copy: a connection to the database itself, even a
+  // read-only one, would leave a -wal and -shm beside it where OpenClaw had closed it cleanly.
+  if (!apply) return withPrivateCopy(ctx.dbPath, (db) => planSqliteUndo(db, m));
   const crash = crashPoints(ctx);
   const held = holdStateDir(ctx);
   const db = openWritable(ctx.dbPath);

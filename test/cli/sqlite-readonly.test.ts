@@ -1,4 +1,7 @@
-/** Issue 7: no command changes a SQLite store, or leaves a file in it (-wal/-shm side effects). */
+/**
+ * Issue 7: no command changes a SQLite store, or leaves a file in it (-wal/-shm side effects): the
+ * readers, and every restore without --yes (its plan reads the database too).
+ */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
@@ -18,12 +21,23 @@ describe("every command leaves SQLite stores byte-identical", () => {
         ["check", "--json", "--all-agents", ...s],
         ["grep", "e", "--json", "--all-agents", "--tools", ...s],
       ];
+      runs.push(
+        ["compactions", "--json", "--all-agents", ...s],
+        ["usage", "--json", "--all-agents", ...s],
+        ["verify-import", "--json", ...s],
+      );
       for (const [agent, key] of keys) {
         runs.push(["history", key!, "--archived", "--json", "--agent", agent!, ...s]);
         runs.push(["history", key!, "--json", "--agent", agent!, ...s]);
         runs.push(["timeline", key!, "--json", "--agent", agent!, ...s]);
         runs.push(["export", key!, "--archived", "--format", "jsonl", "--agent", agent!, ...s]);
+        runs.push(["context-pack", key!, "--agent", agent!, ...s]);
+        // Restore plans (no --yes): an un-reset of the first segment (exit 2 where there is none).
+        runs.push(["restore", "--key", key!, "--segment", "1", "--agent", agent!, ...s]);
       }
+      // And of each archive and window no key owns: undeletes, an undelete in place.
+      const listed = (await cli(["ls", "--json", "--all-agents", ...s])).json();
+      for (const u of listed.unattributed as Array<{ path: string }>) runs.push(["restore", u.path, ...s]);
       for (const argv of runs) {
         const r = await cli(argv);
         expect([0, 1, 2], `${argv.join(" ")}: ${r.stderr}`).toContain(r.code);

@@ -210,16 +210,9 @@ function nodeOf(file, key) {
   }
 }
 
-/**
- * `restore --key K --segment N` of one random key with an earlier segment, on copies of the 9.6
- * store and of its 24 migration: on 24 the write keeps what a 9.9 writer keeps (facts sheet §4: a
- * valid node whose entry_json matches its columns and holds no cold field, the key's snapshot rows
- * carried over but the per-run systemPromptReport, no other key's touched, integrity and foreign
- * keys), `history K` shows the same conversation as on 9.6, and `restore --undo` gives every row back.
- * Returns the figures (none when no key has an earlier segment with messages).
- */
-async function restoreLeg(ctx, rand, dir, c, from23, from24) {
-  const run = async (stateDir, args) => {
+/** This tool's own CLI on a copy (no index: the copies are written to), its JSON; any exit but 0 fails the check. */
+function oursOn(ctx, dir) {
+  return async (stateDir, args) => {
     const env = { XDG_CACHE_HOME: path.join(dir, "cache-restore"), XDG_STATE_HOME: path.join(stateDir, "..", "xdg-state"), TZ: "UTC" };
     const r = await ctx.cli([...args, "--state-dir", stateDir, "--no-index"], { env });
     if (r.code !== 0)
@@ -228,33 +221,33 @@ async function restoreLeg(ctx, rand, dir, c, from23, from24) {
       );
     return JSON.parse(r.stdout);
   };
-  const choices = [];
-  for (const row of (await run(from23, ["timeline", "--json"])).keys ?? []) {
-    if (row.agentId !== "main") continue;
-    const segments = (await run(from23, ["timeline", row.sessionKey, "--json"])).segments ?? [];
-    const seg = segments.find((x) => !x.current && x.messages > 0);
-    if (seg) choices.push([row.sessionKey, String(seg.index + 1)]);
-  }
-  if (choices.length === 0) return {};
-  // Most restores are of a key whose cold fields the restore must carry over.
-  const db24 = (stateDir) => path.join(stateDir, "agents", "main", "agent", "openclaw-agent.sqlite");
-  const cold = choices.filter(([k]) => Object.keys(nodeOf(db24(from24), k).snapshots).length > 0);
-  const pool = cold.length > 0 && rand() < 0.75 ? cold : choices;
-  const [key, n] = pool[Math.floor(rand() * pool.length)];
+}
+
+const agentDbOf = (stateDir) => path.join(stateDir, "agents", "main", "agent", "openclaw-agent.sqlite");
+
+/**
+ * One restore (`args`, the same on both) on fresh copies of the 9.6 store and of its 24 migration.
+ * On 24 the write must keep what a 9.9 writer keeps (facts sheet §4): a valid node whose entry_json
+ * matches its columns and holds no cold field, the key's snapshot rows as `snapshotsAfter` makes
+ * them from those before, no other key's touched, integrity and foreign keys. `history` of the key
+ * shows the same conversation as on 9.6, and `restore --undo` gives every row back.
+ */
+async function restoreOnBoth(ctx, { dir, label, from23, from24, args, where, snapshotsAfter }) {
+  const ours = oursOn(ctx, dir);
   const copies = {};
   for (const [era, from] of [
     ["23", from23],
     ["24", from24],
   ]) {
-    copies[era] = path.join(dir, `restore-${c}-${era}`, "state");
+    copies[era] = path.join(dir, `${label}-${era}`, "state");
     fs.cpSync(from, copies[era], { recursive: true });
   }
-  const db = db24(copies["24"]);
-  const where = (what) => `${path.basename(dir)}, after plan chunk ${c + 1}, restore --key ${key} --segment ${n} on 24: ${what}`;
-  const before = nodeOf(db, key);
+  const db = agentDbOf(copies["24"]);
   const rows = dumpDb(db);
-  const done = {};
-  for (const era of ["23", "24"]) done[era] = await run(copies[era], ["restore", "--key", key, "--segment", n, "--yes", "--json"]);
+  const done = { 23: await ours(copies["23"], [...args(copies["23"]), "--yes", "--json"]) };
+  const key = done["23"].sessionKey;
+  const before = nodeOf(db, key);
+  done["24"] = await ours(copies["24"], [...args(copies["24"]), "--yes", "--json"]);
   const after = nodeOf(db, key);
   if (after.integrity !== "ok" || after.foreignKeys !== 0)
     throw new Error(where(`integrity_check ${after.integrity}, ${after.foreignKeys} foreign key problem(s)`));
@@ -267,18 +260,68 @@ async function restoreLeg(ctx, rand, dir, c, from23, from24) {
   if (after.node.updated_at !== entry.updatedAt) throw new Error(where(`updated_at ${after.node.updated_at}, entry ${entry.updatedAt}`));
   const inline = ["sessionDiffBaseline", "skillsSnapshot", "systemPromptReport"].filter((f) => f in entry);
   if (inline.length > 0) throw new Error(where(`entry_json holds ${inline.join(", ")} inline`));
-  const { systemPromptReport: _perRun, ...kept } = before.snapshots;
-  if (JSON.stringify(after.snapshots) !== JSON.stringify(kept))
+  if (JSON.stringify(after.snapshots) !== JSON.stringify(snapshotsAfter(before.snapshots)))
     throw new Error(
       where(`snapshot rows ${JSON.stringify(Object.keys(after.snapshots))}, were ${JSON.stringify(Object.keys(before.snapshots))}`),
     );
   if (after.others !== before.others) throw new Error(where("another key's snapshot rows changed"));
   const shown = {};
-  for (const era of ["23", "24"]) shown[era] = JSON.stringify(texts((await run(copies[era], ["history", key, "--json"])).messages));
+  for (const era of ["23", "24"]) shown[era] = JSON.stringify(texts((await ours(copies[era], ["history", key, "--json"])).messages));
   if (shown["24"] !== shown["23"]) throw new Error(where(`history shows ${shown["24"]}, on 9.6 ${shown["23"]}`));
-  await run(copies["24"], ["restore", "--undo", done["24"].manifest, "--yes", "--json"]);
+  await ours(copies["24"], ["restore", "--undo", done["24"].manifest, "--yes", "--json"]);
   if (dumpDb(db) !== rows) throw new Error(where("after restore --undo the database's rows differ from before"));
+  return before;
+}
+
+/**
+ * `restore --key K --segment N` of one random key with an earlier segment (three times in four, one
+ * whose entry has snapshot rows): its snapshot rows are carried over, but the per-run
+ * systemPromptReport. Returns the figures (none when no key has an earlier segment with messages).
+ */
+async function unresetLeg(ctx, rand, dir, c, from23, from24) {
+  const ours = oursOn(ctx, dir);
+  const choices = [];
+  for (const row of (await ours(from23, ["timeline", "--json"])).keys ?? []) {
+    if (row.agentId !== "main") continue;
+    const segments = (await ours(from23, ["timeline", row.sessionKey, "--json"])).segments ?? [];
+    const seg = segments.find((x) => !x.current && x.messages > 0);
+    if (seg) choices.push([row.sessionKey, String(seg.index + 1)]);
+  }
+  if (choices.length === 0) return {};
+  const cold = choices.filter(([k]) => Object.keys(nodeOf(agentDbOf(from24), k).snapshots).length > 0);
+  const pool = cold.length > 0 && rand() < 0.75 ? cold : choices;
+  const [key, n] = pool[Math.floor(rand() * pool.length)];
+  const before = await restoreOnBoth(ctx, {
+    dir,
+    label: `unreset-${c}`,
+    from23,
+    from24,
+    args: () => ["restore", "--key", key, "--segment", n],
+    where: (what) => `${path.basename(dir)}, after plan chunk ${c + 1}, restore --key ${key} --segment ${n} on 24: ${what}`,
+    snapshotsAfter: ({ systemPromptReport: _perRun, ...kept }) => kept,
+  });
   return { restores: 1, restoresWithCold: Object.keys(before.snapshots).length > 0 ? 1 : 0 };
+}
+
+/**
+ * `restore <archive>` of one random archive or window no key owns (a key OpenClaw deleted): the
+ * undelete revives the key with no snapshot rows, as 9.9 writes none for it (facts sheet §4).
+ */
+async function undeleteLeg(ctx, rand, dir, c, from23, from24) {
+  const listed = await oursOn(ctx, dir)(from23, ["ls", "--json"]);
+  const choices = (listed.unattributed ?? []).map((u) => u.path).filter((p) => p.includes(".sqlite#") || p.endsWith(".zst"));
+  if (choices.length === 0) return {};
+  const source = choices[Math.floor(rand() * choices.length)];
+  await restoreOnBoth(ctx, {
+    dir,
+    label: `undelete-${c}`,
+    from23,
+    from24,
+    args: (copy) => ["restore", copy + source.slice(from23.length)],
+    where: (what) => `${path.basename(dir)}, after plan chunk ${c + 1}, restore ${path.basename(source)} on 24: ${what}`,
+    snapshotsAfter: () => ({}),
+  });
+  return { undeletes: 1 };
 }
 
 async function storeOne(ctx, seed) {
@@ -288,7 +331,17 @@ async function storeOne(ctx, seed) {
   const plan = randomPlan(seed, { era: "sqlite", length: 24 });
   const keysOfPlan = [...new Set(plan.steps.map((s) => s.key))].sort();
   const words = plan.steps.map((s) => /the (\w+)/.exec(s.text ?? "")?.[1]).filter(Boolean);
-  const figures = { stores: 0, copies: 0, freshOrder: 0, coldEntries: 0, snapshotRows: 0, runs: 0, restores: 0, restoresWithCold: 0 };
+  const figures = {
+    stores: 0,
+    copies: 0,
+    freshOrder: 0,
+    coldEntries: 0,
+    snapshotRows: 0,
+    runs: 0,
+    restores: 0,
+    restoresWithCold: 0,
+    undeletes: 0,
+  };
   const cold = coldFieldsOf(ctx.repoRoot, ctx.tmpDir);
   const per = Math.ceil(plan.steps.length / CHUNKS);
   for (let c = 0; c < CHUNKS; c++) {
@@ -322,7 +375,8 @@ async function storeOne(ctx, seed) {
       }
       figures.runs += before.length * 2;
     }
-    addUp(figures, await restoreLeg(ctx, rand, dir, c, stateDir, copy));
+    addUp(figures, await unresetLeg(ctx, rand, dir, c, stateDir, copy));
+    addUp(figures, await undeleteLeg(ctx, rand, dir, c, stateDir, copy));
     figures.copies += 1;
     if (freshOrder) figures.freshOrder += 1;
   }
@@ -339,6 +393,6 @@ export default async function (ctx) {
   return (
     `${total.stores} random 9.6 stores, ${total.copies} copies migrated to agent schema 24 (${total.freshOrder} in a fresh 9.9's column order; ` +
     `${total.coldEntries} entries given a run's two cold fields, ${total.snapshotRows} snapshot rows written by the migrations): ${total.runs} runs, each equal on 24 and 9.6; ` +
-    `${total.restores} segment restores on 24 (${total.restoresWithCold} of a key with snapshot rows) that keep 9.9's invariants and show what 9.6 shows, each undone row for row`
+    `${total.restores} segment restores on 24 (${total.restoresWithCold} of a key with snapshot rows) and ${total.undeletes} undeletes that keep 9.9's invariants and show what 9.6 shows, each undone row for row`
   );
 }

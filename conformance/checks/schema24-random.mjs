@@ -5,8 +5,8 @@
  * (test/helpers/schema24.ts, built from the documented facts; half the copies then get the column
  * order of a fresh 9.9 database). A migration moves the cold entry fields to
  * `session_entry_snapshots` and changes no conversation row, so every reader must answer on the 24
- * copy exactly as on the 9.6 store, the schema's own fields aside, with no warning: store-wide
- * (`--all-agents`) and for every key, `--json` and text, with and without the index.
+ * copy exactly as on the 9.6 store, the schema's own fields aside, stderr (its warnings) included:
+ * store-wide (`--all-agents`) and for every key, `--json` and text, with and without the index.
  *
  * This proves the readers on schema 24 by the migration's invariants only, not against OpenClaw
  * 9.9's own readers (docs/conformance.md). OPENCLAW_SESSIONS_SCHEMA24_RANDOM_N sets N (default 3),

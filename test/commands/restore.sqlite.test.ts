@@ -165,7 +165,7 @@ describe("restore, SQLite era: un-reset", () => {
     expect(dump(t.db)).toEqual(before);
   });
 
-  it("the undo's dry run reads a private copy: it plans every row and leaves no -wal or -shm beside the database", async () => {
+  it("the undo's dry run reads a private copy: it plans the removal of the restored window and leaves no -wal or -shm beside the database", async () => {
     const t = setup("sqlite-reset");
     const r = (await cli(["restore", "--key", MAIN, "--segment", "1", ...t.args, "--yes", "--json"], { env: t.env })).json();
     const agentDir = path.dirname(t.db);

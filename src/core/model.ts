@@ -54,6 +54,8 @@ export const SESSION_ENTRY_FIELDS = [
   "lastChannel",
   "origin",
   "deliveryContext",
+  // 9.6's: where the key's messages come from and go (resetByChannel reads its channel).
+  "delivery",
   "model",
   "modelProvider",
   "contextTokens",

@@ -19,31 +19,98 @@ describe("reset policy", () => {
     const s = resolveResetPolicy({ ...base, config: {}, era: "sqlite", sessionKey: "agent:main:main" });
     expect([s.mode, s.atHour, s.source]).toEqual(["none", null, "default"]);
   });
-  it("lets resetByChannel override resetByType override session.reset", () => {
-    const config = {
-      session: {
-        reset: { mode: "daily", atHour: 2 },
-        resetByType: { direct: { mode: "idle", idleMinutes: 90 } },
-        resetByChannel: { telegram: { idleMinutes: 15 } },
-      },
+  // Each expectation is what OpenClaw's resolveSessionResetPolicy of that release returns for the
+  // same settings (conformance/checks/policy-random.mjs compares the two on random settings).
+  const policyOf = (
+    era: "files" | "sqlite",
+    sessionKey: string,
+    session: Record<string, unknown>,
+    entry: Record<string, unknown> | null = null,
+  ) => {
+    const p = resolveResetPolicy({ ...base, entry, config: { session }, era, sessionKey });
+    return { mode: p.mode, atHour: p.atHour, idleMinutes: p.idleMinutes, source: p.source, from: p.from };
+  };
+  it("lets the channel's entry replace session.reset and resetByType, not merge with them", () => {
+    const session = {
+      reset: { mode: "daily", atHour: 2 },
+      resetByType: { direct: { mode: "idle", idleMinutes: 90 } },
+      resetByChannel: { telegram: { idleMinutes: 15 } },
     };
-    const p = resolveResetPolicy({ ...base, config, era: "files", sessionKey: "agent:main:telegram:direct:1" });
-    expect([p.mode, p.idleMinutes, p.from]).toEqual([
-      "idle",
-      15,
-      ["session.reset", "session.resetByType.direct", "session.resetByChannel.telegram"],
-    ]);
-    const g = resolveResetPolicy({ ...base, config, era: "files", sessionKey: "agent:main:discord:group:9" });
-    expect([g.mode, g.atHour]).toEqual(["daily", 2]);
+    // No mode in the channel's entry: daily at the default hour, with its idle limit too.
+    expect(policyOf("files", "agent:main:telegram:direct:1", session)).toEqual({
+      mode: "daily",
+      atHour: 4,
+      idleMinutes: 15,
+      source: "config",
+      from: ["session.resetByChannel.telegram"],
+    });
+    expect(policyOf("files", "agent:main:discord:group:9", session)).toMatchObject({ mode: "daily", atHour: 2, idleMinutes: null });
+    // The channel an entry names counts, as OpenClaw lower-cases it.
+    expect(
+      policyOf("sqlite", "agent:main:main", session, { delivery: { kind: "external", context: { channel: "Telegram" } } }),
+    ).toMatchObject({
+      mode: "daily",
+      idleMinutes: 15,
+    });
   });
-  it("reads legacy idleMinutes and custom triggers", () => {
+  it("takes each field from the type's entry, else session.reset; the main session is direct", () => {
+    const session = { reset: { mode: "daily", atHour: 6, idleMinutes: 45 }, resetByType: { direct: { atHour: 3 } } };
+    expect(policyOf("files", "agent:main:main", session)).toMatchObject({ mode: "daily", atHour: 3, idleMinutes: 45 });
+    expect(policyOf("sqlite", "agent:main:subagent:1", session)).toMatchObject({ mode: "daily", atHour: 3, idleMinutes: 45 });
+    expect(
+      policyOf("files", "agent:main:slack:channel:c1:thread:9", { resetByType: { thread: { mode: "idle", idleMinutes: 5 } } }),
+    ).toMatchObject({
+      mode: "idle",
+      idleMinutes: 5,
+    });
+  });
+  it("reads 7.1's legacy idleMinutes and dm spelling, which 9.6 ignores", () => {
+    expect(policyOf("files", "agent:main:main", { idleMinutes: 45 })).toMatchObject({ mode: "idle", atHour: null, idleMinutes: 45 });
+    // Any resetByType makes the mode daily; the legacy limit still applies.
+    expect(policyOf("files", "agent:main:main", { idleMinutes: 45, resetByType: { group: { mode: "idle" } } })).toMatchObject({
+      mode: "daily",
+      atHour: 4,
+      idleMinutes: 45,
+    });
+    const dm = { resetByType: { dm: { mode: "idle", idleMinutes: 20 } } };
+    expect(policyOf("files", "agent:main:main", dm)).toMatchObject({ mode: "idle", idleMinutes: 20, from: ["session.resetByType.dm"] });
+    expect(policyOf("sqlite", "agent:main:main", dm)).toMatchObject({ mode: "none", idleMinutes: null, source: "default" });
+    expect(policyOf("sqlite", "agent:main:main", { idleMinutes: 45 })).toMatchObject({ mode: "none", source: "default" });
+  });
+  it("follows 9.6's modes: daily when a setting has none, inherited by the type's entry unless none", () => {
+    expect(policyOf("sqlite", "agent:main:main", { reset: { idleMinutes: 30 } })).toMatchObject({
+      mode: "daily",
+      atHour: 4,
+      idleMinutes: 30,
+    });
+    expect(
+      policyOf("sqlite", "agent:main:main", { reset: { mode: "idle", idleMinutes: 20 }, resetByType: { direct: { atHour: 5 } } }),
+    ).toMatchObject({
+      mode: "idle",
+      atHour: null,
+      idleMinutes: 20,
+    });
+    expect(policyOf("sqlite", "agent:main:main", { reset: { mode: "none" }, resetByType: { direct: { idleMinutes: 10 } } })).toMatchObject({
+      mode: "daily",
+      idleMinutes: 10,
+    });
+    // "none" ends nothing, not even past an idle limit; it is still the config's word.
+    expect(policyOf("sqlite", "agent:main:main", { reset: { mode: "none", idleMinutes: 10 } })).toMatchObject({
+      mode: "none",
+      idleMinutes: null,
+      source: "config",
+    });
+  });
+  it("reads custom triggers", () => {
     const p = resolveResetPolicy({
       ...base,
-      config: { session: { idleMinutes: 45, resetTriggers: ["/fresh"] } },
+      config: { session: { resetTriggers: ["/fresh", " "] } },
       era: "files",
       sessionKey: "agent:main:main",
     });
-    expect([p.mode, p.idleMinutes, p.triggers]).toEqual(["idle", 45, ["/fresh"]]);
+    expect(p.triggers).toEqual(["/fresh"]);
+    const none = resolveResetPolicy({ ...base, config: { session: { resetTriggers: [] } }, era: "sqlite", sessionKey: "agent:main:main" });
+    expect(none.triggers).toEqual(["/new", "/reset"]);
   });
 });
 

@@ -44,6 +44,7 @@ import { ChunkStore, readChunk } from "../store/vault/chunks.js";
 import { checkVaultPlace, defaultVaultDir, Vault } from "../store/vault/vault.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { byText } from "../core/order.js";
+import { resolveResetPolicy } from "../core/timeline/policy.js";
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 
@@ -649,8 +650,10 @@ export interface ScheduleResult {
   action: "schedule";
   vault: string;
   everyMinutes: number;
-  /** The daily reset hour the store's config sets (local time); null when it resets on no clock. */
+  /** The earliest of `resetHours`; null when no key resets on the clock. */
   resetHour: number | null;
+  /** Each hour (local time) at which some key resets daily, by its reset policy (docs/timeline.md#reset-policy). */
+  resetHours: number[];
   /** The command the schedule runs. */
   command: string;
   crontab: string[];
@@ -665,28 +668,40 @@ function shellWord(s: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The daily reset hour `openclaw.json` sets (`session.reset.atHour`), else 4 for a file-era store (7.1's default), else null. */
-export function resetHourOf(config: Record<string, unknown>, filesEra: boolean): number | null {
-  const session = config.session as { reset?: { mode?: unknown; atHour?: unknown } } | undefined;
-  const reset = session?.reset;
-  if (reset?.mode === "none" || reset?.mode === "idle") return null;
-  if (typeof reset?.atHour === "number" && Number.isFinite(reset.atHour)) return Math.min(23, Math.max(0, Math.trunc(reset.atHour)));
-  return filesEra || reset?.mode === "daily" ? 4 : null;
+/** The hours (local time) at which some key of `indexes` resets daily, each key by its own reset policy. */
+function dailyResetHours(indexes: readonly StoreIndex[], configOf: (index: StoreIndex) => Record<string, unknown>): number[] {
+  const hours = new Set<number>();
+  for (const index of indexes) {
+    const config = configOf(index);
+    for (const s of index.sessions) {
+      const policy = resolveResetPolicy({
+        config,
+        configPath: null,
+        era: index.location.era,
+        ...(index.sqlite ? { schema: index.sqlite.schema } : {}),
+        sessionKey: s.sessionKey,
+        entry: s.entry,
+        timeZone: "UTC", // only the hour is read
+      });
+      if (policy.atHour !== null) hours.add(policy.atHour);
+    }
+  }
+  return [...hours].sort((a, b) => a - b);
 }
 
 export function scheduleLines(opts: {
   argv: string[];
   everyMinutes: number;
-  resetHour: number | null;
+  resetHours: number[];
   vault: string;
 }): Omit<ScheduleResult, "installed"> {
   const command = opts.argv.map(shellWord).join(" ");
   const every = Math.max(1, Math.min(59, Math.trunc(opts.everyMinutes)));
   const crontab = [`*/${every} * * * * ${command} --quiet ${CRON_MARK}`];
   const calendars = [`*:0/${every}`];
-  if (opts.resetHour !== null) {
+  for (const hour of opts.resetHours) {
     // A few minutes before the daily reset: what the reset renames is kept while it is still the active file.
-    const h = (opts.resetHour + 23) % 24;
+    const h = (hour + 23) % 24;
     crontab.push(`55 ${h} * * * ${command} --quiet ${CRON_MARK} (before the daily reset)`);
     calendars.push(`*-*-* ${String(h).padStart(2, "0")}:55:00`);
   }
@@ -698,7 +713,8 @@ export function scheduleLines(opts: {
     action: "schedule",
     vault: opts.vault,
     everyMinutes: every,
-    resetHour: opts.resetHour,
+    resetHour: opts.resetHours[0] ?? null,
+    resetHours: opts.resetHours,
     command,
     crontab,
     systemd: { service, timer, serviceName },
@@ -737,16 +753,12 @@ export async function runSchedule(
   const vault = vaultDirOf(opts, ctx);
   checkVaultPlace(vault, root);
   const { readConfig } = await import("../store/config.js");
-  const config = readConfig(configPathFor(indexes[0]!.location.stateDir, ctx.env));
-  const resetHour = resetHourOf(
-    config.raw,
-    indexes.some((i) => i.location.era === "files"),
-  );
+  const resetHours = dailyResetHours(indexes, (index) => readConfig(configPathFor(index.location.stateDir, ctx.env)).raw);
   const where = indexes[0]!.location.stateDir ? ["--state-dir", root] : ["--sessions-dir", root];
   const lines = scheduleLines({
     argv: [...opts.self, "snapshot", ...where, "--vault", vault],
     everyMinutes: opts.everyMinutes,
-    resetHour,
+    resetHours,
     vault,
   });
   if (opts.yes) installCrontab(lines.crontab, ctx.env);

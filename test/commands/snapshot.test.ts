@@ -205,6 +205,28 @@ describe("snapshot: a run's item table as the changes since the previous run's",
   });
 });
 
+describe("snapshot --schedule: a run before each key's daily reset", () => {
+  it("takes each key's hour from its own reset policy, in both eras", async () => {
+    const schedule = async (t: ReturnType<typeof setup>, session: Record<string, unknown>) => {
+      if (!fs.existsSync(t.vault)) expect((await t.snap()).code).toBe(0);
+      fs.writeFileSync(path.join(t.stateDir, "openclaw.json"), JSON.stringify({ session }));
+      const r = await cli(["snapshot", "--schedule", "--json", "--state-dir", t.stateDir, "--vault", t.vault], { env: t.env });
+      expect(r.code, r.stderr).toBe(0);
+      return r.json();
+    };
+    const files = setup("files", "reset-chain");
+    // The Telegram key by its channel's entry (daily at 06:00), the main session by session.reset (02:00).
+    const both = await schedule(files, { reset: { atHour: 2 }, resetByChannel: { telegram: { mode: "daily", atHour: 6 } } });
+    expect([both.resetHours, both.resetHour]).toEqual([[2, 6], 2]);
+    expect(both.crontab.filter((l: string) => /^55 /.test(l)).map((l: string) => l.split(" ")[1])).toEqual(["1", "5"]);
+    expect((await schedule(files, { reset: { mode: "idle", idleMinutes: 60 } })).resetHours).toEqual([]);
+    // 9.6 resets no key on its own, but a reset setting without a mode means daily at 04:00 (and the idle limit).
+    const sqlite = setup("sqlite", "sqlite-reset");
+    expect((await schedule(sqlite, {})).resetHours).toEqual([]);
+    expect((await schedule(sqlite, { reset: { idleMinutes: 30 } })).resetHours).toEqual([4]);
+  });
+});
+
 describe("snapshot --schedule --yes", () => {
   it("installs its lines in the user's crontab beside the user's own, replaces them on a second run, and refuses without crontab", async () => {
     const t = setup("files", "reset-chain");

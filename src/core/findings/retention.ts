@@ -24,7 +24,7 @@ export interface RetentionPolicy {
   source: { deleted: string; reset: string; disk: string };
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY, w: 7 * DAY };
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY };
 const BYTE_UNITS: Record<string, number> = {
   b: 1,
   kb: 1024,
@@ -37,46 +37,81 @@ const BYTE_UNITS: Record<string, number> = {
   t: 1024 ** 4,
 };
 
-/** "30d", "12h", "90m" → ms; a bare number is taken as ms. */
-export function parseDuration(v: unknown): number | null {
-  if (typeof v === "number" && Number.isFinite(v) && v >= 0) return v;
-  if (typeof v !== "string") return null;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/i.exec(v);
-  if (!m) return null;
-  return Number(m[1]) * UNITS[(m[2] ?? "ms").toLowerCase()]!;
+/** A setting as OpenClaw reads it as text: a string trimmed, a number or boolean written out; "" when unset. */
+function settingText(v: unknown): string {
+  if (typeof v === "string") return v.trim().toLowerCase();
+  return typeof v === "number" || typeof v === "boolean" || typeof v === "bigint" ? String(v).toLowerCase() : "";
 }
 
-/** "10gb", "500 MiB", 1048576 → bytes. */
+/**
+ * A duration as OpenClaw parses one: "30d", "12h", "1h30m", "500ms" (units ms, s, m, h, d; no space,
+ * no week), a bare number in `bareUnit` (days for the maintenance settings); null when it is not
+ * one, or not a safe whole number of ms once rounded.
+ */
+export function parseDuration(v: unknown, bareUnit: "ms" | "d" = "ms"): number | null {
+  const text = settingText(v);
+  if (!text) return null;
+  const single = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text);
+  let ms = 0;
+  if (single) ms = Number(single[1]) * UNITS[single[2] ?? bareUnit]!;
+  else {
+    let consumed = 0;
+    for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) {
+      if (m.index !== consumed) return null;
+      ms += Number(m[1]) * UNITS[m[2]!]!;
+      consumed += m[0].length;
+    }
+    if (consumed === 0 || consumed !== text.length) return null;
+  }
+  const rounded = Math.round(ms);
+  return Number.isSafeInteger(rounded) ? rounded : null;
+}
+
+/** A byte size as OpenClaw parses one: "10gb", "512k", "500" (binary units b, k/kb … t/tb; no space, no "MiB"); null when it is not one. */
 export function parseBytes(v: unknown): number | null {
-  if (typeof v === "number" && Number.isFinite(v) && v >= 0) return v;
-  if (typeof v !== "string") return null;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?i?b?)?\s*$/i.exec(v);
-  if (!m) return null;
-  const unit = (m[2] ?? "b").toLowerCase().replace("i", "") || "b";
-  const mult = BYTE_UNITS[unit];
-  return mult === undefined ? null : Math.round(Number(m[1]) * mult);
+  const m = /^(\d+(?:\.\d+)?)([a-z]+)?$/.exec(settingText(v));
+  const mult = m ? BYTE_UNITS[m[2] ?? "b"] : undefined;
+  if (!m || mult === undefined) return null;
+  const bytes = Math.round(Number(m[1]) * mult);
+  return Number.isFinite(bytes) ? bytes : null;
 }
 
 function maintenanceOf(config: Record<string, unknown>): Record<string, unknown> {
   return asRecord(asRecord(config.session)?.maintenance) ?? {};
 }
 
+/** A duration setting in days when bare, as `session.maintenance` reads it: `fallback` when unset or not a duration. */
+function maintenanceDuration(v: unknown, fallback: number | null): { ms: number | null; set: boolean } {
+  const ms = settingText(v) ? parseDuration(v, "d") : null;
+  return ms === null ? { ms: fallback, set: false } : { ms, set: true };
+}
+
+/**
+ * The retention and disk budget OpenClaw's maintenance resolves from `session.maintenance` (its
+ * `resolveMaintenanceConfigFromInput` of each era): a bare number is days; a value it cannot parse
+ * counts as unset. 7.1 reads `pruneDays` where `pruneAfter` is unset and keeps `.reset` archives as
+ * long as `pruneAfter` says; 9.6 keeps them unless `resetArchiveRetention` is set, and budgets 10 GiB.
+ */
 export function retentionPolicy(config: Record<string, unknown>, era: Era, schema?: AgentSchema): RetentionPolicy {
   const rules = rulesSource(schema);
+  const files = era === "files";
   const m = maintenanceOf(config);
-  const pruneAfter = parseDuration(m.pruneAfter) ?? (typeof m.pruneDays === "number" ? m.pruneDays * DAY : null);
-  let deletedMs: number | null = pruneAfter ?? 30 * DAY;
-  let deletedSrc = pruneAfter !== null ? "openclaw.json" : "7.1 default";
+  // 7.1 takes pruneDays only where pruneAfter is undefined or null (`??`); a pruneAfter it cannot parse means the default.
+  const pruneRaw = files ? (m.pruneAfter ?? m.pruneDays) : m.pruneAfter;
+  const prune = maintenanceDuration(pruneRaw, 30 * DAY);
+  let deletedMs: number | null = prune.ms;
+  let deletedSrc = prune.set ? "openclaw.json" : files ? "7.1 default" : `${rules} default`;
 
   let resetMs: number | null;
   let resetSrc: string;
+  const reset = maintenanceDuration(m.resetArchiveRetention, null);
   if (m.resetArchiveRetention === false) {
     resetMs = null;
     resetSrc = "openclaw.json (false: kept)";
-  } else if (parseDuration(m.resetArchiveRetention) !== null) {
-    resetMs = parseDuration(m.resetArchiveRetention);
+  } else if (reset.set) {
+    resetMs = reset.ms;
     resetSrc = "openclaw.json";
-  } else if (era === "files") {
+  } else if (files) {
     resetMs = deletedMs; // 7.1: same as pruneAfter
     resetSrc = "7.1 default (= pruneAfter)";
   } else {
@@ -84,24 +119,48 @@ export function retentionPolicy(config: Record<string, unknown>, era: Era, schem
     resetSrc = `${rules} default (unset: kept)`;
   }
 
-  if (era === "sqlite") {
+  if (!files) {
     // 9.6 removes `.deleted.<ts>` files only in its archive sweep (cron reaper, legacy-store
     // maintenance), whose rule is resetArchiveRetention for both reasons; pruneAfter ages entries.
     deletedMs = resetMs;
     deletedSrc = `${resetSrc}; ${rules} sweeps .deleted files with resetArchiveRetention`;
   }
 
-  const maxDiskBytes = parseBytes(m.maxDiskBytes) ?? (era === "sqlite" ? 10 * GIB : null);
-  const highWaterBytes = parseBytes(m.highWaterBytes) ?? (maxDiskBytes !== null ? Math.floor(maxDiskBytes * 0.8) : null);
+  const disk = diskBudget(m, files);
   return {
-    mode: typeof m.mode === "string" ? m.mode : "enforce",
+    // OpenClaw keeps whatever the setting holds (`??`); only "enforce" prunes.
+    mode: m.mode === undefined || m.mode === null ? "enforce" : String(m.mode),
     deletedMs,
-    deletedSetting: era === "sqlite" ? "resetArchiveRetention" : "pruneAfter",
+    deletedSetting: files ? "pruneAfter" : "resetArchiveRetention",
     resetMs,
-    maxDiskBytes,
-    highWaterBytes,
-    source: { deleted: deletedSrc, reset: resetSrc, disk: parseBytes(m.maxDiskBytes) !== null ? "openclaw.json" : `${era} default` },
+    maxDiskBytes: disk.maxDiskBytes,
+    highWaterBytes: disk.highWaterBytes,
+    source: { deleted: deletedSrc, reset: resetSrc, disk: disk.set ? "openclaw.json" : `${era} default` },
   };
+}
+
+/**
+ * `maxDiskBytes` and `highWaterBytes` as each era resolves them: 7.1 has no budget unless one is
+ * set; 9.6 budgets 10 GiB unless it is set to false, 0 or something it cannot parse (then none).
+ * The high-water mark defaults to 80 % of the budget and is never above it.
+ */
+function diskBudget(
+  m: Record<string, unknown>,
+  files: boolean,
+): { maxDiskBytes: number | null; highWaterBytes: number | null; set: boolean } {
+  const given = settingText(m.maxDiskBytes) !== "" && m.maxDiskBytes !== false;
+  const parsed = given ? parseBytes(m.maxDiskBytes) : null;
+  let maxDiskBytes: number | null;
+  if (files) maxDiskBytes = parsed;
+  else if (m.maxDiskBytes === false) maxDiskBytes = null;
+  else if (!given) maxDiskBytes = 10 * GIB;
+  else maxDiskBytes = parsed !== null && parsed > 0 ? parsed : null;
+  if (maxDiskBytes === null) return { maxDiskBytes, highWaterBytes: null, set: given };
+  const byRatio = maxDiskBytes <= 0 ? 0 : Math.max(1, Math.min(maxDiskBytes, Math.floor(maxDiskBytes * 0.8)));
+  const high = parseBytes(m.highWaterBytes);
+  // 7.1 takes any size it parses (0 too); 9.6 only one over 0.
+  const highWaterBytes = high === null || (!files && high <= 0) ? byRatio : Math.min(high, maxDiskBytes);
+  return { maxDiskBytes, highWaterBytes, set: given };
 }
 
 export interface PruneSchedule {

@@ -33,8 +33,45 @@ describe("retention policy", () => {
       maxDiskBytes: 1024 ** 3,
       highWaterBytes: Math.floor(0.8 * 1024 ** 3),
     });
+  });
+
+  // What OpenClaw's parseDurationMs and parseByteSize (the same in 7.1 and 9.6) make of each value;
+  // conformance/checks/retention-random.mjs compares whole policies on random settings.
+  it("reads durations and sizes as OpenClaw does: a bare number is days, no spaces, no weeks, binary units", () => {
     expect(parseDuration("12h")).toBe(12 * 3_600_000);
-    expect(parseBytes("500 MiB")).toBe(500 * 1024 ** 2);
+    expect(parseDuration("1h30m")).toBe(90 * 60_000);
+    expect(parseDuration(" 2.5D ", "d")).toBe(2.5 * DAY);
+    expect([parseDuration("30", "d"), parseDuration(7, "d")]).toEqual([30 * DAY, 7 * DAY]);
+    expect([parseDuration("1w"), parseDuration("12 h"), parseDuration("h"), parseDuration("-1d"), parseDuration("1h 30m")]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
+    expect([parseBytes("500mb"), parseBytes("2K"), parseBytes(1024), parseBytes("1.5gb")]).toEqual([
+      500 * 1024 ** 2,
+      2048,
+      1024,
+      1.5 * 1024 ** 3,
+    ]);
+    expect([parseBytes("500 MiB"), parseBytes("500mib"), parseBytes("10 gb"), parseBytes("")]).toEqual([null, null, null, null]);
+  });
+
+  it("counts a value OpenClaw cannot parse as unset, each era its own way", () => {
+    const m = (maintenance: Record<string, unknown>) => ({ session: { maintenance } });
+    // A bare pruneAfter is days (it was once read as ms: every archive due at once).
+    expect(retentionPolicy(m({ pruneAfter: 7 }), "files")).toMatchObject({ deletedMs: 7 * DAY, resetMs: 7 * DAY });
+    // 7.1 reads pruneDays only where pruneAfter is unset; one it cannot parse means the default.
+    expect(retentionPolicy(m({ pruneAfter: "soon", pruneDays: 3 }), "files")).toMatchObject({ deletedMs: 30 * DAY });
+    expect(retentionPolicy(m({ pruneDays: 3 }), "sqlite")).toMatchObject({ deletedMs: null, resetMs: null });
+    // 9.6: no budget when it is false, 0 or not a size; the high-water mark never above the budget.
+    expect(retentionPolicy(m({ maxDiskBytes: false }), "sqlite").maxDiskBytes).toBeNull();
+    expect(retentionPolicy(m({ maxDiskBytes: "lots" }), "sqlite").maxDiskBytes).toBeNull();
+    expect(retentionPolicy(m({ maxDiskBytes: "lots" }), "files").maxDiskBytes).toBeNull();
+    expect(retentionPolicy(m({ maxDiskBytes: "1mb", highWaterBytes: "2mb" }), "sqlite").highWaterBytes).toBe(1024 ** 2);
+    expect(retentionPolicy(m({ maxDiskBytes: "1mb", highWaterBytes: 0 }), "sqlite").highWaterBytes).toBe(Math.floor(0.8 * 1024 ** 2));
+    expect(retentionPolicy(m({ maxDiskBytes: "1mb", highWaterBytes: 0 }), "files").highWaterBytes).toBe(0);
   });
 
   it("bak is never pruned; mode warn prunes nothing; days left from the name's stamp", () => {

@@ -8,7 +8,8 @@
  * is in its `--archived` history or in a file `ls` lists as belonging to no key; and one `grep`
  * finds every message the plan sent, under the key it was sent to wherever it names one; `timeline
  * <key>` follows the sessions and compactions OpenClaw's answers record (`lib/timeline-plan.mjs`).
- * OPENCLAW_SESSIONS_HISTORY_RANDOM_N sets N (default 12).
+ * OPENCLAW_SESSIONS_HISTORY_RANDOM_N sets N (default 12); OPENCLAW_SESSIONS_RANDOM_POLICY=1 gives each
+ * store random reset settings (lib/store-plan.mjs randomResetSettings), which OpenClaw's own expiry follows.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -28,11 +29,13 @@ async function ours(ctx, args, dir) {
 async function storeOne(ctx, seed) {
   const dir = path.join(ctx.tmpDir, `files-${seed}`);
   const written = path.join(dir, "written");
-  const plan = randomPlan(seed, { era: "files" });
+  const plan = randomPlan(seed, { era: "files", policy: process.env.OPENCLAW_SESSIONS_RANDOM_POLICY === "1" });
   const log = writeStore({ node: ctx.node, packageDir: ctx.openclaw71Dir }, written, plan);
   const stateDir = path.join(dir, "state");
   fs.cpSync(written, stateDir, { recursive: true, verbatimSymlinks: true });
-  const where = (what) => `seed ${seed}, ${what} (plan: ${JSON.stringify(plan.steps.map((s) => [s.op, s.key, s.text ?? s.reason ?? ""]))})`;
+  const settings = plan.config.session ? `, session settings ${JSON.stringify(plan.config.session)}` : "";
+  const where = (what) =>
+    `seed ${seed}, ${what} (plan: ${JSON.stringify(plan.steps.map((s) => [new Date(s.at).toISOString(), s.op, s.key, s.text ?? s.reason ?? ""]))}${settings})`;
   const listed = await ours(ctx, ["ls", "--json", "--state-dir", stateDir], dir);
   const byKey = new Map(listed.sessions.map((s) => [s.sessionKey, s]));
   const first = jsonChild(

@@ -9,7 +9,8 @@
  * one `grep` finds every message the plan sent, under the key it was sent to (`lib/grep-turns.mjs`);
  * `timeline <key>` follows the sessions and compactions OpenClaw's answers record (`lib/timeline-plan.mjs`).
  * Ours and OpenClaw's read separate copies of each store (OpenClaw's readers write to theirs).
- * OPENCLAW_SESSIONS_HISTORY_RANDOM96_N sets N (default 10, seeds 201…);
+ * OPENCLAW_SESSIONS_HISTORY_RANDOM96_N sets N (default 10, seeds 201…); OPENCLAW_SESSIONS_RANDOM_POLICY=1
+ * gives each store random reset settings (lib/store-plan.mjs randomResetSettings);
  * OPENCLAW_SESSIONS_HISTORY_RANDOM96_ALL=1 goes on after a difference and reports them all.
  */
 import fs from "node:fs";
@@ -34,7 +35,7 @@ async function ours(ctx, args, dir) {
 async function storeOne(ctx, seed, differences) {
   const dir = path.join(ctx.tmpDir, `sqlite-${seed}`);
   const written = path.join(dir, "written");
-  const plan = randomPlan(seed, { era: "sqlite" });
+  const plan = randomPlan(seed, { era: "sqlite", policy: process.env.OPENCLAW_SESSIONS_RANDOM_POLICY === "1" });
   const log = writeStore({ node: ctx.node, packageDir: ctx.openclaw96Dir }, written, plan);
   const stateDir = path.join(dir, "ours", "state");
   const theirDir = path.join(dir, "openclaw", "state");
@@ -42,7 +43,8 @@ async function storeOne(ctx, seed, differences) {
   fs.cpSync(written, theirDir, { recursive: true, verbatimSymlinks: true });
   const differ = (key, what) => {
     const steps = plan.steps.filter((s) => s.key === key).map((s) => [new Date(s.at).toISOString(), s.op, s.text ?? s.reason ?? ""]);
-    const message = `seed ${seed}, ${key}: ${what} (plan for ${key}: ${JSON.stringify(steps)})`;
+    const settings = plan.config.session ? `; session settings ${JSON.stringify(plan.config.session)}` : "";
+    const message = `seed ${seed}, ${key}: ${what} (plan for ${key}: ${JSON.stringify(steps)}${settings})`;
     if (!differences) throw new Error(message);
     differences.push(message);
   };

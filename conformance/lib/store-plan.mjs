@@ -73,11 +73,46 @@ function gap(rand) {
   ])();
 }
 
+/** One reset setting as OpenClaw's schema allows it (`mode`, `atHour` 0–23, `idleMinutes` > 0), each field now and then. */
+function resetSetting(rand, era) {
+  const s = {};
+  if (rand() < 0.7) s.mode = pick(rand, era === "files" ? ["daily", "idle"] : ["daily", "idle", "none"]);
+  if (rand() < 0.5) s.atHour = Math.floor(rand() * 24);
+  if (rand() < 0.6) s.idleMinutes = pick(rand, [5, 30, 90, 240, 720, 1 + Math.floor(rand() * 2000)]);
+  return s;
+}
+
+/**
+ * Random reset settings for `session` (`reset`, `resetByType`, `resetByChannel` for the plan's
+ * channels, 7.1's legacy `idleMinutes`), all valid for the release, so OpenClaw's own daily and idle
+ * expiry rolls sessions over by them.
+ */
+function randomResetSettings(rand, era) {
+  const session = {};
+  if (rand() < 0.6) session.reset = resetSetting(rand, era);
+  if (rand() < 0.4) {
+    session.resetByType = {};
+    for (const t of era === "files" ? ["direct", "dm", "group", "thread"] : ["direct", "group", "thread"])
+      if (rand() < 0.5) session.resetByType[t] = resetSetting(rand, era);
+  }
+  if (rand() < 0.4) {
+    session.resetByChannel = {};
+    for (const c of ["telegram", "discord"]) if (rand() < 0.6) session.resetByChannel[c] = resetSetting(rand, era);
+  }
+  if (era === "files" && rand() < 0.2) session.idleMinutes = pick(rand, [10, 60, 600]);
+  return session;
+}
+
 /**
  * A plan of `length` steps for `era` ("files": 7.1's operations; "sqlite": 9.6's, without the
- * file-era trim). The main session is never deleted (OpenClaw refuses to).
+ * file-era trim). The main session is never deleted (OpenClaw refuses to). With `policy`, the
+ * config also holds random reset settings (`randomResetSettings`, drawn apart: the steps are the
+ * seed's steps either way).
  */
-export function randomPlan(seed, { era = "files", length = 24, start = Date.parse("2026-07-01T09:00:00Z"), agentId = "main" } = {}) {
+export function randomPlan(
+  seed,
+  { era = "files", length = 24, start = Date.parse("2026-07-01T09:00:00Z"), agentId = "main", policy = false } = {},
+) {
   const rand = prng(seed);
   const keys = keysOf(rand, agentId);
   const live = new Set();
@@ -129,5 +164,6 @@ export function randomPlan(seed, { era = "files", length = 24, start = Date.pars
       steps.push({ op: "trim", key: pick(rand, liveKeys), maxLines: 2 + Math.floor(rand() * 4), at });
     }
   }
-  return { config: CONFIG, steps, end: at };
+  const config = policy ? { ...CONFIG, session: randomResetSettings(prng(seed ^ 0x5e551), era) } : CONFIG;
+  return { config, steps, end: at };
 }

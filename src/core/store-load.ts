@@ -68,11 +68,13 @@ function entryNotes(entry: SessionEntry): { dropped: boolean; notes: LoadNote[] 
   if (entry.sessionFile !== undefined && typeof entry.sessionFile !== "string") {
     notes.push({ code: "non-string-session-file", field: "sessionFile", message: "sessionFile is not a string; the loader removes it" });
   }
-  if (typeof entry.updatedAt !== "number" || !Number.isFinite(entry.updatedAt)) {
+  if (entry.updatedAt === undefined) {
+    notes.push({ code: "invalid-updated-at", field: "updatedAt", message: "entry has no updatedAt" });
+  } else if (loadedTime(entry.updatedAt) !== entry.updatedAt) {
     notes.push({
       code: "invalid-updated-at",
       field: "updatedAt",
-      message: `updatedAt ${JSON.stringify(entry.updatedAt ?? null)} is not a number; the loader sets it to 0`,
+      message: `updatedAt ${JSON.stringify(entry.updatedAt)} is not a time (a number of ms, not negative); the loader sets it to 0`,
     });
   }
   for (const [legacy, current] of Object.entries(LEGACY_FIELDS)) {
@@ -81,6 +83,38 @@ function entryNotes(entry: SessionEntry): { dropped: boolean; notes: LoadNote[] 
     }
   }
   return { dropped, notes };
+}
+
+/** A stored `updatedAt` as the loader keeps it: a number of ms that is finite and not negative, else 0. */
+function loadedTime(v: unknown): number {
+  return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
+}
+
+/**
+ * An entry as OpenClaw 2026.7.1's loader hands it on (applySessionStoreMigrations, then
+ * normalizePersistedSessionEntryShape), so every reader sees what OpenClaw sees: the legacy
+ * `provider`, `lastProvider` and `room` renamed, a safe sessionId trimmed, one that names no
+ * transcript removed unless a `sessionFile` is set, a `sessionFile` that is no string removed, a
+ * present `updatedAt` made a time. The stored text is untouched (what a restore edits is read
+ * from it); `entryNotes` says what changed.
+ */
+function loadedEntry(raw: Record<string, unknown>): SessionEntry {
+  const e: Record<string, unknown> = { ...raw };
+  for (const [legacy, current] of Object.entries(LEGACY_FIELDS)) {
+    const renamed = typeof e[current] !== "string" && typeof e[legacy] === "string";
+    if (renamed) e[current] = e[legacy];
+    // `room` goes whatever it holds; the others only when renamed.
+    if (renamed || legacy === "room") delete e[legacy];
+  }
+  if (isSafeSessionId(e.sessionId)) {
+    const id = e.sessionId.trim();
+    const sessionFile = typeof e.sessionFile === "string" ? e.sessionFile.trim() : "";
+    if (!isValidSessionId(id) && sessionFile === "") delete e.sessionId;
+    else e.sessionId = id;
+  }
+  if (e.sessionFile !== undefined && typeof e.sessionFile !== "string") delete e.sessionFile;
+  if (e.updatedAt !== undefined) e.updatedAt = loadedTime(e.updatedAt);
+  return e as SessionEntry;
 }
 
 /** Keys that differ only by case or surrounding space: OpenClaw keeps the freshest and deletes the rest on its next write. */
@@ -137,7 +171,7 @@ export function interpretStore(
       };
     }
     const left = omitted?.get(sessionKey);
-    return { sessionKey, raw, entry: raw as SessionEntry, ...(left ? { omitted: left } : {}), ...entryNotes(raw as SessionEntry) };
+    return { sessionKey, raw, entry: loadedEntry(raw), ...(left ? { omitted: left } : {}), ...entryNotes(raw as SessionEntry) };
   });
   markAliases(entries);
   return { status: { state: "ok", bytes }, entries };

@@ -10,7 +10,8 @@
  * `timeline <key>` follows the sessions and compactions OpenClaw's answers record (`lib/timeline-plan.mjs`).
  * Ours and OpenClaw's read separate copies of each store (OpenClaw's readers write to theirs).
  * OPENCLAW_SESSIONS_HISTORY_RANDOM96_N sets N (default 10, seeds 201…); OPENCLAW_SESSIONS_RANDOM_POLICY=1
- * gives each store random reset settings (lib/store-plan.mjs randomResetSettings);
+ * gives each store random reset settings (lib/store-plan.mjs randomResetSettings; 9.6 writes on the
+ * real clock, so its expiry never comes within a run: the stores are the same, read under them);
  * OPENCLAW_SESSIONS_HISTORY_RANDOM96_ALL=1 goes on after a difference and reports them all.
  */
 import fs from "node:fs";

@@ -78,7 +78,8 @@ function resetSetting(rand, era) {
   const s = {};
   if (rand() < 0.7) s.mode = pick(rand, era === "files" ? ["daily", "idle"] : ["daily", "idle", "none"]);
   if (rand() < 0.5) s.atHour = Math.floor(rand() * 24);
-  if (rand() < 0.6) s.idleMinutes = pick(rand, [5, 30, 90, 240, 720, 1 + Math.floor(rand() * 2000)]);
+  // Mostly short limits: the plan's gaps are seconds to hours, so these roll sessions over.
+  if (rand() < 0.75) s.idleMinutes = pick(rand, [5, 15, 30, 60, 90, 240, 720, 1 + Math.floor(rand() * 2000)]);
   return s;
 }
 

@@ -82,7 +82,7 @@ function maintenanceOf(config: Record<string, unknown>): Record<string, unknown>
 
 /** A duration setting in days when bare, as `session.maintenance` reads it: `fallback` when unset or not a duration. */
 function maintenanceDuration(v: unknown, fallback: number | null): { ms: number | null; set: boolean } {
-  const ms = settingText(v) ? parseDuration(v, "d") : null;
+  const ms = parseDuration(v, "d");
   return ms === null ? { ms: fallback, set: false } : { ms, set: true };
 }
 

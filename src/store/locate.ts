@@ -4,11 +4,11 @@
  * `<home>` is OPENCLAW_HOME, HOME, USERPROFILE, os.homedir() in that order.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { Era } from "../core/model.js";
 import { environmentError, type ToolError, usageError } from "../core/errors.js";
 import { configPathFor, readConfig } from "./config.js";
+import { homedir } from "./home-dirs.js";
 import { listDirSync, noteUnreadable } from "./safe-read.js";
 
 export interface StoreSelection {
@@ -48,8 +48,8 @@ function expandHome(p: string, home: string): string {
 /** resolveRequiredHomeDir: the home OpenClaw uses for ~/.openclaw and its legacy transcript dir. */
 export function resolveHomeDir(env: NodeJS.ProcessEnv): string {
   const fromEnv = [env.OPENCLAW_HOME, env.HOME, env.USERPROFILE].map((v) => v?.trim()).find((v) => v);
-  const home = fromEnv ?? os.homedir();
-  return path.resolve(expandHome(home, env.HOME?.trim() || os.homedir()));
+  const home = fromEnv ?? homedir();
+  return path.resolve(expandHome(home, env.HOME?.trim() || homedir()));
 }
 
 /** normalizeAgentId: lower case, invalid characters to "-", at most 64 characters, "main" when empty. */

@@ -4,13 +4,13 @@
  * era's step shapes come in as a callback.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { refusedError, ToolError, usageError } from "../core/errors.js";
 import { manifestProblems, type RestoreManifest, type StepShapeCheck } from "../core/restore-manifest.js";
 import { isRunId, parseOwnTemp } from "../core/restore-paths.js";
 import { MAX_STORE_BYTES } from "../core/store-load.js";
 import { createVerified, lstatKind, ownTemps, replaceVerified, sha256Text } from "./atomic-write.js";
+import { xdgBaseDir } from "./home-dirs.js";
 import { pidAlive } from "./process-probe.js";
 import { realPath } from "./real-path.js";
 import { noteDir, noteDirFailure, noteDoubt, noteFile } from "./read-set.js";
@@ -23,9 +23,7 @@ const MAX_MANIFEST_BYTES = 2 * MAX_STORE_BYTES + 16 * 1024 * 1024;
 
 /** `$XDG_STATE_HOME/openclaw-sessions/restores` (default `~/.local/state/…`): outside every store. */
 export function defaultManifestDir(env: NodeJS.ProcessEnv): string {
-  const xdg = env.XDG_STATE_HOME?.trim();
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME?.trim() || os.homedir(), ".local", "state");
-  return path.join(base, "openclaw-sessions", "restores");
+  return path.join(xdgBaseDir(env, "XDG_STATE_HOME"), "openclaw-sessions", "restores");
 }
 
 function parseManifestFile(file: string): unknown {

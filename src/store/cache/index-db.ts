@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { answersDirOf } from "./location.js";
 import { byText } from "../../core/order.js";
 import { sqliteResultOf } from "../env-errors.js";
@@ -143,7 +143,8 @@ export class IndexDb {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     // It holds copies of conversation text: readable by its owner only, before SQLite writes a byte.
     fs.closeSync(fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600));
-    const db = new DatabaseSync(file, { timeout: BUSY_MS });
+    // node:sqlite loaded here, not with this module: a run that finds its answer kept opens no index.
+    const db = new (process.getBuiltinModule("node:sqlite").DatabaseSync)(file, { timeout: BUSY_MS });
     try {
       db.exec("PRAGMA synchronous = NORMAL"); // this connection's setting: WAL keeps the index whole without a sync per commit
       // A run writes its facts every few MB (keepFact): copying the WAL into the file (two syncs)

@@ -3,8 +3,8 @@
  * outside every store (`$XDG_CACHE_HOME/openclaw-sessions/index/`, default `~/.cache/…`), one
  * SQLite file per state dir, named by a hash of the state dir's real path.
  */
-import os from "node:os";
 import path from "node:path";
+import { xdgBaseDir } from "../home-dirs.js";
 import { realPath } from "../real-path.js";
 import { sha256Hex } from "../../core/sha256.js";
 
@@ -16,9 +16,7 @@ export function indexDisabledByEnv(env: NodeJS.ProcessEnv): boolean {
 
 /** `$XDG_CACHE_HOME/openclaw-sessions/index` (default `~/.cache/openclaw-sessions/index`). */
 export function indexDir(env: NodeJS.ProcessEnv): string {
-  const xdg = env.XDG_CACHE_HOME?.trim();
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME?.trim() || os.homedir(), ".cache");
-  return path.join(base, "openclaw-sessions", "index");
+  return path.join(xdgBaseDir(env, "XDG_CACHE_HOME"), "openclaw-sessions", "index");
 }
 
 /** The index file of one state dir (or of a bare sessions dir): the same dir, however it is spelled, gives one file. */

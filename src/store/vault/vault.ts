@@ -6,7 +6,6 @@
  * refused, never followed, and a record's chunk names are checked before they become paths.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { refusedError, usageError } from "../../core/errors.js";
 import { isWithinDir } from "../../core/path-within.js";
@@ -26,6 +25,7 @@ import {
   type VaultRun,
 } from "../../core/vault.js";
 import { createVerified, lstatKind, replaceVerified, sha256Text, type Hook } from "../atomic-write.js";
+import { xdgBaseDir } from "../home-dirs.js";
 import { pidAlive } from "../process-probe.js";
 import { realPath } from "../real-path.js";
 import { ensureVaultDir, FILE_MODE, readChunk } from "./chunks.js";
@@ -38,9 +38,7 @@ const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
 /** `$XDG_DATA_HOME/openclaw-sessions/vault` (default `~/.local/share/openclaw-sessions/vault`). */
 export function defaultVaultDir(env: NodeJS.ProcessEnv): string {
-  const xdg = env.XDG_DATA_HOME?.trim();
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME?.trim() || os.homedir(), ".local", "share");
-  return path.join(base, "openclaw-sessions", "vault");
+  return path.join(xdgBaseDir(env, "XDG_DATA_HOME"), "openclaw-sessions", "vault");
 }
 
 /** The vault dir must not lie in the store it keeps (nor the store in it): OpenClaw's sweeps and globs would reach it. */

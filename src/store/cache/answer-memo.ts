@@ -358,6 +358,12 @@ export function keptValue(answer: KeptBytes): unknown {
 }
 
 const FNV_PRIME = 0x01000193;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Word `w` (little-endian) of what Checksum.update reads: an aligned view of it, else a DataView. */
+function wordAt(aligned: Int32Array | null, view: DataView | null, w: number): number {
+  return aligned ? aligned[w]! : view!.getInt32(w * 4, true);
+}
 
 /**
  * 128 bits that change with any change to the bytes given: four FNV-1a lanes over their 32-bit
@@ -384,10 +390,33 @@ export class Checksum {
       lanes[k & 3] = Math.imul(lanes[k & 3]! ^ this.#carry.readInt32LE(0), FNV_PRIME);
       this.#carried = 0;
     }
-    const view = new DataView(bytes.buffer, bytes.byteOffset + i, bytes.length - i);
     const words = Math.floor((bytes.length - i) / 4);
+    const at = bytes.byteOffset + i;
+    // Four words a turn into four locals: a warm Tab checks its 160 KB answer before V8 has
+    // optimized anything, where a call per word (DataView) took 2.4 ms of it.
+    const aligned = LITTLE_ENDIAN && at % 4 === 0 ? new Int32Array(bytes.buffer, at, words) : null;
+    const view = aligned ? null : new DataView(bytes.buffer, at, words * 4);
     let k = this.#words;
-    for (let w = 0; w < words; w++, k++) lanes[k & 3] = Math.imul(lanes[k & 3]! ^ view.getInt32(w * 4, true), FNV_PRIME);
+    let w = 0;
+    for (; w < words && (k & 3) !== 0; w++, k++) lanes[k & 3] = Math.imul(lanes[k & 3]! ^ wordAt(aligned, view, w), FNV_PRIME);
+    let [l0, l1, l2, l3] = [lanes[0]!, lanes[1]!, lanes[2]!, lanes[3]!];
+    if (aligned)
+      for (; w + 4 <= words; w += 4) {
+        l0 = Math.imul(l0 ^ aligned[w]!, FNV_PRIME);
+        l1 = Math.imul(l1 ^ aligned[w + 1]!, FNV_PRIME);
+        l2 = Math.imul(l2 ^ aligned[w + 2]!, FNV_PRIME);
+        l3 = Math.imul(l3 ^ aligned[w + 3]!, FNV_PRIME);
+      }
+    else
+      for (; w + 4 <= words; w += 4) {
+        l0 = Math.imul(l0 ^ view!.getInt32(w * 4, true), FNV_PRIME);
+        l1 = Math.imul(l1 ^ view!.getInt32(w * 4 + 4, true), FNV_PRIME);
+        l2 = Math.imul(l2 ^ view!.getInt32(w * 4 + 8, true), FNV_PRIME);
+        l3 = Math.imul(l3 ^ view!.getInt32(w * 4 + 12, true), FNV_PRIME);
+      }
+    [lanes[0], lanes[1], lanes[2], lanes[3]] = [l0, l1, l2, l3];
+    k = this.#words + w;
+    for (; w < words; w++, k++) lanes[k & 3] = Math.imul(lanes[k & 3]! ^ wordAt(aligned, view, w), FNV_PRIME);
     this.#words = k;
     for (let j = i + words * 4; j < bytes.length; j++) this.#carry[this.#carried++] = bytes[j]!;
     return this;

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTimeline } from "../../../src/commands/timeline.js";
-import { keptValue, pruneKept, readKept } from "../../../src/store/cache/answer-memo.js";
+import { Checksum, keptValue, pruneKept, readKept } from "../../../src/store/cache/answer-memo.js";
 import { jsonDocument, jsonDocumentParts } from "../../../src/core/json-document.js";
 import { statIdentity } from "../../../src/store/cache/store-cache.js";
 import { openStoreSession } from "../../../src/store/session.js";
@@ -410,5 +410,44 @@ describe("an answer file too big to read whole", () => {
       fs.writeFileSync(file, bytes.subarray(0, cut));
       expect(answers(), `cut at ${cut}`).toBe(false);
     }
+  });
+});
+
+describe("an answer's checksum", () => {
+  /** The checksum as its comment defines it: four FNV-1a lanes over the 32-bit little-endian words, by position; the tail to lane 1. */
+  function reference(bytes: Buffer): string {
+    const lanes = new Int32Array([0x811c9dc5, 0x050c5d1f, 0x1b873593, 0x5bd1e995]);
+    const words = Math.floor(bytes.length / 4);
+    for (let k = 0; k < words; k++) lanes[k & 3] = Math.imul(lanes[k & 3]! ^ bytes.readInt32LE(k * 4), 0x01000193);
+    for (let j = words * 4; j < bytes.length; j++) lanes[1] = Math.imul(lanes[1]! ^ bytes[j]!, 0x01000193);
+    return [...lanes].map((h) => (h >>> 0).toString(16).padStart(8, "0")).join("");
+  }
+
+  it("is the same however the bytes are cut into parts and wherever each part sits in memory", () => {
+    const bytes = Buffer.alloc(1000);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 131 + 7) & 0xff;
+    for (const length of [0, 1, 3, 4, 5, 15, 16, 17, 64, 999, 1000]) {
+      const whole = bytes.subarray(0, length);
+      const expected = reference(whole);
+      expect(new Checksum().update(whole).digest()).toBe(expected);
+      for (const cuts of [[1], [2, 5], [3, 7, 11], [4, 8], [13, 14, 15, 16, 17, 33]]) {
+        // Each part copied to a buffer of its own at an offset (0 to 3 bytes in): aligned and not.
+        for (const offset of [0, 1, 2, 3]) {
+          const sum = new Checksum();
+          let from = 0;
+          for (const to of [...cuts.filter((c) => c < length), length]) {
+            const home = Buffer.alloc(to - from + offset);
+            whole.copy(home, offset, from, to);
+            sum.update(home.subarray(offset));
+            from = to;
+          }
+          expect(sum.digest(), `length ${length}, cuts ${cuts}, offset ${offset}`).toBe(expected);
+        }
+      }
+    }
+    // Any byte changed, the sum changes.
+    const altered = Buffer.from(bytes);
+    altered[500] = altered[500]! ^ 1;
+    expect(new Checksum().update(altered).digest()).not.toBe(reference(bytes));
   });
 });

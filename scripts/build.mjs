@@ -3,10 +3,11 @@
  * file, dist/cli.js. It is a CommonJS body wrapped in a function expression, which bin/ compiles
  * with node:vm and a code cache of its own (one file to read, one compile; see the bin for why).
  * Modules a command loads lazily (`import()`) are in it too, but run only when first imported.
+ * It ships minified (minify(), below): `npm run dev` runs the sources for a readable stack.
  * No runtime dependencies: scripts/check-dist.mjs, run after the build, fails it when dist/ loads
  * anything but Node's own modules.
  */
-import { build } from "esbuild";
+import { build, transformSync } from "esbuild";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -74,6 +75,10 @@ function commandList(list, used) {
   };
 }
 
+const TARGET = `node${pkg.engines.node.replace(/^>=/, "")}`;
+/** What opens a bundle's body (the banner; the footer closes it): a function taking the CommonJS arguments. */
+const WRAPPER = "(function (exports, require, module, __filename, __dirname) {\n";
+
 fs.rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 
 const bundles = [{ outfile: "dist/cli.js", plugins: [] }];
@@ -86,14 +91,14 @@ for (const { outfile, plugins } of bundles) {
     bundle: true,
     format: "cjs",
     platform: "node",
-    target: `node${pkg.engines.node.replace(/^>=/, "")}`,
+    target: TARGET,
     legalComments: "none",
     logLevel: "warning",
     // The bin runs this file's value, a function, with the CommonJS arguments; `require` gives Node's
     // own modules only (check-dist.mjs). A module's URL (package-info.ts finds the package root from
     // it) is this file's.
     banner: {
-      js: '(function (exports, require, module, __filename, __dirname) {\n"use strict";\nconst __moduleUrl = require("node:url").pathToFileURL(__filename).href;',
+      js: `${WRAPPER}"use strict";\nconst __moduleUrl = require("node:url").pathToFileURL(__filename).href;`,
     },
     footer: { js: "})" },
     define: { "import.meta.url": "__moduleUrl" },
@@ -105,8 +110,12 @@ for (const list of Object.values(LEAN))
   if (!used.has(list)) throw new Error(`${list}: src/cli/program.ts no longer imports ./command-list.js`);
 
 // A module only node_modules has works from the clone and breaks the installed package.
+// Read before minify(), which renames the loader functions the check looks for (esbuild's __require).
 const check = spawnSync(process.execPath, [fileURLToPath(new URL("./check-dist.mjs", import.meta.url))], { stdio: "inherit" });
 if (check.status !== 0) process.exit(check.status ?? 1);
+// `--no-minify`: names kept, for a profile that names functions.
+if (!process.argv.includes("--no-minify"))
+  for (const { outfile } of bundles) minify(fileURLToPath(new URL(`../${outfile}`, import.meta.url)));
 
 // The man page, from the built CLI's own --help of every command (package.json "man").
 const man = spawnSync(process.execPath, [fileURLToPath(new URL("./build-man.mjs", import.meta.url))], { stdio: "inherit" });
@@ -121,8 +130,9 @@ if (man.status !== 0) process.exit(man.status ?? 1);
  *   as latin1, several times faster than decoding UTF-8;
  * - no import() left in it (the bin compiles it with no ESM loader behind it);
  * - esbuild's `__toESM`, which copies every export of a CommonJS module (a Node builtin: fs has
- *   about a hundred) into a new object for each module that imports it, copies once per module;
- * - its id (a hash of its content) on its first line: the bin keys its code cache on it.
+ *   about a hundred) into a new object for each module that imports it, makes one object per
+ *   module that reads them through its prototype;
+ * - its id (a hash of its content) on its first line (writeBundle).
  */
 function finish(bundlePath) {
   const TO_ESM = "var __toESM = (mod, isNodeMode, target) => ";
@@ -137,14 +147,42 @@ function finish(bundlePath) {
     TO_ESM,
     `var __toESMOnce = new WeakMap();
 var __toESM = (mod, isNodeMode) => {
-  // The same object for the same module whenever the result does not depend on isNodeMode.
   if (mod === null || (typeof mod !== "object" && typeof mod !== "function") || (!isNodeMode && mod.__esModule)) return __toESMCopy(mod, isNodeMode);
+  // Here the copy would be the module's members and a default, the module: one object per
+  // module, each member read through its prototype, the module (no getter per member made).
   let ns = __toESMOnce.get(mod);
-  if (ns === undefined) __toESMOnce.set(mod, (ns = __toESMCopy(mod, isNodeMode)));
+  if (ns === undefined) __toESMOnce.set(mod, (ns = Object.create(mod, { default: { value: mod, enumerable: true } })));
   return ns;
 };
 var __toESMCopy = (mod, isNodeMode, target) => `,
   );
+  writeBundle(bundlePath, bundle);
+}
+
+/**
+ * The bundle minified, names included: about half the bytes (`ls`'s 790 KB become 400), and each
+ * start reads them, copies them into a string and checks its code cache against them (about 6 ms
+ * of an `ls` on an empty store, of the 30 it adds to Node's own start). The body is minified as
+ * CommonJS: its `require`, `module` and `exports` are the wrapper's, never renamed.
+ */
+function minify(bundlePath) {
+  const text = fs.readFileSync(bundlePath, "latin1");
+  const bundle = text.slice(text.indexOf("\n") + 1).trimEnd();
+  if (!bundle.startsWith(WRAPPER) || !bundle.endsWith("})")) throw new Error(`${bundlePath}: not the wrapped body the build writes`);
+  const { code } = transformSync(bundle.slice(WRAPPER.length, -2), {
+    minify: true,
+    format: "cjs",
+    platform: "node",
+    target: TARGET,
+    charset: "ascii",
+    legalComments: "none",
+  });
+  if (/[^\x00-\x7f]/.test(code)) throw new Error(`${bundlePath}: minified, it is no longer ASCII`);
+  writeBundle(bundlePath, `${WRAPPER}${code}})\n`);
+}
+
+/** Writes a bundle with its id (a hash of its content) on its first line: the bin keys its code cache on it. */
+function writeBundle(bundlePath, bundle) {
   // V8 checks only the length of the source a code cache was made from.
   const id = createHash("sha256").update(bundle).digest("hex").slice(0, 20);
   fs.writeFileSync(bundlePath, `// openclaw-sessions bundle ${id}\n${bundle}`);

@@ -2,8 +2,9 @@
  * The reset policy `timeline` names for each key, against OpenClaw's own resolution, on random
  * `openclaw.json` reset settings. One store per release is written by OpenClaw's own code
  * (`lib/store-plan.mjs`: the main session, Telegram DMs, a Discord channel, a subagent; the 7.1
- * copy also gets entries for a Telegram topic, a Slack thread, a WhatsApp group and keys whose
- * entries name their channel and chat type in other ways). Then, for N random `session` settings
+ * copy also gets entries for a Telegram topic, a Slack thread, a WhatsApp group, keys whose
+ * entries name their channel and chat type in other ways, and channels named by an alias, which
+ * OpenClaw reads under the channel's own id). Then, for N random `session` settings
  * (`reset`, `resetByType` with 7.1's `dm` spelling, `resetByChannel`, 7.1's legacy `idleMinutes`;
  * now and then a value OpenClaw's schema would refuse: an hour out of range, a fraction, a string),
  * `timeline --json` lists every key with its policy, and each must be what OpenClaw's
@@ -47,7 +48,8 @@ function sessionSettings(rand) {
   }
   if (rand() < 0.45) {
     session.resetByChannel = {};
-    for (const c of ["telegram", "discord", "slack", "whatsapp", "webchat"])
+    // Channels some keys below name by an alias ("teams"), and an alias as a key, which OpenClaw never reads.
+    for (const c of ["telegram", "discord", "slack", "whatsapp", "webchat", "msteams", "feishu", "googlechat", "openclaw-weixin", "teams"])
       if (rand() < 0.4) session.resetByChannel[c] = resetSetting(rand);
   }
   if (rand() < 0.25) session.idleMinutes = rand() < 0.85 ? 1 + Math.floor(rand() * 300) : pick(rand, [0, "30", null]);
@@ -68,6 +70,11 @@ function extraEntries(base) {
     "agent:main:main:thread:abc": entry("a1b2c3d4-0000-4000-8000-000000000004", {}),
     "agent:main:discord:direct:555": entry("a1b2c3d4-0000-4000-8000-000000000005", { chatType: "DM", channel: "Discord" }),
     "agent:main:webchat:direct:u1": entry("a1b2c3d4-0000-4000-8000-000000000006", { chatType: "group", lastChannel: " webchat " }),
+    // Channels named by an alias: OpenClaw reads resetByChannel under the channel's own id.
+    "agent:main:teams:direct:88": entry("a1b2c3d4-0000-4000-8000-000000000007", {}),
+    "agent:main:lark:group:oc_1": entry("a1b2c3d4-0000-4000-8000-000000000008", { chatType: "group" }),
+    "agent:main:webchat:direct:u2": entry("a1b2c3d4-0000-4000-8000-000000000009", { lastChannel: "WeChat" }),
+    "agent:main:discord:direct:556": entry("a1b2c3d4-0000-4000-8000-00000000000a", { origin: { provider: "gchat" } }),
   };
 }
 

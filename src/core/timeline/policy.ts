@@ -179,10 +179,48 @@ function baseSetting(session: Record<string, unknown>, channel: Setting | null):
   return chosen.value ? chosen : null;
 }
 
-/** The `resetByChannel` entry for the key's channel (its name lower-cased, as OpenClaw normalises it), when one is set. */
+/**
+ * The other names OpenClaw takes for a channel (the aliases of its bundled channels and of its
+ * channel catalog, the same in 2026.7.1 and 2026.9.6): `resetByChannel` is read under the channel's
+ * own id. A plugin's own aliases are known only to the gateway that loaded it.
+ */
+const CHANNEL_ALIASES: Readonly<Record<string, string>> = {
+  lark: "feishu",
+  qywx: "wecom",
+  wework: "wecom",
+  "enterprise-wechat": "wecom",
+  gchat: "googlechat",
+  "google-chat": "googlechat",
+  teams: "msteams",
+  "nc-talk": "nextcloud-talk",
+  nc: "nextcloud-talk",
+  weixin: "openclaw-weixin",
+  wechat: "openclaw-weixin",
+  "\u5fae\u4fe1": "openclaw-weixin", // 微信
+  zl: "zalo",
+  zaloclawbot: "openclaw-zaloclawbot",
+  "zalo-clawbot": "openclaw-zaloclawbot",
+  yb: "yuanbao",
+  "tencent-yuanbao": "yuanbao",
+  "\u5143\u5b9d": "yuanbao", // 元宝
+  zlu: "zalouser",
+  imsg: "imessage",
+  "internet-relay-chat": "irc",
+  "twitch-chat": "twitch",
+};
+
+/** A channel's name as OpenClaw's normalizeMessageChannel makes it: trimmed, lower case, an alias as its channel's id. */
+export function channelId(name: string): string | null {
+  const lower = name.trim().toLowerCase();
+  if (!lower) return null;
+  return Object.hasOwn(CHANNEL_ALIASES, lower) ? CHANNEL_ALIASES[lower]! : lower;
+}
+
+/** The `resetByChannel` entry for the key's channel (named by its id: channelId), when one is set. */
 function channelSetting(session: Record<string, unknown>, sessionKey: string, entry: SessionEntry | null): Setting | null {
   const byChannel = session.resetByChannel;
-  const channel = channelOf(sessionKey, entry)?.trim().toLowerCase();
+  const named = channelOf(sessionKey, entry);
+  const channel = named === null ? null : channelId(named);
   if (!channel || !isRecord(byChannel) || !Object.hasOwn(byChannel, channel)) return null;
   const value = byChannel[channel];
   // Given unless undefined or null (`??`): a false or 0 there still keeps out the type's entry and the legacy limit.

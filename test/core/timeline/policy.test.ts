@@ -53,6 +53,30 @@ describe("reset policy", () => {
       idleMinutes: 15,
     });
   });
+  it("reads a channel named by one of its aliases under the channel's own id, as OpenClaw normalises it", () => {
+    const session = {
+      resetByChannel: {
+        msteams: { mode: "idle", idleMinutes: 20 },
+        teams: { mode: "daily", atHour: 1 },
+        "openclaw-weixin": { mode: "none" },
+      },
+    };
+    // The key's channel part and an entry's channel alike; the alias's own key in resetByChannel is never read.
+    expect(policyOf("files", "agent:main:teams:direct:7", session)).toMatchObject({
+      mode: "idle",
+      idleMinutes: 20,
+      from: ["session.resetByChannel.msteams"],
+    });
+    expect(policyOf("files", "agent:main:main", session, { lastChannel: " Teams " })).toMatchObject({ mode: "idle", idleMinutes: 20 });
+    expect(policyOf("sqlite", "agent:main:\u5fae\u4fe1:direct:7", session)).toMatchObject({
+      mode: "none",
+      from: ["session.resetByChannel.openclaw-weixin"],
+    });
+    // A name that is no alias is only lower-cased.
+    expect(policyOf("files", "agent:main:TEAMSX:direct:7", { resetByChannel: { teamsx: { mode: "idle", idleMinutes: 5 } } })).toMatchObject(
+      { idleMinutes: 5 },
+    );
+  });
   it("takes each field from the type's entry, else session.reset; the main session is direct", () => {
     const session = { reset: { mode: "daily", atHour: 6, idleMinutes: 45 }, resetByType: { direct: { atHour: 3 } } };
     expect(policyOf("files", "agent:main:main", session)).toMatchObject({ mode: "daily", atHour: 3, idleMinutes: 45 });

@@ -161,8 +161,8 @@ var __toESMCopy = (mod, isNodeMode, target) => `,
 
 /**
  * The bundle minified, names included: about half the bytes (`ls`'s 790 KB become 400), and each
- * start reads them, copies them into a string and checks its code cache against them (about 6 ms
- * of an `ls` on an empty store, of the 30 it adds to Node's own start). The body is minified as
+ * start reads them, copies them into a string and checks its code cache against them (4 ms of an
+ * `ls` on an empty store, of the 25–30 it adds to Node's own start: docs/performance.md). The body is minified as
  * CommonJS: its `require`, `module` and `exports` are the wrapper's, never renamed.
  */
 function minify(bundlePath) {

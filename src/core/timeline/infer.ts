@@ -64,11 +64,16 @@ function bareText(text: string): string {
   return t;
 }
 
+/**
+ * The reset trigger a message starts with, as OpenClaw's resolveSessionResetCommand finds one: the
+ * trigger, then the end or any whitespace (`\r` and tabs too), a literal `\n` (backslash, n)
+ * counting as a space.
+ */
 export function matchTrigger(text: string, triggers: readonly string[]): string | null {
-  const t = bareText(text).toLowerCase();
+  const t = bareText(text).replace(/\\n/g, " ").trim().toLowerCase();
   for (const trig of triggers) {
     const g = trig.toLowerCase();
-    if (t === g || t.startsWith(`${g} `) || t.startsWith(`${g}\n`)) return trig;
+    if (t === g || (t.startsWith(g) && /\s/.test(t.charAt(g.length)))) return trig;
   }
   return null;
 }

@@ -41,6 +41,14 @@ describe("matchTrigger", () => {
     expect(matchTrigger("/newer", ["/new"])).toBeNull();
     expect(matchTrigger("say /new", ["/new"])).toBeNull();
   });
+  it("takes any whitespace after the trigger, as OpenClaw does: a Windows line end, a tab", () => {
+    expect(matchTrigger("/new\r\nplan the trip", ["/new"])).toBe("/new");
+    expect(matchTrigger("/reset\tnow", ["/new", "/reset"])).toBe("/reset");
+    expect(matchTrigger("/new\u00a0x", ["/new"])).toBe("/new");
+    expect(matchTrigger("/new.", ["/new"])).toBeNull();
+    // A backslash and an n, as some gateways escape a line end: a space to OpenClaw.
+    expect(matchTrigger("/new\\nplan", ["/new"])).toBe("/new");
+  });
 });
 
 describe("inferEndReason", () => {

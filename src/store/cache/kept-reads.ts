@@ -2,15 +2,18 @@
  * What a kept answer's run read (store/read-set.ts), as the answer file keeps it, and the check of
  * it a later run makes before it hands the answer back (store/cache/answer-memo.ts): paths and what
  * their lstat found, dirs and their listings, then paths and what their stat found, each as one
- * flat JSON array of pairs ({"lstats":[path, seen, path, seen, …],"dirs":[dir, listing, …],"stats":[…]}).
- * The lstats come first, the path changed last first (lastChangedFirst): after OpenClaw wrote to a
- * transcript, the check fails at its first lstat, before it lists a dir of 18,000 names (40 ms).
+ * flat JSON array of pairs ({"lstats":[path, seen, path, seen, …],"dirs":[dir, listing, …],
+ * "names":[dir, names, …],"stats":[…]}). The lstats come first, the path changed last first
+ * (lastChangedFirst): after OpenClaw wrote to a transcript, the check fails at its first lstat,
+ * before it lists a dir of 18,000 names (40 ms). A dir whose every entry the run lstat-ed is kept by
+ * its names alone (ReadSet.named): the lstats, checked first, prove the types, and the dir is
+ * listed with no Dirent per name (30 of the 60 ms a cold run takes to list 18,000 transcripts).
  *
  * The check reads that text from its bytes one string at a time (core/json-bytes.ts): on 100,000
  * archives it is 26 MB, which as one string and an array of its 200,000 strings held 60 MB more.
  */
 import { JsonBytesCursor } from "../../core/json-bytes.js";
-import { changedAtOf, listingOf, lookAt, type ReadSet } from "../read-set.js";
+import { changedAtOf, listingOf, lookAt, namesOf, type ReadSet } from "../read-set.js";
 
 /**
  * What to keep of a run's reads (as JSON text, in pieces made as they are written: a store's are
@@ -27,10 +30,17 @@ function* readsText(reads: ReadSet): Generator<string> {
   yield '{"lstats":';
   yield* pairs(lastChangedFirst(reads.lstats));
   yield ',"dirs":';
-  yield* pairs(reads.dirs);
+  yield* pairs(listedOnly(reads));
+  yield ',"names":';
+  yield* pairs(reads.named);
   yield ',"stats":';
   yield* pairs(reads.stats);
   yield "}";
+}
+
+/** The dirs kept by their typed listing: those whose entries' types the lstats do not all prove (ReadSet.named). */
+function* listedOnly(reads: ReadSet): Generator<[string, string]> {
+  for (const [dir, listing] of reads.dirs) if (!reads.named.has(dir)) yield [dir, listing];
 }
 
 /**
@@ -92,6 +102,7 @@ export function checkedReads(kept: Buffer): CheckedLstats | null {
   const lstatsAt = c.pos;
   if (!everyPair(c, (p, seen) => lookAt(p, "l") === seen)) return null;
   if (!c.literal(',"dirs":') || !everyPair(c, (dir, listing) => listingOf(dir) === listing)) return null;
+  if (!c.literal(',"names":') || !everyPair(c, (dir, names) => namesOf(dir) === names)) return null;
   if (!c.literal(',"stats":') || !everyPair(c, (p, seen) => lookAt(p, "s") === seen) || !c.literal("}") || !c.atEnd()) return null;
   return (each) => {
     const again = new JsonBytesCursor(kept);

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { ClassifiedFile } from "../../core/model.js";
 import { classifyName, parseImportArchiveName } from "../../core/names.js";
 import { causeAt, fileTypeName, listDirSync, noteUnreadable, UnreadableFileError, type UnreadableFile } from "../safe-read.js";
-import { noteFile, noteLstat } from "../read-set.js";
+import { entryTypes, noteFile, noteLstat, noting, type EntryTypes } from "../read-set.js";
 import { byText } from "../../core/order.js";
 
 /** What a directory entry is when it is no regular file (after symlinks), or null. */
@@ -75,33 +75,56 @@ export function scanTree(root: string, opts: ScanOptions = {}): ScannedTree {
   const walk = (dir: string, rel: string, depth: number, forcedKind: ClassifiedFile["kind"] | null) => {
     // path.join(dir, name) for each entry, normalising `dir` once: a listed name is one plain segment.
     const prefix = path.join(dir, "x").slice(0, -1);
-    const entries = entriesOf(dir, unreadable) ?? [];
+    const listed = entriesOf(dir, unreadable);
+    const entries = listed ?? [];
     if (depth === 0) opts.listed?.(entries.length);
+    // Each entry's lstat told as it is made: a kept answer then lists this dir by its names alone.
+    const types = listed ? entryTypes(dir, listed) : null;
     for (const d of entries) {
       const full = prefix + d.name;
       const relPath = rel ? `${rel}/${d.name}` : d.name;
       if (d.isDirectory()) {
+        if (types) lookAtDir(full, d, types);
         if (nameNotUtf8(full, d.name)) noteNameNotUtf8(full, unreadable);
         else if (depth < MAX_DEPTH) walk(full, relPath, depth + 1, forcedKind ?? (depth === 0 ? (FOLDER_KINDS[d.name] ?? null) : null));
         continue;
       }
-      const file = classified(full, d.name, relBase ? `${relBase}/${relPath}` : relPath, forcedKind, unreadable, opts.seen);
+      const file = classified(full, d, relBase ? `${relBase}/${relPath}` : relPath, forcedKind, unreadable, opts.seen, types);
       if (file) out.push(file);
     }
+    types?.done();
   };
   walk(root, "", 0, opts.kind ?? null);
   return { files: out, unreadable };
 }
 
+/**
+ * A subdir's own lstat, for a whole answer only (a walk needs none: it lists the subdir): with it,
+ * the lstats of the run prove the type of each entry of the dir that holds it (entryTypes).
+ */
+function lookAtDir(full: string, d: fs.Dirent, types: EntryTypes): void {
+  if (!noting()) return;
+  let st: fs.BigIntStats | undefined;
+  try {
+    st = fs.lstatSync(full, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return; // not looked at: the dir keeps its typed listing
+  }
+  if (st) noteLstat(full, st);
+  types.looked(d, st);
+}
+
 /** One directory entry, classified; null when it vanished or cannot be looked at (noted). */
 function classified(
   full: string,
-  name: string,
+  d: fs.Dirent,
   relPath: string,
   forcedKind: ClassifiedFile["kind"] | null,
   unreadable: UnreadableFile[],
   seen: ScanOptions["seen"],
+  types: EntryTypes | null,
 ): ClassifiedFile | null {
+  const name = d.name;
   let st: fs.BigIntStats;
   try {
     // In ns: the index's identity of the file comes from this same call.
@@ -129,6 +152,7 @@ function classified(
   // The index notes the lstat for a whole answer too, with the identity it makes of it; without it, this does.
   if (seen) seen(full, st);
   else noteLstat(full, st);
+  types?.looked(d, st);
   // A FIFO, socket or device here is classified and reported by name, and never opened.
   const odd = notRegular(full, st);
   if (odd !== null && !(st.isSymbolicLink() && odd.startsWith("a directory"))) {

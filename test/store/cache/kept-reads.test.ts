@@ -8,6 +8,7 @@ import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { checkedReads, keptReads, stillTrue } from "../../../src/store/cache/kept-reads.js";
 import { noteDir, noteFile, startReads, stopReads } from "../../../src/store/read-set.js";
+import { scanTree } from "../../../src/store/files/scan.js";
 import { pastRacyWindow } from "../../helpers/index-cache.js";
 import { tempDir } from "../../helpers/temp.js";
 
@@ -110,12 +111,120 @@ describe("kept reads, read from their bytes", () => {
     const kept = keptLstats([file]).toString("utf8");
     expect(stillTrue(Buffer.from(kept))).toBe(true);
     for (let cut = 0; cut < kept.length; cut++) expect(stillTrue(Buffer.from(kept.slice(0, cut)))).toBe(false);
-    const { dirs, lstats, stats } = JSON.parse(kept) as Record<string, string[]>;
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, stats })))).toBe(true);
-    expect(stillTrue(Buffer.from(JSON.stringify({ dirs, lstats, stats })))).toBe(false);
+    const { dirs, names, lstats, stats } = JSON.parse(kept) as Record<string, string[]>;
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, names, stats })))).toBe(true);
+    expect(stillTrue(Buffer.from(JSON.stringify({ dirs, lstats, names, stats })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, stats })))).toBe(false);
     expect(stillTrue(Buffer.from(`${kept} `))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [...lstats!, file], dirs, stats })))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, 5], dirs, stats })))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, "-"], dirs, stats })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [...lstats!, file], dirs, names, stats })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, 5], dirs, names, stats })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, "-"], dirs, names, stats })))).toBe(false);
+  });
+});
+
+/** Walks `dir` as a store's walk does (scanTree), in a run that counts nothing as changed too recently; the reads kept, as their bytes and parsed. */
+function keptWalk(dir: string, more: () => void = () => {}): { kept: Buffer; parsed: Record<string, string[]> } {
+  const reads = startReads(Date.now() + 60_000);
+  try {
+    scanTree(dir);
+    more();
+  } finally {
+    stopReads();
+  }
+  const kept = Buffer.from([...keptReads(reads)!].join(""));
+  return { kept, parsed: JSON.parse(kept.toString("utf8")) as Record<string, string[]> };
+}
+
+describe("a dir kept by its names alone", () => {
+  it("is one whose every entry the walk lstat-ed, of the type its listing gave: checked with no Dirent per name, and a change to a name or a type is still seen", () => {
+    const dir = tempDir("ocs-kept-names-only-");
+    for (const n of ["b.jsonl", "a.jsonl", "c.jsonl.reset.2026-01-01T00-00-00.000Z"]) fs.writeFileSync(path.join(dir, n), "x");
+    fs.symlinkSync("a.jsonl", path.join(dir, "link.jsonl"));
+    fs.mkdirSync(path.join(dir, "cron"));
+    fs.writeFileSync(path.join(dir, "cron", "runs.jsonl"), "x");
+    const { kept, parsed } = keptWalk(dir);
+    expect(parsed.dirs).toEqual([]);
+    // A subdir's walk ends first.
+    expect(parsed.names).toEqual([
+      path.join(dir, "cron"),
+      "runs.jsonl",
+      dir,
+      "a.jsonl/b.jsonl/c.jsonl.reset.2026-01-01T00-00-00.000Z/cron/link.jsonl",
+    ]);
+    const listed = vi.spyOn(fs, "readdirSync");
+    try {
+      expect(stillTrue(kept)).toBe(true);
+      expect(listed.mock.calls).toEqual([[path.join(dir, "cron")], [dir]]);
+    } finally {
+      listed.mockRestore();
+    }
+    // A name added, then one gone: the names differ.
+    fs.writeFileSync(path.join(dir, "d.jsonl"), "");
+    expect(stillTrue(kept)).toBe(false);
+    fs.rmSync(path.join(dir, "d.jsonl"));
+    expect(stillTrue(kept)).toBe(true);
+    fs.renameSync(path.join(dir, "b.jsonl"), path.join(dir, "b2.jsonl"));
+    expect(stillTrue(kept)).toBe(false);
+    fs.renameSync(path.join(dir, "b2.jsonl"), path.join(dir, "b.jsonl"));
+    // The same names, other types: a file made a dir, a symlink a file, a subdir a symlink to one.
+    const swaps: Array<() => void> = [
+      () => {
+        fs.rmSync(path.join(dir, "a.jsonl"));
+        fs.mkdirSync(path.join(dir, "a.jsonl"));
+      },
+      () => {
+        fs.rmSync(path.join(dir, "link.jsonl"));
+        fs.writeFileSync(path.join(dir, "link.jsonl"), "x");
+      },
+      () => {
+        fs.renameSync(path.join(dir, "cron"), path.join(dir, "cron.real"));
+        fs.symlinkSync("cron.real", path.join(dir, "cron"));
+      },
+    ];
+    for (const swap of swaps) {
+      const { kept: before } = keptWalk(dir);
+      expect(stillTrue(before)).toBe(true);
+      swap();
+      expect(stillTrue(before)).toBe(false);
+    }
+  });
+
+  it("is not one with an entry the walk did not lstat, nor one listed otherwise before the walk: that dir keeps its typed listing", () => {
+    const dir = tempDir("ocs-kept-typed-");
+    fs.writeFileSync(path.join(dir, "a.jsonl"), "x");
+    fs.mkdirSync(path.join(dir, "deep"));
+    expect(keptWalk(dir).parsed.names).toEqual([path.join(dir, "deep"), "", dir, "a.jsonl/deep"]);
+    // Listed by something else first (as a reader lists a dir before the walk): the typed listing is what the run kept.
+    const reads = startReads(Date.now() + 60_000);
+    try {
+      noteDir(dir, fs.readdirSync(dir, { withFileTypes: true }));
+      scanTree(dir);
+    } finally {
+      stopReads();
+    }
+    const parsed = JSON.parse([...keptReads(reads)!].join("")) as Record<string, string[]>;
+    expect(parsed.dirs).toEqual([dir, "a.jsonl/f/deep/d"]);
+    expect(parsed.names).toEqual([path.join(dir, "deep"), ""]);
+    // A dir gone is not its (no) names.
+    const { kept } = keptWalk(dir);
+    expect(stillTrue(kept)).toBe(true);
+    fs.rmdirSync(path.join(dir, "deep"));
+    fs.mkdirSync(path.join(dir, "deep2"));
+    expect(stillTrue(kept)).toBe(false);
+  });
+
+  it("is never one whose entry changed while the run ran: a path noted twice with two states makes the answer one not kept", () => {
+    const dir = tempDir("ocs-kept-twice-");
+    const file = path.join(dir, "a.jsonl");
+    fs.writeFileSync(file, "x");
+    const reads = startReads(Date.now() + 60_000);
+    try {
+      noteFile(file, "l");
+      fs.appendFileSync(file, "y");
+      scanTree(dir);
+    } finally {
+      stopReads();
+    }
+    expect(keptReads(reads)).toBeNull();
   });
 });

@@ -4,7 +4,7 @@
  */
 import { openStderr, openStdout } from "./fd-stdout.js";
 import { VERSION } from "./version.js";
-import { wantsHeapHeldClose, wantsYoungGenerationHeld } from "./young-generation.js";
+import { wantsHeapHeldClose, wantsYoungGenerationHeld, youngSizedByUser } from "./young-generation.js";
 import { heapHold } from "../store/process/streaming-memory.js";
 import type { IO } from "./output.js";
 
@@ -95,7 +95,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   // both let go at the end: the bin writes its code cache at exit, and V8 refuses one made under
   // other flags at the next start.
   if (wantsYoungGenerationHeld(argv, process.execArgv, process.env)) heapHold.young();
-  if (wantsHeapHeldClose(argv)) heapHold.want();
+  if (wantsHeapHeldClose(argv)) heapHold.want({ young: !youngSizedByUser(process.execArgv, process.env) });
   try {
     // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
     process.exitCode = await run(argv, io);

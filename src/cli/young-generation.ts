@@ -6,9 +6,10 @@
  * peak RSS, `timeline` 4.9 → 2.8 s and 308 → 150 MB, with 4 MB semi-spaces against Node 24's own
  * growth. They once ran in a second Node started with `--max-semi-space-size=4`; V8 reads its
  * growth factor whenever it would grow the young generation, so setting that at run time holds it
- * with no second Node start (80–160 ms on a slow machine). `ls`, `restore` and the small commands
- * leave it alone; `ls` holds its heap close at run time instead, on a big store. This file is the
- * one place that names the commands.
+ * with no second Node start (80–160 ms on a slow machine). `restore` and the small commands leave
+ * it alone; `ls` holds it once its store proves more than small (1,000 files or rows), and its heap
+ * close on a big store (loading node:v8 is a measurable part of an empty store's `ls`). This file is
+ * the one place that names the commands.
  */
 const FLAG = "--max-semi-space-size";
 const STORE_READERS = new Set([
@@ -34,10 +35,15 @@ export function wantsHeapHeldClose(argv: readonly string[]): boolean {
 
 /**
  * True when `argv` runs a store reader whose young generation the user has not sized
- * (`--max-semi-space-size` in the Node flags or NODE_OPTIONS is theirs to keep).
+ * (youngSizedByUser).
  */
 export function wantsYoungGenerationHeld(argv: readonly string[], execArgv: readonly string[], env: NodeJS.ProcessEnv): boolean {
   if (!STORE_READERS.has(argv[0] ?? "")) return false;
   if (argv.includes("--help") || argv.includes("-h")) return false;
-  return !execArgv.some((a) => a.startsWith(FLAG)) && !(env.NODE_OPTIONS ?? "").includes(FLAG);
+  return !youngSizedByUser(execArgv, env);
+}
+
+/** `--max-semi-space-size` in the Node flags or NODE_OPTIONS: the young generation is the user's to size, and kept as they sized it. */
+export function youngSizedByUser(execArgv: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  return execArgv.some((a) => a.startsWith(FLAG)) || (env.NODE_OPTIONS ?? "").includes(FLAG);
 }

@@ -44,6 +44,25 @@ describe("opening only regular files", () => {
     expect(log.files()).toHaveLength(1);
   });
 
+  it("opens a file its caller's walk found regular with no stat first, and still refuses what replaced it since, unblocked", () => {
+    const file = path.join(dir, "t.jsonl");
+    fs.writeFileSync(file, "0123456789");
+    const fd = openRegularSync(file, undefined, true);
+    try {
+      const buf = Buffer.alloc(10);
+      expect(fs.readSync(fd, buf, 0, 10, 0)).toBe(10);
+      expect(buf.toString()).toBe("0123456789");
+    } finally {
+      fs.closeSync(fd);
+    }
+    // The limit holds as it did: told by the fstat after the open.
+    expect(() => openRegularSync(file, 3, true)).toThrow(/10 bytes, over the 3-byte limit/);
+    // Replaced by a FIFO after the walk looked: opened without blocking (no writer), then refused.
+    fs.rmSync(file);
+    mkfifo(file);
+    expect(() => openRegularSync(file, undefined, true)).toThrow(/a FIFO \(named pipe\), not a regular file/);
+  });
+
   it("names a socket, a symlink to a device and a symlink loop", async () => {
     const sock = path.join(dir, "s.jsonl");
     const server = await listenSocket(sock);

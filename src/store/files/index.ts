@@ -194,12 +194,15 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   const headerOf = (p: string): TranscriptHeader | null => {
     if (!headers.has(p)) {
       const ref = fileRef(p);
-      const read = present.get(p)?.symlink
+      const walked = present.get(p);
+      // The walk's lstat found it a regular file (no symlink, no FIFO or device): no stat again before its open.
+      const lstatRegular = walked !== undefined && !walked.symlink && walked.notRegular === undefined;
+      const read = walked?.symlink
         ? { header: null, unreadable: null }
         : remember(
             ref,
             "header/1",
-            () => headerRead(ref),
+            () => headerRead(ref, lstatRegular),
             (r) => r.unreadable === null,
           );
       headers.set(p, read.header);

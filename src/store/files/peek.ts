@@ -21,9 +21,9 @@ const PREVIEW_CHARS = 120;
 // One scratch buffer for every bounded read: thousands of headers without allocation churn.
 const scratch = Buffer.allocUnsafe(Math.max(HEAD_BYTES, TAIL_BYTES));
 
-/** Bytes [start, start+length) of a file; the result is only valid until the next call. */
-function readRange(file: string, start: number, length: number): Buffer {
-  const fd = openRegularSync(file);
+/** Bytes [start, start+length) of a file; the result is only valid until the next call. `lstatRegular`: openRegularSync's. */
+function readRange(file: string, start: number, length: number, lstatRegular = false): Buffer {
+  const fd = openRegularSync(file, undefined, lstatRegular);
   try {
     const n = fs.readSync(fd, scratch, 0, Math.min(length, scratch.length), start);
     return scratch.subarray(0, n);
@@ -62,8 +62,8 @@ export function zstdPrefixHead(input: Buffer, limit: number): Buffer {
 }
 
 /** The head window of a transcript as text lines; a cut last piece is dropped. */
-function headLines(ref: TranscriptRef & { kind: "file" }, limit = HEAD_BYTES): string[] {
-  return windowLines(ref.compression === "zstd" ? zstdHead(ref.path, limit) : readRange(ref.path, 0, limit), limit, "head");
+function headLines(ref: TranscriptRef & { kind: "file" }, limit = HEAD_BYTES, lstatRegular = false): string[] {
+  return windowLines(ref.compression === "zstd" ? zstdHead(ref.path, limit) : readRange(ref.path, 0, limit, lstatRegular), limit, "head");
 }
 
 /**
@@ -94,10 +94,13 @@ export function parseHeaderLine(text: string): TranscriptHeader | null {
  * OpenClaw's header probe: the first non-empty line within 64 KiB, if it is a session header; and,
  * when the file could not be read, why (attribution that needed the header then says so).
  */
-export function headerRead(ref: TranscriptRef & { kind: "file" }): { header: TranscriptHeader | null; unreadable: string | null } {
+export function headerRead(
+  ref: TranscriptRef & { kind: "file" },
+  lstatRegular = false,
+): { header: TranscriptHeader | null; unreadable: string | null } {
   try {
-    let lines = headLines(ref, FIRST_READ_BYTES);
-    if (lines.every((l) => l.trim() === "")) lines = headLines(ref);
+    let lines = headLines(ref, FIRST_READ_BYTES, lstatRegular);
+    if (lines.every((l) => l.trim() === "")) lines = headLines(ref, HEAD_BYTES, lstatRegular);
     const first = lines.find((l) => l.trim() !== "");
     return { header: first === undefined ? null : parseHeaderLine(first), unreadable: null };
   } catch (err) {

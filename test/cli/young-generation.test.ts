@@ -40,56 +40,45 @@ describe("a store reader run through the bin", () => {
     expect(r.stdout).toBe(sized.stdout);
   });
 
-  it("keeps the young generation at 2 MB where one the user sized grows (10,000 files listed)", () => {
+  /** A store of `n` empty side files: a listing whose walk allocates through many young-generation GCs. */
+  const storeOfFiles = (n: number) => {
     const state = tempDir("ocs-young-files-");
     const sessions = path.join(state, "agents/main/sessions");
     fs.mkdirSync(sessions, { recursive: true });
     fs.writeFileSync(path.join(sessions, "sessions.json"), "{}");
-    for (let i = 0; i < 10_000; i++) fs.writeFileSync(path.join(sessions, `note-${i}.txt`), "");
-    const run = (flags: string[]) =>
-      youngOf(
-        spawnSync(process.execPath, [...flags, "--import", probe, BIN, "timeline", "--json", "--state-dir", state], {
-          encoding: "utf8",
-          env,
-        }).stderr,
-      );
-    // Node 22's V8 now and then grows it once even so (about one run in three, the flag set at
-    // start-up or at run time alike; Node 24's never did here): a held run stays at 2 MB in one of
-    // five at least, where a run the user sized grows every time.
-    const held: Array<{ mb: number }> = [];
-    for (let i = 0; i < 5 && !held.some((h) => h.mb <= 2); i++) {
-      const one = run([]);
-      expect(one).toHaveLength(1);
-      held.push(one[0]!);
-    }
-    const sized = run(["--max-semi-space-size=64"]);
-    expect(sized).toHaveLength(1);
-    expect(Math.min(...held.map((h) => h.mb))).toBeLessThanOrEqual(2);
-    expect(sized[0]!.mb).toBeGreaterThan(2);
+    for (let i = 0; i < n; i++) fs.writeFileSync(path.join(sessions, `note-${i}.txt`), "");
+    return state;
+  };
+  /** The young generation's size (MB) at the exit of `args` on the bin, run with `flags`. */
+  const youngAtExit = (flags: string[], args: string[]) => {
+    const r = spawnSync(process.execPath, [...flags, "--import", probe, BIN, ...args], {
+      encoding: "utf8",
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const young = youngOf(r.stderr);
+    expect(young).toHaveLength(1);
+    return young[0]!.mb;
+  };
+  /**
+   * Held: 2 MB at most, where a run the user sized (`--max-semi-space-size=64`) grows. Node 22's V8
+   * now and then grows a held one once even so (about one run in three, the flag set at start-up
+   * or at run time alike; Node 24's never did here): held in one of five runs at least.
+   */
+  const expectHeld = (args: string[]) => {
+    const held: number[] = [];
+    for (let i = 0; i < 5 && !held.some((mb) => mb <= 2); i++) held.push(youngAtExit([], args));
+    expect(Math.min(...held)).toBeLessThanOrEqual(2);
+    expect(youngAtExit(["--max-semi-space-size=64"], args)).toBeGreaterThan(2);
+  };
+
+  it("keeps the young generation at 2 MB where one the user sized grows (10,000 files listed)", () => {
+    expectHeld(["timeline", "--json", "--state-dir", storeOfFiles(10_000)]);
   });
 
   it("ls holds the young generation once its store has 1,000 files or more, unless the user sized it (3,000 files listed)", () => {
-    const state = tempDir("ocs-young-ls-");
-    const sessions = path.join(state, "agents/main/sessions");
-    fs.mkdirSync(sessions, { recursive: true });
-    fs.writeFileSync(path.join(sessions, "sessions.json"), "{}");
-    for (let i = 0; i < 3_000; i++) fs.writeFileSync(path.join(sessions, `note-${i}.txt`), "");
-    const run = (flags: string[]) => {
-      const r = spawnSync(process.execPath, [...flags, "--import", probe, BIN, "ls", "--json", "--no-index", "--state-dir", state], {
-        encoding: "utf8",
-        env,
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      expect(r.status, r.stderr).toBe(0);
-      const young = youngOf(r.stderr);
-      expect(young).toHaveLength(1);
-      return young[0]!.mb;
-    };
-    // As above, V8 may grow a held one once: held in one of five at least.
-    const held: number[] = [];
-    for (let i = 0; i < 5 && !held.some((mb) => mb <= 2); i++) held.push(run([]));
-    expect(Math.min(...held)).toBeLessThanOrEqual(2);
-    expect(run(["--max-semi-space-size=64"])).toBeGreaterThan(2);
+    expectHeld(["ls", "--json", "--no-index", "--state-dir", storeOfFiles(3_000)]);
   });
 
   it("sets V8's flags back before the bin writes its code cache: a second run reuses it (history streaming a 9 MB transcript, check)", () => {

@@ -122,10 +122,15 @@ export function listingOf(dir: string): string {
  */
 export function namesOf(dir: string): string {
   try {
-    return fs.readdirSync(dir).sort().join("/");
+    return namesText(fs.readdirSync(dir));
   } catch (err) {
     return failure(err);
   }
+}
+
+/** A dir's names as `named` keeps them and namesOf finds them: sorted, "/"-joined (a name holds no "/"). */
+function namesText(names: string[]): string {
+  return names.sort().join("/");
 }
 
 /** Each entry's name and type ("d" a dir, "f" a regular file, "y" a symlink, "o" else), sorted, "/"-joined (a name holds no "/"). */
@@ -226,13 +231,7 @@ export function entryTypes(dir: string, entries: readonly fs.Dirent[]): EntryTyp
     },
     done() {
       if (proven !== entries.length || gaveUp(set) || !set.listedFrom.has(entries)) return;
-      set.named.set(
-        dir,
-        entries
-          .map((d) => d.name)
-          .sort()
-          .join("/"),
-      );
+      set.named.set(dir, namesText(entries.map((d) => d.name)));
     },
   };
 }

@@ -101,6 +101,19 @@ function itemLines(items: readonly string[]): string {
     .join("");
 }
 
+async function keyLines(
+  opts: CompleteOptions,
+  place: StorePlace,
+  lines: () => Promise<string>,
+  args: readonly string[] | null,
+): Promise<string> {
+  const [{ keptKeyLines }, { tabQuestion }] = await Promise.all([
+    import("../store/session-keys.js"),
+    import("../store/cache/tab-proof.js"),
+  ]);
+  return keptKeyLines(selectionOf(opts), place, lines, args === null ? null : tabQuestion(args, place.env, place.cwd));
+}
+
 /** The lines of `text` (one item a line) that begin with `prefix`. */
 function linesBeginningWith(text: string, prefix: string): string {
   if (prefix === "") return text;
@@ -111,14 +124,23 @@ function linesBeginningWith(text: string, prefix: string): string {
     .join("");
 }
 
-/** Writes the items, sorted, each once (only those beginning with `opts.prefix`); nothing when there is no store (completion must stay quiet). */
-export async function writeCompletionItems(what: string, opts: CompleteOptions, io: Pick<IO, "stdout" | "env" | "cwd">): Promise<void> {
+/**
+ * Writes the items, sorted, each once (only those beginning with `opts.prefix`); nothing when there
+ * is no store (completion must stay quiet). `args`: the arguments after the item kind as the shell
+ * passed them, when they are the plain ones (parseCompleteArgs): keys then leave bash's next Tab a
+ * proof (store/cache/tab-proof.ts).
+ */
+export async function writeCompletionItems(
+  what: string,
+  opts: CompleteOptions,
+  io: Pick<IO, "stdout" | "env" | "cwd">,
+  args: readonly string[] | null = null,
+): Promise<void> {
   try {
     const place = { env: io.env, cwd: io.cwd };
     const lines = async () => itemLines(await completionItems(what, opts, place));
     // Keys, on every Tab: the lines a Tab before wrote, while the files they came from are unchanged.
-    const text =
-      what === "keys" ? await (await import("../store/session-keys.js")).keptKeyLines(selectionOf(opts), place, lines) : await lines();
+    const text = what === "keys" ? await keyLines(opts, place, lines, args) : await lines();
     io.stdout.write(linesBeginningWith(text, opts.prefix ?? ""));
   } catch {
     // completion must stay quiet: no store, nothing to offer

@@ -52,7 +52,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       const stdout = openStdout().on("error", (err: NodeJS.ErrnoException) => {
         if (err.code !== "EPIPE") throw err;
       });
-      await writeCompletionItems(parsed.what, parsed.opts, { stdout, env: process.env, cwd: process.cwd() });
+      const io = { stdout, env: process.env, cwd: process.cwd() };
+      // The arguments after the kind, as the scripts pass them (`__complete keys --prefix=… …`).
+      await writeCompletionItems(parsed.what, parsed.opts, io, argv[1] === parsed.what ? argv.slice(2) : null);
       process.exitCode = 0;
       return;
     }

@@ -4,6 +4,7 @@
  * the tool at completion time (the hidden `__complete keys|archives|zones` command), read from
  * the store the line names (--state-dir, --agent, … typed before the cursor).
  */
+import { TAB_FORMAT, TAB_STAT_FORMAT } from "../store/cache/tab-proof.js";
 
 export type Shell = "bash" | "zsh" | "fish";
 
@@ -51,10 +52,12 @@ function bashValue(v: ValueKind): string {
       return `compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -d -- "$cur") )`;
     case "words":
       return `COMPREPLY=( $(compgen -W ${q(v.words.join("\n"))} -- "$cur") )`;
-    case "dynamic":
+    case "dynamic": {
       // The tool matches the prefix, and each line is taken as it is: compgen -W would expand the
       // items as shell words (a `$(…)` in a key would run) and an unquoted list would glob.
-      return `while IFS= read -r item; do COMPREPLY+=("$item"); done < <(${NAME} __complete ${v.what} --prefix="$cur" "\${store[@]}" 2>/dev/null)`;
+      const asked = `while IFS= read -r item; do COMPREPLY+=("$item"); done < <(${NAME} __complete ${v.what} --prefix="$cur" "\${store[@]}" 2>/dev/null)`;
+      return v.what === "keys" ? `_openclaw_sessions_kept_keys "$cur" "\${store[@]}" || ${asked}` : asked;
+    }
     default:
       return `COMPREPLY=()`;
   }
@@ -77,6 +80,7 @@ ${prevCases}
     })
     .join("\n");
   return `# bash completion for ${NAME} (source it, or save as /etc/bash_completion.d/${NAME})
+${bashKeptKeys()}
 _openclaw_sessions() {
   # The line up to the cursor, split on blanks only: bash's COMP_WORDS also splits at ":" (in
   # COMP_WORDBREAKS), and session keys are full of colons.
@@ -112,6 +116,72 @@ ${perCommand}
 }
 complete -F _openclaw_sessions ${NAME}
 `;
+}
+
+/**
+ * The keys a Tab before left (store/cache/tab-proof.ts writes them, and says what each part is),
+ * while GNU stat and bash's own tests find everything they came from as it was: no Node start for
+ * a Tab on a store that has not changed. Returns 1, having offered nothing, for anything else: the
+ * tool then answers, and leaves the next Tab a proof. The question is spelt as tabQuestion spells it.
+ */
+function bashKeptKeys(): string {
+  const kind = (letters: string, test: string) => `      ${letters}) [[ ${test.replaceAll("P", `"\${line#* }"`)} ]] ;;`;
+  return `# Keys without starting the tool: those its last Tab left, while all they came from is unchanged.
+_openclaw_sessions_kept_keys() {
+  local LC_ALL=C IFS= cur=$1 file q n i line got want from to mid
+  local -a paths kinds keys
+  shift
+  # mapfile and \${name@a} are bash 4.4's (macOS ships 3.2): an older bash asks the tool.
+  ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))) || return 1
+  [[ \${XDG_CACHE_HOME-} == /* ]] && file=$XDG_CACHE_HOME || file=\${HOME-}/.cache
+  [[ $file == /* && $PWD == /* ]] || return 1
+  q="cwd=$PWD"
+  for i in "$@"; do q+=$'\\n'"arg=$i"; done
+  for n in \${!CLAWDBOT_@} HOME LOCALAPPDATA \${!OPENCLAW_@} TZ USERPROFILE \${!XDG_@}; do
+    [[ \${!n+x} && \${!n@a} == *x* ]] && q+=$'\\n'"env=$n=\${!n}"
+  done
+  file+="/openclaw-sessions/tab/keys-\${#q}"
+  [[ -f $file && -r $file ]] || return 1
+  # Each group after its count of lines: the question, the paths given to stat, what it prints of
+  # them, the kind of thing at each path where the stores were looked for, the keys.
+  {
+    read -r line && [[ $line == ${q(TAB_FORMAT)} ]] || return 1
+    read -r n && [[ $n =~ ^[0-9]+$ ]] || return 1
+    for ((i = 0; i < n; i++)); do read -r line && got+=\${got:+$'\\n'}$line; done
+    [[ $got == "$q" ]] || return 1
+    read -r n && [[ $n =~ ^[0-9]+$ ]] || return 1
+    for ((i = 0; i < n; i++)); do read -r line && paths+=("$line"); done
+    read -r n && [[ $n =~ ^[0-9]+$ ]] || return 1
+    for ((i = 0; i < n; i++)); do read -r line && want+=\${want:+$'\\n'}$line; done
+    read -r n && [[ $n =~ ^[0-9]+$ ]] || return 1
+    for ((i = 0; i < n; i++)); do read -r line && kinds+=("$line"); done
+    read -r n && [[ $n =~ ^[0-9]+$ ]] || return 1
+    mapfile -t keys
+    ((\${#keys[@]} == n)) || return 1
+  } < "$file" || return 1
+  [[ "$(command stat -c ${q(TAB_STAT_FORMAT)} -- "\${paths[@]}" 2>/dev/null)" == "$want" ]] || return 1
+  for line in "\${kinds[@]}"; do
+    case "\${line%% *}" in
+${[
+  kind("sd", "-d P"),
+  kind("sf", "-f P"),
+  kind("s-", "! -e P"),
+  kind("ld", "-d P && ! -L P"),
+  kind("lf", "-f P && ! -L P"),
+  kind("ly", "-L P"),
+  kind("l-", "! -e P && ! -L P"),
+].join("\n")}
+      *) false ;;
+    esac || return 1
+  done
+  # The keys that begin with $cur: sorted by their bytes, they are one run of lines, found by halving.
+  from=0 to=\${#keys[@]}
+  while ((from < to)); do mid=$(((from + to) / 2)); if [[ \${keys[mid]} < $cur ]]; then from=$((mid + 1)); else to=$mid; fi; done
+  n=$from to=\${#keys[@]}
+  while ((n < to)); do mid=$(((n + to) / 2)); if [[ \${keys[mid]} == "$cur"* ]]; then n=$((mid + 1)); else to=$mid; fi; done
+  # One at a time: for a slice bash walks the array from its start (4 ms on 5,000 keys), for the next element it does not.
+  for ((i = from; i < n; i++)); do COMPREPLY+=("\${keys[i]}"); done
+}`;
 }
 
 // ---- zsh ----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import { isWithinDir } from "../core/path-within.js";
 import { IndexDb, isBusy } from "../store/cache/index-db.js";
 import { keptAnswers } from "../store/cache/answer-memo.js";
 import { answersDirOf, indexDisabledByEnv, indexFileFor } from "../store/cache/location.js";
+import { forgetTabProofs } from "../store/cache/tab-proof.js";
 import { ownRef, refreshText, textSourceOf } from "../store/cache/text-index.js";
 import { causeOf } from "../store/safe-read.js";
 import { type AgentTarget, locateStores } from "../store/locate.js";
@@ -176,7 +177,8 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
 
   if (opts.forget) {
     // Nothing of the store is read: a store too damaged to read can still have its index removed.
-    const removed = forget(file);
+    // With it go the keys a Tab keeps of the store (store/cache/tab-proof.ts).
+    const removed = [...forget(file), ...forgetTabProofs(ctx.env, root)];
     return {
       schemaVersion: INDEX_SCHEMA_VERSION,
       action: "forgotten",

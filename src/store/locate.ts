@@ -10,6 +10,7 @@ import { environmentError, type ToolError, usageError } from "../core/errors.js"
 import { configPathFor, readConfig } from "./config.js";
 import { homedir } from "./home-dirs.js";
 import { listDirSync, noteUnreadable } from "./safe-read.js";
+import { noteType } from "./read-set.js";
 
 export interface StoreSelection {
   stateDir?: string;
@@ -69,12 +70,22 @@ export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv
   if (fromEnv) return { dir: path.resolve(cwd, expandHome(fromEnv, home)), resolvedBy: "OPENCLAW_STATE_DIR" };
   const how = env.OPENCLAW_HOME?.trim() ? "OPENCLAW_HOME" : "home";
   const preferred = path.join(home, ".openclaw");
-  if (fs.existsSync(preferred)) return { dir: preferred, resolvedBy: `${how}: ~/.openclaw` };
+  if (present(preferred)) return { dir: preferred, resolvedBy: `${how}: ~/.openclaw` };
   for (const legacy of LEGACY_STATE_DIRNAMES) {
     const dir = path.join(home, legacy);
-    if (fs.existsSync(dir)) return { dir, resolvedBy: `${how}: legacy ~/${legacy}` };
+    if (present(dir)) return { dir, resolvedBy: `${how}: legacy ~/${legacy}` };
   }
   return { dir: preferred, resolvedBy: `${how}: ~/.openclaw (default)` };
+}
+
+/**
+ * Whether something is at `p` through symlinks (fs.existsSync: an error is "no"). Each look of this
+ * file is noted by the kind of thing it found (store/read-set.ts noteType): where the stores are is
+ * part of what an answer read.
+ */
+function present(p: string): boolean {
+  noteType(p, "s");
+  return fs.existsSync(p);
 }
 
 /** Not there, as far as a store path goes: nothing by that name, or a path through a file. */
@@ -85,6 +96,7 @@ const ABSENT = new Set(["ENOENT", "ENOTDIR"]);
  * looked at (a dir without search permission, an I/O error) is noted and thrown: never "absent".
  */
 function exists(p: string): boolean {
+  noteType(p, "l");
   try {
     return fs.lstatSync(p, { throwIfNoEntry: false }) !== undefined;
   } catch (err) {
@@ -95,6 +107,7 @@ function exists(p: string): boolean {
 
 /** Whether `p` is a directory (after symlinks); what cannot be looked at is noted and thrown, as in `exists`. */
 function isDir(p: string): boolean {
+  noteType(p, "s");
   try {
     return fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch (err) {

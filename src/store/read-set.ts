@@ -25,6 +25,12 @@ export interface ReadSet {
   /** Path → what its stat (through symlinks) found, when first asked. */
   readonly stats: Map<string, Seen>;
   /**
+   * Path → only what kind of thing is there (typeAt): where the run asked no more than whether
+   * something is there, or a dir (locating the stores). A state dir's other entries change its
+   * times, which say nothing about where the stores are.
+   */
+  readonly types: Map<string, string>;
+  /**
    * Dir (one of `dirs`) → its names alone (namesOf), when an lstat in `lstats` found each entry the
    * type its listing gave (entryTypes): a later check proves the types by those lstats, and lists
    * the dir without a Dirent per name.
@@ -56,6 +62,7 @@ export function startReads(settledBefore: number): ReadSet {
     dirs: new Map(),
     lstats: new Map(),
     stats: new Map(),
+    types: new Map(),
     named: new Map(),
     listedFrom: new WeakSet(),
     doubt: null,
@@ -70,11 +77,11 @@ export function stopReads(): void {
 }
 
 /** The one letter of a type, for what a listing (a Dirent) and an lstat (Stats) found alike. */
-function typeOf(found: fs.BigIntStats | fs.Dirent): string {
+function typeOf(found: fs.BigIntStats | fs.Stats | fs.Dirent): string {
   return found.isFile() ? "f" : found.isSymbolicLink() ? "y" : found.isDirectory() ? "d" : "o";
 }
 
-function seenOf(st: fs.BigIntStats): Seen {
+export function seenOf(st: fs.BigIntStats): Seen {
   return `${typeOf(st)}${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
@@ -104,6 +111,25 @@ export function lookAt(p: string, how: "l" | "s"): Seen {
   } catch (err) {
     return failure(err);
   }
+}
+
+/**
+ * What kind of thing an lstat ("l") or a stat ("s") finds at `p` now: `how` and a type letter
+ * (Seen's), "-" for nothing there, "!" and the error code when it cannot be looked at.
+ */
+export function typeAt(p: string, how: "l" | "s"): string {
+  try {
+    const st = how === "l" ? fs.lstatSync(p, { throwIfNoEntry: false }) : fs.statSync(p, { throwIfNoEntry: false });
+    return how + (st ? typeOf(st) : "-");
+  } catch (err) {
+    return how + failure(err);
+  }
+}
+
+/** A path the run asks only whether something, or what kind of thing, is there (ReadSet.types). */
+export function noteType(p: string, how: "l" | "s"): void {
+  if (recording === null || gaveUp(recording) || recording.types.has(p)) return;
+  recording.types.set(p, typeAt(p, how));
 }
 
 /** What listing `dir` finds now. */
@@ -194,6 +220,7 @@ function forget(set: ReadSet): void {
   set.dirs.clear();
   set.lstats.clear();
   set.stats.clear();
+  set.types.clear();
   set.named.clear();
 }
 

@@ -60,20 +60,38 @@ export async function readSessionKeys(sel: StoreSelection, place: StorePlace, no
  * What completion makes of the selected stores' keys (`lines`: sorted, one a line), kept as a
  * whole answer (cache/answer-memo.ts) and handed back while every file its run read is unchanged:
  * a Tab on a store that has not changed since the last one reads one small file and stats
- * sessions.json, with no index opened, no entry parsed and no key sorted.
+ * sessions.json, with no index opened, no entry parsed and no key sorted. `tabQuestion`: the
+ * question as bash's completion function spells it (cache/tab-proof.ts), whose next Tab then
+ * prints the keys itself while their proof holds.
  */
-export async function keptKeyLines(sel: StoreSelection, place: StorePlace, lines: () => Promise<string>): Promise<string> {
-  // Only where the keys come from the index anyway: a small sessions.json is read quicker than a kept
-  // answer is checked (and its Tab loads no SQLite), and a database's keys are never kept.
-  if (sel.index === false || !locatesIndexedStoreFile(sel, place)) return lines();
+export async function keptKeyLines(
+  sel: StoreSelection,
+  place: StorePlace,
+  lines: () => Promise<string>,
+  tabQuestion: string | null = null,
+): Promise<string> {
+  // Only where the keys come from the index anyway, or a Tab can be left a proof: a small
+  // sessions.json is read quicker than a kept answer is checked (and its Tab loads no SQLite), and
+  // a database's keys are never kept.
+  if (sel.index === false || (tabQuestion === null && !locatesIndexedStoreFile(sel, place))) return lines();
   const [{ reuseAnswer }, { StoreCache }] = await Promise.all([import("./cache/answer-memo.js"), import("./cache/store-cache.js")]);
   // Completion stays quiet: an index that cannot be used is simply not used.
   const cache = new StoreCache({ env: place.env, sqliteProof: () => null, warn: () => {} });
+  let proven: Buffer | null = null;
+  let text: string;
   try {
-    return await reuseAnswer({ place, cache, warnings: () => 0 }, sel, "complete-keys:1", lines);
+    const provenBy =
+      tabQuestion === null
+        ? undefined
+        : (reads: Buffer) => {
+            proven = reads;
+          };
+    text = await reuseAnswer({ place, cache, warnings: () => 0 }, sel, "complete-keys:1", lines, { provenBy });
   } finally {
     cache.close();
   }
+  if (tabQuestion !== null && proven !== null) (await import("./cache/tab-proof.js")).writeTabProof(place.env, tabQuestion, proven, text);
+  return text;
 }
 
 /** Does the selection locate a files-era sessions.json whose keys the index keeps (INDEXED_KEYS_FROM_BYTES)? */

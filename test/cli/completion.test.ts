@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { copyState, ROOT, scenarioDir } from "../helpers/corpus.js";
 import { tempDir } from "../helpers/temp.js";
+import { BIN } from "../helpers/built-cli.js";
+import { pastRacyWindow } from "../helpers/index-cache.js";
 
 /** A PATH entry with an `openclaw-sessions` that runs this checkout's source. */
 function shimDir(): string {
@@ -159,6 +161,133 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
 });
 
 const hasShell = (sh: string) => spawnSync("sh", ["-c", `command -v ${sh}`], { stdio: "ignore" }).status === 0;
+const gnuStat = spawnSync("stat", ["--version"], { encoding: "utf8" }).stdout?.includes("GNU coreutils") ?? false;
+
+describe.runIf(gnuStat)("bash answers a Tab itself while nothing the keys came from has changed (store/cache/tab-proof.ts)", () => {
+  /** The shipped tool on PATH, each start of it logged; the script it prints; a store; a cache dir of its own. */
+  function setUp() {
+    const { stateDir } = copyState("files", "reset-chain");
+    const dir = tempDir("ocs-tab-");
+    const log = path.join(dir, "started");
+    const bin = path.join(dir, "bin");
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, "openclaw-sessions"), `#!/bin/sh\necho "$*" >> "${log}"\nexec "${process.execPath}" "${BIN}" "$@"\n`, {
+      mode: 0o755,
+    });
+    const script = path.join(dir, "c.bash");
+    fs.writeFileSync(script, spawnSync(process.execPath, [BIN, "completion", "bash"], { encoding: "utf8" }).stdout);
+    const env = {
+      PATH: `${bin}:${process.env.PATH}`,
+      HOME: path.join(dir, "home"),
+      XDG_CACHE_HOME: path.join(dir, "cache"),
+      OPENCLAW_STATE_DIR: stateDir,
+    };
+    const tab = (line: string) => {
+      const r = spawnSync(
+        "bash",
+        [
+          "--norc",
+          "--noprofile",
+          "-c",
+          `source "${script}"\nCOMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}\n_openclaw_sessions\nprintf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        {
+          env,
+          encoding: "utf8",
+        },
+      );
+      expect(r.stderr).toBe("");
+      return r.stdout.split("\n").filter(Boolean).sort();
+    };
+    const starts = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean).length : 0);
+    return { stateDir, dir, bin, env, tab, starts };
+  }
+
+  it("the tool starts for the first Tab only; a changed sessions.json, a new agent dir or another stat sends the Tab to it again", async () => {
+    const { stateDir, dir, bin, tab, starts } = setUp();
+    const storePath = path.join(stateDir, "agents/main/sessions/sessions.json");
+    await pastRacyWindow();
+    const keys = ["agent:main:main", "agent:main:telegram:direct:424242"];
+    expect(tab("openclaw-sessions ls agent")).toEqual(keys);
+    expect(starts()).toBe(1);
+    // The proof it left answers the next Tabs, whatever the word: the same keys as the tool's.
+    expect(tab("openclaw-sessions ls agent")).toEqual(keys);
+    expect(tab("openclaw-sessions history agent:main:te")).toEqual(["telegram:direct:424242"]);
+    expect(tab("openclaw-sessions ls agent:main:zz")).toEqual([]);
+    expect(tab("openclaw-sessions ls ")).toEqual(keys);
+    expect(starts()).toBe(1);
+    // Another question (a store option on the line) is the tool's.
+    expect(tab(`openclaw-sessions ls --state-dir ${stateDir} agent`)).toEqual(keys);
+    expect(starts()).toBe(2);
+
+    // OpenClaw writes a key: the next Tab offers it. Written under RACY_MS ago, it is not proven yet.
+    const entries = JSON.parse(fs.readFileSync(storePath, "utf8")) as Record<string, unknown>;
+    entries["agent:main:new"] = entries["agent:main:main"];
+    fs.writeFileSync(`${storePath}.tmp`, JSON.stringify(entries, null, 2));
+    fs.renameSync(`${storePath}.tmp`, storePath);
+    expect(tab("openclaw-sessions ls agent:main:n")).toEqual(["new"]);
+    expect(tab("openclaw-sessions ls agent:main:n")).toEqual(["new"]);
+    expect(starts()).toBe(4);
+    await pastRacyWindow();
+    expect(tab("openclaw-sessions ls agent:main:n")).toEqual(["new"]);
+    expect(tab("openclaw-sessions ls agent:main:n")).toEqual(["new"]);
+    expect(starts()).toBe(5);
+
+    // A new agent dir: where the stores are may have changed.
+    fs.mkdirSync(path.join(stateDir, "agents/work/sessions"), { recursive: true });
+    expect(tab("openclaw-sessions ls agent:main:n")).toEqual(["new"]);
+    expect(starts()).toBe(6);
+    await pastRacyWindow();
+    expect(tab("openclaw-sessions ls agent:main:n")).toEqual(["new"]);
+    expect(tab("openclaw-sessions ls agent:main:n")).toEqual(["new"]);
+    expect(starts()).toBe(7);
+
+    // The state dir gone: no keys, from the tool. Back, as it was (the same files): the proof holds again.
+    fs.renameSync(stateDir, `${stateDir}.moved`);
+    expect(tab("openclaw-sessions ls agent")).toEqual([]);
+    expect(starts()).toBe(8);
+    fs.renameSync(`${stateDir}.moved`, stateDir);
+    expect(tab("openclaw-sessions ls agent:main:n")).toEqual(["new"]);
+    expect(starts()).toBe(8);
+
+    // A `stat` that prints anything else than GNU stat did is never trusted.
+    fs.writeFileSync(path.join(bin, "stat"), "#!/bin/sh\necho other\n", { mode: 0o755 });
+    expect(tab("openclaw-sessions ls agent:main:n")).toEqual(["new"]);
+    expect(starts()).toBe(9);
+    fs.rmSync(path.join(bin, "stat"));
+
+    // The proof names the running bundle: another build is a change.
+    const proofs = path.join(dir, "cache/openclaw-sessions/tab");
+    const proof = fs.readdirSync(proofs).map((n) => fs.readFileSync(path.join(proofs, n), "utf8"));
+    expect(proof.some((text) => text.split("\n").includes(path.join(ROOT, "dist/commands/__complete.js")))).toBe(true);
+  });
+
+  it("a damaged proof is never trusted, and says nothing", async () => {
+    const { env, tab, starts } = setUp();
+    await pastRacyWindow();
+    expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
+    const proofs = path.join(env.XDG_CACHE_HOME, "openclaw-sessions/tab");
+    const [name] = fs.readdirSync(proofs);
+    const file = path.join(proofs, name!);
+    const text = fs.readFileSync(file, "utf8");
+    const lines = text.split("\n");
+    // A count that is no number (an arithmetic expression, which bash would evaluate).
+    const marker = path.join(path.dirname(file), "ran");
+    fs.writeFileSync(file, [lines[0], `x[$(touch ${marker})]`, ...lines.slice(2)].join("\n"));
+    expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(starts()).toBe(2);
+    // A stat line that is not what stat prints now.
+    const printed = lines.findIndex((l) => l.endsWith("sessions.json") && /^[0-9a-f]+:/.test(l));
+    fs.writeFileSync(file, lines.map((l, i) => (i === printed ? l.replace(/^[0-9a-f]+:/, "0:") : l)).join("\n"));
+    expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
+    expect(starts()).toBe(3);
+    // Cut short.
+    fs.writeFileSync(file, lines.slice(0, 5).join("\n"));
+    expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
+    expect(starts()).toBe(4);
+  });
+});
 
 describe("completion in zsh and fish themselves", () => {
   const stateDir = path.join(scenarioDir("files", "reset-chain"), "state");

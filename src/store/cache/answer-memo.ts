@@ -43,6 +43,12 @@ export interface AnswerOptions {
    * since then (a file written again is another file). Not called for an answer derived this run.
    */
   keptAs?: (file: string) => void;
+  /**
+   * Told what proves the answer handed back (its kept reads: kept-reads.ts, where its stores were
+   * looked for among them) whenever one does: a kept answer, or one derived and kept now.
+   * Completion leaves bash a proof of its own with it (cache/tab-proof.ts).
+   */
+  provenBy?: (reads: Buffer) => void;
 }
 
 /** StoreSession.answer: the kept answer while all it read is unchanged, else `compute()`'s (kept when it may be). */
@@ -82,6 +88,7 @@ export async function reuseAnswer<T>(
       const value = keptValue(kept.answer) as T;
       if (opts.filesReadNext) cache.noteChecked(checked, checkedFrom, kept.reads.length);
       opts.keptAs?.(kept.identity);
+      opts.provenBy?.(kept.reads);
       return value;
     } catch {
       // cut short (a write a crash tore): derived again, and written whole
@@ -109,7 +116,12 @@ export async function reuseAnswer<T>(
       const keep = keptReads(reads);
       if (keep !== null) {
         if (size >= FREE_FIRST_CHARS) freeLetGo();
-        writeKept(dir, file, answerFileParts(key, keep, value));
+        if (opts.provenBy) {
+          // One string where a proof is asked for (completion's few reads); a store's are MBs, written in pieces.
+          const text = [...keep].join("");
+          writeKept(dir, file, answerFileParts(key, [text], value));
+          opts.provenBy(Buffer.from(text));
+        } else writeKept(dir, file, answerFileParts(key, keep, value));
       }
     }
   }
@@ -125,7 +137,7 @@ function* answerFileParts(key: string, reads: Iterable<string>, value: unknown):
 }
 
 /** The environment an answer may depend on beyond the files it read (where the stores and the tool's own dirs are, the zone). */
-const ENV_NAMES = /^(HOME|USERPROFILE|LOCALAPPDATA|TZ|XDG_\w+|OPENCLAW_\w+|CLAWDBOT_\w+)$/;
+export const ENV_NAMES = /^(HOME|USERPROFILE|LOCALAPPDATA|TZ|XDG_\w+|OPENCLAW_\w+|CLAWDBOT_\w+)$/;
 
 /**
  * The full name of an answer: the question (`what`, with its options), the code that answers it

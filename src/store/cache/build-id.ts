@@ -29,3 +29,8 @@ export function buildId(): string {
   }
   return build;
 }
+
+/** The running bundle's file, whose identity a proof that outlives the run names (cache/tab-proof.ts); null for an unbundled run. */
+export function bundleFile(): string | null {
+  return buildId().startsWith("unbundled:") ? null : fileURLToPath(import.meta.url);
+}

@@ -1,19 +1,20 @@
 /**
  * What a kept answer's run read (store/read-set.ts), as the answer file keeps it, and the check of
  * it a later run makes before it hands the answer back (store/cache/answer-memo.ts): paths and what
- * their lstat found, dirs and their listings, then paths and what their stat found, each as one
- * flat JSON array of pairs ({"lstats":[path, seen, path, seen, …],"dirs":[dir, listing, …],
- * "names":[dir, names, …],"stats":[…]}). The lstats come first, the path changed last first
- * (lastChangedFirst): after OpenClaw wrote to a transcript, the check fails at its first lstat,
- * before it lists a dir of 18,000 names (40 ms). A dir whose every entry the run lstat-ed is kept by
- * its names alone (ReadSet.named): the lstats, checked first, prove the types, and the dir is
- * listed with no Dirent per name (30 of the 60 ms a cold run takes to list 18,000 transcripts).
+ * their lstat found, dirs and their listings, then paths and what their stat found, then paths and
+ * only the kind of thing there, each as one flat JSON array of pairs ({"lstats":[path, seen, path,
+ * seen, …],"dirs":[dir, listing, …],"names":[dir, names, …],"stats":[…],"types":[path, type, …]}).
+ * The lstats come first, the path changed last first (lastChangedFirst): after OpenClaw wrote to a
+ * transcript, the check fails at its first lstat, before it lists a dir of 18,000 names (40 ms). A
+ * dir whose every entry the run lstat-ed is kept by its names alone (ReadSet.named): the lstats,
+ * checked first, prove the types, and the dir is listed with no Dirent per name (30 of the 60 ms a
+ * cold run takes to list 18,000 transcripts).
  *
  * The check reads that text from its bytes one string at a time (core/json-bytes.ts): on 100,000
  * archives it is 26 MB, which as one string and an array of its 200,000 strings held 60 MB more.
  */
 import { JsonBytesCursor } from "../../core/json-bytes.js";
-import { changedAtOf, listingOf, lookAt, namesOf, type ReadSet } from "../read-set.js";
+import { changedAtOf, listingOf, lookAt, namesOf, type ReadSet, typeAt } from "../read-set.js";
 
 /**
  * What to keep of a run's reads (as JSON text, in pieces made as they are written: a store's are
@@ -35,6 +36,8 @@ function* readsText(reads: ReadSet): Generator<string> {
   yield* pairs(reads.named);
   yield ',"stats":';
   yield* pairs(reads.stats);
+  yield ',"types":';
+  yield* pairs(reads.types);
   yield "}";
 }
 
@@ -103,7 +106,14 @@ export function checkedReads(kept: Buffer): CheckedLstats | null {
   if (!everyPair(c, (p, seen) => lookAt(p, "l") === seen)) return null;
   if (!c.literal(',"dirs":') || !everyPair(c, (dir, listing) => listingOf(dir) === listing)) return null;
   if (!c.literal(',"names":') || !everyPair(c, (dir, names) => namesOf(dir) === names)) return null;
-  if (!c.literal(',"stats":') || !everyPair(c, (p, seen) => lookAt(p, "s") === seen) || !c.literal("}") || !c.atEnd()) return null;
+  if (!c.literal(',"stats":') || !everyPair(c, (p, seen) => lookAt(p, "s") === seen)) return null;
+  if (
+    !c.literal(',"types":') ||
+    !everyPair(c, (p, type) => typeAt(p, type[0] === "l" ? "l" : "s") === type) ||
+    !c.literal("}") ||
+    !c.atEnd()
+  )
+    return null;
   return (each) => {
     const again = new JsonBytesCursor(kept);
     again.pos = lstatsAt;
@@ -112,6 +122,35 @@ export function checkedReads(kept: Buffer): CheckedLstats | null {
       return true;
     });
   };
+}
+
+/**
+ * How a kept answer's run read a path: "l" its lstat, "s" its stat, "d" a dir's typed listing, "n"
+ * a dir's names alone, "t" only what kind of thing is there (typeAt).
+ */
+export type KeptRead = "l" | "s" | "d" | "n" | "t";
+
+/**
+ * Each path and dir the kept reads name, with what the run found there (the `seen` of an lstat or
+ * a stat, a listing, a dir's names), in their order; false when the text is not kept reads.
+ */
+export function eachKeptRead(kept: Buffer, each: (how: KeptRead, path: string, found: string) => void): boolean {
+  const c = new JsonBytesCursor(kept);
+  const section = (opening: string, how: KeptRead) =>
+    c.literal(opening) &&
+    everyPair(c, (p, found) => {
+      each(how, p, found);
+      return true;
+    });
+  return (
+    section('{"lstats":', "l") &&
+    section(',"dirs":', "d") &&
+    section(',"names":', "n") &&
+    section(',"stats":', "s") &&
+    section(',"types":', "t") &&
+    c.literal("}") &&
+    c.atEnd()
+  );
 }
 
 /**

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { checkedReads, keptReads, stillTrue } from "../../../src/store/cache/kept-reads.js";
-import { noteDir, noteFile, startReads, stopReads } from "../../../src/store/read-set.js";
+import { noteDir, noteFile, noteType, startReads, stopReads } from "../../../src/store/read-set.js";
 import { scanTree } from "../../../src/store/files/scan.js";
 import { pastRacyWindow } from "../../helpers/index-cache.js";
 import { tempDir } from "../../helpers/temp.js";
@@ -41,6 +41,30 @@ describe("what a run read, checked again", () => {
       stopReads();
     }
     expect(keptReads(again)).toBeNull();
+  });
+
+  it("keeps where the stores were looked for by the kind of thing there: a state dir's other entries change its times, not that", () => {
+    const dir = tempDir("ocs-answer-types-");
+    const link = path.join(dir, "link");
+    fs.symlinkSync("nowhere", link);
+    const reads = startReads(Date.now() + 60_000);
+    try {
+      noteType(dir, "s");
+      noteType(path.join(dir, "absent"), "l");
+      noteType(link, "l");
+    } finally {
+      stopReads();
+    }
+    const kept = Buffer.from([...keptReads(reads)!].join(""));
+    expect(JSON.parse(kept.toString()).types).toEqual([dir, "sd", path.join(dir, "absent"), "l-", link, "ly"]);
+    fs.writeFileSync(path.join(dir, "other"), "");
+    expect(stillTrue(kept)).toBe(true);
+    fs.writeFileSync(path.join(dir, "absent"), "");
+    expect(stillTrue(kept)).toBe(false);
+    fs.rmSync(path.join(dir, "absent"));
+    fs.rmSync(link);
+    fs.mkdirSync(link);
+    expect(stillTrue(kept)).toBe(false);
   });
 
   it("looks at the path changed last first, before any dir: a store that changed since is found out by one lstat, not by all of them nor a listing", () => {
@@ -111,14 +135,15 @@ describe("kept reads, read from their bytes", () => {
     const kept = keptLstats([file]).toString("utf8");
     expect(stillTrue(Buffer.from(kept))).toBe(true);
     for (let cut = 0; cut < kept.length; cut++) expect(stillTrue(Buffer.from(kept.slice(0, cut)))).toBe(false);
-    const { dirs, names, lstats, stats } = JSON.parse(kept) as Record<string, string[]>;
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, names, stats })))).toBe(true);
-    expect(stillTrue(Buffer.from(JSON.stringify({ dirs, lstats, names, stats })))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, stats })))).toBe(false);
+    const { dirs, names, lstats, stats, types } = JSON.parse(kept) as Record<string, string[]>;
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, names, stats, types })))).toBe(true);
+    expect(stillTrue(Buffer.from(JSON.stringify({ dirs, lstats, names, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, names, stats })))).toBe(false);
     expect(stillTrue(Buffer.from(`${kept} `))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [...lstats!, file], dirs, names, stats })))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, 5], dirs, names, stats })))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, "-"], dirs, names, stats })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [...lstats!, file], dirs, names, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, 5], dirs, names, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, "-"], dirs, names, stats, types })))).toBe(false);
   });
 });
 

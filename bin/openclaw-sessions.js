@@ -28,54 +28,89 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 // makes after the run holds every function the run compiled, where Node's own compile cache (made
 // when a module is compiled) holds only its top level, so each run compiled again all it called.
 const path = process.getBuiltinModule("node:path");
-// A command with a bundle of its own (dist/commands/<name>.js, scripts/build.mjs) runs that one.
-const command = /^[a-z_][a-z_-]{0,23}$/.test(args[0] ?? "") ? args[0] : "-";
-let bundlePath = path.join(__dirname, "..", "dist", "commands", `${command}.js`);
-let source;
-try {
-  // ASCII only (scripts/build.mjs): latin1 is the fast way to read it.
-  source = fs.readFileSync(bundlePath, "latin1");
-} catch {
-  bundlePath = path.join(__dirname, "..", "dist", "cli.js");
-}
-try {
-  source ??= fs.readFileSync(bundlePath, "latin1");
-} catch {
-  // A clone that was never built (the package users install ships dist/): say how, not a stack trace.
-  process.stderr.write(
-    `openclaw-sessions: ${bundlePath} is missing: this is an unbuilt source checkout; run \`npm run build\` in it first\n`,
-  );
-  process.exit(3);
-}
 const vm = process.getBuiltinModule("node:vm");
-const cache = codeCache();
-let cachedData;
-if (cache)
+
+// A Tab's keys, while the proof the last Tab left holds (src/cli/tab-keys.ts): the few KB of
+// dist/tab.js, none of the CLI. Anything else, or any failure, and the CLI answers as ever.
+if (!(args[0] === "__complete" && args[1] === "keys" && answeredFromTab())) runCli();
+
+/** The command, by the CLI's bundle. */
+function runCli() {
+  // A command with a bundle of its own (dist/commands/<name>.js, scripts/build.mjs) runs that one.
+  const command = /^[a-z_][a-z_-]{0,23}$/.test(args[0] ?? "") ? args[0] : "-";
+  let bundlePath = path.join(__dirname, "..", "dist", "commands", `${command}.js`);
+  let source;
   try {
-    cachedData = fs.readFileSync(cache.file);
+    // ASCII only (scripts/build.mjs): latin1 is the fast way to read it.
+    source = fs.readFileSync(bundlePath, "latin1");
   } catch {
-    // none yet: this run makes it
+    bundlePath = path.join(__dirname, "..", "dist", "cli.js");
   }
-const script = new vm.Script(source, { filename: bundlePath, cachedData });
-if (cache && (!cachedData || script.cachedDataRejected)) process.once("exit", () => saveCodeCache(cache, script));
-const cjs = { exports: {} };
-const requireBuiltin = (id) =>
-  process.getBuiltinModule(id) ??
-  (() => {
-    throw new Error(`not a Node builtin: ${id}`);
-  })();
-script.runInThisContext()(cjs.exports, requireBuiltin, cjs, bundlePath, path.dirname(bundlePath));
-cjs.exports.main();
+  try {
+    source ??= fs.readFileSync(bundlePath, "latin1");
+  } catch {
+    // A clone that was never built (the package users install ships dist/): say how, not a stack trace.
+    process.stderr.write(
+      `openclaw-sessions: ${bundlePath} is missing: this is an unbuilt source checkout; run \`npm run build\` in it first\n`,
+    );
+    process.exit(3);
+  }
+  const cache = codeCache(source, command);
+  let cachedData;
+  if (cache)
+    try {
+      cachedData = fs.readFileSync(cache.file);
+    } catch {
+      // none yet: this run makes it
+    }
+  const script = new vm.Script(source, { filename: bundlePath, cachedData });
+  if (cache && (!cachedData || script.cachedDataRejected)) process.once("exit", () => saveCodeCache(cache, script));
+  run(script, bundlePath).main();
+}
+
+/** Whether dist/tab.js answered `__complete keys` (and its lines went to stdout). */
+function answeredFromTab() {
+  let keys = null;
+  try {
+    const file = path.join(__dirname, "..", "dist", "tab.js");
+    keys = run(new vm.Script(fs.readFileSync(file, "latin1"), { filename: file }), file).tabKeys(args.slice(1), process.env, process.cwd());
+  } catch {
+    return false;
+  }
+  if (keys === null) return false;
+  const bytes = Buffer.from(keys);
+  let done = 0;
+  try {
+    while (done < bytes.length) done += fs.writeSync(1, bytes, done);
+  } catch (err) {
+    // A non-blocking pipe a parent left: Node's stream writes the rest as the pipe drains. A shell
+    // that stopped reading (EPIPE) ends the list.
+    if (err.code === "EAGAIN") process.stdout.on("error", () => {}).write(bytes.subarray(done));
+  }
+  return true;
+}
+
+/** A compiled bundle's exports: its function run with the CommonJS arguments, a `require` of Node's own modules only. */
+function run(compiled, file) {
+  const cjs = { exports: {} };
+  const requireBuiltin = (id) =>
+    process.getBuiltinModule(id) ??
+    (() => {
+      throw new Error(`not a Node builtin: ${id}`);
+    })();
+  compiled.runInThisContext()(cjs.exports, requireBuiltin, cjs, file, path.dirname(file));
+  return cjs.exports;
+}
 
 /**
- * This run's code cache (`file`, in `dir`), or null for none (NODE_DISABLE_COMPILE_CACHE, or a
- * bundle without its id). Beside Node's (NODE_COMPILE_CACHE), else in the tool's cache dir: outside
+ * The code cache of this run of `command` from the bundle `source` (`file`, in `dir`), or null for
+ * none (NODE_DISABLE_COMPILE_CACHE, or a bundle without its id). Beside Node's (NODE_COMPILE_CACHE), else in the tool's cache dir: outside
  * any OpenClaw store (a store is never written). One file per bundle (its content hash, which the
  * build writes on its first line: V8 itself checks only the length of the source), Node and its
  * flags (V8 refuses a cache made under others: the store readers' child runs with its own), and
  * command (a cache holds what its run compiled).
  */
-function codeCache() {
+function codeCache(source, command) {
   const env = process.env;
   const id = /^\/\/ openclaw-sessions bundle (\w+)\n/.exec(source.slice(0, 80))?.[1];
   if (env.NODE_DISABLE_COMPILE_CACHE || !id) return null;

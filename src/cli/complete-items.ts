@@ -72,6 +72,24 @@ export function parseCompleteArgs(args: readonly string[]): { what: string; opts
   return what === undefined ? null : { what, opts: opts as CompleteOptions };
 }
 
+/**
+ * The arguments after the item kind as the shell passed them, but the prefix (`--prefix=…`, where
+ * it is the option, not another option's value): the store options bash's completion function
+ * puts in its question (store/cache/tab-proof.ts). Null for a prefix written as two words, which
+ * no script passes.
+ */
+export function questionArgs(args: readonly string[]): string[] | null {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--prefix") return null;
+    if (arg.startsWith("--prefix=")) continue;
+    out.push(arg);
+    if (Object.hasOwn(COMPLETE_OPTIONS, arg) && COMPLETE_OPTIONS[arg]!.takesValue && i + 1 < args.length) out.push(args[++i]!);
+  }
+  return out;
+}
+
 /** The items of one kind, for the store the options select; never fails loudly. */
 async function completionItems(what: string, opts: CommonOptions, place: StorePlace): Promise<string[]> {
   if (what === "zones") return Intl.supportedValuesOf("timeZone").concat("UTC");
@@ -111,7 +129,8 @@ async function keyLines(
     import("../store/session-keys.js"),
     import("../store/cache/tab-proof.js"),
   ]);
-  return keptKeyLines(selectionOf(opts), place, lines, args === null ? null : tabQuestion(args, place.env, place.cwd));
+  const asked = args === null ? null : questionArgs(args);
+  return keptKeyLines(selectionOf(opts), place, lines, asked === null ? null : tabQuestion(asked, place.env, place.cwd));
 }
 
 /** The lines of `text` (one item a line) that begin with `prefix`. */

@@ -90,7 +90,8 @@ export async function keptKeyLines(
   } finally {
     cache.close();
   }
-  if (tabQuestion !== null && proven !== null) (await import("./cache/tab-proof.js")).writeTabProof(place.env, tabQuestion, proven, text);
+  if (tabQuestion !== null && proven !== null)
+    (await import("./cache/tab-proof-write.js")).writeTabProof(place.env, tabQuestion, proven, text);
   return text;
 }
 

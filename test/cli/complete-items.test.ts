@@ -9,7 +9,8 @@ import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
 import { tempDir } from "../helpers/temp.js";
-import { COMPLETE_OPTIONS, COMPLETE_STORE_OPTIONS, parseCompleteArgs } from "../../src/cli/complete-items.js";
+import { COMPLETE_OPTIONS, COMPLETE_STORE_OPTIONS, parseCompleteArgs, questionArgs } from "../../src/cli/complete-items.js";
+import { pastRacyWindow } from "../helpers/index-cache.js";
 import { addCompleteOptions } from "../../src/cli/commands/completion.js";
 import { addStoreOptions } from "../../src/cli/options.js";
 
@@ -96,7 +97,54 @@ describe("__complete's own parse", () => {
   });
 });
 
+describe("questionArgs: the store options bash's Tab asks with (store/cache/tab-proof.ts)", () => {
+  it("the arguments but the prefix, where it is the option and not another option's value", () => {
+    expect(questionArgs(["--prefix=agent:", "--state-dir", "/s", "--agent=w"])).toEqual(["--state-dir", "/s", "--agent=w"]);
+    expect(questionArgs(["--state-dir", "--prefix=x", "--prefix=y"])).toEqual(["--state-dir", "--prefix=x"]);
+    expect(questionArgs(["--prefix", "x"])).toBeNull();
+  });
+});
+
 describe("__complete on the shipped CLI", () => {
+  it("answers a Tab from the proof the last one left with dist/tab.js alone, the same lines, while nothing changed", async () => {
+    const dir = tempDir("ocs-complete-tab-");
+    const stateDir = path.join(dir, "state");
+    fs.mkdirSync(path.join(stateDir, "agents/main/sessions"), { recursive: true });
+    fs.writeFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), JSON.stringify({ "agent:main:b": {}, "agent:main:a": {} }));
+    await pastRacyWindow();
+    // Each file the run reads whole, as the bin reads a bundle (a preload that wraps fs.readFileSync).
+    const log = path.join(dir, "read");
+    const preload = path.join(dir, "log-reads.cjs");
+    fs.writeFileSync(
+      preload,
+      `const fs = require("node:fs"); const read = fs.readFileSync; fs.readFileSync = function (p, ...rest) { if (typeof p === "string") fs.appendFileSync(${JSON.stringify(log)}, p + "\\n"); return read.call(this, p, ...rest); };`,
+    );
+    const tab = () => {
+      fs.rmSync(log, { force: true });
+      const r = spawnSync(
+        process.execPath,
+        ["--require", preload, BIN, "__complete", "keys", "--prefix=agent:main:", "--state-dir", stateDir],
+        {
+          cwd: dir,
+          encoding: "utf8",
+          env: { PATH: process.env.PATH, HOME: path.join(dir, "home"), XDG_CACHE_HOME: path.join(dir, "cache"), PWD: dir },
+        },
+      );
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+      const read = fs.readFileSync(log, "utf8").split("\n");
+      return {
+        out: r.stdout,
+        cli: read.some((p) => p.endsWith(path.join("dist", "commands", "__complete.js"))),
+        tab: read.some((p) => p.endsWith(path.join("dist", "tab.js"))),
+      };
+    };
+    expect(tab()).toEqual({ out: "agent:main:a\nagent:main:b\n", cli: true, tab: true });
+    expect(tab()).toEqual({ out: "agent:main:a\nagent:main:b\n", cli: false, tab: true });
+    fs.writeFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), JSON.stringify({ "agent:main:c": {} }));
+    expect(tab()).toEqual({ out: "agent:main:c\n", cli: true, tab: true });
+  });
+
   it("a shell that stops reading ends the list quietly: exit 0, nothing on stderr", () => {
     const stateDir = path.join(tempDir("ocs-complete-"), "state");
     fs.mkdirSync(path.join(stateDir, "agents/main/sessions"), { recursive: true });

@@ -17,6 +17,7 @@ import { bytesInMemory, decoded, type KeptBytes, parseSpan } from "../../core/ke
 import { locateStores, type StoreSelection } from "../locate.js";
 import { noting, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
+import { answerEnv } from "./answer-env.js";
 import { answersDirOf } from "./location.js";
 import { buildId } from "./build-id.js";
 import { checkedReads, keptReads } from "./kept-reads.js";
@@ -136,19 +137,13 @@ function* answerFileParts(key: string, reads: Iterable<string>, value: unknown):
   yield* documentParts(value);
 }
 
-/** The environment an answer may depend on beyond the files it read (where the stores and the tool's own dirs are, the zone). */
-export const ENV_NAMES = /^(HOME|USERPROFILE|LOCALAPPDATA|TZ|XDG_\w+|OPENCLAW_\w+|CLAWDBOT_\w+)$/;
-
 /**
  * The full name of an answer: the question (`what`, with its options), the code that answers it
  * (the bundle's id; an unbundled run's answers live only as long as its process), the Node (its
  * time-zone data), the environment, the working dir and the stores located for it.
  */
 function answerKey(what: string, place: { env: NodeJS.ProcessEnv; cwd: string }, located: unknown): string {
-  const env = Object.keys(place.env)
-    .filter((k) => ENV_NAMES.test(k))
-    .sort()
-    .map((k) => [k, place.env[k]]);
+  const env = answerEnv(place.env);
   return JSON.stringify([what, buildId(), process.version, env, place.cwd, located]);
 }
 

@@ -21,11 +21,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { isWithinDir } from "../../core/path-within.js";
 import { xdgBaseDir } from "../home-dirs.js";
-import { listingOf, namesOf, seenOf } from "../read-set.js";
-import { ENV_NAMES } from "./answer-memo.js";
-import { bundleFile } from "./build-id.js";
-import { eachKeptRead } from "./kept-reads.js";
-import { RACY_MS } from "./store-cache.js";
+import { typeAt } from "../read-set.js";
+import { answerEnv } from "./answer-env.js";
 
 /** The file's first line: the completion function reads only a file that begins with it. */
 export const TAB_FORMAT = "openclaw-sessions tab 1";
@@ -33,29 +30,19 @@ export const TAB_FORMAT = "openclaw-sessions tab 1";
 /** What bash's `stat -c` prints of a path, as the proof expects it (GNU coreutils: `%.9Y` is the mtime to the ns). */
 export const TAB_STAT_FORMAT = "%f:%d:%i:%s:%.9Y:%.9Z %n";
 
-/** How many proofs are kept (one per question: store options, working dir); the oldest written go first. */
-const MAX_PROOFS = 16;
-
 /**
  * The question as the completion function spells it, one line each: `cwd=` its working dir ($PWD,
- * which must name this process's), `arg=` each store option on the line (after `--prefix=`, which
- * the function applies itself), `env=NAME=value` each variable of ENV_NAMES, in name order. Null
- * where bash could not spell it the same (no PWD, a newline in a value, an option written as two
- * words the function never passes), or no home dir is named (the tool would ask the system).
+ * which must name this process's), `arg=` each store option on the line (`args`: as the shell
+ * passed them, but the prefix, which the function applies itself), `env=NAME=value` each variable
+ * of answerEnv, in name order. Null where bash could not spell it the same (no PWD, a newline in a
+ * value), or no home dir is named (the tool would ask the system).
  */
 export function tabQuestion(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): string | null {
   const pwd = env.PWD;
   if (pwd === undefined || !path.isAbsolute(pwd) || !sameDir(pwd, cwd)) return null;
   if (!env.HOME?.trim() && !env.OPENCLAW_HOME?.trim() && !env.USERPROFILE?.trim()) return null;
-  const lines = [`cwd=${pwd}`];
-  for (const arg of args) {
-    if (arg === "--prefix") return null;
-    if (!arg.startsWith("--prefix=")) lines.push(`arg=${arg}`);
-  }
-  for (const name of Object.keys(env)
-    .filter((k) => ENV_NAMES.test(k))
-    .sort())
-    lines.push(`env=${name}=${env[name]}`);
+  const lines = [`cwd=${pwd}`, ...args.map((arg) => `arg=${arg}`)];
+  for (const [name, value] of answerEnv(env)) lines.push(`env=${name}=${value}`);
   return lines.some((l) => l.includes("\n")) ? null : lines.join("\n");
 }
 
@@ -72,118 +59,6 @@ export function tabProofFile(env: NodeJS.ProcessEnv, question: string): string {
   return path.join(xdgBaseDir(env, "XDG_CACHE_HOME"), "openclaw-sessions", "tab", `keys-${Buffer.byteLength(question)}`);
 }
 
-/**
- * Leave bash the keys `items` (the tool's lines, before the prefix is applied) with their proof:
- * `reads`, the kept reads of the answer they came from. Nothing is written where a read cannot be
- * proven so (a path whose stat differs now, a dir changed within RACY_MS, a name bash reads as two
- * lines); a write that fails keeps nothing. Never throws: a Tab stays quiet. `bundle`: the running
- * bundle's file (none for an unbundled run: its answers are its own).
- */
-export function writeTabProof(env: NodeJS.ProcessEnv, question: string, reads: Buffer, items: string, bundle = bundleFile()): void {
-  try {
-    const proof = bundle === null ? null : proofOf(reads, bundle);
-    if (proof === null) return;
-    const file = tabProofFile(env, question);
-    const group = (lines: readonly string[]) => [String(lines.length), ...lines];
-    const head = `${[TAB_FORMAT, ...[question.split("\n"), proof.paths, proof.printed, proof.kinds].flatMap(group)].join("\n")}\n`;
-    // The file there already proves these keys (the same reads give the same keys): a Tab of zsh or
-    // fish, which asks the tool every time, neither sorts the keys again nor writes them.
-    if (startsWith(file, head)) return;
-    writeFileReplacing(file, `${head}${group(byBytes(items)).join("\n")}\n`);
-  } catch {
-    // no proof: the next Tab asks the tool
-  }
-}
-
-/** Whether `file` begins with `text`: one read of its length. */
-function startsWith(file: string, text: string): boolean {
-  const want = Buffer.from(text);
-  let fd: number;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  } catch {
-    return false;
-  }
-  try {
-    const got = Buffer.alloc(want.length);
-    return fs.readSync(fd, got, 0, got.length, 0) === got.length && got.equals(want);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/**
- * The lines of `items` in the order of their UTF-8 bytes, as bash compares them under LC_ALL=C:
- * those that begin with the word being completed are then one run, which the function finds by
- * halving (a test of each of 5,000 keys took bash 30 ms).
- */
-function byBytes(items: string): string[] {
-  const encoded = items
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => ({ l, b: Buffer.from(l) }));
-  encoded.sort((x, y) => Buffer.compare(x.b, y.b));
-  return encoded.map(({ l }) => l);
-}
-
-interface Proof {
-  /** The paths `stat` (no -L) is given, in order. */
-  paths: string[];
-  /** What it prints of them (nothing for a path with nothing there). */
-  printed: string[];
-  /** `<kind> <path>`: what a location probe found (typeAt's letters), which bash tests with [[ ]]. */
-  kinds: string[];
-}
-
-/**
- * What proves `reads`, and the running `bundle`, to bash, looked at now; null where something
- * cannot be proven, or differs from what the answer was proven by.
- */
-function proofOf(reads: Buffer, bundle: string): Proof | null {
-  const proof: Proof = { paths: [], printed: [], kinds: [] };
-  let provable = add(proof, bundle, null);
-  const settledBefore = BigInt(Date.now() - RACY_MS) * 1_000_000n;
-  const whole = eachKeptRead(reads, (how, p, found) => {
-    if (!provable) return;
-    if (how === "t") provable = /^[ls][dfy-]$/.test(found) && !p.includes("\n") && proof.kinds.push(`${found} ${p}`) > 0;
-    // A file by its lstat, or its stat (a symlink's target: stat-ed here, lstat-ed by bash when it is no link).
-    else if (how === "l" || how === "s") provable = add(proof, p, found, how);
-    // A dir by its own stat, taken before its listing is compared again.
-    else provable = addListedDir(proof, p, found, how === "d" ? listingOf : namesOf, settledBefore);
-  });
-  return whole && provable ? proof : null;
-}
-
-/**
- * `p` as `stat` prints it now, when what an lstat ("l") or stat ("s") finds there now is `found`
- * (null: anything). A path through a symlink is proven by bash's lstat only where it is none.
- */
-function add(proof: Proof, p: string, found: string | null, how: "l" | "s" = "l"): boolean {
-  if (p.includes("\n")) return false;
-  const st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
-  if (how === "s" && st?.isSymbolicLink()) return false;
-  const seen = st ? seenOf(st) : "-";
-  if (found !== null && seen !== found) return false;
-  proof.paths.push(p);
-  if (st) {
-    const line = statLine(p, st);
-    if (line === null) return false;
-    proof.printed.push(line);
-  }
-  return true;
-}
-
-function addListedDir(proof: Proof, dir: string, listed: string, listing: (dir: string) => string, settledBefore: bigint): boolean {
-  const st = fs.lstatSync(dir, { bigint: true, throwIfNoEntry: false });
-  if (!st?.isDirectory() || st.mtimeNs >= settledBefore || st.ctimeNs >= settledBefore || dir.includes("\n")) return false;
-  if (listing(dir) !== listed) return false;
-  const line = statLine(dir, st);
-  if (line === null) return false;
-  proof.paths.push(dir);
-  proof.printed.push(line);
-  return true;
-}
-
 /** GNU `stat -c TAB_STAT_FORMAT` of `p`: mode in hex, dev, inode, size, mtime and ctime as seconds with 9 digits of ns, the path. */
 export function statLine(p: string, st: fs.BigIntStats): string | null {
   if (st.mtimeNs < 0n || st.ctimeNs < 0n) return null;
@@ -191,25 +66,31 @@ export function statLine(p: string, st: fs.BigIntStats): string | null {
   return `${st.mode.toString(16)}:${st.dev}:${st.ino}:${st.size}:${seconds(st.mtimeNs)}:${seconds(st.ctimeNs)} ${p}`;
 }
 
-/** Through a temp (0600) renamed into place in the 0700 dir: a Tab reads the old proof or the new one; beyond MAX_PROOFS, the oldest go. */
-function writeFileReplacing(file: string, text: string): void {
-  const dir = path.dirname(file);
-  // `openclaw-sessions/` and `tab/` are made 0700 (mkdir's mode reaches only the last dir it makes).
-  fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.tmp`;
+/**
+ * The keys the proof of `question` holds, while all it names is as it was (what the completion
+ * function checks with `stat` and `[[ ]]`, checked here with the same calls' answers); null for
+ * anything else: no proof, another question, a change, a file that is not such a proof. What the
+ * bin runs for `__complete keys` before any bundle of the CLI (src/cli/tab-keys.ts).
+ */
+export function keptTabKeys(env: NodeJS.ProcessEnv, question: string): string[] | null {
+  let text: string;
   try {
-    fs.writeFileSync(temp, text, { mode: 0o600, flag: "wx" });
-    fs.renameSync(temp, file);
-  } finally {
-    fs.rmSync(temp, { force: true });
+    text = fs.readFileSync(tabProofFile(env, question), "utf8");
+  } catch {
+    return null;
   }
-  const kept = fs
-    .readdirSync(dir)
-    .filter((n) => n.startsWith("keys-") && !n.endsWith(".tmp"))
-    .map((n) => ({ p: path.join(dir, n), at: fs.statSync(path.join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
-    .sort((a, b) => b.at - a.at);
-  for (const old of kept.slice(MAX_PROOFS)) fs.rmSync(old.p, { force: true });
+  const [format, asked, paths, printed, kinds, keys] = groupsOf(text.split("\n"));
+  if (format?.[0] !== TAB_FORMAT || keys === undefined || asked?.join("\n") !== question) return null;
+  const now: string[] = [];
+  for (const p of paths ?? []) {
+    const st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
+    const line = st ? statLine(p, st) : null;
+    if (st && line === null) return null;
+    if (line !== null) now.push(line);
+  }
+  if (now.join("\n") !== printed?.join("\n")) return null;
+  for (const kind of kinds ?? []) if (typeAt(kind.slice(3), kind[0] === "l" ? "l" : "s") !== kind.slice(0, 2)) return null;
+  return keys;
 }
 
 /**

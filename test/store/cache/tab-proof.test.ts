@@ -5,13 +5,14 @@ import { describe, expect, it } from "vitest";
 import { keptReads } from "../../../src/store/cache/kept-reads.js";
 import {
   forgetTabProofs,
+  keptTabKeys,
   statLine,
   tabProofFile,
   tabQuestion,
   TAB_FORMAT,
   TAB_STAT_FORMAT,
-  writeTabProof,
 } from "../../../src/store/cache/tab-proof.js";
+import { writeTabProof } from "../../../src/store/cache/tab-proof-write.js";
 import { listDirSync } from "../../../src/store/safe-read.js";
 import { noteFile, noteType, startReads, stopReads } from "../../../src/store/read-set.js";
 import { pastRacyWindow } from "../../helpers/index-cache.js";
@@ -46,9 +47,9 @@ function store(): { root: string; bundle: string; cache: string } {
 
 describe("tabQuestion: the question as bash's completion function spells it", () => {
   const cwd = process.cwd();
-  it("its working dir as $PWD names it, the store options but the prefix, the environment the tool reads in name order", () => {
+  it("its working dir as $PWD names it, the store options, the environment the tool reads in name order", () => {
     const env = { PWD: cwd, HOME: "/h", XDG_CACHE_HOME: "/c", OPENCLAW_STATE_DIR: "/s", CLAWDBOT_X: "1", PATH: "/bin", TERM: "x" };
-    expect(tabQuestion(["--prefix=agent:", "--state-dir", "/s d"], env, cwd)).toBe(
+    expect(tabQuestion(["--state-dir", "/s d"], env, cwd)).toBe(
       [
         `cwd=${cwd}`,
         "arg=--state-dir",
@@ -63,7 +64,6 @@ describe("tabQuestion: the question as bash's completion function spells it", ()
   it("none where bash could not spell it the same", () => {
     expect(tabQuestion([], { HOME: "/h" }, cwd)).toBeNull(); // no PWD
     expect(tabQuestion([], { HOME: "/h", PWD: "/" }, cwd === "/" ? "/tmp" : cwd)).toBeNull(); // PWD names another dir
-    expect(tabQuestion(["--prefix", "x"], { HOME: "/h", PWD: cwd }, cwd)).toBeNull(); // a prefix as two words
     expect(tabQuestion([], { HOME: "/h", PWD: cwd, OPENCLAW_PROFILE: "a\nb" }, cwd)).toBeNull(); // a newline
     expect(tabQuestion([], { PWD: cwd }, cwd)).toBeNull(); // no home dir named: the tool would ask the system
   });
@@ -100,6 +100,22 @@ describe.runIf(gnuStat)("writeTabProof: the keys, and what proves them to GNU st
     expect(fs.statSync(tabProofFile(env, "cwd=/q")).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(tabProofFile(env, "cwd=/q"))).mode & 0o777).toBe(0o700);
     expect(fs.statSync(path.join(cache, "openclaw-sessions")).mode & 0o777).toBe(0o700);
+  });
+
+  it("keptTabKeys hands back the keys while all the proof names is as it was, as bash's function does", async () => {
+    const { root, bundle, cache } = store();
+    await pastRacyWindow();
+    const env = { XDG_CACHE_HOME: cache };
+    writeTabProof(env, "q", readsOf(root), "b\na\n", bundle);
+    expect(keptTabKeys(env, "q")).toEqual(["a", "b"]);
+    expect(keptTabKeys(env, "Q")).toBeNull(); // another question of the same length
+    expect(keptTabKeys({ XDG_CACHE_HOME: path.join(cache, "x") }, "q")).toBeNull();
+    fs.writeFileSync(path.join(root, "absent"), ""); // a probe that found nothing finds a file
+    expect(keptTabKeys(env, "q")).toBeNull();
+    fs.rmSync(path.join(root, "absent"));
+    expect(keptTabKeys(env, "q")).toEqual(["a", "b"]);
+    fs.appendFileSync(bundle, " "); // another build of the tool
+    expect(keptTabKeys(env, "q")).toBeNull();
   });
 
   it("statLine is what GNU stat prints, for a file, a dir and a symlink", () => {

@@ -1,0 +1,147 @@
+/**
+ * Writes the proof a bash Tab answers from (tab-proof.ts says what it is and why it is never
+ * stale): what the kept answer's reads prove, looked at again now, and the keys.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { listingOf, namesOf, seenOf } from "../read-set.js";
+import { bundleFile } from "./build-id.js";
+import { eachKeptRead } from "./kept-reads.js";
+import { RACY_MS } from "./store-cache.js";
+import { statLine, TAB_FORMAT, tabProofFile } from "./tab-proof.js";
+
+/** How many proofs are kept (one per question: store options, working dir); the oldest written go first. */
+const MAX_PROOFS = 16;
+
+/**
+ * Leave bash the keys `items` (the tool's lines, before the prefix is applied) with their proof:
+ * `reads`, the kept reads of the answer they came from. Nothing is written where a read cannot be
+ * proven so (a path whose stat differs now, a dir changed within RACY_MS, a name bash reads as two
+ * lines); a write that fails keeps nothing. Never throws: a Tab stays quiet. `bundle`: the running
+ * bundle's file (none for an unbundled run: its answers are its own).
+ */
+export function writeTabProof(env: NodeJS.ProcessEnv, question: string, reads: Buffer, items: string, bundle = bundleFile()): void {
+  try {
+    const proof = bundle === null ? null : proofOf(reads, bundle);
+    if (proof === null) return;
+    const file = tabProofFile(env, question);
+    const group = (lines: readonly string[]) => [String(lines.length), ...lines];
+    const head = `${[TAB_FORMAT, ...[question.split("\n"), proof.paths, proof.printed, proof.kinds].flatMap(group)].join("\n")}\n`;
+    // The file there already proves these keys (the same reads give the same keys): a Tab of zsh or
+    // fish, which asks the tool every time, neither sorts the keys again nor writes them.
+    if (startsWith(file, head)) return;
+    writeFileReplacing(file, `${head}${group(byBytes(items)).join("\n")}\n`);
+  } catch {
+    // no proof: the next Tab asks the tool
+  }
+}
+
+/** Whether `file` begins with `text`: one read of its length. */
+function startsWith(file: string, text: string): boolean {
+  const want = Buffer.from(text);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch {
+    return false;
+  }
+  try {
+    const got = Buffer.alloc(want.length);
+    return fs.readSync(fd, got, 0, got.length, 0) === got.length && got.equals(want);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The lines of `items` in the order of their UTF-8 bytes, as bash compares them under LC_ALL=C:
+ * those that begin with the word being completed are then one run, which the function finds by
+ * halving (a test of each of 5,000 keys took bash 30 ms).
+ */
+function byBytes(items: string): string[] {
+  const encoded = items
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => ({ l, b: Buffer.from(l) }));
+  encoded.sort((x, y) => Buffer.compare(x.b, y.b));
+  return encoded.map(({ l }) => l);
+}
+
+interface Proof {
+  /** The paths `stat` (no -L) is given, in order. */
+  paths: string[];
+  /** What it prints of them (nothing for a path with nothing there). */
+  printed: string[];
+  /** `<kind> <path>`: what a location probe found (typeAt's letters), which bash tests with [[ ]]. */
+  kinds: string[];
+}
+
+/**
+ * What proves `reads`, and the running `bundle`, to bash, looked at now; null where something
+ * cannot be proven, or differs from what the answer was proven by.
+ */
+function proofOf(reads: Buffer, bundle: string): Proof | null {
+  const proof: Proof = { paths: [], printed: [], kinds: [] };
+  let provable = add(proof, bundle, null);
+  const settledBefore = BigInt(Date.now() - RACY_MS) * 1_000_000n;
+  const whole = eachKeptRead(reads, (how, p, found) => {
+    if (!provable) return;
+    if (how === "t") provable = /^[ls][dfy-]$/.test(found) && !p.includes("\n") && proof.kinds.push(`${found} ${p}`) > 0;
+    // A file by its lstat, or its stat (a symlink's target: stat-ed here, lstat-ed by bash when it is no link).
+    else if (how === "l" || how === "s") provable = add(proof, p, found, how);
+    // A dir by its own stat, taken before its listing is compared again.
+    else provable = addListedDir(proof, p, found, how === "d" ? listingOf : namesOf, settledBefore);
+  });
+  return whole && provable ? proof : null;
+}
+
+/**
+ * `p` as `stat` prints it now, when what an lstat ("l") or stat ("s") finds there now is `found`
+ * (null: anything). A path through a symlink is proven by bash's lstat only where it is none.
+ */
+function add(proof: Proof, p: string, found: string | null, how: "l" | "s" = "l"): boolean {
+  if (p.includes("\n")) return false;
+  const st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
+  if (how === "s" && st?.isSymbolicLink()) return false;
+  const seen = st ? seenOf(st) : "-";
+  if (found !== null && seen !== found) return false;
+  proof.paths.push(p);
+  if (st) {
+    const line = statLine(p, st);
+    if (line === null) return false;
+    proof.printed.push(line);
+  }
+  return true;
+}
+
+function addListedDir(proof: Proof, dir: string, listed: string, listing: (dir: string) => string, settledBefore: bigint): boolean {
+  const st = fs.lstatSync(dir, { bigint: true, throwIfNoEntry: false });
+  if (!st?.isDirectory() || st.mtimeNs >= settledBefore || st.ctimeNs >= settledBefore || dir.includes("\n")) return false;
+  if (listing(dir) !== listed) return false;
+  const line = statLine(dir, st);
+  if (line === null) return false;
+  proof.paths.push(dir);
+  proof.printed.push(line);
+  return true;
+}
+
+/** Through a temp (0600) renamed into place in the 0700 dir: a Tab reads the old proof or the new one; beyond MAX_PROOFS, the oldest go. */
+function writeFileReplacing(file: string, text: string): void {
+  const dir = path.dirname(file);
+  // `openclaw-sessions/` and `tab/` are made 0700 (mkdir's mode reaches only the last dir it makes).
+  fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(temp, text, { mode: 0o600, flag: "wx" });
+    fs.renameSync(temp, file);
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+  const kept = fs
+    .readdirSync(dir)
+    .filter((n) => n.startsWith("keys-") && !n.endsWith(".tmp"))
+    .map((n) => ({ p: path.join(dir, n), at: fs.statSync(path.join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+    .sort((a, b) => b.at - a.at);
+  for (const old of kept.slice(MAX_PROOFS)) fs.rmSync(old.p, { force: true });
+}

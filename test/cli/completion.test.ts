@@ -282,10 +282,17 @@ describe.runIf(gnuStat)("bash answers a Tab itself while nothing the keys came f
     fs.writeFileSync(file, lines.map((l, i) => (i === printed ? l.replace(/^[0-9a-f]+:/, "0:") : l)).join("\n"));
     expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
     expect(starts()).toBe(3);
-    // Cut short.
+    // Cut short, in its head or in its keys: the tool writes it whole again, and the next Tab is bash's.
     fs.writeFileSync(file, lines.slice(0, 5).join("\n"));
     expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
     expect(starts()).toBe(4);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+    fs.writeFileSync(file, `${lines.slice(0, -2).join("\n")}\n`);
+    expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
+    expect(starts()).toBe(5);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+    expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
+    expect(starts()).toBe(5);
   });
 });
 

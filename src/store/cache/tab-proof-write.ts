@@ -27,18 +27,20 @@ export function writeTabProof(env: NodeJS.ProcessEnv, question: string, reads: B
     const file = tabProofFile(env, question);
     const group = (lines: readonly string[]) => [String(lines.length), ...lines];
     const head = `${[TAB_FORMAT, ...[question.split("\n"), proof.paths, proof.printed, proof.kinds].flatMap(group)].join("\n")}\n`;
-    // The file there already proves these keys (the same reads give the same keys): a Tab of zsh or
-    // fish, which asks the tool every time, neither sorts the keys again nor writes them.
-    if (startsWith(file, head)) return;
-    writeFileReplacing(file, `${head}${group(byBytes(items)).join("\n")}\n`);
+    const keys = byBytes(items);
+    const text = `${head}${group(keys).join("\n")}\n`;
+    // The file there already proves these keys (the same reads give the same keys), whole: a Tab of
+    // zsh or fish, which asks the tool every time, does not write them again.
+    if (holds(file, head, Buffer.byteLength(text))) return;
+    writeFileReplacing(file, text);
   } catch {
     // no proof: the next Tab asks the tool
   }
 }
 
-/** Whether `file` begins with `text`: one read of its length. */
-function startsWith(file: string, text: string): boolean {
-  const want = Buffer.from(text);
+/** Whether `file` is `bytes` long and begins with `head`: one read of the head's length. */
+function holds(file: string, head: string, bytes: number): boolean {
+  const want = Buffer.from(head);
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -46,6 +48,7 @@ function startsWith(file: string, text: string): boolean {
     return false;
   }
   try {
+    if (fs.fstatSync(fd).size !== bytes) return false;
     const got = Buffer.alloc(want.length);
     return fs.readSync(fd, got, 0, got.length, 0) === got.length && got.equals(want);
   } finally {

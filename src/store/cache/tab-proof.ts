@@ -79,17 +79,24 @@ export function keptTabKeys(env: NodeJS.ProcessEnv, question: string): string[] 
   } catch {
     return null;
   }
-  const [format, asked, paths, printed, kinds, keys] = groupsOf(text.split("\n"));
-  if (format?.[0] !== TAB_FORMAT || keys === undefined || asked?.join("\n") !== question) return null;
+  const groups = groupsOf(text);
+  if (groups?.length !== 6 || groups[0]![0] !== TAB_FORMAT) return null;
+  const [, asked, paths, printed, kinds, keys] = groups as [string[], string[], string[], string[], string[], string[]];
+  if (asked.join("\n") !== question) return null;
   const now: string[] = [];
-  for (const p of paths ?? []) {
-    const st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
+  for (const p of paths) {
+    let st: fs.BigIntStats | undefined;
+    try {
+      st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
+    } catch {
+      return null; // what cannot be looked at proves nothing; the tool names it
+    }
     const line = st ? statLine(p, st) : null;
     if (st && line === null) return null;
     if (line !== null) now.push(line);
   }
-  if (now.join("\n") !== printed?.join("\n")) return null;
-  for (const kind of kinds ?? []) if (typeAt(kind.slice(3), kind[0] === "l" ? "l" : "s") !== kind.slice(0, 2)) return null;
+  if (now.join("\n") !== printed.join("\n")) return null;
+  for (const kind of kinds) if (typeAt(kind.slice(3), kind[0] === "l" ? "l" : "s") !== kind.slice(0, 2)) return null;
   return keys;
 }
 
@@ -108,23 +115,34 @@ export function forgetTabProofs(env: NodeJS.ProcessEnv, root: string): string[] 
   const removed: string[] = [];
   for (const name of names) {
     const file = path.join(dir, name);
-    const [format, , paths, , kinds] = groupsOf(fs.readFileSync(file, "utf8").split("\n"));
-    const named = [...(paths ?? []), ...(kinds ?? []).map((k) => k.slice(k.indexOf(" ") + 1))];
-    if (format?.[0] !== TAB_FORMAT || !named.some((p) => isWithinDir(root, p))) continue;
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      continue; // gone since the listing, or no proof of this tool's
+    }
+    const groups = groupsOf(text);
+    if (groups?.length !== 6 || groups[0]![0] !== TAB_FORMAT) continue;
+    const named = [...groups[2]!, ...groups[4]!.map((k) => k.slice(k.indexOf(" ") + 1))];
+    if (!named.some((p) => isWithinDir(root, p))) continue;
     fs.rmSync(file, { force: true });
     removed.push(file);
   }
   return removed;
 }
 
-/** A proof's lines as its groups (each after its count), the format line first; as many as are whole. */
-function groupsOf(lines: readonly string[]): string[][] {
-  const groups = [[lines[0] ?? ""]];
+/**
+ * A proof's text as its groups (each after its count: digits only, as bash reads it), the format
+ * line first; null unless it is exactly such groups, each line ended (a file cut short is none).
+ */
+function groupsOf(text: string): string[][] | null {
+  if (!text.endsWith("\n")) return null;
+  const lines = text.slice(0, -1).split("\n");
+  const groups = [[lines[0]!]];
   for (let at = 1; at < lines.length; ) {
-    const n = Number(lines[at]);
-    if (!Number.isInteger(n) || n < 0 || at + 1 + n > lines.length) break;
-    groups.push(lines.slice(at + 1, at + 1 + n));
-    at += 1 + n;
+    if (!/^\d+$/.test(lines[at]!) || at + 1 + Number(lines[at]) > lines.length) return null;
+    groups.push(lines.slice(at + 1, at + 1 + Number(lines[at])));
+    at += 1 + Number(lines[at]);
   }
   return groups;
 }

@@ -28,16 +28,17 @@ export function keptReads(reads: ReadSet): Iterable<string> | null {
 }
 
 function* readsText(reads: ReadSet): Generator<string> {
-  yield '{"lstats":';
-  yield* pairs(lastChangedFirst(reads.lstats));
-  yield ',"dirs":';
-  yield* pairs(listedOnly(reads));
-  yield ',"names":';
-  yield* pairs(reads.named);
-  yield ',"stats":';
-  yield* pairs(reads.stats);
-  yield ',"types":';
-  yield* pairs(reads.types);
+  const found: Record<KeptRead, Iterable<[string, string]>> = {
+    l: lastChangedFirst(reads.lstats),
+    d: listedOnly(reads),
+    n: reads.named,
+    s: reads.stats,
+    t: reads.types,
+  };
+  for (const [i, [key, how]] of SECTIONS.entries()) {
+    yield sectionOpening(i, key);
+    yield* pairs(found[how]);
+  }
   yield "}";
 }
 
@@ -95,29 +96,55 @@ export function stillTrue(kept: Buffer): boolean {
 }
 
 /**
+ * How a kept answer's run read a path: "l" its lstat, "s" its stat, "d" a dir's typed listing, "n"
+ * a dir's names alone, "t" only what kind of thing is there (typeAt).
+ */
+export type KeptRead = "l" | "s" | "d" | "n" | "t";
+
+/** The sections of kept reads in the order the text holds them: each one's key, and how its paths were read. */
+const SECTIONS: ReadonlyArray<readonly [key: string, how: KeptRead]> = [
+  ["lstats", "l"],
+  ["dirs", "d"],
+  ["names", "n"],
+  ["stats", "s"],
+  ["types", "t"],
+];
+
+/** What comes before section `i`'s pairs: `{"lstats":`, then `,"dirs":` … */
+function sectionOpening(i: number, key: string): string {
+  return `${i === 0 ? "{" : ","}"${key}":`;
+}
+
+/** Whether what a path held for a read of each kind still holds there now. */
+const STILL: Record<KeptRead, (path: string, found: string) => boolean> = {
+  l: (p, seen) => lookAt(p, "l") === seen,
+  d: (dir, listing) => listingOf(dir) === listing,
+  n: (dir, names) => namesOf(dir) === names,
+  s: (p, seen) => lookAt(p, "s") === seen,
+  t: (p, type) => typeAt(p, type[0] === "l" ? "l" : "s") === type,
+};
+
+/**
+ * Hands each pair of each section to `holds(how)`, in the text's order: true when each held and
+ * the text is whole kept reads, false at the first that did not, or at what is not kept reads.
+ */
+function everyRead(kept: Buffer, holds: (how: KeptRead) => (path: string, found: string) => boolean): boolean {
+  const c = new JsonBytesCursor(kept);
+  for (const [i, [key, how]] of SECTIONS.entries()) if (!c.literal(sectionOpening(i, key)) || !everyPair(c, holds(how))) return false;
+  return c.literal("}") && c.atEnd();
+}
+
+/**
  * The paths the run lstat-ed, when every dir and path its kept reads name still holds what it held
  * then; null when one does not, or the text is not kept reads (cut short, altered by hand: it then
  * proves nothing). Each is looked at as it is read, so a change is found after the lstats before it.
  */
 export function checkedReads(kept: Buffer): CheckedLstats | null {
-  const c = new JsonBytesCursor(kept);
-  if (!c.literal('{"lstats":')) return null;
-  const lstatsAt = c.pos;
-  if (!everyPair(c, (p, seen) => lookAt(p, "l") === seen)) return null;
-  if (!c.literal(',"dirs":') || !everyPair(c, (dir, listing) => listingOf(dir) === listing)) return null;
-  if (!c.literal(',"names":') || !everyPair(c, (dir, names) => namesOf(dir) === names)) return null;
-  if (!c.literal(',"stats":') || !everyPair(c, (p, seen) => lookAt(p, "s") === seen)) return null;
-  if (
-    !c.literal(',"types":') ||
-    !everyPair(c, (p, type) => typeAt(p, type[0] === "l" ? "l" : "s") === type) ||
-    !c.literal("}") ||
-    !c.atEnd()
-  )
-    return null;
+  if (!everyRead(kept, (how) => STILL[how])) return null;
+  // The lstats again, and nothing after them (the first section: its walk stops at the next).
   return (each) => {
-    const again = new JsonBytesCursor(kept);
-    again.pos = lstatsAt;
-    everyPair(again, (p, seen) => {
+    everyRead(kept, (how) => (p, seen) => {
+      if (how !== "l") return false;
       each(p, seen);
       return true;
     });
@@ -125,32 +152,14 @@ export function checkedReads(kept: Buffer): CheckedLstats | null {
 }
 
 /**
- * How a kept answer's run read a path: "l" its lstat, "s" its stat, "d" a dir's typed listing, "n"
- * a dir's names alone, "t" only what kind of thing is there (typeAt).
- */
-export type KeptRead = "l" | "s" | "d" | "n" | "t";
-
-/**
  * Each path and dir the kept reads name, with what the run found there (the `seen` of an lstat or
- * a stat, a listing, a dir's names), in their order; false when the text is not kept reads.
+ * a stat, a listing, a dir's names, a kind), in their order; false when the text is not kept reads.
  */
 export function eachKeptRead(kept: Buffer, each: (how: KeptRead, path: string, found: string) => void): boolean {
-  const c = new JsonBytesCursor(kept);
-  const section = (opening: string, how: KeptRead) =>
-    c.literal(opening) &&
-    everyPair(c, (p, found) => {
-      each(how, p, found);
-      return true;
-    });
-  return (
-    section('{"lstats":', "l") &&
-    section(',"dirs":', "d") &&
-    section(',"names":', "n") &&
-    section(',"stats":', "s") &&
-    section(',"types":', "t") &&
-    c.literal("}") &&
-    c.atEnd()
-  );
+  return everyRead(kept, (how) => (p, found) => {
+    each(how, p, found);
+    return true;
+  });
 }
 
 /**

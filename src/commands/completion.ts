@@ -119,13 +119,30 @@ complete -F _openclaw_sessions ${NAME}
 }
 
 /**
+ * The kind probes of a proof (`sd /path`: a dir is there, `l-`: nothing is, not even a link…),
+ * each tested as `[[ ]]` tests it in bash and zsh alike; `$line` holds the probe.
+ */
+function kindProbes(indent: string): string {
+  const tests: Array<[string, string]> = [
+    ["sd", "-d P"],
+    ["sf", "-f P"],
+    ["s-", "! -e P"],
+    ["ld", "-d P && ! -L P"],
+    ["lf", "-f P && ! -L P"],
+    ["ly", "-L P"],
+    ["l-", "! -e P && ! -L P"],
+  ];
+  const cases = tests.map(([letters, test]) => `${indent}  ${letters}) [[ ${test.replaceAll("P", `"\${line#* }"`)} ]] ;;`);
+  return [`${indent}case "\${line%% *}" in`, ...cases, `${indent}  *) false ;;`, `${indent}esac || return 1`].join("\n");
+}
+
+/**
  * The keys a Tab before left (store/cache/tab-proof.ts writes them, and says what each part is),
  * while GNU stat and bash's own tests find everything they came from as it was: no Node start for
  * a Tab on a store that has not changed. Returns 1, having offered nothing, for anything else: the
  * tool then answers, and leaves the next Tab a proof. The question is spelt as tabQuestion spells it.
  */
 function bashKeptKeys(): string {
-  const kind = (letters: string, test: string) => `      ${letters}) [[ ${test.replaceAll("P", `"\${line#* }"`)} ]] ;;`;
   return `# Keys without starting the tool: those its last Tab left, while all they came from is unchanged.
 _openclaw_sessions_kept_keys() {
   local LC_ALL=C IFS= cur=$1 file q n i line got want from to mid
@@ -161,18 +178,7 @@ _openclaw_sessions_kept_keys() {
   } < "$file" || return 1
   [[ "$(command stat -c ${q(TAB_STAT_FORMAT)} -- "\${paths[@]}" 2>/dev/null)" == "$want" ]] || return 1
   for line in "\${kinds[@]}"; do
-    case "\${line%% *}" in
-${[
-  kind("sd", "-d P"),
-  kind("sf", "-f P"),
-  kind("s-", "! -e P"),
-  kind("ld", "-d P && ! -L P"),
-  kind("lf", "-f P && ! -L P"),
-  kind("ly", "-L P"),
-  kind("l-", "! -e P && ! -L P"),
-].join("\n")}
-      *) false ;;
-    esac || return 1
+${kindProbes("    ")}
   done
   # The keys that begin with $cur: sorted by their bytes, they are one run of lines, found by halving.
   from=0 to=\${#keys[@]}
@@ -232,27 +238,32 @@ function zsh(cmds: CommandSpec[]): string {
   // _describe splits name from description at the first colon: later ones are the description's.
   const list = cmds.map((c) => `'${c.name}:${zquoted(c.description)}'`).join(" ");
   const dynamic = (["keys", "archives", "zones"] as const)
-    .map(
-      (what) => `_openclaw_sessions_${what}() {
-  local -a items
-  items=( \${(f)"$(${NAME} __complete ${what} $(_openclaw_sessions_store) 2>/dev/null)"} )
+    .map((what) => {
+      const asked = `items=( \${(f)"$(${NAME} __complete ${what} "\${store[@]}" 2>/dev/null)"} )`;
+      return `_openclaw_sessions_${what}() {
+  local -a items store
+  _openclaw_sessions_store; store=( "\${reply[@]}" )
+  ${what === "keys" ? `if _openclaw_sessions_kept_keys "\${store[@]}"; then items=( "\${reply[@]}" ); else ${asked}; fi` : asked}
   compadd -- $items
-}`,
-    )
+}`;
+    })
     .join("\n");
   return `#compdef ${NAME}
 # zsh completion for ${NAME} (save as _${NAME} in a directory of $fpath, or source it)
 
-# The store options typed on the line, for the keys and archives of that store.
+# The store options typed on the line, for the keys and archives of that store: in $reply, one word
+# each (a path with a blank stays one).
 _openclaw_sessions_store() {
   local i
+  reply=()
   for (( i = 2; i < CURRENT; i++ )); do
     case $words[i] in
-      ${STORE_FLAGS.join("|")}) print -r -- $words[i] \${(Q)words[i+1]}; (( i++ )) ;;
-      ${STORE_FLAGS.map((f) => `${f}=*`).join("|")}|--all-agents) print -r -- $words[i] ;;
+      ${STORE_FLAGS.join("|")}) reply+=( $words[i] "\${(Q)words[i+1]}" ); (( i++ )) ;;
+      ${STORE_FLAGS.map((f) => `${f}=*`).join("|")}|--all-agents) reply+=( "\${(Q)words[i]}" ) ;;
     esac
   done
 }
+${zshKeptKeys()}
 ${dynamic}
 
 _openclaw_sessions() {
@@ -272,6 +283,61 @@ ${perCommand}
 }
 if (( $+functions[compdef] )); then compdef _openclaw_sessions ${NAME}; fi
 `;
+}
+
+/**
+ * zsh's own answer from the proof bash reads (bashKeptKeys): the same question, file and checks,
+ * the keys in $reply (compadd matches them against the word itself). With zsh's own modules, no
+ * fork and no GNU coreutils (macOS): the file read whole through zsh/mapfile, which keeps its last
+ * newline (a proof cut inside its last key is no proof), each path's lstat through zsh/stat's
+ * zstat, printed as GNU `stat` prints it.
+ */
+function zshKeptKeys(): string {
+  const names = "(CLAWDBOT_|OPENCLAW_|XDG_)[A-Za-z0-9_]##|HOME|LOCALAPPDATA|TZ|USERPROFILE";
+  return `# Keys without starting the tool: those its last Tab left, while all they came from is unchanged.
+# Into $reply; 1, having offered nothing, for anything else.
+_openclaw_sessions_kept_keys() {
+  emulate -L zsh
+  setopt extendedglob nomultibyte
+  local LC_ALL=C file q name line mode printed=""
+  local -a lines
+  local -A st
+  local -i at=2 from
+  zmodload -F zsh/mapfile p:mapfile 2>/dev/null && zmodload -F zsh/stat b:zstat 2>/dev/null || return 1
+  [[ \${XDG_CACHE_HOME-} == /* ]] && file=$XDG_CACHE_HOME || file=\${HOME-}/.cache
+  [[ $file == /* && $PWD == /* ]] || return 1
+  q="cwd=$PWD"
+  for name in "$@"; do q+=$'\\n'"arg=$name"; done
+  for name in \${(o)parameters[(I)${names}]}; do
+    [[ \${parameters[$name]} == *-export* ]] && q+=$'\\n'"env=$name=\${(P)name}"
+  done
+  file+="/openclaw-sessions/tab/keys-\${#q}"
+  [[ -f $file && -r $file ]] || return 1
+  # Split at each newline: a proof that ends with one (whole) ends with an empty element.
+  lines=( "\${(@f)mapfile[$file]}" )
+  [[ \${lines[1]} == ${q(TAB_FORMAT)} && -z \${lines[-1]} ]] || return 1
+  _openclaw_sessions_proof_group && [[ \${(pj:\\n:)lines[from,at-1]} == "$q" ]] || return 1
+  # What GNU \`stat -c ${TAB_STAT_FORMAT}\` prints of each path (nothing for one it cannot look at), from zstat.
+  _openclaw_sessions_proof_group || return 1
+  for name in "\${(@)lines[from,at-1]}"; do
+    zstat -L -r -F '%s.%N' -H st -- "$name" 2>/dev/null || continue
+    printf -v mode '%x' "\${st[mode]%% *}"
+    printed+=\${printed:+$'\\n'}"$mode:$st[device]:$st[inode]:$st[size]:\${\${st[mtime]#* \\(}%\\)}:\${\${st[ctime]#* \\(}%\\)} $name"
+  done
+  _openclaw_sessions_proof_group && [[ $printed == "\${(pj:\\n:)lines[from,at-1]}" ]] || return 1
+  _openclaw_sessions_proof_group || return 1
+  for line in "\${(@)lines[from,at-1]}"; do
+${kindProbes("    ")}
+  done
+  _openclaw_sessions_proof_group && (( at == \${#lines} )) || return 1
+  reply=( "\${(@)lines[from,at-1]}" )
+}
+# The proof's next group: its count at line $at of the caller's $lines (digits only, never evaluated
+# as arithmetic, and no more lines than are left), its lines from $from to before the next $at.
+_openclaw_sessions_proof_group() {
+  [[ \${lines[at]} == <-> ]] && (( at + \${lines[at]} < \${#lines} )) || return 1
+  (( from = at + 1, at = from + \${lines[at]} ))
+}`;
 }
 
 // ---- fish ---------------------------------------------------------------------------------

@@ -163,25 +163,35 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
 const hasShell = (sh: string) => spawnSync("sh", ["-c", `command -v ${sh}`], { stdio: "ignore" }).status === 0;
 const gnuStat = spawnSync("stat", ["--version"], { encoding: "utf8" }).stdout?.includes("GNU coreutils") ?? false;
 
+/** The shipped tool on PATH, each start of it logged; the script `shell` gets from it; a store; a cache dir of its own. */
+function tabSetUp(shell: "bash" | "zsh") {
+  const { stateDir } = copyState("files", "reset-chain");
+  const dir = tempDir("ocs-tab-");
+  const log = path.join(dir, "started");
+  const bin = path.join(dir, "bin");
+  fs.mkdirSync(bin);
+  fs.writeFileSync(path.join(bin, "openclaw-sessions"), `#!/bin/sh\necho "$*" >> "${log}"\nexec "${process.execPath}" "${BIN}" "$@"\n`, {
+    mode: 0o755,
+  });
+  const script = path.join(dir, `c.${shell}`);
+  fs.writeFileSync(script, spawnSync(process.execPath, [BIN, "completion", shell], { encoding: "utf8" }).stdout);
+  const env = {
+    PATH: `${bin}:${process.env.PATH}`,
+    HOME: path.join(dir, "home"),
+    XDG_CACHE_HOME: path.join(dir, "cache"),
+    OPENCLAW_STATE_DIR: stateDir,
+  };
+  const starts = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean).length : 0);
+  const proofFile = () => {
+    const proofs = path.join(env.XDG_CACHE_HOME, "openclaw-sessions/tab");
+    return path.join(proofs, fs.readdirSync(proofs)[0]!);
+  };
+  return { stateDir, dir, bin, env, script, starts, proofFile };
+}
+
 describe.runIf(gnuStat)("bash answers a Tab itself while nothing the keys came from has changed (store/cache/tab-proof.ts)", () => {
-  /** The shipped tool on PATH, each start of it logged; the script it prints; a store; a cache dir of its own. */
   function setUp() {
-    const { stateDir } = copyState("files", "reset-chain");
-    const dir = tempDir("ocs-tab-");
-    const log = path.join(dir, "started");
-    const bin = path.join(dir, "bin");
-    fs.mkdirSync(bin);
-    fs.writeFileSync(path.join(bin, "openclaw-sessions"), `#!/bin/sh\necho "$*" >> "${log}"\nexec "${process.execPath}" "${BIN}" "$@"\n`, {
-      mode: 0o755,
-    });
-    const script = path.join(dir, "c.bash");
-    fs.writeFileSync(script, spawnSync(process.execPath, [BIN, "completion", "bash"], { encoding: "utf8" }).stdout);
-    const env = {
-      PATH: `${bin}:${process.env.PATH}`,
-      HOME: path.join(dir, "home"),
-      XDG_CACHE_HOME: path.join(dir, "cache"),
-      OPENCLAW_STATE_DIR: stateDir,
-    };
+    const set = tabSetUp("bash");
     const tab = (line: string) => {
       const r = spawnSync(
         "bash",
@@ -189,18 +199,14 @@ describe.runIf(gnuStat)("bash answers a Tab itself while nothing the keys came f
           "--norc",
           "--noprofile",
           "-c",
-          `source "${script}"\nCOMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}\n_openclaw_sessions\nprintf '%s\\n' "\${COMPREPLY[@]}"`,
+          `source "${set.script}"\nCOMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}\n_openclaw_sessions\nprintf '%s\\n' "\${COMPREPLY[@]}"`,
         ],
-        {
-          env,
-          encoding: "utf8",
-        },
+        { env: set.env, encoding: "utf8" },
       );
       expect(r.stderr).toBe("");
       return r.stdout.split("\n").filter(Boolean).sort();
     };
-    const starts = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean).length : 0);
-    return { stateDir, dir, bin, env, tab, starts };
+    return { ...set, tab };
   }
 
   it("the tool starts for the first Tab only; a changed sessions.json, a new agent dir or another stat sends the Tab to it again", async () => {
@@ -293,6 +299,77 @@ describe.runIf(gnuStat)("bash answers a Tab itself while nothing the keys came f
     expect(fs.readFileSync(file, "utf8")).toBe(text);
     expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
     expect(starts()).toBe(5);
+  });
+});
+
+describe.runIf(hasShell("zsh"))("zsh answers a Tab itself from the same proof (its own zstat: no GNU stat needed)", () => {
+  function setUp() {
+    const set = tabSetUp("zsh");
+    /** The keys zsh's function hands compadd for the words on the line (the last one being completed). */
+    const tab = (...words: string[]) => {
+      const probe = `compdef() { :; }
+source ${JSON.stringify(set.script)}
+compadd() { [[ $1 == -- ]] && shift; print -rl -- "$@"; }
+words=( "\${(@f)TAB_WORDS}" ); CURRENT=\${#words}
+_openclaw_sessions_keys`;
+      const r = spawnSync("zsh", ["-f", "-c", probe], { env: { ...set.env, TAB_WORDS: words.join("\n") }, encoding: "utf8" });
+      expect(r.stderr).toBe("");
+      return r.stdout.split("\n").filter(Boolean).sort();
+    };
+    return { ...set, tab };
+  }
+  const keys = ["agent:main:main", "agent:main:telegram:direct:424242"];
+
+  it("the tool starts for the first Tab only, also for a store option with a blank; a changed sessions.json sends the Tab to it again", async () => {
+    const { stateDir, dir, tab, starts } = setUp();
+    const spaced = path.join(dir, "my state");
+    fs.symlinkSync(stateDir, spaced);
+    await pastRacyWindow();
+    expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
+    expect(tab("openclaw-sessions", "ls", "")).toEqual(keys);
+    expect(starts()).toBe(1);
+    // As typed: quoted, one word; the tool is asked for it once.
+    expect(tab("openclaw-sessions", "ls", "--state-dir", `'${spaced}'`, "agent")).toEqual(keys);
+    expect(tab("openclaw-sessions", "ls", "--state-dir", `'${spaced}'`, "agent")).toEqual(keys);
+    expect(starts()).toBe(2);
+    const storePath = path.join(stateDir, "agents/main/sessions/sessions.json");
+    const entries = JSON.parse(fs.readFileSync(storePath, "utf8")) as Record<string, unknown>;
+    entries["agent:main:new"] = entries["agent:main:main"];
+    fs.writeFileSync(`${storePath}.tmp`, JSON.stringify(entries, null, 2));
+    fs.renameSync(`${storePath}.tmp`, storePath);
+    expect(tab("openclaw-sessions", "ls", "agent")).toEqual([...keys, "agent:main:new"].sort());
+    expect(starts()).toBe(3);
+  });
+
+  it("a damaged proof is never trusted, and says nothing", async () => {
+    const { dir, tab, starts, proofFile } = setUp();
+    await pastRacyWindow();
+    expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
+    const file = proofFile();
+    const text = fs.readFileSync(file, "utf8");
+    const lines = text.split("\n");
+    // A count that is no number (an arithmetic expression, which zsh would evaluate).
+    const marker = path.join(dir, "ran");
+    fs.writeFileSync(file, [lines[0], `x[$(touch ${marker})]`, ...lines.slice(2)].join("\n"));
+    expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(starts()).toBe(2);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+    // A stat line that is not what zstat finds now (another ctime, to the ns).
+    const printed = lines.findIndex((l) => l.endsWith("sessions.json") && /^[0-9a-f]+:/.test(l));
+    const otherCtime = (l: string) => l.replace(/(\d) \//, (_m, d: string) => `${(Number(d) + 1) % 10} /`);
+    fs.writeFileSync(file, lines.map((l, i) => (i === printed ? otherCtime(l) : l)).join("\n"));
+    expect(fs.readFileSync(file, "utf8")).not.toBe(text);
+    expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
+    expect(starts()).toBe(3);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+    // Cut inside its last key: every count still holds, but the key is not whole.
+    fs.writeFileSync(file, text.slice(0, -5));
+    expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
+    expect(starts()).toBe(4);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+    expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
+    expect(starts()).toBe(4);
   });
 });
 

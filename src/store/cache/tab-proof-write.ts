@@ -30,7 +30,7 @@ export function writeTabProof(env: NodeJS.ProcessEnv, question: string, reads: B
     const keys = byBytes(items);
     const text = `${head}${group(keys).join("\n")}\n`;
     // The file there already proves these keys (the same reads give the same keys), whole: a Tab of
-    // zsh or fish, which asks the tool every time, does not write them again.
+    // fish, which asks the tool every time, does not write them again.
     if (holds(file, head, Buffer.byteLength(text))) return;
     writeFileReplacing(file, text);
   } catch {

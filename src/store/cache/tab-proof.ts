@@ -1,8 +1,8 @@
 /**
- * A Tab that bash answers without starting the tool. A `__complete keys` whose keys came from a
+ * A Tab that bash or zsh answers without starting the tool. A `__complete keys` whose keys came from a
  * kept answer (answer-memo.ts) leaves them in the cache with what proves them: the question as
- * bash's completion function spells it (its working dir, the store options on the line, the
- * environment the tool reads) and every path its run read, as bash can look at it again: a file or
+ * the completion functions spell it (its working dir, the store options on the line, the
+ * environment the tool reads) and every path its run read, as a shell can look at it again: a file or
  * a listed dir by what GNU `stat` prints of it (dev, inode, size, mtime and ctime to the ns, mode),
  * a path where the stores were looked for by the kind of thing there (`[[ -d … ]]`). The next Tab
  * checks it with one `stat` and prints the keys itself while everything is as it was; anything else

@@ -9,9 +9,9 @@
  *   and `--no-index`, beside `rg -F WORD` (rows skipped without rg).
  * - `ls --json` on 2,000 keys warm and cold beside the floor (node + find + a header read per
  *   file: util.ts lsFloorScript, as bench/scale.ts had it), and on an empty store beside `node -e 0`.
- * - key completion on 5,000 keys, warm: bash's and zsh's whole completion functions for a key
- *   prefix (what a Tab runs: they offer the keys the last Tab left while nothing changed), and
- *   `__complete keys` (what fish runs at every Tab, bash and zsh after a change), beside `node -e 0`.
+ * - key completion on 5,000 keys, warm: bash's, zsh's and fish's whole completion for a key prefix
+ *   (what a Tab runs: each offers the keys the last Tab left while nothing changed), and
+ *   `__complete keys` (what a Tab runs after a change), beside `node -e 0`.
  * - `--big`: peak RSS of ls, timeline, check and grep, cold and warm, on a 57k-file store, a store
  *   of 100k small archives and one with a 120 MB sessions.json (one run each, 10 min limit).
  *
@@ -311,14 +311,24 @@ function completionRows(s: GeneratedStore): void {
     const n = spawnSync("zsh", ["-f", "-c", ztab], { env: { ...process.env, ...tabEnv }, encoding: "utf8" }).stdout.trim();
     console.log(`zsh Tab hands compadd ${n} keys`);
   }
+  // fish: its completion of the same line (fish matches the keys itself).
+  const fish = has("fish");
+  const fscript = path.join(OUT, "completion.fish");
+  fs.writeFileSync(fscript, spawnSync(NODE, [BIN, "completion", "fish"], { env: { ...process.env, ...CLI_ENV }, encoding: "utf8" }).stdout);
+  const ftab = `source ${q(fscript)}; complete -C ${q(`openclaw-sessions timeline --state-dir ${s.stateDir} ${prefix}`)} | count`;
+  if (fish) {
+    const n = spawnSync("fish", ["--no-config", "-c", ftab], { env: { ...process.env, ...tabEnv }, encoding: "utf8" }).stdout.trim();
+    console.log(`fish Tab on "${prefix}" offers ${n} keys`);
+  }
   const warming = prime(cli(complete), "__complete warming run");
   const cmds: Cmd[] = [cli(complete), NODE0];
   const bashAt = bash ? cmds.push({ argv: ["bash", "-c", tab], env: tabEnv, timeoutS: TIMEOUT_S }) - 1 : -1;
   const zshAt = zsh ? cmds.push({ argv: ["zsh", "-f", "-c", ztab], env: tabEnv, timeoutS: TIMEOUT_S }) - 1 : -1;
+  const fishAt = fish ? cmds.push({ argv: ["fish", "--no-config", "-c", ftab], env: tabEnv, timeoutS: TIMEOUT_S }) - 1 : -1;
   // Fast runs are noisy: more of them when a run takes under half a second.
   const measured = interleaved(cmds, warming.ms < 500 ? Math.max(RUNS, 15) : RUNS);
   const [c, n0] = measured;
-  const [t, z] = [bashAt, zshAt].map((at) => (at < 0 ? undefined : measured[at]));
+  const [t, z, f] = [bashAt, zshAt, fishAt].map((at) => (at < 0 ? undefined : measured[at]));
   const judge = (figure: string, m: Measured) => {
     ratioRow(figure, m, "node -e 0", n0!, { max: 2, on: "wall", text: "≤ 100 ms wall and ≤ 2× wall" }, m.ms > 100 ? ["> 100 ms"] : []);
   };
@@ -329,7 +339,10 @@ function completionRows(s: GeneratedStore): void {
   // zsh's the same way, with its own modules (zsh/mapfile, zsh/stat): no fork.
   if (z) judge("key completion, 5,000 keys, warm: zsh Tab (all keys to compadd)", z);
   else noteRow("key completion: zsh Tab", "zsh not installed", "≤ 100 ms wall");
-  // What fish runs at every Tab, and bash and zsh after a change.
+  // fish's the same way, with its builtins and one GNU stat.
+  if (f) judge(`key completion, 5,000 keys, warm: fish Tab on "${prefix}"`, f);
+  else noteRow("key completion: fish Tab", "fish not installed", "≤ 100 ms wall");
+  // What each shell's Tab runs after a change (or without GNU stat, for bash and fish).
   judge("the tool's answer to a Tab: __complete keys", c!);
 }
 

@@ -2,9 +2,9 @@
  * What the bin runs for `__complete keys` before it loads any bundle of the CLI: the keys the last
  * Tab left, while their proof holds (store/cache/tab-proof.ts), as the tool prints them (those that
  * begin with the prefix, in its order); null for anything else, and the bin runs the CLI as ever.
- * Its own small bundle (dist/tab.js, scripts/build.mjs): a Tab of fish, which asks the tool every
- * time, loads none of the CLI while nothing changed (bash's and zsh's functions check the proof
- * themselves, and ask the tool only after a change).
+ * Its own small bundle (dist/tab.js, scripts/build.mjs): a shell whose function cannot check the
+ * proof itself (no GNU stat, an old bash, a question with other than ASCII for fish) loads none of
+ * the CLI while nothing changed.
  */
 import { keptTabKeys, tabQuestion } from "../store/cache/tab-proof.js";
 import { parseCompleteArgs, questionArgs } from "./complete-items.js";

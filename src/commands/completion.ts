@@ -119,20 +119,22 @@ complete -F _openclaw_sessions ${NAME}
 }
 
 /**
- * The kind probes of a proof (`sd /path`: a dir is there, `l-`: nothing is, not even a link…),
- * each tested as `[[ ]]` tests it in bash and zsh alike; `$line` holds the probe.
+ * The kind probes of a proof (`sd /path`: a dir is there, `l-`: nothing is, not even a link…): each
+ * one's test of the path P, with the operators `test` and `[[ ]]` share.
  */
+const KIND_TESTS: Array<[string, string]> = [
+  ["sd", "-d P"],
+  ["sf", "-f P"],
+  ["s-", "! -e P"],
+  ["ld", "-d P && ! -L P"],
+  ["lf", "-f P && ! -L P"],
+  ["ly", "-L P"],
+  ["l-", "! -e P && ! -L P"],
+];
+
+/** The kind probes as bash and zsh alike test them with `[[ ]]`; `$line` holds the probe. */
 function kindProbes(indent: string): string {
-  const tests: Array<[string, string]> = [
-    ["sd", "-d P"],
-    ["sf", "-f P"],
-    ["s-", "! -e P"],
-    ["ld", "-d P && ! -L P"],
-    ["lf", "-f P && ! -L P"],
-    ["ly", "-L P"],
-    ["l-", "! -e P && ! -L P"],
-  ];
-  const cases = tests.map(([letters, test]) => `${indent}  ${letters}) [[ ${test.replaceAll("P", `"\${line#* }"`)} ]] ;;`);
+  const cases = KIND_TESTS.map(([letters, test]) => `${indent}  ${letters}) [[ ${test.replaceAll("P", `"\${line#* }"`)} ]] ;;`);
   return [`${indent}case "\${line%% *}" in`, ...cases, `${indent}  *) false ;;`, `${indent}esac || return 1`].join("\n");
 }
 
@@ -363,14 +365,99 @@ function fishValue(v: ValueKind): string {
   }
 }
 
+/**
+ * fish's own answer from the proof bash and zsh read: the same question, file and checks, with
+ * fish's builtins and GNU `stat` (one fork); the keys printed, one a line (fish matches them against
+ * the word itself). A question with other than ASCII is left to the tool: fish counts characters,
+ * and the file is named by bytes.
+ */
+function fishKeptKeys(): string {
+  const probes = KIND_TESTS.map(
+    ([letters, test]) =>
+      `                        case ${letters}\n                            test ${test.replaceAll("&&", "-a").replaceAll("P", "$p")}`,
+  ).join("\n");
+  return `function __openclaw_sessions_kept_keys
+    # Keys without starting the tool: those its last Tab left, while all they came from is unchanged.
+    set -l file $HOME/.cache
+    string match -q -- '/*' "$XDG_CACHE_HOME"; and set file $XDG_CACHE_HOME
+    string match -q -- '/*' "$file"; and string match -q -- '/*' "$PWD"; or return 1
+    set -l asked "cwd=$PWD"
+    for a in $argv
+        set -a asked "arg=$a"
+    end
+    # set -n lists the names in code point order (where one is exported twice, once is enough).
+    set -l last
+    for n in (set -xn)
+        test "$n" = "$last"; and continue
+        set last $n
+        string match -qr '^(?:CLAWDBOT_\\w+|HOME|LOCALAPPDATA|OPENCLAW_\\w+|TZ|USERPROFILE|XDG_\\w+)$' -- $n; and set -a asked "env=$n=$$n"
+    end
+    string match -qr '[^\\x01-\\x09\\x0b-\\x7f]' -- $asked; and return 1
+    set -l bytes (math (count $asked) - 1)
+    for a in $asked
+        set bytes (math $bytes + (string length -- $a))
+    end
+    set file $file/openclaw-sessions/tab/keys-$bytes
+    test -f $file -a -r $file; or return 1
+    # Split at each newline: a proof that ends with one (whole) ends with an empty element.
+    set -l lines (string split \\n -- (string collect -N < $file))
+    test "$lines[1]" = ${q(TAB_FORMAT)} -a -z "$lines[-1]"; or return 1
+    # Each group after its count (digits only, no more lines than are left), its lines in $group.
+    set -l total (count $lines)
+    set -l at 2
+    set -l paths
+    for g in asked paths printed kinds keys
+        string match -qr '^[0-9]+$' -- "$lines[$at]"; and test (math $at + $lines[$at]) -lt $total; or return 1
+        set -l group
+        # fish reads [5..4] as 5 then 4: a count of 0 is no lines.
+        test $lines[$at] -gt 0; and set group $lines[(math $at + 1)..(math $at + $lines[$at])]
+        set at (math $at + $lines[$at] + 1)
+        switch $g
+            case asked
+                __openclaw_sessions_same (count $asked) $asked $group; or return 1
+            case paths
+                set paths $group
+            case printed
+                __openclaw_sessions_same (count $group) $group (command stat -c ${q(TAB_STAT_FORMAT)} -- $paths 2>/dev/null); or return 1
+            case kinds
+                for line in $group
+                    set -l p (string sub -s 4 -- $line)
+                    switch (string sub -l 2 -- $line)
+${probes}
+                        case '*'
+                            false
+                    end; or return 1
+                end
+            case keys
+                test $at -eq $total; or return 1
+                string join \\n -- $group
+        end
+    end
+end
+# Whether the $argv[1] words after it are the rest, one for one.
+function __openclaw_sessions_same --argument-names n
+    test (count $argv) -eq (math 2 \\* $n + 1); or return 1
+    set -l i 2
+    set -l j (math $n + 2)
+    while test $j -le (count $argv)
+        test "$argv[$i]" = "$argv[$j]"; or return 1
+        set i (math $i + 1)
+        set j (math $j + 1)
+    end
+end`;
+}
+
 function fish(cmds: CommandSpec[]): string {
   const lines = [
     `# fish completion for ${NAME} (save as ~/.config/fish/completions/${NAME}.fish)`,
+    fishKeptKeys(),
     `function __openclaw_sessions_complete --argument-names what`,
     `    # the store options typed on the line choose the store`,
     `    set -l tokens (commandline -opc)`,
     `    set -l store`,
-    `    for i in (seq 2 (count $tokens))`,
+    `    set -l i 1`,
+    `    while test $i -lt (count $tokens)`,
+    `        set i (math $i + 1)`,
     `        switch $tokens[$i]`,
     `            case ${STORE_FLAGS.join(" ")}`,
     `                set -l next (math $i + 1)`,
@@ -381,6 +468,7 @@ function fish(cmds: CommandSpec[]): string {
     `                set -a store $tokens[$i]`,
     `        end`,
     `    end`,
+    `    test $what = keys; and __openclaw_sessions_kept_keys $store; and return`,
     `    ${NAME} __complete $what $store 2>/dev/null`,
     `end`,
     `complete -c ${NAME} -f`,

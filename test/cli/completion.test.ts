@@ -164,7 +164,7 @@ const hasShell = (sh: string) => spawnSync("sh", ["-c", `command -v ${sh}`], { s
 const gnuStat = spawnSync("stat", ["--version"], { encoding: "utf8" }).stdout?.includes("GNU coreutils") ?? false;
 
 /** The shipped tool on PATH, each start of it logged; the script `shell` gets from it; a store; a cache dir of its own. */
-function tabSetUp(shell: "bash" | "zsh") {
+function tabSetUp(shell: "bash" | "zsh" | "fish") {
   const { stateDir } = copyState("files", "reset-chain");
   const dir = tempDir("ocs-tab-");
   const log = path.join(dir, "started");
@@ -186,7 +186,15 @@ function tabSetUp(shell: "bash" | "zsh") {
     const proofs = path.join(env.XDG_CACHE_HOME, "openclaw-sessions/tab");
     return path.join(proofs, fs.readdirSync(proofs)[0]!);
   };
-  return { stateDir, dir, bin, env, script, starts, proofFile };
+  /** A key `agent:main:new` written as OpenClaw writes sessions.json: whole, by a rename. */
+  const addKey = () => {
+    const storePath = path.join(stateDir, "agents/main/sessions/sessions.json");
+    const entries = JSON.parse(fs.readFileSync(storePath, "utf8")) as Record<string, unknown>;
+    entries["agent:main:new"] = entries["agent:main:main"];
+    fs.writeFileSync(`${storePath}.tmp`, JSON.stringify(entries, null, 2));
+    fs.renameSync(`${storePath}.tmp`, storePath);
+  };
+  return { stateDir, dir, bin, env, script, starts, proofFile, addKey };
 }
 
 describe.runIf(gnuStat)("bash answers a Tab itself while nothing the keys came from has changed (store/cache/tab-proof.ts)", () => {
@@ -210,8 +218,7 @@ describe.runIf(gnuStat)("bash answers a Tab itself while nothing the keys came f
   }
 
   it("the tool starts for the first Tab only; a changed sessions.json, a new agent dir or another stat sends the Tab to it again", async () => {
-    const { stateDir, dir, bin, tab, starts } = setUp();
-    const storePath = path.join(stateDir, "agents/main/sessions/sessions.json");
+    const { stateDir, dir, bin, tab, starts, addKey } = setUp();
     await pastRacyWindow();
     const keys = ["agent:main:main", "agent:main:telegram:direct:424242"];
     expect(tab("openclaw-sessions ls agent")).toEqual(keys);
@@ -227,10 +234,7 @@ describe.runIf(gnuStat)("bash answers a Tab itself while nothing the keys came f
     expect(starts()).toBe(2);
 
     // OpenClaw writes a key: the next Tab offers it. Written under RACY_MS ago, it is not proven yet.
-    const entries = JSON.parse(fs.readFileSync(storePath, "utf8")) as Record<string, unknown>;
-    entries["agent:main:new"] = entries["agent:main:main"];
-    fs.writeFileSync(`${storePath}.tmp`, JSON.stringify(entries, null, 2));
-    fs.renameSync(`${storePath}.tmp`, storePath);
+    addKey();
     expect(tab("openclaw-sessions ls agent:main:n")).toEqual(["new"]);
     expect(tab("openclaw-sessions ls agent:main:n")).toEqual(["new"]);
     expect(starts()).toBe(4);
@@ -321,7 +325,7 @@ _openclaw_sessions_keys`;
   const keys = ["agent:main:main", "agent:main:telegram:direct:424242"];
 
   it("the tool starts for the first Tab only, also for a store option with a blank; a changed sessions.json sends the Tab to it again", async () => {
-    const { stateDir, dir, tab, starts } = setUp();
+    const { stateDir, dir, tab, starts, addKey } = setUp();
     const spaced = path.join(dir, "my state");
     fs.symlinkSync(stateDir, spaced);
     await pastRacyWindow();
@@ -332,11 +336,7 @@ _openclaw_sessions_keys`;
     expect(tab("openclaw-sessions", "ls", "--state-dir", `'${spaced}'`, "agent")).toEqual(keys);
     expect(tab("openclaw-sessions", "ls", "--state-dir", `'${spaced}'`, "agent")).toEqual(keys);
     expect(starts()).toBe(2);
-    const storePath = path.join(stateDir, "agents/main/sessions/sessions.json");
-    const entries = JSON.parse(fs.readFileSync(storePath, "utf8")) as Record<string, unknown>;
-    entries["agent:main:new"] = entries["agent:main:main"];
-    fs.writeFileSync(`${storePath}.tmp`, JSON.stringify(entries, null, 2));
-    fs.renameSync(`${storePath}.tmp`, storePath);
+    addKey();
     expect(tab("openclaw-sessions", "ls", "agent")).toEqual([...keys, "agent:main:new"].sort());
     expect(starts()).toBe(3);
   });
@@ -370,6 +370,64 @@ _openclaw_sessions_keys`;
     expect(fs.readFileSync(file, "utf8")).toBe(text);
     expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
     expect(starts()).toBe(4);
+  });
+});
+
+describe.runIf(gnuStat && hasShell("fish"))("fish answers a Tab itself from the same proof", () => {
+  function setUp() {
+    const set = tabSetUp("fish");
+    /** The keys fish offers for a line (its own matching: the whole key). */
+    const tab = (line: string) => {
+      const r = spawnSync("fish", ["--no-config", "-c", `source ${JSON.stringify(set.script)}; complete -C ${JSON.stringify(line)}`], {
+        env: set.env,
+        encoding: "utf8",
+      });
+      expect(r.stderr).toBe("");
+      return r.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split("\t")[0])
+        .sort();
+    };
+    return { ...set, tab };
+  }
+  const keys = ["agent:main:main", "agent:main:telegram:direct:424242"];
+
+  it("the tool starts for the first Tab only; a store option on the line is another question; a changed sessions.json asks the tool", async () => {
+    const { stateDir, tab, starts, addKey } = setUp();
+    await pastRacyWindow();
+    expect(tab("openclaw-sessions history agent:main:")).toEqual(keys);
+    expect(tab("openclaw-sessions ls agent:main:t")).toEqual(["agent:main:telegram:direct:424242"]);
+    expect(starts()).toBe(1);
+    expect(tab(`openclaw-sessions ls --state-dir ${stateDir} agent:`)).toEqual(keys);
+    expect(tab(`openclaw-sessions ls --state-dir ${stateDir} agent:`)).toEqual(keys);
+    expect(starts()).toBe(2);
+    addKey();
+    expect(tab("openclaw-sessions history agent:main:")).toEqual([...keys, "agent:main:new"].sort());
+    expect(starts()).toBe(3);
+  });
+
+  it("a damaged proof is never trusted, and says nothing", async () => {
+    const { dir, tab, starts, proofFile } = setUp();
+    await pastRacyWindow();
+    expect(tab("openclaw-sessions history agent:main:")).toEqual(keys);
+    const file = proofFile();
+    const text = fs.readFileSync(file, "utf8");
+    const lines = text.split("\n");
+    // A count that is no number (a command substitution, which fish would run were it evaluated).
+    const marker = path.join(dir, "ran");
+    fs.writeFileSync(file, [lines[0], `(touch ${marker})`, ...lines.slice(2)].join("\n"));
+    expect(tab("openclaw-sessions history agent:main:")).toEqual(keys);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(starts()).toBe(2);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+    // Cut inside its last key: every count still holds, but the key is not whole.
+    fs.writeFileSync(file, text.slice(0, -5));
+    expect(tab("openclaw-sessions history agent:main:")).toEqual(keys);
+    expect(starts()).toBe(3);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+    expect(tab("openclaw-sessions history agent:main:")).toEqual(keys);
+    expect(starts()).toBe(3);
   });
 });
 

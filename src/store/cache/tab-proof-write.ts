@@ -29,8 +29,8 @@ export function writeTabProof(env: NodeJS.ProcessEnv, question: string, reads: B
     const head = `${[TAB_FORMAT, ...[question.split("\n"), proof.paths, proof.printed, proof.kinds].flatMap(group)].join("\n")}\n`;
     const keys = byBytes(items);
     const text = `${head}${group(keys).join("\n")}\n`;
-    // The file there already proves these keys (the same reads give the same keys), whole: a Tab of
-    // fish, which asks the tool every time, does not write them again.
+    // The file there already proves these keys (the same reads give the same keys), whole: a shell
+    // that asks the tool every time (one that cannot check the proof itself) does not write them again.
     if (holds(file, head, Buffer.byteLength(text))) return;
     writeFileReplacing(file, text);
   } catch {

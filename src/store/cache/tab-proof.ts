@@ -1,5 +1,5 @@
 /**
- * A Tab that bash or zsh answers without starting the tool. A `__complete keys` whose keys came from a
+ * A Tab that the shell answers without starting the tool. A `__complete keys` whose keys came from a
  * kept answer (answer-memo.ts) leaves them in the cache with what proves them: the question as
  * the completion functions spell it (its working dir, the store options on the line, the
  * environment the tool reads) and every path its run read, as a shell can look at it again: a file or

@@ -323,7 +323,7 @@ _openclaw_sessions_kept_keys() {
   _openclaw_sessions_proof_group || return 1
   for name in "\${(@)lines[from,at-1]}"; do
     zstat -L -r -F '%s.%N' -H st -- "$name" 2>/dev/null || continue
-    printf -v mode '%x' "\${st[mode]%% *}"
+    mode=\${(L)$(( [##16] \${st[mode]%% *} ))}
     printed+=\${printed:+$'\\n'}"$mode:$st[device]:$st[inode]:$st[size]:\${\${st[mtime]#* \\(}%\\)}:\${\${st[ctime]#* \\(}%\\)} $name"
   done
   _openclaw_sessions_proof_group && [[ $printed == "\${(pj:\\n:)lines[from,at-1]}" ]] || return 1

@@ -399,8 +399,9 @@ function fishKeptKeys(): string {
     end
     set file $file/openclaw-sessions/tab/keys-$bytes
     test -f $file -a -r $file; or return 1
-    # Split at each newline: a proof that ends with one (whole) ends with an empty element.
-    set -l lines (string split \\n -- (string collect -N < $file))
+    # Split at each newline: a proof that ends with one (whole) ends with an empty element. (A fish
+    # whose string collect has no -N says so to no terminal, and asks the tool.)
+    set -l lines (string split \\n -- (string collect -N < $file 2>/dev/null))
     test "$lines[1]" = ${q(TAB_FORMAT)} -a -z "$lines[-1]"; or return 1
     # Each group after its count (digits only, no more lines than are left), its lines in $group.
     set -l total (count $lines)

@@ -341,6 +341,24 @@ _openclaw_sessions_keys`;
     expect(starts()).toBe(3);
   });
 
+  it("a real Tab in an interactive zsh (compinit) completes a key; the next one starts no tool", async () => {
+    const { env, script, starts } = setUp();
+    await pastRacyWindow();
+    // zsh -i in a pty (script): type the line, press Tab, run it; ls of the completed key prints its detail.
+    const session = () =>
+      spawnSync("script", ["-qec", "zsh -f -i", "/dev/null"], {
+        input: `autoload -U compinit; compinit -u; source "${script}"\nopenclaw-sessions ls agent:main:te\t\nexit\n`,
+        env: { ...env, TERM: "dumb", PS1: "$ " },
+        encoding: "utf8",
+        // A hung zsh is killed when the runner gives up on the test (vitest.config.ts), never on a loaded machine's clock.
+        timeout: 170_000,
+      }).stdout;
+    expect(session()).toMatch(/sessionId\s+f1091dc4-aaaf-4980-b920-36af23252a48/);
+    expect(starts()).toBe(2); // __complete keys, then the ls
+    expect(session()).toMatch(/sessionId\s+f1091dc4-aaaf-4980-b920-36af23252a48/);
+    expect(starts()).toBe(3); // the ls alone
+  });
+
   it("a damaged proof is never trusted, and says nothing", async () => {
     const { dir, tab, starts, proofFile } = setUp();
     await pastRacyWindow();

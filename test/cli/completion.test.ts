@@ -287,22 +287,30 @@ describe.runIf(gnuStat)("bash answers a Tab itself while nothing the keys came f
     expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
     expect(fs.existsSync(marker)).toBe(false);
     expect(starts()).toBe(2);
+    // A count past what the shell's arithmetic holds: said nowhere (tab() sees stderr empty), asked of the tool.
+    fs.writeFileSync(file, [lines[0], "9".repeat(30), ...lines.slice(2)].join("\n"));
+    expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
+    expect(starts()).toBe(3);
+    // A count far past the lines left: bash stops at the file's end (it read on a billion times).
+    fs.writeFileSync(file, [lines[0], "999999999", ...lines.slice(2)].join("\n"));
+    expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
+    expect(starts()).toBe(4);
     // A stat line that is not what stat prints now.
     const printed = lines.findIndex((l) => l.endsWith("sessions.json") && /^[0-9a-f]+:/.test(l));
     fs.writeFileSync(file, lines.map((l, i) => (i === printed ? l.replace(/^[0-9a-f]+:/, "0:") : l)).join("\n"));
     expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
-    expect(starts()).toBe(3);
+    expect(starts()).toBe(5);
     // Cut short, in its head or in its keys: the tool writes it whole again, and the next Tab is bash's.
     fs.writeFileSync(file, lines.slice(0, 5).join("\n"));
     expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
-    expect(starts()).toBe(4);
+    expect(starts()).toBe(6);
     expect(fs.readFileSync(file, "utf8")).toBe(text);
     fs.writeFileSync(file, `${lines.slice(0, -2).join("\n")}\n`);
     expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
-    expect(starts()).toBe(5);
+    expect(starts()).toBe(7);
     expect(fs.readFileSync(file, "utf8")).toBe(text);
     expect(tab("openclaw-sessions ls agent:main:m")).toEqual(["main"]);
-    expect(starts()).toBe(5);
+    expect(starts()).toBe(7);
   });
 });
 
@@ -372,6 +380,10 @@ _openclaw_sessions_keys`;
     expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
     expect(fs.existsSync(marker)).toBe(false);
     expect(starts()).toBe(2);
+    // A count past what the shell's arithmetic holds: said nowhere (tab() sees stderr empty), asked of the tool.
+    fs.writeFileSync(file, [lines[0], "9".repeat(30), ...lines.slice(2)].join("\n"));
+    expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
+    expect(starts()).toBe(3);
     expect(fs.readFileSync(file, "utf8")).toBe(text);
     // A stat line that is not what zstat finds now (another ctime, to the ns).
     const printed = lines.findIndex((l) => l.endsWith("sessions.json") && /^[0-9a-f]+:/.test(l));
@@ -379,15 +391,15 @@ _openclaw_sessions_keys`;
     fs.writeFileSync(file, lines.map((l, i) => (i === printed ? otherCtime(l) : l)).join("\n"));
     expect(fs.readFileSync(file, "utf8")).not.toBe(text);
     expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
-    expect(starts()).toBe(3);
+    expect(starts()).toBe(4);
     expect(fs.readFileSync(file, "utf8")).toBe(text);
     // Cut inside its last key: every count still holds, but the key is not whole.
     fs.writeFileSync(file, text.slice(0, -5));
     expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
-    expect(starts()).toBe(4);
+    expect(starts()).toBe(5);
     expect(fs.readFileSync(file, "utf8")).toBe(text);
     expect(tab("openclaw-sessions", "ls", "agent")).toEqual(keys);
-    expect(starts()).toBe(4);
+    expect(starts()).toBe(5);
   });
 });
 
@@ -438,14 +450,18 @@ describe.runIf(gnuStat && hasShell("fish"))("fish answers a Tab itself from the 
     expect(tab("openclaw-sessions history agent:main:")).toEqual(keys);
     expect(fs.existsSync(marker)).toBe(false);
     expect(starts()).toBe(2);
+    // A count past what the shell's arithmetic holds: said nowhere (tab() sees stderr empty), asked of the tool.
+    fs.writeFileSync(file, [lines[0], "9".repeat(30), ...lines.slice(2)].join("\n"));
+    expect(tab("openclaw-sessions history agent:main:")).toEqual(keys);
+    expect(starts()).toBe(3);
     expect(fs.readFileSync(file, "utf8")).toBe(text);
     // Cut inside its last key: every count still holds, but the key is not whole.
     fs.writeFileSync(file, text.slice(0, -5));
     expect(tab("openclaw-sessions history agent:main:")).toEqual(keys);
-    expect(starts()).toBe(3);
+    expect(starts()).toBe(4);
     expect(fs.readFileSync(file, "utf8")).toBe(text);
     expect(tab("openclaw-sessions history agent:main:")).toEqual(keys);
-    expect(starts()).toBe(3);
+    expect(starts()).toBe(4);
   });
 });
 

@@ -132,7 +132,7 @@ export function forgetTabProofs(env: NodeJS.ProcessEnv, root: string): string[] 
 }
 
 /**
- * A proof's text as its groups (each after its count: digits only, as bash reads it), the format
+ * A proof's text as its groups (each after its count: 1 to 9 digits, as the shells read it), the format
  * line first; null unless it is exactly such groups, each line ended (a file cut short is none).
  */
 function groupsOf(text: string): string[][] | null {
@@ -140,7 +140,7 @@ function groupsOf(text: string): string[][] | null {
   const lines = text.slice(0, -1).split("\n");
   const groups = [[lines[0]!]];
   for (let at = 1; at < lines.length; ) {
-    if (!/^\d+$/.test(lines[at]!) || at + 1 + Number(lines[at]) > lines.length) return null;
+    if (!/^\d{1,9}$/.test(lines[at]!) || at + 1 + Number(lines[at]) > lines.length) return null;
     groups.push(lines.slice(at + 1, at + 1 + Number(lines[at])));
     at += 1 + Number(lines[at]);
   }

@@ -5,6 +5,7 @@
  * the store the line names (--state-dir, --agent, … typed before the cursor).
  */
 import { TAB_FORMAT, TAB_STAT_FORMAT } from "../store/cache/tab-proof.js";
+import { ANSWER_ENV_NAMES, ANSWER_ENV_PREFIXES } from "../store/cache/answer-env.js";
 
 export type Shell = "bash" | "zsh" | "fish";
 
@@ -138,6 +139,18 @@ function kindProbes(indent: string): string {
   return [`${indent}case "\${line%% *}" in`, ...cases, `${indent}  *) false ;;`, `${indent}esac || return 1`].join("\n");
 }
 
+/** answerEnv's variables as bash lists them, in name order: each name, each prefix's names (`${!XDG_@}`). */
+function bashEnvNames(): string {
+  const parts: Array<[string, string]> = [
+    ...ANSWER_ENV_NAMES.map((n): [string, string] => [n, n]),
+    ...ANSWER_ENV_PREFIXES.map((p): [string, string] => [p, `\${!${p}@}`]),
+  ];
+  return parts
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([, shown]) => shown)
+    .join(" ");
+}
+
 /**
  * The keys a Tab before left (store/cache/tab-proof.ts writes them, and says what each part is),
  * while GNU stat and bash's own tests find everything they came from as it was: no Node start for
@@ -156,7 +169,7 @@ _openclaw_sessions_kept_keys() {
   [[ $file == /* && $PWD == /* ]] || return 1
   q="cwd=$PWD"
   for i in "$@"; do q+=$'\\n'"arg=$i"; done
-  for n in \${!CLAWDBOT_@} HOME LOCALAPPDATA \${!OPENCLAW_@} TZ USERPROFILE \${!XDG_@}; do
+  for n in ${bashEnvNames()}; do
     [[ \${!n+x} && \${!n@a} == *x* ]] && q+=$'\\n'"env=$n=\${!n}"
   done
   file+="/openclaw-sessions/tab/keys-\${#q}"
@@ -296,7 +309,7 @@ if (( $+functions[compdef] )); then compdef _openclaw_sessions ${NAME}; fi
  * zstat, printed as GNU `stat` prints it.
  */
 function zshKeptKeys(): string {
-  const names = "(CLAWDBOT_|OPENCLAW_|XDG_)[A-Za-z0-9_]##|HOME|LOCALAPPDATA|TZ|USERPROFILE";
+  const names = [`(${ANSWER_ENV_PREFIXES.join("|")})[A-Za-z0-9_]##`, ...ANSWER_ENV_NAMES].join("|");
   return `# Keys without starting the tool: those its last Tab left, while all they came from is unchanged.
 # Into $reply; 1, having offered nothing, for anything else.
 _openclaw_sessions_kept_keys() {
@@ -392,7 +405,7 @@ function fishKeptKeys(): string {
     for n in (set -xn)
         test "$n" = "$last"; and continue
         set last $n
-        string match -qr '^(?:CLAWDBOT_\\w+|HOME|LOCALAPPDATA|OPENCLAW_\\w+|TZ|USERPROFILE|XDG_\\w+)$' -- $n; and set -a asked "env=$n=$$n"
+        string match -qr '^(?:${[...ANSWER_ENV_PREFIXES.map((p) => `${p}\\w+`), ...ANSWER_ENV_NAMES].join("|")})$' -- $n; and set -a asked "env=$n=$$n"
     end
     string match -qr '[^\\x01-\\x09\\x0b-\\x7f]' -- $asked; and return 1
     set -l bytes (math (count $asked) - 1)

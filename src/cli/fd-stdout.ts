@@ -4,7 +4,7 @@
  * opening (the stream classes; on a pipe, the net module) is a measurable part of a start, for
  * writes that are synchronous anyway. A terminal gets Node's stream itself (its width, its TTY
  * handling). What the CLI asks of a stream holds the same: `isTTY`, `destroyed` and an `error`
- * event once the reader has gone (EPIPE), `writableNeedDrain`.
+ * event once the reader has gone (EPIPE), `writableNeedDrain`, `writableLength`.
  */
 import fs from "node:fs";
 import type { Writable } from "node:stream";
@@ -31,6 +31,11 @@ export class FdStream {
 
   get writableNeedDrain(): boolean {
     return this.stream?.writableNeedDrain ?? false;
+  }
+
+  /** Bytes written but not yet handed to the kernel: only ever in Node's stream, once it took over. */
+  get writableLength(): number {
+    return this.stream?.writableLength ?? 0;
   }
 
   write(chunk: string | Uint8Array): boolean {

@@ -191,3 +191,36 @@ describe("the bin's code cache", () => {
     expect(fs.statSync(file).mtimeMs).toBe(made.mtimeMs);
   });
 });
+
+/**
+ * Appends to $OCS_END_FILE at exit the exit code and whether Node's loop ran dry first ('beforeExit'
+ * comes only then); with $OCS_END_TIMER, a timer of its own writes a line 300 ms in.
+ */
+const END_PROBE = `data:text/javascript,const fs = process.getBuiltinModule("node:fs"); const out = process.env.OCS_END_FILE; let dry = false; process.on("beforeExit", () => { dry = true; }); if (process.env.OCS_END_TIMER) setTimeout(() => fs.appendFileSync(out, "timer\\n"), 300); process.on("exit", (code) => fs.appendFileSync(out, "exit " + code + (dry ? " after the loop ran dry" : " at once") + "\\n"));`;
+
+describe("the end of a run", () => {
+  it("comes as soon as the run has nothing left to finish, with its exit code, and never before what is still pending", () => {
+    const state = emptyState();
+    const end = (args: string[], timer: boolean) => {
+      const out = path.join(tempDir("ocs-end-"), "end");
+      const r = spawnSync(process.execPath, ["--import", END_PROBE, BIN, ...args], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, HOME: "/nonexistent-home", OCS_END_FILE: out, ...(timer ? { OCS_END_TIMER: "1" } : {}) },
+      });
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr, lines: fs.readFileSync(out, "utf8").trimEnd().split("\n") };
+    };
+    const listed = end(["ls", "--json", "--state-dir", state], false);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).sessions).toEqual([]);
+    expect(listed.lines).toEqual(["exit 0 at once"]);
+    // A run that fails ends at once too, with its own code and its whole message.
+    const missing = end(["timeline", "agent:main:nosuch", "--state-dir", state], false);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/agent:main:nosuch/);
+    expect(missing.lines).toEqual(["exit 2 at once"]);
+    // Something still to run (a timer here; a server, a child or a write in flight alike): the run waits for it.
+    const waited = end(["ls", "--json", "--state-dir", state], true);
+    expect(waited.stdout).toBe(listed.stdout);
+    expect(waited.lines).toEqual(["timer", "exit 0 after the loop ran dry"]);
+  });
+});

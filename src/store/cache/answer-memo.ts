@@ -18,9 +18,9 @@ import { locateStores, type StoreSelection } from "../locate.js";
 import { noting, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { answerEnv } from "./answer-env.js";
-import { answersDirOf } from "./location.js";
+import { answersDirOf, readCacheFile } from "./location.js";
 import { buildId } from "./build-id.js";
-import { checkedReads, keptReads } from "./kept-reads.js";
+import { checkedReads, firstLstatsChanged, keptReads } from "./kept-reads.js";
 import { RACY_MS, statIdentity, type StoreCache } from "./store-cache.js";
 import { freeLetGo, piecesRead } from "../process/streaming-memory.js";
 
@@ -78,7 +78,7 @@ export async function reuseAnswer<T>(
   const key = answerKey(what, place, before);
   const dir = answersDirOf(indexFile);
   const file = path.join(dir, `${nameOf(key)}.json`);
-  const kept = readKept(file, key);
+  const kept = firstReadsChanged(file, key) ? null : readKept(file, key);
   // Too big to keep when last asked (within a day): derived without noting its reads.
   if (kept && isTooBig(kept.reads) && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < TOO_BIG_FOR_MS)
     return compute();
@@ -253,6 +253,32 @@ export function readKept(
     if (!inFile) fs.closeSync(fd);
   }
 }
+
+/**
+ * Whether the answer file kept for `key` names first a read that has changed since (its first
+ * FIRST_LSTATS lstats, those changed last when it was kept: sessions.json, the transcripts being
+ * written), read from its first HEAD_BYTES alone: after a turn of OpenClaw's, a store-wide answer
+ * is derived again without reading the one kept (7.8 MB for `timeline` of 5,000 keys) into fresh
+ * memory. False for anything else (no file, another key, reads that hold or run past those bytes):
+ * readKept and the whole check then decide.
+ */
+function firstReadsChanged(file: string, key: string): boolean {
+  return readCacheFile(
+    file,
+    (fd) => {
+      headBytes ??= Buffer.allocUnsafeSlow(HEAD_BYTES);
+      const head = headBytes.subarray(0, fs.readSync(fd, headBytes, 0, HEAD_BYTES, 0));
+      const eol = head.indexOf(0x0a);
+      return eol >= 0 && decoded(head.subarray(0, eol)) === key && firstLstatsChanged(head.subarray(eol + 1), FIRST_LSTATS);
+    },
+    false,
+  );
+}
+
+/** How much of an answer file firstReadsChanged reads (one buffer, reused), and how many of its lstats it checks. */
+const HEAD_BYTES = 16 * 1024;
+const FIRST_LSTATS = 8;
+let headBytes: Buffer | undefined;
 
 /** The largest answer file read whole; a bigger one's document is read from the file as it is needed. */
 const WHOLE_BYTES = 16 * 1024 * 1024;

@@ -125,6 +125,26 @@ const STILL: Record<KeptRead, (path: string, found: string) => boolean> = {
 };
 
 /**
+ * Whether one of the first `count` lstats of kept reads no longer holds, from `head`, the text's
+ * first bytes alone: true only where such a pair was read whole and its path differs now. The
+ * lstats come changed last first (lastChangedFirst): after OpenClaw wrote (a turn appends to a
+ * transcript and rewrites sessions.json), the first pairs differ, and the rest of the text (MBs on
+ * a big store) need not be read to tell.
+ */
+export function firstLstatsChanged(head: Buffer, count: number): boolean {
+  const c = new JsonBytesCursor(head);
+  if (!c.literal(sectionOpening(0, SECTIONS[0]![0])) || !c.literal("[")) return false;
+  for (let i = 0; i < count; i++) {
+    if (i > 0 && !c.literal(",")) return false;
+    const p = c.string();
+    const seen = p !== null && c.literal(",") ? c.string() : null;
+    if (p === null || seen === null) return false;
+    if (!STILL.l(p, seen)) return true;
+  }
+  return false;
+}
+
+/**
  * Hands each pair of each section to `holds(how)`, in the text's order: true when each held and
  * the text is whole kept reads, false at the first that did not, or at what is not kept reads.
  */

@@ -3,6 +3,7 @@
  * outside every store (`$XDG_CACHE_HOME/openclaw-sessions/index/`, default `~/.cache/…`), one
  * SQLite file per state dir, named by a hash of the state dir's real path.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { xdgBaseDir } from "../home-dirs.js";
 import { realPath } from "../real-path.js";
@@ -29,4 +30,24 @@ export function indexFileFor(storeRoot: string, env: NodeJS.ProcessEnv): string 
 /** Where the whole answers of a state dir are kept: beside its index file (`<id>.sqlite` → `<id>.answers/`). */
 export function answersDirOf(indexFile: string): string {
   return `${indexFile.replace(/\.sqlite$/, "")}.answers`;
+}
+
+/**
+ * `read` of a file of the cache's own, opened itself (a symlink put in its place is none), closed
+ * after; `otherwise` when it cannot be opened or read: a cache file that is not there proves nothing.
+ */
+export function readCacheFile<T>(file: string, read: (fd: number) => T, otherwise: T): T {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch {
+    return otherwise;
+  }
+  try {
+    return read(fd);
+  } catch {
+    return otherwise;
+  } finally {
+    fs.closeSync(fd);
+  }
 }

@@ -7,6 +7,7 @@ import path from "node:path";
 import { listingOf, namesOf, seenOf } from "../read-set.js";
 import { bundleFile } from "./build-id.js";
 import { eachKeptRead } from "./kept-reads.js";
+import { readCacheFile } from "./location.js";
 import { RACY_MS } from "./store-cache.js";
 import { statLine, TAB_FORMAT, tabProofFile } from "./tab-proof.js";
 
@@ -41,19 +42,15 @@ export function writeTabProof(env: NodeJS.ProcessEnv, question: string, reads: B
 /** Whether `file` is `bytes` long and begins with `head`: one read of the head's length. */
 function holds(file: string, head: string, bytes: number): boolean {
   const want = Buffer.from(head);
-  let fd: number;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  } catch {
-    return false;
-  }
-  try {
-    if (fs.fstatSync(fd).size !== bytes) return false;
-    const got = Buffer.alloc(want.length);
-    return fs.readSync(fd, got, 0, got.length, 0) === got.length && got.equals(want);
-  } finally {
-    fs.closeSync(fd);
-  }
+  return readCacheFile(
+    file,
+    (fd) => {
+      if (fs.fstatSync(fd).size !== bytes) return false;
+      const got = Buffer.alloc(want.length);
+      return fs.readSync(fd, got, 0, got.length, 0) === got.length && got.equals(want);
+    },
+    false,
+  );
 }
 
 /**

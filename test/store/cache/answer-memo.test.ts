@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runTimeline } from "../../../src/commands/timeline.js";
 import { Checksum, keptValue, pruneKept, readKept } from "../../../src/store/cache/answer-memo.js";
 import { jsonDocument, jsonDocumentParts } from "../../../src/core/json-document.js";
@@ -289,6 +289,54 @@ describe("whole answers (session.answer)", () => {
       await timeline(s, "indexed");
       seen.set(active, statIdentity(fs.statSync(activeOf(s), { bigint: true })));
     }
+  });
+
+  it("derived again after a turn of OpenClaw's (sessions.json rewritten), read no more of the kept one than its first bytes", async () => {
+    const s = store("files", "reset-chain");
+    // Archives enough that the kept answer's reads alone are well past the bytes looked at first.
+    const header = fs.readFileSync(activeOf(s), "utf8").split("\n")[0];
+    for (let i = 0; i < 300; i++) {
+      const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+      fs.writeFileSync(path.join(s.sessions, `${id}.jsonl.reset.2026-07-01T10-00-00.000Z`), `${header}\n`);
+    }
+    // Written last, as each turn rewrites it: the kept reads name it first.
+    fs.writeFileSync(sessionsJson(s), JSON.stringify(entries(s), null, 2));
+    await pastRacyWindow();
+    await timeline(s, "indexed");
+    const file = keptFile(s);
+    expect(fs.statSync(file).size).toBeGreaterThan(64 * 1024);
+    const all = entries(s);
+    all["agent:main:main"]!.updatedAt = (all["agent:main:main"]!.updatedAt as number) + 1000;
+    fs.writeFileSync(sessionsJson(s), JSON.stringify(all, null, 2));
+    // Each read of the kept answer's file while it is open, by the bytes it read.
+    const open = new Set<number>();
+    const got: number[] = [];
+    const { openSync, readSync, closeSync } = fs;
+    const spies = [
+      vi.spyOn(fs, "openSync").mockImplementation((...args: Parameters<typeof fs.openSync>) => {
+        const fd = openSync(...args);
+        if (args[0] === file) open.add(fd);
+        return fd;
+      }),
+      vi.spyOn(fs, "readSync").mockImplementation((...args: Parameters<typeof fs.readSync>) => {
+        const n = readSync(...args);
+        if (open.has(args[0])) got.push(n);
+        return n;
+      }),
+      vi.spyOn(fs, "closeSync").mockImplementation((fd: number) => {
+        open.delete(fd);
+        closeSync(fd);
+      }),
+    ];
+    try {
+      const after = await timeline(s, "indexed");
+      expect(after).toBe(await timeline(s, "plain"));
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(s.derived).toBe(2);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(16 * 1024);
   });
 
   it("are kept as derived, whatever the command then does with the value it was handed", async () => {

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { checkedReads, keptReads, stillTrue } from "../../../src/store/cache/kept-reads.js";
+import { checkedReads, firstLstatsChanged, keptReads, stillTrue } from "../../../src/store/cache/kept-reads.js";
 import { noteDir, noteFile, noteType, startReads, stopReads } from "../../../src/store/read-set.js";
 import { scanTree } from "../../../src/store/files/scan.js";
 import { pastRacyWindow } from "../../helpers/index-cache.js";
@@ -96,6 +96,29 @@ describe("what a run read, checked again", () => {
       looked.mockRestore();
       listed.mockRestore();
     }
+  });
+});
+
+describe("the first lstats of kept reads, from their first bytes alone", () => {
+  it("tell a change to a path among the first few, and nothing from a change further on, bytes cut short or other text", () => {
+    const dir = tempDir("ocs-answer-first-");
+    const files = Array.from({ length: 12 }, (_, i) => path.join(dir, `t${i}`));
+    for (const f of files) fs.writeFileSync(f, "x");
+    const kept = keptLstats(files);
+    const order = (JSON.parse(kept.toString()) as { lstats: string[] }).lstats.filter((_, i) => i % 2 === 0);
+    expect(firstLstatsChanged(kept, 4)).toBe(false);
+    // The fifth path changed: not among the first four looked at; the whole check sees it.
+    fs.appendFileSync(order[4]!, "y");
+    expect(firstLstatsChanged(kept, 4)).toBe(false);
+    expect(firstLstatsChanged(kept, 5)).toBe(true);
+    expect(stillTrue(kept)).toBe(false);
+    // The second path changed: seen from the bytes up to its pair's end, not from fewer.
+    fs.appendFileSync(order[1]!, "y");
+    const secondEnds = kept.indexOf(Buffer.from(JSON.stringify(order[2]))) - 1;
+    expect(firstLstatsChanged(kept.subarray(0, secondEnds), 4)).toBe(true);
+    expect(firstLstatsChanged(kept.subarray(0, secondEnds - 2), 4)).toBe(false);
+    expect(firstLstatsChanged(Buffer.from('{"dirs":[]}'), 4)).toBe(false);
+    expect(firstLstatsChanged(Buffer.from("-"), 4)).toBe(false);
   });
 });
 

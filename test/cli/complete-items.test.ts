@@ -112,12 +112,12 @@ describe("__complete on the shipped CLI", () => {
     fs.mkdirSync(path.join(stateDir, "agents/main/sessions"), { recursive: true });
     fs.writeFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), JSON.stringify({ "agent:main:b": {}, "agent:main:a": {} }));
     await pastRacyWindow();
-    // Each file the run reads whole, as the bin reads a bundle (a preload that wraps fs.readFileSync).
+    // Each file the run reads, as the bin reads a bundle (a preload that wraps fs.readFileSync and fs.openSync).
     const log = path.join(dir, "read");
     const preload = path.join(dir, "log-reads.cjs");
     fs.writeFileSync(
       preload,
-      `const fs = require("node:fs"); const read = fs.readFileSync; fs.readFileSync = function (p, ...rest) { if (typeof p === "string") fs.appendFileSync(${JSON.stringify(log)}, p + "\\n"); return read.call(this, p, ...rest); };`,
+      `const fs = require("node:fs"); for (const name of ["readFileSync", "openSync"]) { const call = fs[name]; fs[name] = function (p, ...rest) { if (typeof p === "string") fs.appendFileSync(${JSON.stringify(log)}, p + "\\n"); return call.call(this, p, ...rest); }; }`,
     );
     const tab = () => {
       fs.rmSync(log, { force: true });

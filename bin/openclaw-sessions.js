@@ -32,6 +32,12 @@ const vm = process.getBuiltinModule("node:vm");
 
 /** The buffer readWhole reads into (grown when a file does not fit). */
 let wholeBuffer = Buffer.alloc(0);
+/**
+ * A code cache's first byte: made by a cold run (one that derived a store-wide answer: only what was
+ * compiled before it ran), or by any other (all it compiled).
+ */
+const COLD = 0x43;
+const WARM = 0x57;
 
 // A Tab's keys, while the proof the last Tab left holds (src/cli/tab-keys.ts): the few KB of
 // dist/tab.js, none of the CLI. Anything else, or any failure, and the CLI answers as ever.
@@ -60,15 +66,34 @@ function runCli() {
   }
   const cache = codeCache(source, command);
   let cachedData;
+  let made = null;
   if (cache)
     try {
-      cachedData = readWhole(cache.file);
+      const bytes = readWhole(cache.file);
+      // Its first byte says which run made it (saveCodeCache); anything else is no cache of this bin's.
+      if (bytes[0] === WARM || bytes[0] === COLD) {
+        made = bytes[0];
+        cachedData = bytes.subarray(1);
+      }
     } catch {
       // none yet: this run makes it
     }
   const script = new vm.Script(source, { filename: bundlePath, cachedData });
-  if (cache && (!cachedData || script.cachedDataRejected)) process.once("exit", () => saveCodeCache(cache, script));
-  run(script, bundlePath).main();
+  const usable = cachedData !== undefined && !script.cachedDataRejected;
+  // What a cold run leaves: the code compiled before anything ran (taken now, before it runs).
+  const before = cache && !usable ? script.createCachedData() : null;
+  const cli = run(script, bundlePath);
+  if (cache)
+    process.once("exit", () => {
+      // A cache holds what its run compiled. One made by a cold run (it derived a store-wide answer)
+      // would hold all that derivation took, which each warm run after it would read and load for
+      // nothing (a warm `timeline` of 5,000 keys: 22 ms of CPU): it holds only what was compiled
+      // before the run, and the first warm run makes it again with what a warm run compiles.
+      const kind = cli.answersKind?.();
+      if (!usable) saveCodeCache(cache, kind === "derived" ? before : script.createCachedData(), kind === "derived" ? COLD : WARM);
+      else if (made === COLD && kind === "kept") saveCodeCache(cache, script.createCachedData(), WARM);
+    });
+  cli.main();
 }
 
 /**
@@ -130,7 +155,7 @@ function run(compiled, file) {
  * any OpenClaw store (a store is never written). One file per bundle (its content hash, which the
  * build writes on its first line: V8 itself checks only the length of the source), Node and its
  * flags (V8 refuses a cache made under others: the store readers' child runs with its own), and
- * command (a cache holds what its run compiled).
+ * command (a cache holds what its run compiled). Its first byte says which kind of run made it (COLD, WARM).
  */
 function codeCache(source, command) {
   const env = process.env;
@@ -159,7 +184,7 @@ function hash(text) {
 const MAX_CACHES = 32;
 
 /** Writes the code cache at exit, whole or not at all (a run beside it may be reading it). */
-function saveCodeCache({ dir, file }, compiled) {
+function saveCodeCache({ dir, file }, data, kind) {
   try {
     // The tool's cache dir is its owner's alone (the index beside it holds conversation text).
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -170,7 +195,7 @@ function saveCodeCache({ dir, file }, compiled) {
       .sort((a, b) => b.at - a.at);
     for (const old of kept.slice(MAX_CACHES - 1)) fs.rmSync(old.p, { force: true });
     const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, compiled.createCachedData(), { mode: 0o600 });
+    fs.writeFileSync(tmp, Buffer.concat([Buffer.of(kind), data]), { mode: 0o600 });
     fs.renameSync(tmp, file);
   } catch {
     // no cache: a slower start next time, nothing else

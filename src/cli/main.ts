@@ -8,6 +8,9 @@ import { wantsHeapHeldClose, wantsYoungGenerationHeld, youngSizedByUser } from "
 import { heapHold } from "../store/process/streaming-memory.js";
 import type { IO } from "./output.js";
 
+/** Asked by the bin at exit: whether the run was a warm one, whose code its code cache should hold. */
+export { answersKind } from "../store/cache/answers-given.js";
+
 /** `--version` answers before anything runs (the bin answers it before this module even loads). */
 function fastVersion(argv: string[]): boolean {
   if (argv.length !== 1 || (argv[0] !== "--version" && argv[0] !== "-V")) return false;

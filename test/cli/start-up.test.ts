@@ -168,6 +168,43 @@ describe("the bin's code cache", () => {
     expect(fs.statSync(file).size).toBeGreaterThan(1000);
   });
 
+  it("made by a cold run holds only what was compiled before it ran; the first warm run makes it again, once, with what a warm run compiles", async () => {
+    const cacheDir = tempDir("ocs-code-cache-");
+    const state = emptyState();
+    await pastRacyWindow();
+    const env = {
+      PATH: process.env.PATH,
+      HOME: "/nonexistent-home",
+      NODE_COMPILE_CACHE: cacheDir,
+      XDG_CACHE_HOME: tempDir("ocs-code-cache-xdg-"),
+    };
+    const runLs = (...more: string[]) =>
+      spawnSync(process.execPath, [BIN, "ls", "--json", "--state-dir", state, ...more], { encoding: "utf8", env });
+    const cache = () => {
+      const dir = path.join(cacheDir, "openclaw-sessions");
+      const [name, ...others] = fs.readdirSync(dir);
+      expect(others).toEqual([]);
+      const file = path.join(dir, name!);
+      return { kind: String.fromCharCode(fs.readFileSync(file)[0]!), bytes: fs.statSync(file).size, mtimeMs: fs.statSync(file).mtimeMs };
+    };
+
+    // The first run derives the store's answer (and keeps it): a cold run.
+    const cold = runLs();
+    expect(cold.status, cold.stderr).toBe(0);
+    const made = cache();
+    expect(made.kind).toBe("C");
+    // The next answers from the kept answer: its cache holds what it compiled besides.
+    const warm = runLs();
+    expect(warm.stdout).toBe(cold.stdout);
+    const again = cache();
+    expect(again.kind).toBe("W");
+    expect(again.bytes).toBeGreaterThan(made.bytes);
+    // Then it is used as it is, by warm runs and cold ones alike.
+    expect(runLs().stdout).toBe(cold.stdout);
+    expect(runLs("--no-index").stdout).toBe(cold.stdout);
+    expect(cache()).toEqual(again);
+  });
+
   it("survives ls holding its heap close on a big store: the flags are V8's own again when the cache is written", () => {
     const cacheDir = tempDir("ocs-code-cache-");
     const state = storeOfFiles(10_000);

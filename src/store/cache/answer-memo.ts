@@ -18,6 +18,7 @@ import { locateStores, type StoreSelection } from "../locate.js";
 import { noting, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { answerEnv } from "./answer-env.js";
+import { answersGiven } from "./answers-given.js";
 import { answersDirOf, readCacheFile } from "./location.js";
 import { buildId } from "./build-id.js";
 import { checkedReads, firstLstatsChanged, keptReads } from "./kept-reads.js";
@@ -60,28 +61,32 @@ export async function reuseAnswer<T>(
   compute: () => Promise<T>,
   opts: AnswerOptions = {},
 ): Promise<T> {
+  const derive = () => {
+    answersGiven.derived += 1;
+    return compute();
+  };
   const { place, cache } = deps;
   // An answer derived inside another is part of that one's reads.
-  if (sel.index === false || sel.vault !== undefined || !cache.enabled || noting()) return compute();
+  if (sel.index === false || sel.vault !== undefined || !cache.enabled || noting()) return derive();
   const located = () => JSON.stringify(locateStores(sel, place.env, place.cwd));
   let before: string;
   try {
     before = located();
   } catch {
-    return compute(); // the run's own locate names the problem
+    return derive(); // the run's own locate names the problem
   }
   const targets = JSON.parse(before) as ReturnType<typeof locateStores>;
-  if (targets.length === 0) return compute();
+  if (targets.length === 0) return derive();
   // Beside the index file, which a run that finds its answer never opens.
   const indexFile = cache.indexFile(targets.map((t) => cache.addTarget(t))[0]!);
-  if (indexFile === null) return compute();
+  if (indexFile === null) return derive();
   const key = answerKey(what, place, before);
   const dir = answersDirOf(indexFile);
   const file = path.join(dir, `${nameOf(key)}.json`);
   const kept = firstReadsChanged(file, key) ? null : readKept(file, key);
   // Too big to keep when last asked (within a day): derived without noting its reads.
   if (kept && isTooBig(kept.reads) && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < TOO_BIG_FOR_MS)
-    return compute();
+    return derive();
   const checkedFrom = Date.now();
   const checked = kept ? checkedReads(kept.reads) : null;
   if (kept && checked) {
@@ -90,6 +95,7 @@ export async function reuseAnswer<T>(
       if (opts.filesReadNext) cache.noteChecked(checked, checkedFrom, kept.reads.length);
       opts.keptAs?.(kept.identity);
       opts.provenBy?.(kept.reads);
+      answersGiven.kept += 1;
       return value;
     } catch {
       // cut short (a write a crash tore): derived again, and written whole
@@ -100,7 +106,7 @@ export async function reuseAnswer<T>(
   const reads = startReads(Date.now() - RACY_MS);
   let value: T;
   try {
-    value = await compute();
+    value = await derive();
   } finally {
     stopReads();
   }

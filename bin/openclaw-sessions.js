@@ -87,7 +87,7 @@ function runCli() {
     process.once("exit", () => {
       // A cache holds what its run compiled. One made by a cold run (it derived a store-wide answer)
       // would hold all that derivation took, which each warm run after it would read and load for
-      // nothing (a warm `timeline` of 5,000 keys: 22 ms of CPU): it holds only what was compiled
+      // nothing (a warm `timeline` of 5,000 keys: 14–22 ms of CPU): it holds only what was compiled
       // before the run, and the first warm run makes it again with what a warm run compiles.
       const kind = cli.answersKind?.();
       if (!usable) saveCodeCache(cache, kind === "derived" ? before : script.createCachedData(), kind === "derived" ? COLD : WARM);

@@ -8,7 +8,7 @@ import { wantsHeapHeldClose, wantsYoungGenerationHeld, youngSizedByUser } from "
 import { heapHold } from "../store/process/streaming-memory.js";
 import type { IO } from "./output.js";
 
-/** Asked by the bin at exit: whether the run was a warm one, whose code its code cache should hold. */
+/** Asked by the bin at exit: how the run gave its store-wide answers (kept, derived, none), for its code cache. */
 export { answersKind } from "../store/cache/answers-given.js";
 
 /** `--version` answers before anything runs (the bin answers it before this module even loads). */
@@ -113,12 +113,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
 
 /**
  * Ends the process as soon as the run has left nothing to finish, rather than where Node's loop
- * ends, which first tears V8's heap down: 30–50 ms of a warm `timeline` or `check` of 5,000 keys,
- * a few of any run. Checked once the run's last promise jobs are done (a turn of the loop later),
- * and only when nothing keeps the loop alive but an idle terminal (a server, a pager or another
- * child, a worker, a timer, a file operation each would) and no stream holds output not yet
- * handed to the kernel. Else Node ends it as ever. The exit code is the run's; the bin's `exit`
- * listener (its code cache) runs either way.
+ * ends, which first tears V8's heap down (an empty store's `ls --json`: 5 ms of CPU). Checked once
+ * the run's last promise jobs are done (a turn of the loop later), and only when nothing keeps the
+ * loop alive but an idle terminal (a server, a pager or another child, a worker, a timer, a file
+ * operation each would) and no stream holds output not yet handed to the kernel. Else Node ends
+ * it as ever. The exit code is the run's; the bin's `exit` listener (its code cache) runs either way.
  */
 function exitWhenDone(streams: ReadonlyArray<IO["stdout"] | undefined>): void {
   setImmediate(() => {

@@ -4,7 +4,7 @@
  * the tool at completion time (the hidden `__complete keys|archives|zones` command), read from
  * the store the line names (--state-dir, --agent, … typed before the cursor).
  */
-import { TAB_FORMAT, TAB_STAT_FORMAT } from "../store/cache/tab-proof.js";
+import { TAB_COUNT_DIGITS, TAB_FORMAT, TAB_STAT_FORMAT } from "../store/cache/tab-proof.js";
 import { ANSWER_ENV_NAMES, ANSWER_ENV_PREFIXES } from "../store/cache/answer-env.js";
 
 export type Shell = "bash" | "zsh" | "fish";
@@ -174,21 +174,21 @@ _openclaw_sessions_kept_keys() {
   done
   file+="/openclaw-sessions/tab/keys-\${#q}"
   [[ -f $file && -r $file ]] || return 1
-  # Each group after its count of lines (1 to 9 digits; a file that ends before a group does is
+  # Each group after its count of lines (1 to ${TAB_COUNT_DIGITS} digits; a file that ends before a group does is
   # none): the question, the paths given to stat, what it prints of them, the kind of thing at each
   # path where the stores were looked for, the keys.
   {
     read -r line && [[ $line == ${q(TAB_FORMAT)} ]] || return 1
-    read -r n && [[ $n =~ ^[0-9]{1,9}$ ]] || return 1
+    read -r n && [[ $n =~ ^[0-9]{1,${TAB_COUNT_DIGITS}}$ ]] || return 1
     for ((i = 0; i < n; i++)); do read -r line || return 1; got+=\${got:+$'\\n'}$line; done
     [[ $got == "$q" ]] || return 1
-    read -r n && [[ $n =~ ^[0-9]{1,9}$ ]] || return 1
+    read -r n && [[ $n =~ ^[0-9]{1,${TAB_COUNT_DIGITS}}$ ]] || return 1
     for ((i = 0; i < n; i++)); do read -r line || return 1; paths+=("$line"); done
-    read -r n && [[ $n =~ ^[0-9]{1,9}$ ]] || return 1
+    read -r n && [[ $n =~ ^[0-9]{1,${TAB_COUNT_DIGITS}}$ ]] || return 1
     for ((i = 0; i < n; i++)); do read -r line || return 1; want+=\${want:+$'\\n'}$line; done
-    read -r n && [[ $n =~ ^[0-9]{1,9}$ ]] || return 1
+    read -r n && [[ $n =~ ^[0-9]{1,${TAB_COUNT_DIGITS}}$ ]] || return 1
     for ((i = 0; i < n; i++)); do read -r line || return 1; kinds+=("$line"); done
-    read -r n && [[ $n =~ ^[0-9]{1,9}$ ]] || return 1
+    read -r n && [[ $n =~ ^[0-9]{1,${TAB_COUNT_DIGITS}}$ ]] || return 1
     mapfile -t keys
     ((\${#keys[@]} == n)) || return 1
   } < "$file" || return 1
@@ -348,11 +348,11 @@ ${kindProbes("    ")}
   _openclaw_sessions_proof_group && (( at == \${#lines} )) || return 1
   reply=( "\${(@)lines[from,at-1]}" )
 }
-# The proof's next group: its count at line $at of the caller's $lines (1 to 9 digits, never
+# The proof's next group: its count at line $at of the caller's $lines (1 to ${TAB_COUNT_DIGITS} digits, never
 # evaluated as arithmetic before, and no more lines than are left), its lines from $from to before
 # the next $at.
 _openclaw_sessions_proof_group() {
-  [[ \${lines[at]} == [0-9](#c1,9) ]] && (( at + \${lines[at]} < \${#lines} )) || return 1
+  [[ \${lines[at]} == [0-9](#c1,${TAB_COUNT_DIGITS}) ]] && (( at + \${lines[at]} < \${#lines} )) || return 1
   (( from = at + 1, at = from + \${lines[at]} ))
 }`;
 }
@@ -418,12 +418,12 @@ function fishKeptKeys(): string {
     # whose string collect has no -N says so to no terminal, and asks the tool.)
     set -l lines (string split \\n -- (string collect -N < $file 2>/dev/null))
     test "$lines[1]" = ${q(TAB_FORMAT)} -a -z "$lines[-1]"; or return 1
-    # Each group after its count (1 to 9 digits: math says nothing; no more lines than are left), its lines in $group.
+    # Each group after its count (1 to ${TAB_COUNT_DIGITS} digits: math says nothing; no more lines than are left), its lines in $group.
     set -l total (count $lines)
     set -l at 2
     set -l paths
     for g in asked paths printed kinds keys
-        string match -qr '^[0-9]{1,9}$' -- "$lines[$at]"; and test (math $at + $lines[$at]) -lt $total; or return 1
+        string match -qr '^[0-9]{1,${TAB_COUNT_DIGITS}}$' -- "$lines[$at]"; and test (math $at + $lines[$at]) -lt $total; or return 1
         set -l group
         # fish reads [5..4] as 5 then 4: a count of 0 is no lines.
         test $lines[$at] -gt 0; and set group $lines[(math $at + 1)..(math $at + $lines[$at])]

@@ -27,6 +27,14 @@ import { answerEnv } from "./answer-env.js";
 /** The file's first line: the completion function reads only a file that begins with it. */
 export const TAB_FORMAT = "openclaw-sessions tab 1";
 
+/**
+ * The most digits a group's count may have, in the tool's reader and in each shell's: a count no
+ * shell evaluates past its integers, and too small to hold a Tab (bash read a damaged proof's
+ * 999999999 lines on past its end).
+ */
+export const TAB_COUNT_DIGITS = 9;
+const COUNT = new RegExp(`^\\d{1,${TAB_COUNT_DIGITS}}$`);
+
 /** What bash's `stat -c` prints of a path, as the proof expects it (GNU coreutils: `%.9Y` is the mtime to the ns). */
 export const TAB_STAT_FORMAT = "%f:%d:%i:%s:%.9Y:%.9Z %n";
 
@@ -132,15 +140,16 @@ export function forgetTabProofs(env: NodeJS.ProcessEnv, root: string): string[] 
 }
 
 /**
- * A proof's text as its groups (each after its count: 1 to 9 digits, as the shells read it), the format
- * line first; null unless it is exactly such groups, each line ended (a file cut short is none).
+ * A proof's text as its groups (each after its count: 1 to TAB_COUNT_DIGITS digits, as the shells
+ * read it), the format line first; null unless it is exactly such groups, each line ended (a file
+ * cut short is none).
  */
 function groupsOf(text: string): string[][] | null {
   if (!text.endsWith("\n")) return null;
   const lines = text.slice(0, -1).split("\n");
   const groups = [[lines[0]!]];
   for (let at = 1; at < lines.length; ) {
-    if (!/^\d{1,9}$/.test(lines[at]!) || at + 1 + Number(lines[at]) > lines.length) return null;
+    if (!COUNT.test(lines[at]!) || at + 1 + Number(lines[at]) > lines.length) return null;
     groups.push(lines.slice(at + 1, at + 1 + Number(lines[at])));
     at += 1 + Number(lines[at]);
   }

@@ -12,6 +12,7 @@ import type { KeySegment } from "../core/key-segments.js";
 import type { StoreIndex } from "../core/model.js";
 import { parseTimeBound } from "../core/when.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
+import { noteDoubt, readsBeingNoted } from "../store/read-set.js";
 import { runCheck, type CheckFinding } from "./check.js";
 import { runLs, type LsResult, type LsSession } from "./ls.js";
 import { runTimeline } from "./timeline.js";
@@ -27,21 +28,27 @@ const SELECTION_FIELDS = ["stateDir", "profile", "agent", "allAgents", "sessions
 
 /**
  * The context of one request: the store session's `indexes` answered once per selection, so a
- * page built from several commands indexes the store once and shows one moment of it.
+ * page built from several commands indexes the store once and shows one moment of it. An answer
+ * derived from an index made before its derivation began (the overview derives `ls`, then `check`
+ * on the index `ls` made) is not kept: its reads lack what that index's walk read, and a later run
+ * would find the few it has unchanged and hand it back after the store had changed.
  */
 export function requestContext(ctx: StoreContext): StoreContext {
-  const seen = new Map<string, Promise<StoreIndex[]>>();
+  const seen = new Map<string, { index: Promise<StoreIndex[]>; during: object | null }>();
   const base = ctx.session;
   const session = Object.create(base) as typeof base;
   session.indexes = (sel: StoreSelection) => {
     // Only what selects stores: a command passes its own options along (key, view, …).
     const k = JSON.stringify(SELECTION_FIELDS.map((f) => (sel as Record<string, unknown>)[f] ?? null));
-    let p = seen.get(k);
-    if (!p) {
-      p = base.indexes(sel);
-      seen.set(k, p);
+    const during = readsBeingNoted();
+    const made = seen.get(k);
+    if (!made) {
+      const index = base.indexes(sel);
+      seen.set(k, { index, during });
+      return index;
     }
-    return p;
+    if (during !== null && made.during !== during) noteDoubt("an index made before this answer's derivation began");
+    return made.index;
   };
   return { ...ctx, session };
 }

@@ -55,6 +55,15 @@ export function noting(): boolean {
   return recording !== null;
 }
 
+/**
+ * Whose reads are being noted now (one answer's derivation: session.answer), as a token that tells
+ * one derivation from another; null when none is. What a derivation reuses from before it began
+ * (an index `serve` made for its page) is in no set of its own.
+ */
+export function readsBeingNoted(): object | null {
+  return recording;
+}
+
 /** Start noting reads into a new set (a path changed at or after `settledBefore`, ms since the epoch, makes it racy); `stopReads` ends it. */
 export function startReads(settledBefore: number): ReadSet {
   const ns = BigInt(Math.floor(settledBefore)) * 1_000_000n;

@@ -35,6 +35,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 function commandsOf(stateDir, keys, word) {
   const keyed = keys.flatMap((k) => [
     ["timeline", k, "--json"],
+    ["history", k, "--json"],
     ["history", k, "--archived", "--json"],
     ["context-pack", k],
     ["compactions", k, "--json"],

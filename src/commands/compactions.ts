@@ -376,16 +376,23 @@ export async function openCompactions(opts: CompactionsOptions, ctx: StoreContex
   if (opts.show !== undefined && opts.key === undefined)
     throw usageError("MISSING_ARGUMENT", "--show needs a key", "`openclaw-sessions compactions <key> --show <n>`");
   if (opts.show !== undefined && opts.show < 1) throw usageError("BAD_ARGUMENT", `--show must be at least 1, got ${opts.show}`);
-  const indexes = await ctx.session.indexes(opts);
-  const stores = indexes.map(storeHeader);
   const summary = emptySummary();
   const session = ctx.session;
-  if (opts.key !== undefined) {
-    const { index, record } = findSession(indexes, opts.key, "run `openclaw-sessions compactions` to list every key's");
-    const key =
-      opts.show !== undefined
-        ? (await keyWithSpan(record, index, session, ctx.env, opts.show)).key
-        : await keyCompactions(record, index, session, ctx.env);
+  const { key: name, show } = opts;
+  if (name !== undefined) {
+    // One key's, kept as an answer about one key: proven by the whole store's walk (which key a
+    // name means, and which files are the key's, depend on it all).
+    const keyed = async () => {
+      const indexes = await session.indexes(opts);
+      const { index, record } = findSession(indexes, name, "run `openclaw-sessions compactions` to list every key's");
+      const key =
+        show !== undefined
+          ? (await keyWithSpan(record, index, session, ctx.env, show)).key
+          : await keyCompactions(record, index, session, ctx.env);
+      return { stores: indexes.map(storeHeader), key };
+    };
+    const question = `compactions/${COMPACTIONS_SCHEMA_VERSION}:${JSON.stringify({ key: name, show: show ?? null })}`;
+    const { stores, key } = await session.answer(opts, question, keyed, { oneKey: true });
     return {
       stores,
       summary,
@@ -395,6 +402,8 @@ export async function openCompactions(opts: CompactionsOptions, ctx: StoreContex
       },
     };
   }
+  const indexes = await session.indexes(opts);
+  const stores = indexes.map(storeHeader);
   const total = indexes.reduce((n, i) => n + i.sessions.length, 0);
   return {
     stores,

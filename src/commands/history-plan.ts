@@ -292,8 +292,15 @@ function checkOptions(opts: HistoryOptions): void {
 
 export async function plan(opts: HistoryOptions, ctx: StoreContext): Promise<Plan> {
   checkOptions(opts);
+  const { file, sessionId, key } = opts;
+  if (file === undefined && sessionId === undefined) {
+    // A key's plan, kept as an answer about one key: proven by the whole store's walk (which key a
+    // name means, and which files are the key's, depend on it all); what it names is read afresh.
+    const question = { key, archived: opts.archived === true, segment: opts.segment ?? null, view: opts.view ?? null };
+    const keyed = async () => keyPlan(opts, await ctx.session.indexes(opts), key!, ctx);
+    return ctx.session.answer(opts, `history-plan/${HISTORY_SCHEMA_VERSION}:${JSON.stringify(question)}`, keyed, { oneKey: true });
+  }
   const indexes = await ctx.session.indexes(opts);
-  if (opts.file !== undefined) return filePlan(opts, indexes, ctx.cwd);
-  if (opts.sessionId !== undefined) return sessionIdPlan(opts, indexes);
-  return keyPlan(opts, indexes, opts.key!, ctx);
+  if (file !== undefined) return filePlan(opts, indexes, ctx.cwd);
+  return sessionIdPlan(opts, indexes);
 }

@@ -332,19 +332,22 @@ export async function runTimeline(opts: TimelineOptions & { key: string }, ctx: 
 export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Promise<TimelineResult | TimelineSummaryResult>;
 export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Promise<TimelineResult | TimelineSummaryResult> {
   const env = envOf(opts, ctx);
-  if (opts.key !== undefined) {
-    const indexes = await ctx.session.indexes(opts);
-    const { index, record } = findSession(indexes, opts.key, "run `openclaw-sessions timeline` to list the keys");
-    return timelineOf(index, record, env, stores(indexes), true);
-  }
   // The machine's zone by what decides it, where that can be told without Intl: a kept answer holds its name.
   const zoneFrom = opts.tz === undefined ? localZoneSource(ctx.env) : null;
-  const question = {
-    timeZone: zoneFrom === null ? env.timeZone : null,
-    zoneFrom,
-    sort: opts.sort ?? "recent-reset",
-    config: env.explicitConfig,
-  };
+  const asked = { timeZone: zoneFrom === null ? env.timeZone : null, zoneFrom, config: env.explicitConfig };
+  const { key } = opts;
+  if (key !== undefined) {
+    // One key's, kept as an answer about one key: proven by the whole store's walk, as the
+    // store-wide one is (which key a name means, and which files are the key's, depend on it all).
+    const question = `timeline/${TIMELINE_SCHEMA_VERSION}:${JSON.stringify({ ...asked, key })}`;
+    const keyed = async () => {
+      const indexes = await ctx.session.indexes(opts);
+      const { index, record } = findSession(indexes, key, "run `openclaw-sessions timeline` to list the keys");
+      return timelineOf(index, record, env, stores(indexes), true);
+    };
+    return ctx.session.answer(opts, question, keyed, { oneKey: true });
+  }
+  const question = { ...asked, sort: opts.sort ?? "recent-reset" };
   return ctx.session.answer(opts, `timeline/${TIMELINE_SCHEMA_VERSION}:${JSON.stringify(question)}`, () => summaryOf(opts, ctx, env));
 }
 

@@ -59,6 +59,8 @@ const stamp = (ms: number) => iso(ms).replace(/:/g, "-");
 function commandsOf(s: Store): string[][] {
   const keyed = s.keys.flatMap((k) => [
     ["timeline", k, "--json"],
+    ["timeline", k],
+    ["history", k, "--json"],
     ["history", k, "--archived", "--json"],
     ["export", k, "--archived"],
     ["context-pack", k],

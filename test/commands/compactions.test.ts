@@ -10,10 +10,11 @@ import { DatabaseSync } from "node:sqlite";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { runCompactions } from "../../src/commands/compactions.js";
-import { indexFileFor } from "../../src/store/cache/location.js";
+import { answersDirOf, indexFileFor } from "../../src/store/cache/location.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, ROOT, scenarioDir } from "../helpers/corpus.js";
-import { storeContext } from "../helpers/store-context.js";
+import { pastRacyWindow } from "../helpers/index-cache.js";
+import { countedRun, storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -107,6 +108,45 @@ describe("compactions <key>", () => {
   });
 });
 
+describe("compactions <key>, kept as an answer about one key (issue 28)", () => {
+  it("is handed back without indexing the store while nothing it read changed (with --show too); a new compaction is listed at once", async () => {
+    const { stateDir, home, root } = copyState("files", "single-active");
+    const place = { env: { HOME: home, XDG_CACHE_HOME: path.join(root, "cache") }, cwd: "/" };
+    const key = "agent:main:main";
+    const compactions = (show?: number, index = true) =>
+      countedRun(place, async (c) =>
+        JSON.stringify(
+          await runCompactions({ stateDir, key, ...(show === undefined ? {} : { show }), ...(index ? {} : { index: false }) }, c),
+        ),
+      );
+    await pastRacyWindow(); // the copy is old enough for what a run derives to be kept
+
+    for (const show of [undefined, 1]) {
+      const plain = (await compactions(show, false)).value;
+      expect(await compactions(show)).toEqual({ value: plain, indexed: 1 });
+      expect(await compactions(show)).toEqual({ value: plain, indexed: 0 });
+    }
+
+    const store = JSON.parse(fs.readFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), "utf8"));
+    const active = path.join(stateDir, "agents/main/sessions", `${store[key].sessionId}.jsonl`);
+    const last = JSON.parse(fs.readFileSync(active, "utf8").trimEnd().split("\n").at(-1)!);
+    const compaction = {
+      type: "compaction",
+      id: "c-appended",
+      parentId: last.id,
+      timestamp: "2026-07-02T12:00:00.000Z",
+      summary: "later turns",
+      firstKeptEntryId: last.id,
+      tokensBefore: 900,
+    };
+    fs.appendFileSync(active, `${JSON.stringify(compaction)}\n`);
+    const after = await compactions();
+    expect(after.indexed).toBe(1);
+    expect(JSON.parse(after.value).keys[0].compactions).toHaveLength(2);
+    expect(after.value).toBe((await compactions(undefined, false)).value);
+  });
+});
+
 describe("compactions (every key)", () => {
   it("one document, written key by key: every key, its compactions numbered from 1, the totals", async () => {
     const stateDir = flagged("files");
@@ -161,6 +201,8 @@ describe("compactions (every key)", () => {
     v.compactions[0].summary = "FROM THE INDEX";
     db.prepare("UPDATE facts SET value = ? WHERE what = 'compactions/1' AND source = ?").run(JSON.stringify(v), row.source);
     db.close();
+    // Without the whole answer the first run kept (an answer about one key), the next derives it, from the facts.
+    fs.rmSync(answersDirOf(indexFileFor(stateDir, env)), { recursive: true, force: true });
     const second = (await cli(["compactions", "agent:main:main", "--json", "--state-dir", stateDir], { env })).json();
     const summaries = (d: { keys: Array<{ compactions: Array<{ summary: string | null }> }> }) =>
       d.keys[0]!.compactions.map((c) => c.summary);

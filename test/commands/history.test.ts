@@ -5,8 +5,9 @@ import { runHistory, type HistoryOptions, type HistoryResult } from "../../src/c
 import { ToolError } from "../../src/core/errors.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { fileLines } from "../../src/store/lines.js";
-import { expectedOf, fileScenarios, scenarioDir, sqliteScenarios, sub } from "../helpers/corpus.js";
-import { storeContext } from "../helpers/store-context.js";
+import { copyState, expectedOf, fileScenarios, scenarioDir, sqliteScenarios, sub } from "../helpers/corpus.js";
+import { pastRacyWindow } from "../helpers/index-cache.js";
+import { countedRun, storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
 const HOME = tempDir("ocs-history-home-");
@@ -125,6 +126,37 @@ describe("history --archived", () => {
   it("rejects --archived without a key", async () => {
     const err = await failure(run("files", "reset-chain", { file: "x", archived: true }));
     expect(err.exitCode).toBe(2);
+  });
+});
+
+describe("the plan of history <key>, kept as an answer about one key (issue 28)", () => {
+  it("reads what a kept plan names without indexing the store while nothing the plan read changed; a change plans afresh", async () => {
+    const { stateDir, home, root } = copyState("files", "reset-chain");
+    const place = { env: { HOME: home, XDG_CACHE_HOME: path.join(root, "cache") }, cwd: "/" };
+    const key = "agent:main:telegram:direct:424242";
+    const history = (o: HistoryOptions, index = true) =>
+      countedRun(place, async (c) => JSON.stringify(await runHistory({ stateDir, key, ...o, ...(index ? {} : { index: false }) }, c)));
+    await pastRacyWindow(); // the copy is old enough for what a run derives to be kept
+
+    for (const o of [{ archived: true }, {}, { archived: true, segment: 2 }] satisfies HistoryOptions[]) {
+      const plain = (await history(o, false)).value;
+      expect(await history(o)).toEqual({ value: plain, indexed: 1 });
+      expect(await history(o)).toEqual({ value: plain, indexed: 0 });
+    }
+
+    // A message appended to the key's active transcript: planned afresh, and read as --no-index reads it.
+    const store = JSON.parse(fs.readFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), "utf8"));
+    const active = path.join(stateDir, "agents/main/sessions", `${store[key].sessionId}.jsonl`);
+    const last = JSON.parse(fs.readFileSync(active, "utf8").trimEnd().split("\n").at(-1)!);
+    const said = { role: "user", content: [{ type: "text", text: "one more question" }], timestamp: 1782897400000 };
+    fs.appendFileSync(
+      active,
+      `${JSON.stringify({ type: "message", id: "appended-1", parentId: last.id, timestamp: "2026-07-01T09:16:40.000Z", message: said })}\n`,
+    );
+    const after = await history({ archived: true });
+    expect(after.indexed).toBe(1);
+    expect(after.value).toContain("one more question");
+    expect(after.value).toBe((await history({ archived: true }, false)).value);
   });
 });
 

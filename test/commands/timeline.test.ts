@@ -5,7 +5,8 @@ import { runTimeline, type TimelineResult, type TimelineSummaryResult } from "..
 import { copyState, expectedOf, hashTree, ROOT } from "../helpers/corpus.js";
 import { cli } from "../helpers/cli.js";
 import { openStoreSession } from "../../src/store/session.js";
-import { storeContext } from "../helpers/store-context.js";
+import { countedRun, storeContext } from "../helpers/store-context.js";
+import { answersDirOf } from "../../src/store/cache/location.js";
 import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
 import { openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
 import { tempDir } from "../helpers/temp.js";
@@ -268,6 +269,50 @@ describe("the store-wide summary, key by key (issue 28)", () => {
     expect(markKeptRows(indexFileOf(stateDir, cache))).toBe(2);
     fs.writeFileSync(config, "{ note: null }\n");
     expect(segmentsByKey(await summary())).toEqual({ [RESET_CHAIN_KEY]: 4, "agent:main:main": 1 });
+  });
+});
+
+describe("one key's timeline, kept as an answer about one key (issue 28)", () => {
+  it("is handed back without indexing the store while nothing it read changed, derived again after a change, and kept beside the store-wide answers", async () => {
+    const { stateDir, home, root } = copyState("files", "reset-chain");
+    const cache = path.join(root, "cache");
+    const place = { env: { HOME: home, XDG_CACHE_HOME: cache }, cwd: "/" };
+    const keyed = async (key: string, index = true) =>
+      countedRun(place, async (c) =>
+        JSON.stringify(await runTimeline({ stateDir, key, tz: "UTC", ...(index ? {} : { index: false }) }, c)),
+      );
+    await pastRacyWindow(); // the copy is old enough for what a run derives to be kept
+
+    const plain = (await keyed(RESET_CHAIN_KEY, false)).value;
+    expect(await keyed(RESET_CHAIN_KEY)).toEqual({ value: plain, indexed: 1 });
+    expect(await keyed(RESET_CHAIN_KEY)).toEqual({ value: plain, indexed: 0 });
+    // Another key is another question; the store-wide summary is kept among the store-wide answers.
+    const other = await keyed("agent:main:main");
+    expect(other.indexed).toBe(1);
+    expect(other.value).toBe((await keyed("agent:main:main", false)).value);
+    await countedRun(place, (c) => runTimeline({ stateDir, tz: "UTC" }, c));
+    const kept = fs.readdirSync(answersDirOf(indexFileOf(stateDir, cache))).filter((n) => n.endsWith(".json"));
+    expect(kept.filter((n) => n.startsWith("key-"))).toHaveLength(2);
+    expect(kept.filter((n) => !n.startsWith("key-"))).toHaveLength(1);
+
+    // A compaction appended to the key's active transcript: derived again, and as --no-index has it.
+    const store = JSON.parse(fs.readFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), "utf8"));
+    const active = path.join(stateDir, "agents/main/sessions", `${store[RESET_CHAIN_KEY].sessionId}.jsonl`);
+    const last = JSON.parse(fs.readFileSync(active, "utf8").trimEnd().split("\n").at(-1)!);
+    const compaction = {
+      type: "compaction",
+      id: "c-appended",
+      parentId: last.id,
+      timestamp: "2026-07-02T12:00:00.000Z",
+      summary: "earlier",
+      firstKeptEntryId: last.id,
+      tokensBefore: 900,
+    };
+    fs.appendFileSync(active, `${JSON.stringify(compaction)}\n`);
+    const after = await keyed(RESET_CHAIN_KEY);
+    expect(after.indexed).toBe(1);
+    expect(after.value).not.toBe(plain);
+    expect(after.value).toBe((await keyed(RESET_CHAIN_KEY, false)).value);
   });
 });
 

@@ -51,6 +51,12 @@ export interface AnswerOptions {
    * Completion leaves bash a proof of its own with it (cache/tab-proof.ts).
    */
   provenBy?: (reads: Buffer) => void;
+  /**
+   * The answer is about one key (`timeline <key>`, the plan of `history <key>`): kept among the
+   * answers of its kind (AnswerKind), so that reading key after key never pushes out the store-wide
+   * answers (`ls`, `timeline`, `check`), each seconds to derive again on a big store.
+   */
+  oneKey?: boolean;
 }
 
 /** StoreSession.answer: the kept answer while all it read is unchanged, else `compute()`'s (kept when it may be). */
@@ -82,7 +88,7 @@ export async function reuseAnswer<T>(
   if (indexFile === null) return derive();
   const key = answerKey(what, place, before);
   const dir = answersDirOf(indexFile);
-  const file = path.join(dir, `${nameOf(key)}.json`);
+  const file = path.join(dir, `${opts.oneKey ? ONE_KEY_PREFIX : ""}${nameOf(key)}.json`);
   const kept = firstReadsChanged(file, key) ? null : readKept(file, key);
   // Too big to keep when last asked (within a day): derived without noting its reads.
   if (kept && isTooBig(kept.reads) && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < TOO_BIG_FOR_MS)
@@ -117,7 +123,7 @@ export async function reuseAnswer<T>(
     // session closed, a filtered `ls` kept its few keys as the answer to every later `ls`.
     const size = jsonSizeUpTo(value, MAX_ANSWER_CHARS);
     // Past this an answer is not kept: one file would take most of what a state dir's answers may
-    // take together (MAX_KEPT_BYTES), and push out all the others.
+    // take together (KEPT_LIMITS), and push out all the others.
     if (size >= MAX_ANSWER_CHARS) writeKept(dir, file, [`${key}\n${TOO_BIG}\n`]);
     else {
       const keep = keptReads(reads);
@@ -193,11 +199,22 @@ function isTooBig(reads: Buffer): boolean {
   return reads.length === 1 && reads[0] === TOO_BIG.charCodeAt(0);
 }
 
-/** How many answers a state dir keeps (other questions: options, zones, builds); the least recently written go first. */
-const MAX_ANSWERS = 16;
+/** The two kinds of answers a state dir keeps, each within limits of its own (pruneKept): store-wide ones, and those about one key. */
+type AnswerKind = "store" | "key";
 
-/** How many bytes a state dir's answers take at most together: `ls --json` and `check` on 100,000 archives keep 125 and 58 MB. */
-const MAX_KEPT_BYTES = 256 * 1024 * 1024;
+/** How an answer about one key is named: its file name starts so. */
+const ONE_KEY_PREFIX = "key-";
+
+/**
+ * How many answers of each kind a state dir keeps (other questions: options, zones, keys, builds),
+ * and how many bytes they take at most together; the least recently written go first. `ls --json`
+ * and `check` on 100,000 archives keep 125 and 58 MB. An answer about one key holds what the whole
+ * store's walk read (4.3 MB on the 5,000-key store, 26 MB on 100,000 archives) and a few KB of answer.
+ */
+const KEPT_LIMITS: Record<AnswerKind, { answers: number; bytes: number }> = {
+  store: { answers: 16, bytes: 256 * 1024 * 1024 },
+  key: { answers: 16, bytes: 64 * 1024 * 1024 },
+};
 
 /**
  * An answer file: its key and what its run read, one per line, then the answer as its `--json`
@@ -493,25 +510,30 @@ function writeKept(dir: string, file: string, parts: Iterable<string | Buffer>):
 }
 
 /**
- * Beyond MAX_ANSWERS, or past MAX_KEPT_BYTES together, the least recently written go (the newest
- * stays, whatever its size); a temp a killed run left is removed after a minute.
+ * Of each kind of answer (AnswerKind), those beyond its count or past its bytes together go, the
+ * least recently written first (the newest of a kind stays, whatever its size); a temp a killed
+ * run left is removed after a minute.
  */
-export function pruneKept(dir: string, limits = { answers: MAX_ANSWERS, bytes: MAX_KEPT_BYTES }): void {
+export function pruneKept(dir: string, limits = KEPT_LIMITS): void {
   const now = Date.now();
-  const kept: Array<{ file: string; at: number; bytes: number }> = [];
+  const kept: Record<AnswerKind, Array<{ file: string; at: number; bytes: number }>> = { store: [], key: [] };
   for (const name of fs.readdirSync(dir)) {
     const file = path.join(dir, name);
     const st = fs.statSync(file, { throwIfNoEntry: false });
     const at = st?.mtimeMs ?? now;
-    if (name.endsWith(".json")) kept.push({ file, at, bytes: st?.size ?? 0 });
+    if (name.endsWith(".json")) kept[name.startsWith(ONE_KEY_PREFIX) ? "key" : "store"].push({ file, at, bytes: st?.size ?? 0 });
     else if (name.endsWith(".tmp") && now - at > 60_000) fs.rmSync(file, { force: true });
   }
-  kept.sort((x, y) => y.at - x.at);
-  let bytes = 0;
-  kept.forEach(({ file, bytes: size }, i) => {
-    bytes += size;
-    if (i > 0 && (i >= limits.answers || bytes > limits.bytes)) fs.rmSync(file, { force: true });
-  });
+  for (const kind of ["store", "key"] as const) {
+    const { answers, bytes: most } = limits[kind];
+    let bytes = 0;
+    kept[kind]
+      .sort((x, y) => y.at - x.at)
+      .forEach(({ file, bytes: size }, i) => {
+        bytes += size;
+        if (i > 0 && (i >= answers || bytes > most)) fs.rmSync(file, { force: true });
+      });
+  }
 }
 
 /** How many answers are kept beside an index file. */

@@ -396,14 +396,30 @@ describe("how many answers a state dir keeps", () => {
       fs.writeFileSync(path.join(dir, name), "x".repeat(size));
       fs.utimesSync(path.join(dir, name), at, at);
     }
-    pruneKept(dir, { answers: 4, bytes: 100 });
+    const limits = (answers: number, bytes: number) => ({ store: { answers, bytes }, key: { answers: 1, bytes: 1 } });
+    pruneKept(dir, limits(4, 100));
     // a + b = 90 fit; c would make 120: it and everything older go.
     expect(fs.readdirSync(dir).sort()).toEqual(["a.json", "b.json", "new.json.2.tmp"]);
-    pruneKept(dir, { answers: 4, bytes: 10 });
+    pruneKept(dir, limits(4, 10));
     expect(fs.readdirSync(dir).sort()).toEqual(["a.json", "new.json.2.tmp"]);
     fs.writeFileSync(path.join(dir, "f.json"), "");
-    pruneKept(dir, { answers: 1, bytes: 1000 });
+    pruneKept(dir, limits(1, 1000));
     expect(fs.readdirSync(dir).sort()).toEqual(["f.json", "new.json.2.tmp"]);
+  });
+
+  it("keeps answers about one key within limits of their own: reading key after key never pushes out a store-wide answer", () => {
+    const dir = tempDir("ocs-answer-prune-kinds-");
+    const now = Date.now() / 1000;
+    // The store-wide answers are the oldest; then five about one key each, newest last.
+    const names = ["ls.json", "check.json", ...[1, 2, 3, 4, 5].map((k) => `key-${k}.json`)];
+    names.forEach((name, i) => {
+      fs.writeFileSync(path.join(dir, name), "x".repeat(10));
+      fs.utimesSync(path.join(dir, name), now - 100 + i, now - 100 + i);
+    });
+    pruneKept(dir, { store: { answers: 2, bytes: 1000 }, key: { answers: 3, bytes: 1000 } });
+    expect(fs.readdirSync(dir).sort()).toEqual(["check.json", "key-3.json", "key-4.json", "key-5.json", "ls.json"]);
+    pruneKept(dir, { store: { answers: 2, bytes: 1000 }, key: { answers: 3, bytes: 15 } });
+    expect(fs.readdirSync(dir).sort()).toEqual(["check.json", "key-5.json", "ls.json"]);
   });
 });
 

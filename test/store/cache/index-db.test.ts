@@ -10,6 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { INDEX_FORMAT, IndexDb } from "../../../src/store/cache/index-db.js";
+import { answersDirOf } from "../../../src/store/cache/location.js";
 import { BIN } from "../../helpers/built-cli.js";
 import { type CliResult, cli } from "../../helpers/cli.js";
 import { copyState, ROOT } from "../../helpers/corpus.js";
@@ -108,11 +109,15 @@ function skewed(json: string): string {
 }
 
 /**
- * Every fact of the index skewed, and its format set to `format`. The whole answers beside it go:
- * another build's are keyed on that build, and none of them answers this one.
+ * The whole answers kept beside an index go: a run handed one back never opens the index, and each
+ * case here is about what a run that does open it meets. (An answer of another build is keyed on
+ * that build, and none of them answers this one.)
  */
+const dropAnswers = (file: string) => fs.rmSync(answersDirOf(file), { recursive: true, force: true });
+
+/** Every fact of the index skewed, and its format set to `format`; the answers kept beside it gone. */
 function tamper(file: string, format: number): void {
-  fs.rmSync(file.replace(/\.sqlite$/, ".answers"), { recursive: true, force: true });
+  dropAnswers(file);
   const db = openSqliteForWriting(file);
   try {
     for (const r of db.prepare("SELECT source, what, value FROM facts").all())
@@ -162,6 +167,7 @@ describe("an index of another format", () => {
     } finally {
       db.close();
     }
+    dropAnswers(file);
     expect((await expectLikeNoIndex(cache)).flat()).toEqual([]);
     expect(formatOf(file)).toBe(INDEX_FORMAT);
     expect(factsIn(file).length).toBeGreaterThan(0);
@@ -205,6 +211,7 @@ describe("a damaged index: one warning line, the answers as --no-index", () => {
     it(what, async () => {
       const { cache, file } = await warmIndex();
       for (const suffix of ["-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
+      dropAnswers(file);
       damage(file);
       const said = await expectLikeNoIndex(cache);
       for (const w of said) {

@@ -14,6 +14,7 @@ import { answersDirOf, indexFileFor } from "../../src/store/cache/location.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, ROOT, scenarioDir } from "../helpers/corpus.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
+import { appendToActive, compactionAfter } from "../helpers/openclaw-writer.js";
 import { countedRun, storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -127,19 +128,7 @@ describe("compactions <key>, kept as an answer about one key (issue 28)", () => 
       expect(await compactions(show)).toEqual({ value: plain, indexed: 0 });
     }
 
-    const store = JSON.parse(fs.readFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), "utf8"));
-    const active = path.join(stateDir, "agents/main/sessions", `${store[key].sessionId}.jsonl`);
-    const last = JSON.parse(fs.readFileSync(active, "utf8").trimEnd().split("\n").at(-1)!);
-    const compaction = {
-      type: "compaction",
-      id: "c-appended",
-      parentId: last.id,
-      timestamp: "2026-07-02T12:00:00.000Z",
-      summary: "later turns",
-      firstKeptEntryId: last.id,
-      tokensBefore: 900,
-    };
-    fs.appendFileSync(active, `${JSON.stringify(compaction)}\n`);
+    appendToActive(stateDir, key, (last) => compactionAfter(last, "later turns"));
     const after = await compactions();
     expect(after.indexed).toBe(1);
     expect(JSON.parse(after.value).keys[0].compactions).toHaveLength(2);

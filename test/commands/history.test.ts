@@ -7,6 +7,7 @@ import { projectHistory } from "../../src/core/transcript/history.js";
 import { fileLines } from "../../src/store/lines.js";
 import { copyState, expectedOf, fileScenarios, scenarioDir, sqliteScenarios, sub } from "../helpers/corpus.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
+import { appendToActive } from "../helpers/openclaw-writer.js";
 import { countedRun, storeContext } from "../helpers/store-context.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -145,14 +146,14 @@ describe("the plan of history <key>, kept as an answer about one key (issue 28)"
     }
 
     // A message appended to the key's active transcript: planned afresh, and read as --no-index reads it.
-    const store = JSON.parse(fs.readFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), "utf8"));
-    const active = path.join(stateDir, "agents/main/sessions", `${store[key].sessionId}.jsonl`);
-    const last = JSON.parse(fs.readFileSync(active, "utf8").trimEnd().split("\n").at(-1)!);
     const said = { role: "user", content: [{ type: "text", text: "one more question" }], timestamp: 1782897400000 };
-    fs.appendFileSync(
-      active,
-      `${JSON.stringify({ type: "message", id: "appended-1", parentId: last.id, timestamp: "2026-07-01T09:16:40.000Z", message: said })}\n`,
-    );
+    appendToActive(stateDir, key, (last) => ({
+      type: "message",
+      id: "appended-1",
+      parentId: last.id,
+      timestamp: "2026-07-01T09:16:40.000Z",
+      message: said,
+    }));
     const after = await history({ archived: true });
     expect(after.indexed).toBe(1);
     expect(after.value).toContain("one more question");

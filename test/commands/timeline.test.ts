@@ -8,6 +8,7 @@ import { openStoreSession } from "../../src/store/session.js";
 import { countedRun, storeContext } from "../helpers/store-context.js";
 import { answersDirOf } from "../../src/store/cache/location.js";
 import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
+import { appendToActive, compactionAfter } from "../helpers/openclaw-writer.js";
 import { openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -243,16 +244,14 @@ describe("the store-wide summary, key by key (issue 28)", () => {
     expect(markKeptRows(indexFileOf(stateDir, cache))).toBe(2);
 
     // One key's active transcript grows: the whole answer is derived again, and only that key's row.
-    const store = JSON.parse(fs.readFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), "utf8"));
-    const active = path.join(stateDir, "agents/main/sessions", `${store[RESET_CHAIN_KEY].sessionId}.jsonl`);
-    const last = JSON.parse(fs.readFileSync(active, "utf8").trimEnd().split("\n").at(-1)!);
-    fs.appendFileSync(active, `${JSON.stringify({ ...last, id: "appended-1", parentId: last.id })}\n`);
+    appendToActive(stateDir, RESET_CHAIN_KEY, (last) => ({ ...last, id: "appended-1", parentId: last.id }));
     expect(segmentsByKey(await summary())).toEqual({ [RESET_CHAIN_KEY]: 4, "agent:main:main": 999 });
 
     // The other key's entry changes (sessions.json is all a record reads of it): derived again.
     await pastRacyWindow();
     await summary(); // keeps the grown key's row, now that its transcript is old enough
     markKeptRows(indexFileOf(stateDir, cache));
+    const store = JSON.parse(fs.readFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), "utf8"));
     store["agent:main:main"].label = "renamed";
     fs.writeFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), JSON.stringify(store, null, 2));
     expect(segmentsByKey(await summary())).toEqual({ [RESET_CHAIN_KEY]: 999, "agent:main:main": 1 });
@@ -296,19 +295,7 @@ describe("one key's timeline, kept as an answer about one key (issue 28)", () =>
     expect(kept.filter((n) => !n.startsWith("key-"))).toHaveLength(1);
 
     // A compaction appended to the key's active transcript: derived again, and as --no-index has it.
-    const store = JSON.parse(fs.readFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), "utf8"));
-    const active = path.join(stateDir, "agents/main/sessions", `${store[RESET_CHAIN_KEY].sessionId}.jsonl`);
-    const last = JSON.parse(fs.readFileSync(active, "utf8").trimEnd().split("\n").at(-1)!);
-    const compaction = {
-      type: "compaction",
-      id: "c-appended",
-      parentId: last.id,
-      timestamp: "2026-07-02T12:00:00.000Z",
-      summary: "earlier",
-      firstKeptEntryId: last.id,
-      tokensBefore: 900,
-    };
-    fs.appendFileSync(active, `${JSON.stringify(compaction)}\n`);
+    appendToActive(stateDir, RESET_CHAIN_KEY, (last) => compactionAfter(last, "earlier"));
     const after = await keyed(RESET_CHAIN_KEY);
     expect(after.indexed).toBe(1);
     expect(after.value).not.toBe(plain);

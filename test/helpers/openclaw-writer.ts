@@ -89,3 +89,32 @@ export function beginStoreWrite(
   fs.writeFileSync(temp, JSON.stringify(store, null, 2), { mode: 0o600 });
   return { temp, commit: () => fs.renameSync(temp, storePath) };
 }
+
+/** A line of a transcript, as JSON parses it. */
+type TranscriptLine = Record<string, unknown> & { id: string };
+
+/**
+ * One line appended to the active transcript of `key` in a file-era store (agent main), as a turn
+ * of OpenClaw's appends one, made from the line it follows (the file's last).
+ */
+export function appendToActive(stateDir: string, key: string, line: (last: TranscriptLine) => Record<string, unknown>): void {
+  const sessions = path.join(stateDir, "agents", "main", "sessions");
+  const store = JSON.parse(fs.readFileSync(path.join(sessions, "sessions.json"), "utf8"));
+  const active = path.join(sessions, `${store[key].sessionId}.jsonl`);
+  const last = JSON.parse(fs.readFileSync(active, "utf8").trimEnd().split("\n").at(-1)!) as TranscriptLine;
+  fs.appendFileSync(active, `${JSON.stringify(line(last))}\n`);
+}
+
+/** A compaction entry as OpenClaw appends one after `last`, keeping from `last` on. */
+export function compactionAfter(last: TranscriptLine, summary: string): Record<string, unknown> {
+  const at = "2026-07-02T12:00:00.000Z";
+  return {
+    type: "compaction",
+    id: `c-${last.id}`,
+    parentId: last.id,
+    timestamp: at,
+    summary,
+    firstKeptEntryId: last.id,
+    tokensBefore: 900,
+  };
+}

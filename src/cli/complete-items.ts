@@ -96,11 +96,14 @@ async function completionItems(what: string, opts: CommonOptions, place: StorePl
   // Keys, on every Tab: sessions.json or the database's key rows only, not a whole store index.
   if (what === "keys") return (await import("../store/session-keys.js")).readSessionKeys(selectionOf(opts), place);
   if (what !== "archives") return [];
-  // Outside the error boundary (it never fails loudly), so it closes its own session.
+  // Outside the error boundary (it never fails loudly), so it closes its own session. Kept as a
+  // store-wide answer: a later Tab on an unchanged store walks it instead of indexing it.
   const { openStoreSession } = await import("../store/session.js");
   const session = openStoreSession(place);
-  const indexes = await session.indexes(selectionOf(opts)).finally(() => session.close());
-  return indexes.flatMap((i) => i.files.filter((f) => f.archive !== null && f.archive !== undefined).map((f) => f.name));
+  const sel = selectionOf(opts);
+  const archives = async () =>
+    (await session.indexes(sel)).flatMap((i) => i.files.filter((f) => f.archive !== null && f.archive !== undefined).map((f) => f.name));
+  return session.answer(sel, "complete-archives/1", archives).finally(() => session.close());
 }
 
 /**

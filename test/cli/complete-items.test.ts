@@ -10,7 +10,9 @@ import { describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { COMPLETE_OPTIONS, COMPLETE_STORE_OPTIONS, parseCompleteArgs, questionArgs } from "../../src/cli/complete-items.js";
-import { pastRacyWindow } from "../helpers/index-cache.js";
+import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
+import { copyState } from "../helpers/corpus.js";
+import { answersDirOf } from "../../src/store/cache/location.js";
 import { addCompleteOptions } from "../../src/cli/commands/completion.js";
 import { addStoreOptions } from "../../src/cli/options.js";
 
@@ -143,6 +145,40 @@ describe("__complete on the shipped CLI", () => {
     expect(tab()).toEqual({ out: "agent:main:a\nagent:main:b\n", cli: false, tab: true });
     fs.writeFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), JSON.stringify({ "agent:main:c": {} }));
     expect(tab()).toEqual({ out: "agent:main:c\n", cli: true, tab: true });
+  });
+
+  it("archives: a store-wide answer, handed back while nothing changed (its file not written again), a new archive offered at once", async () => {
+    const { stateDir, root } = copyState("files", "reset-chain");
+    const sessions = path.join(stateDir, "agents/main/sessions");
+    await pastRacyWindow();
+    const env = { PATH: process.env.PATH, HOME: path.join(root, "home"), XDG_CACHE_HOME: path.join(root, "cache") };
+    const tab = (...more: string[]) => {
+      const r = spawnSync(process.execPath, [BIN, "__complete", "archives", "--state-dir", stateDir, ...more], { encoding: "utf8", env });
+      expect(r.stderr).toBe("");
+      return r.stdout;
+    };
+    /** The answer file kept for the question (its inode: a file written again is another). */
+    const kept = () => {
+      const dir = answersDirOf(indexFileOf(stateDir, env.XDG_CACHE_HOME));
+      const name = fs.readdirSync(dir).find((n) => fs.readFileSync(path.join(dir, n), "utf8").startsWith('["complete-archives/'));
+      return name === undefined ? null : fs.statSync(path.join(dir, name)).ino;
+    };
+    const plain = tab("--no-index");
+    expect(plain.split("\n").filter(Boolean)).toHaveLength(3);
+    expect(tab()).toBe(plain);
+    const first = kept();
+    expect(first).not.toBeNull();
+    expect(tab()).toBe(plain);
+    expect(kept()).toBe(first);
+
+    const id = fs
+      .readdirSync(sessions)
+      .find((n) => n.endsWith(".jsonl"))!
+      .slice(0, 36);
+    fs.writeFileSync(path.join(sessions, `${id}.jsonl.reset.2026-07-02T10-00-00.000Z`), "");
+    const grown = tab();
+    expect(grown).toContain(`${id}.jsonl.reset.2026-07-02T10-00-00.000Z\n`);
+    expect(grown).toBe(tab("--no-index"));
   });
 
   it("a shell that stops reading ends the list quietly: exit 0, nothing on stderr", () => {

@@ -40,7 +40,9 @@ function commandsOf(stateDir, keys, word) {
     ["context-pack", k],
     ["compactions", k, "--json"],
   ]);
-  return [...storeWideReaders(word, NOW), ...keyed].map((argv) => [...argv, "--state-dir", stateDir]);
+  // A Tab's archive names (after `restore`): a store-wide answer of its own.
+  const tab = [["__complete", "archives", "--all-agents"]];
+  return [...storeWideReaders(word, NOW), ...tab, ...keyed].map((argv) => [...argv, "--state-dir", stateDir]);
 }
 
 /** Every command once; `xdgState` holds this tool's restore manifests, which timeline and history read. */

@@ -1,7 +1,7 @@
 /**
  * `serve`'s request context (src/commands/serve.ts): one index per selection for a whole page, and
- * never one that a kept answer's derivation did not make itself. The overview derives `ls`, then
- * `check` and each key's `timeline` on the index `ls` made; kept with only what they read
+ * no answer kept that was derived from an index its derivation did not make. The overview derives
+ * `ls`, then `check` and each key's `timeline` on the index `ls` made; kept with only what they read
  * themselves, they were handed back to a later run after the store had changed (issue 28: never stale).
  */
 import fs from "node:fs";

@@ -33,8 +33,8 @@ const vm = process.getBuiltinModule("node:vm");
 /** The buffer readWhole reads into (grown when a file does not fit). */
 let wholeBuffer = Buffer.alloc(0);
 /**
- * A code cache's first byte: made by a cold run (one that derived a store-wide answer: only what was
- * compiled before it ran), or by any other (all it compiled).
+ * A code cache's first byte: made by a cold run (one that derived a whole answer and kept it: only
+ * what was compiled before it ran), or by any other (all it compiled).
  */
 const COLD = 0x43;
 const WARM = 0x57;
@@ -85,7 +85,7 @@ function runCli() {
   const cli = run(script, bundlePath);
   if (cache)
     process.once("exit", () => {
-      // A cache holds what its run compiled. One made by a cold run (it derived a store-wide answer)
+      // A cache holds what its run compiled. One made by a cold run (it derived and kept an answer)
       // would hold all that derivation took, which each warm run after it would read and load for
       // nothing (a warm `timeline` of 5,000 keys: 14–22 ms of CPU): it holds only what was compiled
       // before the run, and the first warm run makes it again with what a warm run compiles.

@@ -8,7 +8,7 @@ import { wantsHeapHeldClose, wantsYoungGenerationHeld, youngSizedByUser } from "
 import { heapHold } from "../store/process/streaming-memory.js";
 import type { IO } from "./output.js";
 
-/** Asked by the bin at exit: how the run gave its store-wide answers (kept, derived, none), for its code cache. */
+/** Asked by the bin at exit: how the run gave its whole answers (kept, derived and kept, none), for its code cache. */
 export { answersKind } from "../store/cache/answers-given.js";
 
 /** `--version` answers before anything runs (the bin answers it before this module even loads). */

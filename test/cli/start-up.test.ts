@@ -168,7 +168,8 @@ describe("the bin's code cache", () => {
     expect(fs.statSync(file).size).toBeGreaterThan(1000);
   });
 
-  it("made by a cold run holds only what was compiled before it ran; the first warm run makes it again, once, with what a warm run compiles", async () => {
+  /** `ls --json` of an empty store past the racy window, with an index and a code cache dir of its own; `cache()`: the one code cache written. */
+  async function lsOfItsOwn() {
     const cacheDir = tempDir("ocs-code-cache-");
     const state = emptyState();
     await pastRacyWindow();
@@ -187,7 +188,11 @@ describe("the bin's code cache", () => {
       const file = path.join(dir, name!);
       return { kind: String.fromCharCode(fs.readFileSync(file)[0]!), bytes: fs.statSync(file).size, mtimeMs: fs.statSync(file).mtimeMs };
     };
+    return { runLs, cache };
+  }
 
+  it("made by a cold run holds only what was compiled before it ran; the first warm run makes it again, once, with what a warm run compiles", async () => {
+    const { runLs, cache } = await lsOfItsOwn();
     // The first run derives the store's answer (and keeps it): a cold run.
     const cold = runLs();
     expect(cold.status, cold.stderr).toBe(0);
@@ -203,6 +208,13 @@ describe("the bin's code cache", () => {
     expect(runLs().stdout).toBe(cold.stdout);
     expect(runLs("--no-index").stdout).toBe(cold.stdout);
     expect(cache()).toEqual(again);
+  });
+
+  it("made by a run whose answer cannot be kept holds all it compiled: every run of that question derives it", async () => {
+    const { runLs, cache } = await lsOfItsOwn();
+    const r = runLs("--no-index");
+    expect(r.status, r.stderr).toBe(0);
+    expect(cache().kind).toBe("W");
   });
 
   it("survives ls holding its heap close on a big store: the flags are V8's own again when the cache is written", () => {

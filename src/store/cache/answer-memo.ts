@@ -67,32 +67,28 @@ export async function reuseAnswer<T>(
   compute: () => Promise<T>,
   opts: AnswerOptions = {},
 ): Promise<T> {
-  const derive = () => {
-    answersGiven.derived += 1;
-    return compute();
-  };
   const { place, cache } = deps;
   // An answer derived inside another is part of that one's reads.
-  if (sel.index === false || sel.vault !== undefined || !cache.enabled || noting()) return derive();
+  if (sel.index === false || sel.vault !== undefined || !cache.enabled || noting()) return compute();
   const located = () => JSON.stringify(locateStores(sel, place.env, place.cwd));
   let before: string;
   try {
     before = located();
   } catch {
-    return derive(); // the run's own locate names the problem
+    return compute(); // the run's own locate names the problem
   }
   const targets = JSON.parse(before) as ReturnType<typeof locateStores>;
-  if (targets.length === 0) return derive();
+  if (targets.length === 0) return compute();
   // Beside the index file, which a run that finds its answer never opens.
   const indexFile = cache.indexFile(targets.map((t) => cache.addTarget(t))[0]!);
-  if (indexFile === null) return derive();
+  if (indexFile === null) return compute();
   const key = answerKey(what, place, before);
   const dir = answersDirOf(indexFile);
   const file = path.join(dir, `${opts.oneKey ? ONE_KEY_PREFIX : ""}${nameOf(key)}.json`);
   const kept = firstReadsChanged(file, key) ? null : readKept(file, key);
   // Too big to keep when last asked (within a day): derived without noting its reads.
   if (kept && isTooBig(kept.reads) && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < TOO_BIG_FOR_MS)
-    return derive();
+    return compute();
   const checkedFrom = Date.now();
   const checked = kept ? checkedReads(kept.reads) : null;
   if (kept && checked) {
@@ -112,7 +108,7 @@ export async function reuseAnswer<T>(
   const reads = startReads(Date.now() - RACY_MS);
   let value: T;
   try {
-    value = await derive();
+    value = await compute();
   } finally {
     stopReads();
   }
@@ -128,6 +124,8 @@ export async function reuseAnswer<T>(
     else {
       const keep = keptReads(reads);
       if (keep !== null) {
+        // A later run with the same question will most likely be handed it back (answers-given.ts).
+        answersGiven.derived += 1;
         if (size >= FREE_FIRST_CHARS) freeLetGo();
         if (opts.provenBy) {
           // One string where a proof is asked for (completion's few reads); a store's are MBs, written in pieces.

@@ -29,8 +29,8 @@ export const TAB_FORMAT = "openclaw-sessions tab 1";
 
 /**
  * The most digits a group's count may have, in the tool's reader and in each shell's: a count no
- * shell evaluates past its integers, and too small to hold a Tab (bash read a damaged proof's
- * 999999999 lines on past its end).
+ * shell evaluates past its integers, and more lines than any Tab's proof holds (a damaged proof's
+ * 999999999 is no proof: bash read on past its end).
  */
 export const TAB_COUNT_DIGITS = 9;
 const COUNT = new RegExp(`^\\d{1,${TAB_COUNT_DIGITS}}$`);

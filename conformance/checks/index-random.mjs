@@ -39,6 +39,7 @@ function commandsOf(stateDir, keys, word) {
     ["history", k, "--archived", "--json"],
     ["context-pack", k],
     ["compactions", k, "--json"],
+    ["usage", k, "--json"],
   ]);
   // A Tab's archive names (after `restore`): a store-wide answer of its own.
   const tab = [["__complete", "archives", "--all-agents"]];

@@ -23,9 +23,10 @@ import {
   type UsageFact,
   type UsageTotals,
 } from "../core/usage.js";
-import { parseTimeBound } from "../core/when.js";
+import { isSpanBeforeNow, parseTimeBound } from "../core/when.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { knownRestores } from "../store/restore-known.js";
+import { localZoneSource } from "../store/local-zone.js";
 import { sourceOf } from "../store/cache/store-cache.js";
 import { type AlsoRead, keySegments } from "./key-segments.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
@@ -324,7 +325,20 @@ function emptyResult(opts: UsageOptions, stores: StoreHeader[], tz: string, sinc
 
 export async function runUsage(opts: UsageOptions, ctx: StoreContext): Promise<UsageResult> {
   const since = opts.since !== undefined ? parseTimeBound(opts.since, opts.now ?? Date.now(), "--since") : null;
-  const tz = resolveTimeZone(opts.tz, ctx.env);
+  // Resolved when first used, as timeline's is: a kept answer holds its name (a bad --tz is still a usage error before any read).
+  let tz = opts.tz === undefined ? null : resolveTimeZone(opts.tz, ctx.env);
+  const zone = () => (tz ??= resolveTimeZone(opts.tz, ctx.env));
+  const derive = () => usageOf(opts, ctx, since, zone());
+  // A span before now (--since 7d) is another instant at each run: a question asked once, not kept.
+  if (opts.since !== undefined && isSpanBeforeNow(opts.since)) return derive();
+  const zoneFrom = opts.tz === undefined ? localZoneSource(ctx.env) : null;
+  const question = { key: opts.key ?? null, since, by: opts.by ?? "key", timeZone: zoneFrom === null ? zone() : null, zoneFrom };
+  // One key's is kept among the answers about one key (as `timeline <key>`'s), proven by the whole store's walk.
+  return ctx.session.answer(opts, `usage/${USAGE_SCHEMA_VERSION}:${JSON.stringify(question)}`, derive, { oneKey: opts.key !== undefined });
+}
+
+/** Every transcript's turns, tallied (`runUsage`'s answer). */
+async function usageOf(opts: UsageOptions, ctx: StoreContext, since: number | null, tz: string): Promise<UsageResult> {
   const indexes = await ctx.session.indexes(opts);
   const k = opts.key;
   const targets = indexes.flatMap((index) =>

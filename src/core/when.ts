@@ -12,6 +12,14 @@ const UNIT_MS: Record<string, number> = {
   w: 7 * 86_400_000,
 };
 
+/** `30m`, `2h`, `3d`, `1w` (also `1.5h`, `2D`): a span before now. */
+const SPAN_BEFORE_NOW = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i;
+
+/** Whether `input` names a span before now (`7d`), an instant that moves with the clock, rather than a date. */
+export function isSpanBeforeNow(input: string): boolean {
+  return SPAN_BEFORE_NOW.test(input.trim());
+}
+
 /**
  * Epoch ms for `30m`/`2h`/`3d`/`1w` (also `1.5h`, `2D`) before `now`, or for an ISO date/time
  * (`2026-07-01`, `2026-07-01T09:00:00Z`, `2026-07-01 09:00`); null when neither. Only ISO dates:
@@ -19,7 +27,7 @@ const UNIT_MS: Record<string, number> = {
  */
 export function parseWhen(input: string, now: number): number | null {
   const s = input.trim();
-  const rel = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(s);
+  const rel = SPAN_BEFORE_NOW.exec(s);
   if (rel) return now - Number(rel[1]) * UNIT_MS[rel[2]!.toLowerCase()]!;
   if (!/^\d{4}-\d{2}-\d{2}/.test(s)) return null;
   const ms = Date.parse(s);

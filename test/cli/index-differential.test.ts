@@ -65,6 +65,7 @@ function commandsOf(s: Store): string[][] {
     ["export", k, "--archived"],
     ["context-pack", k],
     ["compactions", k, "--json"],
+    ["usage", k, "--json"],
   ]);
   const wide = [
     // The listing derived (first, and after each change) by a run whose query narrows it, then
@@ -75,6 +76,8 @@ function commandsOf(s: Store): string[][] {
     ["timeline"],
     ["check", "--json"],
     ["compactions", "--json"],
+    ["usage", "--json"],
+    ["usage", "--since", "2026-07-01", "--by", "day"],
     ["grep", s.word, "-i", "--json"],
   ];
   return [...wide, ...keyed].map((argv) => [...argv, "--state-dir", s.stateDir]);

@@ -16,7 +16,10 @@ import { runUsage, type UsageResult } from "../../src/commands/usage.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, fileScenarios, ROOT, sqliteScenarios } from "../helpers/corpus.js";
 import { factsIn, indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
-import { storeContext } from "../helpers/store-context.js";
+import type { UsageOptions } from "../../src/commands/usage.js";
+import { countedRun, storeContext } from "../helpers/store-context.js";
+import { appendToActive } from "../helpers/openclaw-writer.js";
+import { answersDirOf } from "../../src/store/cache/location.js";
 import { tempDir } from "../helpers/temp.js";
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -295,11 +298,64 @@ describe("what is counted where", () => {
     v.facts[0].model = "FROM-THE-INDEX";
     db.prepare("UPDATE facts SET value = ? WHERE what = 'usage/1' AND source = ?").run(JSON.stringify(v), row.source);
     db.close();
+    // The whole answer is kept too (nothing changed since): without it, the run reads the facts.
+    fs.rmSync(answersDirOf(file), { recursive: true, force: true });
     const second = (await cli(argv, { env })).json();
     const models = (d: UsageResult) => d.models.map((m) => m.model);
     expect(models(first)).not.toContain("FROM-THE-INDEX");
     expect(models(second)).toContain("FROM-THE-INDEX");
     expect(second.totals).toEqual(first.totals);
+  });
+});
+
+describe("usage kept as an answer (issue 28)", () => {
+  it("is handed back without indexing the store while nothing it read changed; a span before now is never kept; a new turn is counted at once", async () => {
+    const key = "agent:main:main";
+    const { stateDir, home, root } = copyState("files", "reset-chain");
+    const cache = path.join(root, "cache");
+    const place = { env: { HOME: home, XDG_CACHE_HOME: cache }, cwd: "/" };
+    const run = (o: Omit<UsageOptions, "stateDir"> = {}, index = true) =>
+      countedRun(place, async (c) => JSON.stringify(await runUsage({ stateDir, tz: "UTC", ...o, ...(index ? {} : { index: false }) }, c)));
+    await pastRacyWindow(); // the copy is old enough for what a run derives to be kept
+
+    const plain = (await run({}, false)).value;
+    expect(await run()).toEqual({ value: plain, indexed: 1 });
+    expect(await run()).toEqual({ value: plain, indexed: 0 });
+    // One key's, among the answers about one key; an absolute --since is one instant, kept too.
+    const keyed = (await run({ key }, false)).value;
+    expect(await run({ key })).toEqual({ value: keyed, indexed: 1 });
+    expect(await run({ key })).toEqual({ value: keyed, indexed: 0 });
+    const since = { since: "2026-07-01" };
+    expect((await run(since)).indexed).toBe(1);
+    expect(await run(since)).toEqual({ value: (await run(since, false)).value, indexed: 0 });
+    const kept = fs.readdirSync(answersDirOf(indexFileOf(stateDir, cache))).filter((n) => n.endsWith(".json"));
+    expect(kept.filter((n) => n.startsWith("key-"))).toHaveLength(1);
+    expect(kept.filter((n) => !n.startsWith("key-"))).toHaveLength(2);
+    // --since 7d is another instant at each run: derived every time, and nothing more is kept.
+    const recent = { since: "36500d" };
+    expect((await run(recent)).indexed).toBe(1);
+    expect((await run(recent)).indexed).toBe(1);
+    expect(fs.readdirSync(answersDirOf(indexFileOf(stateDir, cache))).filter((n) => n.endsWith(".json"))).toHaveLength(3);
+
+    // An assistant turn appended to the key's active transcript: counted at once, as --no-index counts it.
+    appendToActive(stateDir, key, (last) => ({
+      type: "message",
+      id: "turn-new",
+      parentId: last.id,
+      timestamp: "2026-07-03T09:00:00.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "ok" }],
+        model: "m-new",
+        usage: { input: 7, output: 5, cost: { total: 0.5 } },
+      },
+    }));
+    for (const o of [{}, { key }]) {
+      const after = await run(o);
+      expect(after.indexed).toBe(1);
+      expect(after.value).toContain("m-new");
+      expect(after.value).toBe((await run(o, false)).value);
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 /** The one time grammar of --since, --until and --now, and its one error. */
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../src/core/errors.js";
-import { parseIso, parseTimeBound, parseWhen, toEpochMs } from "../../src/core/when.js";
+import { isSpanBeforeNow, parseIso, parseTimeBound, parseWhen, toEpochMs } from "../../src/core/when.js";
 
 const now = Date.parse("2026-07-08T00:00:00Z");
 
@@ -26,6 +26,14 @@ describe("parseWhen", () => {
     for (const s of ["", "yesterday-ish", "yesterday", "2y", "-3d", "d", "2026-13-45", "2", "July 1, 2026 00:00 UTC"]) {
       expect(parseWhen(s, now), s).toBeNull();
     }
+  });
+});
+
+describe("isSpanBeforeNow", () => {
+  it("tells a span before now (an instant that moves with the clock) from a date", () => {
+    for (const span of ["30m", " 2h ", "1.5h", "2D", "1w", "10s"]) expect(isSpanBeforeNow(span)).toBe(true);
+    for (const date of ["2026-07-01", "2026-07-01T09:00:00Z", "2026-07-01 09:00", "yesterday", "2", ""])
+      expect(isSpanBeforeNow(date)).toBe(false);
   });
 });
 

@@ -8,7 +8,7 @@
 import { findSession } from "../core/lookup.js";
 import fs from "node:fs";
 import path from "node:path";
-import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
+import type { SessionRecord, TranscriptRef } from "../core/model.js";
 import { refusedError, usageError } from "../core/errors.js";
 import { isWithinDir } from "../core/path-within.js";
 import { segmentNumbered, type KeySegment, type ResetCut } from "../core/key-segments.js";
@@ -173,7 +173,7 @@ function currentSegments(record: SessionRecord): ExportSegmentInfo[] {
  * Where `-o` may write: never inside a state dir, a directory that exists, not a directory itself,
  * and not over an existing file unless `force` (then the file is replaced atomically).
  */
-export function checkOutputPath(output: string, indexes: StoreIndex[], cwd: string, opts: { force?: boolean } = {}): string {
+export function checkOutputPath(output: string, storeDirs: OutputGuard, cwd: string, opts: { force?: boolean } = {}): string {
   const abs = path.resolve(cwd, output);
   const dir = path.dirname(abs);
   let dirStat: fs.Stats | null = null;
@@ -204,8 +204,8 @@ export function checkOutputPath(output: string, indexes: StoreIndex[], cwd: stri
     throw refusedError("OUTPUT_EXISTS", `refusing to overwrite ${abs}`, "pass --force to replace it, or pick another --output path");
   // The output file need not exist yet: realPath resolves its deepest existing ancestor.
   const real = realPath(abs);
-  for (const i of indexes) {
-    for (const dir of [i.location.stateDir, i.location.sessionsDir]) {
+  for (const store of storeDirs) {
+    for (const dir of [store.stateDir, store.sessionsDir]) {
       if (dir && (isWithinDir(path.resolve(dir), abs) || isWithinDir(realPath(dir), real))) {
         throw refusedError(
           "OUTPUT_IN_STATE_DIR",
@@ -248,8 +248,12 @@ async function copyLines(
 
 export interface ExportPrepared {
   header: ExportHeader;
-  indexes: StoreIndex[];
+  /** Every located store's dirs, where `checkOutputPath` refuses to write. */
+  storeDirs: OutputGuard;
 }
+
+/** The dirs an export's output may not be inside: each located store's state dir and sessions dir. */
+export type OutputGuard = Array<{ stateDir: string | null; sessionsDir: string }>;
 
 /** The slice options given (none: null); a slice of JSONL lines, or --segment without --archived, is a usage error. */
 function sliceOf(opts: ExportOptions): HistorySlice | null {
@@ -293,33 +297,69 @@ function withoutAbsolutePaths(header: ExportHeader, home: string | null): void {
   }
 }
 
+/** What an export reads, as the index keeps it (`prepareExport`): the header's part that no option given at write time changes. */
+interface ExportPlan {
+  sessionKey: string;
+  agentId: string;
+  sessionId: string | null;
+  store: StoreHeader;
+  segments: ExportSegmentInfo[];
+  storeDirs: OutputGuard;
+}
+
+/**
+ * The key and its segments, kept as an answer about one key (as `timeline <key>`'s and the plan of
+ * `history <key>`): proven by the whole store's walk, which decides what key a name means and which
+ * files are the key's.
+ */
+async function planOf(opts: ExportOptions, view: ExportHeader["view"], ctx: StoreContext): Promise<ExportPlan> {
+  const question = { key: opts.key, view };
+  return ctx.session.answer(
+    opts,
+    `export-plan/${EXPORT_SCHEMA_VERSION}:${JSON.stringify(question)}`,
+    async () => {
+      const indexes = await ctx.session.indexes(opts);
+      const { index, record } = findSession(indexes, opts.key);
+      const segments =
+        view === "archived" ? (await keySegments(record, index, ctx.session, ctx.env)).map(archivedSegment) : currentSegments(record);
+      if (segments.length > 1) await addResetCauses(segments, opts, record.sessionKey, ctx);
+      return {
+        sessionKey: record.sessionKey,
+        agentId: record.agentId,
+        sessionId: record.sessionId,
+        store: storeHeader(index),
+        segments,
+        storeDirs: indexes.map((i) => ({ stateDir: i.location.stateDir, sessionsDir: i.location.sessionsDir })),
+      };
+    },
+    { oneKey: true },
+  );
+}
+
 /** Index the stores and resolve the key and its segments (nothing written yet). */
 export async function prepareExport(opts: ExportOptions, ctx: StoreContext): Promise<ExportPrepared> {
   if (!EXPORT_FORMATS.includes(opts.format))
     throw usageError("BAD_FORMAT", `unknown format "${opts.format}"`, `use one of: ${EXPORT_FORMATS.join(", ")}`);
   const slice = sliceOf(opts);
-  const indexes = await ctx.session.indexes(opts);
-  const { index, record } = findSession(indexes, opts.key);
   const view = opts.archived ? "archived" : "current";
-  const numbered = view === "archived" ? await keySegments(record, index, ctx.session, ctx.env) : [];
-  if (slice?.segment !== undefined) segmentNumbered(numbered, slice.segment, record.sessionKey);
-  const segments = view === "archived" ? numbered.map(archivedSegment) : currentSegments(record);
-  if (segments.length > 1) await addResetCauses(segments, opts, record.sessionKey, ctx);
+  const plan = await planOf(opts, view, ctx);
+  // --archived lists one segment per number: segment n is the nth.
+  if (slice?.segment !== undefined) segmentNumbered(plan.segments, slice.segment, plan.sessionKey);
   const header: ExportHeader = {
     schemaVersion: EXPORT_SCHEMA_VERSION,
-    sessionKey: record.sessionKey,
-    agentId: record.agentId,
-    sessionId: record.sessionId,
-    store: storeHeader(index),
+    sessionKey: plan.sessionKey,
+    agentId: plan.agentId,
+    sessionId: plan.sessionId,
+    store: plan.store,
     view,
-    segments,
+    segments: plan.segments,
     relativePaths: opts.relativePaths === true,
     slice,
     sliceCounts: null,
     exportedAt: new Date(opts.now ?? Date.now()).toISOString(),
   };
   if (opts.relativePaths) withoutAbsolutePaths(header, ctx.env.HOME ?? null);
-  return { header, indexes };
+  return { header, storeDirs: plan.storeDirs };
 }
 
 /** The segments in reading order, by the transcript they are read from (one read per transcript). */
@@ -327,7 +367,8 @@ function byTranscript(segments: readonly ExportSegmentInfo[]): ExportSegmentInfo
   const out: ExportSegmentInfo[][] = [];
   for (const seg of segments) {
     const last = out.at(-1);
-    if (last && last[0]!.ref === seg.ref) last.push(seg);
+    // The same transcript by value: a plan the index kept holds each segment's ref as a copy of its own.
+    if (last && (last[0]!.ref === seg.ref || JSON.stringify(last[0]!.ref) === JSON.stringify(seg.ref))) last.push(seg);
     else out.push([seg]);
   }
   return out;

@@ -387,7 +387,7 @@ export function numberSegments(record: SessionRecord, transcripts: readonly Segm
 }
 
 /** Segment n of a key, or the one usage error (`SEGMENT_OUT_OF_RANGE`, exit 2) naming how many it has. */
-export function segmentNumbered(segments: readonly KeySegment[], n: number, key: string): KeySegment {
+export function segmentNumbered<T = KeySegment>(segments: readonly T[], n: number, key: string): T {
   const seg = segments[n - 1];
   if (seg && n >= 1) return seg;
   const count = segments.length;

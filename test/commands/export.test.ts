@@ -9,7 +9,9 @@ import { segmentsOf } from "../../src/core/segments.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { copyState, scenarioDir } from "../helpers/corpus.js";
 import { cli } from "../helpers/cli.js";
-import { storeContext } from "../helpers/store-context.js";
+import { countedRun, storeContext } from "../helpers/store-context.js";
+import { appendToActive } from "../helpers/openclaw-writer.js";
+import { pastRacyWindow } from "../helpers/index-cache.js";
 
 const ctx = () => storeContext({ env: { HOME: "/nonexistent-home" }, cwd: process.cwd() });
 const session = () => ctx().session;
@@ -117,5 +119,46 @@ describe("export CLI", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Fourth session: translate 'hello' to French");
     expect(r.stdout).not.toContain("buy milk");
+  });
+});
+
+describe("export <key> kept as an answer about one key (issue 28)", () => {
+  it("reads what it read before without indexing the store while nothing changed; a new line is exported at once", async () => {
+    const key = "agent:main:main";
+    const { stateDir, home, root } = copyState("files", "reset-chain");
+    const place = { env: { HOME: home, XDG_CACHE_HOME: path.join(root, "cache") }, cwd: "/" };
+    const run = (format: ExportFormat, archived: boolean, index = true) =>
+      countedRun(place, async (c) => {
+        const sel = { stateDir, key, format, archived, now: Date.parse("2026-12-01T00:00:00Z"), ...(index ? {} : { index: false }) };
+        const { header } = await prepareExport(sel, c);
+        const parts: Buffer[] = [];
+        const sink: ExportSink = { write: (b) => void parts.push(Buffer.isBuffer(b) ? b : Buffer.from(b)) };
+        await writeExport(c.session, header, format, sink, format === "jsonl" ? undefined : exportText(EXPORT_REPORTERS[format]("UTC")));
+        return Buffer.concat(parts).toString("utf8");
+      });
+    await pastRacyWindow(); // the copy is old enough for what a run derives to be kept
+
+    // One plan per view, whatever the format: jsonl --archived reads the plan md --archived kept.
+    for (const [format, archived, firstIndexed] of [
+      ["md", true, 1],
+      ["jsonl", true, 0],
+      ["html", false, 1],
+    ] as const) {
+      const plain = (await run(format, archived, false)).value;
+      expect(await run(format, archived)).toEqual({ value: plain, indexed: firstIndexed });
+      // Read as before: the same bytes as --no-index.
+      expect(await run(format, archived)).toEqual({ value: plain, indexed: 0 });
+    }
+    appendToActive(stateDir, key, (last) => ({
+      type: "message",
+      id: "turn-new",
+      parentId: last.id,
+      timestamp: "2026-07-03T09:00:00.000Z",
+      message: { role: "user", content: [{ type: "text", text: "a line written after the plan was kept" }] },
+    }));
+    const after = await run("md", true);
+    expect(after.indexed).toBe(1);
+    expect(after.value).toContain("a line written after the plan was kept");
+    expect(after.value).toBe((await run("md", true, false)).value);
   });
 });

@@ -135,7 +135,7 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
     // Documents default to UTC (they travel); --tz names another zone.
     const tz = flags.tz === undefined ? "UTC" : resolveTimeZone(flags.tz, app.io.env);
     const ctx = app.storeContext();
-    const { header, indexes } = await prepareExport(
+    const { header, storeDirs } = await prepareExport(
       {
         ...selectionOf(flags, key),
         key,
@@ -167,7 +167,7 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
       }
       return;
     }
-    const target = checkOutputPath(flags.output, indexes, app.io.cwd, { force: flags.force });
+    const target = checkOutputPath(flags.output, storeDirs, app.io.cwd, { force: flags.force });
     const progress = fileReadProgress(app, flags, "exporting", filesOf(header));
     const summary = await exportToFile(job, target, flags.force === true).finally(() => progress.clear());
     if (!flags.quiet) await reportWritten(app, target, flags.format, summary);

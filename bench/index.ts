@@ -253,16 +253,20 @@ function scaleRows(): void {
   const [tlWarm, ckWarm, g1] = interleaved([cli(timeline), cli(check), grepNone], RUNS);
   ratioRow("timeline, 5,000 keys, warm", tlWarm!, grepName, g1!, { max: 2, on: "wall and CPU" });
   ratioRow("check, 5,000 keys, warm", ckWarm!, grepName, g1!, { max: 2, on: "wall and CPU" });
-  // One key's answers (no goal in issue 28: shown beside the store-wide ones), each warmed first.
+  // One key's answers, and usage's (no goal in issue 28: shown beside the store-wide ones), each warmed first.
   const key = usualKey(s);
   const keyed = [
     ["timeline", key, "--json", ...state],
     ["history", key, "--archived", "--json", ...state],
+    ["export", key, "--archived", "--format", "md", ...state],
+    ["usage", "--json", ...state],
   ];
-  for (const argv of keyed) prime(cli(argv), `${argv[0]} <key> warming run`);
-  const [tlKey, hiKey, g1k] = interleaved([...keyed.map((argv) => cli(argv)), grepNone], RUNS);
+  for (const argv of keyed) prime(cli(argv), `${argv[0]} warming run`);
+  const [tlKey, hiKey, exKey, usage, g1k] = interleaved([...keyed.map((argv) => cli(argv)), grepNone], RUNS);
   ratioRow("timeline <key>, 5,000 keys, warm", tlKey!, grepName, g1k!, null);
   ratioRow("history <key> --archived, warm", hiKey!, grepName, g1k!, null);
+  ratioRow("export <key> --archived --format md, warm", exKey!, grepName, g1k!, null);
+  ratioRow("usage --json, 5,000 keys, warm", usage!, grepName, g1k!, null);
 
   // Completion, warm: what a Tab runs, and bash's whole completion function for a key prefix.
   section("completion");

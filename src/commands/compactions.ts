@@ -402,22 +402,30 @@ export async function openCompactions(opts: CompactionsOptions, ctx: StoreContex
       },
     };
   }
-  const indexes = await session.indexes(opts);
-  const stores = indexes.map(storeHeader);
-  const total = indexes.reduce((n, i) => n + i.sessions.length, 0);
+  // Every key's, kept as a store-wide answer: derived whole (1.4 MB of JSON on 5,000 keys), handed
+  // out key by key as before.
+  const everyKey = async () => {
+    const indexes = await session.indexes(opts);
+    const total = indexes.reduce((n, i) => n + i.sessions.length, 0);
+    const keys: KeyCompactions[] = [];
+    for (const index of indexes) {
+      const restores = knownRestores(ctx.env, index.location.storePath);
+      for (const record of index.sessions) {
+        ctx.progress?.(keys.length, total, "keys");
+        keys.push(await keyCompactions(record, index, session, ctx.env, restores));
+      }
+    }
+    return { stores: indexes.map(storeHeader), keys };
+  };
+  const question = `compactions/${COMPACTIONS_SCHEMA_VERSION}:${JSON.stringify({ key: null, show: null })}`;
+  const { stores, keys } = await session.answer(opts, question, everyKey);
   return {
     stores,
     summary,
     async *keys() {
-      let done = 0;
-      for (const index of indexes) {
-        const restores = knownRestores(ctx.env, index.location.storePath);
-        for (const record of index.sessions) {
-          ctx.progress?.(done++, total, "keys");
-          const key = await keyCompactions(record, index, session, ctx.env, restores);
-          count(summary, key);
-          yield key;
-        }
+      for (const key of keys) {
+        count(summary, key);
+        yield key;
       }
     },
   };

@@ -136,6 +136,27 @@ describe("compactions <key>, kept as an answer about one key (issue 28)", () => 
   });
 });
 
+describe("compactions of every key, kept as a store-wide answer (issue 28)", () => {
+  it("is handed back without indexing the store while nothing it read changed; a new compaction is listed at once", async () => {
+    const { stateDir, home, root } = copyState("files", "single-active");
+    const place = { env: { HOME: home, XDG_CACHE_HOME: path.join(root, "cache") }, cwd: "/" };
+    const every = (index = true) =>
+      countedRun(place, async (c) => JSON.stringify(await runCompactions({ stateDir, ...(index ? {} : { index: false }) }, c)));
+    await pastRacyWindow(); // the copy is old enough for what a run derives to be kept
+
+    const plain = (await every(false)).value;
+    expect(await every()).toEqual({ value: plain, indexed: 1 });
+    expect(await every()).toEqual({ value: plain, indexed: 0 });
+    expect(JSON.parse(plain).summary.compactions).toBe(1);
+
+    appendToActive(stateDir, "agent:main:main", (last) => compactionAfter(last, "later turns"));
+    const after = await every();
+    expect(after.indexed).toBe(1);
+    expect(JSON.parse(after.value).summary.compactions).toBe(2);
+    expect(after.value).toBe((await every(false)).value);
+  });
+});
+
 describe("compactions (every key)", () => {
   it("one document, written key by key: every key, its compactions numbered from 1, the totals", async () => {
     const stateDir = flagged("files");

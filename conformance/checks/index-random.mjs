@@ -40,6 +40,7 @@ function commandsOf(stateDir, keys, word) {
     ["context-pack", k],
     ["compactions", k, "--json"],
     ["usage", k, "--json"],
+    ["grep", word, "-i", "--key", k, "--json"],
   ]);
   // A Tab's archive names (after `restore`): a store-wide answer of its own.
   const tab = [["__complete", "archives", "--all-agents"]];

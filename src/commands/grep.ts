@@ -651,6 +651,19 @@ function scopeOfKept(kept: KeptScope): Omit<GrepScope, "keptAs"> {
   return { stores: kept.stores, all };
 }
 
+/**
+ * One key's transcripts, chosen from the store-wide scope (kept between runs): those it names as
+ * the key's, or as a key's before (`formerSessionKey`). None: the stores' index says whether the key
+ * is known (it may have no transcript) or not (SESSION_NOT_FOUND, with the keys closest to it).
+ */
+async function keyTargets(sel: StoreSelection, k: string, scope: GrepScope, ctx: StoreContext): Promise<GrepTarget[]> {
+  const targets = scope.all.filter((t) => t.sessionKey === k || t.formerSessionKey === k);
+  if (targets.length > 0) return targets;
+  const indexes = await ctx.session.indexes(sel);
+  if (sessionsWithKey(indexes, k).length === 0) throw sessionNotFound(indexes, k);
+  return targets;
+}
+
 /** Index the stores and choose the transcripts (nothing searched yet); `events()` searches them. */
 export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<GrepRun> {
   const filters = filtersOf(opts);
@@ -660,28 +673,17 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
     prefilter.started = true;
     prefilter.running = startPrefilterFor(opts, filters, ctx, stores);
   };
-  let indexes: StoreIndex[] | null = null;
   let scope: GrepScope;
+  let targets: GrepTarget[];
   try {
-    // One key's transcripts are chosen from the index, which names the key.
-    if (opts.key === undefined) scope = await storeWideScope(opts, ctx, { located });
-    else {
-      indexes = await ctx.session.indexes(opts, { located });
-      scope = scopeOf(indexes);
-    }
+    scope = await storeWideScope(opts, ctx, { located });
+    targets = opts.key === undefined ? scope.all : await keyTargets(opts, opts.key, scope, ctx);
   } catch (err) {
     prefilter.running?.stop();
     throw err;
   }
   if (!prefilter.started) located(scope.stores); // a kept answer: no store was indexed
   const all = scope.all;
-  let targets = all;
-  if (opts.key !== undefined && indexes !== null) {
-    const k = opts.key;
-    const known = sessionsWithKey(indexes, k).length > 0 || targets.some((t) => t.formerSessionKey === k);
-    if (!known) throw sessionNotFound(indexes, k);
-    targets = targets.filter((t) => t.sessionKey === k || t.formerSessionKey === k);
-  }
   if (opts.noDeleted) targets = targets.filter((t) => t.archiveReason !== "deleted");
   const result: GrepResult = {
     schemaVersion: GREP_SCHEMA_VERSION,

@@ -66,6 +66,7 @@ function commandsOf(s: Store): string[][] {
     ["context-pack", k],
     ["compactions", k, "--json"],
     ["usage", k, "--json"],
+    ["grep", s.word, "-i", "--key", k, "--json"],
   ]);
   const wide = [
     // The listing derived (first, and after each change) by a run whose query narrows it, then

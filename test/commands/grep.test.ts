@@ -6,7 +6,8 @@ import { openGrep, runGrep } from "../../src/commands/grep.js";
 import { copyState, scenarioDir } from "../helpers/corpus.js";
 import { hugeMessageLine } from "../hostile/inputs.js";
 import { cli } from "../helpers/cli.js";
-import { storeContext } from "../helpers/store-context.js";
+import { countedRun, storeContext } from "../helpers/store-context.js";
+import { pastRacyWindow } from "../helpers/index-cache.js";
 import { tempDir } from "../helpers/temp.js";
 import { bytesRead } from "../../src/store/read-meter.js";
 
@@ -92,6 +93,34 @@ describe("grep over the corpus", () => {
     expect(r.matches.map((m) => m.role)).toEqual(["assistant"]);
     const u = await runGrep({ stateDir: s, pattern: "milk", until: "2026-07-01T09:00:06Z" }, ctx());
     expect(u.matches.map((m) => m.role)).toEqual(["user"]);
+  });
+});
+
+describe("grep --key, from the store-wide scope kept between runs (issue 28)", () => {
+  it("searches the key's transcripts without indexing the store while nothing changed; an unknown key and a key without a transcript are told apart as before", async () => {
+    const key = "agent:main:telegram:direct:424242";
+    const { stateDir, home, root } = copyState("files", "reset-chain");
+    const place = { env: { HOME: home, XDG_CACHE_HOME: path.join(root, "cache") }, cwd: "/" };
+    const grep = (k: string, index = true) =>
+      countedRun(place, async (c) =>
+        JSON.stringify(await runGrep({ stateDir, pattern: "milk", key: k, ...(index ? {} : { index: false }) }, c)),
+      );
+    await pastRacyWindow(); // the copy is old enough for what a run derives to be kept
+
+    const plain = (await grep(key, false)).value;
+    expect(JSON.parse(plain).matches.length).toBeGreaterThan(0);
+    expect(await grep(key)).toEqual({ value: plain, indexed: 1 });
+    expect(await grep(key)).toEqual({ value: plain, indexed: 0 });
+    await expect(grep("agent:main:nope")).rejects.toMatchObject({ code: "SESSION_NOT_FOUND" });
+
+    // A key whose transcript is not on disk: known, nothing to search (the index says so).
+    const storePath = path.join(stateDir, "agents/main/sessions/sessions.json");
+    const store = JSON.parse(fs.readFileSync(storePath, "utf8"));
+    store["agent:main:empty"] = { sessionId: "0b0b0b0b-0000-4000-8000-000000000000", updatedAt: Date.now() };
+    fs.writeFileSync(storePath, JSON.stringify(store, null, 2));
+    const none = await grep("agent:main:empty");
+    expect(JSON.parse(none.value)).toMatchObject({ matches: [], filesSearched: 0 });
+    expect(none.value).toBe((await grep("agent:main:empty", false)).value);
   });
 });
 

@@ -38,6 +38,7 @@ function commandsOf(stateDir, keys, word) {
     ["history", k, "--json"],
     ["history", k, "--archived", "--json"],
     ["context-pack", k],
+    ["context-pack", k, "--compaction", "1"],
     ["compactions", k, "--json"],
     ["usage", k, "--json"],
     ["grep", word, "-i", "--key", k, "--json"],

@@ -327,7 +327,7 @@ async function spanOf(c: Compaction, origin: Origin, session: StoreSession): Pro
 }
 
 /** Compaction n of a key, or the one usage error naming how many it has. */
-function compactionNumbered(key: KeyCompactions, n: number): Compaction {
+export function compactionNumbered(key: KeyCompactions, n: number): Compaction {
   const c = key.compactions[n - 1];
   if (c && n >= 1) return c;
   const count = key.compactions.length;
@@ -340,18 +340,18 @@ function compactionNumbered(key: KeyCompactions, n: number): Compaction {
 }
 
 /** A key with its compaction n's span (`--show n`, `context-pack --compaction n`). */
-export async function keyWithSpan(
+async function keyWithSpan(
   record: SessionRecord,
   index: StoreIndex,
   session: StoreSession,
   env: NodeJS.ProcessEnv,
   n: number,
-): Promise<{ key: KeyCompactions; compaction: Compaction }> {
+): Promise<KeyCompactions> {
   const listed = await listKey(record, index, session, env, knownRestores(env, index.location.storePath));
   const c = compactionNumbered(listed.key, n);
   const origin = listed.origins.get(n);
   if (origin) c.span = await spanOf(c, origin, session);
-  return { key: listed.key, compaction: c };
+  return listed.key;
 }
 
 function emptySummary(): CompactionsSummary {
@@ -372,6 +372,32 @@ function count(summary: CompactionsSummary, key: KeyCompactions): void {
   for (const c of key.compactions) for (const f of c.flags) summary.byFlag[f.code] += 1;
 }
 
+/**
+ * One key's compactions (with compaction `show`'s span), kept as an answer about one key: proven
+ * by the whole store's walk (which key a name means, and which files are the key's, depend on it
+ * all). `compactions <key>` and `context-pack --compaction` ask it; `notFound` is the hint of an
+ * unknown key.
+ */
+export async function oneKeyCompactions(
+  sel: StoreSelection,
+  name: string,
+  show: number | undefined,
+  ctx: StoreContext,
+  notFound: string,
+): Promise<{ stores: StoreHeader[]; key: KeyCompactions }> {
+  const session = ctx.session;
+  const keyed = async () => {
+    const indexes = await session.indexes(sel);
+    const { index, record } = findSession(indexes, name, notFound);
+    const key =
+      show !== undefined ? await keyWithSpan(record, index, session, ctx.env, show) : await keyCompactions(record, index, session, ctx.env);
+    return { stores: indexes.map(storeHeader), key };
+  };
+  // The hint is part of an error, never of an answer: an unknown key's run keeps nothing.
+  const question = `compactions/${COMPACTIONS_SCHEMA_VERSION}:${JSON.stringify({ key: name, show: show ?? null })}`;
+  return session.answer(sel, question, keyed, { oneKey: true });
+}
+
 export async function openCompactions(opts: CompactionsOptions, ctx: StoreContext): Promise<CompactionsRun> {
   if (opts.show !== undefined && opts.key === undefined)
     throw usageError("MISSING_ARGUMENT", "--show needs a key", "`openclaw-sessions compactions <key> --show <n>`");
@@ -380,19 +406,7 @@ export async function openCompactions(opts: CompactionsOptions, ctx: StoreContex
   const session = ctx.session;
   const { key: name, show } = opts;
   if (name !== undefined) {
-    // One key's, kept as an answer about one key: proven by the whole store's walk (which key a
-    // name means, and which files are the key's, depend on it all).
-    const keyed = async () => {
-      const indexes = await session.indexes(opts);
-      const { index, record } = findSession(indexes, name, "run `openclaw-sessions compactions` to list every key's");
-      const key =
-        show !== undefined
-          ? (await keyWithSpan(record, index, session, ctx.env, show)).key
-          : await keyCompactions(record, index, session, ctx.env);
-      return { stores: indexes.map(storeHeader), key };
-    };
-    const question = `compactions/${COMPACTIONS_SCHEMA_VERSION}:${JSON.stringify({ key: name, show: show ?? null })}`;
-    const { stores, key } = await session.answer(opts, question, keyed, { oneKey: true });
+    const { stores, key } = await oneKeyCompactions(opts, name, show, ctx, "run `openclaw-sessions compactions` to list every key's");
     return {
       stores,
       summary,

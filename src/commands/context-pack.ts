@@ -7,10 +7,9 @@
 import { usageError } from "../core/errors.js";
 import { oneLine } from "../core/safe-text.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
-import { findSession } from "../core/lookup.js";
 import type { Compaction, SpanMessage } from "../core/compactions/list.js";
 import { openHistory, type HistoryMessage, type HistoryRun, type HistorySegment } from "./history.js";
-import { keyWithSpan } from "./compactions.js";
+import { compactionNumbered, oneKeyCompactions } from "./compactions.js";
 import type { StoreHeader } from "./store-header.js";
 
 export const CONTEXT_PACK_SCHEMA_VERSION = 1;
@@ -446,9 +445,9 @@ async function packCompaction(
   ctx: StoreContext,
   limits: PackLimits,
 ): Promise<ContextPackResult> {
-  const indexes = await ctx.session.indexes(opts);
-  const { index, record } = findSession(indexes, opts.key, "run `openclaw-sessions compactions` to list the keys");
-  const { compaction: c } = await keyWithSpan(record, index, ctx.session, ctx.env, opts.compaction);
+  // The key's compactions with this one's span: the answer `compactions <key> --show n` keeps.
+  const { key } = await oneKeyCompactions(opts, opts.key, opts.compaction, ctx, "run `openclaw-sessions compactions` to list the keys");
+  const c = compactionNumbered(key, opts.compaction);
   const span = c.span ?? [];
   const wanted = new Set(span.map((m) => m.entryId));
   const run = await openHistory({ ...opts, key: opts.key, archived: true, thinking: opts.thinking, toolArgs: true }, ctx);

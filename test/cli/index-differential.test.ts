@@ -64,6 +64,7 @@ function commandsOf(s: Store): string[][] {
     ["history", k, "--archived", "--json"],
     ["export", k, "--archived"],
     ["context-pack", k],
+    ["context-pack", k, "--compaction", "1"],
     ["compactions", k, "--json"],
     ["usage", k, "--json"],
     ["grep", s.word, "-i", "--key", k, "--json"],

@@ -10,6 +10,7 @@ import { DatabaseSync } from "node:sqlite";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { runCompactions } from "../../src/commands/compactions.js";
+import { runContextPack } from "../../src/commands/context-pack.js";
 import { answersDirOf, indexFileFor } from "../../src/store/cache/location.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, ROOT, scenarioDir } from "../helpers/corpus.js";
@@ -133,6 +134,33 @@ describe("compactions <key>, kept as an answer about one key (issue 28)", () => 
     expect(after.indexed).toBe(1);
     expect(JSON.parse(after.value).keys[0].compactions).toHaveLength(2);
     expect(after.value).toBe((await compactions(undefined, false)).value);
+  });
+});
+
+describe("context-pack --compaction, from the answer `compactions <key> --show n` keeps (issue 28)", () => {
+  it("packs the span without indexing the store while nothing it read changed, as --no-index packs it", async () => {
+    const { stateDir, home, root } = copyState("files", "single-active");
+    const place = { env: { HOME: home, XDG_CACHE_HOME: path.join(root, "cache") }, cwd: "/" };
+    const pack = (index = true) =>
+      countedRun(place, async (c) =>
+        JSON.stringify(
+          await runContextPack({ stateDir, key: "agent:main:main", compaction: 1, now: 0, ...(index ? {} : { index: false }) }, c),
+        ),
+      );
+    await pastRacyWindow(); // the copy is old enough for what a run derives to be kept
+
+    const plain = (await pack(false)).value;
+    expect(JSON.parse(plain).compaction.number).toBe(1);
+    // The key's compactions with the span, and the plan of `history <key> --archived`: both kept.
+    expect(await pack()).toEqual({ value: plain, indexed: 2 });
+    expect(await pack()).toEqual({ value: plain, indexed: 0 });
+    await expect(countedRun(place, (c) => runContextPack({ stateDir, key: "agent:main:main", compaction: 9 }, c))).rejects.toMatchObject({
+      code: "COMPACTION_OUT_OF_RANGE",
+    });
+    await expect(countedRun(place, (c) => runContextPack({ stateDir, key: "agent:main:nope", compaction: 1 }, c))).rejects.toMatchObject({
+      code: "SESSION_NOT_FOUND",
+      hint: "run `openclaw-sessions compactions` to list the keys",
+    });
   });
 });
 

@@ -77,7 +77,20 @@ const SIZES: PiecewiseSizes = { whole: 8 << 20, batch: 512 << 10 };
 
 /** JSON's whitespace (not String.trim's, which takes more). */
 const JSON_BLANK = /^[ \t\n\r]*$/;
-const JSON_BLANK_END = /[ \t\n\r]+$/;
+
+/**
+ * `text` without the JSON whitespace at its end, looked for from the end. A regex anchored at the
+ * end (/[ \t\n\r]+$/) is tried from every blank run of the text: 69 ms of a warm text `ls` of
+ * 5,000 keys, whose batches are half a MB of indented JSON each.
+ */
+function withoutBlankEnd(text: string): string {
+  let end = text.length;
+  for (; end > 0; end--) {
+    const c = text.charCodeAt(end - 1);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
+  }
+  return end === text.length ? text : text.slice(0, end);
+}
 
 /** JSON.parse of bytes [start, end) of `source`, a batch at a time when they are more than `sizes.whole`. */
 export function parseSpan(source: KeptBytes, start: number, end: number, sizes: PiecewiseSizes = SIZES): unknown {
@@ -176,7 +189,7 @@ function built(source: KeptBytes, big: BigContainer): unknown {
  * the batch's first) or ends in the comma before it; else it holds at least one child.
  */
 function parsedChildren(text: string, object: boolean, beforeChild: boolean): unknown[] | Record<string, unknown> | null {
-  let children = text.replace(JSON_BLANK_END, "");
+  let children = withoutBlankEnd(text);
   if (beforeChild) {
     if (children === "") return null;
     if (!children.endsWith(",")) throw new SyntaxError("kept JSON: no comma before a member");

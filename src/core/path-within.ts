@@ -11,6 +11,8 @@ function leadsDown(rel: string): boolean {
 
 /** `p` is `dir` itself or lies anywhere below it. */
 export function isWithinDir(dir: string, p: string): boolean {
+  // Two normal absolute paths without path.relative's work (a text `ls` asks it of every key: 41 ms on 5,000).
+  if (isNormalAbsolute(dir) && isNormalAbsolute(p)) return p === dir || relativeInside(dir, p) !== null;
   const rel = path.relative(dir, p);
   return rel === "" || leadsDown(rel);
 }

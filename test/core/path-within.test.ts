@@ -38,26 +38,9 @@ describe("isStrictlyInside", () => {
 
 describe("relativeInside", () => {
   it("gives what path.relative gives for a path below the dir, null otherwise, for every shape of dir and path", () => {
-    const dirs = ["/s/sessions", "/s/sessions/", "/s//sessions", "/s/./sessions", "/s/x/../sessions", "/", "/s/sess", "/s/sessions/.."];
-    const tails = [
-      "",
-      "/",
-      "/a.jsonl",
-      "/sub/a.jsonl",
-      "/..hidden",
-      "/...",
-      "/.",
-      "/..",
-      "/../a.jsonl",
-      "-old/a.jsonl",
-      "//a",
-      "/./a",
-      "/a/",
-    ];
-    const bases = ["/s/sessions", "/s", "/elsewhere", "/s/sessions/sub"];
-    for (const dir of dirs)
-      for (const base of bases)
-        for (const tail of tails) {
+    for (const dir of SHAPES.dirs)
+      for (const base of SHAPES.bases)
+        for (const tail of SHAPES.tails) {
           const p = base + tail;
           const rel = path.relative(dir, p);
           const expected = rel !== "" && rel !== ".." && !rel.startsWith("../") && !path.isAbsolute(rel) ? rel : null;
@@ -65,3 +48,23 @@ describe("relativeInside", () => {
         }
   });
 });
+
+describe("isWithinDir, every shape of dir and path", () => {
+  it("is what path.relative says: the dir itself, or a path that leads down from it", () => {
+    for (const dir of SHAPES.dirs)
+      for (const base of SHAPES.bases)
+        for (const tail of SHAPES.tails) {
+          const p = base + tail;
+          const rel = path.relative(dir, p);
+          const expected = rel === "" || (rel !== ".." && !rel.startsWith("../") && !path.isAbsolute(rel));
+          expect(isWithinDir(dir, p), `${dir} ${p}`).toBe(expected);
+        }
+  });
+});
+
+/** Dirs and paths of every shape: trailing and doubled slashes, dot segments, the root, a shared prefix. */
+const SHAPES = {
+  dirs: ["/s/sessions", "/s/sessions/", "/s//sessions", "/s/./sessions", "/s/x/../sessions", "/", "/s/sess", "/s/sessions/.."],
+  bases: ["/s/sessions", "/s", "/elsewhere", "/s/sessions/sub"],
+  tails: ["", "/", "/a.jsonl", "/sub/a.jsonl", "/..hidden", "/...", "/.", "/..", "/../a.jsonl", "-old/a.jsonl", "//a", "/./a", "/a/"],
+};

@@ -104,9 +104,13 @@ export function parseSpan(source: KeptBytes, start: number, end: number, sizes: 
   const root = bigContainers(source, start, end, sizes.batch);
   // A value with no container bigger than a batch (a long string): nothing to cut.
   if (root === null) return JSON.parse(decoded(source.bytes(start, end)));
+  mustBeBlankAround(source, start, end, root);
+  return built(source, root);
+}
+
+function mustBeBlankAround(source: KeptBytes, start: number, end: number, root: BigContainer): void {
   const outside = decoded(source.bytes(start, root.open)) + decoded(source.bytes(root.close + 1, end));
   if (!JSON_BLANK.test(outside)) throw new SyntaxError("kept JSON: text outside its value");
-  return built(source, root);
 }
 
 /**
@@ -174,20 +178,50 @@ function bigContainers(source: KeptBytes, start: number, end: number, batch: num
 /** A big container's value: each batch parsed on its own, each big child built the same way. */
 function built(source: KeptBytes, big: BigContainer): unknown {
   const out: unknown[] | Record<string, unknown> = big.object ? {} : [];
+  for (const batch of batchesOf(source, big)) addParsed(out, batch);
+  return out;
+}
+
+/**
+ * A big container's children a batch at a time, in order: the children a batch's text holds, then
+ * the big child that ends it (built, with its key in an object) as a batch of its own.
+ */
+function* batchesOf(source: KeptBytes, big: BigContainer): Generator<unknown[] | Record<string, unknown>> {
   let from = big.open + 1;
   for (const { at, big: child } of [...big.cuts, { at: big.close, big: big.lastBig }]) {
-    // Children before a big child that ends the batch, then that child (and its key).
     if (child !== null && big.object && child.keyAt < 0) throw new SyntaxError("kept JSON: a member with no key");
     const smallEnd = child === null ? at : big.object ? child.keyAt : child.open;
-    addParsed(out, parsedChildren(decoded(source.bytes(from, smallEnd)), big.object, child !== null));
+    const parsed = parsedChildren(decoded(source.bytes(from, smallEnd)), big.object, child !== null);
+    if (parsed !== null) yield parsed;
     if (child !== null) {
       const value = built(source, child);
-      if (Array.isArray(out)) out.push(value);
-      else setMember(out, keyBefore(decoded(source.bytes(child.keyAt, child.open))), value);
+      if (!big.object) yield [value];
+      else {
+        const member: Record<string, unknown> = {};
+        setMember(member, keyBefore(decoded(source.bytes(child.keyAt, child.open))), value);
+        yield member;
+      }
     }
     from = at + 1;
   }
-  return out;
+}
+
+/**
+ * The elements of the JSON array at bytes [start, end) of `source`, one at a time: past
+ * `sizes.whole` it is parsed a batch at a time as elements are asked for, so no more than a batch
+ * (or one big element) is held at once. Throws when the value is no array.
+ */
+export function* parsedElements(source: KeptBytes, start: number, end: number, sizes: PiecewiseSizes = SIZES): Generator<unknown> {
+  const root = end - start <= sizes.whole ? null : bigContainers(source, start, end, sizes.batch);
+  if (root === null) {
+    const value: unknown = JSON.parse(decoded(source.bytes(start, end)));
+    if (!Array.isArray(value)) throw new SyntaxError("kept JSON: no array");
+    yield* value;
+    return;
+  }
+  if (root.object) throw new SyntaxError("kept JSON: no array");
+  mustBeBlankAround(source, start, end, root);
+  for (const batch of batchesOf(source, root)) yield* batch as unknown[];
 }
 
 /**

@@ -4,6 +4,7 @@ import type { LsResult, LsSession } from "../commands/ls.js";
 import type { Style } from "./style.js";
 import { formatInstant } from "../core/format.js";
 import { isWithinDir } from "../core/path-within.js";
+import { memberElements } from "../core/json-document.js";
 import { displayPath, formatBytes, relativeTime, shortId, type TextContext } from "./common.js";
 import { safeLine } from "../core/safe-text.js";
 import { tableLines, type Cell, type Column } from "./table.js";
@@ -41,6 +42,12 @@ function activeCell(s: LsSession, style: Style, outside: boolean): Cell {
   return { text: "missing", paint: style.c.red };
 }
 
+/** The STORE cell: the agent and the store's era. */
+function storeOf(r: LsResult, s: LsSession): string {
+  const st = r.stores.find((x) => x.storePath === s.storePath);
+  return `${s.agentId}/${st?.era === "sqlite" ? "sqlite" : st?.legacy ? "legacy" : "files"}`;
+}
+
 function archivesCell(s: LsSession): string {
   if (s.archives.length === 0) return "-";
   const counts = new Map<string, number>();
@@ -57,13 +64,23 @@ export function* lsTextParts(r: LsResult, ctx: LsTextContext): Generator<string>
   const { style } = ctx;
   const base = r.stores[0]?.sessionsDir ?? "";
   // r.storeProblems and r.droppedEntries are diagnostics: the CLI writes them to stderr (stdout is data only).
-  if (r.sessions.length > 0) {
-    // With several stores (agents, or a legacy store beside a database) each row names its own.
-    const many = r.stores.length > 1;
-    const storeOf = (s: LsSession) => {
-      const st = r.stores.find((x) => x.storePath === s.storePath);
-      return `${s.agentId}/${st?.era === "sqlite" ? "sqlite" : st?.legacy ? "legacy" : "files"}`;
-    };
+  // With several stores (agents, or a legacy store beside a database) each row names its own.
+  const many = r.stores.length > 1;
+  // A key at a time: its row is all the table needs of it (not its archives' evidence).
+  const rows: Cell[][] = [];
+  for (const s of memberElements(r, "sessions")) {
+    const outside = s.active.exists && outsideStore(s.active.path, r, s);
+    const cells: Cell[] = [
+      s.sessionKey,
+      shortId(s.sessionId),
+      activeCell(s, style, outside),
+      archivesCell(s),
+      s.compactionCount ?? "-",
+      dateCell(s.lastActivityAt, ctx),
+    ];
+    rows.push(many ? [storeOf(r, s), ...cells] : cells);
+  }
+  if (rows.length > 0) {
     const columns: Column[] = [
       ...(many ? [{ head: "STORE", cut: "middle" as const, min: 8 }] : []),
       { head: "KEY", cut: "middle", min: 20 },
@@ -73,18 +90,6 @@ export function* lsTextParts(r: LsResult, ctx: LsTextContext): Generator<string>
       { head: "COMPACT", align: "right", cut: "none" },
       { head: ctx.absolute ? `LAST ACTIVITY (${ctx.tz})` : "LAST ACTIVITY", cut: "end", min: 8 },
     ];
-    const rows = r.sessions.map((s) => {
-      const outside = s.active.exists && outsideStore(s.active.path, r, s);
-      const cells: Cell[] = [
-        s.sessionKey,
-        shortId(s.sessionId),
-        activeCell(s, style, outside),
-        archivesCell(s),
-        s.compactionCount ?? "-",
-        dateCell(s.lastActivityAt, ctx),
-      ];
-      return many ? [storeOf(s), ...cells] : cells;
-    });
     yield* tableLines(columns, rows, ctx);
   } else {
     yield ctx.filtered ? "No key matches.\n" : "No keys in this store.\n";

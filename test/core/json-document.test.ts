@@ -1,6 +1,13 @@
 /** The one JSON document layout, in parts, with each member's span, and a kept document's unread members written from their text. */
 import { describe, expect, it } from "vitest";
-import { jsonDocument, jsonDocumentParts, jsonSizeUpTo, keptDocument, type MemberSpan } from "../../src/core/json-document.js";
+import {
+  jsonDocument,
+  jsonDocumentParts,
+  jsonSizeUpTo,
+  keptDocument,
+  memberElements,
+  type MemberSpan,
+} from "../../src/core/json-document.js";
 
 const joined = (parts: Iterable<string | Buffer>) => [...parts].map((p) => (typeof p === "string" ? p : p.toString("utf8"))).join("");
 
@@ -184,6 +191,22 @@ describe("a kept document", () => {
     );
     expect(doc.perStore).toEqual(value.perStore);
     expect(widest).toBeLessThan(1 << 20);
+  });
+
+  it("hands an unread member's elements one at a time and keeps none: the member is still written from its kept text", () => {
+    const sessions = Array.from({ length: 300 }, (_, i) => ({ k: `key ${i}`, é: [i] }));
+    const doc = kept({ sessions, rows: [1, 2] });
+    expect([...memberElements(doc, "sessions")]).toEqual(sessions);
+    // Not read through the getter: the document is its kept bytes, the member's included.
+    const parts = [...jsonDocumentParts(doc)];
+    expect(parts.some((p) => Buffer.isBuffer(p) && p.toString("utf8").includes('"key 299"'))).toBe(true);
+    expect(joined(parts)).toBe(jsonDocument({ sessions, rows: [1, 2] }));
+    // A member read (and changed) or set is handed as it now is.
+    (doc.sessions as unknown[]).splice(1);
+    doc.rows = [3];
+    expect([...memberElements(doc, "sessions")]).toEqual([sessions[0]]);
+    expect([...memberElements(doc, "rows")]).toEqual([3]);
+    expect([...memberElements({ rows: [4, 5] }, "rows")]).toEqual([4, 5]);
   });
 
   it("refuses a span outside its document", () => {

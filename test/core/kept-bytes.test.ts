@@ -1,6 +1,6 @@
 /** A kept value parsed a batch at a time: what JSON.parse gives, with no more than a batch of bytes asked for at once. */
 import { describe, expect, it } from "vitest";
-import { bytesInMemory, type KeptBytes, parseSpan } from "../../src/core/kept-bytes.js";
+import { bytesInMemory, type KeptBytes, parsedElements, parseSpan } from "../../src/core/kept-bytes.js";
 
 /** Bytes handed a few at a time (strings, escapes and UTF-8 cut across pieces), with the biggest span asked for whole. */
 function choppy(text: string, piece: number): KeptBytes & { widest: number } {
@@ -127,6 +127,54 @@ describe("parseSpan", () => {
     for (const text of bad) {
       expect(() => JSON.parse(text)).toThrow(SyntaxError);
       expect(() => parseSpan(bytesInMemory(Buffer.from(text)), 0, text.length, { whole: 0, batch: 2 })).toThrow(SyntaxError);
+    }
+  });
+});
+
+describe("parsedElements", () => {
+  it("gives an array's elements as JSON.parse gives them, at every batch size, however the pieces cut the bytes", () => {
+    for (let seed = 1; seed <= 16; seed++) {
+      const value = [randomValue(seed), randomValue(seed + 1000), [randomValue(seed + 2000)], "x", 1, null];
+      for (const text of [JSON.stringify(value), `${JSON.stringify(value, null, 2)}\n`]) {
+        for (const sizes of [
+          { whole: 0, batch: 1 },
+          { whole: 0, batch: 64 },
+          { whole: 1 << 20, batch: 64 },
+        ]) {
+          const source = choppy(text, 1 + (seed % 5));
+          expectSame([...parsedElements(source, 0, source.length, sizes)], text);
+        }
+      }
+    }
+  });
+
+  it("parses a batch as its elements are asked for: the first element costs about a batch, not the array", () => {
+    const rows = Array.from({ length: 2000 }, (_, i) => ({ key: `agent:main:k${i}`, archives: [{ reason: "reset", at: i }] }));
+    const text = JSON.stringify(rows, null, 2);
+    const source = choppy(text, 4096);
+    let asked = 0;
+    const counted: KeptBytes = {
+      length: source.length,
+      bytes: (from, to) => {
+        asked += to - from;
+        return source.bytes(from, to);
+      },
+      pieces: (from, to) => source.pieces(from, to),
+    };
+    const batch = 4096;
+    const elements = parsedElements(counted, 0, counted.length, { whole: 0, batch });
+    expect(elements.next().value).toEqual(rows[0]);
+    expect(asked).toBeLessThan(2 * batch);
+    expect(text.length).toBeGreaterThan(50 * batch);
+    expect([elements.next().value, ...elements]).toEqual(rows.slice(1));
+  });
+
+  it("throws on a value that is no array, whole or a batch at a time", () => {
+    for (const text of ['{"a":[1,2,3,4,5,6,7,8,9]}', '"[1,2]"', "[1,2,3,4,5,6,7,8,9] x"]) {
+      for (const whole of [0, 1 << 20]) {
+        const source = bytesInMemory(Buffer.from(text));
+        expect(() => [...parsedElements(source, 0, text.length, { whole, batch: 2 })]).toThrow(SyntaxError);
+      }
     }
   });
 });

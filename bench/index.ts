@@ -12,7 +12,7 @@
  * - key completion on 5,000 keys, warm: bash's, zsh's and fish's whole completion for a key prefix
  *   (what a Tab runs: each offers the keys the last Tab left while nothing changed), and
  *   `__complete keys` (what a Tab runs after a change), beside `node -e 0`.
- * - `--big`: peak RSS of ls, timeline, check and grep, cold and warm, on a 57k-file store, a store
+ * - `--big`: peak RSS of ls (JSON and table), timeline, check and grep, cold and warm, on a 57k-file store, a store
  *   of 100k small archives and one with a 120 MB sessions.json (one run each, 10 min limit).
  *
  *   npm run build && npx tsx bench/index.ts [--runs 5] [--big | --only big] [--big-store <name part>] [--keep] [--bin <bin/openclaw-sessions.js>]
@@ -452,6 +452,8 @@ function bigRows(): void {
     const state = ["--state-dir", s.stateDir];
     const commands: [string, string[]][] = [
       ["ls --json", ["ls", "--json", ...state]],
+      // The table too: it reads each key's row from the kept document, not the whole listing.
+      ["ls", ["ls", ...state]],
       ["timeline", ["timeline", "--json", ...state]],
       ["check", ["check", "--json", ...state]],
       [`grep -F ${WORD}`, ["grep", "-F", WORD, ...state]],

@@ -100,6 +100,54 @@ export interface LsResult {
   storeProblems: Array<{ agentId: string; storePath: string; state: string; message: string }>;
 }
 
+/** The version of LsTable: part of the question its kept answer is kept under. */
+const LS_TABLE_VERSION = 1;
+
+/** A key as `ls`'s table shows it: not its archives one by one, their evidence, nor its candidates. */
+export interface LsTableRow {
+  agentId: string;
+  storePath: string;
+  sessionKey: string;
+  sessionId: string | null;
+  compactionCount: number | null;
+  lastActivityAt: number | null;
+  active: Pick<LsSession["active"], "path" | "exists" | "bytes" | "messages">;
+  historyVia: LsSession["history"]["via"];
+  /** How many archives of each reason, in the order the first of each comes. */
+  archives: Array<{ reason: LsArchive["reason"]; count: number }>;
+}
+
+/**
+ * `ls` as its table (text): each key's row, and the rest of the listing but its `files`. Kept as
+ * an answer of its own: on 5,000 keys a key's row is a few hundred bytes, where the listing's
+ * `sessions` are 16 MB of JSON to read, check and parse at each run.
+ */
+export interface LsTable extends Omit<LsResult, "sessions" | "files"> {
+  rows: LsTableRow[];
+}
+
+/** The table of a listing (LsTable). */
+export function tableOf(r: LsResult): LsTable {
+  const rows = r.sessions.map((s): LsTableRow => {
+    const counts = new Map<LsArchive["reason"], number>();
+    for (const a of s.archives) counts.set(a.reason, (counts.get(a.reason) ?? 0) + 1);
+    const { path, exists, bytes, messages } = s.active;
+    return {
+      agentId: s.agentId,
+      storePath: s.storePath,
+      sessionKey: s.sessionKey,
+      sessionId: s.sessionId,
+      compactionCount: s.compactionCount,
+      lastActivityAt: s.lastActivityAt,
+      active: { path, exists, bytes, ...(messages !== undefined ? { messages } : {}) },
+      historyVia: s.history.via,
+      archives: [...counts].map(([reason, count]) => ({ reason, count })),
+    };
+  });
+  const { stores, droppedEntries, unattributed, storeProblems } = r;
+  return { schemaVersion: r.schemaVersion, stores, rows, droppedEntries, unattributed, storeProblems };
+}
+
 /** Streamed count of message lines (only with --stats: ls otherwise reads headers only). */
 async function countMessages(lines: AsyncIterable<RawLine>): Promise<number> {
   let n = 0;
@@ -241,6 +289,26 @@ export async function runLsQuery(
 ): Promise<{ result: LsResult; totalKeys: number | null }> {
   const result = await runLs(opts, ctx);
   return { result, totalKeys: isKeyQuery(query) ? await selectKeys(result, opts, query, ctx) : null };
+}
+
+/**
+ * `ls` of every key as its table, with its key query (runLsQuery's): with none, the table is kept
+ * as an answer of its own (its listing derived when it is not, and not kept).
+ */
+export async function runLsTable(
+  opts: Omit<LsOptions, "key">,
+  query: LsKeyQuery,
+  ctx: StoreContext,
+): Promise<{ table: LsTable; totalKeys: number | null }> {
+  if (isKeyQuery(query)) {
+    const { result, totalKeys } = await runLsQuery(opts, query, ctx);
+    return { table: tableOf(result), totalKeys };
+  }
+  const question = { stats: opts.stats === true };
+  const table = await ctx.session.answer(opts, `ls-table/${LS_TABLE_VERSION}:${JSON.stringify(question)}`, async () =>
+    tableOf(await listing(opts, ctx)),
+  );
+  return { table, totalKeys: null };
 }
 
 export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResult> {

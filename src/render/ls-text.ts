@@ -1,6 +1,6 @@
-/** Text reporter for `ls`: a table of keys, then the files no key owns. */
+/** Text reporter for `ls`: a table of keys, then the files no key owns; or one key in detail. */
 import path from "node:path";
-import type { LsResult, LsSession } from "../commands/ls.js";
+import type { LsResult, LsSession, LsTable, LsTableRow } from "../commands/ls.js";
 import type { Style } from "./style.js";
 import { formatInstant } from "../core/format.js";
 import { isWithinDir } from "../core/path-within.js";
@@ -25,7 +25,7 @@ function dateCell(ms: number | null | undefined, ctx: LsTextContext): string {
  * candidate is the *caller's* ~/.openclaw/sessions/, which for a backup under --state-dir is not
  * the backup's file. Never shown as the store's own without saying so.
  */
-export function outsideStore(p: string, r: LsResult, s: LsSession): boolean {
+export function outsideStore(p: string, r: Pick<LsResult, "stores">, s: Pick<LsSession, "storePath" | "agentId">): boolean {
   const st = r.stores.find((x) => x.storePath === s.storePath) ?? r.stores.find((x) => x.agentId === s.agentId);
   if (!st) return false;
   const roots = [st.stateDir, st.sessionsDir].filter((d): d is string => d !== null).map((d) => path.resolve(d));
@@ -33,42 +33,39 @@ export function outsideStore(p: string, r: LsResult, s: LsSession): boolean {
   return !roots.some((root) => isWithinDir(root, abs));
 }
 
-function activeCell(s: LsSession, style: Style, outside: boolean): Cell {
+function activeCell(s: LsTableRow, style: Style, outside: boolean): Cell {
   if (s.active.exists) {
     const text = `${formatBytes(s.active.bytes)}${s.active.messages !== undefined ? `, ${s.active.messages} msgs` : ""}`;
     return outside ? { text: `${text} (outside store)`, paint: style.c.yellow } : text;
   }
-  if (s.history.via === "reset-archive") return { text: "missing → reset archive", paint: style.c.yellow };
+  if (s.historyVia === "reset-archive") return { text: "missing → reset archive", paint: style.c.yellow };
   return { text: "missing", paint: style.c.red };
 }
 
 /** The STORE cell: the agent and the store's era. */
-function storeOf(r: LsResult, s: LsSession): string {
+function storeOf(r: LsTable, s: LsTableRow): string {
   const st = r.stores.find((x) => x.storePath === s.storePath);
   return `${s.agentId}/${st?.era === "sqlite" ? "sqlite" : st?.legacy ? "legacy" : "files"}`;
 }
 
-function archivesCell(s: LsSession): string {
-  if (s.archives.length === 0) return "-";
-  const counts = new Map<string, number>();
-  for (const a of s.archives) counts.set(a.reason, (counts.get(a.reason) ?? 0) + 1);
-  return [...counts].map(([r, n]) => `${n} ${r}`).join(", ");
+function archivesCell(s: LsTableRow): string {
+  return s.archives.length === 0 ? "-" : s.archives.map(({ reason, count }) => `${count} ${reason}`).join(", ");
 }
 
-export function renderLsText(r: LsResult, ctx: LsTextContext): string {
+export function renderLsText(r: LsTable, ctx: LsTextContext): string {
   return [...lsTextParts(r, ctx)].join("");
 }
 
 /** renderLsText's text, a row at a time: a store of thousands of keys is never one string. */
-export function* lsTextParts(r: LsResult, ctx: LsTextContext): Generator<string> {
+export function* lsTextParts(r: LsTable, ctx: LsTextContext): Generator<string> {
   const { style } = ctx;
   const base = r.stores[0]?.sessionsDir ?? "";
   // r.storeProblems and r.droppedEntries are diagnostics: the CLI writes them to stderr (stdout is data only).
   // With several stores (agents, or a legacy store beside a database) each row names its own.
   const many = r.stores.length > 1;
-  // A key at a time: its row is all the table needs of it (not its archives' evidence).
+  // A key at a time: a kept table of many keys is parsed a batch at a time, never held whole.
   const rows: Cell[][] = [];
-  for (const s of memberElements(r, "sessions")) {
+  for (const s of memberElements(r, "rows")) {
     const outside = s.active.exists && outsideStore(s.active.path, r, s);
     const cells: Cell[] = [
       s.sessionKey,

@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runLs } from "../../src/commands/ls.js";
-import { CORPUS, copyState, expectedOf, fileScenarios, hashTree, scenarioDir, sub } from "../helpers/corpus.js";
-import { storeContext } from "../helpers/store-context.js";
+import { runLs, runLsTable, tableOf } from "../../src/commands/ls.js";
+import { CORPUS, copyState, expectedOf, fileScenarios, hashTree, scenarioDir, sqliteScenarios, sub } from "../helpers/corpus.js";
+import { pastRacyWindow } from "../helpers/index-cache.js";
+import { countedRun, storeContext } from "../helpers/store-context.js";
 
 async function lsOf(stateDir: string, home: string) {
   return runLs({ stateDir }, storeContext({ env: { HOME: home }, cwd: "/" }));
@@ -139,5 +140,104 @@ describe("ls on broken stores", () => {
     await lsOf(dir, "/nonexistent-home");
     await runLs({ stateDir: dir, stats: true }, storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" }));
     expect(hashTree(dir)).toEqual(before);
+  });
+});
+
+describe("ls as its table", () => {
+  it("is the listing's rows on every corpus store of both eras, and the query's keys with one", async () => {
+    const stores = [
+      ...fileScenarios().map((name) => ({ stateDir: `${scenarioDir("files", name)}/state`, home: "/nonexistent-home" })),
+      ...sqliteScenarios().map((name) => copyState("sqlite", name)),
+    ];
+    for (const { stateDir, home } of stores) {
+      const ctx = storeContext({ env: { HOME: home }, cwd: "/" });
+      const listing = await runLs({ stateDir }, ctx);
+      expect((await runLsTable({ stateDir }, {}, ctx)).table, stateDir).toEqual(tableOf(listing));
+      const { table, totalKeys } = await runLsTable({ stateDir }, { sort: "key", limit: 1 }, ctx);
+      expect(totalKeys, stateDir).toBe(listing.sessions.length);
+      expect(
+        table.rows.map((r) => r.sessionKey),
+        stateDir,
+      ).toEqual(
+        listing.sessions
+          .map((s) => s.sessionKey)
+          .sort()
+          .slice(0, 1),
+      );
+    }
+  });
+
+  it("counts each key's archives by reason, in the order the first of each comes", () => {
+    const archive = (reason: "reset" | "deleted" | "bak") => ({
+      path: "",
+      reason,
+      sessionId: null,
+      timestamp: null,
+      iso: null,
+      bytes: 0,
+      evidence: [],
+    });
+    const listing = {
+      schemaVersion: 2,
+      stores: [],
+      sessions: [
+        {
+          agentId: "main",
+          storePath: "/s/sessions.json",
+          sessionKey: "agent:main:main",
+          sessionId: "a",
+          compactionCount: 2,
+          updatedAt: 1,
+          lastActivityAt: 2,
+          active: { path: "/s/a.jsonl", exists: true, bytes: 10, candidates: [], messages: 3 },
+          history: { path: "/s/a.jsonl", via: "active" as const },
+          archives: [archive("deleted"), archive("reset"), archive("deleted"), archive("bak")],
+          related: [],
+          lineage: [],
+          loadNotes: [],
+        },
+      ],
+      droppedEntries: [],
+      unattributed: [],
+      files: [],
+      storeProblems: [],
+    };
+    expect(tableOf(listing).rows).toEqual([
+      {
+        agentId: "main",
+        storePath: "/s/sessions.json",
+        sessionKey: "agent:main:main",
+        sessionId: "a",
+        compactionCount: 2,
+        lastActivityAt: 2,
+        active: { path: "/s/a.jsonl", exists: true, bytes: 10, messages: 3 },
+        historyVia: "active",
+        archives: [
+          { reason: "deleted", count: 2 },
+          { reason: "reset", count: 1 },
+          { reason: "bak", count: 1 },
+        ],
+      },
+    ]);
+  });
+
+  it("is kept as an answer of its own: the next run indexes nothing, and a change is derived again", async () => {
+    const { stateDir, home, root } = copyState("files", "reset-chain");
+    const place = { env: { HOME: home, XDG_CACHE_HOME: path.join(root, "cache") }, cwd: "/" };
+    await pastRacyWindow(); // the copy is old enough for what a run derives to be kept
+    const table = (sel = {}) => countedRun(place, (ctx) => runLsTable({ stateDir, ...sel }, {}, ctx));
+    const first = await table();
+    expect(first.indexed).toBe(1);
+    const again = await table();
+    expect(again.indexed).toBe(0);
+    expect(again.value).toEqual(first.value);
+    // A transcript no key owns: the kept table is not handed back.
+    const orphan = "11111111-2222-4333-8444-555555555555";
+    const header = { type: "session", version: 3, id: orphan, timestamp: "2026-07-01T11:00:00.000Z", cwd: "/tmp" };
+    fs.writeFileSync(path.join(stateDir, "agents/main/sessions", `${orphan}.jsonl`), `${JSON.stringify(header)}\n`);
+    const changed = await table();
+    expect(changed.indexed).toBe(1);
+    expect(changed.value.table.unattributed.map((u) => path.basename(u.path))).toContain(`${orphan}.jsonl`);
+    expect(changed.value).toEqual((await table({ index: false })).value);
   });
 });

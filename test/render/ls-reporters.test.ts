@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runLs } from "../../src/commands/ls.js";
+import { runLs, tableOf } from "../../src/commands/ls.js";
 import { renderJson } from "../../src/render/json.js";
-import { LS_REPORTERS } from "../../src/render/ls-reporters.js";
+import { LS_REPORTERS, lsTableReporter } from "../../src/render/ls-reporters.js";
 import { renderLsKeyText, renderLsText } from "../../src/render/ls-text.js";
 import { makeStyle } from "../../src/render/style.js";
 import { copyState, fileScenarios, scenarioDir, sqliteScenarios } from "../helpers/corpus.js";
@@ -31,10 +31,11 @@ async function corpusResults() {
 
 describe("LS_REPORTERS", () => {
   it("text: the table of every key, or one key in detail", async () => {
-    const all = await lsOf();
-    expect((await LS_REPORTERS.text({ ...text, oneKey: false })).end(all)).toBe(renderLsText(all, text));
+    const all = tableOf(await lsOf());
+    expect((await lsTableReporter(text)).end(all)).toBe(renderLsText(all, text));
+    expect(renderLsText(all, text)).toContain(KEY);
     const one = await lsOf(KEY);
-    const detail = (await LS_REPORTERS.text({ ...text, oneKey: true })).end(one);
+    const detail = (await LS_REPORTERS.text(text)).end(one);
     expect(detail).toBe(renderLsKeyText(one, text));
     expect(detail).toContain(KEY);
   });
@@ -46,13 +47,13 @@ describe("LS_REPORTERS", () => {
 
   it("the parts the CLI writes one by one are the document, byte for byte, on every corpus store", async () => {
     const json = LS_REPORTERS.json();
-    const table = await LS_REPORTERS.text({ ...text, width: 100, oneKey: false });
+    const table = await lsTableReporter({ ...text, width: 100 });
     for (const { name, r } of await corpusResults()) {
       const parts = [...json.endParts!(r)];
       expect(parts.join(""), name).toBe(json.end(r));
       // Never the document at once.
       expect(Math.max(...parts.map((p) => p.length)), name).toBeLessThan(json.end(r).length);
-      expect([...table.endParts!(r)].join(""), name).toBe(table.end(r));
+      expect([...table.endParts!(tableOf(r))].join(""), name).toBe(table.end(tableOf(r)));
     }
   });
 });

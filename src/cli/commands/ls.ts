@@ -5,6 +5,7 @@ import { addVaultOption, integerOption, selectionOf, type CommonOptions } from "
 import { ExitCode, usageError } from "../../core/errors.js";
 import { parseTimeBound } from "../../core/when.js";
 import { LS_HAS as HAS, LS_SORTS as SORTS, type LsHas, type LsSort } from "../../core/ls-query.js";
+import type { LsResult, LsTable } from "../../commands/ls.js";
 
 interface LsFlags extends CommonOptions {
   stats?: boolean;
@@ -68,25 +69,32 @@ With a filter, --sort or --limit, "showing N of M keys" goes to stderr (not with
   async run({ app, flags }, key) {
     const since = flags.since === undefined ? undefined : parseTimeBound(flags.since, Date.now(), "--since");
     // Loaded when the command runs: start-up only pays for what this invocation uses.
-    const { runLsQuery, isKeyQuery } = await import("../../commands/ls.js");
+    const { runLsQuery, runLsTable, isKeyQuery } = await import("../../commands/ls.js");
+    const { LS_REPORTERS, lsTableReporter } = await import("../../render/ls-reporters.js");
     const query = { since, channel: flags.channel, has: flags.has, sort: flags.sort, limit: flags.limit };
-    const { result, totalKeys } = await withSpinner(app, flags, "Scanning the store…", () =>
-      runLsQuery({ ...selectionOf(flags, key), key, stats: flags.stats }, query, app.storeContext()),
-    );
-    const { LS_REPORTERS } = await import("../../render/ls-reporters.js");
+    const sel = { ...selectionOf(flags, key), stats: flags.stats };
+    // Every key as text is the table, kept as an answer of its own (not the listing's MBs).
+    const asTable = !flags.json && key === undefined;
+    const scan = async (): Promise<{ result: LsTable | LsResult; totalKeys: number | null }> => {
+      if (!asTable) return runLsQuery({ ...sel, key }, query, app.storeContext());
+      const { table, totalKeys } = await runLsTable(sel, query, app.storeContext());
+      return { result: table, totalKeys };
+    };
+    const { result, totalKeys } = await withSpinner(app, flags, "Scanning the store…", scan);
     const showScope = await (await import("../scope.js")).scopeShower(app, flags);
     // Assigned, not spread: the context's zone stays unasked (no Intl) unless a time is shown in it.
-    const reporter = await pickReporter(LS_REPORTERS, flags, () =>
-      Object.assign(app.textContext(flags), { absolute: flags.absolute, oneKey: Boolean(key), filtered: isKeyQuery(query) }),
-    );
+    const textContext = () => Object.assign(app.textContext(flags), { absolute: flags.absolute, filtered: isKeyQuery(query) });
     showScope(result.stores);
     // The exit code is the store's even when stdout's reader leaves before the last row (`| head`).
     if (result.storeProblems.length > 0) app.raise(ExitCode.environment);
     try {
-      await writeReport(app, reporter, result);
+      if ("rows" in result) await writeReport(app, await lsTableReporter(textContext()), result);
+      else await writeReport(app, await pickReporter(LS_REPORTERS, flags, textContext), result);
     } finally {
       // What the query left out: on stderr with the other context lines, in a pipe too.
-      if (totalKeys !== null) app.context(flags, `showing ${result.sessions.length} of ${totalKeys} key${totalKeys === 1 ? "" : "s"}`);
+      // Counted only then: a kept listing's keys are not parsed for it.
+      const shown = () => ("rows" in result ? result.rows : result.sessions).length;
+      if (totalKeys !== null) app.context(flags, `showing ${shown()} of ${totalKeys} key${totalKeys === 1 ? "" : "s"}`);
       // Entries OpenClaw's loader drops: diagnostics on stderr (stdout is data only), as the table's footnote was.
       if (!flags.quiet && key === undefined)
         for (const d of result.droppedEntries)

@@ -52,6 +52,7 @@ export function storeWideReaders(word, now) {
     ["check", "--json", "--now", now],
     ["compactions", "--json"],
     ["usage", "--json"],
+    ["usage"],
     ["grep", word, "-i", "--json"],
     ["grep", "-F", `the ${word}`],
     ["grep", "\\(\\d+\\)$", "--role", "user"],

@@ -323,16 +323,33 @@ function emptyResult(opts: UsageOptions, stores: StoreHeader[], tz: string, sinc
   };
 }
 
-export async function runUsage(opts: UsageOptions, ctx: StoreContext): Promise<UsageResult> {
+/**
+ * What the text table reads of an answer (render/usage-text.ts): every total, the rows of its
+ * view, and a key's transcripts only where the table lists them (the one key of a view by key).
+ * On 5,000 keys the keys' transcripts are 19 MB of the answer's JSON, read and parsed for nothing.
+ */
+export function usageTableOf(r: UsageResult): UsageResult {
+  const keys = r.by !== "key" ? [] : r.keys.length === 1 ? r.keys : r.keys.map((k) => ({ ...k, transcripts: [] }));
+  return { ...r, keys };
+}
+
+/**
+ * `usage`: its JSON document, or (`view` "table") what its text table reads (usageTableOf), each
+ * kept as an answer of its own.
+ */
+export async function runUsage(opts: UsageOptions, ctx: StoreContext, view: "document" | "table" = "document"): Promise<UsageResult> {
   const since = opts.since !== undefined ? parseTimeBound(opts.since, opts.now ?? Date.now(), "--since") : null;
   // Resolved when first used, as timeline's is: a kept answer holds its name (a bad --tz is still a usage error before any read).
   let tz = opts.tz === undefined ? null : resolveTimeZone(opts.tz, ctx.env);
   const zone = () => (tz ??= resolveTimeZone(opts.tz, ctx.env));
-  const derive = () => usageOf(opts, ctx, since, zone());
+  const derive = async () => {
+    const r = await usageOf(opts, ctx, since, zone());
+    return view === "table" ? usageTableOf(r) : r;
+  };
   // A span before now (--since 7d) is another instant at each run: a question asked once, not kept.
   if (opts.since !== undefined && isSpanBeforeNow(opts.since)) return derive();
   const zoneFrom = opts.tz === undefined ? localZoneSource(ctx.env) : null;
-  const question = { key: opts.key ?? null, since, by: opts.by ?? "key", timeZone: zoneFrom === null ? zone() : null, zoneFrom };
+  const question = { key: opts.key ?? null, since, by: opts.by ?? "key", timeZone: zoneFrom === null ? zone() : null, zoneFrom, view };
   // One key's is kept among the answers about one key (as `timeline <key>`'s), proven by the whole store's walk.
   return ctx.session.answer(opts, `usage/${USAGE_SCHEMA_VERSION}:${JSON.stringify(question)}`, derive, { oneKey: opts.key !== undefined });
 }

@@ -82,6 +82,8 @@ function commandsOf(s: Store): string[][] {
     ["check", "--json"],
     ["compactions", "--json"],
     ["usage", "--json"],
+    // The text table: an answer kept apart from the document.
+    ["usage"],
     ["usage", "--since", "2026-07-01", "--by", "day"],
     ["grep", s.word, "-i", "--json"],
   ];

@@ -12,7 +12,9 @@ import zlib from "node:zlib";
 import { DatabaseSync } from "node:sqlite";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { runUsage, type UsageResult } from "../../src/commands/usage.js";
+import { runUsage, usageTableOf, type UsageResult } from "../../src/commands/usage.js";
+import { renderUsageText } from "../../src/render/usage-text.js";
+import { makeStyle } from "../../src/render/style.js";
 import { cli } from "../helpers/cli.js";
 import { copyState, fileScenarios, ROOT, sqliteScenarios } from "../helpers/corpus.js";
 import { factsIn, indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
@@ -360,6 +362,24 @@ describe("usage kept as an answer (issue 28)", () => {
 });
 
 describe("usage text", () => {
+  it("reads only what its table shows (usageTableOf): the same text as the whole answer, by key, day and model, on every corpus store", async () => {
+    const text = { style: makeStyle(0), tz: "UTC", now: Date.parse("2026-12-01T00:00:00Z"), width: 120 };
+    const stores = [...fileScenarios().map((n) => copyState("files", n)), ...sqliteScenarios().map((n) => copyState("sqlite", n))];
+    let dropped = 0;
+    for (const { stateDir, home } of stores) {
+      const ctx = storeContext({ env: { HOME: home }, cwd: "/" });
+      for (const by of ["key", "day", "model"] as const) {
+        const whole = await runUsage({ stateDir, tz: "UTC", by }, ctx);
+        const table = await runUsage({ stateDir, tz: "UTC", by }, ctx, "table");
+        expect(table, `${stateDir} by ${by}`).toEqual(usageTableOf(whole));
+        expect(renderUsageText(table, text), `${stateDir} by ${by}`).toBe(renderUsageText(whole, text));
+        dropped += whole.keys.reduce((n, k) => n + k.transcripts.length, 0) - table.keys.reduce((n, k) => n + k.transcripts.length, 0);
+      }
+    }
+    // Not a copy of the whole: the transcripts of stores with several keys are left out.
+    expect(dropped).toBeGreaterThan(0);
+  });
+
   it("a table per key, then the totals, what OpenClaw's /usage leaves out and the copies", async () => {
     const { stateDir } = copyState("files", "manual-compact-bak");
     const r = await cli(["usage", "--state-dir", stateDir, "--tz", "UTC"]);

@@ -38,9 +38,11 @@ in tokens only. See ${docsPath("usage.md")}. Read-only.
     const { USAGE_REPORTERS } = await import("../../render/usage-reporters.js");
     const showScope = await (await import("../scope.js")).scopeShower(app, flags);
     const progress = progressLine(app, flags, "reading usage");
+    // Text reads only what its table shows, kept apart from the document (not its MBs of transcripts).
     const result = await runUsage(
       { ...selectionOf(flags, key), key, since: flags.since, tz: flags.tz, by: flags.by },
       app.storeContext(progress.report),
+      flags.json ? "document" : "table",
     ).finally(() => progress.clear());
     showScope(result.stores);
     app.context(flags, `days in ${result.tz}; ${result.transcriptsRead} transcript${result.transcriptsRead === 1 ? "" : "s"} read`);

@@ -238,9 +238,9 @@ export function keptDocument(
 
 /**
  * The elements of `doc[key]`, an array, one at a time. A kept member not read yet is parsed a
- * batch at a time as its elements are asked for, and neither held whole nor kept: a text `ls` of
- * 100,000 archives needs a row of each key, not the 99 MB of archives and evidence it parses to
- * (peak RSS 261 → 167 MB). Any other member is the array as it is.
+ * batch at a time as its elements are asked for, and neither held whole nor kept: a text `ls`
+ * needs one key's row at a time (of 100,000 archives it parsed the kept listing's 99 MB of keys
+ * whole, 261 MB peak; a key at a time, 167 MB). Any other member is the array as it is.
  */
 export function memberElements<D extends object, K extends keyof D & string>(
   doc: D,

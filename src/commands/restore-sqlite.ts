@@ -593,6 +593,17 @@ async function segmentSource(index: StoreIndex, opts: SqliteRestoreOptions, cloc
 }
 
 /**
+ * The key's snapshot rows and snapshot_revision before the write (schema 24; rows null before
+ * it): none for an undelete that writes a new node (archives hold transcript lines only), the
+ * node's own for any other, a placeholder revived in place included (9.9 drops its rows when it
+ * deletes the key, and its revision counts those drops: undo puts it back).
+ */
+function snapshotsBefore(chosen: ChosenSource, facts: SqliteFacts): { rows: SqliteFacts["snapshots"]; revision: number | null } {
+  const newNode = chosen.op === "undelete" && chosen.existingWindow === undefined;
+  return { rows: facts.snapshots === null ? null : newNode ? [] : facts.snapshots, revision: newNode ? null : facts.snapshotRevision };
+}
+
+/**
  * The node's rows (schema 24: the hot entry and the key's snapshot rows) and the new window's rows
  * (header, events, identities, watermark, links), in write order; and the snapshot rows after.
  */
@@ -607,11 +618,9 @@ function rowsOf(
   const undelete = op === "undelete";
   const oldHeader = chosen.segmentHeader ?? (lines[0]?.value?.type === "session" ? lines[0].value : null);
   const fullLines = keepHeader ? lines.map((l) => l.text) : [windowHeader(sessionId, clock.nowMs, oldHeader), ...lines.map((l) => l.text)];
-  // Undelete revives a key that has no node, hence no snapshot rows (archives hold transcript lines only).
-  const snapshotsBefore = facts.snapshots === null ? null : undelete ? [] : facts.snapshots;
   // In place (a placeholder's window): the placeholder row gets the entry; the window is written nowhere.
   const inPlace = chosen.existingWindow !== undefined;
-  const node = entryRows(sessionKey, entryAfter, undelete && !inPlace ? null : facts.node, snapshotsBefore);
+  const node = entryRows(sessionKey, entryAfter, undelete && !inPlace ? null : facts.node, snapshotsBefore(chosen, facts).rows);
   if (inPlace) return { rows: node.rows, snapshotsAfter: node.snapshotsAfter };
   const rows = [
     ...node.rows,
@@ -651,6 +660,7 @@ function planOf(chosen: ChosenSource, facts: SqliteFacts, finished: RunRecord | 
     ? undeletedEntry(sessionKey, sessionId, lines, clock)
     : switchedEntry(entryBefore ?? {}, sessionKey, sessionId, clock, clock.nowMs);
   const { rows, snapshotsAfter } = rowsOf(chosen, facts, entryAfter, db, clock);
+  const before = snapshotsBefore(chosen, facts);
   return {
     op,
     sessionKey,
@@ -674,14 +684,7 @@ function planOf(chosen: ChosenSource, facts: SqliteFacts, finished: RunRecord | 
           },
     ...(chosen.existingWindow ? { existingWindow: chosen.existingWindow } : {}),
     pendingValidationBefore: pendingValidation(db, sessionKey),
-    snapshots:
-      snapshotsAfter === null
-        ? null
-        : {
-            before: undelete ? [] : (facts.snapshots ?? []),
-            after: snapshotsAfter,
-            revisionBefore: undelete ? null : facts.snapshotRevision,
-          },
+    snapshots: snapshotsAfter === null ? null : { before: before.rows ?? [], after: snapshotsAfter, revisionBefore: before.revision },
   };
 }
 

@@ -295,6 +295,40 @@ describe("restore on agent schema 24: undelete (sqlite-deleted)", () => {
     expect(dump(t.db)).toEqual(before);
   });
 
+  it("in place: the placeholder a deleteTranscript:false delete kept is revived with its snapshot_revision as it was, a stale snapshot row dropped as 9.9's writer drops it, and undo gives back every table", async () => {
+    const PLACEHOLDER = "agent:main:dashboard:c5597522-3d40-4d25-bb4c-4a42ca8c38c8";
+    const WINDOW = "14ab3c58-d724-4aef-8f7c-1000d482e168";
+    for (const stale of [false, true]) {
+      const t = setup24("sqlite-deleted", {
+        after24: (dbPath) => {
+          const w = openSqliteForWriting(dbPath);
+          try {
+            // As 9.9 deletes a key: its snapshot rows dropped (each drop counted by the triggers), then the placeholder.
+            run(w, "INSERT INTO session_entry_snapshots (session_key, field, value_json) VALUES (?, 'skillsSnapshot', '{}')", PLACEHOLDER);
+            if (!stale) run(w, "DELETE FROM session_entry_snapshots WHERE session_key = ?", PLACEHOLDER);
+          } finally {
+            w.close();
+          }
+        },
+      });
+      const was = judge(t.db, PLACEHOLDER);
+      expect(was).toMatchObject({ entryValid: -1, revision: stale ? 1 : 2, snapshots: stale ? [{ field: "skillsSnapshot" }] : [] });
+      const before = dump(t.db);
+      const r = await cli(["restore", `${t.db}#${WINDOW}`, ...t.args, "--yes", "--json"], { env: t.env });
+      expect(r.code, r.stderr).toBe(0);
+      const res = r.json();
+      expect(res).toMatchObject({ operation: "undelete", sessionKey: PLACEHOLDER, sessionId: WINDOW, applied: true });
+      expect(tables(res)).toEqual(stale ? ["delete skillsSnapshot"] : []);
+      const now = judge(t.db, PLACEHOLDER);
+      expect(now).toMatchObject({ integrity: ["ok"], foreignKeys: [], entryValid: 1, inlineCold: [], snapshots: [] });
+      // Stale: the restore's drop counted on top of the insert; else the delete's two writes, untouched.
+      expect(now.revision).toBe(2);
+      expect((await historyTexts(t, PLACEHOLDER)).length).toBeGreaterThan(0);
+      await undo(t, res.manifest);
+      expect(dump(t.db)).toEqual(before);
+    }
+  });
+
   it("restores from the archive row's blob when a 9.9 Doctor rewrote it (new blob and archive_sha256) and the published file keeps the old bytes", async () => {
     let newSha = "";
     const t = setup24("sqlite-deleted", {

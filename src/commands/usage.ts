@@ -19,6 +19,7 @@ import {
   emptyTotals,
   messageIdentity,
   roundedTotals,
+  tableListsTranscripts,
   usageFactOf,
   type UsageFact,
   type UsageTotals,
@@ -329,7 +330,7 @@ function emptyResult(opts: UsageOptions, stores: StoreHeader[], tz: string, sinc
  * On 5,000 keys the keys' transcripts are 19 MB of the answer's JSON, read and parsed for nothing.
  */
 export function usageTableOf(r: UsageResult): UsageResult {
-  const keys = r.by !== "key" ? [] : r.keys.length === 1 ? r.keys : r.keys.map((k) => ({ ...k, transcripts: [] }));
+  const keys = r.by !== "key" ? [] : tableListsTranscripts(r) ? r.keys : r.keys.map((k) => ({ ...k, transcripts: [] }));
   return { ...r, keys };
 }
 

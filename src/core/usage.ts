@@ -128,3 +128,8 @@ export function messageIdentity(f: UsageFact, scope: string): string {
 export function dayOf(ms: number | null, tz: string): string | null {
   return ms === null ? null : formatInstant(ms, tz).slice(0, 10);
 }
+
+/** Whether a usage answer's text table lists a key's transcripts: only for the one key of a view by key. */
+export function tableListsTranscripts(r: { by: string; keys: readonly unknown[] }): boolean {
+  return r.by === "key" && r.keys.length === 1;
+}

@@ -4,7 +4,7 @@
  * without a recorded cost.
  */
 import type { KeyUsage, UsageClass, UsageResult } from "../commands/usage.js";
-import { addTotals, emptyTotals, type UsageTotals } from "../core/usage.js";
+import { addTotals, emptyTotals, tableListsTranscripts, type UsageTotals } from "../core/usage.js";
 import { displayPath, type TextContext } from "./common.js";
 import { renderTable, type Cell, type Column } from "./table.js";
 
@@ -149,7 +149,7 @@ export function renderUsageText(r: UsageResult, ctx: TextContext): string {
   else {
     blocks.push(keyTable(r, ctx));
     // One key: where its turns are, transcript by transcript (segment numbers as timeline shows them).
-    const one = r.keys.length === 1 ? r.keys[0]! : null;
+    const one = tableListsTranscripts(r) ? r.keys[0]! : null;
     if (one && one.transcripts.length > 0) blocks.push(transcriptTable(one, base, ctx));
   }
   const dim = ctx.style.c.dim;

@@ -5,6 +5,7 @@
  * its files are unchanged; all keys stream, one key at a time.
  */
 import { usageError } from "../core/errors.js";
+import { isoTimeOrNull } from "../core/format.js";
 import { findSession } from "../core/lookup.js";
 import { wholeRef, type KeySegment } from "../core/key-segments.js";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
@@ -305,7 +306,7 @@ function spanMessage(item: SpanItem, number: number | null): SpanMessage {
     entryId: item.id,
     lineNo: item.lineNo,
     time,
-    iso: time === null ? null : new Date(time).toISOString(),
+    iso: isoTimeOrNull(time),
     ...(item.kind === "compactionSummary" ? { compaction: number } : {}),
   };
 }

@@ -5,6 +5,7 @@
  * so memory is bounded by `--max-chars`, not by the transcripts.
  */
 import { usageError } from "../core/errors.js";
+import { isoTimeOrNull } from "../core/format.js";
 import { oneLine } from "../core/safe-text.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
 import type { Compaction, SpanMessage } from "../core/compactions/list.js";
@@ -154,8 +155,6 @@ export interface PackedCompaction {
   spanItems: number;
   show: string;
 }
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Without a renderer's measure: the characters of the content plus a line for time and role. */
 export function contentChars(t: PackTurn): number {
@@ -388,8 +387,8 @@ function cutOf(pack: Pack, partialTurn: PackCut["partialTurn"]): PackCut | null 
     chars: total.chars,
     from: total.from,
     to: total.to,
-    fromIso: iso(total.from),
-    toIso: iso(total.to),
+    fromIso: isoTimeOrNull(total.from),
+    toIso: isoTimeOrNull(total.to),
     segments: cutSegments,
     ...(partialTurn ? { partialTurn } : {}),
   };
@@ -547,7 +546,7 @@ export async function runContextPack(opts: ContextPackOptions, ctx: StoreContext
     selection: {
       segments: wantSegments,
       since: opts.since ?? null,
-      sinceIso: iso(opts.since ?? null),
+      sinceIso: isoTimeOrNull(opts.since ?? null),
       roles: opts.roles && opts.roles.length > 0 ? opts.roles : null,
       thinking: opts.thinking === true,
       includeCurrent: opts.includeCurrent === true,

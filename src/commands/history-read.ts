@@ -3,6 +3,7 @@
  * dividers for --archived, raw lines for --raw, and what each file read found (meta, warnings).
  */
 import type { KeySegment } from "../core/key-segments.js";
+import { isoTimeOrNull } from "../core/format.js";
 import {
   Diagnostics,
   projectContext,
@@ -23,10 +24,6 @@ import type { FileReadInfo, HistoryMeta, HistoryOptions } from "./history-types.
 
 const MAX_META_ISSUES = 50;
 
-function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
-
 function toMessage(item: HistoryItem | (Omit<HistoryItem, "seq"> & { seq: number; kind?: string })): HistoryMessage {
   // Copied key by key (same order as a spread): spread copies stay alive longer in V8 and, per
   // streamed message, cost memory (see messageItem).
@@ -35,7 +32,7 @@ function toMessage(item: HistoryItem | (Omit<HistoryItem, "seq"> & { seq: number
   for (const k in src) if (k !== "timestamp") m[k] = src[k];
   const ms = toEpochMs(item.timestamp);
   m.timestamp = ms;
-  m.iso = iso(ms);
+  m.iso = isoTimeOrNull(ms);
   return m as unknown as HistoryMessage;
 }
 
@@ -49,8 +46,8 @@ export function historySegment(s: KeySegment): HistorySegment {
     source: s.source,
     startedAt: s.startedAt,
     endedAt: s.endedAt,
-    startedAtIso: iso(s.startedAt),
-    endedAtIso: iso(s.endedAt),
+    startedAtIso: isoTimeOrNull(s.startedAt),
+    endedAtIso: isoTimeOrNull(s.endedAt),
     reason: s.endReason,
     current: s.current,
     firstMessageId: s.firstMessageId,

@@ -7,6 +7,7 @@
  * and keeps what a store-wide grep searches.
  */
 import fs from "node:fs";
+import { isoTimeOrNull } from "../core/format.js";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { TranscriptRef } from "../core/model.js";
@@ -130,8 +131,6 @@ function probe(file: string, root: string): { fts: boolean; textBuilt: boolean }
     db.close();
   }
 }
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function absent(file: string): IndexFileStatus {
   return {
@@ -301,11 +300,11 @@ function statusOf(db: IndexDb, file: string, located: AgentTarget[], known: Know
     exists: true,
     bytes: c.fileBytes,
     createdAt: c.builtAt,
-    createdAtIso: iso(c.builtAt),
+    createdAtIso: isoTimeOrNull(c.builtAt),
     fts: db.fts,
     textBuilt: db.textBuilt(),
     textBuiltAt: c.textBuiltAt,
-    textBuiltAtIso: iso(c.textBuiltAt),
+    textBuiltAtIso: isoTimeOrNull(c.textBuiltAt),
     transcripts: [...known.keys()].filter((source) => !storeFiles.has(source) && isTranscriptSource(source)).length,
     facts: c.facts,
     answers: keptAnswers(file),

@@ -3,6 +3,7 @@
  * Returns data; rendering and exit codes are the CLI's business.
  */
 import { findSessions } from "../core/lookup.js";
+import { isoTimeOrNull } from "../core/format.js";
 import path from "node:path";
 import type { ClassifiedFile, Evidence, StoreIndex } from "../core/model.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
@@ -344,7 +345,7 @@ async function listing(opts: LsOptions, ctx: StoreContext): Promise<LsResult> {
               archive: {
                 reason: u.archive.reason,
                 timestamp: u.archive.timestampMs,
-                iso: u.archive.timestampMs === null ? null : new Date(u.archive.timestampMs).toISOString(),
+                iso: isoTimeOrNull(u.archive.timestampMs),
               },
             }
           : {}),

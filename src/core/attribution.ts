@@ -5,6 +5,7 @@
  * new attaches: a gateway reset writes the new header at the same instant it stamps the archive.
  */
 import { stringList } from "./coerce.js";
+import { isoTime } from "./format.js";
 import path from "node:path";
 import type { ClassifiedFile, Confidence, Evidence, SessionEntry, TranscriptHeader } from "./model.js";
 import { sessionIdOfTranscriptName } from "./names.js";
@@ -374,7 +375,7 @@ function resetSuccessor(f: ClassifiedFile, byStart: KnownFile[]): { key: string;
     evidence: {
       kind: "reset-successor",
       confidence,
-      detail: `archived at ${new Date(archivedAt).toISOString()}; ${path.basename(next.path)} started ${gap === 0 ? "at the same instant" : `${gap} ms later`}`,
+      detail: `archived at ${isoTime(archivedAt)}; ${path.basename(next.path)} started ${gap === 0 ? "at the same instant" : `${gap} ms later`}`,
     },
   };
 }

@@ -20,6 +20,45 @@ import { usageError } from "./errors.js";
 const two = (n: number) => String(n).padStart(2, "0");
 
 /**
+ * `new Date(ms).toISOString()`, the instant as JSON answers carry it ("2026-07-01T09:15:21.500Z"),
+ * computed from the number: V8's own takes 1.5–3 µs a call here, and a warm `check` of 5,000 keys
+ * formats 20,000 instants (about 30 ms of its 600). Any ms outside years 0–9999 or not a whole
+ * number goes to toISOString itself (its six-digit years, its RangeError).
+ */
+export function isoTime(ms: number): string {
+  if (!Number.isInteger(ms) || ms < MIN_ISO_MS || ms > MAX_ISO_MS) return new Date(ms).toISOString();
+  const days = Math.floor(ms / DAY_MS);
+  let rest = ms - days * DAY_MS;
+  // The civil date of a day count (H. Hinnant's days-to-civil), in 400-year eras from 0000-03-01.
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const hour = Math.floor(rest / 3_600_000);
+  rest -= hour * 3_600_000;
+  const minute = Math.floor(rest / 60_000);
+  rest -= minute * 60_000;
+  const second = Math.floor(rest / 1000);
+  const milli = rest - second * 1000;
+  return `${String(year).padStart(4, "0")}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:${two(second)}.${String(milli).padStart(3, "0")}Z`;
+}
+
+/** isoTime, or null for no instant. */
+export function isoTimeOrNull(ms: number | null): string | null {
+  return ms === null ? null : isoTime(ms);
+}
+
+const DAY_MS = 86_400_000;
+/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the years toISOString writes with four digits. */
+const MIN_ISO_MS = -62_167_219_200_000;
+const MAX_ISO_MS = 253_402_300_799_999;
+
+/**
  * The one wall-clock form of every text output: "2026-07-01 09:15:21" in the zone `tz` (seconds
  * floored, so two instants print equal exactly when they fall in the same displayed second).
  */

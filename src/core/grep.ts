@@ -4,6 +4,7 @@
  * entry, and cut a snippet around a match. No fs here.
  */
 import type { EntryRecord } from "./transcript/parse.js";
+import { isoTime } from "./format.js";
 import { blocksOf } from "./transcript/text.js";
 import { usageError } from "./errors.js";
 import { finiteNumber } from "./coerce.js";
@@ -124,7 +125,7 @@ function entryTime(rec: EntryRecord): { timestamp: string | null; timestampMs: n
     return { timestamp: rec.timestamp, timestampMs: Number.isNaN(ms) ? null : ms };
   }
   const mt = finiteNumber(rec.message?.timestamp);
-  if (mt !== null) return { timestamp: new Date(mt).toISOString(), timestampMs: mt };
+  if (mt !== null) return { timestamp: isoTime(mt), timestampMs: mt };
   return { timestamp: null, timestampMs: null };
 }
 

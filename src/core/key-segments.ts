@@ -7,6 +7,7 @@
  * (commands/key-segments.ts) and hands them in as `OpenLines`.
  */
 import { stringOrNull } from "./coerce.js";
+import { isoTime } from "./format.js";
 import { usageError } from "./errors.js";
 import type { SessionRecord, TranscriptRef } from "./model.js";
 import type { Segment, SegmentRestore } from "./segments.js";
@@ -296,13 +297,9 @@ export function isCurrentTranscript(record: SessionRecord, t: Segment, last: boo
   return last && t.sessionId !== null && t.sessionId === record.sessionId && t.archive?.reason === "reset";
 }
 
-function isoOf(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
 /** The label of a segment this tool's restore wrote, naming the segment it copies. */
 export function copyLabel(r: SegmentRestore, copyOf: number | null): string {
-  const at = isoOf(r.at);
+  const at = isoTime(r.at);
   const of = copyOf !== null ? `: a copy of segment ${copyOf}` : "";
   switch (r.op) {
     case "create-key":

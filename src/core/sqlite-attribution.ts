@@ -9,6 +9,7 @@
  * database file name. Code that reads bytes must go through `ref`, never through `path`.
  */
 import path from "node:path";
+import { isoTimeOrNull } from "./format.js";
 import type {
   ActiveTranscript,
   AttributedArchive,
@@ -279,7 +280,7 @@ function archiveFromRow(agent: Agent, row: TranscriptArchiveRow, evidence: Evide
     reason: row.reason === "reset" ? "reset" : "deleted",
     sessionId: row.sessionId,
     timestamp: ts,
-    iso: ts === null ? null : new Date(ts).toISOString(),
+    iso: isoTimeOrNull(ts),
     bytes: file ? file.bytes : row.blobBytes,
     evidence: ev,
     ref: archiveRef(dbPath, row.archiveName),
@@ -293,7 +294,7 @@ function archiveFromFile(f: ClassifiedFile, evidence: Evidence[]): AttributedArc
     reason: f.archive!.reason,
     sessionId: f.sessionId,
     timestamp: ts,
-    iso: ts === null ? null : new Date(ts).toISOString(),
+    iso: isoTimeOrNull(ts),
     bytes: f.bytes,
     evidence,
     ref: { kind: "file", path: f.path, compression: f.archive!.compressed ? "zstd" : "none" },

@@ -1,6 +1,6 @@
 /** The one wall-clock formatter: the zone asked for, whatever zone the process runs in. */
 import { afterEach, describe, expect, it } from "vitest";
-import { displayedSeconds, formatInstant, resolveTimeZone } from "../../src/core/format.js";
+import { displayedSeconds, formatInstant, isoTime, isoTimeOrNull, resolveTimeZone } from "../../src/core/format.js";
 
 const processTz = process.env.TZ;
 /** Node re-reads TZ when it is assigned, so `new Date(y, m, …)` then builds dates in that zone. */
@@ -10,6 +10,39 @@ function runIn(tz: string): void {
 afterEach(() => {
   if (processTz === undefined) delete process.env.TZ;
   else process.env.TZ = processTz;
+});
+
+describe("isoTime", () => {
+  const native = (ms: number) => new Date(ms).toISOString();
+
+  it("writes every instant as toISOString does, across leap days, centuries and the ends of four-digit years", () => {
+    const edges = [
+      0, -1, 1, 951_782_400_000 /* 2000-02-29 */, 4_107_542_399_999 /* 2100-02-28T23:59:59.999 */, 4_107_542_400_000,
+      -62_167_219_200_000 /* 0000-01-01 */, 253_402_300_799_999 /* 9999-12-31T23:59:59.999 */, 1_782_897_321_500, -86_400_001,
+    ];
+    for (const ms of edges) expect(isoTime(ms)).toBe(native(ms));
+    // A fixed-seed walk over the whole range: each day of a 400-year cycle and every part of a day.
+    let seed = 7;
+    const next = () => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const differ: string[] = [];
+    for (let i = 0; i < 50_000; i++) {
+      const ms = Math.floor(-62_167_219_200_000 + next() * (253_402_300_799_999 + 62_167_219_200_000));
+      if (isoTime(ms) !== native(ms)) differ.push(`${ms}: ${isoTime(ms)}`);
+    }
+    expect(differ).toEqual([]);
+  });
+
+  it("leaves what has no four-digit year or is not a whole ms to toISOString, its six-digit years and its RangeError", () => {
+    for (const ms of [253_402_300_800_000, -62_167_219_200_001, 8.64e15, -8.64e15, 1.5, -0.5]) expect(isoTime(ms)).toBe(native(ms));
+    expect(isoTime(253_402_300_800_000)).toBe("+010000-01-01T00:00:00.000Z");
+    expect(() => isoTime(Number.NaN)).toThrow(RangeError);
+    expect(() => isoTime(8.64e15 + 1)).toThrow(RangeError);
+    expect(isoTimeOrNull(null)).toBeNull();
+    expect(isoTimeOrNull(0)).toBe("1970-01-01T00:00:00.000Z");
+  });
 });
 
 describe("formatInstant", () => {

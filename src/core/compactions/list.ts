@@ -5,6 +5,7 @@
  * Pure: the command reads the transcripts and hands the facts in.
  */
 import { finiteNumber, isRecord, stringOrNull } from "../coerce.js";
+import { isoTimeOrNull } from "../format.js";
 import type { SpanEnd, SpanTally, CompactionFact } from "./span.js";
 import { fallbackOf, summaryFlagOf } from "./fallbacks.js";
 
@@ -120,8 +121,6 @@ export interface Checkpoint {
   postIds: string[];
 }
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
 export function checkpointsOf(entry: Record<string, unknown> | null): Checkpoint[] {
   const list = entry?.compactionCheckpoints;
   if (!Array.isArray(list)) return [];
@@ -203,7 +202,7 @@ function tokensAfterOf(f: CompactionFact, cp: Checkpoint | null): Compaction["to
 }
 
 function lostOf(t: SpanTally, previous: LostSpan["previousSummary"]): LostSpan {
-  const end = (e: SpanEnd | null): SpanEndOut | null => (e ? { ...e, iso: iso(e.time) } : null);
+  const end = (e: SpanEnd | null): SpanEndOut | null => (e ? { ...e, iso: isoTimeOrNull(e.time) } : null);
   return {
     messages: t.items,
     byRole: t.byRole,
@@ -267,7 +266,7 @@ export function compactionOf(f: CompactionFact, from: CompactionSource, cps: rea
     number: 0,
     kind: "compaction",
     time: f.time,
-    iso: iso(f.time),
+    iso: isoTimeOrNull(f.time),
     segment: from.segment,
     sessionId: from.sessionId,
     path: from.path,
@@ -297,7 +296,7 @@ export function trimOf(from: CompactionSource, at: number | null, lost: SpanTall
     number: 0,
     kind: "trim",
     time: at,
-    iso: iso(at),
+    iso: isoTimeOrNull(at),
     segment: from.segment,
     sessionId: from.sessionId,
     path: from.path,

@@ -5,7 +5,7 @@
  * them again each run). No transcript body is read here.
  */
 import { shellWord } from "../restore-target.js";
-import { formatBytes } from "../format.js";
+import { formatBytes, isoTime } from "../format.js";
 import path from "node:path";
 import type { ArchiveReason, ClassifiedFile, LockInfo, StoreFileState, StoreIndex, SessionRecord, UnattributedFile } from "../model.js";
 import { TRANSCRIPT_KINDS } from "../model.js";
@@ -65,8 +65,6 @@ export interface ClockedFacts {
   /** Attributed archives are reported when their pruning is at most this far away. */
   pruneWithinMs?: number;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export function storeFileRules({ index }: StoreFacts): Finding[] {
   const st = index.storeFile;
@@ -185,7 +183,7 @@ function pruneFinding(
   p: PruneSchedule,
   now: number,
 ): Finding {
-  const dueAtIso = iso(p.dueAt);
+  const dueAtIso = isoTime(p.dueAt);
   const dueDay = dueAtIso.slice(0, 10);
   const overdue = p.dueAt <= now;
   const vars = {
@@ -194,7 +192,7 @@ function pruneFinding(
     dueDate: overdue ? "OpenClaw's next maintenance run" : dueDay,
     setting: p.setting,
     retention: formatDuration(p.retentionMs),
-    archivedAt: iso(archivedAt),
+    archivedAt: isoTime(archivedAt),
   };
   const data = { daysLeft: p.daysLeft, dueAt: p.dueAt, dueAtIso, overdue, setting: p.setting, retentionMs: p.retentionMs };
   return finding(code, where, vars, data);

@@ -3,6 +3,7 @@
  * command streams the files and hands the facts over.
  */
 import type { AgentSchema } from "../agent-schema.js";
+import { isoTimeOrNull } from "../format.js";
 import type { Era } from "../model.js";
 import type { StretchFacts } from "./facts.js";
 import { inferEndReason, type Boundary, type EndReason } from "./infer.js";
@@ -118,8 +119,6 @@ export interface TimelineCore {
   resets: number;
 }
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
 interface Flat {
   src: SegmentSource;
   facts: StretchFacts;
@@ -214,7 +213,7 @@ function segmentEvents(f: Flat, seg: TimelineSegment): TimelineEvent[] {
   out.push({
     type: "segment-start",
     time: seg.startedAt,
-    iso: iso(seg.startedAt),
+    iso: isoTimeOrNull(seg.startedAt),
     ...base,
     source: seg.source,
     stretch: seg.stretch,
@@ -229,7 +228,7 @@ function segmentEvents(f: Flat, seg: TimelineSegment): TimelineEvent[] {
       ev: {
         type: "compaction",
         time: c.time,
-        iso: iso(c.time),
+        iso: isoTimeOrNull(c.time),
         ...base,
         entryId: c.entryId,
         lineNo: c.lineNo,
@@ -249,7 +248,7 @@ function segmentEvents(f: Flat, seg: TimelineSegment): TimelineEvent[] {
       ev: {
         type: "branch-summary",
         time: b.time,
-        iso: iso(b.time),
+        iso: isoTimeOrNull(b.time),
         ...base,
         entryId: b.entryId,
         lineNo: b.lineNo,
@@ -261,7 +260,16 @@ function segmentEvents(f: Flat, seg: TimelineSegment): TimelineEvent[] {
   for (const e of f.facts.errors) {
     inner.push({
       line: e.lineNo,
-      ev: { type: "error", time: e.time, iso: iso(e.time), ...base, entryId: e.entryId, lineNo: e.lineNo, kind: e.kind, detail: e.detail },
+      ev: {
+        type: "error",
+        time: e.time,
+        iso: isoTimeOrNull(e.time),
+        ...base,
+        entryId: e.entryId,
+        lineNo: e.lineNo,
+        kind: e.kind,
+        detail: e.detail,
+      },
     });
   }
   inner.sort((a, b) => a.line - b.line);
@@ -279,7 +287,7 @@ function boundaryEvent(
   const time = b.at ?? nextSeg?.startedAt ?? null;
   const common = {
     time,
-    iso: iso(time),
+    iso: isoTimeOrNull(time),
     sessionId: prevSeg.sessionId,
     path: prevSeg.path,
     segment: prevSeg.index,
@@ -392,9 +400,9 @@ function segmentAt(flat: readonly Flat[], i: number, input: TimelineInput): { se
     stretch: f.stretch,
     current: isCurrent,
     startedAt,
-    startedAtIso: iso(startedAt),
+    startedAtIso: isoTimeOrNull(startedAt),
     endedAt,
-    endedAtIso: iso(endedAt),
+    endedAtIso: isoTimeOrNull(endedAt),
     lastActivityAt: f.facts.lastActivityTime ?? f.facts.lastEntryTime,
     headerTimestamp: f.stretch === 0 ? f.facts.headerTime : null,
     compactions: f.facts.compactions.length,
@@ -411,7 +419,7 @@ function manualCompactEvents(input: TimelineInput, segments: readonly TimelineSe
   return input.baks.map((k) => ({
     type: "manual-compact",
     time: k.timestamp,
-    iso: iso(k.timestamp),
+    iso: isoTimeOrNull(k.timestamp),
     sessionId: k.sessionId,
     path: k.path,
     segment: segments.findIndex((s) => s.sessionId === k.sessionId && s.current),

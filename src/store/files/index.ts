@@ -4,6 +4,7 @@
  * files no key owns.
  */
 import fs from "node:fs";
+import { isoTimeOrNull } from "../../core/format.js";
 import path from "node:path";
 import type {
   ActiveTranscript,
@@ -344,7 +345,7 @@ function filesOfKey(sessionKey: string, owned: Ownership): { archives: Attribute
         reason: f.archive.reason,
         sessionId: owned.headerIds.get(p) ?? f.sessionId,
         timestamp: f.archive.timestampMs,
-        iso: f.archive.timestampMs === null ? null : new Date(f.archive.timestampMs).toISOString(),
+        iso: isoTimeOrNull(f.archive.timestampMs),
         bytes: f.bytes,
         evidence,
         ref: fileRef(p),

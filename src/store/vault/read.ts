@@ -10,6 +10,7 @@
  * vault is checked (run records, item tables, every chunk against its name).
  */
 import path from "node:path";
+import { isoTime, isoTimeOrNull } from "../../core/format.js";
 import { refusedError } from "../../core/errors.js";
 import type { AttributedArchive, SessionRecord, StoreIndex, TranscriptRef } from "../../core/model.js";
 import { bareKeyRecord, refPath } from "../../core/model.js";
@@ -243,7 +244,7 @@ export async function overlayVault(
       reason: item.archiveReason === "reset" || item.archiveReason === "bak" ? item.archiveReason : "deleted",
       sessionId: item.sessionId,
       timestamp,
-      iso: new Date(timestamp).toISOString(),
+      iso: isoTime(timestamp),
       bytes: item.bytes,
       evidence: [{ kind: "vault-record", confidence: "strong", detail: `${gone}; kept as ${item.source} of ${key}` }],
       ref,
@@ -262,7 +263,7 @@ export async function overlayVault(
         reason: u.archive?.reason ?? "deleted",
         sessionId: u.sessionId,
         timestamp,
-        iso: timestamp === null ? null : new Date(timestamp).toISOString(),
+        iso: isoTimeOrNull(timestamp),
         bytes: u.bytes,
         evidence: [
           { kind: "vault-record", confidence: "strong", detail: `the vault kept sessionId ${u.sessionId} as ${record.sessionKey}'s` },

@@ -531,7 +531,8 @@ interface GrepScope {
   keptAs: string | null;
 }
 
-function scopeOf(indexes: readonly StoreIndex[]): GrepScope {
+/** What a search of these stores looks through, derived from their model. */
+export function scopeOf(indexes: readonly StoreIndex[]): GrepScope {
   return { stores: indexes.map(storeHeader), all: indexes.flatMap(grepTargets), keptAs: null };
 }
 

@@ -25,8 +25,8 @@ import { isTranscriptSource, sourceOf } from "../store/cache/store-cache.js";
 import { realPath } from "../store/real-path.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
 import { runCheck } from "./check.js";
-import { grepTargets, proveStoreWideScope, storeWideScope } from "./grep.js";
-import { storeHeader, type StoreHeader } from "./store-header.js";
+import { proveStoreWideScope, scopeOf, storeWideScope } from "./grep.js";
+import type { StoreHeader } from "./store-header.js";
 import { runTimeline } from "./timeline.js";
 
 export const INDEX_SCHEMA_VERSION = 1;
@@ -210,20 +210,22 @@ async function indexOnce(
   const before = probe(file, root);
   const action: IndexAction = opts.rebuild ? "rebuilt" : !existed || (before.fts && !before.textBuilt) ? "built" : "status";
 
-  const indexes = await ctx.session.indexes(sel);
+  // A status reads the store's transcripts from what a store-wide grep searches, an answer kept
+  // while nothing it was found from changes: the store's model is derived only when it did.
+  const { stores, all } = action === "status" ? await storeWideScope(sel, ctx) : scopeOf(await ctx.session.indexes(sel));
   const db = ctx.session.cache.indexOf(root);
   if (!db)
     throw environmentError("INDEX_UNUSABLE", `cannot use the index ${file}`, "`openclaw-sessions index --rebuild` remakes it", {
       path: file,
     });
-  const refs = indexes.flatMap(grepTargets).map((t) => t.ref);
+  const refs = all.map((t) => t.ref);
   const build = action === "status" ? null : await buildIndex(opts, sel, ctx, db, refs, file);
   // Read once for both (a second read of 98,000 facts' identities was a third of a 5,000-key status).
   const known = db.knownIdentities();
   const result: IndexResult = {
     schemaVersion: INDEX_SCHEMA_VERSION,
     action,
-    stores: indexes.map(storeHeader),
+    stores,
     storeRoot: root,
     index: statusOf(db, file, located, known),
     freshness: freshnessOf(ctx, db, refs, known),

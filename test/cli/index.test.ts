@@ -106,6 +106,28 @@ describe("index", () => {
     expect(r.freshness.current + r.freshness.stale + r.freshness.unknown).toBe(6);
   });
 
+  it("a status reads the store's transcripts from a kept answer, derived again once anything it was found from changed", async () => {
+    const s = store();
+    await pastRacyWindow();
+    expect((await s.run("index")).code).toBe(0);
+    // The build kept what a store-wide grep looks through; each status asks it (no answer more).
+    const first = (await s.run("index", "--json")).json();
+    expect(first.index.answers).toBe(3);
+    expect(first.freshness).toEqual({ total: 5, current: 5, stale: 0, unknown: 0 });
+    expect((await s.run("index", "--json")).json()).toMatchObject({ index: { answers: 3 }, freshness: first.freshness });
+
+    // A transcript grown in place (the dir's names unchanged), then one more file: each status sees it.
+    const sessions = path.join(s.stateDir, "agents/main/sessions");
+    const active = fs.readdirSync(sessions).find((n) => n.endsWith(".jsonl"))!;
+    fs.appendFileSync(path.join(sessions, active), '{"type":"custom","customType":"x","data":{}}\n');
+    expect((await s.run("index", "--json")).json().freshness).toEqual({ total: 5, current: 4, stale: 1, unknown: 0 });
+    fs.writeFileSync(
+      path.join(sessions, "0badc0de-0000-4000-8000-000000000001.jsonl"),
+      '{"type":"session","version":3,"id":"0badc0de-0000-4000-8000-000000000001"}\n',
+    );
+    expect((await s.run("index", "--json")).json().freshness).toEqual({ total: 6, current: 4, stale: 1, unknown: 1 });
+  });
+
   it("--rebuild forgets and builds again; --forget deletes the file and its -wal/-shm, and exits 0 when there is none", async () => {
     const s = store("sqlite", "sqlite-reset");
     const built = await s.run("index", "--rebuild", "--json");

@@ -49,7 +49,6 @@ export type TextGlance = Pick<TextState, "id" | "identity" | "scan">;
 export type TextEnd = Omit<TextState, "id">;
 
 export interface IndexCounts {
-  sources: number;
   facts: number;
   textSources: number;
   textRows: number;
@@ -548,14 +547,16 @@ export class IndexDb {
   /** Every identity the index holds for each source, facts and text alike (status: what is stale). */
   knownIdentities(): Map<string, Set<string>> {
     const out = new Map<string, Set<string>>();
-    const add = (source: unknown, identity: unknown) => {
-      const s = String(source);
-      const set = out.get(s) ?? new Set<string>();
-      set.add(String(identity));
-      out.set(s, set);
-    };
-    for (const r of this.#db.prepare("SELECT DISTINCT source, identity FROM facts").iterate()) add(r.source, r.identity);
-    for (const r of this.#sql("SELECT source, identity FROM text_sources").iterate()) add(r.source, r.identity);
+    for (const sql of ["SELECT DISTINCT source, identity FROM facts", "SELECT source, identity FROM text_sources"]) {
+      // Rows as arrays: no object with named keys per row (34,500 of them on the 5,000-key bench store).
+      const rows = this.#db.prepare(sql);
+      rows.setReturnArrays(true);
+      for (const [source, identity] of rows.iterate() as Iterable<[string, string]>) {
+        const held = out.get(source);
+        if (held) held.add(identity);
+        else out.set(source, new Set([identity]));
+      }
+    }
     return out;
   }
 
@@ -567,7 +568,6 @@ export class IndexDb {
     let fileBytes = 0;
     for (const suffix of ["", "-wal"]) fileBytes += fs.statSync(this.file + suffix, { throwIfNoEntry: false })?.size ?? 0;
     return {
-      sources: n("SELECT count(DISTINCT source) AS n FROM facts"),
       facts: n("SELECT count(*) AS n FROM facts"),
       textSources: n("SELECT count(*) AS n FROM text_sources"),
       textRows: n("SELECT count(*) AS n FROM text_rows"),

@@ -102,7 +102,7 @@ export interface LsResult {
 }
 
 /** The version of LsTable: part of the question its kept answer is kept under. */
-const LS_TABLE_VERSION = 1;
+const LS_TABLE_VERSION = 2;
 
 /** A key as `ls`'s table shows it: not its archives one by one, their evidence, nor its candidates. */
 export interface LsTableRow {
@@ -116,6 +116,8 @@ export interface LsTableRow {
   historyVia: LsSession["history"]["via"];
   /** How many archives of each reason, in the order the first of each comes. */
   archives: Array<{ reason: LsArchive["reason"]; count: number }>;
+  /** Their bytes together (the key query's `--sort size`). */
+  archiveBytes: number;
 }
 
 /**
@@ -143,6 +145,7 @@ export function tableOf(r: LsResult): LsTable {
       active: { path, exists, bytes, ...(messages !== undefined ? { messages } : {}) },
       historyVia: s.history.via,
       archives: [...counts].map(([reason, count]) => ({ reason, count })),
+      archiveBytes: s.archives.reduce((n, a) => n + a.bytes, 0),
     };
   });
   const { stores, droppedEntries, unattributed, storeProblems } = r;
@@ -234,15 +237,43 @@ export function isKeyQuery(q: LsKeyQuery): boolean {
   return q.since !== undefined || q.channel !== undefined || (q.has?.length ?? 0) > 0 || q.sort !== undefined || q.limit !== undefined;
 }
 
-/** Bytes of a key: its active transcript and every archive (serve's size too). */
-function keyBytes(s: LsSession): number {
-  return (s.active.bytes ?? 0) + s.archives.reduce((n, a) => n + a.bytes, 0);
+/** What the key query reads of a key: a listing's session and a table's row each give it. */
+interface QueriedKey {
+  agentId: string;
+  sessionKey: string;
+  lastActivityAt: number | null;
+  archives: number;
+  deletes: boolean;
+  /** Its active transcript and every archive. */
+  bytes: number;
 }
 
-const BY: Record<LsSort, (a: LsSession, b: LsSession, resets: (s: LsSession) => number) => number> = {
+function queriedSession(s: LsSession): QueriedKey {
+  return {
+    agentId: s.agentId,
+    sessionKey: s.sessionKey,
+    lastActivityAt: s.lastActivityAt,
+    archives: s.archives.length,
+    deletes: s.archives.some((a) => a.reason === "deleted"),
+    bytes: (s.active.bytes ?? 0) + s.archives.reduce((n, a) => n + a.bytes, 0),
+  };
+}
+
+function queriedRow(r: LsTableRow): QueriedKey {
+  return {
+    agentId: r.agentId,
+    sessionKey: r.sessionKey,
+    lastActivityAt: r.lastActivityAt,
+    archives: r.archives.reduce((n, a) => n + a.count, 0),
+    deletes: r.archives.some((a) => a.reason === "deleted"),
+    bytes: (r.active.bytes ?? 0) + r.archiveBytes,
+  };
+}
+
+const BY: Record<LsSort, (a: QueriedKey, b: QueriedKey, resets: (k: QueriedKey) => number) => number> = {
   recent: (a, b) => (b.lastActivityAt ?? -1) - (a.lastActivityAt ?? -1),
-  size: (a, b) => keyBytes(b) - keyBytes(a),
-  archives: (a, b) => b.archives.length - a.archives.length,
+  size: (a, b) => b.bytes - a.bytes,
+  archives: (a, b) => b.archives - a.archives,
   resets: (a, b, resets) => resets(b) - resets(a),
   key: (a, b) => byText(a.sessionKey, b.sessionKey) || byText(a.agentId, b.agentId),
 };
@@ -251,32 +282,38 @@ const BY: Record<LsSort, (a: LsSession, b: LsSession, resets: (s: LsSession) => 
  * Resets per key as `timeline` counts them (both eras: a SQLite reset stays inside one window, so
  * archives alone cannot tell). Reads every transcript: only when the query needs it.
  */
-async function resetCounts(opts: StoreSelection, ctx: StoreContext): Promise<(s: LsSession) => number> {
+async function resetCounts(opts: StoreSelection, ctx: StoreContext): Promise<(k: QueriedKey) => number> {
   const { runTimeline } = await import("./timeline.js");
   const timeline = await runTimeline({ ...opts, key: undefined }, ctx);
   const counts = new Map("keys" in timeline ? timeline.keys.map((k) => [`${k.agentId}\n${k.sessionKey}`, k.resets]) : []);
-  return (s) => counts.get(`${s.agentId}\n${s.sessionKey}`) ?? 0;
+  return (k) => counts.get(`${k.agentId}\n${k.sessionKey}`) ?? 0;
 }
 
-/** The keys the query selects, in its order: `result.sessions` is replaced; returns how many keys there were. */
-async function selectKeys(result: LsResult, sel: LsOptions, opts: LsKeyQuery, ctx: StoreContext): Promise<number> {
-  const total = result.sessions.length;
+/** The keys the query selects, in its order. */
+async function selectKeys<T>(
+  keys: T[],
+  queried: (key: T) => QueriedKey,
+  sel: StoreSelection,
+  opts: LsKeyQuery,
+  ctx: StoreContext,
+): Promise<T[]> {
   const has = new Set(opts.has ?? []);
   const resets = has.has("resets") || opts.sort === "resets" ? await resetCounts(sel, ctx) : () => 0;
   const channel = opts.channel?.toLowerCase();
-  let keys = result.sessions.filter(
-    (s) =>
-      (opts.since === undefined || (s.lastActivityAt !== null && s.lastActivityAt >= opts.since)) &&
-      (channel === undefined || channelOfKey(s.sessionKey)?.toLowerCase() === channel) &&
-      (!has.has("archives") || s.archives.length > 0) &&
-      (!has.has("deletes") || s.archives.some((a) => a.reason === "deleted")) &&
-      (!has.has("resets") || resets(s) > 0),
-  );
+  let picked = keys
+    .map((key) => ({ key, q: queried(key) }))
+    .filter(
+      ({ q }) =>
+        (opts.since === undefined || (q.lastActivityAt !== null && q.lastActivityAt >= opts.since)) &&
+        (channel === undefined || channelOfKey(q.sessionKey)?.toLowerCase() === channel) &&
+        (!has.has("archives") || q.archives > 0) &&
+        (!has.has("deletes") || q.deletes) &&
+        (!has.has("resets") || resets(q) > 0),
+    );
   const sort = opts.sort;
-  if (sort !== undefined) keys = keys.sort((a, b) => BY[sort](a, b, resets) || BY.key(a, b, resets));
-  if (opts.limit !== undefined) keys = keys.slice(0, opts.limit);
-  result.sessions = keys;
-  return total;
+  if (sort !== undefined) picked = picked.sort((a, b) => BY[sort](a.q, b.q, resets) || BY.key(a.q, b.q, resets));
+  if (opts.limit !== undefined) picked = picked.slice(0, opts.limit);
+  return picked.map(({ key }) => key);
 }
 
 /**
@@ -289,27 +326,29 @@ export async function runLsQuery(
   ctx: StoreContext,
 ): Promise<{ result: LsResult; totalKeys: number | null }> {
   const result = await runLs(opts, ctx);
-  return { result, totalKeys: isKeyQuery(query) ? await selectKeys(result, opts, query, ctx) : null };
+  if (!isKeyQuery(query)) return { result, totalKeys: null };
+  const totalKeys = result.sessions.length;
+  result.sessions = await selectKeys(result.sessions, queriedSession, opts, query, ctx);
+  return { result, totalKeys };
 }
 
 /**
- * `ls` of every key as its table, with its key query (runLsQuery's): with none, the table is kept
- * as an answer of its own (its listing derived when it is not, and not kept).
+ * `ls` of every key as its table, with its key query (runLsQuery's), which it narrows in place: the
+ * table is kept as an answer of its own (its listing derived when it is not, and not kept).
  */
 export async function runLsTable(
   opts: Omit<LsOptions, "key">,
   query: LsKeyQuery,
   ctx: StoreContext,
 ): Promise<{ table: LsTable; totalKeys: number | null }> {
-  if (isKeyQuery(query)) {
-    const { result, totalKeys } = await runLsQuery(opts, query, ctx);
-    return { table: tableOf(result), totalKeys };
-  }
   const question = { stats: opts.stats === true };
   const table = await ctx.session.answer(opts, `ls-table/${LS_TABLE_VERSION}:${JSON.stringify(question)}`, async () =>
     tableOf(await listing(opts, ctx)),
   );
-  return { table, totalKeys: null };
+  if (!isKeyQuery(query)) return { table, totalKeys: null };
+  const totalKeys = table.rows.length;
+  table.rows = await selectKeys(table.rows, queriedRow, opts, query, ctx);
+  return { table, totalKeys };
 }
 
 export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResult> {

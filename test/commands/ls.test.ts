@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runLs, runLsTable, tableOf } from "../../src/commands/ls.js";
+import { type LsKeyQuery, runLs, runLsQuery, runLsTable, tableOf } from "../../src/commands/ls.js";
 import { CORPUS, copyState, expectedOf, fileScenarios, hashTree, scenarioDir, sqliteScenarios, sub } from "../helpers/corpus.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
 import { countedRun, storeContext } from "../helpers/store-context.js";
@@ -164,17 +164,34 @@ describe("ls as its table", () => {
           .sort()
           .slice(0, 1),
       );
+      // Every query reads the table's rows as it reads the listing's keys: the same keys, in the same order.
+      const queries: LsKeyQuery[] = [
+        { sort: "recent", limit: 3 },
+        { sort: "size" },
+        { sort: "archives", limit: 2 },
+        { sort: "resets" },
+        { has: ["deletes"] },
+        { has: ["archives", "resets"], sort: "key" },
+        { channel: "TELEGRAM" },
+        { since: Date.parse("2026-07-01T09:10:00Z"), sort: "recent" },
+      ];
+      for (const query of queries) {
+        const fromRows = await runLsTable({ stateDir }, query, ctx);
+        const fromListing = await runLsQuery({ stateDir }, query, ctx);
+        expect(fromRows.totalKeys, `${stateDir} ${JSON.stringify(query)}`).toBe(fromListing.totalKeys);
+        expect(fromRows.table, `${stateDir} ${JSON.stringify(query)}`).toEqual(tableOf(fromListing.result));
+      }
     }
   });
 
   it("counts each key's archives by reason, in the order the first of each comes", () => {
-    const archive = (reason: "reset" | "deleted" | "bak") => ({
+    const archive = (reason: "reset" | "deleted" | "bak", bytes: number) => ({
       path: "",
       reason,
       sessionId: null,
       timestamp: null,
       iso: null,
-      bytes: 0,
+      bytes,
       evidence: [],
     });
     const listing = {
@@ -191,7 +208,7 @@ describe("ls as its table", () => {
           lastActivityAt: 2,
           active: { path: "/s/a.jsonl", exists: true, bytes: 10, candidates: [], messages: 3 },
           history: { path: "/s/a.jsonl", via: "active" as const },
-          archives: [archive("deleted"), archive("reset"), archive("deleted"), archive("bak")],
+          archives: [archive("deleted", 1), archive("reset", 2), archive("deleted", 4), archive("bak", 8)],
           related: [],
           lineage: [],
           loadNotes: [],
@@ -217,6 +234,7 @@ describe("ls as its table", () => {
           { reason: "reset", count: 1 },
           { reason: "bak", count: 1 },
         ],
+        archiveBytes: 15,
       },
     ]);
   });

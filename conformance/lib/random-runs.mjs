@@ -37,15 +37,16 @@ export function firstDifference(a, b, [nameA, nameB]) {
 
 /**
  * The store-wide read commands both checks ask (with --all-agents), `word` one of the plan's words:
- * a listing narrowed by a key query first, then whole (kept as derived, not as narrowed) and as
- * its table (dates absolute: no "5 minutes ago" turning over between two runs), and a `check`
- * measured against `now`.
+ * a listing narrowed by a key query first, then whole (kept as derived, not as narrowed), its
+ * table the same way (dates absolute: no "5 minutes ago" turning over between two runs), and a
+ * `check` measured against `now`.
  */
 export function storeWideReaders(word, now) {
   return [
     ["ls", "--json", "--sort", "key", "--limit", "1"],
     ["ls", "--json"],
-    // The table reads each key's row from the kept listing (memberElements), not the document's bytes.
+    // The table, an answer of its own: narrowed by a key query first (its rows), then whole.
+    ["ls", "--absolute", "--tz", "UTC", "--sort", "size", "--limit", "3"],
     ["ls", "--absolute", "--tz", "UTC"],
     ["timeline", "--json"],
     ["timeline"],

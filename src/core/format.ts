@@ -16,6 +16,7 @@ export function formatBytes(n: number | null | undefined): string {
 
 import { isValidTimeZone, localTimeZone, wallTime } from "./timeline/tz.js";
 import { usageError } from "./errors.js";
+import { isInstant } from "./when.js";
 
 const two = (n: number) => String(n).padStart(2, "0");
 
@@ -48,9 +49,9 @@ export function isoTime(ms: number): string {
   return `${String(year).padStart(4, "0")}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:${two(second)}.${String(milli).padStart(3, "0")}Z`;
 }
 
-/** isoTime, or null for no instant. */
+/** isoTime, or null for no instant (also for a number no Date can hold: it has no ISO form). */
 export function isoTimeOrNull(ms: number | null): string | null {
-  return ms === null ? null : isoTime(ms);
+  return ms === null || !isInstant(ms) ? null : isoTime(ms);
 }
 
 const DAY_MS = 86_400_000;
@@ -63,7 +64,7 @@ const MAX_ISO_MS = 253_402_300_799_999;
  * floored, so two instants print equal exactly when they fall in the same displayed second).
  */
 export function formatInstant(ms: number | null | undefined, tz: string): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return "-";
+  if (ms === null || ms === undefined || !isInstant(ms)) return "-";
   const w = wallTime(ms, tz);
   return `${w.year}-${two(w.month)}-${two(w.day)} ${two(w.hour)}:${two(w.minute)}:${two(w.second)}`;
 }

@@ -7,7 +7,7 @@ import type { EntryRecord } from "./transcript/parse.js";
 import { isoTime } from "./format.js";
 import { blocksOf } from "./transcript/text.js";
 import { usageError } from "./errors.js";
-import { finiteNumber } from "./coerce.js";
+import { toEpochMs } from "./when.js";
 // grep's --since/--until read the one time grammar (core/when.ts); commands/grep.ts imports it from here.
 
 export interface MatchOptions {
@@ -124,7 +124,7 @@ function entryTime(rec: EntryRecord): { timestamp: string | null; timestampMs: n
     const ms = Date.parse(rec.timestamp);
     return { timestamp: rec.timestamp, timestampMs: Number.isNaN(ms) ? null : ms };
   }
-  const mt = finiteNumber(rec.message?.timestamp);
+  const mt = toEpochMs(rec.message?.timestamp);
   if (mt !== null) return { timestamp: isoTime(mt), timestampMs: mt };
   return { timestamp: null, timestampMs: null };
 }

@@ -93,9 +93,23 @@ export function parseIso(s: string): number {
   return ms;
 }
 
-/** An entry's timestamp (ISO string or epoch ms) as epoch ms; null when it does not parse. */
+/**
+ * The furthest instant from 1970 a Date holds (±100,000,000 days, in ms): past it `new Date`
+ * is invalid, and formatting one throws.
+ */
+const MAX_INSTANT_MS = 8.64e15;
+
+/** Whether epoch ms `ms` is an instant a Date can hold (NaN and the infinities are not). */
+export function isInstant(ms: number): boolean {
+  return Math.abs(ms) <= MAX_INSTANT_MS;
+}
+
+/**
+ * An entry's timestamp (ISO string or epoch ms) as epoch ms; null when it does not parse, or is a
+ * number no Date can hold (a transcript is untrusted: `1e20` is no time, and must not stop a read).
+ */
 export function toEpochMs(v: unknown): number | null {
-  if (typeof v === "number" && Number.isFinite(v)) return v;
+  if (typeof v === "number") return isInstant(v) ? v : null;
   if (typeof v !== "string") return null;
   const ms = parseIso(v);
   return Number.isFinite(ms) ? ms : null;

@@ -5,11 +5,12 @@ import type { StoreHeader } from "../commands/store-header.js";
 import type { Style } from "./style.js";
 import { safeLine } from "../core/safe-text.js";
 import { relativeInside } from "../core/path-within.js";
+import { isInstant } from "../core/when.js";
 export { truncate } from "../core/safe-text.js";
 
-/** "3 hours ago" (relative to `now`), or "-" when unknown. */
+/** "3 hours ago" (relative to `now`), or "-" when unknown (or no instant a Date can hold). */
 export function relativeTime(ms: number | null | undefined, now: number): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return "-";
+  if (ms === null || ms === undefined || !isInstant(ms)) return "-";
   return formatDistanceStrict(ms, now, { addSuffix: true });
 }
 

@@ -10,7 +10,7 @@ import type { OverviewData, OverviewQuery, OverviewRow } from "../commands/serve
 import type { SearchData, SearchHit, SearchQuery } from "../commands/serve-read.js";
 import type { StoreHeader } from "../commands/store-header.js";
 import type { CheckFinding } from "../commands/check.js";
-import { formatBytes } from "../core/format.js";
+import { formatBytes, isoTimeOrNull } from "../core/format.js";
 import { safeLine, safeText } from "../core/safe-text.js";
 import { readableTime } from "./export-common.js";
 import { escapeHtml } from "./export-html.js";
@@ -38,7 +38,8 @@ export function href(f: Frame, route: string, params: Params = {}, hash?: string
 }
 
 export function time(f: Frame, ms: number | null | undefined): string {
-  return ms === null || ms === undefined ? "-" : `<time datetime="${new Date(ms).toISOString()}">${esc(readableTime(ms, f.tz))}</time>`;
+  const iso = isoTimeOrNull(ms ?? null);
+  return iso === null ? "-" : `<time datetime="${iso}">${esc(readableTime(ms, f.tz))}</time>`;
 }
 
 function storeLines(stores: readonly StoreHeader[]): string {

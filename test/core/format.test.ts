@@ -42,6 +42,11 @@ describe("isoTime", () => {
     expect(() => isoTime(8.64e15 + 1)).toThrow(RangeError);
     expect(isoTimeOrNull(null)).toBeNull();
     expect(isoTimeOrNull(0)).toBe("1970-01-01T00:00:00.000Z");
+    // What no Date can hold has no ISO form, and no wall time: never a throw.
+    for (const ms of [1e20, -1e20, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(isoTimeOrNull(ms)).toBeNull();
+      expect(formatInstant(ms, "UTC")).toBe("-");
+    }
   });
 });
 

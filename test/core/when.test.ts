@@ -66,6 +66,13 @@ describe("toEpochMs", () => {
     expect(toEpochMs("not a time")).toBeNull();
     expect(toEpochMs(null)).toBeNull();
   });
+
+  it("takes no number a Date cannot hold: a transcript's 1e20 is no time", () => {
+    expect(toEpochMs(8.64e15)).toBe(8.64e15);
+    expect(toEpochMs(-8.64e15)).toBe(-8.64e15);
+    for (const v of [8.64e15 + 1, -8.64e15 - 1, 1e20, 1e308, Number.POSITIVE_INFINITY, "+275760-09-13T00:00:00.001Z"])
+      expect(toEpochMs(v)).toBeNull();
+  });
 });
 
 describe("parseIso", () => {

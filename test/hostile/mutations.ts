@@ -1,7 +1,7 @@
 /**
  * Seeded ways to damage a copy of a store: truncations, byte flips, invalid UTF-8, huge lines,
  * duplicate ids, parent cycles, 0-byte files, symlinks out of the store, `..` sessionFiles,
- * unreadable modes, broken sessions.json. Each mutation works on real files in a temp dir.
+ * unreadable modes, broken sessions.json, times no Date can hold. Each mutation works on real files in a temp dir.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -218,6 +218,40 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "unreadable",
     apply: ({ rand, sessionsDir }) => fs.chmodSync(pick(rand, filesUnder(sessionsDir)), 0),
+  },
+  {
+    // Numbers JSON holds and no Date can: formatting one throws, so each must read as no time.
+    name: "times-out-of-range",
+    apply: (ctx) => {
+      const far = () => pick(ctx.rand, [1e20, -1e20, 8.64e15 + 1, 1e308, "+275760-09-13T00:00:00.001Z"]);
+      const files = transcriptsOf(ctx.sessionsDir);
+      if (files.length) {
+        rewriteLines(
+          pick(ctx.rand, files),
+          (lines, r) =>
+            lines.map((l) => {
+              if (r() < 0.5) return l;
+              try {
+                const v = JSON.parse(l) as Record<string, unknown>;
+                v.timestamp = far();
+                const m = v.message as Record<string, unknown> | undefined;
+                if (m && typeof m === "object") m.timestamp = far();
+                return JSON.stringify(v);
+              } catch {
+                return l;
+              }
+            }),
+          ctx.rand,
+        );
+      }
+      editStore(ctx, (store) => {
+        for (const e of Object.values(store)) {
+          if (typeof e !== "object" || e === null) continue;
+          for (const f of ["updatedAt", "lastActivityAt", "lastInteractionAt", "sessionStartedAt"])
+            (e as Record<string, unknown>)[f] = far();
+        }
+      });
+    },
   },
 ];
 

@@ -126,7 +126,7 @@ interface Work {
   nextTurnTokens: number | null;
 }
 
-const timeOf = (rec: EntryRecord): number | null => toEpochMs(rec.timestamp) ?? finiteNumber(rec.message?.timestamp);
+const timeOf = (rec: EntryRecord): number | null => toEpochMs(rec.timestamp) ?? toEpochMs(rec.message?.timestamp);
 
 function emptyTally(): SpanTally {
   return { items: 0, byRole: {}, first: null, last: null, chars: 0 };

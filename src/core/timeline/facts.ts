@@ -7,7 +7,7 @@ import type { ParsedRecord } from "../transcript/parse.js";
 import { contentText, TEXT_96 } from "../transcript/text.js";
 import { finiteNumber, stringOrNull } from "../coerce.js";
 import { summaryFlagOf } from "../compactions/fallbacks.js";
-import { parseIso } from "../when.js";
+import { parseIso, toEpochMs } from "../when.js";
 
 export interface CompactionFact {
   entryId: string | null;
@@ -77,7 +77,7 @@ export { summaryFlagOf };
 function timeOf(iso: string | null, message: Record<string, unknown> | null): number | null {
   const t = iso ? parseIso(iso) : NaN;
   if (Number.isFinite(t)) return t;
-  return finiteNumber(message?.timestamp);
+  return toEpochMs(message?.timestamp);
 }
 
 function preview(s: string): string {
@@ -180,7 +180,7 @@ export class TranscriptFacts {
       const err: ErrorFact = {
         kind: "prompt-error",
         entryId: rec.id,
-        time: time ?? finiteNumber(data.timestamp),
+        time: time ?? toEpochMs(data.timestamp),
         lineNo: rec.lineNo,
         detail: `openclaw:prompt-error (${stringOrNull(data.error) ?? "no error text"})`,
       };

@@ -33,7 +33,7 @@ import { configPathFor, readConfig, type OpenClawConfig } from "../store/config.
 import { type AlsoRead, keySegments } from "./key-segments.js";
 import { keyCompactions } from "./compactions.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
-import { finiteNumber } from "../core/coerce.js";
+import { instantOrNull } from "../core/when.js";
 import { byText } from "../core/order.js";
 
 export const TIMELINE_SCHEMA_VERSION = 1;
@@ -296,7 +296,7 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
     sessionKey: s.sessionKey,
     sessionId: s.sessionId,
     storedCompactionCount: s.compactionCount,
-    sessionStartedAt: finiteNumber(s.entry?.sessionStartedAt),
+    sessionStartedAt: instantOrNull(s.entry?.sessionStartedAt),
     usageFamilySessionIds: family,
     sources,
     baks,

@@ -104,12 +104,17 @@ export function isInstant(ms: number): boolean {
   return Math.abs(ms) <= MAX_INSTANT_MS;
 }
 
+/** A stored number of epoch ms (`sessionStartedAt`) when a Date can hold it, else null. */
+export function instantOrNull(v: unknown): number | null {
+  return typeof v === "number" && isInstant(v) ? v : null;
+}
+
 /**
  * An entry's timestamp (ISO string or epoch ms) as epoch ms; null when it does not parse, or is a
  * number no Date can hold (a transcript is untrusted: `1e20` is no time, and must not stop a read).
  */
 export function toEpochMs(v: unknown): number | null {
-  if (typeof v === "number") return isInstant(v) ? v : null;
+  if (typeof v === "number") return instantOrNull(v);
   if (typeof v !== "string") return null;
   const ms = parseIso(v);
   return Number.isFinite(ms) ? ms : null;

@@ -25,7 +25,7 @@ describe("a time no Date can hold", () => {
     fs.appendFileSync(path.join(sessions, ACTIVE), `${JSON.stringify(line)}\n`);
     const storePath = path.join(sessions, "sessions.json");
     const store = JSON.parse(fs.readFileSync(storePath, "utf8"));
-    Object.assign(store[KEY], { updatedAt: 1e20, lastActivityAt: -1e20 });
+    Object.assign(store[KEY], { updatedAt: 1e20, lastActivityAt: -1e20, sessionStartedAt: -1e20 });
     fs.writeFileSync(storePath, JSON.stringify(store));
     const run = (...argv: string[]) => cli([...argv, "--state-dir", stateDir, "--no-index"]);
 

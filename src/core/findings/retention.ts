@@ -5,6 +5,7 @@
 import { rulesSource, type AgentSchema } from "../agent-schema.js";
 import type { Era } from "../model.js";
 import { asRecord } from "../coerce.js";
+import { isInstant } from "../when.js";
 
 const DAY = 86_400_000;
 const GIB = 1024 ** 3;
@@ -172,7 +173,10 @@ export interface PruneSchedule {
   daysLeft: number;
 }
 
-/** When maintenance will remove an archive, or null if never (bak, retention off, mode warn, bad stamp). */
+/**
+ * When maintenance will remove an archive, or null if never (bak, retention off, mode warn, bad
+ * stamp, or a retention so long, `100000000d`, that its end is past any instant a Date can hold).
+ */
 export function pruneSchedule(
   reason: "reset" | "deleted" | "bak",
   archivedAt: number | null,
@@ -183,6 +187,7 @@ export function pruneSchedule(
   const retentionMs = reason === "deleted" ? policy.deletedMs : policy.resetMs;
   if (retentionMs === null) return null;
   const dueAt = archivedAt + retentionMs;
+  if (!isInstant(dueAt)) return null;
   return {
     setting: reason === "deleted" ? policy.deletedSetting : "resetArchiveRetention",
     retentionMs,

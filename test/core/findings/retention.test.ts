@@ -81,6 +81,10 @@ describe("retention policy", () => {
     expect(pruneSchedule("reset", t, { ...p, mode: "warn" }, t)).toBeNull();
     expect(pruneSchedule("reset", t, p, t + 10 * DAY)).toMatchObject({ setting: "resetArchiveRetention", daysLeft: 20 });
     expect(pruneSchedule("deleted", t, p, t + 31 * DAY)!.daysLeft).toBe(-1);
+    // 100,000,000 days ends past any Date: never due (it was a RangeError in check's prune finding).
+    const long = retentionPolicy({ session: { maintenance: { mode: "enforce", resetArchiveRetention: "100000000d" } } }, "files");
+    expect(long.resetMs).toBe(100_000_000 * DAY);
+    expect(pruneSchedule("reset", t, long, t)).toBeNull();
   });
 });
 

@@ -28,7 +28,7 @@ import {
   type TimelineEvent,
   type TimelineSegment,
 } from "../core/timeline/index.js";
-import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { AnswerPatch, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { configPathFor, readConfig, type OpenClawConfig } from "../store/config.js";
 import { type AlsoRead, keySegments } from "./key-segments.js";
 import { keyCompactions } from "./compactions.js";
@@ -348,7 +348,14 @@ export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Pro
     return ctx.session.answer(opts, question, keyed, { oneKey: true });
   }
   const question = { ...asked, sort: opts.sort ?? "recent-reset" };
-  return ctx.session.answer(opts, `timeline/${TIMELINE_SCHEMA_VERSION}:${JSON.stringify(question)}`, () => summaryOf(opts, ctx, env));
+  // After a turn of OpenClaw's, the kept summary's rows of the keys it changed are derived again, the rest kept.
+  let derivedFrom: readonly StoreIndex[] = [];
+  const patch: AnswerPatch<TimelineSummaryResult> = {
+    basis: () => ctx.session.keysBasis(derivedFrom),
+    apply: (kept, basis, changed) => summaryAgain(opts, ctx, env, kept, basis, changed),
+  };
+  const derive = () => summaryOf(opts, ctx, env, (indexes) => (derivedFrom = indexes));
+  return ctx.session.answer(opts, `timeline/${TIMELINE_SCHEMA_VERSION}:${JSON.stringify(question)}`, derive, { patch });
 }
 
 /** What a key's row depends on besides its record and transcripts: the store, its settings, its restores, the zone. */
@@ -431,24 +438,79 @@ function stores(indexes: readonly StoreIndex[]): StoreHeader[] {
   return indexes.map(storeHeader);
 }
 
-/** Every key's summary row. */
-async function summaryOf(opts: TimelineOptions, ctx: StoreContext, env: Env): Promise<TimelineSummaryResult> {
+/**
+ * A store's row settings (rowSettings), digested once, not held whole in each key's inputs: about
+ * 400 characters a key on the bench store (2 MB over 5,000 keys), and an openclaw.json's size more
+ * where there is one.
+ */
+function settingsOf(index: StoreIndex, env: Env): () => string {
+  let made: string | undefined;
+  return () => (made ??= env.session.cache.digestOf([rowSettings(index, env)]));
+}
+
+/** Every key's summary row; `from` is told the stores' indexes it was derived from. */
+async function summaryOf(
+  opts: TimelineOptions,
+  ctx: StoreContext,
+  env: Env,
+  from: (indexes: readonly StoreIndex[]) => void,
+): Promise<TimelineSummaryResult> {
   const indexes = await ctx.session.indexes(opts);
+  from(indexes);
   const headers = stores(indexes);
   const rows: TimelineSummaryRow[] = [];
   const total = indexes.reduce((n, index) => n + index.sessions.length, 0);
   for (const index of indexes) {
-    // Digested once, not held whole in each key's inputs: about 400 characters a key on the bench
-    // store (2 MB over 5,000 keys), and an openclaw.json's size more where there is one.
-    let made: string | undefined;
-    const settings = () => (made ??= env.session.cache.digestOf([rowSettings(index, env)]));
+    const settings = settingsOf(index, env);
     for (const s of index.sessions) {
       ctx.progress?.(rows.length, total, "keys");
       rows.push(await summaryRowOf(index, s, env, headers, settings));
     }
   }
   const sort = opts.sort ?? "recent-reset";
-  rows.sort((a, b) => {
+  return {
+    schemaVersion: TIMELINE_SCHEMA_VERSION,
+    stores: headers,
+    timeZone: env.timeZone,
+    sort,
+    configPaths: indexes.map((i) => env.config(i).path),
+    keys: sortedRows(rows, sort),
+  };
+}
+
+/**
+ * The kept summary with the rows of the keys whose entry or files changed derived again, and the
+ * stores' headers (sessions.json's size); the other rows are the kept ones. Null when the stores
+ * cannot tell which keys changed (StoreSession.keysAgain): the summary is then derived whole.
+ */
+async function summaryAgain(
+  opts: TimelineOptions,
+  ctx: StoreContext,
+  env: Env,
+  kept: TimelineSummaryResult,
+  basis: Buffer,
+  changed: ReadonlyMap<string, string>,
+): Promise<{ value: TimelineSummaryResult; basis: readonly Buffer[] } | null> {
+  const again = ctx.session.keysAgain(opts, basis, changed);
+  if (again === null || again.indexes.length !== kept.stores.length) return null;
+  const headers = stores(again.indexes);
+  const rows = [...kept.keys];
+  const at = new Map(rows.map((r, i) => [`${r.agentId}\n${r.sessionKey}`, i]));
+  for (const index of again.indexes) {
+    const settings = settingsOf(index, env);
+    for (const s of index.sessions) {
+      const i = at.get(`${s.agentId}\n${s.sessionKey}`);
+      if (i === undefined) return null;
+      rows[i] = await summaryRowOf(index, s, env, headers, settings);
+    }
+  }
+  const value = { ...kept, stores: headers, keys: sortedRows(rows, kept.sort) };
+  return { value, basis: again.basis };
+}
+
+/** The rows in the summary's order: the latest reset first (or by key), then by key and agent. */
+function sortedRows(rows: TimelineSummaryRow[], sort: TimelineSort): TimelineSummaryRow[] {
+  return rows.sort((a, b) => {
     if (sort === "recent-reset") {
       const ta = a.lastReset?.time ?? -Infinity;
       const tb = b.lastReset?.time ?? -Infinity;
@@ -456,12 +518,4 @@ async function summaryOf(opts: TimelineOptions, ctx: StoreContext, env: Env): Pr
     }
     return byText(a.sessionKey, b.sessionKey) || byText(a.agentId, b.agentId);
   });
-  return {
-    schemaVersion: TIMELINE_SCHEMA_VERSION,
-    stores: headers,
-    timeZone: env.timeZone,
-    sort,
-    configPaths: indexes.map((i) => env.config(i).path),
-    keys: rows,
-  };
 }

@@ -122,9 +122,14 @@ function addId(links: Links, key: string, id: string, evidence: Evidence): void 
  * it attributes the same: the store layer keeps an attribution across runs on this.
  */
 export function* attributionInputs(keys: KeyInput[], files: ClassifiedFile[]): Generator<string> {
-  for (const k of keys) yield JSON.stringify([k.sessionKey, k.sessionId, lineageOf(k.entry), k.sessionFileBasename, k.activePaths]);
+  for (const k of keys) yield keyInputText(k);
   yield "";
   for (const f of files) yield JSON.stringify([f.path, f.kind, f.sessionId, f.archive ?? null]);
+}
+
+/** A key's part of attributionInputs: all `attribute` reads of the key. */
+export function keyInputText(k: KeyInput): string {
+  return JSON.stringify([k.sessionKey, k.sessionId, lineageOf(k.entry), k.sessionFileBasename, k.activePaths]);
 }
 
 /** What `attribute` reads of a header: its id, parentSession and start time. */

@@ -66,8 +66,13 @@ export function readsBeingNoted(): object | null {
 
 /** Start noting reads into a new set (a path changed at or after `settledBefore`, ms since the epoch, makes it racy); `stopReads` ends it. */
 export function startReads(settledBefore: number): ReadSet {
-  const ns = BigInt(Math.floor(settledBefore)) * 1_000_000n;
-  recording = {
+  recording = newReadSet(settledBefore);
+  return recording;
+}
+
+/** An empty read set (a path changed at or after `settledBefore`, ms since the epoch, makes it racy). */
+export function newReadSet(settledBefore: number): ReadSet {
+  return {
     dirs: new Map(),
     lstats: new Map(),
     stats: new Map(),
@@ -76,9 +81,8 @@ export function startReads(settledBefore: number): ReadSet {
     listedFrom: new WeakSet(),
     doubt: null,
     racy: false,
-    settledBefore: ns,
+    settledBefore: BigInt(Math.floor(settledBefore)) * 1_000_000n,
   };
-  return recording;
 }
 
 export function stopReads(): void {
@@ -92,6 +96,12 @@ function typeOf(found: fs.BigIntStats | fs.Stats | fs.Dirent): string {
 
 export function seenOf(st: fs.BigIntStats): Seen {
   return `${typeOf(st)}${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/** Whether what an lstat or stat found (`seen`) was changed before `settledBefore` (ns): its stat proves its content. */
+export function settledSeen(seen: Seen, settledBefore: bigint): boolean {
+  const times = seen.split(":");
+  return times.length === 5 && BigInt(times[3]!) < settledBefore && BigInt(times[4]!) < settledBefore;
 }
 
 /** The index's identity of a regular file (store-cache.ts statIdentity) from what an lstat found, else null. */

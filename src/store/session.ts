@@ -11,6 +11,7 @@ import { isNewerThanVerified, newerSchemaWarning } from "../core/agent-schema.js
 import type { Scanner } from "../core/transcript/scan.js";
 import { buildFilesIndex, fileRef, type RememberSync } from "./files/index.js";
 import type { KeptDerivations } from "./files/kept-attribution.js";
+import { keysAgainFrom, type KeysBasis, type KeysBasisParts, keysBasisOf } from "./files/keys-again.js";
 import { fileLines, pinnedFileLines, type PinnedLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
 import type { SqliteDb } from "./sqlite/driver.js";
@@ -58,7 +59,20 @@ export interface StoreSession {
    * stores `sel` selects: the one an earlier run derived while every dir and file it read is
    * unchanged, else `compute()`'s, kept for the next run (store/cache/answer-memo.ts).
    */
-  answer<T>(sel: StoreSelection, what: string, compute: () => Promise<T>, opts?: AnswerOptions): Promise<T>;
+  answer<T>(sel: StoreSelection, what: string, compute: () => Promise<T>, opts?: AnswerOptions<T>): Promise<T>;
+  /** What the indexes' records were derived from, key by key, for keysAgain; null when a build kept none. */
+  keysBasis(indexes: readonly StoreIndex[]): KeysBasisParts | null;
+  /**
+   * For each store `sel` selects, an index holding only the records of the keys whose entry or own
+   * files changed since `basis` (keysBasis, as a kept answer holds it), with the basis now; `changed`
+   * is each changed file and its lstat now. Null when a change is not one that can be followed key
+   * by key (store/files/keys-again.ts): the caller derives its answer whole.
+   */
+  keysAgain(
+    sel: StoreSelection,
+    basis: KeysBasis,
+    changed: ReadonlyMap<string, string>,
+  ): { indexes: StoreIndex[]; basis: KeysBasisParts } | null;
   /** The run's index (null-safe: off with --no-index, OPENCLAW_SESSIONS_INDEX=off or no usable cache dir). */
   readonly cache: StoreCache;
   /** Warnings about what was read (a schema newer than the tool was verified on), each once. */
@@ -172,6 +186,12 @@ export function openStoreSession(place: StorePlace): StoreSession {
     answer(sel, what, compute, opts) {
       mustBeOpen();
       return reuseAnswer({ place, cache, warnings: () => notices.size }, sel, what, compute, opts);
+    },
+    keysBasis: (indexes) => keysBasisOf(indexes),
+    keysAgain(sel, basis, changed) {
+      mustBeOpen();
+      const seen = (p: string, st: BigIntStats) => cache.noteStat(p, st);
+      return keysAgainFrom(locateStores(sel, place.env, place.cwd), place.env, basis, changed, seen);
     },
     remember: (ref, what, compute, keep) => {
       mustBeOpen();

@@ -243,8 +243,13 @@ describe("the store-wide summary, key by key (issue 28)", () => {
     expect(segmentsByKey(await summary("UTC", "key"))).toEqual({ [RESET_CHAIN_KEY]: 4, "agent:main:main": 1 });
     expect(markKeptRows(indexFileOf(stateDir, cache))).toBe(2);
 
+    // A new file in the sessions dir beside each change: the whole answer is derived again, not
+    // brought up to date key by key (store/files/keys-again.ts), so each row is asked of the index.
+    let extra = 0;
+    const newFile = () => fs.writeFileSync(path.join(stateDir, "agents/main/sessions", `notes-${extra++}.txt`), "x\n");
     // One key's active transcript grows: the whole answer is derived again, and only that key's row.
     appendToActive(stateDir, RESET_CHAIN_KEY, (last) => ({ ...last, id: "appended-1", parentId: last.id }));
+    newFile();
     expect(segmentsByKey(await summary())).toEqual({ [RESET_CHAIN_KEY]: 4, "agent:main:main": 999 });
 
     // The other key's entry changes (sessions.json is all a record reads of it): derived again.
@@ -254,6 +259,7 @@ describe("the store-wide summary, key by key (issue 28)", () => {
     const store = JSON.parse(fs.readFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), "utf8"));
     store["agent:main:main"].label = "renamed";
     fs.writeFileSync(path.join(stateDir, "agents/main/sessions/sessions.json"), JSON.stringify(store, null, 2));
+    newFile();
     expect(segmentsByKey(await summary())).toEqual({ [RESET_CHAIN_KEY]: 999, "agent:main:main": 1 });
 
     // Another zone: every row is derived again.

@@ -1,10 +1,11 @@
 /**
  * Seeded ways to damage a copy of a store: truncations, byte flips, invalid UTF-8, huge lines,
  * duplicate ids, parent cycles, 0-byte files, symlinks out of the store, `..` sessionFiles,
- * unreadable modes, broken sessions.json, times no Date can hold. Each mutation works on real files in a temp dir.
+ * unreadable modes, broken sessions.json, times no Date can hold, any value in any field read. Each mutation works on real files in a temp dir.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { SESSION_ENTRY_FIELDS } from "../../src/core/model.js";
 
 export type Rand = () => number;
 
@@ -51,6 +52,35 @@ function rewriteLines(file: string, f: (lines: string[], rand: Rand) => string[]
   fs.writeFileSync(file, f(lines, rand).join("\n"));
 }
 
+/**
+ * Each line of one transcript, with chance `share`, parsed, handed to `edit` (with its message when
+ * it has one) and written back; a line that is no JSON stays as it is.
+ */
+function editRecords(
+  ctx: MutationContext,
+  share: number,
+  edit: (line: Record<string, unknown>, message: Record<string, unknown> | null, rand: Rand) => void,
+): void {
+  const files = transcriptsOf(ctx.sessionsDir);
+  if (files.length === 0) return;
+  rewriteLines(
+    pick(ctx.rand, files),
+    (lines, r) =>
+      lines.map((l) => {
+        if (r() >= share) return l;
+        try {
+          const v = JSON.parse(l) as Record<string, unknown>;
+          const m = v.message;
+          edit(v, m !== null && typeof m === "object" ? (m as Record<string, unknown>) : null, r);
+          return JSON.stringify(v);
+        } catch {
+          return l;
+        }
+      }),
+    ctx.rand,
+  );
+}
+
 function editStore(ctx: MutationContext, f: (store: Record<string, unknown>) => void): void {
   const p = storeOf(ctx.sessionsDir);
   let store: Record<string, unknown>;
@@ -63,6 +93,63 @@ function editStore(ctx: MutationContext, f: (store: Record<string, unknown>) => 
   f(store);
   fs.writeFileSync(p, JSON.stringify(store, null, 2));
 }
+
+/**
+ * Values of every JSON kind and edge a field may hold where the tool expects another: empty,
+ * negative, past any Date or safe integer, control characters, a path out, deep nesting.
+ */
+function hostileValue(rand: Rand): unknown {
+  const deep = (n: number): unknown => (n === 0 ? [] : [deep(n - 1)]);
+  return pick(rand, [
+    null,
+    true,
+    "",
+    " ",
+    "str",
+    "../../x",
+    "/",
+    "\u001b[31mred\u001b[0m\u0007",
+    "x".repeat(70_000),
+    -1,
+    0,
+    -0,
+    0.5,
+    2 ** 53 + 2,
+    1e308,
+    -1e308,
+    [],
+    [null, 1, {}, "a"],
+    {},
+    { channel: 5, kind: [], id: {} },
+    deep(2_000),
+  ]);
+}
+
+/** Every field of a sessions.json entry the tool reads (core/model.ts SESSION_ENTRY_FIELDS), and a few it does not. */
+const ENTRY_FIELDS = [...SESSION_ENTRY_FIELDS, "label", "displayName", "skillsSnapshot", "spawnedBy", "groupId"];
+
+/** Fields of a transcript line and of its message that readers look at, and a few they do not. */
+const LINE_FIELDS = ["type", "id", "parentId", "timestamp", "version", "cwd", "parentSession", "summary", "firstKeptEntryId"].concat([
+  "tokensBefore",
+  "tokensAfter",
+  "details",
+  "fromId",
+  "targetId",
+  "customType",
+  "data",
+  "reason",
+  "fromHook",
+  "label",
+]);
+const MESSAGE_FIELDS = ["role", "content", "timestamp", "usage", "stopReason", "model", "provider", "api", "toolName"].concat([
+  "toolCallId",
+  "isError",
+  "errorMessage",
+  "details",
+  "excludeFromContext",
+  "customType",
+  "summary",
+]);
 
 export const MUTATIONS: Mutation[] = [
   {
@@ -224,26 +311,10 @@ export const MUTATIONS: Mutation[] = [
     name: "times-out-of-range",
     apply: (ctx) => {
       const far = () => pick(ctx.rand, [1e20, -1e20, 8.64e15 + 1, 1e308, "+275760-09-13T00:00:00.001Z"]);
-      const files = transcriptsOf(ctx.sessionsDir);
-      if (files.length) {
-        rewriteLines(
-          pick(ctx.rand, files),
-          (lines, r) =>
-            lines.map((l) => {
-              if (r() < 0.5) return l;
-              try {
-                const v = JSON.parse(l) as Record<string, unknown>;
-                v.timestamp = far();
-                const m = v.message as Record<string, unknown> | undefined;
-                if (m && typeof m === "object") m.timestamp = far();
-                return JSON.stringify(v);
-              } catch {
-                return l;
-              }
-            }),
-          ctx.rand,
-        );
-      }
+      editRecords(ctx, 0.5, (v, m) => {
+        v.timestamp = far();
+        if (m) m.timestamp = far();
+      });
       editStore(ctx, (store) => {
         for (const e of Object.values(store)) {
           if (typeof e !== "object" || e === null) continue;
@@ -252,6 +323,28 @@ export const MUTATIONS: Mutation[] = [
         }
       });
     },
+  },
+  {
+    // Any field the tool reads, of any kind: each must read as what it is, never crash a command.
+    name: "entry-any-field",
+    apply: (ctx) =>
+      editStore(ctx, (store) => {
+        for (const e of Object.values(store)) {
+          if (typeof e !== "object" || e === null || ctx.rand() < 0.4) continue;
+          const fields = e as Record<string, unknown>;
+          for (let n = 1 + Math.floor(ctx.rand() * 3); n > 0; n--) fields[pick(ctx.rand, ENTRY_FIELDS)] = hostileValue(ctx.rand);
+        }
+      }),
+  },
+  {
+    name: "line-any-field",
+    apply: (ctx) =>
+      editRecords(ctx, 0.4, (v, m, r) => {
+        if (m && r() < 0.5) {
+          const f = pick(r, MESSAGE_FIELDS);
+          m[f] = f === "usage" && r() < 0.5 ? { input: hostileValue(r), output: hostileValue(r), cost: hostileValue(r) } : hostileValue(r);
+        } else v[pick(r, LINE_FIELDS)] = hostileValue(r);
+      }),
   },
 ];
 

@@ -21,7 +21,7 @@ import { answerEnv } from "./answer-env.js";
 import { answersGiven } from "./answers-given.js";
 import { answersDirOf, readCacheFile } from "./location.js";
 import { buildId } from "./build-id.js";
-import { checkedReads, firstLstatsChanged, keptReads } from "./kept-reads.js";
+import { checkedReads, firstLstatsChanged, keptReads, keptReadsAgain, readsNow } from "./kept-reads.js";
 import { RACY_MS, statIdentity, type StoreCache } from "./store-cache.js";
 import { freeLetGo, piecesRead } from "../process/streaming-memory.js";
 
@@ -32,7 +32,7 @@ interface AnswerDeps {
   warnings: () => number;
 }
 
-export interface AnswerOptions {
+export interface AnswerOptions<T = unknown> {
   /**
    * The command reads the answer's files next (grep's text rows): what the kept answer's check
    * found at each of them is kept for the run, so their lookups need no stat of their own. Else it
@@ -57,6 +57,29 @@ export interface AnswerOptions {
    * answers (`ls`, `timeline`, `check`), each seconds to derive again on a big store.
    */
   oneKey?: boolean;
+  /**
+   * How the command brings its kept answer up to date when only some files changed (a turn of
+   * OpenClaw's), instead of deriving it all again: a store-wide answer of a big store.
+   */
+  patch?: AnswerPatch<T>;
+}
+
+/**
+ * A command's way to bring a kept answer up to date (`timeline`'s rows of the keys whose files
+ * changed): what it keeps beside the answer to do so (its basis), and the patch itself. Asked only
+ * when every read of the kept answer holds but some lstats of regular files that still are
+ * (kept-reads.ts readsNow); everything the patch reads is noted, and the answer it gives is
+ * kept again on the rules a derived one is.
+ */
+export interface AnswerPatch<T> {
+  /** After the answer was derived: its basis (null: none, and the answer is never patched). */
+  basis(): readonly Buffer[] | null;
+  /**
+   * The kept answer (plain data) made what deriving it now would make, given its basis and the
+   * files whose lstat changed (path → what is there now), with its basis now; null when the patch
+   * cannot tell (then the answer is derived).
+   */
+  apply(kept: T, basis: Buffer, changed: ReadonlyMap<string, string>): Promise<{ value: T; basis: readonly Buffer[] } | null>;
 }
 
 /** StoreSession.answer: the kept answer while all it read is unchanged, else `compute()`'s (kept when it may be). */
@@ -65,7 +88,7 @@ export async function reuseAnswer<T>(
   sel: StoreSelection,
   what: string,
   compute: () => Promise<T>,
-  opts: AnswerOptions = {},
+  opts: AnswerOptions<T> = {},
 ): Promise<T> {
   const { place, cache } = deps;
   // An answer derived inside another is part of that one's reads.
@@ -85,7 +108,8 @@ export async function reuseAnswer<T>(
   const key = answerKey(what, place, before);
   const dir = answersDirOf(indexFile);
   const file = path.join(dir, `${opts.oneKey ? ONE_KEY_PREFIX : ""}${nameOf(key)}.json`);
-  const kept = firstReadsChanged(file, key) ? null : readKept(file, key);
+  // A patch needs the kept answer whatever changed first.
+  const kept = opts.patch === undefined && firstReadsChanged(file, key) ? null : readKept(file, key);
   // Too big to keep when last asked (within a day): derived without noting its reads.
   if (kept && isTooBig(kept.reads) && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < TOO_BIG_FOR_MS)
     return compute();
@@ -101,6 +125,13 @@ export async function reuseAnswer<T>(
       return value;
     } catch {
       // cut short (a write a crash tore): derived again, and written whole
+    }
+  }
+  if (kept && opts.patch) {
+    const patched = await patchedAnswer(deps, kept, opts.patch, () => located() === before);
+    if (patched !== null) {
+      if (patched.reads !== null) writeKept(dir, file, answerFileParts(key, patched.reads, patched.basis, patched.value));
+      return patched.value;
     }
   }
   const warned = deps.warnings();
@@ -127,24 +158,76 @@ export async function reuseAnswer<T>(
         // A later run with the same question will most likely be handed it back (answers-given.ts).
         answersGiven.derived += 1;
         if (size >= FREE_FIRST_CHARS) freeLetGo();
+        const basis = opts.patch ? opts.patch.basis() : null;
         if (opts.provenBy) {
           // One string where a proof is asked for (completion's few reads); a store's are MBs, written in pieces.
           const text = [...keep].join("");
-          writeKept(dir, file, answerFileParts(key, [text], value));
+          writeKept(dir, file, answerFileParts(key, [text], basis, value));
           opts.provenBy(Buffer.from(text));
-        } else writeKept(dir, file, answerFileParts(key, keep, value));
+        } else writeKept(dir, file, answerFileParts(key, keep, basis, value));
       }
     }
   }
   return value;
 }
 
-/** An answer file's lines (readKept): its key, what its run read, then its document and the document's line. */
-function* answerFileParts(key: string, reads: Iterable<string>, value: unknown): Generator<string | Buffer> {
-  yield `${key}\n`;
+/**
+ * The kept answer brought up to date by the command's patch, when what changed since it was kept
+ * is only files that are still regular files (kept-reads.ts readsNow), with what to keep of it
+ * (its reads; null when it cannot be kept, on a derived answer's rules); null when it cannot be
+ * patched (the answer is then derived, and any read or warning of the patch's is the derivation's
+ * again).
+ */
+async function patchedAnswer<T>(
+  deps: AnswerDeps,
+  kept: NonNullable<ReturnType<typeof readKept>>,
+  patch: AnswerPatch<T>,
+  stillLocated: () => boolean,
+): Promise<{ value: T; basis: readonly Buffer[]; reads: Iterable<string> | null } | null> {
+  const settledBefore = Date.now() - RACY_MS;
+  const before = readsNow(kept.reads, settledBefore);
+  if (before === null || before.changed.size === 0) return null;
+  const { changed } = before;
+  const warned = deps.warnings();
+  const unread = unreadableNotesSoFar();
+  const noted = startReads(settledBefore);
+  let patched: { value: T; basis: readonly Buffer[] } | null;
+  try {
+    const basis = kept.basis();
+    patched = basis === null ? null : await patch.apply(plainData(keptValue(kept.answer)) as T, basis, changed);
+  } catch {
+    patched = null; // a kept answer or basis cut short or altered; a file that cannot be read (the derivation names it)
+  } finally {
+    stopReads();
+  }
+  if (patched === null || deps.warnings() !== warned || unreadableNotesSoFar() !== unread) return null;
+  const reads = stillLocated() ? keptReadsAgain(before, noted) : null;
+  answersGiven.patched += 1;
+  return { ...patched, reads };
+}
+
+/** A kept answer's value as plain data (each member parsed): what a patch changes and what is written again. */
+function plainData(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.keys(value).map((k) => [k, (value as Record<string, unknown>)[k]]));
+}
+
+/**
+ * An answer file's lines (readKept): its key (and the size of its basis, AnswerPatch, when it has
+ * one), what its run read, its document and the document's line, then the basis: last, so that a
+ * run that finds the answer unchanged never reads it.
+ */
+function* answerFileParts(
+  key: string,
+  reads: Iterable<string>,
+  basis: readonly Buffer[] | null,
+  value: unknown,
+): Generator<string | Buffer> {
+  yield basis ? `${key}\t${basisLine(basis)}\n` : `${key}\n`;
   yield* reads;
   yield "\n";
   yield* documentParts(value);
+  if (basis) yield* basis;
 }
 
 /**
@@ -229,7 +312,7 @@ export function readKept(
   file: string,
   key: string,
   sizes = { whole: WHOLE_BYTES, piece: FILE_PIECE_BYTES },
-): { reads: Buffer; answer: KeptBytes; identity: string } | null {
+): { reads: Buffer; basis: () => Buffer | null; answer: KeptBytes; identity: string } | null {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -241,38 +324,76 @@ export function readKept(
     const st = fs.fstatSync(fd, { bigint: true });
     const identity = statIdentity(st);
     const size = Number(st.size);
-    // The key and the reads: the whole file when it is small, else pieces up to the reads' end.
-    const first = readAt(fd, 0, Math.min(size, size <= sizes.whole ? size : sizes.piece));
+    // The key's line first: it says how many of the file's last bytes are its basis, never read here.
+    const keyLine = readAt(fd, 0, Math.min(size, KEY_LINE_BYTES));
+    const a = keyLine.indexOf(0x0a);
+    const basisBytes = a < 0 ? null : basisSizeOf(keyLine.subarray(0, a), key);
+    if (basisBytes === null || basisBytes > size) return null;
+    const end = size - basisBytes;
+    // The reads: the whole answer when it is small, else pieces up to the reads' end.
+    const first = readAt(fd, 0, Math.min(end, end <= sizes.whole ? end : Math.max(a + 1, sizes.piece)));
     const pieces = [first];
     let at = first.length;
-    // The ends of the key's line and of the reads' line, wherever the pieces cut them.
-    let a = first.indexOf(0x0a);
-    if (a >= 0 && decoded(first.subarray(0, a)) !== key) return null;
-    let b = a < 0 ? -1 : first.indexOf(0x0a, a + 1);
-    while (b < 0 && at < size) {
-      const piece = readAt(fd, at, Math.min(size, at + sizes.piece));
-      let eol = piece.indexOf(0x0a);
-      if (a < 0 && eol >= 0) {
-        a = at + eol;
-        eol = piece.indexOf(0x0a, eol + 1);
-      }
+    let b = first.indexOf(0x0a, a + 1);
+    while (b < 0 && at < end) {
+      const piece = readAt(fd, at, Math.min(end, at + sizes.piece));
+      const eol = piece.indexOf(0x0a);
       if (eol >= 0) b = at + eol;
       pieces.push(piece);
       at += piece.length;
     }
     if (b < 0) return null;
     const head = pieces.length === 1 ? first : Buffer.concat(pieces);
-    // Another question with the same file name (or a torn write) is no answer to this one.
-    if (decoded(head.subarray(0, a)) !== key) return null;
     const reads = head.subarray(a + 1, b);
-    if (at === size) return { reads, answer: bytesInMemory(head.subarray(b + 1)), identity };
+    const basis = () => (basisBytes === 0 ? null : basisOf(file, identity, decoded(keyLine.subarray(0, a)), end, size));
+    if (at === end) return { reads, basis, answer: bytesInMemory(head.subarray(b + 1)), identity };
     inFile = true;
-    return { reads, answer: bytesInFile(fd, b + 1, size - (b + 1), sizes.piece), identity };
+    return { reads, basis, answer: bytesInFile(fd, b + 1, end - (b + 1), sizes.piece), identity };
   } catch {
     return null;
   } finally {
     if (!inFile) fs.closeSync(fd);
   }
+}
+
+/** How far into an answer file its key's line is looked for: a key is a question, its options and where its stores are. */
+const KEY_LINE_BYTES = 64 * 1024;
+
+/**
+ * The size of an answer file's basis, from its key's line (the key, then a tab, the size and the
+ * basis' checksum when it has one); null when the line is not that of `key` (another question with
+ * the same file name, or a torn write: no answer to this one).
+ */
+function basisSizeOf(line: Buffer, key: string): number | null {
+  const tab = line.indexOf(0x09);
+  if (decoded(tab < 0 ? line : line.subarray(0, tab)) !== key) return null;
+  if (tab < 0) return 0;
+  const size = Number.parseInt(decoded(line.subarray(tab + 1)), 10);
+  return Number.isSafeInteger(size) && size > 0 ? size : null;
+}
+
+/**
+ * An answer file's basis (its last bytes, [from, to)), read when a patch asks: null when the file is
+ * no longer the one read, or the basis is not the one its key's line describes (altered, cut short:
+ * a patch from it could name files of the wrong key, where a document's checksum proves the rest).
+ */
+function basisOf(file: string, identity: string, keyLine: string, from: number, to: number): Buffer | null {
+  return readCacheFile(
+    file,
+    (fd) => {
+      if (statIdentity(fs.fstatSync(fd, { bigint: true })) !== identity) return null;
+      const basis = readAt(fd, from, to);
+      return keyLine.endsWith(`\t${basisLine([basis])}`) ? basis : null;
+    },
+    null,
+  );
+}
+
+/** What an answer file's key's line says of its basis (its pieces): its size and checksum. */
+function basisLine(basis: readonly Buffer[]): string {
+  const sum = new Checksum();
+  for (const piece of basis) sum.update(piece);
+  return `${basis.reduce((n, piece) => n + piece.length, 0)}\t${sum.digest()}`;
 }
 
 /**
@@ -290,7 +411,7 @@ function firstReadsChanged(file: string, key: string): boolean {
       headBytes ??= Buffer.allocUnsafeSlow(HEAD_BYTES);
       const head = headBytes.subarray(0, fs.readSync(fd, headBytes, 0, HEAD_BYTES, 0));
       const eol = head.indexOf(0x0a);
-      return eol >= 0 && decoded(head.subarray(0, eol)) === key && firstLstatsChanged(head.subarray(eol + 1), FIRST_LSTATS);
+      return eol >= 0 && basisSizeOf(head.subarray(0, eol), key) !== null && firstLstatsChanged(head.subarray(eol + 1), FIRST_LSTATS);
     },
     false,
   );

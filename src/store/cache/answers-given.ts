@@ -1,9 +1,9 @@
 /**
- * How this process gave its whole answers (answer-memo.ts counts them): handed back kept, or
- * derived and kept for a later run. A module of its own, with nothing to load: the CLI's entry
+ * How this process gave its whole answers (answer-memo.ts counts them): handed back kept, kept
+ * and brought up to date (patched), or derived and kept for a later run. A module of its own, with nothing to load: the CLI's entry
  * asks it at exit.
  */
-export const answersGiven = { kept: 0, derived: 0 };
+export const answersGiven = { kept: 0, patched: 0, derived: 0 };
 
 /**
  * How this process gave its whole answers, for the bin's code cache (it asks at exit): "kept" when
@@ -14,5 +14,6 @@ export const answersGiven = { kept: 0, derived: 0 };
  */
 export function answersKind(): "kept" | "derived" | "none" {
   if (answersGiven.derived > 0) return "derived";
-  return answersGiven.kept > 0 ? "kept" : "none";
+  // A patched run reads a kept answer, as the next run (warm, or after the next turn) will.
+  return answersGiven.kept + answersGiven.patched > 0 ? "kept" : "none";
 }

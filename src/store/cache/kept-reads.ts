@@ -14,7 +14,7 @@
  * archives it is 26 MB, which as one string and an array of its 200,000 strings held 60 MB more.
  */
 import { JsonBytesCursor } from "../../core/json-bytes.js";
-import { changedAtOf, listingOf, lookAt, namesOf, type ReadSet, typeAt } from "../read-set.js";
+import { changedAtOf, listingOf, lookAt, namesOf, newReadSet, type ReadSet, settledSeen, typeAt } from "../read-set.js";
 
 /**
  * What to keep of a run's reads (as JSON text, in pieces made as they are written: a store's are
@@ -169,6 +169,60 @@ export function checkedReads(kept: Buffer): CheckedLstats | null {
       return true;
     });
   };
+}
+
+/**
+ * Kept reads as they hold now, when what no longer holds is only lstats of paths that were regular
+ * files and still are: what a turn of OpenClaw's changes (transcripts appended to, sessions.json
+ * replaced), which an answer may be brought up to date for (answer-memo.ts, AnswerPatch). `changed`
+ * is each such path and what is there now; `now` every read, as a run noting them would hold them.
+ * Null when anything else changed (a dir's entries, a file's kind), or the text is not kept reads.
+ */
+export function readsNow(kept: Buffer, settledBefore: number): { changed: Map<string, string>; now: ReadSet } | null {
+  const changed = new Map<string, string>();
+  const now = newReadSet(settledBefore);
+  const into: Record<KeptRead, Map<string, string>> = { l: now.lstats, d: now.dirs, n: now.named, s: now.stats, t: now.types };
+  const held = everyRead(kept, (how) => {
+    const still = STILL[how];
+    const set = into[how];
+    if (how !== "l")
+      return (p, found) => {
+        set.set(p, found);
+        return still(p, found);
+      };
+    return (p, seen) => {
+      const found = lookAt(p, "l");
+      set.set(p, found);
+      if (found === seen) return true;
+      if (!isRegular(seen) || !isRegular(found)) return false;
+      changed.set(p, found);
+      return true;
+    };
+  });
+  return held ? { changed, now } : null;
+}
+
+const isRegular = (seen: string) => seen.charCodeAt(0) === 0x66; /* f */
+
+/**
+ * What to keep as the reads of an answer brought up to date (AnswerPatch): the reads as they held
+ * when it began (readsNow), and what the run noted while it did (`noted`, which wins where both name
+ * a path). Null when that cannot be kept: the run noted something unprovable, or a changed file had
+ * changed too recently for its lstat to prove it.
+ */
+export function keptReadsAgain(before: ReturnType<typeof readsNow> & object, noted: ReadSet): Iterable<string> | null {
+  if (noted.doubt !== null || noted.racy) return null;
+  for (const seen of before.changed.values()) if (!settledSeen(seen, noted.settledBefore)) return null;
+  const set = before.now;
+  for (const [mine, theirs] of [
+    [set.lstats, noted.lstats],
+    [set.dirs, noted.dirs],
+    [set.named, noted.named],
+    [set.stats, noted.stats],
+    [set.types, noted.types],
+  ] as const)
+    for (const [p, found] of theirs) mine.set(p, found);
+  return readsText(set);
 }
 
 /**

@@ -64,7 +64,7 @@ function sizeOf(p: string): number {
  * root, $HOME/.openclaw): one check per directory instead of one failed stat per key. One per index
  * build, so nothing goes stale between runs in one process.
  */
-function candidateProbe(): (p: string) => boolean {
+export function candidateProbe(): (p: string) => boolean {
   const dirExists = new Map<string, boolean>();
   return (p) => {
     const dir = path.dirname(p);
@@ -119,11 +119,14 @@ function resolveHistorySource(sessionId: string, active: ActiveTranscript, listi
   return { path: null, via: "none", considered, ref: null };
 }
 
-function resolveActive(
+/** The file the walk of the sessions dir found at a path, if any. */
+export type WalkedFile = (p: string) => ClassifiedFile | undefined;
+
+export function resolveActive(
   sessionKey: string,
   e: StoreEntry,
   ctx: PathContext,
-  present: Map<string, ClassifiedFile>,
+  walked: WalkedFile,
   exists: (p: string) => boolean,
 ): ActiveTranscript | null {
   const entry = e.entry!;
@@ -131,7 +134,7 @@ function resolveActive(
   const target = readTargetSessionFile(sessionKey, entry, ctx);
   const candidates = transcriptCandidatePaths(entry.sessionId, target, ctx).map((c) => ({
     ...c,
-    exists: present.has(c.path) ? (present.get(c.path)!.symlink ? isFile(c.path) : true) : exists(c.path),
+    exists: walkedExists(walked(c.path), c.path, exists),
   }));
   if (candidates.length === 0) return null;
   const found = candidates.find((c) => c.exists);
@@ -139,7 +142,7 @@ function resolveActive(
   const active: ActiveTranscript = {
     path: chosen.path,
     exists: found !== undefined,
-    bytes: found ? (present.get(found.path)?.bytes ?? sizeOf(found.path)) : null,
+    bytes: found ? (walked(found.path)?.bytes ?? sizeOf(found.path)) : null,
     candidates,
     ref: found ? fileRef(found.path) : null,
   };
@@ -147,13 +150,19 @@ function resolveActive(
   const stored = typeof entry.sessionFile === "string" ? entry.sessionFile : null;
   if (!found && stored && path.isAbsolute(stored) && !isStrictlyInside(ctx.sessionsDir, stored)) {
     const local = path.join(ctx.sessionsDir, path.basename(stored));
-    const copy = present.get(local);
+    const copy = walked(local);
     if (copy && !copy.symlink) {
       active.note = `sessionFile ${stored} points outside this state dir; OpenClaw will not find it, but ${path.basename(stored)} is present here`;
       active.unresolved = { path: local, storedPath: stored, bytes: copy.bytes, ref: fileRef(local) };
     }
   }
   return active;
+}
+
+/** Whether a candidate is a file: one the walk found, through its link if it is one; else asked. */
+function walkedExists(f: ClassifiedFile | undefined, p: string, exists: (p: string) => boolean): boolean {
+  if (f === undefined) return exists(p);
+  return f.symlink ? isFile(p) : true;
 }
 
 export interface FilesIndexOptions {
@@ -188,7 +197,8 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   const loaded = entries.filter((e) => !e.dropped && e.entry);
   const actives = new Map<string, ActiveTranscript | null>();
   const probe = candidateProbe();
-  for (const e of loaded) actives.set(e.sessionKey, resolveActive(e.sessionKey, e, ctx, present, probe));
+  const walkedFile: WalkedFile = (p) => present.get(p);
+  for (const e of loaded) actives.set(e.sessionKey, resolveActive(e.sessionKey, e, ctx, walkedFile, probe));
 
   // Headers for every transcript-bearing file: attribution by header id, parent and timing.
   const headers = new Map<string, TranscriptHeader | null>();
@@ -224,26 +234,49 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   const unattributed = unattributedFiles(files, sessions, byFile, unowned, remember);
   noteUnreadAttribution({ sessionsDir: target.sessionsDir, present, sessions, unattributed, unreadable });
 
+  const index: StoreIndex = { location: locationOf(target, opts.legacy), storeFile: status, entries, files, sessions, unattributed };
+  // What a later run needs to derive a few keys' records again (keys-again.ts): only where answers are kept.
+  if (opts.kept && !opts.legacy && files.length <= MAX_FILES_FOLLOWED && unreadable.size === 0)
+    derivations.set(index, { keyInputs, owned });
+  return index;
+}
+
+/** Where a files store is, as its index says. */
+export function locationOf(target: AgentTarget, legacy?: boolean): StoreIndex["location"] {
   return {
-    location: {
-      agentId: target.agentId,
-      era: "files",
-      stateDir: target.stateDir,
-      sessionsDir: target.sessionsDir,
-      storePath: target.storePath,
-      resolvedBy: target.resolvedBy,
-      homeDir: target.homeDir,
-      ...(opts.legacy ? { legacy: true } : {}),
-    },
-    storeFile: status,
-    entries,
-    files,
-    sessions,
-    unattributed,
+    agentId: target.agentId,
+    era: "files",
+    stateDir: target.stateDir,
+    sessionsDir: target.sessionsDir,
+    storePath: target.storePath,
+    resolvedBy: target.resolvedBy,
+    homeDir: target.homeDir,
+    ...(legacy ? { legacy: true } : {}),
   };
 }
 
-function pathContext(target: AgentTarget, env: NodeJS.ProcessEnv): PathContext {
+/**
+ * Up to this many files, a store's index keeps what attribution decided for each key (its files,
+ * lineage and inputs) while it is used: a kept answer is then brought up to date key by key after
+ * a turn (keys-again.ts). Beyond, nothing more is held (100,000 archives: about 20 MB).
+ */
+const MAX_FILES_FOLLOWED = 32_768;
+
+/** What attribution decided for each key of an index, and from what (keys-again.ts). */
+export interface KeysDerivation {
+  /** Each loaded entry's attribution input, in the index's sessions' order. */
+  keyInputs: KeyInput[];
+  owned: Ownership;
+}
+
+const derivations = new WeakMap<StoreIndex, KeysDerivation>();
+
+/** What attribution decided for each key of `index`, when its build kept it. */
+export function keysDerivationOf(index: StoreIndex): KeysDerivation | undefined {
+  return derivations.get(index);
+}
+
+export function pathContext(target: AgentTarget, env: NodeJS.ProcessEnv): PathContext {
   const config = readConfig(configPathFor(target.stateDir, env));
   return {
     sessionsDir: target.sessionsDir,
@@ -255,7 +288,7 @@ function pathContext(target: AgentTarget, env: NodeJS.ProcessEnv): PathContext {
 }
 
 /** A loaded entry as attribution's input: its ids, a custom sessionFile name, its active file. */
-function keyInputOf(e: StoreEntry, active: ActiveTranscript | null | undefined): KeyInput {
+export function keyInputOf(e: StoreEntry, active: ActiveTranscript | null | undefined): KeyInput {
   const sessionId = typeof e.entry!.sessionId === "string" ? e.entry!.sessionId : null;
   const stored = typeof e.entry!.sessionFile === "string" ? path.basename(e.entry!.sessionFile) : null;
   const custom = stored && !parseGeneratedTranscriptName(stored) ? stored : null;
@@ -264,7 +297,7 @@ function keyInputOf(e: StoreEntry, active: ActiveTranscript | null | undefined):
 }
 
 /** What attribution decided, with what a key's record needs to list its files. */
-interface Ownership {
+export interface Ownership {
   present: Map<string, ClassifiedFile>;
   /** The header id of each file attribution read the header of (null: it has none). */
   headerIds: Map<string, string | null>;
@@ -299,7 +332,7 @@ function sideFilesById(files: ClassifiedFile[]): Map<string, ClassifiedFile[]> {
   return byId;
 }
 
-function sessionRecordOf(
+export function sessionRecordOf(
   agentId: string,
   e: StoreEntry,
   resolved: ActiveTranscript | null | undefined,

@@ -89,7 +89,8 @@ export function scanTree(root: string, opts: ScanOptions = {}): ScannedTree {
         else if (depth < MAX_DEPTH) walk(full, relPath, depth + 1, forcedKind ?? (depth === 0 ? (FOLDER_KINDS[d.name] ?? null) : null));
         continue;
       }
-      const file = classified(full, d, relBase ? `${relBase}/${relPath}` : relPath, forcedKind, unreadable, opts.seen, types);
+      const looked = types ? (st: fs.BigIntStats) => types.looked(d, st) : undefined;
+      const file = classified(full, d.name, relBase ? `${relBase}/${relPath}` : relPath, forcedKind, unreadable, opts.seen, looked);
       if (file) out.push(file);
     }
     types?.done();
@@ -117,14 +118,13 @@ function lookAtDir(full: string, d: fs.Dirent, types: EntryTypes): void {
 /** One directory entry, classified; null when it vanished or cannot be looked at (noted). */
 function classified(
   full: string,
-  d: fs.Dirent,
+  name: string,
   relPath: string,
   forcedKind: ClassifiedFile["kind"] | null,
   unreadable: UnreadableFile[],
   seen: ScanOptions["seen"],
-  types: EntryTypes | null,
+  looked?: (st: fs.BigIntStats) => void,
 ): ClassifiedFile | null {
-  const name = d.name;
   let st: fs.BigIntStats;
   try {
     // In ns: the index's identity of the file comes from this same call.
@@ -152,7 +152,7 @@ function classified(
   // The index notes the lstat for a whole answer too, with the identity it makes of it; without it, this does.
   if (seen) seen(full, st);
   else noteLstat(full, st);
-  types?.looked(d, st);
+  looked?.(st);
   // A FIFO, socket or device here is classified and reported by name, and never opened.
   const odd = notRegular(full, st);
   if (odd !== null && !(st.isSymbolicLink() && odd.startsWith("a directory"))) {
@@ -168,6 +168,34 @@ function classified(
     }
   }
   return file;
+}
+
+/**
+ * One path of the tree `scanTree(root)` walks, classified as the walk classifies it (its lstat
+ * made now), or null where the walk lists no file: nothing there, a dir, a path under a link or
+ * deeper than the walk goes, or outside the tree. Unreadable files are added to `unreadable`.
+ */
+export function classifyInTree(
+  root: string,
+  full: string,
+  unreadable: UnreadableFile[],
+  seen?: ScanOptions["seen"],
+): ClassifiedFile | null {
+  const rel = path.relative(root, full);
+  const parts = rel.split(path.sep);
+  if (rel === "" || parts[0] === ".." || path.isAbsolute(rel) || parts.length - 1 > MAX_DEPTH) return null;
+  try {
+    // The walk goes down real dirs only: a link to a dir is an entry, never walked into.
+    for (let i = 1; i < parts.length; i++) {
+      const st = fs.lstatSync(path.join(root, ...parts.slice(0, i)), { throwIfNoEntry: false });
+      if (!st?.isDirectory()) return null;
+    }
+    if (fs.lstatSync(full, { throwIfNoEntry: false })?.isDirectory() !== false) return null;
+  } catch {
+    return null;
+  }
+  const forcedKind = parts.length > 1 ? (FOLDER_KINDS[parts[0]!] ?? null) : null;
+  return classified(full, parts.at(-1)!, parts.join("/"), forcedKind, unreadable, seen);
 }
 
 /**

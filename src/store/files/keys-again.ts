@@ -1,0 +1,234 @@
+/**
+ * The records of the few keys a turn of OpenClaw's changed, derived again without the rest of the
+ * store: what lets a kept store-wide answer be brought up to date (store/cache/answer-memo.ts,
+ * AnswerPatch) instead of derived from the whole store's model.
+ *
+ * It holds when nothing but regular files changed since the answer was kept (the dirs list the
+ * same names, each file is of the same kind), and those files are the store's sessions.json, a
+ * key's active transcript or one of its ids' locks and trajectories. Attribution then decides the
+ * same for every key: its inputs are the dirs' names, each key's entry (its part: keyInputText,
+ * compared for each key whose entry changed), and the headers of files that did not change. So
+ * each changed key's record is derived by the build's own code (index.ts) from what attribution
+ * decided for it, kept in the basis; anything else and the answer is derived whole.
+ */
+import path from "node:path";
+import type { ClassifiedFile, Evidence, StoreIndex } from "../../core/model.js";
+import { keyInputText } from "../../core/attribution.js";
+import type { AgentTarget } from "../locate.js";
+import type { UnreadableFile } from "../safe-read.js";
+import {
+  candidateProbe,
+  keyInputOf,
+  keysDerivationOf,
+  locationOf,
+  type Ownership,
+  pathContext,
+  readStoreFile,
+  resolveActive,
+  sessionRecordOf,
+} from "./index.js";
+import { classifyInTree, type ScanOptions } from "./scan.js";
+
+/**
+ * A file as a basis names it: its path in the sessions dir, or its whole path when it is elsewhere
+ * (an active transcript under another root). On 5,000 keys whole paths made the basis a third bigger.
+ */
+type FileName = string;
+
+/** A file attribution gave a key: its name, why, and its header's id when attribution read it. */
+type OwnedFile = [file: FileName, evidence: Evidence[], headerId?: string | null];
+
+/** A key as its record was derived: its sessionKey, its entry's digest, its active transcript (null: none), its ids' locks and trajectories. */
+type KeyBasis = [key: string, entry: string, active: FileName | null, side: FileName[]];
+
+/** What attribution decided for a key: its input's digest, the files it gave the key, the key's lineage as it found it. */
+type KeyAttribution = [input: string, owned: OwnedFile[], lineage: string[]];
+
+/** A files store's part of a basis' first line: its sessions.json, the dir its files are named in, its keys. */
+interface StoreBasis {
+  store: string;
+  dir: string;
+  keys: KeyBasis[];
+}
+
+/**
+ * What the records of the stores' keys were derived from, as text kept beside an answer: a first
+ * line with each store and each key's entry digest and own files (what a patch reads whole, to
+ * tell which keys changed), then a line per key, of every store in turn, with what attribution
+ * decided for it (KeyAttribution: read only for a key that changed, and written again as it was).
+ * On 5,000 keys: 0.7 MB, then 4 MB.
+ */
+export type KeysBasis = Buffer;
+
+/** A basis as it is written: its pieces (the first line made again, the keys' lines as they were read). */
+export type KeysBasisParts = readonly Buffer[];
+
+/** How a basis names a file of the sessions dir `dir`, and the path a name is. */
+const nameIn = (dir: string) => (p: string) => (p.startsWith(dir + path.sep) ? p.slice(dir.length + 1) : p);
+const pathIn = (dir: string) => (name: FileName) => (path.isAbsolute(name) ? name : path.join(dir, name));
+
+/** The basis of the indexes' records, when each build kept what attribution decided (index.ts); else null. */
+export function keysBasisOf(indexes: readonly StoreIndex[]): KeysBasisParts | null {
+  const stores: StoreBasis[] = [];
+  const lines: string[] = [];
+  for (const index of indexes) {
+    const derived = index.location.era === "files" ? keysDerivationOf(index) : undefined;
+    if (!derived) return null;
+    const { owned, keyInputs } = derived;
+    const dir = index.location.sessionsDir;
+    const name = nameIn(dir);
+    const keys = index.sessions.map((s, i): KeyBasis => {
+      const files = (owned.byKey.get(s.sessionKey) ?? []).map(
+        ({ path: p, evidence }): OwnedFile => (owned.headerIds.has(p) ? [name(p), evidence, owned.headerIds.get(p)!] : [name(p), evidence]),
+      );
+      const lineage = owned.lineage.get(s.sessionKey) ?? [];
+      const attribution: KeyAttribution = [digestOf(keyInputText(keyInputs[i]!)), files, lineage];
+      lines.push(JSON.stringify(attribution));
+      const side = [...new Set(lineage)].flatMap((id) => (owned.sideFilesById.get(id) ?? []).map((f) => name(f.path)));
+      const active = s.active.exists ? s.active.path : (s.active.unresolved?.path ?? null);
+      return [s.sessionKey, digestOf(JSON.stringify(s.entry)), active === null ? null : name(active), side];
+    });
+    stores.push({ store: index.location.storePath, dir, keys });
+  }
+  return [Buffer.from(`${JSON.stringify(stores)}\n${lines.join("\n")}\n`)];
+}
+
+/** A text's digest. node:crypto is loaded here, not at start-up: only a run that keeps or patches an answer asks. */
+function digestOf(text: string): string {
+  return process.getBuiltinModule("node:crypto").hash("sha1", text, "base64");
+}
+
+/** Each store's changed keys again (keysAgain), and the basis now; null when a change is not one a basis follows. */
+export function keysAgainFrom(
+  targets: readonly AgentTarget[],
+  env: NodeJS.ProcessEnv,
+  basis: KeysBasis,
+  changed: ReadonlyMap<string, string>,
+  seen?: ScanOptions["seen"],
+): { indexes: StoreIndex[]; basis: KeysBasisParts } | null {
+  const first = basis.indexOf(0x0a);
+  const stores = JSON.parse(basis.subarray(0, first).toString("utf8")) as StoreBasis[];
+  if (!Array.isArray(stores) || stores.length !== targets.length) return null;
+  // Every changed file is one a store follows: its sessions.json, a key's own.
+  const followed = stores.map(followedFiles);
+  for (const p of changed.keys()) if (!followed.some((f) => f.has(p))) return null;
+  const attribution = lineStarts(basis, first + 1);
+  const indexes: StoreIndex[] = [];
+  let at = 0;
+  for (const [i, target] of targets.entries()) {
+    const store = stores[i]!;
+    const attributionOf = (k: number) =>
+      JSON.parse(basis.subarray(attribution[at + k]!, attribution[at + k + 1]! - 1).toString("utf8")) as KeyAttribution;
+    const again = keysAgain(target, env, store, followed[i]!, attributionOf, changed, seen);
+    if (again === null) return null;
+    indexes.push(again);
+    at += store.keys.length;
+  }
+  if (at !== attribution.length - 1) return null;
+  // Only entry digests change: the keys' lines are kept as they were (a changed key's attribution input is the same, or no patch).
+  return { indexes, basis: [Buffer.from(JSON.stringify(stores)), basis.subarray(first)] };
+}
+
+/** Where each line of `text` from `from` on starts, and where the next would (its end + 1). */
+function lineStarts(text: Buffer, from: number): number[] {
+  const starts = [from];
+  for (let eol = text.indexOf(0x0a, from); eol >= 0; eol = text.indexOf(0x0a, eol + 1)) starts.push(eol + 1);
+  return starts;
+}
+
+/** The files whose change a store's basis follows (its sessions.json, each key's own), with the keys each is of. */
+function followedFiles(store: StoreBasis): Map<string, number[]> {
+  const follows = new Map<string, number[]>([[store.store, []]]);
+  const pathOf = pathIn(store.dir);
+  store.keys.forEach(([, , active, side], i) => {
+    for (const name of active === null ? side : [active, ...side]) {
+      const p = pathOf(name);
+      const keys = follows.get(p);
+      if (keys) keys.push(i);
+      else follows.set(p, [i]);
+    }
+  });
+  return follows;
+}
+
+/**
+ * The store's index with the records of the keys whose entry or own files changed (its sessions;
+ * its files and unattributed lists are left empty: nothing else is derived), its basis' entry
+ * digests made those of now; null when a change is not one this follows (a key added, removed or
+ * moved in sessions.json, an entry whose attribution input changed, a file of a key gone or
+ * unreadable).
+ */
+function keysAgain(
+  target: AgentTarget,
+  env: NodeJS.ProcessEnv,
+  store: StoreBasis,
+  follows: Map<string, number[]>,
+  attributionOf: (key: number) => KeyAttribution,
+  changed: ReadonlyMap<string, string>,
+  seen?: ScanOptions["seen"],
+): StoreIndex | null {
+  if (store.store !== target.storePath || store.dir !== target.sessionsDir || target.era !== "files") return null;
+  const { status, entries } = readStoreFile(target.storePath);
+  const loaded = entries.filter((e) => !e.dropped && e.entry);
+  if (loaded.length !== store.keys.length || loaded.some((e, i) => e.sessionKey !== store.keys[i]![0])) return null;
+  const again = new Set<number>();
+  loaded.forEach((e, i) => {
+    const digest = digestOf(JSON.stringify(e.entry));
+    if (digest !== store.keys[i]![1]) again.add(i);
+    store.keys[i]![1] = digest;
+  });
+  for (const p of changed.keys()) for (const i of follows.get(p) ?? []) again.add(i);
+
+  const pathOf = pathIn(store.dir);
+  const ctx = pathContext(target, env);
+  const probe = candidateProbe();
+  const listings = new Map<string, string[]>();
+  const unreadable: UnreadableFile[] = [];
+  const classifiedFiles = new Map<string, ClassifiedFile | null>();
+  const inTree = (p: string) => {
+    if (!classifiedFiles.has(p)) classifiedFiles.set(p, classifyInTree(target.sessionsDir, p, unreadable, seen));
+    return classifiedFiles.get(p) ?? undefined;
+  };
+  const sessions = [];
+  for (const i of [...again].sort((a, b) => a - b)) {
+    const e = loaded[i]!;
+    const [key, , , side] = store.keys[i]!;
+    const [input, owned, lineage] = attributionOf(i);
+    const resolved = resolveActive(key, e, ctx, inTree, probe);
+    if (digestOf(keyInputText(keyInputOf(e, resolved))) !== input) return null;
+    const ownership = ownershipOf(key, owned, lineage, side, (name) => inTree(pathOf(name)));
+    if (ownership === null || unreadable.length > 0) return null;
+    const record = sessionRecordOf(target.agentId, e, resolved, ownership, listings);
+    if (unreadable.length > 0) return null;
+    sessions.push(record);
+  }
+  return { location: locationOf(target), storeFile: status, entries, files: [], sessions, unattributed: [] };
+}
+/** What attribution decided for one key, its files as they are now (`fileOf` a name): null when one is gone or is no file. */
+function ownershipOf(
+  key: string,
+  owned: OwnedFile[],
+  lineage: string[],
+  side: FileName[],
+  fileOf: (name: FileName) => ClassifiedFile | undefined,
+): Ownership | null {
+  const present = new Map<string, ClassifiedFile>();
+  const headerIds = new Map<string, string | null>();
+  const files: Array<{ path: string; evidence: Evidence[] }> = [];
+  for (const [name, evidence, ...header] of owned) {
+    const f = fileOf(name);
+    if (!f) return null;
+    present.set(f.path, f);
+    files.push({ path: f.path, evidence });
+    if (header.length > 0) headerIds.set(f.path, header[0]!);
+  }
+  const sideFilesById = new Map<string, ClassifiedFile[]>();
+  for (const name of side) {
+    const f = fileOf(name);
+    if (!f?.sessionId) return null;
+    const list = sideFilesById.get(f.sessionId);
+    if (list) list.push(f);
+    else sideFilesById.set(f.sessionId, [f]);
+  }
+  return { present, headerIds, lineage: new Map([[key, lineage]]), byKey: new Map([[key, files]]), sideFilesById };
+}

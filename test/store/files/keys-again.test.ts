@@ -1,0 +1,225 @@
+/**
+ * A kept store-wide answer brought up to date key by key after a turn of OpenClaw's (issue 28):
+ * real corpus copies in temp dirs, the store-wide `timeline` (the answer that keeps a basis). After
+ * a turn (a line appended to a key's transcript, sessions.json rewritten) the answer is patched, not
+ * derived, and equals --no-index's; after any change a patch cannot follow (a new file, a reset, a
+ * changed archive, a key added, a sessionId moved) it is derived whole, and equals it too.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runTimeline } from "../../../src/commands/timeline.js";
+import { answersGiven } from "../../../src/store/cache/answers-given.js";
+import { openStoreSession } from "../../../src/store/session.js";
+import { copyState, fileScenarios } from "../../helpers/corpus.js";
+import { pastRacyWindow } from "../../helpers/index-cache.js";
+import { tempDir } from "../../helpers/temp.js";
+
+interface Store {
+  stateDir: string;
+  sessions: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function store(name: string): Store {
+  const { stateDir } = copyState("files", name);
+  const env = { HOME: "/nonexistent-home", XDG_CACHE_HOME: tempDir("ocs-keys-again-cache-"), TZ: "UTC" };
+  return { stateDir, sessions: path.join(stateDir, "agents", "main", "sessions"), env };
+}
+
+/** The store-wide timeline as JSON text, and how it was given: kept, patched or derived (answers-given.ts). */
+async function timeline(s: Store, how: "indexed" | "plain" = "indexed"): Promise<{ text: string; given: string }> {
+  const place = { env: s.env, cwd: "/" };
+  const session = openStoreSession(place);
+  const before = { ...answersGiven };
+  try {
+    const sel = how === "plain" ? { stateDir: s.stateDir, index: false } : { stateDir: s.stateDir };
+    const text = JSON.stringify(await runTimeline(sel, { ...place, session }));
+    const given = (["kept", "patched", "derived"] as const).filter((k) => answersGiven[k] > before[k]).join(",") || "none";
+    return { text, given };
+  } finally {
+    session.close();
+  }
+}
+
+const storeFile = (s: Store) => path.join(s.sessions, "sessions.json");
+const entries = (s: Store) => JSON.parse(fs.readFileSync(storeFile(s), "utf8")) as Record<string, Record<string, unknown>>;
+/** sessions.json rewritten as OpenClaw writes it: a temp renamed over it. */
+function writeEntries(s: Store, all: Record<string, Record<string, unknown>>): void {
+  fs.writeFileSync(`${storeFile(s)}.tmp`, JSON.stringify(all, null, 2));
+  fs.renameSync(`${storeFile(s)}.tmp`, storeFile(s));
+}
+
+/** The keys whose active transcript (`<sessionId>.jsonl`) is a regular file, with its path. */
+function activeFiles(s: Store): Array<[key: string, file: string]> {
+  let all: Record<string, Record<string, unknown>>;
+  try {
+    all = entries(s);
+  } catch {
+    return []; // an empty or invalid sessions.json
+  }
+  return Object.entries(all).flatMap(([key, e]) => {
+    const file = path.join(s.sessions, `${String(e.sessionId)}.jsonl`);
+    return typeof e.sessionId === "string" && fs.lstatSync(file, { throwIfNoEntry: false })?.isFile()
+      ? [[key, file] as [string, string]]
+      : [];
+  });
+}
+
+const T = Date.parse("2026-07-02T09:00:00.000Z");
+const message = (id: string, role: string, text: string, at: number) =>
+  `${JSON.stringify({ type: "message", id, parentId: null, timestamp: new Date(at).toISOString(), message: { role, content: [{ type: "text", text }], timestamp: at } })}\n`;
+
+/** A turn of OpenClaw's: a question and its answer appended to the key's transcript, the entry's times and counts rewritten. */
+function turn(s: Store, key: string, file: string, n: number, extra: Record<string, unknown> = {}): void {
+  fs.appendFileSync(
+    file,
+    message(`q${n}`, "user", `question ${n}`, T + n * 1000) + message(`a${n}`, "assistant", `answer ${n}`, T + n * 1000 + 500),
+  );
+  const all = entries(s);
+  all[key] = { ...all[key], updatedAt: T + n * 1000, totalTokens: 1000 + n, ...extra };
+  writeEntries(s, all);
+}
+
+describe("a kept timeline after a turn of OpenClaw's", () => {
+  it("is brought up to date key by key, on every corpus store, and equals --no-index's", async () => {
+    const names = fileScenarios();
+    const stores = names.map((name) => ({ name, s: store(name) }));
+    await pastRacyWindow();
+    for (const { s } of stores) await timeline(s);
+    const keys = stores.map(({ s }) => activeFiles(s));
+    for (const [i, { s }] of stores.entries()) for (const [j, [key, file]] of keys[i]!.slice(0, 2).entries()) turn(s, key, file, j + 1);
+    await pastRacyWindow();
+    const patched: string[] = [];
+    for (const [i, { name, s }] of stores.entries()) {
+      const after = await timeline(s);
+      expect(after.text, name).toBe((await timeline(s, "plain")).text);
+      if (after.given === "patched") patched.push(name);
+      // A store with no active transcript had no turn: nothing to patch.
+      if (keys[i]!.length === 0) expect(after.given, name).not.toBe("patched");
+    }
+    // Every store whose turn went to a key of its own: stores with unreadable files keep no answer at all.
+    // Each store that had a turn, but artifact-zoo: it holds a `.zst` that is no zstd stream, which
+    // every run names as unreadable, so no answer of it is kept and each run derives it.
+    const turned = stores.filter((_, i) => keys[i]!.length > 0).map(({ name }) => name);
+    expect(turned.length).toBeGreaterThan(5);
+    expect(patched).toEqual(turned.filter((name) => name !== "artifact-zoo"));
+
+    // The next turn brings a compaction (the row's count changes, and the entry's): patched again,
+    // from the patched answer; then, nothing changed, the patched answer is the kept one.
+    const s = stores.find(({ name }) => name === "reset-chain")!.s;
+    const [[key, file]] = activeFiles(s) as [[string, string]];
+    const once = await timeline(s);
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ type: "compaction", id: "c9", parentId: "a1", timestamp: new Date(T + 5000).toISOString(), summary: "earlier", firstKeptEntryId: "a1", tokensBefore: 900 })}\n`,
+    );
+    turn(s, key, file, 3, { compactionCount: 7 });
+    await pastRacyWindow();
+    const twice = await timeline(s);
+    expect(twice.given).toBe("patched");
+    expect(twice.text).not.toBe(once.text);
+    expect(twice.text).toBe((await timeline(s, "plain")).text);
+    expect(await timeline(s)).toEqual({ text: twice.text, given: "kept" });
+  });
+
+  /** A turn a patch would follow, in a store whose kept answer file was edited first by `edit`. */
+  const turnAfterEdit = (edit: (bytes: Buffer) => Buffer) => (s: Store) => {
+    const file = keptFile(s);
+    fs.writeFileSync(file, edit(fs.readFileSync(file)));
+    const [[key, active]] = activeFiles(s) as [[string, string]];
+    turn(s, key, active, 1);
+  };
+
+  const derivedAfter: Array<{ what: string; scenario: string; change: (s: Store) => void }> = [
+    {
+      what: "a turn, the kept basis altered (a byte of it: the key's line holds its checksum)",
+      scenario: "reset-chain",
+      change: turnAfterEdit((bytes) => {
+        bytes.writeUInt8(bytes.readUInt8(bytes.length - 40) ^ 0x01, bytes.length - 40);
+        return bytes;
+      }),
+    },
+    {
+      what: "a turn, the kept basis cut short",
+      scenario: "reset-chain",
+      change: turnAfterEdit((bytes) => bytes.subarray(0, bytes.length - 3)),
+    },
+    {
+      what: "a reset (a new sessionId, the old transcript renamed to its archive)",
+      scenario: "reset-chain",
+      change: (s) => {
+        const [[key, file]] = activeFiles(s) as [[string, string]];
+        fs.renameSync(file, `${file}.reset.2026-07-02T09-00-00.000Z`);
+        const all = entries(s);
+        all[key] = { ...all[key], sessionId: "0a0a0a0a-0000-4000-8000-000000000001", updatedAt: T };
+        writeEntries(s, all);
+      },
+    },
+    {
+      what: "an entry's sessionId moved to another transcript already there (attribution's input)",
+      scenario: "reset-chain",
+      change: (s) => {
+        const [[key]] = activeFiles(s) as [[string, string]];
+        const archive = fs.readdirSync(s.sessions).find((n) => n.includes(".jsonl.reset."))!;
+        const all = entries(s);
+        all[key] = { ...all[key], sessionId: archive.slice(0, archive.indexOf(".jsonl")), updatedAt: T };
+        writeEntries(s, all);
+      },
+    },
+    {
+      what: "a line appended to an archive (a file attribution reads, no key's own)",
+      scenario: "reset-chain",
+      change: (s) => {
+        const archive = path.join(s.sessions, fs.readdirSync(s.sessions).find((n) => n.includes(".jsonl.reset."))!);
+        fs.appendFileSync(archive, message("late", "user", "a late line", T));
+      },
+    },
+    {
+      what: "a key added to sessions.json",
+      scenario: "single-active",
+      change: (s) => {
+        const all = entries(s);
+        const [first] = Object.values(all);
+        writeEntries(s, { ...all, "agent:main:telegram:direct:7": { ...first, updatedAt: T } });
+      },
+    },
+    {
+      what: "openclaw.json rewritten (every key's policy)",
+      scenario: "reset-chain",
+      change: (s) => {
+        const config = path.join(s.stateDir, "openclaw.json");
+        const before = fs.existsSync(config) ? fs.readFileSync(config, "utf8") : null;
+        fs.writeFileSync(config, before ?? '{"session":{"reset":{"mode":"idle","idleMinutes":30}}}');
+        fs.writeFileSync(config, '{"session":{"reset":{"mode":"idle","idleMinutes":45}}}');
+      },
+    },
+  ];
+
+  it("is derived whole after each change a patch cannot follow, or with its basis altered or cut short, and equals --no-index's", async () => {
+    const stores = derivedAfter.map((c) => {
+      const s = store(c.scenario);
+      // The config the last change rewrites is there first: its change is one of a file's content.
+      fs.writeFileSync(path.join(s.stateDir, "openclaw.json"), '{"session":{"reset":{"mode":"idle","idleMinutes":30}}}');
+      return s;
+    });
+    await pastRacyWindow();
+    for (const s of stores) expect((await timeline(s)).given).toBe("derived");
+    for (const [i, c] of derivedAfter.entries()) c.change(stores[i]!);
+    await pastRacyWindow();
+    for (const [i, c] of derivedAfter.entries()) {
+      const after = await timeline(stores[i]!);
+      expect(after.given, c.what).toBe("derived");
+      expect(after.text, c.what).toBe((await timeline(stores[i]!, "plain")).text);
+    }
+  });
+});
+
+/** The one answer file a store's cache holds. */
+function keptFile(s: Store): string {
+  const index = path.join(s.env.XDG_CACHE_HOME!, "openclaw-sessions", "index");
+  const dir = path.join(index, fs.readdirSync(index).find((n) => n.endsWith(".answers"))!);
+  const [name, ...more] = fs.readdirSync(dir);
+  expect(more).toEqual([]);
+  return path.join(dir, name!);
+}

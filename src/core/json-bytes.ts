@@ -42,6 +42,24 @@ export class JsonBytesCursor {
     return this.#escaped(start);
   }
 
+  /** Past the JSON string that comes next, not decoded: false when none does. */
+  skipString(): boolean {
+    const { bytes } = this;
+    if (bytes[this.pos] !== QUOTE) return false;
+    for (let from = this.pos + 1; ; ) {
+      const end = bytes.indexOf(QUOTE, from);
+      if (end < 0) return false;
+      // A quote after an odd run of backslashes is escaped: part of the string.
+      let run = 0;
+      while (end - run - 1 > this.pos && bytes[end - run - 1] === BACKSLASH) run++;
+      if (run % 2 === 0) {
+        this.pos = end + 1;
+        return true;
+      }
+      from = end + 1;
+    }
+  }
+
   /** A string with an escape in it: its end found past each escape, and JSON.parse's reading of it. */
   #escaped(start: number): string | null {
     const { bytes } = this;

@@ -48,6 +48,27 @@ describe("JsonBytesCursor", () => {
     expect(readBack(values)).toEqual(values);
   });
 
+  it("skips each string to where reading it ends, whatever escapes it holds, and none where none is", () => {
+    let seed = 11;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    const alphabet = ['"', "\\", "\\\\", "a", "\n", "\u00e9", "\u{1f600}", " "];
+    const values = Array.from({ length: 2000 }, () =>
+      Array.from({ length: next() % 9 }, () => alphabet[next() % alphabet.length]).join(""),
+    );
+    const bytes = Buffer.from(JSON.stringify(values));
+    const read = new JsonBytesCursor(bytes);
+    const skip = new JsonBytesCursor(bytes);
+    expect(read.literal("[") && skip.literal("[")).toBe(true);
+    for (const [i, v] of values.entries()) {
+      if (i > 0) expect(read.literal(",") && skip.literal(",")).toBe(true);
+      expect(read.string()).toBe(v);
+      expect(skip.skipString()).toBe(true);
+      expect(skip.pos).toBe(read.pos);
+    }
+    for (const text of ['"open', "5", "", '"a\\"', '"a\\\\\\"'])
+      expect(new JsonBytesCursor(Buffer.from(text)).skipString(), text).toBe(false);
+  });
+
   it("finds no string where none is, and none cut short", () => {
     for (const text of ['"open', "5", "", '"a\\"', "null"]) expect(new JsonBytesCursor(Buffer.from(text)).string()).toBeNull();
     const c = new JsonBytesCursor(Buffer.from('"ab"x'));

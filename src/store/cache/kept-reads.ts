@@ -148,9 +148,12 @@ export function firstLstatsChanged(head: Buffer, count: number): boolean {
  * Hands each pair of each section to `holds(how)`, in the text's order: true when each held and
  * the text is whole kept reads, false at the first that did not, or at what is not kept reads.
  */
-function everyRead(kept: Buffer, holds: (how: KeptRead) => (path: string, found: string) => boolean): boolean {
+function everyRead(kept: Buffer, holds: (how: KeptRead) => ((path: string, found: string) => boolean) | null): boolean {
   const c = new JsonBytesCursor(kept);
-  for (const [i, [key, how]] of SECTIONS.entries()) if (!c.literal(sectionOpening(i, key)) || !everyPair(c, holds(how))) return false;
+  for (const [i, [key, how]] of SECTIONS.entries()) {
+    const each = holds(how);
+    if (!c.literal(sectionOpening(i, key)) || !(each === null ? pastPairs(c) : everyPair(c, each))) return false;
+  }
   return c.literal("}") && c.atEnd();
 }
 
@@ -181,14 +184,16 @@ export function checkedReads(kept: Buffer): CheckedLstats | null {
 export function readsNow(kept: Buffer, settledBefore: number): { changed: Map<string, string>; now: ReadSet } | null {
   const changed = new Map<string, string>();
   const now = newReadSet(settledBefore);
+  // Every read but the lstats first (a few dozen dirs and paths): a file made, removed or renamed
+  // (a reset) is found before the lstat of every file (130 ms on 18,000), and the answer derived.
+  if (!everyRead(kept, (how) => (how === "l" ? null : STILL[how]))) return null;
   const into: Record<KeptRead, Map<string, string>> = { l: now.lstats, d: now.dirs, n: now.named, s: now.stats, t: now.types };
   const held = everyRead(kept, (how) => {
-    const still = STILL[how];
     const set = into[how];
     if (how !== "l")
       return (p, found) => {
         set.set(p, found);
-        return still(p, found);
+        return true;
       };
     return (p, seen) => {
       const found = lookAt(p, "l");
@@ -234,6 +239,17 @@ export function eachKeptRead(kept: Buffer, each: (how: KeptRead, path: string, f
     each(how, p, found);
     return true;
   });
+}
+
+/** Past a pairs array (`pairs`) at the cursor, none of its strings decoded: false when there is none. */
+function pastPairs(c: JsonBytesCursor): boolean {
+  if (!c.literal("[")) return false;
+  if (c.literal("]")) return true;
+  for (;;) {
+    if (!c.skipString() || !c.literal(",") || !c.skipString()) return false;
+    if (c.literal("]")) return true;
+    if (!c.literal(",")) return false;
+  }
 }
 
 /**

@@ -64,7 +64,8 @@ export interface StoreSession {
   keysBasis(indexes: readonly StoreIndex[]): KeysBasisParts | null;
   /**
    * For each store `sel` selects, an index holding only the records of the keys whose entry or own
-   * files changed since `basis` (keysBasis, as a kept answer holds it), with the basis now; `changed`
+   * files changed since `basis` (keysBasis, as a kept answer holds it; no file, nothing
+   * unattributed), with the basis now; `changed`
    * is each changed file and its lstat now. Null when a change is not one that can be followed key
    * by key (store/files/keys-again.ts): the caller derives its answer whole.
    */

@@ -1,6 +1,6 @@
 /**
  * A kept store-wide answer brought up to date key by key after a turn of OpenClaw's (issue 28):
- * real corpus copies in temp dirs, the store-wide `timeline` (the answer that keeps a basis). After
+ * real corpus copies in temp dirs, the answers that keep a basis (`timeline`, `ls`'s table). After
  * a turn (a line appended to a key's transcript, sessions.json rewritten) the answer is patched, not
  * derived, and equals --no-index's; after any change a patch cannot follow (a new file, a reset, a
  * changed archive, a key added, a sessionId moved) it is derived whole, and equals it too.
@@ -8,7 +8,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { runLsTable } from "../../../src/commands/ls.js";
 import { runTimeline } from "../../../src/commands/timeline.js";
+import type { StoreContext, StoreSelection } from "../../../src/store/index.js";
 import { answersGiven } from "../../../src/store/cache/answers-given.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState, fileScenarios } from "../../helpers/corpus.js";
@@ -27,20 +29,33 @@ function store(name: string): Store {
   return { stateDir, sessions: path.join(stateDir, "agents", "main", "sessions"), env };
 }
 
-/** The store-wide timeline as JSON text, and how it was given: kept, patched or derived (answers-given.ts). */
-async function timeline(s: Store, how: "indexed" | "plain" = "indexed"): Promise<{ text: string; given: string }> {
+/** A store-wide answer that keeps a basis, as a run of the command gives it. */
+type Answer = (sel: StoreSelection, ctx: StoreContext) => Promise<unknown>;
+
+/** The answers a patch brings up to date: `timeline`, and `ls`'s table (with `--stats` too). */
+const ANSWERS: Record<string, Answer> = {
+  timeline: (sel, ctx) => runTimeline(sel, ctx),
+  "ls (its table)": async (sel, ctx) => (await runLsTable(sel, {}, ctx)).table,
+  "ls --stats (its table)": async (sel, ctx) => (await runLsTable({ ...sel, stats: true }, {}, ctx)).table,
+};
+
+/** An answer as JSON text, and how it was given: kept, patched or derived (answers-given.ts). */
+async function answer(s: Store, how: "indexed" | "plain", run: Answer): Promise<{ text: string; given: string }> {
   const place = { env: s.env, cwd: "/" };
   const session = openStoreSession(place);
   const before = { ...answersGiven };
   try {
     const sel = how === "plain" ? { stateDir: s.stateDir, index: false } : { stateDir: s.stateDir };
-    const text = JSON.stringify(await runTimeline(sel, { ...place, session }));
+    const text = JSON.stringify(await run(sel, { ...place, session }));
     const given = (["kept", "patched", "derived"] as const).filter((k) => answersGiven[k] > before[k]).join(",") || "none";
     return { text, given };
   } finally {
     session.close();
   }
 }
+
+/** The store-wide timeline (answer). */
+const timeline = (s: Store, how: "indexed" | "plain" = "indexed") => answer(s, how, ANSWERS.timeline!);
 
 const storeFile = (s: Store) => path.join(s.sessions, "sessions.json");
 const entries = (s: Store) => JSON.parse(fs.readFileSync(storeFile(s), "utf8")) as Record<string, Record<string, unknown>>;
@@ -86,17 +101,23 @@ describe("a kept timeline after a turn of OpenClaw's", () => {
     const names = fileScenarios();
     const stores = names.map((name) => ({ name, s: store(name) }));
     await pastRacyWindow();
-    for (const { s } of stores) await timeline(s);
+    for (const { s } of stores) for (const run of Object.values(ANSWERS)) await answer(s, "indexed", run);
     const keys = stores.map(({ s }) => activeFiles(s));
     for (const [i, { s }] of stores.entries()) for (const [j, [key, file]] of keys[i]!.slice(0, 2).entries()) turn(s, key, file, j + 1);
     await pastRacyWindow();
     const patched: string[] = [];
     for (const [i, { name, s }] of stores.entries()) {
-      const after = await timeline(s);
-      expect(after.text, name).toBe((await timeline(s, "plain")).text);
-      if (after.given === "patched") patched.push(name);
+      const given = new Set<string>();
+      for (const [what, run] of Object.entries(ANSWERS)) {
+        const after = await answer(s, "indexed", run);
+        expect(after.text, `${name}: ${what}`).toBe((await answer(s, "plain", run)).text);
+        given.add(after.given);
+      }
+      // The answers alike: each patched, or none.
+      expect(given.size, name).toBe(1);
+      if (given.has("patched")) patched.push(name);
       // A store with no active transcript had no turn: nothing to patch.
-      if (keys[i]!.length === 0) expect(after.given, name).not.toBe("patched");
+      if (keys[i]!.length === 0) expect(given.has("patched"), name).toBe(false);
     }
     // Every store whose turn went to a key of its own: stores with unreadable files keep no answer at all.
     // Each store that had a turn, but artifact-zoo: it holds a `.zst` that is no zstd stream, which

@@ -393,11 +393,12 @@ async function tableAgain(
 async function listing(
   opts: LsOptions,
   ctx: StoreContext,
-  from: (indexes: readonly StoreIndex[]) => void = () => undefined,
+  from?: (indexes: readonly StoreIndex[]) => void,
   given?: readonly StoreIndex[],
 ): Promise<LsResult> {
-  const indexes = given ?? (await ctx.session.indexes(opts));
-  from(indexes);
+  // Only the table keeps a basis of its records (runLsTable's `from`).
+  const indexes = given ?? (await ctx.session.indexes(opts, from ? { keysBasis: true } : {}));
+  from?.(indexes);
   const result: LsResult = {
     schemaVersion: LS_SCHEMA_VERSION,
     stores: indexes.map(storeHeader),

@@ -455,7 +455,7 @@ async function summaryOf(
   env: Env,
   from: (indexes: readonly StoreIndex[]) => void,
 ): Promise<TimelineSummaryResult> {
-  const indexes = await ctx.session.indexes(opts);
+  const indexes = await ctx.session.indexes(opts, { keysBasis: true });
   from(indexes);
   const headers = stores(indexes);
   const rows: TimelineSummaryRow[] = [];

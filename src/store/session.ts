@@ -21,10 +21,15 @@ import { type AnswerOptions, reuseAnswer } from "./cache/answer-memo.js";
 import { noteDoubt } from "./read-set.js";
 import type { SnapshotPool } from "./sqlite/snapshots.js";
 
-/** What a caller may do between locating the stores and indexing them. */
+/** What a caller may do between locating the stores and indexing them, and what it asks of the indexing. */
 export interface IndexHooks {
   /** The located stores, before any is indexed: work that needs only their dirs can start (grep's pre-filter). */
   located?(targets: readonly AgentTarget[]): void;
+  /**
+   * The caller keeps a basis of the records (keysBasis): each files store's is made as it is
+   * indexed, while what attribution decided is at hand (store/files/keys-basis.ts).
+   */
+  keysBasis?: boolean;
 }
 
 export interface StoreSession {
@@ -234,7 +239,7 @@ async function indexStores(
   for (const t of targets) cache.addTarget(t);
   hooks?.located?.(targets);
   const out: StoreIndex[] = [];
-  for (const t of targets) out.push(...(await indexTarget(t, place, database, cache)));
+  for (const t of targets) out.push(...(await indexTarget(t, place, database, cache, hooks?.keysBasis === true)));
   if (sel.vault !== undefined && out.length > 0) {
     const { overlayVault, vaultDirFor } = await import("./vault/read.js");
     await overlayVault(out, vaultDirFor(sel.vault, place), place.env);
@@ -262,10 +267,17 @@ function isSqliteLayerFile(f: ClassifiedFile): boolean {
 type OpenDatabase = (dbPath: string) => Promise<SqliteDb>;
 
 /** One agent's store(s): the SQLite store, plus a legacy file-backed store still beside it. */
-async function indexTarget(target: AgentTarget, place: StorePlace, database: OpenDatabase, cache: StoreCache): Promise<StoreIndex[]> {
+async function indexTarget(
+  target: AgentTarget,
+  place: StorePlace,
+  database: OpenDatabase,
+  cache: StoreCache,
+  keysBasis: boolean,
+): Promise<StoreIndex[]> {
   const remember: RememberSync = (ref, what, compute, keep) => cache.rememberSync(ref, what, compute, keep);
   const seen = (p: string, st: BigIntStats) => cache.noteStat(p, st);
-  if (target.era !== "sqlite") return [await buildFilesIndex(target, place.env, { remember, seen, kept: keptDerivations(cache, target) })];
+  if (target.era !== "sqlite")
+    return [await buildFilesIndex(target, place.env, { remember, seen, kept: keptDerivations(cache, target), keysBasis })];
   if (!target.legacyStorePath) return [await indexSqliteTarget(target, database)];
   const legacy = { ...target, era: "files" as const, storePath: target.legacyStorePath, sqlitePath: null, legacyStorePath: null };
   return [

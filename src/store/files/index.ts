@@ -31,6 +31,7 @@ import { configPathFor, configuredChannels, readConfig } from "../config.js";
 import type { AgentTarget } from "../locate.js";
 import { headerRead, peekTranscript, readHeader } from "./peek.js";
 import { attributeKept, type KeptDerivations } from "./kept-attribution.js";
+import { storeBasisText, type StoreBasisText } from "./keys-basis.js";
 import { scanTree } from "./scan.js";
 import { readStoreObject } from "./store-file.js";
 import { heapHold } from "../process/streaming-memory.js";
@@ -176,6 +177,8 @@ export interface FilesIndexOptions {
   seen?: (path: string, st: fs.BigIntStats) => void;
   /** Where attribution is kept across runs (kept-attribution.ts). */
   kept?: KeptDerivations;
+  /** The caller keeps a basis of the records (keys-basis.ts): made while attribution is at hand. */
+  keysBasis?: boolean;
 }
 
 /** How the index reuses what a bounded read of a file found. */
@@ -236,8 +239,8 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
 
   const index: StoreIndex = { location: locationOf(target, opts.legacy), storeFile: status, entries, files, sessions, unattributed };
   // What a later run needs to derive a few keys' records again (keys-again.ts): only where answers are kept.
-  if (opts.kept && !opts.legacy && files.length <= MAX_FILES_FOLLOWED && unreadable.size === 0)
-    derivations.set(index, { keyInputs, owned });
+  if (opts.keysBasis && opts.kept && !opts.legacy && files.length <= MAX_FILES_FOLLOWED && unreadable.size === 0)
+    bases.set(index, storeBasisText(target.storePath, target.sessionsDir, sessions, keyInputs, owned));
   return index;
 }
 
@@ -256,24 +259,17 @@ export function locationOf(target: AgentTarget, legacy?: boolean): StoreIndex["l
 }
 
 /**
- * Up to this many files, a store's index keeps what attribution decided for each key (its files,
- * lineage and inputs) while it is used: a kept answer is then brought up to date key by key after
- * a turn (keys-again.ts). Beyond, nothing more is held (100,000 archives: about 20 MB).
+ * Up to this many files, a store's index is built with its records' basis when the caller keeps one
+ * (keys-basis.ts): a kept answer is then brought up to date key by key after a turn (keys-again.ts).
+ * Beyond, none is made (100,000 archives: about 20 MB of text).
  */
 const MAX_FILES_FOLLOWED = 32_768;
 
-/** What attribution decided for each key of an index, and from what (keys-again.ts). */
-export interface KeysDerivation {
-  /** Each loaded entry's attribution input, in the index's sessions' order. */
-  keyInputs: KeyInput[];
-  owned: Ownership;
-}
+const bases = new WeakMap<StoreIndex, StoreBasisText>();
 
-const derivations = new WeakMap<StoreIndex, KeysDerivation>();
-
-/** What attribution decided for each key of `index`, when its build kept it. */
-export function keysDerivationOf(index: StoreIndex): KeysDerivation | undefined {
-  return derivations.get(index);
+/** The basis text of `index`'s records, when its build made one. */
+export function storeBasisTextOf(index: StoreIndex): StoreBasisText | undefined {
+  return bases.get(index);
 }
 
 export function pathContext(target: AgentTarget, env: NodeJS.ProcessEnv): PathContext {

@@ -11,7 +11,6 @@
  * each changed key's record is derived by the build's own code (index.ts) from what attribution
  * decided for it, kept in the basis; anything else and the answer is derived whole.
  */
-import path from "node:path";
 import type { ClassifiedFile, Evidence, StoreIndex } from "../../core/model.js";
 import { keyInputText } from "../../core/attribution.js";
 import type { AgentTarget } from "../locate.js";
@@ -19,7 +18,7 @@ import type { UnreadableFile } from "../safe-read.js";
 import {
   candidateProbe,
   keyInputOf,
-  keysDerivationOf,
+  storeBasisTextOf,
   locationOf,
   type Ownership,
   pathContext,
@@ -28,28 +27,15 @@ import {
   sessionRecordOf,
 } from "./index.js";
 import { classifyInTree, type ScanOptions } from "./scan.js";
-
-/**
- * A file as a basis names it: its path in the sessions dir, or its whole path when it is elsewhere
- * (an active transcript under another root). On 5,000 keys whole paths made the basis a third bigger.
- */
-type FileName = string;
-
-/** A file attribution gave a key: its name, why, and its header's id when attribution read it. */
-type OwnedFile = [file: FileName, evidence: Evidence[], headerId?: string | null];
-
-/** A key as its record was derived: its sessionKey, its entry's digest, its active transcript (null: none), its ids' locks and trajectories. */
-type KeyBasis = [key: string, entry: string, active: FileName | null, side: FileName[]];
-
-/** What attribution decided for a key: its input's digest, the files it gave the key, the key's lineage as it found it. */
-type KeyAttribution = [input: string, owned: OwnedFile[], lineage: string[]];
-
-/** A files store's part of a basis' first line: its sessions.json, the dir its files are named in, its keys. */
-interface StoreBasis {
-  store: string;
-  dir: string;
-  keys: KeyBasis[];
-}
+import {
+  digestOf,
+  type FileName,
+  type KeyAttribution,
+  type OwnedFile,
+  pathIn,
+  type StoreBasis,
+  type StoreBasisText,
+} from "./keys-basis.js";
 
 /**
  * What the records of the stores' keys were derived from, as text kept beside an answer: a first
@@ -60,42 +46,15 @@ interface StoreBasis {
  */
 export type KeysBasis = Buffer;
 
-/** A basis as it is written: its pieces (the first line made again, the keys' lines as they were read). */
+/** A basis as it is written: its pieces (the first line, the keys' lines). */
 export type KeysBasisParts = readonly Buffer[];
 
-/** How a basis names a file of the sessions dir `dir`, and the path a name is. */
-const nameIn = (dir: string) => (p: string) => (p.startsWith(dir + path.sep) ? p.slice(dir.length + 1) : p);
-const pathIn = (dir: string) => (name: FileName) => (path.isAbsolute(name) ? name : path.join(dir, name));
-
-/** The basis of the indexes' records, when each build kept what attribution decided (index.ts); else null. */
+/** The basis of the indexes' records, when each build made its part (index.ts, asked for with `keysBasis`); else null. */
 export function keysBasisOf(indexes: readonly StoreIndex[]): KeysBasisParts | null {
-  const stores: StoreBasis[] = [];
-  const lines: string[] = [];
-  for (const index of indexes) {
-    const derived = index.location.era === "files" ? keysDerivationOf(index) : undefined;
-    if (!derived) return null;
-    const { owned, keyInputs } = derived;
-    const dir = index.location.sessionsDir;
-    const name = nameIn(dir);
-    const keys = index.sessions.map((s, i): KeyBasis => {
-      const files = (owned.byKey.get(s.sessionKey) ?? []).map(
-        ({ path: p, evidence }): OwnedFile => (owned.headerIds.has(p) ? [name(p), evidence, owned.headerIds.get(p)!] : [name(p), evidence]),
-      );
-      const lineage = owned.lineage.get(s.sessionKey) ?? [];
-      const attribution: KeyAttribution = [digestOf(keyInputText(keyInputs[i]!)), files, lineage];
-      lines.push(JSON.stringify(attribution));
-      const side = [...new Set(lineage)].flatMap((id) => (owned.sideFilesById.get(id) ?? []).map((f) => name(f.path)));
-      const active = s.active.exists ? s.active.path : (s.active.unresolved?.path ?? null);
-      return [s.sessionKey, digestOf(JSON.stringify(s.entry)), active === null ? null : name(active), side];
-    });
-    stores.push({ store: index.location.storePath, dir, keys });
-  }
-  return [Buffer.from(`${JSON.stringify(stores)}\n${lines.join("\n")}\n`)];
-}
-
-/** A text's digest. node:crypto is loaded here, not at start-up: only a run that keeps or patches an answer asks. */
-function digestOf(text: string): string {
-  return process.getBuiltinModule("node:crypto").hash("sha1", text, "base64");
+  const parts = indexes.map((index) => (index.location.era === "files" ? storeBasisTextOf(index) : undefined));
+  if (parts.some((p) => p === undefined)) return null;
+  const texts = parts as StoreBasisText[];
+  return [Buffer.from(`[${texts.map((t) => t.store).join(",")}]\n`), ...texts.map((t) => t.keys)];
 }
 
 /** Each store's changed keys again (keysAgain), and the basis now; null when a change is not one a basis follows. */

@@ -1,0 +1,80 @@
+/**
+ * What the records of a files store's keys were derived from, key by key (keys-again.ts reads it
+ * back): made while the store is indexed, when the caller keeps it, from what attribution decided
+ * for each key, and held as its text (a few MB of bytes on 5,000 keys), never as the attribution's
+ * objects: a cold `timeline` held those through its whole pass over every transcript, and each full
+ * GC of that pass marked them again (a cold run 5–8 % slower, 15 MB more at its peak).
+ */
+import path from "node:path";
+import type { ClassifiedFile, Evidence, SessionRecord } from "../../core/model.js";
+import { keyInputText, type KeyInput } from "../../core/attribution.js";
+
+/**
+ * A file as a basis names it: its path in the sessions dir, or its whole path when it is elsewhere
+ * (an active transcript under another root). On 5,000 keys whole paths made the basis a third bigger.
+ */
+export type FileName = string;
+
+/** A file attribution gave a key: its name, why, and its header's id when attribution read it. */
+export type OwnedFile = [file: FileName, evidence: Evidence[], headerId?: string | null];
+
+/** A key as its record was derived: its sessionKey, its entry's digest, its active transcript (null: none), its ids' locks and trajectories. */
+export type KeyBasis = [key: string, entry: string, active: FileName | null, side: FileName[]];
+
+/** What attribution decided for a key: its input's digest, the files it gave the key, the key's lineage as it found it. */
+export type KeyAttribution = [input: string, owned: OwnedFile[], lineage: string[]];
+
+/** A files store's part of a basis' first line: its sessions.json, the dir its files are named in, its keys. */
+export interface StoreBasis {
+  store: string;
+  dir: string;
+  keys: KeyBasis[];
+}
+
+/** A store's part of a basis, as text: its part of the first line (StoreBasis), and a line per key (KeyAttribution). */
+export interface StoreBasisText {
+  store: string;
+  keys: Buffer;
+}
+
+/** What attribution decided for the keys of a store (the build's Ownership, what of it the basis reads). */
+export interface KeysOwnership {
+  byKey: Map<string, Array<{ path: string; evidence: Evidence[] }>>;
+  lineage: Map<string, string[]>;
+  headerIds: Map<string, string | null>;
+  sideFilesById: Map<string, ClassifiedFile[]>;
+}
+
+/** How a basis names a file of the sessions dir `dir`, and the path a name is. */
+export const nameIn = (dir: string) => (p: string) => (p.startsWith(dir + path.sep) ? p.slice(dir.length + 1) : p);
+export const pathIn = (dir: string) => (name: FileName) => (path.isAbsolute(name) ? name : path.join(dir, name));
+
+/** A text's digest. node:crypto is loaded here, not at start-up: only a run that keeps or patches an answer asks. */
+export function digestOf(text: string): string {
+  return process.getBuiltinModule("node:crypto").hash("sha1", text, "base64");
+}
+
+/** The basis text of a store's records (`sessions`, each with its attribution input `keyInputs[i]`). */
+export function storeBasisText(
+  storePath: string,
+  dir: string,
+  sessions: readonly SessionRecord[],
+  keyInputs: readonly KeyInput[],
+  owned: KeysOwnership,
+): StoreBasisText {
+  const name = nameIn(dir);
+  const lines: string[] = [];
+  const keys = sessions.map((s, i): KeyBasis => {
+    const files = (owned.byKey.get(s.sessionKey) ?? []).map(
+      ({ path: p, evidence }): OwnedFile => (owned.headerIds.has(p) ? [name(p), evidence, owned.headerIds.get(p)!] : [name(p), evidence]),
+    );
+    const lineage = owned.lineage.get(s.sessionKey) ?? [];
+    const attribution: KeyAttribution = [digestOf(keyInputText(keyInputs[i]!)), files, lineage];
+    lines.push(JSON.stringify(attribution));
+    const side = [...new Set(lineage)].flatMap((id) => (owned.sideFilesById.get(id) ?? []).map((f) => name(f.path)));
+    const active = s.active.exists ? s.active.path : (s.active.unresolved?.path ?? null);
+    return [s.sessionKey, digestOf(JSON.stringify(s.entry)), active === null ? null : name(active), side];
+  });
+  const store: StoreBasis = { store: storePath, dir, keys };
+  return { store: JSON.stringify(store), keys: Buffer.from(lines.length > 0 ? `${lines.join("\n")}\n` : "") };
+}

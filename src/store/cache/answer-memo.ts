@@ -108,8 +108,8 @@ export async function reuseAnswer<T>(
   const key = answerKey(what, place, before);
   const dir = answersDirOf(indexFile);
   const file = path.join(dir, `${opts.oneKey ? ONE_KEY_PREFIX : ""}${nameOf(key)}.json`);
-  // A patch needs the kept answer whatever changed first.
-  const kept = opts.patch === undefined && firstReadsChanged(file, key) ? null : readKept(file, key);
+  // A patch needs the kept answer whatever changed first (when it was kept with a basis).
+  const kept = firstReadsChanged(file, key, opts.patch !== undefined) ? null : readKept(file, key);
   // Too big to keep when last asked (within a day): derived without noting its reads.
   if (kept && isTooBig(kept.reads) && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < TOO_BIG_FOR_MS)
     return compute();
@@ -127,7 +127,8 @@ export async function reuseAnswer<T>(
       // cut short (a write a crash tore): derived again, and written whole
     }
   }
-  if (kept && opts.patch) {
+  // Only an answer kept with a basis (none past 32,768 files): else its check would look at every file for nothing.
+  if (kept?.basis && opts.patch) {
     const patched = await patchedAnswer(deps, kept, opts.patch, () => located() === before);
     if (patched !== null) {
       if (patched.reads !== null) writeKept(dir, file, answerFileParts(key, patched.reads, patched.basis, patched.value));
@@ -193,7 +194,7 @@ async function patchedAnswer<T>(
   const noted = startReads(settledBefore);
   let patched: { value: T; basis: readonly Buffer[] } | null;
   try {
-    const basis = kept.basis();
+    const basis = kept.basis?.() ?? null;
     patched = basis === null ? null : await patch.apply(plainData(keptValue(kept.answer)) as T, basis, changed);
   } catch {
     patched = null; // a kept answer or basis cut short or altered; a file that cannot be read (the derivation names it)
@@ -312,7 +313,7 @@ export function readKept(
   file: string,
   key: string,
   sizes = { whole: WHOLE_BYTES, piece: FILE_PIECE_BYTES },
-): { reads: Buffer; basis: () => Buffer | null; answer: KeptBytes; identity: string } | null {
+): { reads: Buffer; basis: (() => Buffer | null) | null; answer: KeptBytes; identity: string } | null {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -345,7 +346,8 @@ export function readKept(
     if (b < 0) return null;
     const head = pieces.length === 1 ? first : Buffer.concat(pieces);
     const reads = head.subarray(a + 1, b);
-    const basis = () => (basisBytes === 0 ? null : basisOf(file, identity, decoded(keyLine.subarray(0, a)), end, size));
+    // Read only when a patch asks: a warm run never does.
+    const basis = basisBytes === 0 ? null : () => basisOf(file, identity, decoded(keyLine.subarray(0, a)), end, size);
     if (at === end) return { reads, basis, answer: bytesInMemory(head.subarray(b + 1)), identity };
     inFile = true;
     return { reads, basis, answer: bytesInFile(fd, b + 1, end - (b + 1), sizes.piece), identity };
@@ -401,17 +403,19 @@ function basisLine(basis: readonly Buffer[]): string {
  * FIRST_LSTATS lstats, those changed last when it was kept: sessions.json, the transcripts being
  * written), read from its first HEAD_BYTES alone: after a turn of OpenClaw's, a store-wide answer
  * is derived again without reading the one kept (7.8 MB for `timeline` of 5,000 keys) into fresh
- * memory. False for anything else (no file, another key, reads that hold or run past those bytes):
- * readKept and the whole check then decide.
+ * memory. False for anything else (no file, another key, reads that hold or run past those bytes,
+ * an answer with a basis when the command can patch it): readKept and the whole check then decide.
  */
-function firstReadsChanged(file: string, key: string): boolean {
+function firstReadsChanged(file: string, key: string, patching: boolean): boolean {
   return readCacheFile(
     file,
     (fd) => {
       headBytes ??= Buffer.allocUnsafeSlow(HEAD_BYTES);
       const head = headBytes.subarray(0, fs.readSync(fd, headBytes, 0, HEAD_BYTES, 0));
       const eol = head.indexOf(0x0a);
-      return eol >= 0 && basisSizeOf(head.subarray(0, eol), key) !== null && firstLstatsChanged(head.subarray(eol + 1), FIRST_LSTATS);
+      const basisBytes = eol < 0 ? null : basisSizeOf(head.subarray(0, eol), key);
+      if (basisBytes === null || (patching && basisBytes > 0)) return false;
+      return firstLstatsChanged(head.subarray(eol + 1), FIRST_LSTATS);
     },
     false,
   );

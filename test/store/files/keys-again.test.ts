@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runLsTable } from "../../../src/commands/ls.js";
 import { runTimeline } from "../../../src/commands/timeline.js";
 import type { StoreContext, StoreSelection } from "../../../src/store/index.js";
@@ -233,6 +233,61 @@ describe("a kept timeline after a turn of OpenClaw's", () => {
       expect(after.given, c.what).toBe("derived");
       expect(after.text, c.what).toBe((await timeline(stores[i]!, "plain")).text);
     }
+  });
+});
+
+describe("a kept timeline without a basis (a store past 32,768 files keeps none)", () => {
+  it("is derived after a turn from its file's first bytes alone, as an answer that cannot be patched always was", async () => {
+    const s = store("reset-chain");
+    // Archives enough that the kept reads alone are well past the first bytes looked at.
+    const [[key, active]] = activeFiles(s) as [[string, string]];
+    const header = fs.readFileSync(active, "utf8").split("\n")[0];
+    for (let i = 0; i < 300; i++)
+      fs.writeFileSync(
+        path.join(s.sessions, `00000000-0000-4000-8000-${String(i).padStart(12, "0")}.jsonl.reset.2026-07-01T10-00-00.000Z`),
+        `${header}\n`,
+      );
+    writeEntries(s, entries(s));
+    await pastRacyWindow();
+    expect((await timeline(s)).given).toBe("derived");
+    // The basis taken off: the key's line without its size and checksum, the file without its last bytes.
+    const file = keptFile(s);
+    const bytes = fs.readFileSync(file);
+    const eol = bytes.indexOf(0x0a);
+    const [keyText, size] = bytes.subarray(0, eol).toString("utf8").split("\t");
+    fs.writeFileSync(file, Buffer.concat([Buffer.from(keyText!), bytes.subarray(eol, bytes.length - Number(size))]));
+    expect(fs.statSync(file).size).toBeGreaterThan(64 * 1024);
+    turn(s, key, active, 1);
+    await pastRacyWindow();
+    const got: number[] = [];
+    const open = new Set<number>();
+    const { openSync, readSync, closeSync } = fs;
+    const spies = [
+      vi.spyOn(fs, "openSync").mockImplementation((...args: Parameters<typeof fs.openSync>) => {
+        const fd = openSync(...args);
+        if (args[0] === file) open.add(fd);
+        return fd;
+      }),
+      vi.spyOn(fs, "readSync").mockImplementation((...args: Parameters<typeof fs.readSync>) => {
+        const n = readSync(...args);
+        if (open.has(args[0])) got.push(n);
+        return n;
+      }),
+      vi.spyOn(fs, "closeSync").mockImplementation((fd: number) => {
+        open.delete(fd);
+        closeSync(fd);
+      }),
+    ];
+    let after: { text: string; given: string };
+    try {
+      after = await timeline(s);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(after.given).toBe("derived");
+    expect(after.text).toBe((await timeline(s, "plain")).text);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(16 * 1024);
   });
 });
 

@@ -4,6 +4,8 @@
  * The index is a temp file of the test's own (never a fixture), opened read-write like any cache.
  */
 import fs from "node:fs";
+import path from "node:path";
+import { expect, vi } from "vitest";
 import { DatabaseSync } from "node:sqlite";
 import { indexFileFor } from "../../src/store/cache/location.js";
 
@@ -39,4 +41,41 @@ export function factsIn(file: string): FactRow[] {
  */
 export function pastRacyWindow(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 2100));
+}
+
+/** The one whole-answer file kept beside the index under `cacheHome` (the test fails when there are others). */
+export function keptAnswerFile(cacheHome: string): string {
+  const index = path.join(cacheHome, "openclaw-sessions", "index");
+  const dir = path.join(index, fs.readdirSync(index).find((n) => n.endsWith(".answers"))!);
+  const files = fs.readdirSync(dir);
+  expect(files).toHaveLength(1);
+  return path.join(dir, files[0]!);
+}
+
+/** `run`'s value, and each read it made of `file` while the file was open, by the bytes read (fs spied on, then restored). */
+export async function readsOfFile<T>(file: string, run: () => Promise<T>): Promise<{ value: T; reads: number[] }> {
+  const open = new Set<number>();
+  const reads: number[] = [];
+  const { openSync, readSync, closeSync } = fs;
+  const spies = [
+    vi.spyOn(fs, "openSync").mockImplementation((...args: Parameters<typeof fs.openSync>) => {
+      const fd = openSync(...args);
+      if (args[0] === file) open.add(fd);
+      return fd;
+    }),
+    vi.spyOn(fs, "readSync").mockImplementation((...args: Parameters<typeof fs.readSync>) => {
+      const n = readSync(...args);
+      if (open.has(args[0])) reads.push(n);
+      return n;
+    }),
+    vi.spyOn(fs, "closeSync").mockImplementation((fd: number) => {
+      open.delete(fd);
+      closeSync(fd);
+    }),
+  ];
+  try {
+    return { value: await run(), reads };
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
 }

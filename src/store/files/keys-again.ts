@@ -12,7 +12,6 @@
  * decided for it, kept in the basis; anything else and the answer is derived whole.
  */
 import type { ClassifiedFile, Evidence, StoreIndex } from "../../core/model.js";
-import { keyInputText } from "../../core/attribution.js";
 import type { AgentTarget } from "../locate.js";
 import type { UnreadableFile } from "../safe-read.js";
 import {
@@ -28,7 +27,8 @@ import {
 } from "./index.js";
 import { classifyInTree, type ScanOptions } from "./scan.js";
 import {
-  digestOf,
+  entryDigest,
+  inputDigest,
   type FileName,
   type KeyAttribution,
   type OwnedFile,
@@ -132,7 +132,7 @@ function keysAgain(
   if (loaded.length !== store.keys.length || loaded.some((e, i) => e.sessionKey !== store.keys[i]![0])) return null;
   const again = new Set<number>();
   loaded.forEach((e, i) => {
-    const digest = digestOf(JSON.stringify(e.entry));
+    const digest = entryDigest(e.entry);
     if (digest !== store.keys[i]![1]) again.add(i);
     store.keys[i]![1] = digest;
   });
@@ -154,7 +154,7 @@ function keysAgain(
     const [key, , , side] = store.keys[i]!;
     const [input, owned, lineage] = attributionOf(i);
     const resolved = resolveActive(key, e, ctx, inTree, probe);
-    if (digestOf(keyInputText(keyInputOf(e, resolved))) !== input) return null;
+    if (inputDigest(keyInputOf(e, resolved)) !== input) return null;
     const ownership = ownershipOf(key, owned, lineage, side, (name) => inTree(pathOf(name)));
     if (ownership === null || unreadable.length > 0) return null;
     const record = sessionRecordOf(target.agentId, e, resolved, ownership, listings);

@@ -50,8 +50,18 @@ export const nameIn = (dir: string) => (p: string) => (p.startsWith(dir + path.s
 export const pathIn = (dir: string) => (name: FileName) => (path.isAbsolute(name) ? name : path.join(dir, name));
 
 /** A text's digest. node:crypto is loaded here, not at start-up: only a run that keeps or patches an answer asks. */
-export function digestOf(text: string): string {
+function digestOf(text: string): string {
   return process.getBuiltinModule("node:crypto").hash("sha1", text, "base64");
+}
+
+/** What a basis holds of an entry, to tell one changed since (keys-again.ts): its digest. */
+export function entryDigest(entry: unknown): string {
+  return digestOf(JSON.stringify(entry));
+}
+
+/** What a basis holds of a key's attribution input (keyInputText), to prove it the same: its digest. */
+export function inputDigest(k: KeyInput): string {
+  return digestOf(keyInputText(k));
 }
 
 /** The basis text of a store's records (`sessions`, each with its attribution input `keyInputs[i]`). */
@@ -69,11 +79,11 @@ export function storeBasisText(
       ({ path: p, evidence }): OwnedFile => (owned.headerIds.has(p) ? [name(p), evidence, owned.headerIds.get(p)!] : [name(p), evidence]),
     );
     const lineage = owned.lineage.get(s.sessionKey) ?? [];
-    const attribution: KeyAttribution = [digestOf(keyInputText(keyInputs[i]!)), files, lineage];
+    const attribution: KeyAttribution = [inputDigest(keyInputs[i]!), files, lineage];
     lines.push(JSON.stringify(attribution));
     const side = [...new Set(lineage)].flatMap((id) => (owned.sideFilesById.get(id) ?? []).map((f) => name(f.path)));
     const active = s.active.exists ? s.active.path : (s.active.unresolved?.path ?? null);
-    return [s.sessionKey, digestOf(JSON.stringify(s.entry)), active === null ? null : name(active), side];
+    return [s.sessionKey, entryDigest(s.entry), active === null ? null : name(active), side];
   });
   const store: StoreBasis = { store: storePath, dir, keys };
   return { store: JSON.stringify(store), keys: Buffer.from(lines.length > 0 ? `${lines.join("\n")}\n` : "") };

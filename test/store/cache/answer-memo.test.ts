@@ -6,14 +6,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runTimeline } from "../../../src/commands/timeline.js";
 import { Checksum, keptValue, pruneKept, readKept } from "../../../src/store/cache/answer-memo.js";
 import { jsonDocument, jsonDocumentParts } from "../../../src/core/json-document.js";
 import { statIdentity } from "../../../src/store/cache/store-cache.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState } from "../../helpers/corpus.js";
-import { pastRacyWindow } from "../../helpers/index-cache.js";
+import { keptAnswerFile, pastRacyWindow, readsOfFile } from "../../helpers/index-cache.js";
 import { tempDir } from "../../helpers/temp.js";
 
 interface Store {
@@ -152,11 +152,7 @@ const CHANGES: Change[] = [
 
 /** The one answer file a store's runs have kept (its `<id>.answers/` dir beside the index). */
 function keptFile(s: Store): string {
-  const index = path.join(s.env.XDG_CACHE_HOME!, "openclaw-sessions", "index");
-  const dir = path.join(index, fs.readdirSync(index).find((n) => n.endsWith(".answers"))!);
-  const files = fs.readdirSync(dir);
-  expect(files).toHaveLength(1);
-  return path.join(dir, files[0]!);
+  return keptAnswerFile(s.env.XDG_CACHE_HOME!);
 }
 
 /** What some changes need in place before the answer is kept. */
@@ -309,31 +305,8 @@ describe("whole answers (session.answer)", () => {
     all["agent:main:main"]!.updatedAt = (all["agent:main:main"]!.updatedAt as number) + 1000;
     fs.writeFileSync(sessionsJson(s), JSON.stringify(all, null, 2));
     // Each read of the kept answer's file while it is open, by the bytes it read.
-    const open = new Set<number>();
-    const got: number[] = [];
-    const { openSync, readSync, closeSync } = fs;
-    const spies = [
-      vi.spyOn(fs, "openSync").mockImplementation((...args: Parameters<typeof fs.openSync>) => {
-        const fd = openSync(...args);
-        if (args[0] === file) open.add(fd);
-        return fd;
-      }),
-      vi.spyOn(fs, "readSync").mockImplementation((...args: Parameters<typeof fs.readSync>) => {
-        const n = readSync(...args);
-        if (open.has(args[0])) got.push(n);
-        return n;
-      }),
-      vi.spyOn(fs, "closeSync").mockImplementation((fd: number) => {
-        open.delete(fd);
-        closeSync(fd);
-      }),
-    ];
-    try {
-      const after = await timeline(s, "indexed");
-      expect(after).toBe(await timeline(s, "plain"));
-    } finally {
-      for (const spy of spies) spy.mockRestore();
-    }
+    const { value: after, reads: got } = await readsOfFile(file, () => timeline(s, "indexed"));
+    expect(after).toBe(await timeline(s, "plain"));
     expect(s.derived).toBe(2);
     expect(got.length).toBeGreaterThan(0);
     expect(got.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(16 * 1024);

@@ -7,14 +7,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runLsTable } from "../../../src/commands/ls.js";
 import { runTimeline } from "../../../src/commands/timeline.js";
 import type { StoreContext, StoreSelection } from "../../../src/store/index.js";
 import { answersGiven } from "../../../src/store/cache/answers-given.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState, fileScenarios } from "../../helpers/corpus.js";
-import { pastRacyWindow } from "../../helpers/index-cache.js";
+import { keptAnswerFile, pastRacyWindow, readsOfFile } from "../../helpers/index-cache.js";
 import { tempDir } from "../../helpers/temp.js";
 
 interface Store {
@@ -259,31 +259,7 @@ describe("a kept timeline without a basis (a store past 32,768 files keeps none)
     expect(fs.statSync(file).size).toBeGreaterThan(64 * 1024);
     turn(s, key, active, 1);
     await pastRacyWindow();
-    const got: number[] = [];
-    const open = new Set<number>();
-    const { openSync, readSync, closeSync } = fs;
-    const spies = [
-      vi.spyOn(fs, "openSync").mockImplementation((...args: Parameters<typeof fs.openSync>) => {
-        const fd = openSync(...args);
-        if (args[0] === file) open.add(fd);
-        return fd;
-      }),
-      vi.spyOn(fs, "readSync").mockImplementation((...args: Parameters<typeof fs.readSync>) => {
-        const n = readSync(...args);
-        if (open.has(args[0])) got.push(n);
-        return n;
-      }),
-      vi.spyOn(fs, "closeSync").mockImplementation((fd: number) => {
-        open.delete(fd);
-        closeSync(fd);
-      }),
-    ];
-    let after: { text: string; given: string };
-    try {
-      after = await timeline(s);
-    } finally {
-      for (const spy of spies) spy.mockRestore();
-    }
+    const { value: after, reads: got } = await readsOfFile(file, () => timeline(s));
     expect(after.given).toBe("derived");
     expect(after.text).toBe((await timeline(s, "plain")).text);
     expect(got.length).toBeGreaterThan(0);
@@ -292,10 +268,4 @@ describe("a kept timeline without a basis (a store past 32,768 files keeps none)
 });
 
 /** The one answer file a store's cache holds. */
-function keptFile(s: Store): string {
-  const index = path.join(s.env.XDG_CACHE_HOME!, "openclaw-sessions", "index");
-  const dir = path.join(index, fs.readdirSync(index).find((n) => n.endsWith(".answers"))!);
-  const [name, ...more] = fs.readdirSync(dir);
-  expect(more).toEqual([]);
-  return path.join(dir, name!);
-}
+const keptFile = (s: Store) => keptAnswerFile(s.env.XDG_CACHE_HOME!);

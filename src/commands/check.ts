@@ -16,7 +16,14 @@ import {
   clockFactsOf,
   clockFindings,
   DEFAULT_PRUNE_WITHIN_MS,
+  diskFindings,
+  diskUsedBytes,
+  entryRules,
+  movedSessionFile,
+  STORE_SUM_CODES,
+  storeFileRules,
   storeFindings,
+  storeMovedFindings,
   withEmptyOrphans,
   withoutUnstartedEmpties,
   type ClockFacts,
@@ -28,7 +35,9 @@ import { fileStepShapes } from "../store/files/restore-apply.js";
 import { leftoverStore, restoreLeftoverFindings, type LeftoverStore } from "../store/restore-leftovers.js";
 import { knownRestores } from "../store/restore-known.js";
 import type { KnownRestore } from "../core/segments.js";
-import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { AnswerPatch, ChangedFiles, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import { sizeOfSeen } from "../store/read-set.js";
+import { isStrictlyInside } from "../core/path-within.js";
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { keyCompactions, type KeyCompactions } from "./compactions.js";
@@ -87,6 +96,8 @@ export function fails(summary: Record<Severity, number>, failOn: FailOn): boolea
 interface Job {
   ref: TranscriptRef;
   target: BodyTarget & { agentId: string };
+  /** The key whose active transcript this is (what a turn of OpenClaw's appends to), else null. */
+  activeOf: string | null;
 }
 
 /**
@@ -117,6 +128,7 @@ function bodyJobs(index: StoreIndex): Job[] {
   const agentId = index.location.agentId;
   return transcriptsOf(index, readsBody).map((t) => ({
     ref: t.ref,
+    activeOf: t.source === "active" ? t.sessionKey : null,
     target: {
       agentId,
       sessionKey: t.sessionKey ?? t.formerSessionKey,
@@ -334,9 +346,37 @@ interface CheckBasis {
   scanned: CheckResult["scanned"];
 }
 
-async function checkBasis(opts: CheckOptions, ctx: StoreContext, open: Open): Promise<CheckBasis> {
+/**
+ * What a kept check's patch (checkAgain) reads beside the keys' basis, of one store: the sums its
+ * store rules made over every key and file, and what the body rules read of each key's active
+ * transcript (the files a turn of OpenClaw's appends to).
+ */
+interface StoreSums {
+  /** The bytes its files take (diskUsedBytes). */
+  usedBytes: number;
+  /** The keys whose stored sessionFile names another home (movedSessionFile), in the keys' order. */
+  moved: Array<[sessionKey: string, stored: string]>;
+  /** The lines and bytes the body rules read of each key's active transcript. */
+  read: Array<[sessionKey: string, lines: number, bytes: number]>;
+}
+
+function storeSums(index: StoreIndex): StoreSums {
+  const moved = index.sessions.flatMap((s): StoreSums["moved"] => {
+    const stored = movedSessionFile(index.location, s);
+    return stored === null ? [] : [[s.sessionKey, stored]];
+  });
+  return { usedBytes: diskUsedBytes(index), moved, read: [] };
+}
+
+async function checkBasis(
+  opts: CheckOptions,
+  ctx: StoreContext,
+  open: Open,
+  derived?: (indexes: readonly StoreIndex[], sums: StoreSums[]) => void,
+): Promise<CheckBasis> {
   const oversize = opts.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES;
-  const indexes = await ctx.session.indexes(opts);
+  const indexes = await ctx.session.indexes(opts, derived ? { keysBasis: true } : {});
+  const sums = derived ? indexes.map(storeSums) : [];
   const findings: Finding[] = [];
   const scanned = { transcripts: 0, lines: 0, bytes: 0 };
   const perStore: StoreBasis[] = [];
@@ -349,7 +389,7 @@ async function checkBasis(opts: CheckOptions, ctx: StoreContext, open: Open): Pr
   // in transcripts when no size is known (SQLite windows).
   const totalBytes = [...jobsOf.values()].flat().reduce((n, job) => n + (job.target.bytes ?? 0), 0);
   let bytesDone = 0;
-  for (const index of indexes) {
+  for (const [n, index] of indexes.entries()) {
     const store = await storeBasis(index, ctx);
     perStore.push(store.store);
     findings.push(...store.findings);
@@ -365,8 +405,10 @@ async function checkBasis(opts: CheckOptions, ctx: StoreContext, open: Open): Pr
       scanned.bytes += body.bytesRead;
       findings.push(...body.findings);
       if (body.headerOnly) headerOnly.add(job.target.path);
+      if (job.activeOf !== null) sums[n]?.read.push([job.activeOf, body.linesRead, body.bytesRead]);
     }
   }
+  derived?.(indexes, sums);
 
   const listed = await withSpanCommands(findings, indexes, ctx);
   return {
@@ -382,11 +424,24 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
   const now = opts.now ?? Date.now();
   const failOn = opts.failOn ?? "error";
   const question = { fast: opts.fast === true, oversize: opts.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES };
+  const open: Open = (ref) => ctx.session.lines(ref);
+  // After a turn of OpenClaw's, the kept findings of what it changed are found again, the rest kept.
+  let derivedFrom: { indexes: readonly StoreIndex[]; sums: StoreSums[] } | null = null;
+  const patch: AnswerPatch<CheckBasis> = {
+    basis() {
+      const keys = derivedFrom && ctx.session.keysBasis(derivedFrom.indexes);
+      return keys ? [Buffer.from(`${JSON.stringify(derivedFrom!.sums)}\n`), ...keys] : null;
+    },
+    apply: (kept, basis, changed) => checkAgain(opts, ctx, open, kept, basis, changed),
+  };
   // A caller that counts opens (deps.open) reads every transcript each time.
   const basis = deps.open
     ? await checkBasis(opts, ctx, deps.open)
-    : await ctx.session.answer(opts, `check/${CHECK_SCHEMA_VERSION}:${JSON.stringify(question)}`, () =>
-        checkBasis(opts, ctx, (ref) => ctx.session.lines(ref)),
+    : await ctx.session.answer(
+        opts,
+        `check/${CHECK_SCHEMA_VERSION}:${JSON.stringify(question)}`,
+        () => checkBasis(opts, ctx, open, (indexes, sums) => (derivedFrom = { indexes, sums })),
+        { patch },
       );
   const clocked = basis.perStore.flatMap((store) => clockedFindings(store, now, opts, ctx.env));
   const sorted = sortFindings([...basis.findings, ...clocked]);
@@ -404,4 +459,99 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
     scanned: basis.scanned,
     retention: basis.perStore.map((s) => s.retention),
   };
+}
+
+/**
+ * The kept check made what deriving it now would make, after a turn of OpenClaw's (only
+ * sessions.json and keys' own files changed, StoreSession.keysAgain): the changed keys' active
+ * transcripts read again (an unchanged one's findings come from the index), the rules over
+ * sessions.json and the stores' sums judged again (STORE_SUM_CODES: the disk total moved by the
+ * changed files' sizes, the moved keys by the changed keys'), every other finding kept. Null, and
+ * the check is derived whole, when a change reaches anything else: a key without its transcript (its
+ * findings read the store's files), an empty summary (its hint numbers the key's compactions), a
+ * database beside the files.
+ */
+async function checkAgain(
+  opts: CheckOptions,
+  ctx: StoreContext,
+  open: Open,
+  kept: CheckBasis,
+  basis: Buffer,
+  changed: ChangedFiles,
+): Promise<{ value: CheckBasis; basis: readonly Buffer[] } | null> {
+  const eol = basis.indexOf(0x0a);
+  const sums = JSON.parse(basis.subarray(0, eol).toString("utf8")) as StoreSums[];
+  const again = ctx.session.keysAgain(opts, basis.subarray(eol + 1), changed);
+  if (again === null || again.indexes.length !== kept.perStore.length || sums.length !== kept.perStore.length) return null;
+  const oversize = opts.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES;
+  const claimed = new Set<string>();
+  const readAgain = new Set<string>();
+  const changedKeys = new Set<string>();
+  const found: Finding[] = [];
+  const scanned = { ...kept.scanned };
+  const perStore: StoreBasis[] = [];
+  const sumsNow: StoreSums[] = [];
+  for (const [n, index] of again.indexes.entries()) {
+    const { location } = index;
+    if (location.legacy || index.storeFile.state === "missing") return null;
+    const policy = kept.perStore[n]!.policy;
+    claimed.add(location.storePath);
+    const moved = new Map(sums[n]!.moved);
+    for (const s of index.sessions) {
+      if (!s.active.exists) return null;
+      changedKeys.add(`${location.agentId}\n${s.sessionKey}`);
+      claimed.add(s.active.path);
+      // Its locks and trajectories count in the disk total only (a lock is read again by each run).
+      for (const r of s.related) claimed.add(r.path);
+      moved.delete(s.sessionKey);
+      const stored = movedSessionFile(location, s);
+      if (stored !== null) moved.set(s.sessionKey, stored);
+    }
+    const read = new Map(sums[n]!.read.map(([key, lines, bytes]) => [key, { lines, bytes }]));
+    for (const job of opts.fast ? [] : bodyJobs(index)) {
+      if (job.activeOf === null) continue;
+      const before = read.get(job.activeOf);
+      if (!before) return null;
+      const body = await scanBody(job, open, oversize, null, ctx.session);
+      readAgain.add(job.target.path);
+      found.push(...body.findings);
+      scanned.lines += body.linesRead - before.lines;
+      scanned.bytes += body.bytesRead - before.bytes;
+      read.set(job.activeOf, { lines: body.linesRead, bytes: body.bytesRead });
+    }
+    let used = sums[n]!.usedBytes;
+    for (const [p, { was, now }] of changed) if (isStrictlyInside(location.sessionsDir, p)) used += sizeOfSeen(now) - sizeOfSeen(was);
+    // The keys' order is sessions.json's: the first moved key names the root.
+    const order = new Map(index.entries.map((e, i) => [e.sessionKey, i]));
+    if (order.size !== index.entries.length) return null;
+    const movedNow = [...moved].sort(([a], [b]) => (order.get(a) ?? -1) - (order.get(b) ?? -1));
+    const facts = { index, policy };
+    found.push(
+      ...storeFileRules(facts),
+      ...entryRules(facts),
+      ...storeMovedFindings(
+        location,
+        movedNow.map(([, stored]) => stored),
+      ),
+      ...diskFindings(location, used, policy),
+    );
+    const store = kept.perStore[n]!;
+    perStore.push({ ...store, clock: { ...store.clock, storeState: index.storeFile.state } });
+    sumsNow.push({ usedBytes: used, moved: movedNow, read: [...read].map(([key, r]) => [key, r.lines, r.bytes]) });
+  }
+  for (const p of changed.keys()) if (!claimed.has(p)) return null;
+  const agents = new Set(again.indexes.map((i) => i.location.agentId));
+  const findings: Finding[] = [];
+  for (const f of kept.findings) {
+    if (f.code === "COMPACTION_SUMMARY_EMPTY" && changedKeys.has(`${f.agentId}\n${f.sessionKey}`)) return null;
+    if (f.path !== null && readAgain.has(f.path)) continue;
+    if (f.agentId !== null && agents.has(f.agentId) && STORE_SUM_CODES.has(f.code)) continue;
+    findings.push(f);
+  }
+  if (found.some((f) => f.code === "COMPACTION_SUMMARY_EMPTY")) return null;
+  // The passes over the whole list (withEmptyOrphans, withoutUnstartedEmpties) have nothing new to
+  // change: no orphan was read again, and every changed key has its transcript.
+  findings.push(...found);
+  const value: CheckBasis = { stores: again.indexes.map(storeHeader), perStore, findings: sortFindings(findings), scanned };
+  return { value, basis: [Buffer.from(`${JSON.stringify(sumsNow)}\n`), ...again.basis] };
 }

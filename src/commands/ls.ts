@@ -6,7 +6,7 @@ import { findSessions } from "../core/lookup.js";
 import { isoTimeOrNull } from "../core/format.js";
 import path from "node:path";
 import type { ClassifiedFile, Evidence, StoreIndex } from "../core/model.js";
-import type { AnswerPatch, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { AnswerPatch, ChangedFiles, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { finiteNumber } from "../core/coerce.js";
@@ -373,7 +373,7 @@ async function tableAgain(
   ctx: StoreContext,
   kept: LsTable,
   basis: Buffer,
-  changed: ReadonlyMap<string, string>,
+  changed: ChangedFiles,
 ): Promise<{ value: LsTable; basis: readonly Buffer[] } | null> {
   const again = ctx.session.keysAgain(opts, basis, changed);
   if (again === null || again.indexes.length !== kept.stores.length || again.indexes.some((i) => i.storeFile.state !== "ok")) return null;

@@ -28,7 +28,7 @@ import {
   type TimelineEvent,
   type TimelineSegment,
 } from "../core/timeline/index.js";
-import type { AnswerPatch, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { AnswerPatch, ChangedFiles, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { configPathFor, readConfig, type OpenClawConfig } from "../store/config.js";
 import { type AlsoRead, keySegments } from "./key-segments.js";
 import { keyCompactions } from "./compactions.js";
@@ -489,7 +489,7 @@ async function summaryAgain(
   env: Env,
   kept: TimelineSummaryResult,
   basis: Buffer,
-  changed: ReadonlyMap<string, string>,
+  changed: ChangedFiles,
 ): Promise<{ value: TimelineSummaryResult; basis: readonly Buffer[] } | null> {
   const again = ctx.session.keysAgain(opts, basis, changed);
   if (again === null || again.indexes.length !== kept.stores.length) return null;

@@ -17,6 +17,12 @@ import fs from "node:fs";
  */
 export type Seen = string;
 
+/**
+ * The regular files whose lstat changed since an answer was kept, each with what its kept reads
+ * found (`was`) and what is there now: what a turn of OpenClaw's changes (kept-reads.ts readsNow).
+ */
+export type ChangedFiles = ReadonlyMap<string, { was: Seen; now: Seen }>;
+
 export interface ReadSet {
   /** Dir → its entries (`listing`), "-" when absent, "!" + code when it could not be listed. */
   readonly dirs: Map<string, string>;
@@ -96,6 +102,11 @@ function typeOf(found: fs.BigIntStats | fs.Stats | fs.Dirent): string {
 
 export function seenOf(st: fs.BigIntStats): Seen {
   return `${typeOf(st)}${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/** The size of the file an lstat or stat found (a regular file's `seen`). */
+export function sizeOfSeen(seen: Seen): number {
+  return Number(seen.split(":")[2]);
 }
 
 /** Whether what an lstat or stat found (`seen`) was changed before `settledBefore` (ns): its stat proves its content. */

@@ -18,7 +18,7 @@ import type { SqliteDb } from "./sqlite/driver.js";
 import { StoreCache } from "./cache/store-cache.js";
 import { ScanMemo } from "./scan-memo.js";
 import { type AnswerOptions, reuseAnswer } from "./cache/answer-memo.js";
-import { noteDoubt } from "./read-set.js";
+import { type ChangedFiles, noteDoubt } from "./read-set.js";
 import type { SnapshotPool } from "./sqlite/snapshots.js";
 
 /** What a caller may do between locating the stores and indexing them, and what it asks of the indexing. */
@@ -71,14 +71,10 @@ export interface StoreSession {
    * For each store `sel` selects, an index holding only the records of the keys whose entry or own
    * files changed since `basis` (keysBasis, as a kept answer holds it; no file, nothing
    * unattributed), with the basis now; `changed`
-   * is each changed file and its lstat now. Null when a change is not one that can be followed key
+   * is each changed file and its lstats then and now. Null when a change is not one that can be followed key
    * by key (store/files/keys-again.ts): the caller derives its answer whole.
    */
-  keysAgain(
-    sel: StoreSelection,
-    basis: KeysBasis,
-    changed: ReadonlyMap<string, string>,
-  ): { indexes: StoreIndex[]; basis: KeysBasisParts } | null;
+  keysAgain(sel: StoreSelection, basis: KeysBasis, changed: ChangedFiles): { indexes: StoreIndex[]; basis: KeysBasisParts } | null;
   /** The run's index (null-safe: off with --no-index, OPENCLAW_SESSIONS_INDEX=off or no usable cache dir). */
   readonly cache: StoreCache;
   /** Warnings about what was read (a schema newer than the tool was verified on), each once. */

@@ -12,6 +12,7 @@ import { TRANSCRIPT_KINDS } from "../model.js";
 import { isStrictlyInside } from "../path-within.js";
 import { byText } from "../order.js";
 import { finding, type Finding, type Where } from "./finding.js";
+import type { FindingCode } from "./codes.js";
 import { machineKindOf } from "./machine.js";
 import { SQLITE_NOTE_CODES } from "./sqlite-rules.js";
 import { segmentsOf } from "../segments.js";
@@ -142,9 +143,28 @@ function missingActive(s: SessionRecord, where: Where): Finding {
   );
 }
 
+/** The stored sessionFile of a key whose transcript is here though its entry names it under another home (a store moved), else null. */
+export function movedSessionFile(location: StoreIndex["location"], s: SessionRecord): string | null {
+  const stored = typeof s.entry?.sessionFile === "string" ? s.entry.sessionFile : null;
+  if (!stored || !path.isAbsolute(stored) || !s.active.exists) return null;
+  const home = location.stateDir ?? path.dirname(path.dirname(location.sessionsDir));
+  return isStrictlyInside(home, stored) ? null : stored;
+}
+
+/** One finding for the keys of a moved store (`moved`: their stored sessionFiles, in the keys' order), or none. */
+export function storeMovedFindings(location: StoreIndex["location"], moved: readonly string[]): Finding[] {
+  if (moved.length === 0) return [];
+  const first = moved[0]!;
+  const at = first.lastIndexOf(`${path.sep}agents${path.sep}`);
+  const root = at > 0 ? first.slice(0, at) : path.dirname(first);
+  return [
+    finding("STORE_MOVED", { agentId: location.agentId, path: location.storePath }, { count: moved.length, root }, { storedRoot: root }),
+  ];
+}
+
 export function activeRules({ index }: StoreFacts): Finding[] {
   const out: Finding[] = [];
-  const { agentId, sessionsDir, stateDir } = index.location;
+  const { agentId, sessionsDir } = index.location;
   const moved: string[] = [];
   for (const s of index.sessions) {
     const where = { agentId, sessionKey: s.sessionKey, path: s.active.path || null };
@@ -160,17 +180,11 @@ export function activeRules({ index }: StoreFacts): Finding[] {
           { storedSessionFile: stored, presentAt: path.join(sessionsDir, here) },
         ),
       );
-    } else if (stored && path.isAbsolute(stored) && s.active.exists) {
-      const home = stateDir ?? path.dirname(path.dirname(sessionsDir));
-      if (!isStrictlyInside(home, stored)) moved.push(stored);
     }
+    const away = movedSessionFile(index.location, s);
+    if (away !== null) moved.push(away);
   }
-  if (moved.length > 0) {
-    const first = moved[0]!;
-    const at = first.lastIndexOf(`${path.sep}agents${path.sep}`);
-    const root = at > 0 ? first.slice(0, at) : path.dirname(first);
-    out.push(finding("STORE_MOVED", { agentId, path: index.location.storePath }, { count: moved.length, root }, { storedRoot: root }));
-  }
+  out.push(...storeMovedFindings(index.location, moved));
   return out;
 }
 
@@ -386,10 +400,19 @@ export function tempRules({ clock, now }: ClockedFacts): Finding[] {
   return out;
 }
 
+/** The bytes a store's files take, as OpenClaw's disk budget counts them (a symlink's target is not the store's). */
+export function diskUsedBytes(index: StoreIndex): number {
+  return index.files.reduce((n, f) => n + (f.symlink ? 0 : f.bytes), 0);
+}
+
 export function diskRules({ index, policy }: StoreFacts): Finding[] {
-  const used = index.files.reduce((n, f) => n + (f.symlink ? 0 : f.bytes), 0);
+  return diskFindings(index.location, diskUsedBytes(index), policy);
+}
+
+/** The disk budget's finding of a store whose files take `used` bytes, or none. */
+export function diskFindings(location: StoreIndex["location"], used: number, policy: RetentionPolicy): Finding[] {
   const { maxDiskBytes: max, highWaterBytes: high } = policy;
-  const where = { agentId: index.location.agentId, path: index.location.sessionsDir };
+  const where = { agentId: location.agentId, path: location.sessionsDir };
   const vars = {
     used: formatBytes(used),
     max: max === null ? "unset" : formatBytes(max),
@@ -402,6 +425,24 @@ export function diskRules({ index, policy }: StoreFacts): Finding[] {
 }
 
 const STORE_RULES = [storeFileRules, configRules, entryRules, activeRules, orphanRules, diskRules];
+
+/**
+ * The codes of the store rules over a store's sessions.json and sums alone (storeFileRules,
+ * entryRules, storeMovedFindings, diskFindings): what `check` judges again after a turn of
+ * OpenClaw's (its kept findings of these codes replaced, the others kept).
+ */
+export const STORE_SUM_CODES: ReadonlySet<FindingCode> = new Set<FindingCode>([
+  "STORE_UNREADABLE",
+  "STORE_EMPTY",
+  "STORE_INVALID_JSON",
+  "STORE_NOT_OBJECT",
+  "STORE_MISSING",
+  "ENTRY_DROPPED",
+  "ENTRY_NORMALIZED",
+  "STORE_MOVED",
+  "DISK_OVER_BUDGET",
+  "DISK_NEAR_BUDGET",
+]);
 const CLOCK_RULES = [retentionRules, orphanArchiveRules, lockRules, tempRules];
 
 /** The store rules that do not depend on the clock. */

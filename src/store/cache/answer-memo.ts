@@ -15,7 +15,7 @@ import path from "node:path";
 import { jsonDocumentParts, jsonSizeUpTo, keptDocument, type MemberSpan } from "../../core/json-document.js";
 import { bytesInMemory, decoded, type KeptBytes, parseSpan } from "../../core/kept-bytes.js";
 import { locateStores, type StoreSelection } from "../locate.js";
-import { noting, startReads, stopReads } from "../read-set.js";
+import { type ChangedFiles, noting, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { answerEnv } from "./answer-env.js";
 import { answersGiven } from "./answers-given.js";
@@ -76,10 +76,10 @@ export interface AnswerPatch<T> {
   basis(): readonly Buffer[] | null;
   /**
    * The kept answer (plain data) made what deriving it now would make, given its basis and the
-   * files whose lstat changed (path → what is there now), with its basis now; null when the patch
+   * files whose lstat changed (what was there, what is there now), with its basis now; null when the patch
    * cannot tell (then the answer is derived).
    */
-  apply(kept: T, basis: Buffer, changed: ReadonlyMap<string, string>): Promise<{ value: T; basis: readonly Buffer[] } | null>;
+  apply(kept: T, basis: Buffer, changed: ChangedFiles): Promise<{ value: T; basis: readonly Buffer[] } | null>;
 }
 
 /** StoreSession.answer: the kept answer while all it read is unchanged, else `compute()`'s (kept when it may be). */

@@ -14,7 +14,18 @@
  * archives it is 26 MB, which as one string and an array of its 200,000 strings held 60 MB more.
  */
 import { JsonBytesCursor } from "../../core/json-bytes.js";
-import { changedAtOf, listingOf, lookAt, namesOf, newReadSet, type ReadSet, settledSeen, typeAt } from "../read-set.js";
+import {
+  changedAtOf,
+  type ChangedFiles,
+  listingOf,
+  lookAt,
+  namesOf,
+  newReadSet,
+  type ReadSet,
+  type Seen,
+  settledSeen,
+  typeAt,
+} from "../read-set.js";
 
 /**
  * What to keep of a run's reads (as JSON text, in pieces made as they are written: a store's are
@@ -178,11 +189,11 @@ export function checkedReads(kept: Buffer): CheckedLstats | null {
  * Kept reads as they hold now, when what no longer holds is only lstats of paths that were regular
  * files and still are: what a turn of OpenClaw's changes (transcripts appended to, sessions.json
  * replaced), which an answer may be brought up to date for (answer-memo.ts, AnswerPatch). `changed`
- * is each such path and what is there now; `now` every read, as a run noting them would hold them.
+ * is each such path, what was there and what is there now; `now` every read, as a run noting them would hold them.
  * Null when anything else changed (a dir's entries, a file's kind), or the text is not kept reads.
  */
-export function readsNow(kept: Buffer, settledBefore: number): { changed: Map<string, string>; now: ReadSet } | null {
-  const changed = new Map<string, string>();
+export function readsNow(kept: Buffer, settledBefore: number): { changed: ChangedFiles; now: ReadSet } | null {
+  const changed = new Map<string, { was: Seen; now: Seen }>();
   const now = newReadSet(settledBefore);
   // Every read but the lstats first (a few dozen dirs and paths): a file made, removed or renamed
   // (a reset) is found before the lstat of every file (130 ms on 18,000), and the answer derived.
@@ -200,7 +211,7 @@ export function readsNow(kept: Buffer, settledBefore: number): { changed: Map<st
       set.set(p, found);
       if (found === seen) return true;
       if (!isRegular(seen) || !isRegular(found)) return false;
-      changed.set(p, found);
+      changed.set(p, { was: seen, now: found });
       return true;
     };
   });
@@ -217,7 +228,7 @@ const isRegular = (seen: string) => seen.charCodeAt(0) === 0x66; /* f */
  */
 export function keptReadsAgain(before: ReturnType<typeof readsNow> & object, noted: ReadSet): Iterable<string> | null {
   if (noted.doubt !== null || noted.racy) return null;
-  for (const seen of before.changed.values()) if (!settledSeen(seen, noted.settledBefore)) return null;
+  for (const { now } of before.changed.values()) if (!settledSeen(now, noted.settledBefore)) return null;
   const set = before.now;
   for (const [mine, theirs] of [
     [set.lstats, noted.lstats],

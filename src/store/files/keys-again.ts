@@ -13,6 +13,7 @@
  */
 import type { ClassifiedFile, Evidence, StoreIndex } from "../../core/model.js";
 import type { AgentTarget } from "../locate.js";
+import type { ChangedFiles } from "../read-set.js";
 import type { UnreadableFile } from "../safe-read.js";
 import {
   candidateProbe,
@@ -62,7 +63,7 @@ export function keysAgainFrom(
   targets: readonly AgentTarget[],
   env: NodeJS.ProcessEnv,
   basis: KeysBasis,
-  changed: ReadonlyMap<string, string>,
+  changed: ChangedFiles,
   seen?: ScanOptions["seen"],
 ): { indexes: StoreIndex[]; basis: KeysBasisParts } | null {
   const first = basis.indexOf(0x0a);
@@ -123,7 +124,7 @@ function keysAgain(
   store: StoreBasis,
   follows: Map<string, number[]>,
   attributionOf: (key: number) => KeyAttribution,
-  changed: ReadonlyMap<string, string>,
+  changed: ChangedFiles,
   seen?: ScanOptions["seen"],
 ): StoreIndex | null {
   if (store.store !== target.storePath || store.dir !== target.sessionsDir || target.era !== "files") return null;

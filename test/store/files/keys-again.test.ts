@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCheck } from "../../../src/commands/check.js";
 import { runLsTable } from "../../../src/commands/ls.js";
 import { runTimeline } from "../../../src/commands/timeline.js";
 import type { StoreContext, StoreSelection } from "../../../src/store/index.js";
@@ -29,6 +30,8 @@ function store(name: string): Store {
   return { stateDir, sessions: path.join(stateDir, "agents", "main", "sessions"), env };
 }
 
+const NOW = Date.parse("2026-07-10T00:00:00.000Z");
+
 /** A store-wide answer that keeps a basis, as a run of the command gives it. */
 type Answer = (sel: StoreSelection, ctx: StoreContext) => Promise<unknown>;
 
@@ -37,6 +40,9 @@ const ANSWERS: Record<string, Answer> = {
   timeline: (sel, ctx) => runTimeline(sel, ctx),
   "ls (its table)": async (sel, ctx) => (await runLsTable(sel, {}, ctx)).table,
   "ls --stats (its table)": async (sel, ctx) => (await runLsTable({ ...sel, stats: true }, {}, ctx)).table,
+  // At one clock: the findings judged against it (ages, prunes) alike in every run.
+  check: (sel, ctx) => runCheck({ ...sel, now: NOW }, ctx),
+  "check --fast": (sel, ctx) => runCheck({ ...sel, now: NOW, fast: true }, ctx),
 };
 
 /** An answer as JSON text, and how it was given: kept, patched or derived (answers-given.ts). */
@@ -233,6 +239,66 @@ describe("a kept timeline after a turn of OpenClaw's", () => {
       expect(after.given, c.what).toBe("derived");
       expect(after.text, c.what).toBe((await timeline(stores[i]!, "plain")).text);
     }
+  });
+});
+
+describe("a kept check after a turn of OpenClaw's", () => {
+  const check = (s: Store, how: "indexed" | "plain" = "indexed") => answer(s, how, ANSWERS.check!);
+  const codes = (text: string) => (JSON.parse(text) as { findings: Array<{ code: string; data: Record<string, unknown> }> }).findings;
+  /** The bytes of the regular files of a dir and those under it, as OpenClaw's disk budget sums them. */
+  const bytesIn = (dir: string): number =>
+    fs.readdirSync(dir, { withFileTypes: true }).reduce((n, d) => {
+      const p = path.join(dir, d.name);
+      return n + (d.isDirectory() ? bytesIn(p) : d.isFile() ? fs.statSync(p).size : 0);
+    }, 0);
+
+  it("judges its store's sums again: a disk budget the turn passes, the keys of a moved store, and nothing else", async () => {
+    const s = store("reset-chain");
+    const keys = activeFiles(s);
+    expect(keys.length).toBe(2);
+    // Each key's sessionFile written under the home the store was moved from: one STORE_MOVED for both.
+    const all = entries(s);
+    // Under two old homes: the first key's names the root (its patch must keep the keys' order).
+    for (const [i, [key, file]] of keys.entries())
+      all[key] = { ...all[key], sessionFile: path.join(`/srv/old-home-${i}/.openclaw/agents/main/sessions`, path.basename(file)) };
+    writeEntries(s, all);
+    const used = bytesIn(s.sessions);
+    // A budget the turn's two lines pass (sessions.json is rewritten too).
+    const budget = { maxDiskBytes: used + 120, highWaterBytes: used + 60 };
+    fs.writeFileSync(path.join(s.stateDir, "openclaw.json"), JSON.stringify({ session: { maintenance: budget } }));
+    await pastRacyWindow();
+    const first = await check(s);
+    expect(first.given).toBe("derived");
+    expect(codes(first.text).map((f) => f.code)).toContain("STORE_MOVED");
+    expect(codes(first.text).some((f) => f.code.startsWith("DISK_"))).toBe(false);
+
+    // A turn in the second moved key, then in the first: each patched, equal to --no-index's.
+    for (const [n, [key, file]] of [keys[1]!, keys[0]!].entries()) {
+      turn(s, key, file, n + 1);
+      await pastRacyWindow();
+      const after = await check(s);
+      expect(after.given).toBe("patched");
+      expect(after.text).toBe((await check(s, "plain")).text);
+      const found = codes(after.text);
+      expect(found.find((f) => f.code === "STORE_MOVED")?.data).toEqual({ storedRoot: "/srv/old-home-0/.openclaw" });
+      expect(found.find((f) => f.code === "DISK_OVER_BUDGET")?.data.usedBytes).toBe(bytesIn(s.sessions));
+    }
+    expect(await check(s)).toMatchObject({ given: "kept" });
+  });
+
+  it("is patched after a key's lock was rewritten (each run reads its locks again), and equals --no-index's", async () => {
+    const s = store("stale-locks");
+    await pastRacyWindow();
+    expect((await check(s)).given).toBe("derived");
+    const [[, file]] = activeFiles(s) as [[string, string]];
+    const lock = `${file}.lock`;
+    const before = await check(s, "plain");
+    fs.writeFileSync(lock, JSON.stringify({ pid: 2 ** 22 + 7, createdAt: new Date(T).toISOString() }));
+    await pastRacyWindow();
+    const after = await check(s);
+    expect(after.given).toBe("patched");
+    expect(after.text).toBe((await check(s, "plain")).text);
+    expect(after.text).not.toBe(before.text);
   });
 });
 

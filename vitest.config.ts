@@ -17,9 +17,10 @@ export default defineConfig({
     teardownTimeout: HUNG_MS,
     pool: "forks",
     // Most tests wait on the CLI processes they start, so vitest's default (one worker fewer than
-    // the cores) leaves a 2-core machine half idle: measured 290 s → 146 s with one per core, and
-    // no faster with three.
-    maxWorkers: os.availableParallelism(),
+    // the cores) leaves a 2-core machine half idle: measured 290 s → 146 s with one per core. And
+    // 73 of them wait out the index's racy window (2.1 s each, pastRacyWindow) with the core idle:
+    // on 2 cores, 264 s with two workers, 218 s with three, 212 s with four.
+    maxWorkers: os.availableParallelism() + 1,
     // A worker runs file after file in one process rather than a new process per file: each new one
     // paid its start and module loads again. Measured on 2 cores: 286 → 229 s on Node 24, 299 →
     // 239 s on the floor. Every file still gets its own setup (test/helpers/cleanup.ts: a private

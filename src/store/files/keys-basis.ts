@@ -45,9 +45,12 @@ export interface KeysOwnership {
   sideFilesById: Map<string, ClassifiedFile[]>;
 }
 
-/** How a basis names a file of the sessions dir `dir`, and the path a name is. */
+/**
+ * How a basis names a file of the sessions dir `dir`, and the path a name is: its inverse exactly
+ * (a join would normalize again what the walk made normal: 16 ms of a patch on 10,000 names).
+ */
 export const nameIn = (dir: string) => (p: string) => (p.startsWith(dir + path.sep) ? p.slice(dir.length + 1) : p);
-export const pathIn = (dir: string) => (name: FileName) => (path.isAbsolute(name) ? name : path.join(dir, name));
+export const pathIn = (dir: string) => (name: FileName) => (path.isAbsolute(name) ? name : dir + path.sep + name);
 
 /** A text's digest. node:crypto is loaded here, not at start-up: only a run that keeps or patches an answer asks. */
 function digestOf(text: string): string {

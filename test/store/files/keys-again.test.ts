@@ -243,6 +243,9 @@ describe("a kept timeline after a turn of OpenClaw's", () => {
 
 describe("a kept check after a turn of OpenClaw's", () => {
   const check = (s: Store, how: "indexed" | "plain" = "indexed") => answer(s, how, ANSWERS.check!);
+  /** `check --fast`: the store rules alone, no transcript read (its own kept answer). */
+  const fastCheck = (s: Store, how: "indexed" | "plain" = "indexed") =>
+    answer(s, how, (sel, ctx) => runCheck({ ...sel, now: NOW, fast: true }, ctx));
   const codes = (text: string) => (JSON.parse(text) as { findings: Array<{ code: string; data: Record<string, unknown> }> }).findings;
   /** The bytes of the regular files of a dir and those under it, as OpenClaw's disk budget sums them. */
   const bytesIn = (dir: string): number =>
@@ -271,6 +274,7 @@ describe("a kept check after a turn of OpenClaw's", () => {
     await pastRacyWindow();
     const first = await check(s);
     expect(first.given).toBe("derived");
+    expect((await fastCheck(s)).given).toBe("derived");
     expect(codes(first.text).map((f) => f.code)).toContain("STORE_MOVED");
     expect(codes(first.text).some((f) => f.code.startsWith("DISK_"))).toBe(false);
 
@@ -291,6 +295,10 @@ describe("a kept check after a turn of OpenClaw's", () => {
     expect(found.find((f) => f.code === "DISK_OVER_BUDGET")?.data.usedBytes).toBe(bytesIn(s.sessions));
     expect(lockedBy(after.text)).toBe(2 ** 22 + 7);
     expect(await check(s)).toMatchObject({ given: "kept" });
+    const fast = await fastCheck(s);
+    expect(fast.given).toBe("patched");
+    expect(fast.text).toBe((await fastCheck(s, "plain")).text);
+    expect(codes(fast.text).find((f) => f.code === "DISK_OVER_BUDGET")?.data.usedBytes).toBe(bytesIn(s.sessions));
   });
 });
 

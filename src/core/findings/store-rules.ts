@@ -443,6 +443,7 @@ export const STORE_SUM_CODES: ReadonlySet<FindingCode> = new Set<FindingCode>([
   "DISK_OVER_BUDGET",
   "DISK_NEAR_BUDGET",
 ]);
+
 const CLOCK_RULES = [retentionRules, orphanArchiveRules, lockRules, tempRules];
 
 /** The store rules that do not depend on the clock. */

@@ -1,8 +1,9 @@
 /**
  * `check`: integrity diagnostics for cron. Store-level rules over the StoreIndex, then (unless
  * --fast) one streamed pass over every transcript feeding the body rules. Never writes. What no
- * clock and no live process decides is a whole answer (CheckBasis, session.answer); ages, locks
- * and unfinished restores are judged at each run (clockedFindings).
+ * clock and no live process decides is a whole answer (CheckBasis, session.answer), brought up
+ * to date after a turn of OpenClaw's (checkAgain); ages, locks and unfinished restores are judged
+ * at each run (clockedFindings).
  */
 import { transcriptsOf, type Transcript } from "../core/catalogue.js";
 import { refPath, type SessionRecord, type StoreIndex, type TranscriptRef } from "../core/model.js";

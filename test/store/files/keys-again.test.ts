@@ -1,6 +1,6 @@
 /**
  * A kept store-wide answer brought up to date key by key after a turn of OpenClaw's (issue 28):
- * real corpus copies in temp dirs, the answers that keep a basis (`timeline`, `ls`'s table). After
+ * real corpus copies in temp dirs, the answers that keep a basis (`timeline`, `ls`'s table, `check`). After
  * a turn (a line appended to a key's transcript, sessions.json rewritten) the answer is patched, not
  * derived, and equals --no-index's; after any change a patch cannot follow (a new file, a reset, a
  * changed archive, a key added, a sessionId moved) it is derived whole, and equals it too.
@@ -258,9 +258,9 @@ describe("a kept check after a turn of OpenClaw's", () => {
     const s = store("reset-chain");
     const keys = activeFiles(s);
     expect(keys.length).toBe(2);
-    // Each key's sessionFile written under the home the store was moved from: one STORE_MOVED for both.
+    // Each key's sessionFile written under a home the store was moved from, two of them: one
+    // STORE_MOVED for both, rooted at the first key's (a patch must keep the keys' order).
     const all = entries(s);
-    // Under two old homes: the first key's names the root (its patch must keep the keys' order).
     for (const [i, [key, file]] of keys.entries())
       all[key] = { ...all[key], sessionFile: path.join(`/srv/old-home-${i}/.openclaw/agents/main/sessions`, path.basename(file)) };
     writeEntries(s, all);

@@ -23,6 +23,13 @@ export type Seen = string;
  */
 export type ChangedFiles = ReadonlyMap<string, { was: Seen; now: Seen }>;
 
+/**
+ * A path changed this recently may still change within its timestamps' granularity without a
+ * different stat: what was read of it proves nothing later (facts not kept, an answer not kept),
+ * as git treats "racy" files.
+ */
+export const RACY_MS = 2000;
+
 export interface ReadSet {
   /** Dir → its entries (`listing`), "-" when absent, "!" + code when it could not be listed. */
   readonly dirs: Map<string, string>;
@@ -42,6 +49,13 @@ export interface ReadSet {
    * the dir without a Dirent per name.
    */
   readonly named: Map<string, string>;
+  /**
+   * Dir (one of `dirs` or `named`) → what its own lstat found, when it had not changed for RACY_MS
+   * by the clock when it was listed: a later check that finds the same there takes its listing as
+   * unchanged without listing it (an entry made, removed or renamed changes the dir's ctime). A
+   * store of 18,000 transcripts is one dir whose listing is 40 ms and 1,800 fresh pages.
+   */
+  readonly dirStats: Map<string, Seen>;
   /** The entries whose listing `dirs` holds, as noteDir was handed them (entryTypes proves only what those hold). */
   readonly listedFrom: WeakSet<readonly fs.Dirent[]>;
   /** Why the answer cannot be proven unchanged later; null while it can. Once set, nothing more is noted. */
@@ -84,6 +98,7 @@ export function newReadSet(settledBefore: number): ReadSet {
     stats: new Map(),
     types: new Map(),
     named: new Map(),
+    dirStats: new Map(),
     listedFrom: new WeakSet(),
     doubt: null,
     racy: false,
@@ -252,6 +267,7 @@ function forget(set: ReadSet): void {
   set.stats.clear();
   set.types.clear();
   set.named.clear();
+  set.dirStats.clear();
 }
 
 const LOOK = { bigint: true, throwIfNoEntry: false } as const;
@@ -261,6 +277,24 @@ export function noteDir(dir: string, entries: readonly fs.Dirent[]): void {
   if (recording === null || gaveUp(recording) || recording.dirs.has(dir)) return;
   recording.dirs.set(dir, listing(entries));
   recording.listedFrom.add(entries);
+  noteDirStat(recording, dir);
+}
+
+/**
+ * What `dir`'s own lstat finds, right after its listing (ReadSet.dirStats), when the dir had not
+ * changed for RACY_MS by the clock, whatever the set's own `settledBefore` (a test's may be ahead of
+ * it): a change between the listing and this lstat would have changed its ctime within that window.
+ */
+function noteDirStat(set: ReadSet, dir: string): void {
+  let st: fs.BigIntStats | undefined;
+  try {
+    st = fs.lstatSync(dir, LOOK);
+  } catch {
+    return; // its listing proves it
+  }
+  const clock = BigInt(Date.now() - RACY_MS) * 1_000_000n;
+  const before = set.settledBefore < clock ? set.settledBefore : clock;
+  if (st?.isDirectory() && st.mtimeNs < before && st.ctimeNs < before) set.dirStats.set(dir, seenOf(st));
 }
 
 /** What a walk tells as it looks at each entry of a dir it listed (entryTypes). */

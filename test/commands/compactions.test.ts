@@ -224,7 +224,7 @@ describe("compactions (every key)", () => {
     const stateDir = flagged("files");
     const cache = tempDir("ocs-cmp-cache-");
     const env = { XDG_CACHE_HOME: cache };
-    // Facts of files written less than 2 s ago are not kept (store-cache.ts RACY_MS).
+    // Facts of files written less than 2 s ago are not kept (read-set.ts RACY_MS).
     await new Promise((resolve) => setTimeout(resolve, 2100));
     const first = (await cli(["compactions", "agent:main:main", "--json", "--state-dir", stateDir], { env })).json();
     const db = new DatabaseSync(indexFileFor(stateDir, env));

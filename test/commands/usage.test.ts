@@ -284,7 +284,7 @@ describe("what is counted where", () => {
 
   it("keeps each transcript's facts in the index (usage/1) and reads them from it while the file is unchanged", async () => {
     const { stateDir } = copyState("files", "reset-chain");
-    // Facts of files written less than 2 s ago are not kept (store-cache.ts RACY_MS).
+    // Facts of files written less than 2 s ago are not kept (read-set.ts RACY_MS).
     await pastRacyWindow();
     const cache = tempDir("ocs-usage-cache-");
     const env = { XDG_CACHE_HOME: cache };

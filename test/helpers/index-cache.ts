@@ -36,7 +36,7 @@ export function factsIn(file: string): FactRow[] {
 }
 
 /**
- * Longer than the index's racy window (store-cache.ts RACY_MS, 2 s): once it has passed, what was
+ * Longer than the index's racy window (read-set.ts RACY_MS, 2 s): once it has passed, what was
  * written before it is old enough for a run to keep the facts it derives.
  */
 export function pastRacyWindow(): Promise<void> {

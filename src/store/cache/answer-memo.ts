@@ -15,14 +15,14 @@ import path from "node:path";
 import { jsonDocumentParts, jsonSizeUpTo, keptDocument, type MemberSpan } from "../../core/json-document.js";
 import { bytesInMemory, decoded, type KeptBytes, parseSpan } from "../../core/kept-bytes.js";
 import { locateStores, type StoreSelection } from "../locate.js";
-import { type ChangedFiles, noting, startReads, stopReads } from "../read-set.js";
+import { type ChangedFiles, noting, RACY_MS, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { answerEnv } from "./answer-env.js";
 import { answersGiven } from "./answers-given.js";
 import { answersDirOf, readCacheFile } from "./location.js";
 import { buildId } from "./build-id.js";
 import { checkedReads, firstLstatsChanged, keptReads, keptReadsAgain, readsNow } from "./kept-reads.js";
-import { RACY_MS, statIdentity, type StoreCache } from "./store-cache.js";
+import { statIdentity, type StoreCache } from "./store-cache.js";
 import { freeLetGo, piecesRead } from "../process/streaming-memory.js";
 
 interface AnswerDeps {

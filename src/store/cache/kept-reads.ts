@@ -1,9 +1,11 @@
 /**
  * What a kept answer's run read (store/read-set.ts), as the answer file keeps it, and the check of
  * it a later run makes before it hands the answer back (store/cache/answer-memo.ts): paths and what
- * their lstat found, dirs and their listings, then paths and what their stat found, then paths and
- * only the kind of thing there, each as one flat JSON array of pairs ({"lstats":[path, seen, path,
- * seen, …],"dirs":[dir, listing, …],"names":[dir, names, …],"stats":[…],"types":[path, type, …]}).
+ * their lstat found, the listed dirs whose own lstat proves their listing, dirs and their listings,
+ * then paths and what their stat found, then paths and only the kind of thing there, each as one
+ * flat JSON array of pairs ({"lstats":[path, seen, path, seen, …],"dirStats":[dir, seen, …],
+ * "dirs":[dir, listing, …],"names":[dir, names, …],"stats":[…],"types":[path, type, …]}). A dir
+ * whose lstat is what it was (ReadSet.dirStats) is not listed again: its listing is not read either.
  * The lstats come first, the path changed last first (lastChangedFirst): after OpenClaw wrote to a
  * transcript, the check fails at its first lstat, before it lists a dir of 18,000 names (40 ms). A
  * dir whose every entry the run lstat-ed is kept by its names alone (ReadSet.named): the lstats,
@@ -41,6 +43,7 @@ export function keptReads(reads: ReadSet): Iterable<string> | null {
 function* readsText(reads: ReadSet): Generator<string> {
   const found: Record<KeptRead, Iterable<[string, string]>> = {
     l: lastChangedFirst(reads.lstats),
+    m: reads.dirStats,
     d: listedOnly(reads),
     n: reads.named,
     s: reads.stats,
@@ -107,14 +110,17 @@ export function stillTrue(kept: Buffer): boolean {
 }
 
 /**
- * How a kept answer's run read a path: "l" its lstat, "s" its stat, "d" a dir's typed listing, "n"
- * a dir's names alone, "t" only what kind of thing is there (typeAt).
+ * How a kept answer's run read a path: "l" its lstat, "m" a listed dir's own lstat (which proves
+ * its listing while it finds the same), "s" its stat, "d" a dir's typed listing, "n" a dir's names
+ * alone, "t" only what kind of thing is there (typeAt).
  */
-export type KeptRead = "l" | "s" | "d" | "n" | "t";
+export type KeptRead = "l" | "m" | "s" | "d" | "n" | "t";
 
 /** The sections of kept reads in the order the text holds them: each one's key, and how its paths were read. */
 const SECTIONS: ReadonlyArray<readonly [key: string, how: KeptRead]> = [
   ["lstats", "l"],
+  // Before the listings they prove.
+  ["dirStats", "m"],
   ["dirs", "d"],
   ["names", "n"],
   ["stats", "s"],
@@ -126,14 +132,37 @@ function sectionOpening(i: number, key: string): string {
   return `${i === 0 ? "{" : ","}"${key}":`;
 }
 
-/** Whether what a path held for a read of each kind still holds there now. */
-const STILL: Record<KeptRead, (path: string, found: string) => boolean> = {
+/** Whether what a path held for a read of each kind still holds there now ("m": a dir's lstat, below). */
+const STILL: Record<Exclude<KeptRead, "m">, (path: string, found: string) => boolean> = {
   l: (p, seen) => lookAt(p, "l") === seen,
   d: (dir, listing) => listingOf(dir) === listing,
   n: (dir, names) => namesOf(dir) === names,
   s: (p, seen) => lookAt(p, "s") === seen,
   t: (p, type) => typeAt(p, type[0] === "l" ? "l" : "s") === type,
 };
+
+/** A check of one section's pairs; `skips`: a pair whose value need not even be read (it holds). */
+type PairCheck = ((path: string, found: string) => boolean) & { skips?: (path: string) => boolean };
+
+/**
+ * The check of every kept read (STILL), but of the listings a dir's own lstat proves (dirStats:
+ * such a dir is not listed again, nor its kept listing read), with the dirs so proven. A dirStat
+ * that differs proves nothing, and the dir is listed: it is never itself a change.
+ */
+function stillHolding(): { holds: (how: KeptRead) => PairCheck; unchanged: Set<string> } {
+  const unchanged = new Set<string>();
+  const proven = (dir: string) => unchanged.has(dir);
+  const holds = (how: KeptRead): PairCheck => {
+    if (how === "m")
+      return (dir, seen) => {
+        if (lookAt(dir, "l") === seen) unchanged.add(dir);
+        return true;
+      };
+    const still = STILL[how];
+    return how === "d" || how === "n" ? Object.assign((dir: string, found: string) => still(dir, found), { skips: proven }) : still;
+  };
+  return { holds, unchanged };
+}
 
 /**
  * Whether one of the first `count` lstats of kept reads no longer holds, from `head`, the text's
@@ -159,7 +188,7 @@ export function firstLstatsChanged(head: Buffer, count: number): boolean {
  * Hands each pair of each section to `holds(how)`, in the text's order: true when each held and
  * the text is whole kept reads, false at the first that did not, or at what is not kept reads.
  */
-function everyRead(kept: Buffer, holds: (how: KeptRead) => ((path: string, found: string) => boolean) | null): boolean {
+function everyRead(kept: Buffer, holds: (how: KeptRead) => PairCheck | null): boolean {
   const c = new JsonBytesCursor(kept);
   for (const [i, [key, how]] of SECTIONS.entries()) {
     const each = holds(how);
@@ -174,7 +203,7 @@ function everyRead(kept: Buffer, holds: (how: KeptRead) => ((path: string, found
  * proves nothing). Each is looked at as it is read, so a change is found after the lstats before it.
  */
 export function checkedReads(kept: Buffer): CheckedLstats | null {
-  if (!everyRead(kept, (how) => STILL[how])) return null;
+  if (!everyRead(kept, stillHolding().holds)) return null;
   // The lstats again, and nothing after them (the first section: its walk stops at the next).
   return (each) => {
     everyRead(kept, (how) => (p, seen) => {
@@ -197,10 +226,24 @@ export function readsNow(kept: Buffer, settledBefore: number): { changed: Change
   const now = newReadSet(settledBefore);
   // Every read but the lstats first (a few dozen dirs and paths): a file made, removed or renamed
   // (a reset) is found before the lstat of every file (130 ms on 18,000), and the answer derived.
-  if (!everyRead(kept, (how) => (how === "l" ? null : STILL[how]))) return null;
-  const into: Record<KeptRead, Map<string, string>> = { l: now.lstats, d: now.dirs, n: now.named, s: now.stats, t: now.types };
+  const still = stillHolding();
+  if (!everyRead(kept, (how) => (how === "l" ? null : still.holds(how)))) return null;
+  const into: Record<KeptRead, Map<string, string>> = {
+    l: now.lstats,
+    m: now.dirStats,
+    d: now.dirs,
+    n: now.named,
+    s: now.stats,
+    t: now.types,
+  };
   const held = everyRead(kept, (how) => {
     const set = into[how];
+    // A dir's lstat kept again only while it still proves the listing (a turn renames sessions.json into its dir).
+    if (how === "m")
+      return (dir, seen) => {
+        if (still.unchanged.has(dir)) set.set(dir, seen);
+        return true;
+      };
     if (how !== "l")
       return (p, found) => {
         set.set(p, found);
@@ -232,6 +275,7 @@ export function keptReadsAgain(before: ReturnType<typeof readsNow> & object, not
   const set = before.now;
   for (const [mine, theirs] of [
     [set.lstats, noted.lstats],
+    [set.dirStats, noted.dirStats],
     [set.dirs, noted.dirs],
     [set.named, noted.named],
     [set.stats, noted.stats],
@@ -264,17 +308,22 @@ function pastPairs(c: JsonBytesCursor): boolean {
 }
 
 /**
- * Hands each [key, value] of a pairs array (`pairs`) at the cursor to `holds`, in turn: true when
- * it held for all of them, false at the first it did not, or when the text is not such an array.
+ * Hands each [key, value] of a pairs array (`pairs`) at the cursor to `holds`, in turn (a key it
+ * `skips` passed over, its value not decoded): true when it held for all of them, false at the
+ * first it did not, or when the text is not such an array.
  */
-function everyPair(c: JsonBytesCursor, holds: (key: string, value: string) => boolean): boolean {
+function everyPair(c: JsonBytesCursor, holds: PairCheck): boolean {
   if (!c.literal("[")) return false;
   if (c.literal("]")) return true;
   for (;;) {
     const key = c.string();
     if (key === null || !c.literal(",")) return false;
-    const value = c.string();
-    if (value === null || !holds(key, value)) return false;
+    if (holds.skips?.(key)) {
+      if (!c.skipString()) return false;
+    } else {
+      const value = c.string();
+      if (value === null || !holds(key, value)) return false;
+    }
     if (c.literal("]")) return true;
     if (!c.literal(",")) return false;
   }

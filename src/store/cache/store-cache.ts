@@ -17,14 +17,8 @@ import { buildId } from "./build-id.js";
 import { IndexDb, isBusy, type SourceIdentity } from "./index-db.js";
 import type { CheckedLstats } from "./kept-reads.js";
 import { indexDisabledByEnv, indexFileFor } from "./location.js";
-import { fileIdentityOf, noteFile, noteLstat } from "../read-set.js";
+import { fileIdentityOf, noteFile, noteLstat, RACY_MS } from "../read-set.js";
 import { freeLetGo } from "../process/streaming-memory.js";
-
-/**
- * A file changed this recently may still change within its timestamps' granularity without a
- * different stat: facts read from it are not kept (read again next run), as git treats "racy" files.
- */
-export const RACY_MS = 2000;
 
 /** A store root (state dir, or a bare sessions dir) and the dirs whose transcripts it indexes. */
 export interface IndexedRoot {

@@ -4,11 +4,10 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { listingOf, namesOf, seenOf } from "../read-set.js";
+import { listingOf, namesOf, RACY_MS, seenOf } from "../read-set.js";
 import { bundleFile } from "./build-id.js";
 import { eachKeptRead } from "./kept-reads.js";
 import { readCacheFile } from "./location.js";
-import { RACY_MS } from "./store-cache.js";
 import { statLine, TAB_FORMAT, tabProofFile } from "./tab-proof.js";
 
 /** How many proofs are kept (one per question: store options, working dir); the oldest written go first. */
@@ -85,7 +84,8 @@ function proofOf(reads: Buffer, bundle: string): Proof | null {
   let provable = add(proof, bundle, null);
   const settledBefore = BigInt(Date.now() - RACY_MS) * 1_000_000n;
   const whole = eachKeptRead(reads, (how, p, found) => {
-    if (!provable) return;
+    // A dir's own lstat ("m") is the tool's shortcut past a listing: bash proves the listing below.
+    if (!provable || how === "m") return;
     if (how === "t") provable = /^[ls][dfy-]$/.test(found) && !p.includes("\n") && proof.kinds.push(`${found} ${p}`) > 0;
     // A file by its lstat, or its stat (a symlink's target: stat-ed here, lstat-ed by bash when it is no link).
     else if (how === "l" || how === "s") provable = add(proof, p, found, how);

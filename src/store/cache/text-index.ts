@@ -14,11 +14,12 @@ import { unescapeJsonLine } from "../../core/grep.js";
 import type { StoreLocation, TranscriptRef } from "../../core/model.js";
 import { forEachLine } from "../../core/transcript/scan.js";
 import { fileLinesFrom, type RawLine } from "../lines.js";
+import { RACY_MS } from "../read-set.js";
 import { openRegularSync, UnreadableLog, unreadableNotesSoFar } from "../safe-read.js";
 import type { StoreSession } from "../session.js";
 import { indexFileFor } from "./location.js";
 import type { IndexDb, TextEnd, TextGlance, TextState } from "./index-db.js";
-import { RACY_MS, sourceOf, statIdentity, type StoreCache } from "./store-cache.js";
+import { sourceOf, statIdentity, type StoreCache } from "./store-cache.js";
 
 /** Bytes hashed at a file's head and before the table's end of it: what must still be there to read on. */
 const HASHED = 4096;

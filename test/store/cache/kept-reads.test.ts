@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { checkedReads, firstLstatsChanged, keptReads, stillTrue } from "../../../src/store/cache/kept-reads.js";
+import { checkedReads, firstLstatsChanged, keptReads, readsNow, stillTrue } from "../../../src/store/cache/kept-reads.js";
 import { noteDir, noteFile, noteType, startReads, stopReads } from "../../../src/store/read-set.js";
 import { scanTree } from "../../../src/store/files/scan.js";
 import { pastRacyWindow } from "../../helpers/index-cache.js";
@@ -158,15 +158,18 @@ describe("kept reads, read from their bytes", () => {
     const kept = keptLstats([file]).toString("utf8");
     expect(stillTrue(Buffer.from(kept))).toBe(true);
     for (let cut = 0; cut < kept.length; cut++) expect(stillTrue(Buffer.from(kept.slice(0, cut)))).toBe(false);
-    const { dirs, names, lstats, stats, types } = JSON.parse(kept) as Record<string, string[]>;
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, names, stats, types })))).toBe(true);
-    expect(stillTrue(Buffer.from(JSON.stringify({ dirs, lstats, names, stats, types })))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, stats, types })))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, names, stats })))).toBe(false);
+    const { dirStats, dirs, names, lstats, stats, types } = JSON.parse(kept) as Record<string, string[]>;
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirStats, dirs, names, stats, types })))).toBe(true);
+    expect(stillTrue(Buffer.from(JSON.stringify({ dirStats, lstats, dirs, names, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, dirStats, names, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirs, names, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirStats, dirs, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirStats, dirs, names, stats })))).toBe(false);
     expect(stillTrue(Buffer.from(`${kept} `))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [...lstats!, file], dirs, names, stats, types })))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, 5], dirs, names, stats, types })))).toBe(false);
-    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, "-"], dirs, names, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [...lstats!, file], dirStats, dirs, names, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, 5], dirStats, dirs, names, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats: [file, "-"], dirStats, dirs, names, stats, types })))).toBe(false);
+    expect(stillTrue(Buffer.from(JSON.stringify({ lstats, dirStats: [dir], dirs, names, stats, types })))).toBe(false);
   });
 });
 
@@ -274,5 +277,71 @@ describe("a dir kept by its names alone", () => {
       stopReads();
     }
     expect(keptReads(reads)).toBeNull();
+  });
+});
+
+describe("a listed dir proven by its own lstat", () => {
+  it("is not listed again while its lstat is what it was once unchanged for 2 s: a name made, removed or renamed is still seen, its mtime set back or not", async () => {
+    const dir = tempDir("ocs-dir-stat-");
+    for (const n of ["a.jsonl", "b.jsonl"]) fs.writeFileSync(path.join(dir, n), "x");
+    await pastRacyWindow();
+    const { kept, parsed } = keptWalk(dir);
+    expect(parsed.dirStats).toEqual([dir, expect.stringMatching(/^d/)]);
+    expect(parsed.names).toEqual([dir, "a.jsonl/b.jsonl"]);
+    const listed = vi.spyOn(fs, "readdirSync");
+    try {
+      expect(stillTrue(kept)).toBe(true);
+      expect(listed).not.toHaveBeenCalled();
+      // Each change with the dir's mtime set back to what it was: its ctime still moves, and the dir
+      // is listed (a name renamed away is found first by its own lstat).
+      const { atime, mtime } = fs.statSync(dir);
+      const changes: Array<[() => void, holds: boolean, listed: boolean]> = [
+        [() => fs.writeFileSync(path.join(dir, "c.jsonl"), "x"), false, true],
+        [() => fs.rmSync(path.join(dir, "c.jsonl")), true, true],
+        [() => fs.renameSync(path.join(dir, "b.jsonl"), path.join(dir, "b2.jsonl")), false, false],
+      ];
+      for (const [change, holds, wasListed] of changes) {
+        change();
+        fs.utimesSync(dir, atime, mtime);
+        listed.mockClear();
+        expect(stillTrue(kept)).toBe(holds);
+        expect(listed.mock.calls).toEqual(wasListed ? [[dir]] : []);
+      }
+    } finally {
+      listed.mockRestore();
+    }
+  });
+
+  it("is none for a dir changed within 2 s by the clock, whatever the run counts as settled: its listing proves it", () => {
+    const dir = tempDir("ocs-dir-stat-recent-");
+    fs.writeFileSync(path.join(dir, "a.jsonl"), "x");
+    const { kept, parsed } = keptWalk(dir);
+    expect(parsed.dirStats).toEqual([]);
+    const listed = vi.spyOn(fs, "readdirSync");
+    try {
+      expect(stillTrue(kept)).toBe(true);
+      expect(listed).toHaveBeenCalledWith(dir);
+    } finally {
+      listed.mockRestore();
+    }
+  });
+
+  it("after a turn (a transcript appended to, sessions.json replaced in its dir) is kept again only where it still proves the listing", async () => {
+    const dir = tempDir("ocs-dir-stat-turn-");
+    const store = path.join(dir, "sessions.json");
+    fs.writeFileSync(store, "{}");
+    fs.writeFileSync(path.join(dir, "a.jsonl"), "x");
+    fs.mkdirSync(path.join(dir, "sub"));
+    fs.writeFileSync(path.join(dir, "sub", "b.jsonl"), "x");
+    await pastRacyWindow();
+    const { kept, parsed } = keptWalk(dir);
+    expect(parsed.dirStats!.filter((_, i) => i % 2 === 0).sort()).toEqual([dir, path.join(dir, "sub")]);
+    fs.appendFileSync(path.join(dir, "a.jsonl"), "y");
+    fs.writeFileSync(`${store}.tmp`, '{"k":{}}');
+    fs.renameSync(`${store}.tmp`, store);
+    const now = readsNow(kept, Date.now() + 60_000);
+    expect([...now!.changed.keys()].sort()).toEqual([path.join(dir, "a.jsonl"), store]);
+    expect([...now!.now.dirStats.keys()]).toEqual([path.join(dir, "sub")]);
+    expect(now!.now.named.get(dir)).toBe("a.jsonl/sessions.json/sub");
   });
 });

@@ -280,21 +280,21 @@ export function noteDir(dir: string, entries: readonly fs.Dirent[]): void {
   noteDirStat(recording, dir);
 }
 
-/**
- * What `dir`'s own lstat finds, right after its listing (ReadSet.dirStats), when the dir had not
- * changed for RACY_MS by the clock, whatever the set's own `settledBefore` (a test's may be ahead of
- * it): a change between the listing and this lstat would have changed its ctime within that window.
- */
+/** What `dir`'s own lstat finds, right after its listing (ReadSet.dirStats), when it proves the listing. */
 function noteDirStat(set: ReadSet, dir: string): void {
-  let st: fs.BigIntStats | undefined;
-  try {
-    st = fs.lstatSync(dir, LOOK);
-  } catch {
-    return; // its listing proves it
-  }
+  const seen = lookAt(dir, "l");
+  if (provesListing(seen, set.settledBefore)) set.dirStats.set(dir, seen);
+}
+
+/**
+ * Whether a dir's lstat (`seen`), taken just before or after its listing, proves that listing
+ * while a later lstat finds the same (ReadSet.dirStats): a dir that had not changed for RACY_MS by
+ * the clock, nor since `settledBefore` (a test's may be ahead of the clock). A change beside the
+ * listing would have changed its ctime within that window.
+ */
+export function provesListing(seen: Seen, settledBefore: bigint): boolean {
   const clock = BigInt(Date.now() - RACY_MS) * 1_000_000n;
-  const before = set.settledBefore < clock ? set.settledBefore : clock;
-  if (st?.isDirectory() && st.mtimeNs < before && st.ctimeNs < before) set.dirStats.set(dir, seenOf(st));
+  return seen.charCodeAt(0) === 0x64 /* d */ && settledSeen(seen, settledBefore < clock ? settledBefore : clock);
 }
 
 /** What a walk tells as it looks at each entry of a dir it listed (entryTypes). */

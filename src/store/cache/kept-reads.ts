@@ -23,6 +23,7 @@ import {
   lookAt,
   namesOf,
   newReadSet,
+  provesListing,
   type ReadSet,
   type Seen,
   settledSeen,
@@ -146,11 +147,18 @@ type PairCheck = ((path: string, found: string) => boolean) & { skips?: (path: s
 
 /**
  * The check of every kept read (STILL), but of the listings a dir's own lstat proves (dirStats:
- * such a dir is not listed again, nor its kept listing read), with the dirs so proven. A dirStat
- * that differs proves nothing, and the dir is listed: it is never itself a change.
+ * such a dir is not listed again, nor its kept listing read), with the dirs so proven
+ * (`unchanged`) and, for a read set settled before `settledBefore` (null: none kept), the dirs
+ * listed again that their lstat now proves (`relisted`, taken before the listing). A dirStat that
+ * differs proves nothing, and the dir is listed: it is never itself a change.
  */
-function stillHolding(): { holds: (how: KeptRead) => PairCheck; unchanged: Set<string> } {
+function stillHolding(settledBefore: bigint | null): {
+  holds: (how: KeptRead) => PairCheck;
+  unchanged: Set<string>;
+  relisted: Map<string, Seen>;
+} {
   const unchanged = new Set<string>();
+  const relisted = new Map<string, Seen>();
   const proven = (dir: string) => unchanged.has(dir);
   const holds = (how: KeptRead): PairCheck => {
     if (how === "m")
@@ -159,9 +167,16 @@ function stillHolding(): { holds: (how: KeptRead) => PairCheck; unchanged: Set<s
         return true;
       };
     const still = STILL[how];
-    return how === "d" || how === "n" ? Object.assign((dir: string, found: string) => still(dir, found), { skips: proven }) : still;
+    if (how !== "d" && how !== "n") return still;
+    const listedAgain = (dir: string, found: string) => {
+      const before = settledBefore === null ? null : lookAt(dir, "l");
+      if (!still(dir, found)) return false;
+      if (before !== null && provesListing(before, settledBefore!)) relisted.set(dir, before);
+      return true;
+    };
+    return Object.assign(listedAgain, { skips: proven });
   };
-  return { holds, unchanged };
+  return { holds, unchanged, relisted };
 }
 
 /**
@@ -203,7 +218,7 @@ function everyRead(kept: Buffer, holds: (how: KeptRead) => PairCheck | null): bo
  * proves nothing). Each is looked at as it is read, so a change is found after the lstats before it.
  */
 export function checkedReads(kept: Buffer): CheckedLstats | null {
-  if (!everyRead(kept, stillHolding().holds)) return null;
+  if (!everyRead(kept, stillHolding(null).holds)) return null;
   // The lstats again, and nothing after them (the first section: its walk stops at the next).
   return (each) => {
     everyRead(kept, (how) => (p, seen) => {
@@ -226,7 +241,7 @@ export function readsNow(kept: Buffer, settledBefore: number): { changed: Change
   const now = newReadSet(settledBefore);
   // Every read but the lstats first (a few dozen dirs and paths): a file made, removed or renamed
   // (a reset) is found before the lstat of every file (130 ms on 18,000), and the answer derived.
-  const still = stillHolding();
+  const still = stillHolding(now.settledBefore);
   if (!everyRead(kept, (how) => (how === "l" ? null : still.holds(how)))) return null;
   const into: Record<KeptRead, Map<string, string>> = {
     l: now.lstats,
@@ -238,10 +253,18 @@ export function readsNow(kept: Buffer, settledBefore: number): { changed: Change
   };
   const held = everyRead(kept, (how) => {
     const set = into[how];
-    // A dir's lstat kept again only while it still proves the listing (a turn renames sessions.json into its dir).
+    // A dir's lstat kept again while it still proves the listing; a dir listed again (a turn renames
+    // sessions.json into its dir) by what its lstat found then, once it settled.
     if (how === "m")
       return (dir, seen) => {
         if (still.unchanged.has(dir)) set.set(dir, seen);
+        return true;
+      };
+    if (how === "d" || how === "n")
+      return (dir, found) => {
+        set.set(dir, found);
+        const seen = still.relisted.get(dir);
+        if (seen !== undefined) now.dirStats.set(dir, seen);
         return true;
       };
     if (how !== "l")

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { checkedReads, firstLstatsChanged, keptReads, readsNow, stillTrue } from "../../../src/store/cache/kept-reads.js";
-import { noteDir, noteFile, noteType, startReads, stopReads } from "../../../src/store/read-set.js";
+import { lookAt, noteDir, noteFile, noteType, startReads, stopReads } from "../../../src/store/read-set.js";
 import { scanTree } from "../../../src/store/files/scan.js";
 import { pastRacyWindow } from "../../helpers/index-cache.js";
 import { tempDir } from "../../helpers/temp.js";
@@ -326,7 +326,7 @@ describe("a listed dir proven by its own lstat", () => {
     }
   });
 
-  it("after a turn (a transcript appended to, sessions.json replaced in its dir) is kept again only where it still proves the listing", async () => {
+  it("after a turn (a transcript appended to, sessions.json replaced in its dir) is kept again where it still proves the listing, and taken again for a dir listed again once that settled", async () => {
     const dir = tempDir("ocs-dir-stat-turn-");
     const store = path.join(dir, "sessions.json");
     fs.writeFileSync(store, "{}");
@@ -343,5 +343,13 @@ describe("a listed dir proven by its own lstat", () => {
     expect([...now!.changed.keys()].sort()).toEqual([path.join(dir, "a.jsonl"), store]);
     expect([...now!.now.dirStats.keys()]).toEqual([path.join(dir, "sub")]);
     expect(now!.now.named.get(dir)).toBe("a.jsonl/sessions.json/sub");
+    // Brought up to date once the turn has settled: the dir listed again is kept by what its lstat finds now.
+    await pastRacyWindow();
+    const later = readsNow(kept, Date.now() + 60_000);
+    expect(Object.fromEntries(later!.now.dirStats)).toEqual({
+      [path.join(dir, "sub")]: parsed.dirStats![parsed.dirStats!.indexOf(path.join(dir, "sub")) + 1],
+      [dir]: lookAt(dir, "l"),
+    });
+    expect(lookAt(dir, "l")).not.toBe(parsed.dirStats![parsed.dirStats!.indexOf(dir) + 1]);
   });
 });

@@ -102,6 +102,12 @@ export interface TimelineSummaryResult {
 
 interface Env {
   readonly timeZone: string;
+  /**
+   * The zone of a kept answer to this run's question, which names the zone or what decides it
+   * (localZoneSource): the one this run would resolve, taken without asking Intl (whose data a run
+   * that brings a kept answer up to date would load for it: 15 ms).
+   */
+  keptZone(zone: string): void;
   /** The openclaw.json given with --config (absolute), if any. */
   explicitConfig: string | null;
   /** The tool's own restore runs of a store (read once per store). */
@@ -131,6 +137,9 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
   return {
     get timeZone() {
       return zone();
+    },
+    keptZone: (kept) => {
+      timeZone ??= kept;
     },
     explicitConfig,
     session: ctx.session,
@@ -493,6 +502,7 @@ async function summaryAgain(
 ): Promise<{ value: TimelineSummaryResult; basis: readonly Buffer[] } | null> {
   const again = ctx.session.keysAgain(opts, basis, changed);
   if (again === null || again.indexes.length !== kept.stores.length) return null;
+  env.keptZone(kept.timeZone);
   const headers = stores(again.indexes);
   const rows = [...kept.keys];
   const at = new Map(rows.map((r, i) => [`${r.agentId}\n${r.sessionKey}`, i]));

@@ -38,6 +38,9 @@ type Answer = (sel: StoreSelection, ctx: StoreContext) => Promise<unknown>;
 /** The answers a patch brings up to date: `timeline`, and `ls`'s table (with `--stats` too). */
 const ANSWERS: Record<string, Answer> = {
   timeline: (sel, ctx) => runTimeline(sel, ctx),
+  // Its zone named by what decides it (no TZ: /etc/localtime), and one given: a patch takes the kept answer's.
+  "timeline (the machine's zone)": (sel, ctx) => runTimeline(sel, { ...ctx, env: { ...ctx.env, TZ: undefined } }),
+  "timeline --tz Asia/Kolkata": (sel, ctx) => runTimeline({ ...sel, tz: "Asia/Kolkata" }, ctx),
   "ls (its table)": async (sel, ctx) => (await runLsTable(sel, {}, ctx)).table,
   "ls --stats (its table)": async (sel, ctx) => (await runLsTable({ ...sel, stats: true }, {}, ctx)).table,
   // At one clock: the findings judged against it (ages, prunes) alike in every run.

@@ -102,8 +102,13 @@ export function newReadSet(settledBefore: number): ReadSet {
     listedFrom: new WeakSet(),
     doubt: null,
     racy: false,
-    settledBefore: BigInt(Math.floor(settledBefore)) * 1_000_000n,
+    settledBefore: nsOf(settledBefore),
   };
+}
+
+/** A time in ms since the epoch as ns, as a stat's times are. */
+export function nsOf(ms: number): bigint {
+  return BigInt(Math.floor(ms)) * 1_000_000n;
 }
 
 export function stopReads(): void {
@@ -293,7 +298,7 @@ function noteDirStat(set: ReadSet, dir: string): void {
  * listing would have changed its ctime within that window.
  */
 export function provesListing(seen: Seen, settledBefore: bigint): boolean {
-  const clock = BigInt(Date.now() - RACY_MS) * 1_000_000n;
+  const clock = nsOf(Date.now() - RACY_MS);
   return seen.charCodeAt(0) === 0x64 /* d */ && settledSeen(seen, settledBefore < clock ? settledBefore : clock);
 }
 

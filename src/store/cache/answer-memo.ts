@@ -184,7 +184,7 @@ async function patchedAnswer<T>(
   kept: NonNullable<ReturnType<typeof readKept>>,
   patch: AnswerPatch<T>,
   stillLocated: () => boolean,
-): Promise<{ value: T; basis: readonly Buffer[]; reads: Iterable<string> | null } | null> {
+): Promise<{ value: T; basis: readonly Buffer[]; reads: Iterable<string | Buffer> | null } | null> {
   const settledBefore = Date.now() - RACY_MS;
   const before = readsNow(kept.reads, settledBefore);
   if (before === null || before.changed.size === 0) return null;
@@ -220,7 +220,7 @@ function plainData(value: unknown): unknown {
  */
 function* answerFileParts(
   key: string,
-  reads: Iterable<string>,
+  reads: Iterable<string | Buffer>,
   basis: readonly Buffer[] | null,
   value: unknown,
 ): Generator<string | Buffer> {

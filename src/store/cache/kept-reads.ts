@@ -22,7 +22,7 @@ import {
   listingOf,
   lookAt,
   namesOf,
-  newReadSet,
+  nsOf,
   provesListing,
   type ReadSet,
   type Seen,
@@ -86,6 +86,12 @@ function* lastChangedFirst(seen: Map<string, string>): Generator<[string, string
  */
 function* pairs(map: Iterable<[string, string]>): Generator<string> {
   yield "[";
+  yield* pairPieces(map);
+  yield "]";
+}
+
+/** pairs' text between its brackets. */
+function* pairPieces(map: Iterable<[string, string]>): Generator<string> {
   let piece: string[] = [];
   let first = true;
   const text = function* () {
@@ -99,7 +105,6 @@ function* pairs(map: Iterable<[string, string]>): Generator<string> {
     if (piece.length >= 512) yield* text();
   }
   if (piece.length > 0) yield* text();
-  yield "]";
 }
 
 /** Each path a checked answer's run lstat-ed, with what it found (then and now: the check found them equal). */
@@ -154,16 +159,16 @@ type PairCheck = ((path: string, found: string) => boolean) & { skips?: (path: s
  */
 function stillHolding(settledBefore: bigint | null): {
   holds: (how: KeptRead) => PairCheck;
-  unchanged: Set<string>;
+  unchanged: Map<string, Seen>;
   relisted: Map<string, Seen>;
 } {
-  const unchanged = new Set<string>();
+  const unchanged = new Map<string, Seen>();
   const relisted = new Map<string, Seen>();
   const proven = (dir: string) => unchanged.has(dir);
   const holds = (how: KeptRead): PairCheck => {
     if (how === "m")
       return (dir, seen) => {
-        if (lookAt(dir, "l") === seen) unchanged.add(dir);
+        if (lookAt(dir, "l") === seen) unchanged.set(dir, seen);
         return true;
       };
     const still = STILL[how];
@@ -229,59 +234,41 @@ export function checkedReads(kept: Buffer): CheckedLstats | null {
   };
 }
 
+/** Kept reads as they hold now (readsNow): what a patch is told, and what keptReadsAgain writes again from. */
+export interface ReadsNow {
+  /** Each regular file whose lstat changed since: what was there, and what is there now. */
+  changed: ChangedFiles;
+  /** The kept reads' text: every read it names holds now, but the lstats of `changed`. */
+  kept: Buffer;
+  /** The dirs' lstats that prove their listing now (ReadSet.dirStats): kept ones that still do, and dirs listed again whose lstat now does. */
+  dirStats: Map<string, Seen>;
+}
+
 /**
  * Kept reads as they hold now, when what no longer holds is only lstats of paths that were regular
  * files and still are: what a turn of OpenClaw's changes (transcripts appended to, sessions.json
- * replaced), which an answer may be brought up to date for (answer-memo.ts, AnswerPatch). `changed`
- * is each such path, what was there and what is there now; `now` every read, as a run noting them would hold them.
- * Null when anything else changed (a dir's entries, a file's kind), or the text is not kept reads.
+ * replaced), which an answer may be brought up to date for (answer-memo.ts, AnswerPatch). Null
+ * when anything else changed (a dir's entries, a file's kind), or the text is not kept reads.
+ * Nothing of the kept text is held but the text: keptReadsAgain writes it again from its bytes.
  */
-export function readsNow(kept: Buffer, settledBefore: number): { changed: ChangedFiles; now: ReadSet } | null {
+export function readsNow(kept: Buffer, settledBefore: number): ReadsNow | null {
   const changed = new Map<string, { was: Seen; now: Seen }>();
-  const now = newReadSet(settledBefore);
   // Every read but the lstats first (a few dozen dirs and paths): a file made, removed or renamed
   // (a reset) is found before the lstat of every file (130 ms on 18,000), and the answer derived.
-  const still = stillHolding(now.settledBefore);
+  const still = stillHolding(nsOf(settledBefore));
   if (!everyRead(kept, (how) => (how === "l" ? null : still.holds(how)))) return null;
-  const into: Record<KeptRead, Map<string, string>> = {
-    l: now.lstats,
-    m: now.dirStats,
-    d: now.dirs,
-    n: now.named,
-    s: now.stats,
-    t: now.types,
-  };
-  const held = everyRead(kept, (how) => {
-    const set = into[how];
-    // A dir's lstat kept again while it still proves the listing; a dir listed again (a turn renames
-    // sessions.json into its dir) by what its lstat found then, once it settled.
-    if (how === "m")
-      return (dir, seen) => {
-        if (still.unchanged.has(dir)) set.set(dir, seen);
-        return true;
-      };
-    if (how === "d" || how === "n")
-      return (dir, found) => {
-        set.set(dir, found);
-        const seen = still.relisted.get(dir);
-        if (seen !== undefined) now.dirStats.set(dir, seen);
-        return true;
-      };
-    if (how !== "l")
-      return (p, found) => {
-        set.set(p, found);
-        return true;
-      };
-    return (p, seen) => {
-      const found = lookAt(p, "l");
-      set.set(p, found);
-      if (found === seen) return true;
-      if (!isRegular(seen) || !isRegular(found)) return false;
-      changed.set(p, { was: seen, now: found });
-      return true;
-    };
-  });
-  return held ? { changed, now } : null;
+  const held = everyRead(kept, (how) =>
+    how !== "l"
+      ? null
+      : (p, seen) => {
+          const found = lookAt(p, "l");
+          if (found === seen) return true;
+          if (!isRegular(seen) || !isRegular(found)) return false;
+          changed.set(p, { was: seen, now: found });
+          return true;
+        },
+  );
+  return held ? { changed, kept, dirStats: new Map([...still.unchanged, ...still.relisted]) } : null;
 }
 
 const isRegular = (seen: string) => seen.charCodeAt(0) === 0x66; /* f */
@@ -292,20 +279,101 @@ const isRegular = (seen: string) => seen.charCodeAt(0) === 0x66; /* f */
  * a path). Null when that cannot be kept: the run noted something unprovable, or a changed file had
  * changed too recently for its lstat to prove it.
  */
-export function keptReadsAgain(before: ReturnType<typeof readsNow> & object, noted: ReadSet): Iterable<string> | null {
+export function keptReadsAgain(before: ReadsNow, noted: ReadSet): Iterable<string | Buffer> | null {
   if (noted.doubt !== null || noted.racy) return null;
   for (const { now } of before.changed.values()) if (!settledSeen(now, noted.settledBefore)) return null;
-  const set = before.now;
-  for (const [mine, theirs] of [
-    [set.lstats, noted.lstats],
-    [set.dirStats, noted.dirStats],
-    [set.dirs, noted.dirs],
-    [set.named, noted.named],
-    [set.stats, noted.stats],
-    [set.types, noted.types],
-  ] as const)
-    for (const [p, found] of theirs) mine.set(p, found);
-  return readsText(set);
+  return readsAgainText(before, noted);
+}
+
+/**
+ * keptReadsAgain's text, from the kept text's bytes: the lstats the turn changed and those the
+ * patch noted first (the path changed last first), then every other kept lstat pair as its bytes
+ * were, in their order (18,000 on a big store: none held as a string, none sorted again); then the
+ * other sections, a few pairs each, with what the patch noted in place of what was kept (a dir's
+ * kept names, 700 KB on such a store, as their bytes).
+ */
+function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | Buffer> {
+  const c = new JsonBytesCursor(before.kept);
+  const fresh = new Map<string, Seen>();
+  for (const [p, { now }] of before.changed) fresh.set(p, now);
+  for (const [p, seen] of noted.lstats) fresh.set(p, seen);
+  // Each section's opening is known to be there: readsNow read the whole text as kept reads.
+  c.literal(sectionOpening(0, SECTIONS[0]![0]));
+  c.literal("[");
+  yield sectionOpening(0, SECTIONS[0]![0]);
+  yield "[";
+  yield* pairPieces(lastChangedFirst(fresh));
+  let first = fresh.size === 0;
+  let run = -1;
+  let runEnd = -1;
+  const kept = function* (): Generator<string | Buffer> {
+    if (run < 0) return;
+    if (!first) yield ",";
+    first = false;
+    yield before.kept.subarray(run, runEnd);
+    run = -1;
+  };
+  if (!c.literal("]"))
+    for (;;) {
+      const start = c.pos;
+      const p = c.string()!;
+      c.literal(",");
+      c.skipString();
+      if (fresh.has(p)) yield* kept();
+      else {
+        if (run < 0) run = start;
+        runEnd = c.pos;
+      }
+      if (c.literal("]")) break;
+      c.literal(",");
+    }
+  yield* kept();
+  yield "]";
+  // The rest, as maps of a few pairs: a kept value as its JSON bytes, a noted one as a string.
+  const rest = {} as Record<Exclude<KeptRead, "l">, Map<string, string | Buffer>>;
+  for (const [i, [key, how]] of SECTIONS.entries()) {
+    if (how === "l") continue;
+    c.literal(sectionOpening(i, key));
+    const pairs = new Map<string, string | Buffer>();
+    c.literal("[");
+    if (!c.literal("]"))
+      for (;;) {
+        const p = c.string()!;
+        c.literal(",");
+        const from = c.pos;
+        c.skipString();
+        pairs.set(p, before.kept.subarray(from, c.pos));
+        if (c.literal("]")) break;
+        c.literal(",");
+      }
+    rest[how] = pairs;
+  }
+  const merged = (kept: Map<string, string | Buffer>, theirs: Map<string, string>) => {
+    for (const [p, found] of theirs) kept.set(p, found);
+    return kept;
+  };
+  const named = merged(rest.n, noted.named);
+  const found: Record<Exclude<KeptRead, "l">, Iterable<[string, string | Buffer]>> = {
+    // The dirs' lstats as readsNow found them now, not as kept.
+    m: merged(new Map(before.dirStats), noted.dirStats),
+    d: [...merged(rest.d, noted.dirs)].filter(([dir]) => !named.has(dir)),
+    n: named,
+    s: merged(rest.s, noted.stats),
+    t: merged(rest.t, noted.types),
+  };
+  for (const [i, [key, how]] of SECTIONS.entries()) {
+    if (how === "l") continue;
+    yield sectionOpening(i, key);
+    yield "[";
+    let next = "";
+    for (const [p, value] of found[how]) {
+      yield `${next}${JSON.stringify(p)},`;
+      yield typeof value === "string" ? JSON.stringify(value) : value;
+      next = ",";
+    }
+    yield "]";
+  }
+  yield "}";
 }
 
 /**

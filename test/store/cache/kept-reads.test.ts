@@ -6,7 +6,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { checkedReads, firstLstatsChanged, keptReads, readsNow, stillTrue } from "../../../src/store/cache/kept-reads.js";
+import {
+  checkedReads,
+  firstLstatsChanged,
+  keptReads,
+  keptReadsAgain,
+  type ReadsNow,
+  readsNow,
+  stillTrue,
+} from "../../../src/store/cache/kept-reads.js";
 import { lookAt, noteDir, noteFile, noteType, startReads, stopReads } from "../../../src/store/read-set.js";
 import { scanTree } from "../../../src/store/files/scan.js";
 import { pastRacyWindow } from "../../helpers/index-cache.js";
@@ -341,15 +349,72 @@ describe("a listed dir proven by its own lstat", () => {
     fs.renameSync(`${store}.tmp`, store);
     const now = readsNow(kept, Date.now() + 60_000);
     expect([...now!.changed.keys()].sort()).toEqual([path.join(dir, "a.jsonl"), store]);
-    expect([...now!.now.dirStats.keys()]).toEqual([path.join(dir, "sub")]);
-    expect(now!.now.named.get(dir)).toBe("a.jsonl/sessions.json/sub");
+    expect([...now!.dirStats.keys()]).toEqual([path.join(dir, "sub")]);
+    expect(againText(now!).names).toEqual(parsed.names);
     // Brought up to date once the turn has settled: the dir listed again is kept by what its lstat finds now.
     await pastRacyWindow();
     const later = readsNow(kept, Date.now() + 60_000);
-    expect(Object.fromEntries(later!.now.dirStats)).toEqual({
+    expect(Object.fromEntries(later!.dirStats)).toEqual({
       [path.join(dir, "sub")]: parsed.dirStats![parsed.dirStats!.indexOf(path.join(dir, "sub")) + 1],
       [dir]: lookAt(dir, "l"),
     });
     expect(lookAt(dir, "l")).not.toBe(parsed.dirStats![parsed.dirStats!.indexOf(dir) + 1]);
+  });
+});
+
+/** The reads keptReadsAgain writes after a patch that noted `more` (none: nothing), parsed; the test fails when it keeps none. */
+function againText(now: ReadsNow, more: () => void = () => {}): Record<string, string[]> {
+  const noted = startReads(Date.now() + 60_000);
+  try {
+    more();
+  } finally {
+    stopReads();
+  }
+  const parts = keptReadsAgain(now, noted);
+  expect(parts).not.toBeNull();
+  return JSON.parse(Buffer.concat([...parts!].map((p) => (typeof p === "string" ? Buffer.from(p) : p))).toString("utf8"));
+}
+
+describe("kept reads written again after a patch", () => {
+  it("are the kept text's pairs as they were, but the lstats the turn changed and what the patch noted, those first", () => {
+    const dir = tempDir("ocs-reads-again-");
+    const store = path.join(dir, "sessions.json");
+    fs.writeFileSync(store, "{}");
+    // A name that JSON escapes, among plain ones.
+    const names = ["a.jsonl", 'q"uote.jsonl', "c.jsonl", "d.jsonl", "e.jsonl"];
+    for (const n of names) fs.writeFileSync(path.join(dir, n), "x");
+    fs.mkdirSync(path.join(dir, "sub"));
+    fs.writeFileSync(path.join(dir, "sub", "b.jsonl"), "x");
+    const { kept, parsed } = keptWalk(dir, () => noteType(path.join(dir, "elsewhere"), "s"));
+    fs.appendFileSync(path.join(dir, "d.jsonl"), "y");
+    fs.writeFileSync(`${store}.tmp`, '{"k":{}}');
+    fs.renameSync(`${store}.tmp`, store);
+    const now = readsNow(kept, Date.now() + 60_000)!;
+    expect([...now.changed.keys()].sort()).toEqual([path.join(dir, "d.jsonl"), store]);
+    const absent = path.join(dir, "none");
+    const again = againText(now, () => {
+      noteFile(path.join(dir, "c.jsonl"), "l");
+      noteFile(absent, "l");
+      noteType(path.join(dir, "more"), "l");
+    });
+    const pairsOf = (list: string[]) => Object.fromEntries(list.flatMap((x, i) => (i % 2 === 0 ? [[x, list[i + 1]!]] : [])));
+    const lstats = pairsOf(parsed.lstats!);
+    const fresh = [path.join(dir, "d.jsonl"), store, path.join(dir, "c.jsonl"), absent];
+    for (const p of fresh) lstats[p] = lookAt(p, "l");
+    expect(pairsOf(again.lstats!)).toEqual(lstats);
+    // The changed and noted first (the path changed last first: lastChangedFirst, which a test above
+    // holds to); the rest in their kept order.
+    const order = again.lstats!.filter((_, i) => i % 2 === 0);
+    expect(new Set(order.slice(0, fresh.length))).toEqual(new Set(fresh));
+    const keptOrder = parsed.lstats!.filter((p, i) => i % 2 === 0 && !fresh.includes(p));
+    expect(order.slice(fresh.length)).toEqual(keptOrder);
+    expect(again.names).toEqual(parsed.names);
+    expect(again.dirs).toEqual(parsed.dirs);
+    expect(pairsOf(again.types!)).toEqual({ ...pairsOf(parsed.types!), [path.join(dir, "more")]: "l-" });
+    // What they say holds now.
+    const text = Buffer.from(JSON.stringify(again));
+    expect(stillTrue(text)).toBe(true);
+    fs.appendFileSync(path.join(dir, "e.jsonl"), "z");
+    expect(stillTrue(text)).toBe(false);
   });
 });

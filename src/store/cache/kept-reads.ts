@@ -306,7 +306,8 @@ function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | B
   let first = fresh.size === 0;
   let run = -1;
   let runEnd = -1;
-  const kept = function* (): Generator<string | Buffer> {
+  // The kept pairs since the last one left out, as their bytes.
+  const keptRun = function* (): Generator<string | Buffer> {
     if (run < 0) return;
     if (!first) yield ",";
     first = false;
@@ -319,7 +320,7 @@ function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | B
       const p = c.string()!;
       c.literal(",");
       c.skipString();
-      if (fresh.has(p)) yield* kept();
+      if (fresh.has(p)) yield* keptRun();
       else {
         if (run < 0) run = start;
         runEnd = c.pos;
@@ -327,7 +328,7 @@ function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | B
       if (c.literal("]")) break;
       c.literal(",");
     }
-  yield* kept();
+  yield* keptRun();
   yield "]";
   // The rest, as maps of a few pairs: a kept value as its JSON bytes, a noted one as a string.
   const rest = {} as Record<Exclude<KeptRead, "l">, Map<string, string | Buffer>>;
@@ -348,9 +349,9 @@ function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | B
       }
     rest[how] = pairs;
   }
-  const merged = (kept: Map<string, string | Buffer>, theirs: Map<string, string>) => {
-    for (const [p, found] of theirs) kept.set(p, found);
-    return kept;
+  const merged = (mine: Map<string, string | Buffer>, theirs: Map<string, string>) => {
+    for (const [p, found] of theirs) mine.set(p, found);
+    return mine;
   };
   const named = merged(rest.n, noted.named);
   const found: Record<Exclude<KeptRead, "l">, Iterable<[string, string | Buffer]>> = {

@@ -17,7 +17,7 @@ import { buildId } from "./build-id.js";
 import { IndexDb, isBusy, type SourceIdentity } from "./index-db.js";
 import type { CheckedLstats } from "./kept-reads.js";
 import { indexDisabledByEnv, indexFileFor } from "./location.js";
-import { fileIdentityOf, noteFile, noteLstat, RACY_MS } from "../read-set.js";
+import { fileIdentityOf, noteFile, noteLstat, nsOf, RACY_MS } from "../read-set.js";
 import { freeLetGo } from "../process/streaming-memory.js";
 
 /** A store root (state dir, or a bare sessions dir) and the dirs whose transcripts it indexes. */
@@ -609,7 +609,7 @@ const FREE_NOW_BYTES = 8 * 1024 * 1024;
 
 /** Were a file's last change and status change more than RACY_MS before `at` (ms since the epoch)? */
 function settledAt(mtimeNs: bigint, ctimeNs: bigint, at: number): boolean {
-  const trusted = BigInt(Math.floor(at - RACY_MS)) * 1_000_000n;
+  const trusted = nsOf(at - RACY_MS);
   return mtimeNs < trusted && ctimeNs < trusted;
 }
 

@@ -4,7 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { listingOf, namesOf, RACY_MS, seenOf } from "../read-set.js";
+import { listingOf, namesOf, nsOf, RACY_MS, seenOf } from "../read-set.js";
 import { bundleFile } from "./build-id.js";
 import { eachKeptRead } from "./kept-reads.js";
 import { readCacheFile } from "./location.js";
@@ -82,7 +82,7 @@ interface Proof {
 function proofOf(reads: Buffer, bundle: string): Proof | null {
   const proof: Proof = { paths: [], printed: [], kinds: [] };
   let provable = add(proof, bundle, null);
-  const settledBefore = BigInt(Date.now() - RACY_MS) * 1_000_000n;
+  const settledBefore = nsOf(Date.now() - RACY_MS);
   const whole = eachKeptRead(reads, (how, p, found) => {
     // A dir's own lstat ("m") is the tool's shortcut past a listing: bash proves the listing below.
     if (!provable || how === "m") return;

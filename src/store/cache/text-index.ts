@@ -14,7 +14,7 @@ import { unescapeJsonLine } from "../../core/grep.js";
 import type { StoreLocation, TranscriptRef } from "../../core/model.js";
 import { forEachLine } from "../../core/transcript/scan.js";
 import { fileLinesFrom, type RawLine } from "../lines.js";
-import { RACY_MS } from "../read-set.js";
+import { nsOf, RACY_MS } from "../read-set.js";
 import { openRegularSync, UnreadableLog, unreadableNotesSoFar } from "../safe-read.js";
 import type { StoreSession } from "../session.js";
 import { indexFileFor } from "./location.js";
@@ -347,7 +347,7 @@ function fileEnd(ref: Extract<TranscriptRef, { kind: "file" }>, identity: string
   const hashes = ref.compression === "none" ? hashesOf(ref.path, bytes) : { head: null, tail: null };
   const after = statOrNull(ref.path);
   if (!after || statIdentity(after) !== identity) return null;
-  const recent = BigInt(Math.floor(now() - RACY_MS)) * 1_000_000n;
+  const recent = nsOf(now() - RACY_MS);
   const racy = after.mtimeNs >= recent || after.ctimeNs >= recent;
   return { identity: racy ? `racy:${identity}` : identity, ...hashes };
 }

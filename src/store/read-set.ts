@@ -53,7 +53,7 @@ export interface ReadSet {
    * Dir (one of `dirs` or `named`) → what its own lstat found, when it had not changed for RACY_MS
    * by the clock when it was listed: a later check that finds the same there takes its listing as
    * unchanged without listing it (an entry made, removed or renamed changes the dir's ctime). A
-   * store of 18,000 transcripts is one dir whose listing is 60 ms and 1,600 fresh pages.
+   * store of 18,000 transcripts is one dir whose listing is 40–60 ms and 1,400–1,600 fresh pages.
    */
   readonly dirStats: Map<string, Seen>;
   /** The entries whose listing `dirs` holds, as noteDir was handed them (entryTypes proves only what those hold). */

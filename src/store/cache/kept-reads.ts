@@ -330,11 +330,16 @@ function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | B
     }
   yield* keptRun();
   yield "]";
-  // The rest, as maps of a few pairs: a kept value as its JSON bytes, a noted one as a string.
-  const rest = {} as Record<Exclude<KeptRead, "l">, Map<string, string | Buffer>>;
+  // The rest, as maps of a few pairs: a kept value as its JSON bytes, a noted one as a string. The
+  // dirs' lstats are readsNow's, not the kept ones.
+  const rest = {} as Record<Exclude<KeptRead, "l" | "m">, Map<string, string | Buffer>>;
   for (const [i, [key, how]] of SECTIONS.entries()) {
     if (how === "l") continue;
     c.literal(sectionOpening(i, key));
+    if (how === "m") {
+      pastPairs(c);
+      continue;
+    }
     const pairs = new Map<string, string | Buffer>();
     c.literal("[");
     if (!c.literal("]"))
@@ -355,7 +360,6 @@ function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | B
   };
   const named = merged(rest.n, noted.named);
   const found: Record<Exclude<KeptRead, "l">, Iterable<[string, string | Buffer]>> = {
-    // The dirs' lstats as readsNow found them now, not as kept.
     m: merged(new Map(before.dirStats), noted.dirStats),
     d: [...merged(rest.d, noted.dirs)].filter(([dir]) => !named.has(dir)),
     n: named,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyState, ROOT } from "../helpers/corpus.js";
 import { BIN } from "../helpers/built-cli.js";
 import { generateStore } from "../../bench/gen-store.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 let root = "";
 let stateDir = "";
@@ -21,7 +21,7 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 function pipeline(cmd: string): { status: number; stdout: string; stderr: string } {
   const r = spawnSync("bash", ["-c", `set -o pipefail; ${cmd}`], {
     encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", HOME: "/nonexistent-home" },
+    env: { ...process.env, NO_COLOR: "1", HOME: homeNotMade() },
     cwd: ROOT,
   });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };

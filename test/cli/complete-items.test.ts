@@ -8,7 +8,7 @@ import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 import { COMPLETE_OPTIONS, COMPLETE_STORE_OPTIONS, parseCompleteArgs, questionArgs } from "../../src/cli/complete-items.js";
 import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
 import { copyState } from "../helpers/corpus.js";
@@ -199,7 +199,7 @@ describe("__complete on the shipped CLI", () => {
       ],
       {
         encoding: "utf8",
-        env: { PATH: process.env.PATH, HOME: "/nonexistent-home" },
+        env: { PATH: process.env.PATH, HOME: homeNotMade() },
       },
     );
     expect(r.stdout).toBe(`${keys[0]}\n`);

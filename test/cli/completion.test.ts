@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { copyState, ROOT, scenarioDir } from "../helpers/corpus.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 import { BIN } from "../helpers/built-cli.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
 
@@ -79,7 +79,7 @@ describe("completion", () => {
       roots.push(dir, shim);
       file = path.join(dir, "c.bash");
       fs.writeFileSync(file, (await cli(["completion", "bash"])).stdout);
-      env = { PATH: `${shim}:${process.env.PATH}`, OPENCLAW_STATE_DIR: state, HOME: "/nonexistent-home" };
+      env = { PATH: `${shim}:${process.env.PATH}`, OPENCLAW_STATE_DIR: state, HOME: homeNotMade() };
     });
 
     /** Completes the line as bash does on Tab: COMP_LINE/COMP_POINT, and COMP_WORDS split at COMP_WORDBREAKS. */
@@ -509,7 +509,7 @@ MODE=args; words=(ls); _openclaw_sessions`;
     const complete = (line: string) => {
       const r = spawnSync("fish", ["--no-config", "-c", `source ${JSON.stringify(file)}; complete -C ${JSON.stringify(line)}`], {
         encoding: "utf8",
-        env: { PATH: `${shim}:${process.env.PATH}`, OPENCLAW_STATE_DIR: stateDir, HOME: "/nonexistent-home" },
+        env: { PATH: `${shim}:${process.env.PATH}`, OPENCLAW_STATE_DIR: stateDir, HOME: homeNotMade() },
       });
       expect(r.status, r.stderr).toBe(0);
       return r.stdout

@@ -14,7 +14,7 @@ import { segmentsOf } from "../../src/core/segments.js";
 import { projectHistory } from "../../src/core/transcript/history.js";
 import { ROOT, scenarioDir } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const run = promisify(execFile);
@@ -70,7 +70,7 @@ describe.skipIf(!hasChromium)("export HTML in headless Chromium", () => {
     const profile = tempDir("ocs-chromium-profile-");
     const profile2 = tempDir("ocs-chromium-profile-");
     try {
-      const ctx = storeContext({ env: { HOME: "/nonexistent-home" }, cwd: process.cwd() });
+      const ctx = storeContext({ env: { HOME: homeNotMade() }, cwd: process.cwd() });
       const { header } = await prepareExport({ stateDir: STATE, key: KEY, format: "html", archived: true }, ctx);
       let html = "";
       await writeExport(

@@ -12,7 +12,7 @@ import { generateTranscript } from "../../bench/gen-transcript.js";
 import { BIN } from "../helpers/built-cli.js";
 import { cli } from "../helpers/cli.js";
 import { scenarioDir } from "../helpers/corpus.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 let stateDir = "";
 let key = "";
@@ -31,7 +31,7 @@ function interruptMidWrite(
   signal: NodeJS.Signals,
 ): Promise<{ code: number | null; signal: string | null; stderr: string; seen: string[] }> {
   const child = spawn(process.execPath, [BIN, "export", key, "--format", "html", "-o", path.join(dir, "x.html"), "--state-dir", stateDir], {
-    env: { ...process.env, HOME: "/nonexistent-home", NO_COLOR: "1" },
+    env: { ...process.env, HOME: homeNotMade(), NO_COLOR: "1" },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

@@ -13,7 +13,7 @@ import { generateStore } from "../../bench/gen-store.js";
 import { BIN } from "../helpers/built-cli.js";
 import { copyState } from "../helpers/corpus.js";
 import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 let root = "";
 let stateDir = "";
@@ -36,7 +36,7 @@ function limited(limitKb: number, argv: string[], env: Record<string, string>, r
   const r = spawnSync("bash", ["-c", `ulimit -f ${limitKb}; exec ${[process.execPath, BIN, ...argv].map(q).join(" ")} ${redirect}`], {
     encoding: "utf8",
     maxBuffer: 1 << 28,
-    env: { ...process.env, NO_COLOR: "1", HOME: "/nonexistent-home", ...env },
+    env: { ...process.env, NO_COLOR: "1", HOME: homeNotMade(), ...env },
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -45,7 +45,7 @@ function unlimited(argv: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, [BIN, ...argv], {
     encoding: "utf8",
     maxBuffer: 1 << 28,
-    env: { ...process.env, NO_COLOR: "1", HOME: "/nonexistent-home", ...env },
+    env: { ...process.env, NO_COLOR: "1", HOME: homeNotMade(), ...env },
   });
 }
 

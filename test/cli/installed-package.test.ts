@@ -11,7 +11,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
 import { copyState, ROOT } from "../helpers/corpus.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 const FILES_KEY = "agent:main:telegram:direct:424242";
 const SQLITE_KEY = "agent:main:main";
@@ -72,7 +72,7 @@ beforeAll(() => {
 }, 120_000);
 
 /** The environment both builds run in: no colour, no HOME of ours, no module path. */
-const ENV = { PATH: process.env.PATH, HOME: "/nonexistent-home", NO_COLOR: "1", NODE_PATH: "" };
+const ENV = { PATH: process.env.PATH, HOME: homeNotMade(), NO_COLOR: "1", NODE_PATH: "" };
 
 const run = (bin: string, args: string[]): SpawnSyncReturns<string> =>
   spawnSync(process.execPath, [bin, ...args], { cwd: installed.work, encoding: "utf8", env: ENV });

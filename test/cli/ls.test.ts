@@ -3,13 +3,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { ROOT, copyState, scenarioDir } from "../helpers/corpus.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 const state = (s: string) => path.join(scenarioDir("files", s), "state");
 
 /** Replace machine-specific paths so the document can be compared with a committed golden file. */
 function normalise(doc: unknown, stateDir: string): unknown {
-  return JSON.parse(JSON.stringify(doc).split(stateDir).join("$STATE").split("/nonexistent-home").join("$HOME"));
+  return JSON.parse(JSON.stringify(doc).split(stateDir).join("$STATE").split(homeNotMade()).join("$HOME"));
 }
 
 describe("ls (CLI)", () => {

@@ -5,6 +5,7 @@ import { cli } from "../helpers/cli.js";
 import { scenarioDir } from "../helpers/corpus.js";
 import { run } from "../../src/cli/program.js";
 import { displayWidth } from "../../src/render/table.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 const state = (s: string) => path.join(scenarioDir("files", s), "state");
 const ARCHIVE = "9648af9a-0de1-40ec-bd5a-136426cbdd39.jsonl.reset.2026-07-01T09-15-21.500Z";
@@ -35,7 +36,7 @@ async function onTty(args: string[], columns: number): Promise<string> {
     stdout: { write: (s: string) => ((out += s), true), isTTY: true, columns } as never,
     stderr: { write: () => true, isTTY: false },
     stdinIsTTY: false,
-    env: { NO_COLOR: "1", HOME: "/nonexistent-home", PAGER: "cat" }, // a terminal, without a pager in the way
+    env: { NO_COLOR: "1", HOME: homeNotMade(), PAGER: "cat" }, // a terminal, without a pager in the way
     cwd: process.cwd(),
   });
   return out;

@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
 import { ROOT, scenarioDir } from "../helpers/corpus.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
   version: string;
@@ -13,7 +14,7 @@ const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"))
 };
 
 const runBin = (node: string, args: string[]) =>
-  spawnSync(node, [BIN, ...args], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: "/nonexistent-home", NO_COLOR: "1" } });
+  spawnSync(node, [BIN, ...args], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: homeNotMade(), NO_COLOR: "1" } });
 
 /** Node binaries on this machine other than the one running the tests, with their versions. */
 function otherNodes(): { bin: string; version: string }[] {

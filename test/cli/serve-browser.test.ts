@@ -18,7 +18,7 @@ import { cli } from "../helpers/cli.js";
 import { copyState, ROOT } from "../helpers/corpus.js";
 import { closeViewers, startViewer } from "../helpers/serve.js";
 import { storeContext } from "../helpers/store-context.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -95,7 +95,7 @@ describe.skipIf(!hasChromium)("serve in Chromium", () => {
   it("sqlite-reset (SQLite era): the segments, resets and messages the commands count", async () => {
     const { stateDir } = copyState("sqlite", "sqlite-reset");
     const key = "agent:main:main";
-    const ctx = storeContext({ env: { HOME: "/nonexistent-home", XDG_CACHE_HOME: process.env.XDG_CACHE_HOME }, cwd: process.cwd() });
+    const ctx = storeContext({ env: { HOME: homeNotMade(), XDG_CACHE_HOME: process.env.XDG_CACHE_HOME }, cwd: process.cwd() });
     const timeline = await runTimeline({ stateDir, key }, ctx);
     const all = await runHistory({ stateDir, key, archived: true }, ctx);
     const current = await runHistory({ stateDir, key }, ctx);

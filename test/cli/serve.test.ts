@@ -17,7 +17,7 @@ import { cli } from "../helpers/cli.js";
 import { copyState, hashTree } from "../helpers/corpus.js";
 import { closeViewers, request, startViewer } from "../helpers/serve.js";
 import { appendUserMessages, openSqliteForWriting } from "../helpers/sqlite-writer.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 afterAll(closeViewers);
 
@@ -363,7 +363,7 @@ describe("pages, both eras", () => {
 /** The shipped CLI's serve, until its URL line. */
 function startCli(args: string[], env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: "/nonexistent-home", NO_COLOR: "1", XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, ...env },
+    env: { PATH: process.env.PATH, HOME: homeNotMade(), NO_COLOR: "1", XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

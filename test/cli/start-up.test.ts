@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { BIN } from "../helpers/built-cli.js";
 import { copyState, ROOT, scenarioDir } from "../helpers/corpus.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 /**
  * Writes the built-ins the process loaded (`process.moduleLoadList`), one a line, to $OCS_BUILTINS_FILE at exit.
@@ -36,7 +36,7 @@ function builtinsLoaded(
     maxBuffer: 64 * 1024 * 1024,
     env: {
       PATH: process.env.PATH,
-      HOME: "/nonexistent-home",
+      HOME: homeNotMade(),
       ...(colour ? {} : { NO_COLOR: "1" }),
       XDG_CACHE_HOME: cacheHome,
       OCS_BUILTINS_FILE: out,
@@ -140,7 +140,7 @@ describe("the bin's code cache", () => {
     const runLs = () =>
       spawnSync(process.execPath, [BIN, ...args], {
         encoding: "utf8",
-        env: { PATH: process.env.PATH, HOME: "/nonexistent-home", NODE_COMPILE_CACHE: cacheDir },
+        env: { PATH: process.env.PATH, HOME: homeNotMade(), NODE_COMPILE_CACHE: cacheDir },
       });
     const id = /^\/\/ openclaw-sessions bundle (\w+)\n/.exec(fs.readFileSync(path.join(ROOT, "dist/commands/ls.js"), "latin1"))?.[1];
     expect(id).toMatch(/^[0-9a-f]{20}$/);
@@ -175,7 +175,7 @@ describe("the bin's code cache", () => {
     await pastRacyWindow();
     const env = {
       PATH: process.env.PATH,
-      HOME: "/nonexistent-home",
+      HOME: homeNotMade(),
       NODE_COMPILE_CACHE: cacheDir,
       XDG_CACHE_HOME: tempDir("ocs-code-cache-xdg-"),
     };
@@ -222,7 +222,7 @@ describe("the bin's code cache", () => {
     const state = storeOfFiles(10_000);
     // No answer kept: a run handed one back after a run that derived it writes the cache again on
     // purpose (the bin's COLD → WARM), and whether the first run may keep it turns on the clock.
-    const env = { PATH: process.env.PATH, HOME: "/nonexistent-home", NODE_COMPILE_CACHE: cacheDir, OPENCLAW_SESSIONS_INDEX: "off" };
+    const env = { PATH: process.env.PATH, HOME: homeNotMade(), NODE_COMPILE_CACHE: cacheDir, OPENCLAW_SESSIONS_INDEX: "off" };
     const runLs = () =>
       spawnSync(process.execPath, [BIN, "ls", "--json", "--state-dir", state], { encoding: "utf8", env, maxBuffer: 64 * 1024 * 1024 });
     // A store this big sets V8's heap flags (store/process/streaming-memory.ts): node:v8 is loaded for it.
@@ -256,7 +256,7 @@ describe("the end of a run", () => {
       const out = path.join(tempDir("ocs-end-"), "end");
       const r = spawnSync(process.execPath, ["--import", END_PROBE, BIN, ...args], {
         encoding: "utf8",
-        env: { PATH: process.env.PATH, HOME: "/nonexistent-home", OCS_END_FILE: out, ...(timer ? { OCS_END_TIMER: "1" } : {}) },
+        env: { PATH: process.env.PATH, HOME: homeNotMade(), OCS_END_FILE: out, ...(timer ? { OCS_END_TIMER: "1" } : {}) },
       });
       return { code: r.status, stdout: r.stdout, stderr: r.stderr, lines: fs.readFileSync(out, "utf8").trimEnd().split("\n") };
     };

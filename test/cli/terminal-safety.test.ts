@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { copyState } from "../helpers/corpus.js";
 import { run } from "../../src/cli/program.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const EVIL =
@@ -151,7 +152,7 @@ describe("no control character reaches a terminal raw", () => {
       stdout: { write: (s: string) => ((out += s), true), isTTY: true },
       stderr: { write: () => true, isTTY: false },
       stdinIsTTY: false,
-      env: { NO_COLOR: "1", HOME: "/nonexistent-home", PAGER: "cat" }, // a terminal, without a pager in the way
+      env: { NO_COLOR: "1", HOME: homeNotMade(), PAGER: "cat" }, // a terminal, without a pager in the way
       cwd: process.cwd(),
     });
     expect(code).toBe(0);

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { wantsYoungGenerationHeld } from "../../src/cli/young-generation.js";
 import { BIN } from "../helpers/built-cli.js";
 import { scenarioDir } from "../helpers/corpus.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 describe("wantsYoungGenerationHeld", () => {
   it("is true for the commands that read a store, and never for help, the small commands or a size the user chose", () => {
@@ -23,7 +23,7 @@ describe("wantsYoungGenerationHeld", () => {
 
 describe("a store reader run through the bin", () => {
   const stateDir = path.join(scenarioDir("files", "reset-chain"), "state");
-  const env = { PATH: process.env.PATH, HOME: "/nonexistent-home", NO_COLOR: "1" };
+  const env = { PATH: process.env.PATH, HOME: homeNotMade(), NO_COLOR: "1" };
   // At exit: this process's pid and the young generation's size (both semi-spaces), in MB.
   const probe =
     "data:text/javascript,import v8 from 'node:v8';process.on('exit',()=>{const s=v8.getHeapSpaceStatistics().find(x=>x.space_name==='new_space');process.stderr.write('YOUNG '+process.pid+' '+(s.space_size/1048576)+'\\n')})";

@@ -17,7 +17,7 @@ import { copyState, ROOT, scenarioDir } from "../helpers/corpus.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
 import { appendToActive, compactionAfter } from "../helpers/openclaw-writer.js";
 import { countedRun, storeContext } from "../helpers/store-context.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const schemaOf = (name: string) => ajv.compile(JSON.parse(fs.readFileSync(path.join(ROOT, "docs/schema", `${name}.schema.json`), "utf8")));
@@ -199,7 +199,7 @@ describe("compactions (every key)", () => {
     expect(doc.summary).toMatchObject({ keys: 2, keysWithCompactions: 2, compactions: all.length });
     expect(doc.summary.byFlag.SUMMARY_EMPTY).toBeGreaterThan(0);
     // The same through the command's function (the CLI only streams it).
-    const direct = await runCompactions({ stateDir }, storeContext({ env: { HOME: "/nonexistent-home" }, cwd: ROOT }));
+    const direct = await runCompactions({ stateDir }, storeContext({ env: { HOME: homeNotMade() }, cwd: ROOT }));
     expect(direct.summary).toEqual(doc.summary);
     const text = await cli(["compactions", "--state-dir", stateDir, "--tz", "UTC"]);
     expect(text.stdout).toMatch(/^2 keys, 2 with compactions: \d+ compactions, \d+ flagged \(SUMMARY_EMPTY ×\d+/m);

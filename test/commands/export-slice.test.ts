@@ -19,8 +19,9 @@ import { runTimeline } from "../../src/commands/timeline.js";
 import { EXPORT_REPORTERS, exportText } from "../../src/render/export-reporters.js";
 import { copyState, scenarioDir } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
+import { homeNotMade } from "../helpers/temp.js";
 
-const ctx = (home = "/nonexistent-home") => storeContext({ env: { HOME: home }, cwd: process.cwd() });
+const ctx = (home = homeNotMade()) => storeContext({ env: { HOME: home }, cwd: process.cwd() });
 const state = (era: "files" | "sqlite", name: string) => path.join(scenarioDir(era, name), "state");
 const FILES = state("files", "reset-chain");
 const SQLITE = state("sqlite", "sqlite-reset");

@@ -12,8 +12,9 @@ import { cli } from "../helpers/cli.js";
 import { countedRun, storeContext } from "../helpers/store-context.js";
 import { appendToActive } from "../helpers/openclaw-writer.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
+import { homeNotMade } from "../helpers/temp.js";
 
-const ctx = () => storeContext({ env: { HOME: "/nonexistent-home" }, cwd: process.cwd() });
+const ctx = () => storeContext({ env: { HOME: homeNotMade() }, cwd: process.cwd() });
 const session = () => ctx().session;
 const state = (era: "files" | "sqlite", name: string) => path.join(scenarioDir(era, name), "state");
 const KEY = "agent:main:telegram:direct:424242";

@@ -17,7 +17,7 @@ import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
 import { get as sqlGet, run as sql } from "../helpers/sqlite-writer.js";
 import { storeContext } from "../helpers/store-context.js";
 import { openStoreSession } from "../../src/store/session.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 interface Copy {
   era: "files" | "sqlite";
@@ -26,7 +26,7 @@ interface Copy {
   cache: string;
 }
 
-const ctxOf = (c: Copy) => storeContext({ env: { HOME: "/nonexistent-home", XDG_CACHE_HOME: c.cache }, cwd: process.cwd() });
+const ctxOf = (c: Copy) => storeContext({ env: { HOME: homeNotMade(), XDG_CACHE_HOME: c.cache }, cwd: process.cwd() });
 const grep = (c: Copy, o: Omit<GrepOptions, "stateDir">, index = true): Promise<GrepResult> =>
   runGrep({ stateDir: c.stateDir, allAgents: true, ...o, ...(index ? {} : { index: false }) }, ctxOf(c));
 const build = (c: Copy, rebuild = false) => runIndex({ stateDir: c.stateDir, rebuild }, ctxOf(c));
@@ -198,7 +198,7 @@ describe("after a store changes, grep through the index still answers as the sca
   /** A store-wide search of `c` in a session of its own, counting how often it indexes the store. */
   const countingSearch = (c: Copy) => {
     const counted = { indexed: 0 };
-    const env = { HOME: "/nonexistent-home", XDG_CACHE_HOME: c.cache };
+    const env = { HOME: homeNotMade(), XDG_CACHE_HOME: c.cache };
     const search = async (pattern: string) => {
       const session = openStoreSession({ env, cwd: process.cwd() });
       const indexes = session.indexes.bind(session);
@@ -241,7 +241,7 @@ describe("after a store changes, grep through the index still answers as the sca
   it("`index` keeps what a store-wide search searches: the first search after it builds no store index, and one after a change does", async () => {
     const c = copy("files", "reset-chain");
     await pastRacyWindow(); // the copy has held still long enough for what `index` reads to be kept
-    const env = { HOME: "/nonexistent-home", XDG_CACHE_HOME: c.cache };
+    const env = { HOME: homeNotMade(), XDG_CACHE_HOME: c.cache };
     const session = openStoreSession({ env, cwd: process.cwd() });
     try {
       await runIndex({ stateDir: c.stateDir }, { env, cwd: process.cwd(), session });
@@ -263,7 +263,7 @@ describe("after a store changes, grep through the index still answers as the sca
   it("`index` proves the rows of the scope it keeps up to date, and so does a search that finds them so: the next looks at no row again, until the table or a file changes", async () => {
     const c = copy("files", "reset-chain");
     await pastRacyWindow(); // what `index` reads has held still long enough for its answers to be kept
-    const env = { HOME: "/nonexistent-home", XDG_CACHE_HOME: c.cache };
+    const env = { HOME: homeNotMade(), XDG_CACHE_HOME: c.cache };
     const session = openStoreSession({ env, cwd: process.cwd() });
     try {
       await runIndex({ stateDir: c.stateDir }, { env, cwd: process.cwd(), session });

@@ -8,10 +8,10 @@ import { hugeMessageLine } from "../hostile/inputs.js";
 import { cli } from "../helpers/cli.js";
 import { countedRun, storeContext } from "../helpers/store-context.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 import { bytesRead } from "../../src/store/read-meter.js";
 
-const ctx = () => storeContext({ env: { HOME: "/nonexistent-home" }, cwd: process.cwd() });
+const ctx = () => storeContext({ env: { HOME: homeNotMade() }, cwd: process.cwd() });
 const state = (era: "files" | "sqlite", name: string) => path.join(scenarioDir(era, name), "state");
 
 describe("grep over the corpus", () => {

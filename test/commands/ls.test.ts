@@ -5,6 +5,7 @@ import { type LsKeyQuery, runLs, runLsQuery, runLsTable, tableOf } from "../../s
 import { CORPUS, copyState, expectedOf, fileScenarios, hashTree, scenarioDir, sqliteScenarios, sub } from "../helpers/corpus.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
 import { countedRun, storeContext } from "../helpers/store-context.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 async function lsOf(stateDir: string, home: string) {
   return runLs({ stateDir }, storeContext({ env: { HOME: home }, cwd: "/" }));
@@ -13,7 +14,7 @@ async function lsOf(stateDir: string, home: string) {
 describe("ls resolves each key's transcript exactly as OpenClaw 7.1 does", () => {
   for (const scenario of fileScenarios()) {
     it(scenario, async () => {
-      const home = "/nonexistent-home";
+      const home = homeNotMade();
       const stateDir = path.join(scenarioDir("files", scenario), "state");
       const oracle = expectedOf("files", scenario).oracle.main;
       const r = await lsOf(stateDir, home);
@@ -83,7 +84,7 @@ describe("ls attributes archives as the manifests describe", () => {
   for (const [scenario, files] of Object.entries(ATTRIBUTION)) {
     it(scenario, async () => {
       const stateDir = path.join(scenarioDir("files", scenario), "state");
-      const r = await lsOf(stateDir, "/nonexistent-home");
+      const r = await lsOf(stateDir, homeNotMade());
       const owner = (name: string) => {
         const keys = r.sessions
           .filter((s) => s.archives.some((a) => path.basename(a.path) === name) || s.related.some((f) => path.basename(f.path) === name))
@@ -99,7 +100,7 @@ describe("ls attributes archives as the manifests describe", () => {
   }
 
   it("gives unattributed files a header id, timestamps and a preview", async () => {
-    const r = await lsOf(path.join(scenarioDir("files", "orphans"), "state"), "/nonexistent-home");
+    const r = await lsOf(path.join(scenarioDir("files", "orphans"), "state"), homeNotMade());
     const lost = r.unattributed.find((u) => u.path.endsWith("c822c754-948f-4e45-b54f-3b2dd1c378ad.jsonl"))!;
     expect(lost.headerId).toBe("c822c754-948f-4e45-b54f-3b2dd1c378ad");
     expect(lost.firstTimestamp).toMatch(/^2026-07-01T/);
@@ -110,13 +111,13 @@ describe("ls attributes archives as the manifests describe", () => {
 
 describe("ls on broken stores", () => {
   it("lists every transcript of a 0-byte sessions.json as unattributed and reports the store", async () => {
-    const r = await lsOf(path.join(scenarioDir("files", "store-empty"), "state"), "/nonexistent-home");
+    const r = await lsOf(path.join(scenarioDir("files", "store-empty"), "state"), homeNotMade());
     expect(r.sessions).toEqual([]);
     expect(r.storeProblems[0]!.state).toBe("empty");
     expect(r.unattributed.length).toBeGreaterThanOrEqual(2);
   });
   it("reports invalid JSON and keeps listing", async () => {
-    const r = await lsOf(path.join(scenarioDir("files", "store-invalid"), "state"), "/nonexistent-home");
+    const r = await lsOf(path.join(scenarioDir("files", "store-invalid"), "state"), homeNotMade());
     expect(r.storeProblems[0]!.state).toBe("invalid-json");
     expect(r.unattributed.length).toBeGreaterThan(0);
     expect(r.files.map((f) => f.kind)).toEqual(expect.arrayContaining(["store-temp", "store-backup"]));
@@ -137,8 +138,8 @@ describe("ls on broken stores", () => {
   it("never writes to the store", async () => {
     const dir = path.join(CORPUS, "files", "artifact-zoo", "state");
     const before = hashTree(dir);
-    await lsOf(dir, "/nonexistent-home");
-    await runLs({ stateDir: dir, stats: true }, storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" }));
+    await lsOf(dir, homeNotMade());
+    await runLs({ stateDir: dir, stats: true }, storeContext({ env: { HOME: homeNotMade() }, cwd: "/" }));
     expect(hashTree(dir)).toEqual(before);
   });
 });
@@ -146,7 +147,7 @@ describe("ls on broken stores", () => {
 describe("ls as its table", () => {
   it("is the listing's rows on every corpus store of both eras, and the query's keys with one", async () => {
     const stores = [
-      ...fileScenarios().map((name) => ({ stateDir: `${scenarioDir("files", name)}/state`, home: "/nonexistent-home" })),
+      ...fileScenarios().map((name) => ({ stateDir: `${scenarioDir("files", name)}/state`, home: homeNotMade() })),
       ...sqliteScenarios().map((name) => copyState("sqlite", name)),
     ];
     for (const { stateDir, home } of stores) {

@@ -7,7 +7,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { copyState, hashTree } from "../helpers/corpus.js";
@@ -203,17 +202,11 @@ describe("a running OpenClaw 7.1 gateway", () => {
   });
 });
 
-// OpenClaw 2026.7.1's own lock code, where `npm run conformance` installed it (or
-// OPENCLAW_SESSIONS_OPENCLAW71 names a package dir); the tests above do not need it.
+// OpenClaw 2026.7.1's own lock code, where `npm run conformance` installed it (the run's global
+// setup names that cache) or OPENCLAW_SESSIONS_OPENCLAW71 names a package dir; the tests above do not need it.
 const OC71 = path.join(
   process.env.OPENCLAW_SESSIONS_OPENCLAW71 ??
-    path.join(
-      process.env.OPENCLAW_SESSIONS_CONFORMANCE_CACHE ??
-        path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "openclaw-sessions", "conformance"),
-      "2026.7.1",
-      "node_modules",
-      "openclaw",
-    ),
+    path.join(process.env.OPENCLAW_SESSIONS_CONFORMANCE_CACHE ?? "", "2026.7.1", "node_modules", "openclaw"),
   "dist",
 );
 const oc71Lock = fs.existsSync(OC71)

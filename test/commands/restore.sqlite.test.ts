@@ -16,6 +16,7 @@ import { dumpDatabase } from "../helpers/sqlite-writer.js";
 import { copyState, hashTree } from "../helpers/corpus.js";
 import { verifyRestored } from "../../src/store/sqlite/restore-write.js";
 import { acquireLifecycleLock, lifecycleLockPath } from "../../src/store/sqlite/lifecycle-lock.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 const DELETED_KEY = "agent:main:dashboard:bd8e63fd-0d0c-4530-abc7-cafcc689b8c2";
 const ZST = "896b0937-ca5a-49f5-a00e-8de023b7a034.jsonl.deleted.2026-11-30T01-45-34.142Z.3eb20961b0cd4a7181537b66f5edef28.zst";
@@ -231,7 +232,7 @@ const bundle = BIN;
 function runChild(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; signal: string | null; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bundle, ...args], {
-      env: { PATH: process.env.PATH, NO_COLOR: "1", HOME: "/nonexistent-home", ...env },
+      env: { PATH: process.env.PATH, NO_COLOR: "1", HOME: homeNotMade(), ...env },
       stdio: ["ignore", "pipe", "ignore"],
     });
     let stdout = "";

@@ -10,17 +10,12 @@ import { answersDirOf } from "../../src/store/cache/location.js";
 import { indexFileOf, pastRacyWindow } from "../helpers/index-cache.js";
 import { appendToActive, compactionAfter } from "../helpers/openclaw-writer.js";
 import { openSqliteForWriting, run } from "../helpers/sqlite-writer.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 const ctx = (home: string) => storeContext({ env: { HOME: home }, cwd: "/" });
 const RESET_CHAIN_KEY = "agent:main:telegram:direct:424242";
 
-async function timeline(
-  stateDir: string,
-  key: string,
-  home = "/nonexistent-home",
-  extra: { config?: string } = {},
-): Promise<TimelineResult> {
+async function timeline(stateDir: string, key: string, home = homeNotMade(), extra: { config?: string } = {}): Promise<TimelineResult> {
   return runTimeline({ stateDir, key, tz: "UTC", ...extra }, ctx(home));
 }
 
@@ -141,7 +136,7 @@ describe("reason fixtures (fixtures/timeline/<reason>)", () => {
     const stateDir = copyReasonFixture("unknown");
     const cfg = path.join(path.dirname(stateDir), "other.json5");
     fs.writeFileSync(cfg, "{ session: { reset: { mode: 'idle', idleMinutes: 10 } } }\n");
-    const r = await timeline(stateDir, key, "/nonexistent-home", { config: cfg });
+    const r = await timeline(stateDir, key, homeNotMade(), { config: cfg });
     expect(r.policy).toMatchObject({ source: "config", configPath: cfg, mode: "idle", from: ["session.reset"] });
     expect(r.segments[0]!.endReason!.kind).toBe("idle");
   });

@@ -22,7 +22,7 @@ import type { UsageOptions } from "../../src/commands/usage.js";
 import { countedRun, storeContext } from "../helpers/store-context.js";
 import { appendToActive } from "../helpers/openclaw-writer.js";
 import { answersDirOf } from "../../src/store/cache/location.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validUsage = ajv.compile(JSON.parse(fs.readFileSync(path.join(ROOT, "docs/schema/usage.schema.json"), "utf8")));
@@ -143,7 +143,7 @@ function sumOnce(turns: Turn[], seen: Set<string>): { cost: number; tokens: numb
 }
 
 async function usageOf(stateDir: string, extra: Record<string, unknown> = {}): Promise<UsageResult> {
-  const env = { HOME: "/nonexistent-home", OPENCLAW_SESSIONS_INDEX: "off" };
+  const env = { HOME: homeNotMade(), OPENCLAW_SESSIONS_INDEX: "off" };
   return runUsage({ stateDir, allAgents: true, tz: "UTC", ...extra }, storeContext({ env, cwd: ROOT }));
 }
 

@@ -5,9 +5,10 @@ import { type Transcript, transcriptFileRef, transcriptsOf } from "../../src/cor
 import { refKey, type StoreIndex, TRANSCRIPT_KINDS } from "../../src/core/model.js";
 import { copyState, fileScenarios, scenarioDir, sqliteScenarios } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 async function indexOf(stateDir: string): Promise<StoreIndex> {
-  const [index] = await storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" }).session.indexes({ stateDir });
+  const [index] = await storeContext({ env: { HOME: homeNotMade() }, cwd: "/" }).session.indexes({ stateDir });
   return index!;
 }
 

@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { segmentsOf } from "../../src/core/segments.js";
 import { scenarioDir } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 async function record(scenario: string, key: string) {
-  const { session } = storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" });
+  const { session } = storeContext({ env: { HOME: homeNotMade() }, cwd: "/" });
   const [index] = await session.indexes({ stateDir: path.join(scenarioDir("files", scenario), "state") });
   return index!.sessions.find((s) => s.sessionKey === key)!;
 }

@@ -1,5 +1,6 @@
 /** Runs the CLI in-process with captured streams, NO_COLOR and a private HOME. */
 import { run } from "../../src/cli/program.js";
+import { homeNotMade } from "./temp.js";
 
 export interface CliResult {
   code: number;
@@ -20,7 +21,7 @@ export async function cli(
     stdout: { write: (s: string) => (stdoutWrites.push(s.length), (stdout += s), true), isTTY: false },
     stderr: { write: (s: string) => ((stderr += s), true), isTTY: false },
     stdinIsTTY: false,
-    env: { NO_COLOR: "1", HOME: "/nonexistent-home", XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, ...opts.env },
+    env: { NO_COLOR: "1", HOME: homeNotMade(), XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, ...opts.env },
     cwd: opts.cwd ?? process.cwd(),
   });
   return { code, stdout, stderr, stdoutWrites, json: () => JSON.parse(stdout) };

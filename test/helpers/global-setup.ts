@@ -12,16 +12,30 @@ import { ROOT } from "./corpus.js";
 
 export default function setup(): () => void {
   execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
-  const outer = process.env.TMPDIR;
+  const outer = {
+    TMPDIR: process.env.TMPDIR,
+    HOME: process.env.HOME,
+    OPENCLAW_SESSIONS_CONFORMANCE_CACHE: process.env.OPENCLAW_SESSIONS_CONFORMANCE_CACHE,
+  };
   const runTmp = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-test-run-"));
+  // The OpenClaw installs `npm run conformance` made (tests that run OpenClaw's own code skip
+  // without them), named from the real home before it moves.
+  process.env.OPENCLAW_SESSIONS_CONFORMANCE_CACHE ??= path.join(
+    process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"),
+    "openclaw-sessions",
+    "conformance",
+  );
   process.env.TMPDIR = runTmp;
+  process.env.HOME = path.join(runTmp, "home");
   return () => {
-    if (outer === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = outer;
-    // tsx keeps its compile cache in $TMPDIR/tsx-<uid>: a tool's cache, not a test's dir.
+    for (const [name, value] of Object.entries(outer)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    // tsx keeps its compile cache in $TMPDIR/tsx-<uid>: a tool's cache, not a test's dir; home is the run's HOME.
     const left = fs
       .readdirSync(runTmp)
-      .filter((name) => !/^tsx-\d+$/.test(name))
+      .filter((name) => !/^tsx-\d+$/.test(name) && name !== "home")
       .sort();
     fs.rmSync(runTmp, { recursive: true, force: true });
     if (left.length > 0) {

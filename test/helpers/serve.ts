@@ -8,6 +8,7 @@ import { routes } from "../../src/cli/serve/routes.js";
 import { startServer, type RunningServer } from "../../src/cli/serve/server.js";
 import type { StoreSelection } from "../../src/store/index.js";
 import { SnapshotPool } from "../../src/store/sqlite/snapshots.js";
+import { homeNotMade } from "./temp.js";
 
 const running: RunningServer[] = [];
 
@@ -18,7 +19,7 @@ export async function startViewer(selection: StoreSelection, env: NodeJS.Process
     port: 0,
     route: routes({
       selection,
-      env: { HOME: "/nonexistent-home", XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, ...env },
+      env: { HOME: homeNotMade(), XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, ...env },
       cwd: process.cwd(),
       tz: "UTC",
       snapshots,

@@ -26,6 +26,18 @@ export function tempPathNotMade(prefix: string): string {
   return dir;
 }
 
+let home: string | null = null;
+
+/**
+ * The HOME of a run that must have none: a path of the file's, not made (so a command finds no
+ * home), where whatever a run makes there (its cache, a shell's history) goes with the file's dirs.
+ * The same path for every test of a file.
+ */
+export function homeNotMade(): string {
+  home ??= tempPathNotMade("ocs-home-");
+  return home;
+}
+
 /** Gives back owner access below `dir` (tests take permissions away), so it can be removed. */
 function restoreAccess(dir: string): void {
   try {
@@ -37,6 +49,7 @@ function restoreAccess(dir: string): void {
 }
 
 export function removeTempDirs(): void {
+  home = null;
   for (const dir of made.splice(0)) {
     try {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -6,10 +6,11 @@ import { renderJson } from "../../src/render/json.js";
 import { makeStyle } from "../../src/render/style.js";
 import { scenarioDir } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 async function checkOf() {
   const stateDir = `${scenarioDir("files", "reset-chain")}/state`;
-  const ctx = storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" });
+  const ctx = storeContext({ env: { HOME: homeNotMade() }, cwd: "/" });
   return runCheck({ stateDir, now: Date.parse("2026-12-01T00:00:00Z"), failOn: "error" }, ctx);
 }
 

@@ -6,13 +6,14 @@ import { renderLsKeyText, renderLsText } from "../../src/render/ls-text.js";
 import { makeStyle } from "../../src/render/style.js";
 import { copyState, fileScenarios, scenarioDir, sqliteScenarios } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 const KEY = "agent:main:telegram:direct:424242";
 const text = { style: makeStyle(0), tz: "UTC", now: Date.parse("2026-12-01T00:00:00Z"), width: null, absolute: true };
 
 async function lsOf(key?: string) {
   const stateDir = `${scenarioDir("files", "reset-chain")}/state`;
-  return runLs({ stateDir, key }, storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" }));
+  return runLs({ stateDir, key }, storeContext({ env: { HOME: homeNotMade() }, cwd: "/" }));
 }
 
 /** Every corpus store's ls result, both eras (SQLite stores read from copies: a database is never opened in place). */
@@ -20,7 +21,7 @@ async function corpusResults() {
   const out = [];
   for (const name of fileScenarios()) {
     const stateDir = `${scenarioDir("files", name)}/state`;
-    out.push({ name, r: await runLs({ stateDir }, storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" })) });
+    out.push({ name, r: await runLs({ stateDir }, storeContext({ env: { HOME: homeNotMade() }, cwd: "/" })) });
   }
   for (const name of sqliteScenarios()) {
     const s = copyState("sqlite", name);

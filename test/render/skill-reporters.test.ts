@@ -4,12 +4,12 @@ import { renderJson } from "../../src/render/json.js";
 import { SKILL_INSTALL_REPORTERS } from "../../src/render/skill-reporters.js";
 import { renderSkillInstallText } from "../../src/render/skill-text.js";
 import { scenarioDir } from "../helpers/corpus.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 function planOf() {
   const stateDir = `${scenarioDir("files", "reset-chain")}/state`;
   const workspace = tempDir("ocs-skill-reporters-");
-  return runSkillInstall({ stateDir, workspace }, { env: { HOME: "/nonexistent-home" }, cwd: "/" });
+  return runSkillInstall({ stateDir, workspace }, { env: { HOME: homeNotMade() }, cwd: "/" });
 }
 
 describe("SKILL_INSTALL_REPORTERS", () => {

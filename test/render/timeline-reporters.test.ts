@@ -6,13 +6,14 @@ import { TIMELINE_REPORTERS } from "../../src/render/timeline-reporters.js";
 import { renderTimelineSummaryText, renderTimelineText } from "../../src/render/timeline-text.js";
 import { scenarioDir } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 const KEY = "agent:main:telegram:direct:424242";
 const text = { style: makeStyle(0), tz: "UTC", now: Date.parse("2026-12-01T00:00:00Z"), width: null };
 
 function timelineOf(key?: string) {
   const stateDir = `${scenarioDir("files", "reset-chain")}/state`;
-  return runTimeline({ stateDir, key, tz: "UTC" }, storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" }));
+  return runTimeline({ stateDir, key, tz: "UTC" }, storeContext({ env: { HOME: homeNotMade() }, cwd: "/" }));
 }
 
 describe("TIMELINE_REPORTERS", () => {

@@ -6,6 +6,7 @@ import { displayWidth } from "../../src/render/table.js";
 import { renderTimelineText } from "../../src/render/timeline-text.js";
 import { scenarioDir } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 const RAIL = `${" ".repeat(19)}  │`;
 
@@ -13,7 +14,7 @@ async function rendered(width: number | null, colour: 0 | 1 = 0): Promise<string
   const stateDir = `${scenarioDir("files", "reset-chain")}/state`;
   const r = await runTimeline(
     { stateDir, key: "agent:main:telegram:direct:424242", tz: "UTC" },
-    storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" }),
+    storeContext({ env: { HOME: homeNotMade() }, cwd: "/" }),
   );
   if (!("segments" in r)) throw new Error("expected one key's timeline");
   const text = renderTimelineText(r, { style: makeStyle(colour), tz: "UTC", now: Date.parse("2026-12-01T00:00:00Z"), width });

@@ -6,10 +6,11 @@ import { VERIFY_IMPORT_REPORTERS } from "../../src/render/verify-import-reporter
 import { renderVerifyImportText } from "../../src/render/verify-import-text.js";
 import { scenarioDir } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
+import { homeNotMade } from "../helpers/temp.js";
 
 function verifyOf() {
   const stateDir = `${scenarioDir("sqlite", "sqlite-basic")}/state`;
-  return runVerifyImport({ stateDir, agent: "work" }, storeContext({ env: { HOME: "/nonexistent-home" }, cwd: "/" }));
+  return runVerifyImport({ stateDir, agent: "work" }, storeContext({ env: { HOME: homeNotMade() }, cwd: "/" }));
 }
 
 describe("VERIFY_IMPORT_REPORTERS", () => {

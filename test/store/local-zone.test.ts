@@ -10,7 +10,7 @@ import type { StoreSession } from "../../src/store/index.js";
 import { openStoreSession } from "../../src/store/session.js";
 import { copyState } from "../helpers/corpus.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 
 const linked = (() => {
   try {
@@ -51,7 +51,7 @@ describe("localZoneSource", () => {
 describe("the store-wide timeline with TZ unset", () => {
   it.runIf(linked)("derives once, hands the kept answer back after, and names the zone Intl gives", async () => {
     const { stateDir } = copyState("files", "reset-chain");
-    const env = { HOME: "/nonexistent-home", XDG_CACHE_HOME: tempDir("ocs-zone-cache-"), XDG_STATE_HOME: tempDir("ocs-zone-state-") };
+    const env = { HOME: homeNotMade(), XDG_CACHE_HOME: tempDir("ocs-zone-cache-"), XDG_STATE_HOME: tempDir("ocs-zone-state-") };
     let derived = 0;
     const run = async (index: boolean) => {
       const place = { env, cwd: "/" };

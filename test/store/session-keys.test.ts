@@ -9,7 +9,7 @@ import type { StoreSelection } from "../../src/store/locate.js";
 import { INDEXED_KEYS_FROM_BYTES, keptKeyLines, readSessionKeys } from "../../src/store/session-keys.js";
 import { copyState, fileScenarios, scenarioDir, sqliteScenarios } from "../helpers/corpus.js";
 import { storeContext } from "../helpers/store-context.js";
-import { tempDir } from "../helpers/temp.js";
+import { homeNotMade, tempDir } from "../helpers/temp.js";
 import { cli } from "../helpers/cli.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
 
@@ -24,8 +24,8 @@ const keysOf = (sel: StoreSelection, home: string) => readSessionKeys(sel, { env
 describe("readSessionKeys", () => {
   it.each(fileScenarios())("files era, %s: the index's keys, dropped entries included", async (name) => {
     const stateDir = path.join(scenarioDir("files", name), "state");
-    const keys = await keysOf({ stateDir }, "/nonexistent-home");
-    expect(keys).toEqual(await indexedKeys({ stateDir }, "/nonexistent-home"));
+    const keys = await keysOf({ stateDir }, homeNotMade());
+    expect(keys).toEqual(await indexedKeys({ stateDir }, homeNotMade()));
   });
 
   it.each(sqliteScenarios())("SQLite era, %s: the index's keys, every agent", async (name) => {
@@ -51,7 +51,7 @@ describe("readSessionKeys", () => {
     const listed = vi.spyOn(fs, "readdirSync");
     const opened = vi.spyOn(fs, "openSync");
     try {
-      expect(await keysOf({ stateDir }, "/nonexistent-home")).toHaveLength(2);
+      expect(await keysOf({ stateDir }, homeNotMade())).toHaveLength(2);
       expect(listed.mock.calls.map((c) => String(c[0]))).not.toContain(sessionsDir);
       const inside = opened.mock.calls.map((c) => String(c[0])).filter((p) => p.startsWith(`${sessionsDir}/`));
       expect(inside).toEqual([path.join(sessionsDir, "sessions.json")]);
@@ -62,7 +62,7 @@ describe("readSessionKeys", () => {
     // The same spies see a whole index do both: they would catch the keys reader doing it.
     const listedByIndex = vi.spyOn(fs, "readdirSync");
     try {
-      await indexedKeys({ stateDir }, "/nonexistent-home");
+      await indexedKeys({ stateDir }, homeNotMade());
       expect(listedByIndex.mock.calls.map((c) => String(c[0]))).toContain(sessionsDir);
     } finally {
       listedByIndex.mockRestore();

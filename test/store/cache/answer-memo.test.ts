@@ -14,7 +14,7 @@ import { statIdentity } from "../../../src/store/cache/store-cache.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState } from "../../helpers/corpus.js";
 import { keptAnswerFile, pastRacyWindow, readsOfFile } from "../../helpers/index-cache.js";
-import { tempDir } from "../../helpers/temp.js";
+import { homeNotMade, tempDir } from "../../helpers/temp.js";
 
 interface Store {
   stateDir: string;
@@ -27,7 +27,7 @@ interface Store {
 function store(era: "files" | "sqlite", name: string): Store {
   const { stateDir } = copyState(era, name);
   const env = {
-    HOME: "/nonexistent-home",
+    HOME: homeNotMade(),
     XDG_CACHE_HOME: tempDir("ocs-answer-cache-"),
     XDG_STATE_HOME: tempDir("ocs-answer-state-"),
     TZ: "UTC",

@@ -13,14 +13,14 @@ import { statIdentity } from "../../../src/store/cache/store-cache.js";
 import { narrowingLiteral, refreshText, textSourceOf } from "../../../src/store/cache/text-index.js";
 import { pastRacyWindow } from "../../helpers/index-cache.js";
 import { storeContext } from "../../helpers/store-context.js";
-import { tempDir } from "../../helpers/temp.js";
+import { homeNotMade, tempDir } from "../../helpers/temp.js";
 
 const line = (id: string, text: string) =>
   JSON.stringify({ type: "message", id, parentId: null, timestamp: "2026-07-01T09:00:00.000Z", message: { role: "user", content: text } });
 const header = JSON.stringify({ type: "session", version: 3, id: "s1", timestamp: "2026-07-01T09:00:00.000Z", cwd: "/w" });
 
 const fileRef = (p: string): TranscriptRef => ({ kind: "file", path: p, compression: "none" });
-const session = () => storeContext({ env: { HOME: "/nonexistent-home" }, cwd: process.cwd() }).session;
+const session = () => storeContext({ env: { HOME: homeNotMade() }, cwd: process.cwd() }).session;
 
 /** A fresh index and a dir of transcripts, old enough (past the racy window) for their identity to be kept. */
 function setup(files: Record<string, string>) {

@@ -16,7 +16,7 @@ import { answersGiven } from "../../../src/store/cache/answers-given.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState, fileScenarios } from "../../helpers/corpus.js";
 import { keptAnswerFile, pastRacyWindow, readsOfFile } from "../../helpers/index-cache.js";
-import { tempDir } from "../../helpers/temp.js";
+import { homeNotMade, tempDir } from "../../helpers/temp.js";
 
 interface Store {
   stateDir: string;
@@ -26,7 +26,7 @@ interface Store {
 
 function store(name: string): Store {
   const { stateDir } = copyState("files", name);
-  const env = { HOME: "/nonexistent-home", XDG_CACHE_HOME: tempDir("ocs-keys-again-cache-"), TZ: "UTC" };
+  const env = { HOME: homeNotMade(), XDG_CACHE_HOME: tempDir("ocs-keys-again-cache-"), TZ: "UTC" };
   return { stateDir, sessions: path.join(stateDir, "agents", "main", "sessions"), env };
 }
 

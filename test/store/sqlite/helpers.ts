@@ -3,6 +3,7 @@ import path from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { openSqliteForWriting } from "../../helpers/sqlite-writer.js";
+import { homeNotMade } from "../../helpers/temp.js";
 
 /** A read-write connection for building test databases (test/helpers/sqlite-writer.ts). */
 export const openWriter: (file: string) => DatabaseSync = openSqliteForWriting;
@@ -34,7 +35,7 @@ export function agentPaths(scenario: string, agentId: string) {
     agentId,
     sessionsDir: path.join(stateDir, "agents", agentId, "sessions"),
     dbPath: path.join(stateDir, "agents", agentId, "agent", "openclaw-agent.sqlite"),
-    homeDir: "/nonexistent-home",
+    homeDir: homeNotMade(),
     resolvedBy: "test",
   };
 }

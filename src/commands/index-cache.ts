@@ -11,7 +11,7 @@ import { isoTimeOrNull } from "../core/format.js";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { TranscriptRef } from "../core/model.js";
-import { environmentError, type ToolError, usageError } from "../core/errors.js";
+import { environmentError, ToolError, usageError } from "../core/errors.js";
 import { isWithinDir } from "../core/path-within.js";
 import { IndexDb, isBusy } from "../store/cache/index-db.js";
 import { keptAnswers } from "../store/cache/answer-memo.js";
@@ -19,7 +19,7 @@ import { answersDirOf, indexDisabledByEnv, indexFileFor } from "../store/cache/l
 import { forgetTabProofs } from "../store/cache/tab-proof.js";
 import { ownRef, refreshText, textSourceOf } from "../store/cache/text-index.js";
 import { causeOf } from "../store/safe-read.js";
-import { type AgentTarget, locateStores } from "../store/locate.js";
+import { type AgentTarget, locateStores, namedStoreRoot } from "../store/locate.js";
 import { storeFileRef } from "../store/session-keys.js";
 import { isTranscriptSource, sourceOf } from "../store/cache/store-cache.js";
 import { realPath } from "../store/real-path.js";
@@ -160,40 +160,62 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
     );
   // One index per state dir, for every agent in it.
   const sel: StoreSelection = { ...opts, allAgents: true };
+  if (opts.forget) return forgetIndex(sel, ctx);
   // The root as the run's session names it (session.ts): found before the session opens the
-  // index, so a rebuild or a forget never deletes a file this run has open.
+  // index, so a rebuild never deletes a file this run has open.
   const located = locateStores(sel, ctx.env, ctx.cwd);
-  const root = located[0]!.stateDir ?? located[0]!.sessionsDir;
-  const file = indexFileFor(root, ctx.env);
-  // As the run's cache decides it (store-cache.ts): the root or a dir it indexes, symlinks resolved.
-  const dirs = [root, ...located.flatMap((t) => [t.sessionsDir, path.dirname(t.storePath)])];
+  const { root, file } = indexOfStores(located, ctx.env);
+  const { result, built } = await indexOnce(opts, sel, ctx, located, root, file);
+  // Once the store's model is let go (on 100,000 archives, hundreds of MB): what a search of the
+  // scope it kept finds is proven up to date, so the first search after this one looks at no row state.
+  if (built) await proveStoreWideScope(opts, ctx);
+  return result;
+}
+
+/**
+ * The root the stores found (`located`) are indexed under and its index file, or, with none found,
+ * the root their names give (`named`); refused when the file would lie inside the store: as the
+ * run's cache decides it (store-cache.ts), the root or a dir it indexes, symlinks resolved.
+ */
+function indexOfStores(located: readonly AgentTarget[] | null, env: NodeJS.ProcessEnv, named?: string): { root: string; file: string } {
+  const root = located ? (located[0]!.stateDir ?? located[0]!.sessionsDir) : named!;
+  const file = indexFileFor(root, env);
+  const dirs = [root, ...(located ?? []).flatMap((t) => [t.sessionsDir, path.dirname(t.storePath)])];
   if (dirs.some((d) => isWithinDir(d, file) || isWithinDir(realPath(d), realPath(file))))
     throw environmentError(
       "INDEX_INSIDE_STORE",
       `the index ${file} would be inside the store ${root}`,
       "point XDG_CACHE_HOME outside the store",
     );
+  return { root, file };
+}
 
-  if (opts.forget) {
-    // Nothing of the store is read: a store too damaged to read can still have its index removed.
-    // With it go the keys a Tab keeps of the store (store/cache/tab-proof.ts).
-    const removed = [...forget(file), ...forgetTabProofs(ctx.env, root)];
-    return {
-      schemaVersion: INDEX_SCHEMA_VERSION,
-      action: "forgotten",
-      stores: [],
-      storeRoot: root,
-      index: absent(file),
-      freshness: null,
-      build: null,
-      removed,
-    };
+/**
+ * `--forget`: nothing of the store is read, so a store too damaged to read, or one deleted or
+ * moved away, can still have its index removed (it holds copies of the store's text): with no
+ * store there, the index is the one its names give (namedStoreRoot). With it go the keys a Tab
+ * keeps of the store (store/cache/tab-proof.ts).
+ */
+function forgetIndex(sel: StoreSelection, ctx: StoreContext): IndexResult {
+  let located: AgentTarget[] | null = null;
+  try {
+    located = locateStores(sel, ctx.env, ctx.cwd);
+  } catch (err) {
+    // A selection that makes no sense is still refused; a store not there (or not readable) is not.
+    if (!(err instanceof ToolError) || err.kind !== "environment") throw err;
   }
-  const { result, built } = await indexOnce(opts, sel, ctx, located, root, file);
-  // Once the store's model is let go (on 100,000 archives, hundreds of MB): what a search of the
-  // scope it kept finds is proven up to date, so the first search after this one looks at no row state.
-  if (built) await proveStoreWideScope(opts, ctx);
-  return result;
+  const { root, file } = indexOfStores(located, ctx.env, namedStoreRoot(sel, ctx.env, ctx.cwd));
+  const removed = [...forget(file), ...forgetTabProofs(ctx.env, root)];
+  return {
+    schemaVersion: INDEX_SCHEMA_VERSION,
+    action: "forgotten",
+    stores: [],
+    storeRoot: root,
+    index: absent(file),
+    freshness: null,
+    build: null,
+    removed,
+  };
 }
 
 /** The index's status, after building it first when it is new, has no text table yet, or `--rebuild` asks. */

@@ -161,11 +161,18 @@ function agentTarget(
 }
 
 /** A bare sessions dir: recognise `<state>/agents/<id>/sessions` so candidates and era still work. */
-function targetForSessionsDir(sessionsDir: string, storePath: string, resolvedBy: string, homeDir: string): AgentTarget {
+/** The state dir and agent of a sessions dir laid out as `<state>/agents/<id>/sessions`; else null (a bare sessions dir). */
+function agentOfSessionsDir(sessionsDir: string): { stateDir: string; agentId: string } | null {
   const agentRoot = path.dirname(sessionsDir);
   const agentsDir = path.dirname(agentRoot);
-  if (path.basename(sessionsDir) === "sessions" && path.basename(agentsDir) === "agents") {
-    const target = agentTarget(path.dirname(agentsDir), path.basename(agentRoot), resolvedBy, homeDir);
+  if (path.basename(sessionsDir) !== "sessions" || path.basename(agentsDir) !== "agents") return null;
+  return { stateDir: path.dirname(agentsDir), agentId: path.basename(agentRoot) };
+}
+
+function targetForSessionsDir(sessionsDir: string, storePath: string, resolvedBy: string, homeDir: string): AgentTarget {
+  const agent = agentOfSessionsDir(sessionsDir);
+  if (agent) {
+    const target = agentTarget(agent.stateDir, agent.agentId, resolvedBy, homeDir);
     return target.era === "files" ? { ...target, storePath } : target;
   }
   return {
@@ -190,6 +197,24 @@ function notADirectory(dir: string, by: string): ToolError {
   return environmentError("NOT_A_DIRECTORY", `${dir} is ${isFile ? "a file, not a directory" : "not a directory"} (${by})`, undefined, {
     path: dir,
   });
+}
+
+/**
+ * The root of what a selection names (its state dir, else its bare sessions dir: what one index
+ * covers), told from the names alone, whether or not anything is there: a store deleted or moved
+ * away still names the index it left (`index --forget`). Where the store is there, the root of
+ * what locateStores finds (`stateDir ?? sessionsDir`) is this one.
+ */
+export function namedStoreRoot(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: string): string {
+  const homeDir = resolveHomeDir(env);
+  const bare = sel.store ?? sel.sessionsDir;
+  if (bare !== undefined) {
+    const resolved = path.resolve(cwd, expandHome(bare, homeDir));
+    const sessionsDir = sel.store !== undefined ? path.dirname(resolved) : resolved;
+    return agentOfSessionsDir(sessionsDir)?.stateDir ?? sessionsDir;
+  }
+  if (sel.profile !== undefined) return path.join(homeDir, `.openclaw-${sel.profile.trim()}`);
+  return resolveStateDir(sel.stateDir, env, cwd).dir;
 }
 
 /** Every agent store the selection names. Throws environment errors for what does not exist. */

@@ -157,6 +157,39 @@ describe("index", () => {
     expect(fs.existsSync(s.file)).toBe(false);
   });
 
+  it("--forget removes the index of a store deleted or moved away (it holds copies of its text), by the names it was found by", async () => {
+    const s = store();
+    expect((await s.run("index", "--json")).code).toBe(0);
+    const bare = path.join(tempDir("ocs-index-bare-"), "sessions-copy");
+    fs.cpSync(path.join(s.stateDir, "agents", "main", "sessions"), bare, { recursive: true });
+    const bareRun = (...argv: string[]) => cli([...argv, "--sessions-dir", bare], { env: { XDG_CACHE_HOME: s.cache } });
+    expect((await bareRun("index", "--json")).code).toBe(0);
+    const bareFile = indexFileOf(bare, s.cache);
+    for (const f of [s.file, bareFile]) expect(fs.existsSync(f)).toBe(true);
+    fs.rmSync(s.stateDir, { recursive: true });
+    fs.rmSync(bare, { recursive: true });
+
+    // What reads the store says it is gone (exit 3); what forgets its index needs nothing of it.
+    expect((await s.run("index", "--json")).json().error.code).toBe("STATE_DIR_NOT_FOUND");
+    const forgot = await s.run("index", "--forget", "--json");
+    expect(forgot.code).toBe(0);
+    expectValid(forgot.json());
+    expect(forgot.json()).toMatchObject({ action: "forgotten", storeRoot: s.stateDir, removed: expect.arrayContaining([s.file]) });
+    const bareForgot = await bareRun("index", "--forget", "--json");
+    expect(bareForgot.code).toBe(0);
+    expect(bareForgot.json()).toMatchObject({ storeRoot: bare, removed: expect.arrayContaining([bareFile]) });
+    for (const f of [s.file, bareFile]) expect(fs.existsSync(f)).toBe(false);
+    const none = await s.run("index", "--forget");
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe(`no index of ${s.stateDir} to forget (${s.file} does not exist)\n`);
+    // A selection that makes no sense is still one.
+    const both = await cli(["index", "--forget", "--state-dir", s.stateDir, "--sessions-dir", bare, "--json"], {
+      env: { XDG_CACHE_HOME: s.cache },
+    });
+    expect(both.code).toBe(2);
+    expect(both.json().error.code).toBe("CONFLICTING_OPTIONS");
+  });
+
   it("refuses what makes no sense for it: --no-index, OPENCLAW_SESSIONS_INDEX=off, --agent, --rebuild with --forget", async () => {
     const s = store();
     for (const [argv, code] of [

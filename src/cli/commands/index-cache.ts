@@ -19,12 +19,16 @@ export const registerIndex = defineCommand<IndexFlags>({
   options: (cmd) =>
     cmd
       .option("--rebuild", "forget the index, then build it again: every transcript's facts and the text table grep answers from")
-      .option("--forget", "delete the index file (it holds copies of conversation text); exit 0 when there is none"),
+      .option(
+        "--forget",
+        "delete the index file (it holds copies of conversation text), also of a store deleted or moved away; exit 0 when there is none",
+      ),
   help: `
 Examples:
   $ openclaw-sessions index                 # status; builds it when there is none yet
   $ openclaw-sessions index --rebuild
   $ openclaw-sessions index --forget
+  $ openclaw-sessions index --forget --state-dir ~/old-openclaw   # a state dir since deleted
   $ openclaw-sessions index --json | jq '.freshness'
 
 The index lives in $XDG_CACHE_HOME/openclaw-sessions/index/ (default ~/.cache/…), one file per

@@ -163,31 +163,55 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
   if (opts.forget) return forgetIndex(sel, ctx);
   // The root as the run's session names it (session.ts): found before the session opens the
   // index, so a rebuild never deletes a file this run has open.
-  const located = locateStores(sel, ctx.env, ctx.cwd);
-  const { root, file } = indexOfStores(located, ctx.env);
-  const { result, built } = await indexOnce(opts, sel, ctx, located, root, file);
+  const found = locateIfThere(sel, ctx);
+  if ("gone" in found) throw indexLeftError(found.gone, sel, ctx);
+  const root = rootOfStores(found.located);
+  const file = indexFileOutside(root, found.located, ctx.env);
+  const { result, built } = await indexOnce(opts, sel, ctx, found.located, root, file);
   // Once the store's model is let go (on 100,000 archives, hundreds of MB): what a search of the
   // scope it kept finds is proven up to date, so the first search after this one looks at no row state.
   if (built) await proveStoreWideScope(opts, ctx);
   return result;
 }
 
+/** The root the run's session indexes stores under (session.ts): one index per state dir. */
+const rootOfStores = (located: readonly AgentTarget[]) => located[0]!.stateDir ?? located[0]!.sessionsDir;
+
+/** The stores a selection names, or the environment error that says they are not there (gone, unreadable); a selection that makes no sense throws. */
+function locateIfThere(sel: StoreSelection, ctx: StoreContext): { located: AgentTarget[] } | { gone: ToolError } {
+  try {
+    return { located: locateStores(sel, ctx.env, ctx.cwd) };
+  } catch (err) {
+    if (err instanceof ToolError && err.kind === "environment") return { gone: err };
+    throw err;
+  }
+}
+
 /**
- * The root the stores found (`located`) are indexed under and its index file, or, with none found,
- * the root their names give (`named`); refused when the file would lie inside the store: as the
- * run's cache decides it (store-cache.ts), the root or a dir it indexes, symlinks resolved.
+ * The index file of `root`, refused when it would lie inside the store: as the run's cache decides
+ * it (store-cache.ts), the root or a dir it indexes (`located`'s), symlinks resolved.
  */
-function indexOfStores(located: readonly AgentTarget[] | null, env: NodeJS.ProcessEnv, named?: string): { root: string; file: string } {
-  const root = located ? (located[0]!.stateDir ?? located[0]!.sessionsDir) : named!;
+function indexFileOutside(root: string, located: readonly AgentTarget[], env: NodeJS.ProcessEnv): string {
   const file = indexFileFor(root, env);
-  const dirs = [root, ...(located ?? []).flatMap((t) => [t.sessionsDir, path.dirname(t.storePath)])];
+  const dirs = [root, ...located.flatMap((t) => [t.sessionsDir, path.dirname(t.storePath)])];
   if (dirs.some((d) => isWithinDir(d, file) || isWithinDir(realPath(d), realPath(file))))
     throw environmentError(
       "INDEX_INSIDE_STORE",
       `the index ${file} would be inside the store ${root}`,
       "point XDG_CACHE_HOME outside the store",
     );
-  return { root, file };
+  return file;
+}
+
+/** `gone`, with a hint that says where the index of what the selection names was left (copies of the store's text) and how to forget it, when it was. */
+function indexLeftError(gone: ToolError, sel: StoreSelection, ctx: StoreContext): ToolError {
+  const left = indexFileFor(namedStoreRoot(sel, ctx.env, ctx.cwd), ctx.env);
+  if (!fs.existsSync(left)) return gone;
+  return new ToolError(gone.kind, gone.code, gone.message, {
+    hint: `its index, which holds copies of its text, is still at ${left}: \`openclaw-sessions index --forget\` with the same store options removes it`,
+    details: { ...gone.details, indexLeft: left },
+    cause: gone,
+  });
 }
 
 /**
@@ -197,14 +221,10 @@ function indexOfStores(located: readonly AgentTarget[] | null, env: NodeJS.Proce
  * keeps of the store (store/cache/tab-proof.ts).
  */
 function forgetIndex(sel: StoreSelection, ctx: StoreContext): IndexResult {
-  let located: AgentTarget[] | null = null;
-  try {
-    located = locateStores(sel, ctx.env, ctx.cwd);
-  } catch (err) {
-    // A selection that makes no sense is still refused; a store not there (or not readable) is not.
-    if (!(err instanceof ToolError) || err.kind !== "environment") throw err;
-  }
-  const { root, file } = indexOfStores(located, ctx.env, namedStoreRoot(sel, ctx.env, ctx.cwd));
+  const found = locateIfThere(sel, ctx);
+  const located = "located" in found ? found.located : [];
+  const root = located.length > 0 ? rootOfStores(located) : namedStoreRoot(sel, ctx.env, ctx.cwd);
+  const file = indexFileOutside(root, located, ctx.env);
   const removed = [...forget(file), ...forgetTabProofs(ctx.env, root)];
   return {
     schemaVersion: INDEX_SCHEMA_VERSION,

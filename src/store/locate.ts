@@ -160,7 +160,6 @@ function agentTarget(
   };
 }
 
-/** A bare sessions dir: recognise `<state>/agents/<id>/sessions` so candidates and era still work. */
 /** The state dir and agent of a sessions dir laid out as `<state>/agents/<id>/sessions`; else null (a bare sessions dir). */
 function agentOfSessionsDir(sessionsDir: string): { stateDir: string; agentId: string } | null {
   const agentRoot = path.dirname(sessionsDir);
@@ -169,6 +168,7 @@ function agentOfSessionsDir(sessionsDir: string): { stateDir: string; agentId: s
   return { stateDir: path.dirname(agentsDir), agentId: path.basename(agentRoot) };
 }
 
+/** A bare sessions dir: recognise `<state>/agents/<id>/sessions` so candidates and era still work. */
 function targetForSessionsDir(sessionsDir: string, storePath: string, resolvedBy: string, homeDir: string): AgentTarget {
   const agent = agentOfSessionsDir(sessionsDir);
   if (agent) {

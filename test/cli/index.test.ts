@@ -169,8 +169,12 @@ describe("index", () => {
     fs.rmSync(s.stateDir, { recursive: true });
     fs.rmSync(bare, { recursive: true });
 
-    // What reads the store says it is gone (exit 3); what forgets its index needs nothing of it.
-    expect((await s.run("index", "--json")).json().error.code).toBe("STATE_DIR_NOT_FOUND");
+    // What reads the store says it is gone (exit 3), and where its index was left; what forgets
+    // that index needs nothing of the store.
+    const gone = await s.run("index", "--json");
+    expect(gone.code).toBe(3);
+    expect(gone.json().error).toMatchObject({ code: "STATE_DIR_NOT_FOUND", indexLeft: s.file });
+    expect(gone.json().error.hint).toContain("index --forget");
     const forgot = await s.run("index", "--forget", "--json");
     expect(forgot.code).toBe(0);
     expectValid(forgot.json());
@@ -182,6 +186,10 @@ describe("index", () => {
     const none = await s.run("index", "--forget");
     expect(none.code).toBe(0);
     expect(none.stdout).toBe(`no index of ${s.stateDir} to forget (${s.file} does not exist)\n`);
+    const goneNow = (await s.run("index", "--json")).json().error;
+    expect(goneNow.code).toBe("STATE_DIR_NOT_FOUND");
+    expect(goneNow.indexLeft).toBeUndefined();
+    expect(goneNow.hint).not.toContain("index --forget");
     // A selection that makes no sense is still one.
     const both = await cli(["index", "--forget", "--state-dir", s.stateDir, "--sessions-dir", bare, "--json"], {
       env: { XDG_CACHE_HOME: s.cache },

@@ -21,7 +21,7 @@ import { ownRef, refreshText, textSourceOf } from "../store/cache/text-index.js"
 import { causeOf } from "../store/safe-read.js";
 import { type AgentTarget, locateStores, namedStoreRoot } from "../store/locate.js";
 import { storeFileRef } from "../store/session-keys.js";
-import { isTranscriptSource, sourceOf } from "../store/cache/store-cache.js";
+import { indexRootOf, isTranscriptSource, sourceOf } from "../store/cache/store-cache.js";
 import { realPath } from "../store/real-path.js";
 import type { StoreContext, StoreSelection } from "../store/index.js";
 import { runCheck } from "./check.js";
@@ -165,7 +165,7 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
   // index, so a rebuild never deletes a file this run has open.
   const found = locateIfThere(sel, ctx);
   if ("gone" in found) throw indexLeftError(found.gone, sel, ctx);
-  const root = rootOfStores(found.located);
+  const root = indexRootOf(found.located[0]!);
   const file = indexFileOutside(root, found.located, ctx.env);
   const { result, built } = await indexOnce(opts, sel, ctx, found.located, root, file);
   // Once the store's model is let go (on 100,000 archives, hundreds of MB): what a search of the
@@ -173,9 +173,6 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
   if (built) await proveStoreWideScope(opts, ctx);
   return result;
 }
-
-/** The root the run's session indexes stores under (session.ts): one index per state dir. */
-const rootOfStores = (located: readonly AgentTarget[]) => located[0]!.stateDir ?? located[0]!.sessionsDir;
 
 /** The stores a selection names, or the environment error that says they are not there (gone, unreadable); a selection that makes no sense throws. */
 function locateIfThere(sel: StoreSelection, ctx: StoreContext): { located: AgentTarget[] } | { gone: ToolError } {
@@ -223,7 +220,7 @@ function indexLeftError(gone: ToolError, sel: StoreSelection, ctx: StoreContext)
 function forgetIndex(sel: StoreSelection, ctx: StoreContext): IndexResult {
   const found = locateIfThere(sel, ctx);
   const located = "located" in found ? found.located : [];
-  const root = located.length > 0 ? rootOfStores(located) : namedStoreRoot(sel, ctx.env, ctx.cwd);
+  const root = located.length > 0 ? indexRootOf(located[0]!) : namedStoreRoot(sel, ctx.env, ctx.cwd);
   const file = indexFileOutside(root, located, ctx.env);
   const removed = [...forget(file), ...forgetTabProofs(ctx.env, root)];
   return {

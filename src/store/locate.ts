@@ -202,8 +202,8 @@ function notADirectory(dir: string, by: string): ToolError {
 /**
  * The root of what a selection names (its state dir, else its bare sessions dir: what one index
  * covers), told from the names alone, whether or not anything is there: a store deleted or moved
- * away still names the index it left (`index --forget`). Where the store is there, the root of
- * what locateStores finds (`stateDir ?? sessionsDir`) is this one.
+ * away still names the index it left (`index --forget`). Where the store is there, this is the
+ * root its located stores are indexed under (store/cache/store-cache.ts indexRootOf).
  */
 export function namedStoreRoot(sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: string): string {
   const homeDir = resolveHomeDir(env);

@@ -6,14 +6,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { indexRootOf } from "../../src/store/cache/store-cache.js";
 import { locateStores, namedStoreRoot, type StoreSelection } from "../../src/store/locate.js";
 import { copyState } from "../helpers/corpus.js";
 import { tempDir } from "../helpers/temp.js";
 
-const rootFound = (sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: string) => {
-  const [first] = locateStores({ ...sel, allAgents: true }, env, cwd);
-  return first!.stateDir ?? first!.sessionsDir;
-};
+const rootFound = (sel: StoreSelection, env: NodeJS.ProcessEnv, cwd: string) =>
+  indexRootOf(locateStores({ ...sel, allAgents: true }, env, cwd)[0]!);
 
 describe("namedStoreRoot", () => {
   it("is the root locateStores finds, for every way of naming a store of either era", () => {

@@ -20,6 +20,9 @@ import { indexDisabledByEnv, indexFileFor } from "./location.js";
 import { fileIdentityOf, noteFile, noteLstat, nsOf, RACY_MS } from "../read-set.js";
 import { freeLetGo } from "../process/streaming-memory.js";
 
+/** The root a located store is indexed under: its state dir, else its bare sessions dir (one index per root). */
+export const indexRootOf = (t: AgentTarget): string => t.stateDir ?? t.sessionsDir;
+
 /** A store root (state dir, or a bare sessions dir) and the dirs whose transcripts it indexes. */
 export interface IndexedRoot {
   root: string;
@@ -118,9 +121,9 @@ export class StoreCache {
     return this.#enabled;
   }
 
-  /** A store the run located: its root (state dir, else sessions dir) is indexed, with the dirs its transcripts are in. Returns the root. */
+  /** A store the run located: its root (indexRootOf) is indexed, with the dirs its transcripts are in. Returns the root. */
   addTarget(t: AgentTarget): string {
-    const root = t.stateDir ?? t.sessionsDir;
+    const root = indexRootOf(t);
     this.addRoot(root, [t.sessionsDir, path.dirname(t.storePath)]);
     return root;
   }

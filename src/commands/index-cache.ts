@@ -4,7 +4,8 @@
  * yet (or it has no text table); `--rebuild` forgets it and builds it again; `--forget` deletes it.
  * Building runs the passes that derive each transcript's facts (timeline's summary, check's body
  * pass) through this run's session, which keeps them, then fills the text table grep answers from
- * and keeps what a store-wide grep searches.
+ * and keeps what a store-wide grep searches. `--list` names every index the cache holds and whether
+ * its store is still there; `--prune` forgets those whose store is gone.
  */
 import fs from "node:fs";
 import { isoTimeOrNull } from "../core/format.js";
@@ -13,9 +14,10 @@ import { performance } from "node:perf_hooks";
 import type { TranscriptRef } from "../core/model.js";
 import { environmentError, ToolError, usageError } from "../core/errors.js";
 import { isWithinDir } from "../core/path-within.js";
-import { IndexDb, isBusy } from "../store/cache/index-db.js";
+import { byText } from "../core/order.js";
+import { IndexDb, indexFileBytes, isBusy } from "../store/cache/index-db.js";
 import { keptAnswers } from "../store/cache/answer-memo.js";
-import { answersDirOf, indexDisabledByEnv, indexFileFor } from "../store/cache/location.js";
+import { answersDirOf, indexDir, indexDisabledByEnv, indexFileFor } from "../store/cache/location.js";
 import { forgetTabProofs } from "../store/cache/tab-proof.js";
 import { ownRef, refreshText, textSourceOf } from "../store/cache/text-index.js";
 import { causeOf } from "../store/safe-read.js";
@@ -96,6 +98,34 @@ export interface IndexResult {
   removed: string[] | null;
 }
 
+/** Whether the store an index was made for is there: `unknown` when the index names none, or its path cannot be looked at. */
+export type IndexedStore = "present" | "gone" | "unknown";
+
+/** One index file of the cache, as `--list` finds it. */
+export interface ListedIndex {
+  path: string;
+  /** The state dir (or bare sessions dir) it was made for; null when the file does not say (not an index, unreadable). */
+  storeRoot: string | null;
+  store: IndexedStore;
+  /** The file and its -wal. */
+  bytes: number;
+  createdAt: number | null;
+  createdAtIso: string | null;
+  textBuiltAt: number | null;
+  textBuiltAtIso: string | null;
+}
+
+export interface IndexListResult {
+  schemaVersion: number;
+  action: "listed" | "pruned";
+  /** Where the indexes are: $XDG_CACHE_HOME/openclaw-sessions/index. */
+  indexDir: string;
+  /** Every index found, by store root; with --prune, as found before it removed those whose store is gone. */
+  indexes: ListedIndex[];
+  /** --prune: the files deleted (each gone store's index, -wal/-shm, answers dir, Tab proofs); null for --list. */
+  removed: string[] | null;
+}
+
 const SUFFIXES = ["", "-wal", "-shm"];
 
 /** Delete an index file and its WAL and shared-memory files; the ones that were there. */
@@ -112,6 +142,61 @@ function forget(file: string): string[] {
     }
   }
   return removed;
+}
+
+/**
+ * `--list`: every index file in the cache, the store it names and whether that store is still
+ * there (nothing of any store is read beyond a `stat` of its root); `prune` forgets each index whose
+ * store is gone (nothing at its path: deleted, moved, or a disk not mounted now; a cache, which the
+ * next run there builds again). An index whose store is unknown is never removed.
+ */
+export function runIndexList(opts: { prune?: boolean }, env: NodeJS.ProcessEnv): IndexListResult {
+  if (indexDisabledByEnv(env)) throw indexOff();
+  const dir = indexDir(env);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith(".sqlite"));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+      throw environmentError("INDEX_DIR_UNREADABLE", `cannot read the index dir ${dir}: ${causeOf(err)}`, "make it readable, or remove it");
+    names = [];
+  }
+  const indexes = names
+    .map((name) => path.join(dir, name))
+    .filter((file) => fs.lstatSync(file, { throwIfNoEntry: false })?.isFile() === true)
+    .map(listedIndex)
+    .sort((a, b) => byText(a.storeRoot ?? "", b.storeRoot ?? "") || byText(a.path, b.path));
+  const removed = opts.prune
+    ? indexes.filter((ix) => ix.store === "gone").flatMap((ix) => [...forget(ix.path), ...forgetTabProofs(env, ix.storeRoot!)])
+    : null;
+  return { schemaVersion: INDEX_SCHEMA_VERSION, action: opts.prune ? "pruned" : "listed", indexDir: dir, indexes, removed };
+}
+
+function listedIndex(file: string): ListedIndex {
+  const meta = IndexDb.describe(file);
+  const root = meta?.storeRoot ?? null;
+  return {
+    path: file,
+    storeRoot: root,
+    store: root === null ? "unknown" : storeThere(root),
+    bytes: indexFileBytes(file),
+    createdAt: meta?.builtAt ?? null,
+    createdAtIso: isoTimeOrNull(meta?.builtAt ?? null),
+    textBuiltAt: meta?.textBuiltAt ?? null,
+    textBuiltAtIso: isoTimeOrNull(meta?.textBuiltAt ?? null),
+  };
+}
+
+/** Whether anything is at a store's root: gone only when nothing is (a dir that cannot be looked into proves nothing). */
+function storeThere(root: string): IndexedStore {
+  if (!path.isAbsolute(root)) return "unknown";
+  try {
+    fs.statSync(root);
+    return "present";
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ENOTDIR" ? "gone" : "unknown";
+  }
 }
 
 /** What mends a cache dir that cannot hold the index. */
@@ -152,12 +237,7 @@ function absent(file: string): IndexFileStatus {
 }
 
 export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<IndexResult> {
-  if (opts.index === false || indexDisabledByEnv(ctx.env))
-    throw usageError(
-      "INDEX_OFF",
-      "the index is turned off (--no-index or OPENCLAW_SESSIONS_INDEX=off): `index` has nothing to work on",
-      "run it without --no-index and with OPENCLAW_SESSIONS_INDEX unset",
-    );
+  if (opts.index === false || indexDisabledByEnv(ctx.env)) throw indexOff();
   // One index per state dir, for every agent in it.
   const sel: StoreSelection = { ...opts, allAgents: true };
   if (opts.forget) return forgetIndex(sel, ctx);
@@ -172,6 +252,14 @@ export async function runIndex(opts: IndexOptions, ctx: StoreContext): Promise<I
   // scope it kept finds is proven up to date, so the first search after this one looks at no row state.
   if (built) await proveStoreWideScope(opts, ctx);
   return result;
+}
+
+function indexOff(): ToolError {
+  return usageError(
+    "INDEX_OFF",
+    "the index is turned off (--no-index or OPENCLAW_SESSIONS_INDEX=off): `index` has nothing to work on",
+    "run it without --no-index and with OPENCLAW_SESSIONS_INDEX unset",
+  );
 }
 
 /** The stores a selection names, or the environment error that says they are not there (gone, unreadable); a selection that makes no sense throws. */

@@ -1,13 +1,14 @@
 /** Text reporter for `index`: what was done (built, rebuilt, forgotten), then the index's status. */
-import type { IndexResult } from "../commands/index-cache.js";
+import type { IndexListResult, IndexResult, ListedIndex } from "../commands/index-cache.js";
 import { formatInstant } from "../core/format.js";
 import { safeLine } from "../core/safe-text.js";
 import { formatBytes } from "./common.js";
 import type { Style } from "./style.js";
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export function renderIndexText(r: IndexResult, style: Style, tz: string): string {
+export function renderIndexText(r: IndexResult | IndexListResult, style: Style, tz: string): string {
+  if ("indexes" in r) return renderIndexList(r, style, tz);
   const lines: string[] = [];
   const ix = r.index;
   if (r.action === "forgotten") {
@@ -40,5 +41,31 @@ export function renderIndexText(r: IndexResult, style: Style, tz: string): strin
     const line = `  store: ${plural(f.total, "transcript")}: ${f.current} current, ${f.stale} stale, ${f.unknown} unknown`;
     lines.push(behind > 0 ? `${line} (each command refreshes what it reads)` : line);
   }
+  return `${lines.join("\n")}\n`;
+}
+
+/** `--list` / `--prune`: one line per index, its store's state, then what --prune removed or would. */
+function renderIndexList(r: IndexListResult, style: Style, tz: string): string {
+  if (r.indexes.length === 0) return `no index in ${safeLine(r.indexDir)}\n`;
+  const total = r.indexes.reduce((n, ix) => n + ix.bytes, 0);
+  const lines = [`${plural(r.indexes.length, "index", "indexes")} in ${safeLine(r.indexDir)} (${formatBytes(total)}):`];
+  const state = (ix: ListedIndex) =>
+    ix.store === "present" ? "" : ix.store === "gone" ? style.c.yellow(" (store gone)") : style.c.yellow(" (store unknown)");
+  for (const ix of r.indexes) {
+    const root = ix.storeRoot === null ? `${safeLine(ix.path)}: not an index this tool can read` : safeLine(ix.storeRoot);
+    const text = ix.textBuiltAt === null ? "" : `, text table built ${formatInstant(ix.textBuiltAt, tz)}`;
+    lines.push(`  ${root}${state(ix)}: ${formatBytes(ix.bytes)}, made ${formatInstant(ix.createdAt, tz)}${text}`);
+  }
+  const gone = r.indexes.filter((ix) => ix.store === "gone").length;
+  if (r.removed !== null)
+    lines.push(
+      gone > 0
+        ? `forgot ${plural(gone, "index", "indexes")} of a store that is gone: removed ${r.removed.map(safeLine).join(", ")}`
+        : "no store of these is gone: nothing to forget",
+    );
+  else if (gone > 0)
+    lines.push(
+      `${plural(gone, "index", "indexes")} of a store that is gone: \`openclaw-sessions index --prune\` forgets ${gone === 1 ? "it" : "them"}`,
+    );
   return `${lines.join("\n")}\n`;
 }

@@ -198,6 +198,72 @@ describe("index", () => {
     expect(both.json().error.code).toBe("CONFLICTING_OPTIONS");
   });
 
+  it("--list names every index in the cache and whether its store is there; --prune forgets those whose store is gone, only those", async () => {
+    const kept = store();
+    const cacheRun = (...argv: string[]) => cli(argv, { env: { XDG_CACHE_HOME: kept.cache } });
+    const empty = await cacheRun("index", "--list", "--json");
+    expect(empty.code).toBe(0);
+    expectValid(empty.json());
+    expect(empty.json()).toMatchObject({ action: "listed", indexes: [], removed: null });
+    expect((await cacheRun("index", "--list")).stdout).toBe(`no index in ${path.dirname(kept.file)}\n`);
+
+    // Two stores indexed (a state dir and a bare sessions dir), then the second deleted; and a file
+    // in the index dir that is no index (its store cannot be told: never pruned).
+    expect((await kept.run("index", "--json")).code).toBe(0);
+    const bare = path.join(tempDir("ocs-index-bare-"), "sessions-copy");
+    fs.cpSync(path.join(kept.stateDir, "agents", "main", "sessions"), bare, { recursive: true });
+    expect((await cli(["index", "--sessions-dir", bare, "--json"], { env: { XDG_CACHE_HOME: kept.cache } })).code).toBe(0);
+    const bareFile = indexFileOf(bare, kept.cache);
+    const foreign = path.join(path.dirname(kept.file), "0123456789abcdef01234567.sqlite");
+    fs.writeFileSync(foreign, "not SQLite at all");
+    fs.rmSync(bare, { recursive: true });
+
+    const listed = await cacheRun("index", "--list", "--json");
+    expect(listed.code).toBe(0);
+    const doc = listed.json();
+    expectValid(doc);
+    expect(doc).toMatchObject({ schemaVersion: 1, action: "listed", indexDir: path.dirname(kept.file), removed: null });
+    const byPath = new Map(doc.indexes.map((ix: { path: string }) => [ix.path, ix]));
+    expect(byPath.get(kept.file)).toMatchObject({ storeRoot: kept.stateDir, store: "present", textBuiltAtIso: expect.any(String) });
+    expect(byPath.get(bareFile)).toMatchObject({ storeRoot: bare, store: "gone" });
+    expect(byPath.get(foreign)).toMatchObject({ storeRoot: null, store: "unknown", createdAt: null });
+    expect(doc.indexes).toHaveLength(3);
+    const text = (await cacheRun("index", "--list")).stdout;
+    expect(text).toContain(`3 indexes in ${path.dirname(kept.file)}`);
+    expect(text).toContain(`  ${bare} (store gone): `);
+    expect(text).toContain("1 index of a store that is gone: `openclaw-sessions index --prune` forgets it");
+    // Listing reads and writes nothing of the stores, and removes nothing.
+    for (const f of [kept.file, bareFile, foreign]) expect(fs.existsSync(f)).toBe(true);
+
+    const keptBefore = fs.readFileSync(kept.file);
+    const pruned = await cacheRun("index", "--prune", "--json");
+    expect(pruned.code).toBe(0);
+    expectValid(pruned.json());
+    expect(pruned.json()).toMatchObject({ action: "pruned", removed: expect.arrayContaining([bareFile]) });
+    expect(pruned.json().removed.every((f: string) => f.startsWith(bareFile.replace(/\.sqlite$/, "")))).toBe(true);
+    expect(fs.existsSync(bareFile)).toBe(false);
+    expect(fs.existsSync(foreign)).toBe(true);
+    expect(fs.readFileSync(kept.file).equals(keptBefore)).toBe(true);
+    const status = await kept.run("index", "--json");
+    expect(status.json()).toMatchObject({ action: "status", index: { textBuilt: true } });
+    const again = await cacheRun("index", "--prune");
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("no store of these is gone: nothing to forget");
+    expect(again.stdout).toContain("2 indexes in");
+
+    for (const argv of [
+      ["index", "--list", "--forget"],
+      ["index", "--prune", "--rebuild"],
+      ["index", "--list", "--state-dir", kept.stateDir],
+      ["index", "--prune", "--sessions-dir", bare],
+    ]) {
+      const r = await cacheRun(...argv, "--json");
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.json().error.code).toBe("CONFLICTING_OPTIONS");
+    }
+    expect(fs.existsSync(kept.file)).toBe(true);
+  });
+
   it("refuses what makes no sense for it: --no-index, OPENCLAW_SESSIONS_INDEX=off, --agent, --rebuild with --forget", async () => {
     const s = store();
     for (const [argv, code] of [

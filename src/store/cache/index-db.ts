@@ -48,14 +48,25 @@ export type TextGlance = Pick<TextState, "id" | "identity" | "scan">;
 /** A transcript's text state as a run writes it at the end of a read. */
 export type TextEnd = Omit<TextState, "id">;
 
-export interface IndexCounts {
+/** An index file's size with its -wal (what a run's writes not yet copied into it hold). */
+export function indexFileBytes(file: string): number {
+  let bytes = 0;
+  for (const suffix of ["", "-wal"]) bytes += fs.statSync(file + suffix, { throwIfNoEntry: false })?.size ?? 0;
+  return bytes;
+}
+
+/** What an index records of itself: the store it was made for, when it was made, when its text table was built. */
+export interface IndexMeta {
+  storeRoot: string | null;
+  builtAt: number | null;
+  textBuiltAt: number | null;
+}
+
+export interface IndexCounts extends IndexMeta {
   facts: number;
   textSources: number;
   textRows: number;
   fileBytes: number;
-  builtAt: number | null;
-  textBuiltAt: number | null;
-  storeRoot: string | null;
 }
 
 /**
@@ -157,6 +168,38 @@ export class IndexDb {
       db.close();
       throw err;
     }
+  }
+
+  /**
+   * What an index file says of itself (`index --list`): the store it was made for and when, read
+   * without writing a row (a run that opens it would remake an index of another format). Null when
+   * it is no index: not SQLite, no meta table, or it cannot be read.
+   */
+  static describe(file: string): IndexMeta | null {
+    let db: DatabaseSync;
+    try {
+      db = new (process.getBuiltinModule("node:sqlite").DatabaseSync)(file, { readOnly: true, timeout: BUSY_MS });
+    } catch {
+      return null;
+    }
+    try {
+      return IndexDb.#format(db) === null ? null : IndexDb.#metaOf(db);
+    } catch {
+      return null;
+    } finally {
+      db.close();
+    }
+  }
+
+  static #metaOf(db: DatabaseSync): IndexMeta {
+    const num = (v: string | null) => (v === null ? null : Number(v));
+    const value = (key: string) => IndexDb.#metaValue(db, key);
+    return { storeRoot: value("storeRoot"), builtAt: num(value("builtAt")), textBuiltAt: num(value("textBuiltAt")) };
+  }
+
+  static #metaValue(db: DatabaseSync, key: string): string | null {
+    const r = db.prepare("SELECT value FROM meta WHERE key = ?").get(key);
+    return r ? String(r.value) : null;
   }
 
   /** Make (or remake, from another format) the tables, once: the first of two runs makes them, the other finds them. */
@@ -564,17 +607,12 @@ export class IndexDb {
 
   counts(): IndexCounts {
     const n = (sql: string) => Number(this.#db.prepare(sql).get()?.n ?? 0);
-    const num = (v: string | null) => (v === null ? null : Number(v));
-    let fileBytes = 0;
-    for (const suffix of ["", "-wal"]) fileBytes += fs.statSync(this.file + suffix, { throwIfNoEntry: false })?.size ?? 0;
     return {
       facts: n("SELECT count(*) AS n FROM facts"),
       textSources: n("SELECT count(*) AS n FROM text_sources"),
       textRows: n("SELECT count(*) AS n FROM text_rows"),
-      fileBytes,
-      builtAt: num(this.#meta("builtAt")),
-      textBuiltAt: num(this.#meta("textBuiltAt")),
-      storeRoot: this.#meta("storeRoot"),
+      fileBytes: indexFileBytes(this.file),
+      ...IndexDb.#metaOf(this.#db),
     };
   }
 
@@ -586,8 +624,7 @@ export class IndexDb {
   }
 
   #meta(key: string): string | null {
-    const r = this.#db.prepare("SELECT value FROM meta WHERE key = ?").get(key);
-    return r ? String(r.value) : null;
+    return IndexDb.#metaValue(this.#db, key);
   }
 
   close(): void {

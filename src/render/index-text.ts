@@ -49,13 +49,7 @@ function renderIndexList(r: IndexListResult, style: Style, tz: string): string {
   if (r.indexes.length === 0) return `no index in ${safeLine(r.indexDir)}\n`;
   const total = r.indexes.reduce((n, ix) => n + ix.bytes, 0);
   const lines = [`${plural(r.indexes.length, "index", "indexes")} in ${safeLine(r.indexDir)} (${formatBytes(total)}):`];
-  const state = (ix: ListedIndex) =>
-    ix.store === "present" ? "" : ix.store === "gone" ? style.c.yellow(" (store gone)") : style.c.yellow(" (store unknown)");
-  for (const ix of r.indexes) {
-    const root = ix.storeRoot === null ? `${safeLine(ix.path)}: not an index this tool can read` : safeLine(ix.storeRoot);
-    const text = ix.textBuiltAt === null ? "" : `, text table built ${formatInstant(ix.textBuiltAt, tz)}`;
-    lines.push(`  ${root}${state(ix)}: ${formatBytes(ix.bytes)}, made ${formatInstant(ix.createdAt, tz)}${text}`);
-  }
+  for (const ix of r.indexes) lines.push(`  ${listedLine(ix, style, tz)}`);
   const gone = r.indexes.filter((ix) => ix.store === "gone").length;
   if (r.removed !== null)
     lines.push(
@@ -68,4 +62,12 @@ function renderIndexList(r: IndexListResult, style: Style, tz: string): string {
       `${plural(gone, "index", "indexes")} of a store that is gone: \`openclaw-sessions index --prune\` forgets ${gone === 1 ? "it" : "them"}`,
     );
   return `${lines.join("\n")}\n`;
+}
+
+function listedLine(ix: ListedIndex, style: Style, tz: string): string {
+  if (ix.storeRoot === null) return `${safeLine(ix.path)}: not an index this tool can read (${formatBytes(ix.bytes)}); left as it is`;
+  const state =
+    ix.store === "gone" ? style.c.yellow(" (store gone)") : ix.store === "unknown" ? style.c.yellow(" (store cannot be looked at)") : "";
+  const text = ix.textBuiltAt === null ? "" : `, text table built ${formatInstant(ix.textBuiltAt, tz)}`;
+  return `${safeLine(ix.storeRoot)}${state}: ${formatBytes(ix.bytes)}, made ${formatInstant(ix.createdAt, tz)}${text}`;
 }

@@ -4,6 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
@@ -216,6 +217,13 @@ describe("index", () => {
     const bareFile = indexFileOf(bare, kept.cache);
     const foreign = path.join(path.dirname(kept.file), "0123456789abcdef01234567.sqlite");
     fs.writeFileSync(foreign, "not SQLite at all");
+    // An index whose root is not a path this run can judge: listed, never pruned.
+    const unjudged = path.join(path.dirname(kept.file), "76543210fedcba9876543210.sqlite");
+    const db = new DatabaseSync(unjudged);
+    db.exec(
+      "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('format', '2'), ('storeRoot', 'not/absolute');",
+    );
+    db.close();
     fs.rmSync(bare, { recursive: true });
 
     const listed = await cacheRun("index", "--list", "--json");
@@ -227,13 +235,16 @@ describe("index", () => {
     expect(byPath.get(kept.file)).toMatchObject({ storeRoot: kept.stateDir, store: "present", textBuiltAtIso: expect.any(String) });
     expect(byPath.get(bareFile)).toMatchObject({ storeRoot: bare, store: "gone" });
     expect(byPath.get(foreign)).toMatchObject({ storeRoot: null, store: "unknown", createdAt: null });
-    expect(doc.indexes).toHaveLength(3);
+    expect(byPath.get(unjudged)).toMatchObject({ storeRoot: "not/absolute", store: "unknown" });
+    expect(doc.indexes).toHaveLength(4);
     const text = (await cacheRun("index", "--list")).stdout;
-    expect(text).toContain(`3 indexes in ${path.dirname(kept.file)}`);
+    expect(text).toContain(`4 indexes in ${path.dirname(kept.file)}`);
     expect(text).toContain(`  ${bare} (store gone): `);
+    expect(text).toContain(`  ${foreign}: not an index this tool can read (`);
+    expect(text).toContain("  not/absolute (store cannot be looked at): ");
     expect(text).toContain("1 index of a store that is gone: `openclaw-sessions index --prune` forgets it");
     // Listing reads and writes nothing of the stores, and removes nothing.
-    for (const f of [kept.file, bareFile, foreign]) expect(fs.existsSync(f)).toBe(true);
+    for (const f of [kept.file, bareFile, foreign, unjudged]) expect(fs.existsSync(f)).toBe(true);
 
     const keptBefore = fs.readFileSync(kept.file);
     const pruned = await cacheRun("index", "--prune", "--json");
@@ -242,14 +253,14 @@ describe("index", () => {
     expect(pruned.json()).toMatchObject({ action: "pruned", removed: expect.arrayContaining([bareFile]) });
     expect(pruned.json().removed.every((f: string) => f.startsWith(bareFile.replace(/\.sqlite$/, "")))).toBe(true);
     expect(fs.existsSync(bareFile)).toBe(false);
-    expect(fs.existsSync(foreign)).toBe(true);
+    for (const f of [foreign, unjudged]) expect(fs.existsSync(f)).toBe(true);
     expect(fs.readFileSync(kept.file).equals(keptBefore)).toBe(true);
     const status = await kept.run("index", "--json");
     expect(status.json()).toMatchObject({ action: "status", index: { textBuilt: true } });
     const again = await cacheRun("index", "--prune");
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("no store of these is gone: nothing to forget");
-    expect(again.stdout).toContain("2 indexes in");
+    expect(again.stdout).toContain("3 indexes in");
 
     for (const argv of [
       ["index", "--list", "--forget"],

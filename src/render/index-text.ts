@@ -1,4 +1,4 @@
-/** Text reporter for `index`: what was done (built, rebuilt, forgotten), then the index's status. */
+/** Text reporter for `index`: what was done (built, rebuilt, forgotten), then the index's status; or, for --list and --prune, a line per index. */
 import type { IndexListResult, IndexResult, ListedIndex } from "../commands/index-cache.js";
 import { formatInstant } from "../core/format.js";
 import { safeLine } from "../core/safe-text.js";

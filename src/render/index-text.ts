@@ -54,7 +54,7 @@ function renderIndexList(r: IndexListResult, style: Style, tz: string): string {
   if (r.removed !== null)
     lines.push(
       gone > 0
-        ? `forgot ${plural(gone, "index", "indexes")} of a store that is gone: removed ${r.removed.map(safeLine).join(", ")}`
+        ? `forgot ${plural(gone, "index", "indexes")} of a store that is gone: ${plural(r.removed.length, "path")} removed (--json lists them)`
         : "no store of these is gone: nothing to forget",
     );
   else if (gone > 0)

@@ -273,6 +273,14 @@ describe("index", () => {
       expect(r.json().error.code).toBe("CONFLICTING_OPTIONS");
     }
     expect(fs.existsSync(kept.file)).toBe(true);
+
+    // An index dir that cannot be read is said so (exit 3), never listed as empty.
+    const blocked = tempDir("ocs-index-blocked-");
+    fs.mkdirSync(path.join(blocked, "openclaw-sessions"));
+    fs.writeFileSync(path.join(blocked, "openclaw-sessions", "index"), "a file where the dir should be");
+    const unreadable = await cli(["index", "--list", "--json"], { env: { XDG_CACHE_HOME: blocked } });
+    expect(unreadable.code).toBe(3);
+    expect(unreadable.json().error.code).toBe("INDEX_DIR_UNREADABLE");
   });
 
   it("refuses what makes no sense for it: --no-index, OPENCLAW_SESSIONS_INDEX=off, --agent, --rebuild with --forget", async () => {

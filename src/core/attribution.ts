@@ -5,7 +5,7 @@
  * new attaches: a gateway reset writes the new header at the same instant it stamps the archive.
  */
 import { stringList } from "./coerce.js";
-import { isoTime } from "./format.js";
+import { flat, isoTime } from "./format.js";
 import path from "node:path";
 import type { ClassifiedFile, Confidence, Evidence, SessionEntry, TranscriptHeader } from "./model.js";
 import { sessionIdOfTranscriptName } from "./names.js";
@@ -168,12 +168,12 @@ function idsOfKeys(keys: KeyInput[]): Links {
       addId(links, k.sessionKey, k.sessionId, {
         kind: "current-session-id",
         confidence: "certain",
-        detail: `sessionId of ${k.sessionKey}`,
+        detail: flat`sessionId of ${k.sessionKey}`,
       });
     }
     for (const l of lineageOf(k.entry)) {
       if (l.id === k.sessionId) continue;
-      addId(links, k.sessionKey, l.id, { kind: l.kind, confidence: "certain", detail: `${l.field} of ${k.sessionKey} lists ${l.id}` });
+      addId(links, k.sessionKey, l.id, { kind: l.kind, confidence: "certain", detail: flat`${l.field} of ${k.sessionKey} lists ${l.id}` });
     }
   }
   return links;
@@ -197,7 +197,7 @@ function linkDirectly(links: Links, keys: KeyInput[], candidates: ClassifiedFile
         link(links, f.path, owner.key, {
           kind: "header-id",
           confidence: "strong",
-          detail: `header id ${headerId} is a sessionId of ${owner.key}`,
+          detail: flat`header id ${headerId} is a sessionId of ${owner.key}`,
         });
       }
     }
@@ -206,9 +206,7 @@ function linkDirectly(links: Links, keys: KeyInput[], candidates: ClassifiedFile
       link(links, f.path, k.sessionKey, {
         kind: "session-file-name",
         confidence: matches ? "certain" : "strong",
-        detail:
-          `archive of ${k.sessionFileBasename}, the sessionFile of ${k.sessionKey}` +
-          (matches ? "" : ` (header id ${headerId ?? "missing"}: an earlier generation)`),
+        detail: flat`archive of ${k.sessionFileBasename}, the sessionFile of ${k.sessionKey}${matches ? "" : ` (header id ${headerId ?? "missing"}: an earlier generation)`}`,
       });
     }
   }
@@ -236,7 +234,7 @@ function linkByHeadersAndTiming(
       for (const owner of idOwners.get(f.sessionId) ?? []) {
         link(links, f.path, owner.key, {
           ...owner.evidence,
-          detail: `${f.sessionId} is a sessionId of ${owner.key} (${owner.evidence.detail})`,
+          detail: flat`${f.sessionId} is a sessionId of ${owner.key} (${owner.evidence.detail})`,
         });
         filesOfKey.get(owner.key)!.push(f.path);
         changed = true;
@@ -274,7 +272,7 @@ function headerAndTimingOwners(
         evidence: {
           kind: "header-parent-session",
           confidence: "strong",
-          detail: `header parentSession ${parent} is a sessionId of ${o.key}`,
+          detail: flat`header parentSession ${parent} is a sessionId of ${o.key}`,
         },
       });
     }
@@ -285,7 +283,7 @@ function headerAndTimingOwners(
       evidence: {
         kind: "header-parent-session",
         confidence: "strong",
-        detail: `${path.basename(k.path)} names ${ownId} as its parentSession`,
+        detail: flat`${path.basename(k.path)} names ${ownId} as its parentSession`,
       },
     });
   }
@@ -380,7 +378,7 @@ function resetSuccessor(f: ClassifiedFile, byStart: KnownFile[]): { key: string;
     evidence: {
       kind: "reset-successor",
       confidence,
-      detail: `archived at ${isoTime(archivedAt)}; ${path.basename(next.path)} started ${gap === 0 ? "at the same instant" : `${gap} ms later`}`,
+      detail: flat`archived at ${isoTime(archivedAt)}; ${path.basename(next.path)} started ${gap === 0 ? "at the same instant" : `${gap} ms later`}`,
     },
   };
 }

@@ -19,6 +19,20 @@ import { usageError } from "./errors.js";
 import { isInstant } from "./when.js";
 
 const two = (n: number) => String(n).padStart(2, "0");
+/** "00" to "99", made once: isoTime's pieces, which join copies into its one string. */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => two(n));
+
+/**
+ * A template's text as one string of its own. V8 keeps a template literal's result (and `a + b`)
+ * as a tree of its pieces, about 250 bytes for a 60-character text, for as long as the text lives;
+ * a store's model holds such a text for every piece of evidence and every archive's time (on
+ * 57,000 files, 17 MB of trees). `Array.join` copies the pieces into one flat string.
+ */
+export function flat(strings: TemplateStringsArray, ...values: readonly unknown[]): string {
+  const parts: string[] = [strings[0]!];
+  for (let i = 0; i < values.length; i++) parts.push(String(values[i]), strings[i + 1]!);
+  return parts.join("");
+}
 
 /**
  * `new Date(ms).toISOString()`, the instant as JSON answers carry it ("2026-07-01T09:15:21.500Z"),
@@ -46,7 +60,26 @@ export function isoTime(ms: number): string {
   rest -= minute * 60_000;
   const second = Math.floor(rest / 1000);
   const milli = rest - second * 1000;
-  return `${String(year).padStart(4, "0")}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:${two(second)}.${String(milli).padStart(3, "0")}Z`;
+  // One flat string (flat): a model keeps one per archive.
+  const d = TWO_DIGITS;
+  return [
+    d[Math.floor(year / 100)],
+    d[year % 100],
+    "-",
+    d[month],
+    "-",
+    d[day],
+    "T",
+    d[hour],
+    ":",
+    d[minute],
+    ":",
+    d[second],
+    ".",
+    d[Math.floor(milli / 10)],
+    String(milli % 10),
+    "Z",
+  ].join("");
 }
 
 /** isoTime, or null for no instant (also for a number no Date can hold: it has no ISO form). */

@@ -13,6 +13,7 @@
  */
 import { type ArchiveReason, type AttributedArchive, type Evidence, refPath, type SessionRecord, type TranscriptRef } from "./model.js";
 import { byText } from "./order.js";
+import { flat } from "./format.js";
 
 export interface Segment {
   sessionId: string | null;
@@ -115,7 +116,7 @@ export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment
         ref: w.ref,
         source: "window",
         archive: null,
-        evidence: [{ kind: "sqlite-window", confidence: "certain", detail: `session_windows row of ${s.sessionKey}` }],
+        evidence: [{ kind: "sqlite-window", confidence: "certain", detail: flat`session_windows row of ${s.sessionKey}` }],
       }),
     );
   } else if (s.active.exists && s.active.ref) {
@@ -129,7 +130,7 @@ export function segmentsOf(s: SessionRecord, opts: SegmentOptions = {}): Segment
         ref: u.ref,
         source: "active",
         archive: null,
-        evidence: [{ kind: "session-file-name", confidence: "strong", detail: `same name as the stored sessionFile ${u.storedPath}` }],
+        evidence: [{ kind: "session-file-name", confidence: "strong", detail: flat`same name as the stored sessionFile ${u.storedPath}` }],
         unresolvedSessionFile: u.storedPath,
         label: `not visible to OpenClaw: the stored sessionFile ${u.storedPath} does not resolve; this file of the same name is in the sessions dir`,
       },

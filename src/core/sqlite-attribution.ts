@@ -9,7 +9,7 @@
  * database file name. Code that reads bytes must go through `ref`, never through `path`.
  */
 import path from "node:path";
-import { isoTimeOrNull } from "./format.js";
+import { flat, isoTimeOrNull } from "./format.js";
 import type {
   ActiveTranscript,
   AttributedArchive,
@@ -249,7 +249,7 @@ function archivesOfKey(agent: Agent, sessionKey: string, sessionId: string, rela
     claimed.archives.add(row.archiveName);
     const ev: Evidence = byKey
       ? archiveRowKeyEvidence(row)
-      : { kind: "sqlite-archive-row", confidence: "strong", detail: `archive row of lineage sessionId ${row.sessionId}` };
+      : { kind: "sqlite-archive-row", confidence: "strong", detail: flat`archive row of lineage sessionId ${row.sessionId}` };
     archives.push(archiveFromRow(agent, row, [ev]));
     const f = agent.filesByName.get(row.archiveName);
     if (f) claimed.files.add(f.path);
@@ -258,13 +258,13 @@ function archivesOfKey(agent: Agent, sessionKey: string, sessionId: string, rela
     if (f.kind !== "archive" || claimed.files.has(f.path) || !f.sessionId || !related.has(f.sessionId)) continue;
     claimed.files.add(f.path);
     const kind = f.sessionId === sessionId ? "current-session-id" : "sqlite-window";
-    archives.push(archiveFromFile(f, [{ kind, confidence: "strong", detail: `file name carries sessionId ${f.sessionId}` }]));
+    archives.push(archiveFromFile(f, [{ kind, confidence: "strong", detail: flat`file name carries sessionId ${f.sessionId}` }]));
   }
   return archives.sort((a, b) => (a.timestamp ?? 0) - (b.timestamp ?? 0));
 }
 
 function archiveRowKeyEvidence(row: TranscriptArchiveRow): Evidence {
-  return { kind: "sqlite-archive-row", confidence: "certain", detail: `session_transcript_archives.session_key = ${row.sessionKey}` };
+  return { kind: "sqlite-archive-row", confidence: "certain", detail: flat`session_transcript_archives.session_key = ${row.sessionKey}` };
 }
 
 /** An archive row as an archive: its published file when there is one, else the row itself. */
@@ -274,7 +274,8 @@ function archiveFromRow(agent: Agent, row: TranscriptArchiveRow, evidence: Evide
   const info = parseArchiveName(row.archiveName);
   const ts = info?.timestampMs ?? row.createdAt;
   const ev: Evidence[] = [...evidence];
-  if (file) ev.push({ kind: "session-file-name", confidence: "certain", detail: `published file ${file.relPath} (derived from the row)` });
+  if (file)
+    ev.push({ kind: "session-file-name", confidence: "certain", detail: flat`published file ${file.relPath} (derived from the row)` });
   return {
     path: file ? file.path : archivePseudoPath(dbPath, row.archiveName),
     reason: row.reason === "reset" ? "reset" : "deleted",
@@ -329,7 +330,7 @@ function unclaimedWindows(agent: Agent, claimed: Claimed): UnattributedFile[] {
       reason: `window: ${whyKey(agent, w.sessionKey)}`,
       ref: windowRef(dbPath, w.sessionId),
       sessionKey: w.sessionKey,
-      evidence: [{ kind: "sqlite-window", confidence: "certain", detail: `session_windows.session_key = ${w.sessionKey}` }],
+      evidence: [{ kind: "sqlite-window", confidence: "certain", detail: flat`session_windows.session_key = ${w.sessionKey}` }],
     });
     for (const c of agent.rows.colds) if (c.sessionId === w.sessionId) claimed.files.add(coldPath(agent, c));
   }

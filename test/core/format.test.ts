@@ -1,6 +1,6 @@
 /** The one wall-clock formatter: the zone asked for, whatever zone the process runs in. */
 import { afterEach, describe, expect, it } from "vitest";
-import { displayedSeconds, formatInstant, isoTime, isoTimeOrNull, resolveTimeZone } from "../../src/core/format.js";
+import { displayedSeconds, flat, formatInstant, isoTime, isoTimeOrNull, resolveTimeZone } from "../../src/core/format.js";
 
 const processTz = process.env.TZ;
 /** Node re-reads TZ when it is assigned, so `new Date(y, m, …)` then builds dates in that zone. */
@@ -10,6 +10,22 @@ function runIn(tz: string): void {
 afterEach(() => {
   if (processTz === undefined) delete process.env.TZ;
   else process.env.TZ = processTz;
+});
+
+describe("flat", () => {
+  it("gives the text the template literal gives, whatever the values (strings, numbers, null, undefined, nested templates)", () => {
+    const key = "agent:main:main";
+    const gap = 0;
+    const id: string | null = null;
+    expect(flat`sessionId of ${key}`).toBe(`sessionId of ${key}`);
+    expect(flat`${key}`).toBe(key);
+    expect(flat`no values`).toBe("no values");
+    expect(flat``).toBe("");
+    expect(flat`${1.5} and ${-0} and ${id} and ${undefined}; ${gap === 0 ? "at once" : `${gap} ms later`}.`).toBe(
+      `${1.5} and ${-0} and ${id} and ${undefined}; ${gap === 0 ? "at once" : `${gap} ms later`}.`,
+    );
+    expect(flat`a${""}${""}b`).toBe("ab");
+  });
 });
 
 describe("isoTime", () => {

@@ -10,7 +10,7 @@
  * vault is checked (run records, item tables, every chunk against its name).
  */
 import path from "node:path";
-import { isoTime, isoTimeOrNull } from "../../core/format.js";
+import { flat, isoTime, isoTimeOrNull } from "../../core/format.js";
 import { refusedError } from "../../core/errors.js";
 import type { AttributedArchive, SessionRecord, StoreIndex, TranscriptRef } from "../../core/model.js";
 import { bareKeyRecord, refPath } from "../../core/model.js";
@@ -246,7 +246,7 @@ export async function overlayVault(
       timestamp,
       iso: isoTime(timestamp),
       bytes: item.bytes,
-      evidence: [{ kind: "vault-record", confidence: "strong", detail: `${gone}; kept as ${item.source} of ${key}` }],
+      evidence: [{ kind: "vault-record", confidence: "strong", detail: flat`${gone}; kept as ${item.source} of ${key}` }],
       ref,
     };
     record.archives.push(archive);
@@ -266,7 +266,7 @@ export async function overlayVault(
         iso: isoTimeOrNull(timestamp),
         bytes: u.bytes,
         evidence: [
-          { kind: "vault-record", confidence: "strong", detail: `the vault kept sessionId ${u.sessionId} as ${record.sessionKey}'s` },
+          { kind: "vault-record", confidence: "strong", detail: flat`the vault kept sessionId ${u.sessionId} as ${record.sessionKey}'s` },
         ],
         ref: u.ref,
       });

@@ -144,6 +144,11 @@ function forget(file: string): string[] {
   return removed;
 }
 
+/** Forget the index of `root` (forget) and the keys a Tab keeps of that store (store/cache/tab-proof.ts): what `--forget` and `--prune` remove. */
+function forgetWithProofs(file: string, root: string, env: NodeJS.ProcessEnv): string[] {
+  return [...forget(file), ...forgetTabProofs(env, root)];
+}
+
 /**
  * `--list`: every index file in the cache, the store it names and whether that store is still
  * there (nothing of any store is read beyond a `stat` of its root); `prune` forgets each index whose
@@ -167,7 +172,7 @@ export function runIndexList(opts: { prune?: boolean }, env: NodeJS.ProcessEnv):
     .map(listedIndex)
     .sort((a, b) => byText(a.storeRoot ?? "", b.storeRoot ?? "") || byText(a.path, b.path));
   const removed = opts.prune
-    ? indexes.filter((ix) => ix.store === "gone").flatMap((ix) => [...forget(ix.path), ...forgetTabProofs(env, ix.storeRoot!)])
+    ? indexes.filter((ix) => ix.store === "gone").flatMap((ix) => forgetWithProofs(ix.path, ix.storeRoot!, env))
     : null;
   return { schemaVersion: INDEX_SCHEMA_VERSION, action: opts.prune ? "pruned" : "listed", indexDir: dir, indexes, removed };
 }
@@ -310,7 +315,7 @@ function forgetIndex(sel: StoreSelection, ctx: StoreContext): IndexResult {
   const located = "located" in found ? found.located : [];
   const root = located.length > 0 ? indexRootOf(located[0]!) : namedStoreRoot(sel, ctx.env, ctx.cwd);
   const file = indexFileOutside(root, located, ctx.env);
-  const removed = [...forget(file), ...forgetTabProofs(ctx.env, root)];
+  const removed = forgetWithProofs(file, root, ctx.env);
   return {
     schemaVersion: INDEX_SCHEMA_VERSION,
     action: "forgotten",

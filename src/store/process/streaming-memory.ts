@@ -34,6 +34,14 @@ const PACE = 4;
 const GROWTH = 2 * 1024 * 1024;
 /** What the old spaces keep after a forced GC up to which the next waits PACE times its cost (paceFor). */
 const PACE_KEPT = 8 * 1024 * 1024;
+/**
+ * The process's resident memory up to which the next forced GC may wait longer than PACE times
+ * its cost (paceFor). Past it, what piles up between two GCs would take the run toward or over the
+ * 200 MB the tool aims to stay within (measured: the longer wait added 20 MB to `grep -F` of a
+ * store with a 120 MB sessions.json, 49 MB to a `timeline` of 100,000 archives), so a big store's
+ * GCs come as often as a stream's, whatever they cost.
+ */
+const LONG_PACE_BELOW = 160 * 1024 * 1024;
 
 let gc: (() => void) | null | undefined;
 let pending = 0;
@@ -78,6 +86,9 @@ function tuneForStreaming(): void {
 }
 
 let streamBytes = 0;
+/** The soonest the next forced GC may come: PACE times the last one's cost after it. */
+let soonestGcAt = 0;
+/** When it comes whatever the process holds, after paceFor's wait (before it, only past LONG_PACE_BELOW). */
 let nextGcAt = 0;
 
 /** Bytes in V8's spaces other than the young generation: what only a full GC returns. */
@@ -103,13 +114,15 @@ let oldAfterGc = 0;
  */
 function pacedGc(): void {
   const start = performance.now();
-  if (start < nextGcAt) return;
+  if (start < soonestGcAt) return;
   if (oldBytes() - oldAfterGc < GROWTH) return;
+  if (start < nextGcAt && process.memoryUsage.rss() < LONG_PACE_BELOW) return;
   const gcNow = fullGc();
   if (!gcNow) return;
   gcNow();
   const end = performance.now();
   oldAfterGc = oldBytes();
+  soonestGcAt = end + PACE * (end - start);
   nextGcAt = end + paceFor(oldAfterGc) * (end - start);
 }
 
@@ -120,10 +133,11 @@ function pacedGc(): void {
  * heap returned), a store-wide reader its model of the store (`timeline` of 5,000 keys: 36 MB, each
  * GC 30 ms and a tenth returned). So the wait grows with what is kept: PACE × T up to PACE_KEPT
  * (a stream's GCs as before), four times that from 4 × PACE_KEPT on, where the forced GCs take at
- * most a seventeenth of the run instead of a fifth. Measured on the 5,000-key store (medians of 6–8
- * interleaved runs): `timeline --no-index` 5.58 → 5.09 s of CPU, `check --no-index` 5.32 → 4.74 s,
- * cold `timeline` and `check` (the index written) 8.1 → 7.0 and 8.5 → 6.2 s; peak RSS 0–10 MB
- * more, on 57k files none; `history --jsonl` of 200 MB as before.
+ * most a seventeenth of the run instead of a fifth; while the process holds under LONG_PACE_BELOW.
+ * Measured on the 5,000-key store (medians of 4–8 interleaved runs, CPU): `timeline --no-index`
+ * 5.92 → 5.41 s, `check --no-index` 5.39 → 4.97 s, a cold `timeline` 7.99 → 7.14 s; peak RSS 0–12
+ * MB more, within 200 MB; 57k files, 100,000 archives, a 120 MB sessions.json and `history
+ * --jsonl` of 200 MB as before.
  */
 export function paceFor(kept: number): number {
   return PACE * Math.min(4, Math.max(1, kept / PACE_KEPT));

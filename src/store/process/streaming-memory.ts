@@ -36,12 +36,15 @@ const GROWTH = 2 * 1024 * 1024;
 const PACE_KEPT = 8 * 1024 * 1024;
 /**
  * The process's resident memory up to which the next forced GC may wait longer than PACE times
- * its cost (paceFor). Past it, what piles up between two GCs would take the run toward or over the
- * 200 MB the tool aims to stay within (measured: the longer wait added 20 MB to `grep -F` of a
- * store with a 120 MB sessions.json, 49 MB to a `timeline` of 100,000 archives), so a big store's
- * GCs come as often as a stream's, whatever they cost.
+ * its cost (paceFor) whatever piles up meanwhile. Past it, the longer wait holds only while the
+ * garbage expected to pile up keeps the process under MEMORY_AIM (mayWaitLonger): on a big store it
+ * would take the run over it (measured, with no bound: 20 MB more for `grep -F` of a store with a
+ * 120 MB sessions.json, 49 MB for a `timeline` of 100,000 archives), so a big store's GCs come as
+ * often as a stream's, whatever they cost.
  */
 const LONG_PACE_BELOW = 160 * 1024 * 1024;
+/** The resident memory the tool aims to stay within on any store (issue 28). */
+const MEMORY_AIM = 200 * 1024 * 1024;
 
 let gc: (() => void) | null | undefined;
 let pending = 0;
@@ -88,7 +91,7 @@ function tuneForStreaming(): void {
 let streamBytes = 0;
 /** The soonest the next forced GC may come: PACE times the last one's cost after it. */
 let soonestGcAt = 0;
-/** When it comes whatever the process holds, after paceFor's wait (before it, only past LONG_PACE_BELOW). */
+/** When it comes whatever the process holds, after paceFor's wait (before it, only when mayWaitLonger says no). */
 let nextGcAt = 0;
 
 /** Bytes in V8's spaces other than the young generation: what only a full GC returns. */
@@ -102,6 +105,9 @@ function oldBytes(): number {
 
 /** What the old spaces held after the last full GC we asked for. */
 let oldAfterGc = 0;
+/** When that GC ended, and the bytes a ms it found had turned to garbage since the one before (unknown: infinite). */
+let lastGcEnd = 0;
+let garbagePerMs = Number.POSITIVE_INFINITY;
 
 /**
  * A full GC, unless the last one was too recent for what it cost, or the old spaces have not grown
@@ -115,13 +121,16 @@ let oldAfterGc = 0;
 function pacedGc(): void {
   const start = performance.now();
   if (start < soonestGcAt) return;
-  if (oldBytes() - oldAfterGc < GROWTH) return;
-  if (start < nextGcAt && process.memoryUsage.rss() < LONG_PACE_BELOW) return;
+  const before = oldBytes();
+  if (before - oldAfterGc < GROWTH) return;
+  if (start < nextGcAt && mayWaitLonger(process.memoryUsage.rss(), garbagePerMs, nextGcAt - start)) return;
   const gcNow = fullGc();
   if (!gcNow) return;
   gcNow();
   const end = performance.now();
   oldAfterGc = oldBytes();
+  if (lastGcEnd > 0) garbagePerMs = Math.max(0, before - oldAfterGc) / Math.max(1, start - lastGcEnd);
+  lastGcEnd = end;
   soonestGcAt = end + PACE * (end - start);
   nextGcAt = end + paceFor(oldAfterGc) * (end - start);
 }
@@ -133,7 +142,7 @@ function pacedGc(): void {
  * heap returned), a store-wide reader its model of the store (`timeline` of 5,000 keys: 36 MB, each
  * GC 30 ms and a tenth returned). So the wait grows with what is kept: PACE × T up to PACE_KEPT
  * (a stream's GCs as before), four times that from 4 × PACE_KEPT on, where the forced GCs take at
- * most a seventeenth of the run instead of a fifth; while the process holds under LONG_PACE_BELOW.
+ * most a seventeenth of the run instead of a fifth; while mayWaitLonger allows it.
  * Measured on the 5,000-key store (medians of 4–8 interleaved runs, CPU): `timeline --no-index`
  * 5.92 → 5.41 s, `check --no-index` 5.39 → 4.97 s, a cold `timeline` 7.99 → 7.14 s; peak RSS 0–12
  * MB more, within 200 MB; 57k files, 100,000 archives, a 120 MB sessions.json and `history
@@ -141,6 +150,19 @@ function pacedGc(): void {
  */
 export function paceFor(kept: number): number {
   return PACE * Math.min(4, Math.max(1, kept / PACE_KEPT));
+}
+
+/**
+ * Whether a forced GC that PACE allows but paceFor does not yet may wait on, `msLeft` more ms, in a
+ * process holding `rss` bytes: always under LONG_PACE_BELOW; past it, while what it holds plus the
+ * old-space garbage expected by the end of the wait (at `garbagePerMs`, the rate the last forced GC
+ * returned it) stays under MEMORY_AIM. A store-wide reader writing its index gains live facts more
+ * than garbage: a cold `check` of 5,000 keys holds 165–180 MB, and its GCs, 50 ms each and returning
+ * 2–12 MB, came every 300 ms (11 of them, 0.55 s). A big store's reader makes garbage fast, and
+ * its GCs come as before.
+ */
+export function mayWaitLonger(rss: number, garbagePerMs: number, msLeft: number): boolean {
+  return rss < LONG_PACE_BELOW || rss + garbagePerMs * msLeft < MEMORY_AIM;
 }
 
 /**

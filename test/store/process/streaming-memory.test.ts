@@ -1,11 +1,12 @@
 /**
  * The V8 measures of store/process/streaming-memory.ts that a test can see from inside the process:
  * the young-generation GCs a reader of fresh Buffers asks for (piecesRead), as Node's own `gc`
- * performance entries report them, and how long a forced full GC waits for the next (paceFor).
+ * performance entries report them, and how long a forced full GC waits for the next (paceFor,
+ * mayWaitLonger).
  */
 import { constants, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
-import { paceFor, piecesRead } from "../../../src/store/process/streaming-memory.js";
+import { mayWaitLonger, paceFor, piecesRead } from "../../../src/store/process/streaming-memory.js";
 
 /** The young-generation GCs V8 ran while `work` ran (entries are delivered on a later tick). */
 async function minorGcsDuring(work: () => void): Promise<number> {
@@ -49,5 +50,23 @@ describe("paceFor: the next forced full GC waits longer the more the old spaces 
     expect(paceFor(36 * MB)).toBe(16);
     expect(paceFor(1024 * MB)).toBe(16);
     for (let kept = 0; kept < 64 * MB; kept += MB) expect(paceFor(kept + MB)).toBeGreaterThanOrEqual(paceFor(kept));
+  });
+});
+
+describe("mayWaitLonger: past 160 MB, the longer wait holds while the garbage it lets pile up keeps the process under 200 MB", () => {
+  const MB = 1024 * 1024;
+  it("always waits under 160 MB, whatever the garbage", () => {
+    expect(mayWaitLonger(150 * MB, Number.POSITIVE_INFINITY, 1000)).toBe(true);
+    expect(mayWaitLonger(159 * MB, MB, 1000)).toBe(true);
+  });
+  it("past it, waits while what it holds plus the garbage expected by the wait's end stays under 200 MB", () => {
+    // A cold check of 5,000 keys: 180 MB held, 15 MB of garbage a second, 600 ms to wait: 189 MB.
+    expect(mayWaitLonger(180 * MB, (15 * MB) / 1000, 600)).toBe(true);
+    // A big store's reader: 50 MB a second for the same wait would take it to 210 MB.
+    expect(mayWaitLonger(180 * MB, (50 * MB) / 1000, 600)).toBe(false);
+    expect(mayWaitLonger(201 * MB, 0, 100)).toBe(false);
+  });
+  it("past it, never waits longer before a first forced GC has measured the garbage (its rate unknown)", () => {
+    expect(mayWaitLonger(170 * MB, Number.POSITIVE_INFINITY, 1)).toBe(false);
   });
 });

@@ -22,7 +22,12 @@ export const ENTRY_KEEP: EntryKeep = { upToBytes: 1024, field: (name) => READ_FI
 
 const SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
 const VALID_SESSION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
-const LEGACY_FIELDS: Record<string, string> = { provider: "channel", lastProvider: "lastChannel", room: "groupChannel" };
+/** The legacy fields the loader renames: [legacy, current]. An array made once: a store's load asks for it twice an entry. */
+const LEGACY_FIELDS: ReadonlyArray<readonly [legacy: string, current: string]> = [
+  ["provider", "channel"],
+  ["lastProvider", "lastChannel"],
+  ["room", "groupChannel"],
+];
 
 /** isSafeSessionId: what the loader keeps at all (it trims first). */
 export function isSafeSessionId(id: unknown): id is string {
@@ -77,7 +82,7 @@ function entryNotes(entry: SessionEntry): { dropped: boolean; notes: LoadNote[] 
       message: `updatedAt ${JSON.stringify(entry.updatedAt)} is not a time (a number of ms, not negative); the loader sets it to 0`,
     });
   }
-  for (const [legacy, current] of Object.entries(LEGACY_FIELDS)) {
+  for (const [legacy, current] of LEGACY_FIELDS) {
     if (legacy in entry) {
       notes.push({ code: "legacy-field", field: legacy, message: `legacy field "${legacy}" is renamed to "${current}" on load` });
     }
@@ -100,7 +105,7 @@ function loadedTime(v: unknown): number {
  */
 function loadedEntry(raw: Record<string, unknown>): SessionEntry {
   const e: Record<string, unknown> = { ...raw };
-  for (const [legacy, current] of Object.entries(LEGACY_FIELDS)) {
+  for (const [legacy, current] of LEGACY_FIELDS) {
     const renamed = typeof e[current] !== "string" && typeof e[legacy] === "string";
     if (renamed) e[current] = e[legacy];
     // `room` goes whatever it holds; the others only when renamed.
@@ -122,7 +127,9 @@ function markAliases(entries: StoreEntry[]): void {
   const byCanonical = new Map<string, StoreEntry[]>();
   for (const e of entries) {
     const canonical = e.sessionKey.trim().toLowerCase();
-    byCanonical.set(canonical, [...(byCanonical.get(canonical) ?? []), e]);
+    const group = byCanonical.get(canonical);
+    if (group) group.push(e);
+    else byCanonical.set(canonical, [e]);
   }
   for (const group of byCanonical.values()) {
     if (group.length < 2) continue;

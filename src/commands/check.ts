@@ -36,7 +36,7 @@ import { fileStepShapes } from "../store/files/restore-apply.js";
 import { leftoverStore, restoreLeftoverFindings, type LeftoverStore } from "../store/restore-leftovers.js";
 import { knownRestores } from "../store/restore-known.js";
 import type { KnownRestore } from "../core/segments.js";
-import type { AnswerPatch, ChangedFiles, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { AnswerPatch, BasisParts, ChangedFiles, KeptBasis, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { sizeOfSeen } from "../store/read-set.js";
 import { isStrictlyInside } from "../core/path-within.js";
 import type { RawLine } from "../store/lines.js";
@@ -431,7 +431,7 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
   const patch: AnswerPatch<CheckBasis> = {
     basis() {
       const keys = derivedFrom && ctx.session.keysBasis(derivedFrom.indexes);
-      return keys ? [Buffer.from(`${JSON.stringify(derivedFrom!.sums)}\n`), ...keys] : null;
+      return keys ? { head: [Buffer.from(`${JSON.stringify(derivedFrom!.sums)}\n`), ...keys.head], tail: keys.tail } : null;
     },
     apply: (kept, basis, changed) => checkAgain(opts, ctx, open, kept, basis, changed),
   };
@@ -477,12 +477,13 @@ async function checkAgain(
   ctx: StoreContext,
   open: Open,
   kept: CheckBasis,
-  basis: Buffer,
+  basis: KeptBasis,
   changed: ChangedFiles,
-): Promise<{ value: CheckBasis; basis: readonly Buffer[] } | null> {
-  const eol = basis.indexOf(0x0a);
-  const sums = JSON.parse(basis.subarray(0, eol).toString("utf8")) as StoreSums[];
-  const again = ctx.session.keysAgain(opts, basis.subarray(eol + 1), changed);
+): Promise<{ value: CheckBasis; basis: BasisParts } | null> {
+  // The head's first line is the stores' sums; the rest of it, and the tail, the keys' basis.
+  const eol = basis.head.indexOf(0x0a);
+  const sums = JSON.parse(basis.head.subarray(0, eol).toString("utf8")) as StoreSums[];
+  const again = ctx.session.keysAgain(opts, { head: basis.head.subarray(eol + 1), tail: basis.tail }, changed);
   if (again === null || again.indexes.length !== kept.perStore.length || sums.length !== kept.perStore.length) return null;
   const oversize = opts.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES;
   const claimed = new Set<string>();
@@ -554,5 +555,5 @@ async function checkAgain(
   // change: no orphan was read again, and every changed key has its transcript.
   findings.push(...found);
   const value: CheckBasis = { stores: again.indexes.map(storeHeader), perStore, findings: sortFindings(findings), scanned };
-  return { value, basis: [Buffer.from(`${JSON.stringify(sumsNow)}\n`), ...again.basis] };
+  return { value, basis: { head: [Buffer.from(`${JSON.stringify(sumsNow)}\n`), ...again.basis.head], tail: again.basis.tail } };
 }

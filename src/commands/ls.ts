@@ -6,7 +6,7 @@ import { findSessions } from "../core/lookup.js";
 import { isoTimeOrNull } from "../core/format.js";
 import path from "node:path";
 import type { ClassifiedFile, Evidence, StoreIndex } from "../core/model.js";
-import type { AnswerPatch, ChangedFiles, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { AnswerPatch, BasisParts, ChangedFiles, KeptBasis, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { finiteNumber } from "../core/coerce.js";
@@ -372,9 +372,9 @@ async function tableAgain(
   opts: Omit<LsOptions, "key">,
   ctx: StoreContext,
   kept: LsTable,
-  basis: Buffer,
+  basis: KeptBasis,
   changed: ChangedFiles,
-): Promise<{ value: LsTable; basis: readonly Buffer[] } | null> {
+): Promise<{ value: LsTable; basis: BasisParts } | null> {
   const again = ctx.session.keysAgain(opts, basis, changed);
   if (again === null || again.indexes.length !== kept.stores.length || again.indexes.some((i) => i.storeFile.state !== "ok")) return null;
   const listed = tableOf(await listing(opts, ctx, undefined, again.indexes));

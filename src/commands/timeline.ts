@@ -28,7 +28,7 @@ import {
   type TimelineEvent,
   type TimelineSegment,
 } from "../core/timeline/index.js";
-import type { AnswerPatch, ChangedFiles, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { AnswerPatch, BasisParts, ChangedFiles, KeptBasis, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { configPathFor, readConfig, type OpenClawConfig } from "../store/config.js";
 import { type AlsoRead, keySegments } from "./key-segments.js";
 import { keyCompactions } from "./compactions.js";
@@ -497,9 +497,9 @@ async function summaryAgain(
   ctx: StoreContext,
   env: Env,
   kept: TimelineSummaryResult,
-  basis: Buffer,
+  basis: KeptBasis,
   changed: ChangedFiles,
-): Promise<{ value: TimelineSummaryResult; basis: readonly Buffer[] } | null> {
+): Promise<{ value: TimelineSummaryResult; basis: BasisParts } | null> {
   const again = ctx.session.keysAgain(opts, basis, changed);
   if (again === null || again.indexes.length !== kept.stores.length) return null;
   env.keptZone(kept.timeZone);

@@ -11,13 +11,13 @@ import { isNewerThanVerified, newerSchemaWarning } from "../core/agent-schema.js
 import type { Scanner } from "../core/transcript/scan.js";
 import { buildFilesIndex, fileRef, type RememberSync } from "./files/index.js";
 import type { KeptDerivations } from "./files/kept-attribution.js";
-import { keysAgainFrom, type KeysBasis, type KeysBasisParts, keysBasisOf } from "./files/keys-again.js";
+import { keysAgainFrom, type KeysBasis, keysBasisOf } from "./files/keys-again.js";
 import { fileLines, pinnedFileLines, type PinnedLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
 import type { SqliteDb } from "./sqlite/driver.js";
 import { StoreCache } from "./cache/store-cache.js";
 import { ScanMemo } from "./scan-memo.js";
-import { type AnswerOptions, reuseAnswer } from "./cache/answer-memo.js";
+import { type AnswerOptions, type BasisParts, reuseAnswer } from "./cache/answer-memo.js";
 import { type ChangedFiles, noteDoubt } from "./read-set.js";
 import type { SnapshotPool } from "./sqlite/snapshots.js";
 
@@ -66,7 +66,7 @@ export interface StoreSession {
    */
   answer<T>(sel: StoreSelection, what: string, compute: () => Promise<T>, opts?: AnswerOptions<T>): Promise<T>;
   /** What the indexes' records were derived from, key by key, for keysAgain; null when a build kept none. */
-  keysBasis(indexes: readonly StoreIndex[]): KeysBasisParts | null;
+  keysBasis(indexes: readonly StoreIndex[]): BasisParts | null;
   /**
    * For each store `sel` selects, an index holding only the records of the keys whose entry or own
    * files changed since `basis` (keysBasis, as a kept answer holds it; no file, nothing
@@ -74,7 +74,7 @@ export interface StoreSession {
    * is each changed file and its lstats then and now. Null when a change is not one that can be followed key
    * by key (store/files/keys-again.ts): the caller derives its answer whole.
    */
-  keysAgain(sel: StoreSelection, basis: KeysBasis, changed: ChangedFiles): { indexes: StoreIndex[]; basis: KeysBasisParts } | null;
+  keysAgain(sel: StoreSelection, basis: KeysBasis, changed: ChangedFiles): { indexes: StoreIndex[]; basis: BasisParts } | null;
   /** The run's index (null-safe: off with --no-index, OPENCLAW_SESSIONS_INDEX=off or no usable cache dir). */
   readonly cache: StoreCache;
   /** Warnings about what was read (a schema newer than the tool was verified on), each once. */

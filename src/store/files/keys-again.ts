@@ -12,6 +12,7 @@
  * decided for it, kept in the basis; anything else and the answer is derived whole.
  */
 import type { ClassifiedFile, Evidence, StoreIndex } from "../../core/model.js";
+import type { BasisParts, KeptBasis } from "../cache/answer-memo.js";
 import type { AgentTarget } from "../locate.js";
 import type { ChangedFiles } from "../read-set.js";
 import type { UnreadableFile } from "../safe-read.js";
@@ -30,6 +31,7 @@ import { classifyInTree, type ScanOptions } from "./scan.js";
 import {
   entryDigest,
   inputDigest,
+  lineDigest,
   type FileName,
   type KeyAttribution,
   type OwnedFile,
@@ -39,23 +41,21 @@ import {
 } from "./keys-basis.js";
 
 /**
- * What the records of the stores' keys were derived from, as text kept beside an answer: a first
- * line with each store and each key's entry digest and own files (what a patch reads whole, to
- * tell which keys changed), then a line per key, of every store in turn, with what attribution
- * decided for it (KeyAttribution: read only for a key that changed, and written again as it was).
- * On 5,000 keys: 0.7 MB, then 4 MB.
+ * What the records of the stores' keys were derived from, as a kept answer's basis (answer-memo.ts
+ * BasisParts): its head, a line with each store and each key's entry digest, own files and line of
+ * the tail (what a patch reads whole, to tell which keys changed), then its tail, a line per key,
+ * of every store in turn, with what attribution decided for it (KeyAttribution: read only for a
+ * key that changed, proven by its size and digest in the head, and kept as it was). On 5,000 keys:
+ * 0.8 MB, then 4.4 MB.
  */
-export type KeysBasis = Buffer;
-
-/** A basis as it is written: its pieces (the first line, the keys' lines). */
-export type KeysBasisParts = readonly Buffer[];
+export type KeysBasis = KeptBasis;
 
 /** The basis of the indexes' records, when each build made its part (index.ts, asked for with `keysBasis`); else null. */
-export function keysBasisOf(indexes: readonly StoreIndex[]): KeysBasisParts | null {
+export function keysBasisOf(indexes: readonly StoreIndex[]): BasisParts | null {
   const parts = indexes.map((index) => (index.location.era === "files" ? storeBasisTextOf(index) : undefined));
   if (parts.some((p) => p === undefined)) return null;
   const texts = parts as StoreBasisText[];
-  return [Buffer.from(`[${texts.map((t) => t.store).join(",")}]\n`), ...texts.map((t) => t.keys)];
+  return { head: [Buffer.from(`[${texts.map((t) => t.store).join(",")}]\n`)], tail: texts.map((t) => t.keys) };
 }
 
 /** Each store's changed keys again (keysAgain), and the basis now; null when a change is not one a basis follows. */
@@ -65,35 +65,35 @@ export function keysAgainFrom(
   basis: KeysBasis,
   changed: ChangedFiles,
   seen?: ScanOptions["seen"],
-): { indexes: StoreIndex[]; basis: KeysBasisParts } | null {
-  const first = basis.indexOf(0x0a);
-  const stores = JSON.parse(basis.subarray(0, first).toString("utf8")) as StoreBasis[];
+): { indexes: StoreIndex[]; basis: BasisParts } | null {
+  const { head, tail } = basis;
+  if (head.indexOf(0x0a) !== head.length - 1) return null;
+  const stores = JSON.parse(head.toString("utf8")) as StoreBasis[];
   if (!Array.isArray(stores) || stores.length !== targets.length) return null;
   // Every changed file is one a store follows: its sessions.json, a key's own.
   const followed = stores.map(followedFiles);
   for (const p of changed.keys()) if (!followed.some((f) => f.has(p))) return null;
-  const attribution = lineStarts(basis, first + 1);
+  // Each key's line of the tail, where the head says it is: the lines' sizes add up to the tail's.
+  const starts = [0];
+  for (const store of stores) for (const k of store.keys) starts.push(starts[starts.length - 1]! + k[4]);
+  if (starts[starts.length - 1] !== tail.length) return null;
   const indexes: StoreIndex[] = [];
   let at = 0;
   for (const [i, target] of targets.entries()) {
     const store = stores[i]!;
-    const attributionOf = (k: number) =>
-      JSON.parse(basis.subarray(attribution[at + k]!, attribution[at + k + 1]! - 1).toString("utf8")) as KeyAttribution;
+    const from = at;
+    const attributionOf = (k: number): KeyAttribution | null => {
+      const bytes = tail.bytes(starts[from + k]!, starts[from + k + 1]! - 1);
+      const text = bytes.toString("utf8");
+      return lineDigest(text) === store.keys[k]![5] ? (JSON.parse(text) as KeyAttribution) : null;
+    };
     const again = keysAgain(target, env, store, followed[i]!, attributionOf, changed, seen);
     if (again === null) return null;
     indexes.push(again);
     at += store.keys.length;
   }
-  if (at !== attribution.length - 1) return null;
   // Only entry digests change: the keys' lines are kept as they were (a changed key's attribution input is the same, or no patch).
-  return { indexes, basis: [Buffer.from(JSON.stringify(stores)), basis.subarray(first)] };
-}
-
-/** Where each line of `text` from `from` on starts, and where the next would (its end + 1). */
-function lineStarts(text: Buffer, from: number): number[] {
-  const starts = [from];
-  for (let eol = text.indexOf(0x0a, from); eol >= 0; eol = text.indexOf(0x0a, eol + 1)) starts.push(eol + 1);
-  return starts;
+  return { indexes, basis: { head: [Buffer.from(`${JSON.stringify(stores)}\n`)], tail } };
 }
 
 /** The files whose change a store's basis follows (its sessions.json, each key's own), with the keys each is of. */
@@ -123,7 +123,7 @@ function keysAgain(
   env: NodeJS.ProcessEnv,
   store: StoreBasis,
   follows: Map<string, number[]>,
-  attributionOf: (key: number) => KeyAttribution,
+  attributionOf: (key: number) => KeyAttribution | null,
   changed: ChangedFiles,
   seen?: ScanOptions["seen"],
 ): StoreIndex | null {
@@ -153,7 +153,9 @@ function keysAgain(
   for (const i of [...again].sort((a, b) => a - b)) {
     const e = loaded[i]!;
     const [key, , , side] = store.keys[i]!;
-    const [input, owned, lineage] = attributionOf(i);
+    const attribution = attributionOf(i);
+    if (attribution === null) return null;
+    const [input, owned, lineage] = attribution;
     const resolved = resolveActive(key, e, ctx, inTree, probe);
     if (inputDigest(keyInputOf(e, resolved)) !== input) return null;
     const ownership = ownershipOf(key, owned, lineage, side, (name) => inTree(pathOf(name)));

@@ -18,20 +18,25 @@ export type FileName = string;
 /** A file attribution gave a key: its name, why, and its header's id when attribution read it. */
 export type OwnedFile = [file: FileName, evidence: Evidence[], headerId?: string | null];
 
-/** A key as its record was derived: its sessionKey, its entry's digest, its active transcript (null: none), its ids' locks and trajectories. */
-export type KeyBasis = [key: string, entry: string, active: FileName | null, side: FileName[]];
+/**
+ * A key as its record was derived: its sessionKey, its entry's digest, its active transcript (null:
+ * none), its ids' locks and trajectories, and its line of the basis' tail (KeyAttribution): its
+ * size in bytes (its newline counted) and its text's digest, which prove the line a patch reads
+ * alone (keys-again.ts).
+ */
+export type KeyBasis = [key: string, entry: string, active: FileName | null, side: FileName[], lineBytes: number, lineDigest: string];
 
 /** What attribution decided for a key: its input's digest, the files it gave the key, the key's lineage as it found it. */
 export type KeyAttribution = [input: string, owned: OwnedFile[], lineage: string[]];
 
-/** A files store's part of a basis' first line: its sessions.json, the dir its files are named in, its keys. */
+/** A files store's part of a basis' head: its sessions.json, the dir its files are named in, its keys. */
 export interface StoreBasis {
   store: string;
   dir: string;
   keys: KeyBasis[];
 }
 
-/** A store's part of a basis, as text: its part of the first line (StoreBasis), and a line per key (KeyAttribution). */
+/** A store's part of a basis, as text: its part of the head (StoreBasis), and its part of the tail, a line per key (KeyAttribution). */
 export interface StoreBasisText {
   store: string;
   keys: Buffer;
@@ -67,6 +72,11 @@ export function inputDigest(k: KeyInput): string {
   return digestOf(keyInputText(k));
 }
 
+/** What a basis' head holds of a key's line of its tail (KeyBasis), to prove the line read alone is the one written: its text's digest. */
+export function lineDigest(text: string): string {
+  return digestOf(text);
+}
+
 /** The basis text of a store's records (`sessions`, each with its attribution input `keyInputs[i]`). */
 export function storeBasisText(
   storePath: string,
@@ -83,10 +93,11 @@ export function storeBasisText(
     );
     const lineage = owned.lineage.get(s.sessionKey) ?? [];
     const attribution: KeyAttribution = [inputDigest(keyInputs[i]!), files, lineage];
-    lines.push(JSON.stringify(attribution));
+    const line = JSON.stringify(attribution);
+    lines.push(line);
     const side = [...new Set(lineage)].flatMap((id) => (owned.sideFilesById.get(id) ?? []).map((f) => name(f.path)));
     const active = s.active.exists ? s.active.path : (s.active.unresolved?.path ?? null);
-    return [s.sessionKey, entryDigest(s.entry), active === null ? null : name(active), side];
+    return [s.sessionKey, entryDigest(s.entry), active === null ? null : name(active), side, Buffer.byteLength(line) + 1, lineDigest(line)];
   });
   const store: StoreBasis = { store: storePath, dir, keys };
   return { store: JSON.stringify(store), keys: Buffer.from(lines.length > 0 ? `${lines.join("\n")}\n` : "") };

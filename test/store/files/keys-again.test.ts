@@ -152,21 +152,34 @@ describe("a kept timeline after a turn of OpenClaw's", () => {
     expect(await timeline(s)).toEqual({ text: twice.text, given: "kept" });
   });
 
-  /** A turn a patch would follow, in a store whose kept answer file was edited first by `edit`. */
-  const turnAfterEdit = (edit: (bytes: Buffer) => Buffer) => (s: Store) => {
+  /** A turn a patch would follow, in a store whose kept answer file was edited first by `edit` (given the turned key). */
+  const turnAfterEdit = (edit: (bytes: Buffer, key: string) => Buffer) => (s: Store) => {
     const file = keptFile(s);
-    fs.writeFileSync(file, edit(fs.readFileSync(file)));
     const [[key, active]] = activeFiles(s) as [[string, string]];
+    fs.writeFileSync(file, edit(fs.readFileSync(file), key));
     turn(s, key, active, 1);
   };
 
   const derivedAfter: Array<{ what: string; scenario: string; change: (s: Store) => void }> = [
     {
-      what: "a turn, the kept basis altered (a byte of it: the key's line holds its checksum)",
+      what: "a turn, the turned key's line of the kept basis altered (the basis' head holds its digest)",
       scenario: "reset-chain",
-      change: turnAfterEdit((bytes) => {
-        bytes.writeUInt8(bytes.readUInt8(bytes.length - 40) ^ 0x01, bytes.length - 40);
-        return bytes;
+      // A byte of an evidence's detail (what no other check reads): only the line's digest tells.
+      change: turnAfterEdit((bytes, key) => {
+        const line = basisLineOf(bytes, key);
+        const detail = bytes.indexOf('"detail":"', line.from);
+        expect(detail).toBeGreaterThan(0);
+        expect(detail).toBeLessThan(line.to);
+        return flipped(bytes, detail + 12);
+      }),
+    },
+    {
+      what: "a turn, the kept basis' head altered (the key's line holds its checksum)",
+      scenario: "reset-chain",
+      // The other key's entry digest: unchecked, the patch would only derive that key's row again.
+      change: turnAfterEdit((bytes, key) => {
+        const other = basisOfFile(bytes).stores[0]!.keys.find(([k]) => k !== key)![0];
+        return flipped(bytes, bytes.indexOf(`${JSON.stringify(other)},"`, basisOfFile(bytes).headFrom) + JSON.stringify(other).length + 2);
       }),
     },
     {
@@ -241,6 +254,41 @@ describe("a kept timeline after a turn of OpenClaw's", () => {
       expect(after.given, c.what).toBe("derived");
       expect(after.text, c.what).toBe((await timeline(stores[i]!, "plain")).text);
     }
+  });
+});
+
+describe("a kept basis' tail (each key's attribution), read a line at a time", () => {
+  it("patches with another key's line altered (a patch never reads it) and carries it as it is; that key's turn is derived", async () => {
+    const s = store("reset-chain");
+    const keys = activeFiles(s);
+    expect(keys.length).toBe(2);
+    const [[turned, turnedFile], [other, otherFile]] = keys as [[string, string], [string, string]];
+    await pastRacyWindow();
+    expect((await timeline(s)).given).toBe("derived");
+    const file = keptFile(s);
+    const altered = basisLineOf(fs.readFileSync(file), other);
+    fs.writeFileSync(file, flipped(fs.readFileSync(file), altered.from + 3));
+    const alteredLine = () => {
+      const bytes = fs.readFileSync(file);
+      const { from, to } = basisLineOf(bytes, other);
+      return bytes.subarray(from, to).toString("latin1");
+    };
+    const before = alteredLine();
+
+    turn(s, turned, turnedFile, 1);
+    await pastRacyWindow();
+    const once = await timeline(s);
+    expect(once.given).toBe("patched");
+    expect(once.text).toBe((await timeline(s, "plain")).text);
+    // Written again byte for byte from the kept file: not read, not checked, not made again.
+    expect(alteredLine()).toBe(before);
+
+    turn(s, other, otherFile, 2);
+    await pastRacyWindow();
+    const twice = await timeline(s);
+    expect(twice.given).toBe("derived");
+    expect(twice.text).toBe((await timeline(s, "plain")).text);
+    expect(alteredLine()).not.toBe(before);
   });
 });
 
@@ -319,12 +367,12 @@ describe("a kept timeline without a basis (a store past 32,768 files keeps none)
     writeEntries(s, entries(s));
     await pastRacyWindow();
     expect((await timeline(s)).given).toBe("derived");
-    // The basis taken off: the key's line without its size and checksum, the file without its last bytes.
+    // The basis taken off: the key's line without its sizes and checksum, the file without its last bytes.
     const file = keptFile(s);
     const bytes = fs.readFileSync(file);
     const eol = bytes.indexOf(0x0a);
-    const [keyText, size] = bytes.subarray(0, eol).toString("utf8").split("\t");
-    fs.writeFileSync(file, Buffer.concat([Buffer.from(keyText!), bytes.subarray(eol, bytes.length - Number(size))]));
+    const [keyText, head, tail] = bytes.subarray(0, eol).toString("utf8").split("\t");
+    fs.writeFileSync(file, Buffer.concat([Buffer.from(keyText!), bytes.subarray(eol, bytes.length - Number(head) - Number(tail))]));
     expect(fs.statSync(file).size).toBeGreaterThan(64 * 1024);
     turn(s, key, active, 1);
     await pastRacyWindow();
@@ -338,3 +386,32 @@ describe("a kept timeline without a basis (a store past 32,768 files keeps none)
 
 /** The one answer file a store's cache holds. */
 const keptFile = (s: Store) => keptAnswerFile(s.env.XDG_CACHE_HOME!);
+
+/** Where an answer file's basis is (its last bytes: the key's line gives its head's and tail's sizes), and its head's stores. */
+function basisOfFile(bytes: Buffer): {
+  headFrom: number;
+  tailFrom: number;
+  stores: Array<{ keys: Array<[string, string, unknown, unknown, number]> }>;
+} {
+  const [, head, tail] = bytes.subarray(0, bytes.indexOf(0x0a)).toString("utf8").split("\t").map(Number) as [number, number, number];
+  const tailFrom = bytes.length - tail;
+  const headFrom = tailFrom - head;
+  return { headFrom, tailFrom, stores: JSON.parse(bytes.subarray(headFrom, tailFrom).toString("utf8")) };
+}
+
+/** Where a key's line of the basis' tail is in an answer file ([from, to), its newline left out). */
+function basisLineOf(bytes: Buffer, key: string): { from: number; to: number } {
+  const { tailFrom, stores } = basisOfFile(bytes);
+  let from = tailFrom;
+  for (const k of stores.flatMap((store) => store.keys)) {
+    if (k[0] === key) return { from, to: from + k[4] - 1 };
+    from += k[4];
+  }
+  throw new Error(`no line of ${key} in the basis`);
+}
+
+/** The bytes with one bit of byte `at` flipped. */
+function flipped(bytes: Buffer, at: number): Buffer {
+  bytes.writeUInt8(bytes.readUInt8(at) ^ 0x01, at);
+  return bytes;
+}

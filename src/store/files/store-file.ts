@@ -5,6 +5,7 @@
  * follow (empty, invalid, not an object) is parsed whole, for JSON.parse's own verdict and message.
  */
 import fs from "node:fs";
+import { decoded } from "../../core/kept-bytes.js";
 import type { StoreFileStatus } from "../../core/model.js";
 import { ENTRY_KEEP, MAX_STORE_BYTES, parseStoreText } from "../../core/store-load.js";
 import { StoreStream, type StreamedStore } from "../../core/store-stream.js";
@@ -31,7 +32,10 @@ export function readStoreObject(storePath: string): StreamedStore | { status: St
       if (streamed) return streamed;
     }
     const buf = readRegularFileSync(storePath, MAX_STORE_BYTES);
-    const parsed = parseStoreText(buf.toString("utf8"), buf.length);
+    // An ASCII text (the usual store) as latin1: JSON.parse takes that string in less time than
+    // the one a UTF-8 decode makes (2.6 MB of 5,000 keys: 38–43 against 48–53 ms, 1,340 against
+    // 1,800 page faults); any other as UTF-8.
+    const parsed = parseStoreText(decoded(buf), buf.length);
     return "store" in parsed ? { store: parsed.store, omitted: new Map(), bytes: buf.length } : parsed;
   } catch (err) {
     return { status: { state: "unreadable", bytes: null, message: noteUnreadable(storePath, err).reason } };

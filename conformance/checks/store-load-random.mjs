@@ -4,7 +4,8 @@
  * sessionId with spaces around it, one unsafe (a slash, a dot, too long, empty, a number), one safe
  * but no transcript name (a colon, an at sign, a checkpoint's name) with or without a `sessionFile`,
  * a `sessionFile` that is no string, an `updatedAt` that is negative, text or missing, legacy
- * `provider`/`lastProvider`/`room` fields, keys in other cases. For each store, `loadSessionStore`
+ * `provider`/`lastProvider`/`room` fields, keys in other cases, UTF-8 text in keys and values, and
+ * now and then a byte that is no UTF-8 (latin1's é). For each store, `loadSessionStore`
  * (no cache) gives the keys OpenClaw keeps and each one's `sessionId` and `updatedAt`; `ls --json`
  * must list exactly those keys (the others as dropped entries) with the same `sessionId` (null
  * where OpenClaw keeps none) and `updatedAt` (null where it has none).
@@ -52,6 +53,7 @@ function entry(rand) {
   if (rand() < 0.15) e.lastProvider = "discord";
   if (rand() < 0.1) e.room = pick(rand, ["#general", 1]);
   if (rand() < 0.2) e.channel = "telegram";
+  if (rand() < 0.2) e.label = pick(rand, ["café", "東京 🍵", "plain"]);
   return e;
 }
 
@@ -65,6 +67,8 @@ function randomStore(rand) {
       () => "Agent:Main:Main",
       () => ` agent:main:discord:channel:${Math.floor(rand() * 99)} `,
       () => `agent:main:subagent:${uuid(rand)}`,
+      () => `agent:main:telegram:group:café-${Math.floor(rand() * 9)}`,
+      () => "agent:main:discord:channel:東京🍵",
     ])();
     store[key] = entry(rand);
   }
@@ -82,12 +86,20 @@ export default async function storeLoadRandom(ctx) {
   const storePath = path.join(sessionsDir, "sessions.json");
   let keys = 0;
   let dropped = 0;
+  let notAscii = 0;
+  let notUtf8 = 0;
   for (let i = 0; i < n; i++) {
-    const text = `${JSON.stringify(randomStore(rand), null, 2)}\n`;
-    fs.writeFileSync(storePath, text);
+    let bytes = Buffer.from(`${JSON.stringify(randomStore(rand), null, 2)}\n`);
+    // A byte that is no UTF-8: each reader's decoding of the text, not only its JSON, is compared.
+    const cafe = bytes.indexOf("café");
+    if (cafe >= 0 && rand() < 0.1) bytes = Buffer.concat([bytes.subarray(0, cafe + 3), Buffer.from([0xe9]), bytes.subarray(cafe + 5)]);
+    const text = bytes.toString("utf8");
+    if (bytes.some((b) => b >= 0x80)) notAscii += 1;
+    if (!Buffer.from(text).equals(bytes)) notUtf8 += 1;
+    fs.writeFileSync(storePath, bytes);
     const loaded = loadSessionStore(storePath, { skipCache: true });
     // OpenClaw's loader writes nothing back: the file is what `ls` reads too.
-    if (fs.readFileSync(storePath, "utf8") !== text) throw new Error(`store ${i}: OpenClaw's loader rewrote sessions.json`);
+    if (!fs.readFileSync(storePath).equals(bytes)) throw new Error(`store ${i}: OpenClaw's loader rewrote sessions.json`);
     const r = await ctx.cli(["ls", "--json", "--no-index", "--state-dir", stateDir]);
     let doc;
     try {
@@ -114,5 +126,5 @@ export default async function storeLoadRandom(ctx) {
     keys += want.length;
     dropped += doc.droppedEntries.length;
   }
-  return `${n} random sessions.json files (seed ${seed}): ${keys} keys as OpenClaw 2026.7.1's loader keeps them, ${dropped} entries it drops listed as dropped`;
+  return `${n} random sessions.json files (seed ${seed}; ${notAscii} not ASCII, ${notUtf8} of them not UTF-8): ${keys} keys as OpenClaw 2026.7.1's loader keeps them, ${dropped} entries it drops listed as dropped`;
 }

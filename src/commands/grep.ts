@@ -5,7 +5,7 @@
  * pass per transcript, and a line is JSON.parse'd only when its raw text could match.
  */
 import path from "node:path";
-import { transcriptsOf, type TranscriptSource } from "../core/catalogue.js";
+import { transcriptsOf, type Transcript, type TranscriptSource } from "../core/catalogue.js";
 import type { ArchiveReason, StoreIndex, TranscriptRef } from "../core/model.js";
 import { sessionNotFound, sessionsWithKey } from "../core/lookup.js";
 import {
@@ -27,7 +27,7 @@ import { DEFAULT_MAX_LINE_BYTES } from "../store/lines.js";
 import { causeOf, noteUnreadable } from "../store/safe-read.js";
 import type { IndexDb } from "../store/cache/index-db.js";
 import { coveredBy, hasIndexFile, narrowingLiteral, refreshText, type TextRefresh, textSourceOf } from "../store/cache/text-index.js";
-import type { IndexHooks, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { IndexHooks, SomeTranscripts, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 
 export const GREP_SCHEMA_VERSION = 1;
@@ -108,7 +108,11 @@ export interface GrepResult {
 /** Every transcript of one store index, each once, owner first. */
 export function grepTargets(index: StoreIndex): GrepTarget[] {
   const agentId = index.location.agentId;
-  return transcriptsOf(index).map((t) => ({
+  return transcriptsOf(index).map((t) => grepTargetOf(agentId, t));
+}
+
+function grepTargetOf(agentId: string, t: Transcript): GrepTarget {
+  return {
     agentId,
     sessionKey: t.sessionKey,
     ...(t.formerSessionKey ? { formerSessionKey: t.formerSessionKey } : {}),
@@ -118,7 +122,7 @@ export function grepTargets(index: StoreIndex): GrepTarget[] {
     archiveReason: t.archiveReason,
     ref: t.ref,
     bytes: t.file?.bytes ?? null,
-  }));
+  };
 }
 
 /** Which transcript and whose, as matches and counts name it. */
@@ -500,22 +504,52 @@ function provenRuledOut(db: IndexDb, keptAs: string, literal: string, group: rea
 }
 
 /**
- * grep's byte pre-filter over the located stores' sessions dirs, in a worker while they are indexed:
- * for a literal the byte test applies to (filters.byteSkip), a search of every key (one key's few
- * files are not worth a thread), and dirs whose text table does not answer the search already.
+ * grep's byte pre-filter over the located stores' sessions dirs, in a worker from now on (and the
+ * main thread once it asks for the answer): for a literal the byte test applies to (filters.byteSkip),
+ * a search of every key (one key's few files are not worth a thread), and dirs whose text table does
+ * not answer the search already. `whole`: it scans every store's dir.
  */
 function startPrefilterFor(
   opts: GrepOptions,
   filters: Filters,
   ctx: StoreContext,
   stores: readonly { sessionsDir: string }[],
-): Prefilter | null {
+): (Prefilter & { whole: boolean }) | null {
   const literal = filters.matcher.literal;
   if (!filters.byteSkip || literal === null || opts.key !== undefined) return null;
   const narrows = narrowingLiteral(literal, opts.ignoreCase === true) !== null && hasIndexFile(ctx.session.cache, ctx.env);
   const answered = (dir: string) => narrows && ctx.session.cache.indexForDir(dir)?.textBuilt() === true;
-  const dirs = [...new Set(stores.map((s) => s.sessionsDir))].filter((d) => !answered(d));
-  return dirs.length > 0 ? startPrefilter(dirs, literal, filters.matcher.escapes) : null;
+  const all = [...new Set(stores.map((s) => s.sessionsDir))];
+  const dirs = all.filter((d) => !answered(d));
+  return dirs.length > 0 ? { ...startPrefilter(dirs, literal, filters.matcher.escapes), whole: dirs.length === all.length } : null;
+}
+
+/**
+ * What a search looks through when its byte pre-filter scans every store's files: the transcripts
+ * it leaves in, each as the whole scope names it (StoreSession.someTranscripts: only those are
+ * attributed), and where the others are. Null when no such scan runs or a store needs its whole
+ * attribution: the whole scope is derived.
+ */
+async function scannedScope(
+  opts: GrepOptions,
+  ctx: StoreContext,
+  start: (stores: readonly { sessionsDir: string }[]) => (Prefilter & { whole: boolean }) | null,
+): Promise<{ scope: GrepScope; ruledOut: SomeTranscripts["ruledOut"] } | null> {
+  const some = await ctx.session.someTranscripts(
+    opts,
+    (stores) => {
+      const running = start(stores);
+      if (!running?.whole) return null;
+      return async () => {
+        const ruled = await running.finish();
+        return (p, bytes) => bytes === null || ruled.get(p) !== bytes;
+      };
+    },
+    (reason) => !(opts.noDeleted && reason === "deleted"),
+  );
+  if (some === null) return null;
+  const all = some.flatMap((s) => s.transcripts.map((t) => grepTargetOf(s.store.location.agentId, t)));
+  return { scope: { stores: some.map((s) => storeHeader(s.store)), all, keptAs: null }, ruledOut: some.flatMap((s) => s.ruledOut) };
 }
 
 /** The pre-filter read this plain file whole, at the size the index saw, and no line of it can match. */
@@ -668,17 +702,28 @@ async function keyTargets(sel: StoreSelection, k: string, scope: GrepScope, ctx:
 /** Index the stores and choose the transcripts (nothing searched yet); `events()` searches them. */
 export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<GrepRun> {
   const filters = filtersOf(opts);
-  // Started once the stores are located, while they are indexed.
-  const prefilter: { running: Prefilter | null; started: boolean } = { running: null, started: false };
+  // Started once the stores are located, before anything else is read of them.
+  const prefilter: { running: (Prefilter & { whole: boolean }) | null; started: boolean } = { running: null, started: false };
   const located = (stores: readonly { sessionsDir: string }[]) => {
+    // Once: a search whose scanned transcripts could not be attributed alone indexes the stores it located.
+    if (!prefilter.started) prefilter.running = startPrefilterFor(opts, filters, ctx, stores);
     prefilter.started = true;
-    prefilter.running = startPrefilterFor(opts, filters, ctx, stores);
+    return prefilter.running;
   };
   let scope: GrepScope;
   let targets: GrepTarget[];
+  /** The transcripts the scan alone searched (ruled out), when only the others were attributed. */
+  let scannedAlone: SomeTranscripts["ruledOut"] | null = null;
   try {
-    scope = await storeWideScope(opts, ctx, { located });
-    targets = opts.key === undefined ? scope.all : await keyTargets(opts, opts.key, scope, ctx);
+    const scanned = await scannedScope(opts, ctx, located);
+    if (scanned !== null) {
+      scope = scanned.scope;
+      targets = scope.all;
+      scannedAlone = scanned.ruledOut;
+    } else {
+      scope = await storeWideScope(opts, ctx, { located });
+      targets = opts.key === undefined ? scope.all : await keyTargets(opts, opts.key, scope, ctx);
+    }
   } catch (err) {
     prefilter.running?.stop();
     throw err;
@@ -708,11 +753,19 @@ export async function openGrep(opts: GrepOptions, ctx: StoreContext): Promise<Gr
     // The index is a cache: whatever goes wrong with it (a damaged file), every target is searched.
     // The kept answer's proof covers all of its targets, never a part of them (--no-deleted).
     const keptAs = targets === all ? scope.keptAs : null;
-    const skip = await ruledOut(ctx, scope.stores, all, targets, literal, keptAs).catch(() => new Set<GrepTarget>());
-    const cannotMatch: RuledOut = (await prefilter.running?.done) ?? new Map();
+    // Transcripts attributed alone were left in by the byte scan, which ran because no text table answers.
+    const skip = scannedAlone
+      ? new Set<GrepTarget>()
+      : await ruledOut(ctx, scope.stores, all, targets, literal, keptAs).catch(() => new Set<GrepTarget>());
+    const cannotMatch: RuledOut = (await prefilter.running?.finish()) ?? new Map<string, number>();
     // Progress in bytes of the files to search (a big transcript moves the line too); in transcripts when no size is known.
-    const totalBytes = targets.reduce((n, t) => n + (t.bytes ?? 0), 0);
+    const totalBytes = [...(scannedAlone ?? []), ...targets].reduce((n, t) => n + (t.bytes ?? 0), 0);
     let bytesDone = 0;
+    for (const t of scannedAlone ?? []) {
+      bytesDone += t.bytes ?? 0;
+      result.filesSearched += 1;
+      yield { type: "searched", path: t.path, matches: 0 };
+    }
     for (const t of targets) {
       if (totalBytes > 0) ctx.progress?.(bytesDone, totalBytes, "bytes");
       else ctx.progress?.(result.filesSearched, targets.length, "transcripts");

@@ -23,7 +23,7 @@ export interface StoreHeader {
   verified: boolean;
 }
 
-export function storeHeader(index: StoreIndex): StoreHeader {
+export function storeHeader(index: Pick<StoreIndex, "location" | "storeFile" | "sqlite">): StoreHeader {
   const l = index.location;
   return {
     agentId: l.agentId,
@@ -38,7 +38,7 @@ export function storeHeader(index: StoreIndex): StoreHeader {
   };
 }
 
-function schemaOf(index: StoreIndex): Pick<StoreHeader, "schemaVersion" | "appVersion" | "verified"> {
+function schemaOf(index: Pick<StoreIndex, "sqlite">): Pick<StoreHeader, "schemaVersion" | "appVersion" | "verified"> {
   const { schemaVersion, appVersion, verified } = index.sqlite?.schema ?? FILES_SCHEMA;
   return { schemaVersion, appVersion, verified };
 }

@@ -153,6 +153,18 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
   return { byFile: links.byFile, lineage };
 }
 
+/**
+ * `attribute`'s first round alone, for some of its candidates (candidatesOf, in the store's order):
+ * each file's keys as that round finds them, from the keys and the file's own name and header. The
+ * later rounds link only files this one left without an owner, so the owners it finds are final; a
+ * file it leaves without one needs the whole store's attribution.
+ */
+export function directOwners(keys: KeyInput[], candidates: ClassifiedFile[], headerOf: HeaderLookup): Attribution["byFile"] {
+  const links = idsOfKeys(keys);
+  linkDirectly(links, keys, candidates, headerOf);
+  return links.byFile;
+}
+
 /** The files attribution gives owners to: those that hold conversation lines, but no key's active transcript. */
 export function candidatesOf(keys: KeyInput[], files: ClassifiedFile[]): ClassifiedFile[] {
   const active = new Set(keys.flatMap((k) => k.activePaths));
@@ -179,7 +191,10 @@ function idsOfKeys(keys: KeyInput[]): Links {
   return links;
 }
 
-/** Direct links: the id in the name, a custom sessionFile name, and the header id when those do not decide. */
+/**
+ * Direct links: the id in the name, a custom sessionFile name, and the header id when those do not
+ * decide. Each file's links depend on the keys and that file alone (directOwners relies on it).
+ */
 function linkDirectly(links: Links, keys: KeyInput[], candidates: ClassifiedFile[], headerOf: HeaderLookup): void {
   const keysByFileName = new Map<string, KeyInput[]>();
   for (const k of keys) {

@@ -64,7 +64,7 @@ export function transcriptFileRef(p: string, classified: ClassifiedFile | undefi
  * files the scan classified as transcripts and nothing lists. `keep` chooses what a command reads;
  * it is asked before "once" is, so a transcript left out never hides another of the same name.
  */
-export function transcriptsOf(index: StoreIndex, keep: (t: Transcript) => boolean = () => true): Transcript[] {
+export function transcriptsOf(index: CatalogueInput, keep: (t: Transcript) => boolean = () => true): Transcript[] {
   const byPath: FilesByPath = new Map(index.files.map((f) => [f.path, f]));
   const out: Transcript[] = [];
   const paths = new Set<string>();
@@ -91,6 +91,36 @@ export function transcriptsOf(index: StoreIndex, keep: (t: Transcript) => boolea
   return out;
 }
 
+/**
+ * Where the transcripts `transcriptsOf` lists of a files store (no windows) are, each once, with
+ * the archive reason of each one's row, and no row built: each key's active transcript (no reason),
+ * then every transcript file (its archive's reason, whoever owns it). A key's archives, other
+ * files and what no key owns are all transcript files.
+ */
+export function transcriptFilesOf(
+  index: CatalogueInput,
+): Array<{ path: string; bytes: number | null; archiveReason: ArchiveReason | null }> {
+  const byPath: FilesByPath = new Map(index.files.map((f) => [f.path, f]));
+  const out = new Map<string, { path: string; bytes: number | null; archiveReason: ArchiveReason | null }>();
+  for (const s of index.sessions) {
+    const { active } = s;
+    const p = active.exists && active.ref ? active.path : active.unresolved?.path;
+    if (p !== undefined && !out.has(p)) out.set(p, { path: p, bytes: byPath.get(p)?.bytes ?? null, archiveReason: null });
+  }
+  for (const f of index.files)
+    if (TRANSCRIPT_KINDS.has(f.kind) && !out.has(f.path))
+      out.set(f.path, { path: f.path, bytes: f.bytes, archiveReason: f.archive?.reason ?? null });
+  return [...out.values()];
+}
+
+/** What the catalogue reads of a store index: its files, what no key owns, and each key's transcripts. */
+export type CatalogueInput = Pick<StoreIndex, "files" | "unattributed"> & {
+  sessions: ReadonlyArray<CatalogueRecord>;
+};
+
+/** What the catalogue reads of a key's record. */
+export type CatalogueRecord = Pick<SessionRecord, "sessionKey" | "sessionId" | "active" | "windows" | "archives" | "related">;
+
 type FilesByPath = Map<string, ClassifiedFile>;
 
 /** The scanned file behind a ref, if it is a file the scan listed. */
@@ -99,7 +129,7 @@ function scannedFile(byPath: FilesByPath, ref: TranscriptRef): ClassifiedFile | 
 }
 
 /** One key's transcripts in order: active (or its unresolved copy), windows, archives, other transcript files. */
-function ownedBy(s: SessionRecord, byPath: FilesByPath): Transcript[] {
+function ownedBy(s: CatalogueRecord, byPath: FilesByPath): Transcript[] {
   const at = (sessionId: string | null, path: string, ref: TranscriptRef, archiveReason: ArchiveReason | null = null) => ({
     sessionKey: s.sessionKey,
     formerSessionKey: null,

@@ -1,10 +1,12 @@
 /**
  * `grep`'s byte pre-filter, and a worker thread that runs it over whole transcript files while the
- * main thread builds the store index: on two cores a search that finds nothing costs the larger of
- * the two, not their sum. The worker only rules files out (their bytes cannot hold a match); every
- * file it did not rule out, and every file it could not read, is searched as before, so what grep
- * answers does not depend on it.
+ * main thread builds the store index, joined by the main thread once that is built (the files are
+ * handed out by a shared counter): on two cores a search that finds nothing costs about half their
+ * sum. It only rules files out (their bytes cannot hold a match); every file it did not rule out,
+ * and every file it could not read, is searched as before, so what grep answers does not depend on it.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { Worker } from "node:worker_threads";
 
 /**
@@ -18,105 +20,236 @@ export function blockCannotHold(raw: Uint8Array, needle: Uint8Array, escapes: re
 }
 
 interface Job {
-  dirs: string[];
+  files: string[];
+  /** The next file to take, shared by every thread that tests them (Atomics). */
+  next: Int32Array;
+  /** Each file's size where it was ruled out, else -1: shared, so no thread posts its findings. */
+  sizes: Float64Array;
+  /** Files big enough to be tested a piece at a time by every thread (BigFiles). */
+  big: BigFiles;
   needle: string;
   escapes: string[];
 }
 
 /**
- * The worker's program. The worker runs its source text (whatever the bundle's format, there is
- * no module file to point a worker at), so it refers to nothing outside itself but globals and Node's
- * builtins, and gets the byte rule as an argument. It tests every plain transcript file directly in
- * the job's dirs, reading each whole in 1 MiB blocks that overlap by a needle's length, and posts
- * the files no block of which can hold the literal, each with the size it read.
+ * A file over `threshold` bytes is published by the thread that opened it, and its pieces are
+ * taken by any thread, so one big transcript does not leave one thread reading it alone
+ * while the other waits. Each array is shared; a slot's fields are read once `ready` says so.
  */
-function prefilterProgram(cannotHold: typeof blockCannotHold): void {
+interface BigFiles {
+  /** Files over `threshold` bytes are tested in pieces of `piece`; `max` of them at once (slots). */
+  threshold: number;
+  piece: number;
+  max: number;
+  /** How many slots were taken (may pass `max`: those files are tested whole by their opener). */
+  count: Int32Array;
+  ready: Int32Array;
+  file: Int32Array;
+  /** The next piece to take, and how many were tested and cannot hold the literal. */
+  nextPiece: Int32Array;
+  piecesClean: Int32Array;
+  /** Set when a piece may hold it, or a thread found another file at the path. */
+  failed: Int32Array;
+  size: Float64Array;
+  ino: Float64Array;
+}
+
+function bigFiles(max = 64): BigFiles {
+  const ints = () => new Int32Array(new SharedArrayBuffer(4 * max));
+  const doubles = () => new Float64Array(new SharedArrayBuffer(8 * max));
+  return {
+    threshold: 16 * 1024 * 1024,
+    piece: 4 * 1024 * 1024,
+    max,
+    count: new Int32Array(new SharedArrayBuffer(4)),
+    ready: ints(),
+    file: ints(),
+    nextPiece: ints(),
+    piecesClean: ints(),
+    failed: ints(),
+    size: doubles(),
+    ino: doubles(),
+  };
+}
+
+/**
+ * Tests the files the shared counter hands out, each to one thread, until none is left, then the
+ * pieces of big files left, and notes the size of each file no block of which can hold the
+ * literal. Each is read in 1 MiB blocks that overlap by a needle's length, up to the size `fstat`
+ * gave. Both threads run it, the worker from its source text, so it refers to nothing but its
+ * arguments, globals and Node's builtins.
+ */
+export function takeAndTest(job: Job, cannotHold: typeof blockCannotHold): void {
   const fs = process.getBuiltinModule("node:fs");
-  const path = process.getBuiltinModule("node:path");
-  const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
-  const job = workerData as Job;
   const needle = Buffer.from(job.needle, "utf8");
   const escapes = job.escapes.map((e) => Buffer.from(e, "utf8"));
   const overlap = Math.max(needle.length, ...escapes.map((e) => e.length)) - 1;
   const buf = Buffer.allocUnsafe(1024 * 1024);
-  const sizeIfRuledOut = (file: string): number | null => {
+  const { big } = job;
+  // O_NONBLOCK: a FIFO must not wait for a writer; O_NOFOLLOW: a symlink is left to the main
+  // thread, which decides whether it may be read (it may point out of the store) and says so.
+  const flags = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW;
+  /** Bytes [from, to) cannot hold the literal (false too when they are not all there now). */
+  const rangeClean = (fd: number, from: number, to: number): boolean => {
+    let kept = 0;
+    for (let at = from; at < to; ) {
+      const n = fs.readSync(fd, buf, kept, Math.min(buf.length - kept, to - at), at);
+      if (n === 0) return false; // cut short since its fstat
+      at += n;
+      const end = kept + n;
+      if (!cannotHold(buf.subarray(0, end), needle, escapes)) return false;
+      // The block's last bytes open the next one: a literal cut by the block's end is still seen.
+      kept = Math.min(overlap, end);
+      buf.copy(buf, 0, end - kept, end);
+    }
+    return true;
+  };
+  /** Takes pieces of big file `slot` until none is left; each reads on by a needle's length into the next. */
+  const testPieces = (slot: number, fd: number): void => {
+    const size = big.size[slot]!;
+    const pieces = Math.ceil(size / big.piece);
+    for (let k = Atomics.add(big.nextPiece, slot, 1); k < pieces; k = Atomics.add(big.nextPiece, slot, 1)) {
+      if (Atomics.load(big.failed, slot) !== 0) return;
+      const clean = rangeClean(fd, k * big.piece, Math.min((k + 1) * big.piece + overlap, size));
+      if (clean) Atomics.add(big.piecesClean, slot, 1);
+      else Atomics.store(big.failed, slot, 1);
+    }
+  };
+  /** The file's size when it cannot hold the literal; null when it may, or is published to be tested in pieces. */
+  const sizeIfRuledOut = (i: number): number | null => {
     let fd: number;
     try {
-      // O_NONBLOCK: a FIFO must not wait for a writer; O_NOFOLLOW: a symlink is left to the main
-      // thread, which decides whether it may be read (it may point out of the store) and says so.
-      fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+      fd = fs.openSync(job.files[i]!, flags);
     } catch {
       return null;
     }
     try {
       const st = fs.fstatSync(fd);
       if (!st.isFile()) return null;
-      let kept = 0;
-      let total = 0;
-      for (;;) {
-        const n = fs.readSync(fd, buf, kept, buf.length - kept, total);
-        if (n === 0) break;
-        total += n;
-        const end = kept + n;
-        if (!cannotHold(buf.subarray(0, end), needle, escapes)) return null;
-        // The block's last bytes open the next one: a literal cut by the block's end is still seen.
-        kept = Math.min(overlap, end);
-        buf.copy(buf, 0, end - kept, end);
-      }
-      return total === st.size ? total : null;
+      const slot = st.size > big.threshold ? Atomics.add(big.count, 0, 1) : big.max;
+      if (slot >= big.max) return rangeClean(fd, 0, st.size) ? st.size : null;
+      big.file[slot] = i;
+      big.size[slot] = st.size;
+      big.ino[slot] = st.ino;
+      Atomics.store(big.ready, slot, 1);
+      testPieces(slot, fd);
+      return null;
     } catch {
       return null;
     } finally {
       fs.closeSync(fd);
     }
   };
-  const out: Array<[string, number]> = [];
-  for (const dir of job.dirs) {
+  for (let i = Atomics.add(job.next, 0, 1); i < job.files.length; i = Atomics.add(job.next, 0, 1)) job.sizes[i] = sizeIfRuledOut(i) ?? -1;
+  // No file left to take: help with the pieces of the big files published so far.
+  const published = Math.min(Atomics.load(big.count, 0), big.max);
+  for (let slot = 0; slot < published; slot++) {
+    if (Atomics.load(big.ready, slot) !== 1 || Atomics.load(big.failed, slot) !== 0) continue;
+    let fd: number;
+    try {
+      fd = fs.openSync(job.files[big.file[slot]!]!, flags);
+    } catch {
+      continue; // gone: its opener tests the pieces it can; a piece left untested rules nothing out
+    }
+    try {
+      const st = fs.fstatSync(fd);
+      if (st.isFile() && st.size === big.size[slot] && st.ino === big.ino[slot]) testPieces(slot, fd);
+      else Atomics.store(big.failed, slot, 1);
+    } catch {
+      Atomics.store(big.failed, slot, 1);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}
+
+/** The size of each big file all of whose pieces were tested and cannot hold the literal, noted in `sizes`. */
+function settleBigFiles(job: Job): void {
+  const { big } = job;
+  const published = Math.min(Atomics.load(big.count, 0), big.max);
+  for (let slot = 0; slot < published; slot++) {
+    const size = big.size[slot]!;
+    if (Atomics.load(big.ready, slot) === 1 && big.failed[slot] === 0 && big.piecesClean[slot] === Math.ceil(size / big.piece))
+      job.sizes[big.file[slot]!] = size;
+  }
+}
+
+/** The worker's program: it takes and tests files, and says when none is left. */
+function workerProgram(test: typeof takeAndTest, cannotHold: typeof blockCannotHold): void {
+  const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
+  test(workerData as Job, cannotHold);
+  parentPort?.postMessage(true);
+}
+
+const PROGRAM = `(${workerProgram.toString()})(${takeAndTest.toString()}, ${blockCannotHold.toString()})`;
+
+/** Files ruled out, each with the size it had when read whole (the caller checks it is still that). */
+export type RuledOut = Map<string, number>;
+
+export interface Prefilter {
+  /**
+   * The main thread takes and tests files too, until none is left; then, once the worker has
+   * posted, every file ruled out. A file taken by a worker that failed is not ruled out.
+   */
+  finish(): Promise<RuledOut>;
+  /** Ends the worker early (a search that stops before it needs the answer). */
+  stop(): void;
+}
+
+/**
+ * Tests every plain transcript file directly in `dirs` (a loose filter, not the classifier,
+ * core/names.ts: the main thread skips only files its index lists as plain transcripts, so a .zst
+ * and any other file are left to it), in a worker and, once it calls `finish`, the main thread
+ * (unless `workerAlone`: the worker's own program, tested as it runs).
+ */
+export function startPrefilter(
+  dirs: readonly string[],
+  needle: string,
+  escapes: readonly string[],
+  opts: { workerAlone?: boolean } = {},
+): Prefilter {
+  const files: string[] = [];
+  for (const dir of dirs) {
     let names: string[];
     try {
       names = fs.readdirSync(dir);
     } catch {
       continue;
     }
-    // A loose filter, not the classifier (core/names.ts): the main thread skips only files its
-    // index lists as plain transcripts. A .zst and any other file are left to it.
-    for (const name of names) {
-      if (!name.includes(".jsonl") || name.endsWith(".zst")) continue;
-      const file = path.join(dir, name);
-      const size = sizeIfRuledOut(file);
-      if (size !== null) out.push([file, size]);
-    }
+    // A listed name is one plain segment: the dir normalised once, not a path.join per file.
+    const prefix = path.join(dir, "x").slice(0, -1);
+    for (const name of names) if (name.includes(".jsonl") && !name.endsWith(".zst")) files.push(prefix + name);
   }
-  parentPort?.postMessage(out);
-}
-
-const PROGRAM = `(${prefilterProgram.toString()})(${blockCannotHold.toString()})`;
-
-/** Files ruled out, each with the size it had when read whole (the caller checks it is still that). */
-export type RuledOut = Map<string, number>;
-
-export interface Prefilter {
-  /** Settles once every file is tested; an empty map when the worker failed. */
-  done: Promise<RuledOut>;
-  /** Ends the worker early (a search that stops before it needs the answer). */
-  stop(): void;
-}
-
-/** Tests every plain transcript file directly in `dirs` in a worker; null when no worker can start. */
-export function startPrefilter(dirs: readonly string[], needle: string, escapes: readonly string[]): Prefilter | null {
-  let worker: Worker;
+  const sizes = new Float64Array(new SharedArrayBuffer(8 * files.length)).fill(-1);
+  const job: Job = { files, next: new Int32Array(new SharedArrayBuffer(4)), sizes, big: bigFiles(), needle, escapes: [...escapes] };
+  let worker: Worker | null = null;
+  let posted: Promise<void> = Promise.resolve();
   try {
-    const job: Job = { dirs: [...dirs], needle, escapes: [...escapes] };
-    worker = new Worker(PROGRAM, { eval: true, workerData: job, stdout: false, stderr: true });
+    const started = new Worker(PROGRAM, { eval: true, workerData: job, stdout: false, stderr: true });
+    started.stderr?.resume(); // nothing is written there; never let it pile up
+    posted = new Promise((resolve) => {
+      started.once("message", () => resolve());
+      started.once("error", () => resolve());
+      started.once("exit", () => resolve());
+    });
+    worker = started;
   } catch {
-    return null;
+    // No worker: the main thread tests every file when it finishes.
   }
-  worker.stderr?.resume(); // nothing is written there; never let it pile up
-  const done = new Promise<RuledOut>((resolve) => {
-    worker.once("message", (pairs: Array<[string, number]>) => resolve(new Map(pairs)));
-    // A worker that cannot start or throws rules nothing out: the main thread searches everything.
-    worker.once("error", () => resolve(new Map()));
-    worker.once("exit", () => resolve(new Map()));
-  });
-  return { done, stop: () => void worker.terminate() };
+  let finished: Promise<RuledOut> | null = null;
+  return {
+    finish() {
+      finished ??= (async () => {
+        if (!opts.workerAlone || worker === null) takeAndTest(job, blockCannotHold);
+        // A size is noted once its file is tested: one a failed worker took and left is not ruled out.
+        await posted;
+        settleBigFiles(job);
+        const ruled: RuledOut = new Map();
+        for (let i = 0; i < files.length; i++) if (sizes[i]! >= 0) ruled.set(files[i]!, sizes[i]!);
+        return ruled;
+      })();
+      return finished;
+    },
+    stop: () => void worker?.terminate(),
+  };
 }

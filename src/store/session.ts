@@ -6,11 +6,12 @@
  */
 import type { BigIntStats } from "node:fs";
 import path from "node:path";
-import type { ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
+import type { ArchiveReason, ClassifiedFile, StoreIndex, TranscriptRef } from "../core/model.js";
 import { isNewerThanVerified, newerSchemaWarning } from "../core/agent-schema.js";
 import type { Scanner } from "../core/transcript/scan.js";
 import { buildFilesIndex, fileRef, type RememberSync } from "./files/index.js";
 import type { KeptDerivations } from "./files/kept-attribution.js";
+import { type MayHold, someOf, type SomeTranscripts, walkForSome } from "./files/some-transcripts.js";
 import { keysAgainFrom, type KeysBasis, keysBasisOf } from "./files/keys-again.js";
 import { fileLines, pinnedFileLines, type PinnedLines, type RawLine } from "./lines.js";
 import { locateStores, type AgentTarget, type StoreSelection } from "./locate.js";
@@ -35,6 +36,19 @@ export interface IndexHooks {
 export interface StoreSession {
   /** Locate and index every selected agent store. */
   indexes(sel: StoreSelection, hooks?: IndexHooks): Promise<StoreIndex[]>;
+  /**
+   * The transcripts of the stores `sel` selects whose archive reason `counted` keeps that a scan
+   * leaves in, each as `indexes` lists it and in its order, and where the others are; only those
+   * are attributed (store/files/some-transcripts.ts). `scan` is told the located stores and starts
+   * the scan; what it returns is called once the stores are walked, and settles to what may hold a
+   * match. Null when no scan runs, or the answer takes a whole store's attribution (a SQLite
+   * store, the vault, a file only a later round links, anything unreadable): ask `indexes`.
+   */
+  someTranscripts(
+    sel: StoreSelection,
+    scan: (targets: readonly AgentTarget[]) => (() => Promise<MayHold>) | null,
+    counted: (reason: ArchiveReason | null) => boolean,
+  ): Promise<SomeTranscripts[] | null>;
   /** Stream the raw lines of any transcript the model refers to. */
   lines(ref: TranscriptRef): AsyncIterable<RawLine>;
   /**
@@ -161,7 +175,6 @@ export function openStoreSession(place: StorePlace): StoreSession {
     }
     return db;
   };
-
   const sqliteLines = (ref: SqliteRef): AsyncIterable<RawLine> => {
     const db = snapshots.get(ref.dbPath);
     // The usual case: indexing the store opened its snapshot.
@@ -184,6 +197,10 @@ export function openStoreSession(place: StorePlace): StoreSession {
     async indexes(sel, hooks) {
       mustBeOpen();
       return indexStores(sel, hooks, place, database, cache);
+    },
+    someTranscripts(sel, scan, counted) {
+      mustBeOpen();
+      return someStoreTranscripts(sel, scan, counted, place, cache);
     },
     answer(sel, what, compute, opts) {
       mustBeOpen();
@@ -219,6 +236,32 @@ export function openStoreSession(place: StorePlace): StoreSession {
       snapshots.clear();
     },
   };
+}
+
+/** Locate the selected stores and attribute only what a scan of them leaves in (`StoreSession.someTranscripts`). */
+async function someStoreTranscripts(
+  sel: StoreSelection,
+  scan: Parameters<StoreSession["someTranscripts"]>[1],
+  counted: (reason: ArchiveReason | null) => boolean,
+  place: StorePlace,
+  cache: StoreCache,
+): Promise<SomeTranscripts[] | null> {
+  const targets = locateStores(sel, place.env, place.cwd);
+  if (sel.vault !== undefined || targets.some((t) => t.era === "sqlite")) return null;
+  // As `indexes` does before its hook: the scan asks the index whether its text table answers.
+  if (sel.index === false) cache.disable();
+  for (const t of targets) cache.addTarget(t);
+  const scanned = scan(targets);
+  if (scanned === null) return null;
+  const walked = targets.map((t) => walkForSome(t, place.env));
+  const mayHold = await scanned();
+  const out: SomeTranscripts[] = [];
+  for (const w of walked) {
+    const some = someOf(w, mayHold, counted);
+    if (some === null) return null;
+    out.push(some);
+  }
+  return out;
 }
 
 /** Locate the selected stores and index each (`StoreSession.indexes`). */

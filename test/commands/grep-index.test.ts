@@ -216,6 +216,7 @@ describe("after a store changes, grep through the index still answers as the sca
   };
   const scanOf = (c: Copy) => (pattern: string) => runGrep({ stateDir: c.stateDir, pattern, index: false }, ctxOf(c));
 
+  // A regular expression: no byte scan rules a file out, so what is searched is the whole scope.
   it("a store-wide search keeps what it searches as a whole answer: a warm search builds no store index, a change is searched", async () => {
     const c = copy("files", "reset-chain");
     const sessions = path.join(c.stateDir, "agents/main/sessions");
@@ -223,19 +224,62 @@ describe("after a store changes, grep through the index still answers as the sca
     await pastRacyWindow(); // what the first search reads has held still long enough to keep its answer
     const { counted, search } = countingSearch(c);
     const scan = scanOf(c);
-    const first = await search("purple elephant");
+    const first = await search("purple elephan[t]");
     expect(counted.indexed).toBe(1);
-    expect(await search("purple elephant")).toEqual(first);
-    expect(await search("buy milk")).toEqual(await scan("buy milk"));
+    expect(await search("purple elephan[t]")).toEqual(first);
+    expect(await search("buy mil[k]")).toEqual(await scan("buy mil[k]"));
     expect(counted.indexed).toBe(1); // the kept answer, for any pattern
-    expect(first).toEqual(await scan("purple elephant"));
+    expect(first).toEqual(await scan("purple elephan[t]"));
 
     const active = path.join(sessions, fs.readdirSync(sessions).find((n) => n.endsWith(".jsonl"))!);
     fs.appendFileSync(active, `${line("q1", null, "2026-07-02T10:00:00.000Z", "user", "the purple elephant")}\n`);
-    const after = await search("purple elephant");
+    const after = await search("purple elephan[t]");
     expect(counted.indexed).toBe(2);
     expect(after.totalMatches).toBe(first.totalMatches + 1);
-    expect(after).toEqual(await scan("purple elephant"));
+    expect(after).toEqual(await scan("purple elephan[t]"));
+  });
+
+  it("a literal the text table answers starts no byte scan; without the index it does, and indexes the store only where its first round of attribution cannot tell", async () => {
+    const c = copy("files", "reset-chain");
+    await build(c);
+    const env = { HOME: homeNotMade(), XDG_CACHE_HOME: c.cache };
+    const scansStarted = async (index: boolean, pattern = "the weather") => {
+      const session = openStoreSession({ env, cwd: process.cwd() });
+      const some = session.someTranscripts.bind(session);
+      const indexes = session.indexes.bind(session);
+      const started: boolean[] = [];
+      session.indexes = (sel, hooks) => {
+        started.push(false); // the store indexed whole
+        return indexes(sel, hooks);
+      };
+      session.someTranscripts = (sel, scan, counted) =>
+        some(
+          sel,
+          (targets) => {
+            const scanning = scan(targets);
+            started.push(scanning !== null);
+            return scanning;
+          },
+          counted,
+        );
+      try {
+        const found = await runGrep(
+          { stateDir: c.stateDir, pattern, ...(index ? {} : { index: false }) },
+          { env, cwd: process.cwd(), session },
+        );
+        expect(found.totalMatches).toBeGreaterThan(0);
+        expect(found).toEqual(await scanOf(c)(pattern));
+      } finally {
+        session.close();
+      }
+      return started;
+    };
+    // No scan, then the store's kept or derived index; a scan, and only what it leaves in attributed.
+    expect(await scansStarted(true)).toEqual([false, false]);
+    expect(await scansStarted(false)).toEqual([true]);
+    // Its only match is in the key's first generation, which only a reset's timing links to it: a
+    // later round of attribution, so the store is indexed whole after the scan.
+    expect(await scansStarted(false, "buy milk")).toEqual([true, false]);
   });
 
   it("`index` keeps what a store-wide search searches: the first search after it builds no store index, and one after a change does", async () => {

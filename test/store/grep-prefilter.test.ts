@@ -33,14 +33,28 @@ describe("grep's byte pre-filter", () => {
     write("old.jsonl.zst", "not read by the worker");
     fs.symlinkSync(path.join(dir, "none.jsonl"), path.join(dir, "link.jsonl"));
     execFileSync("mkfifo", [path.join(dir, "fifo.jsonl")]);
-    const p = startPrefilter([dir, path.join(dir, "missing")], "zebra", ["\\u"]);
-    expect(p).not.toBeNull();
-    const ruled = await p!.done;
+    // Files over 16 MiB are tested in 4 MiB pieces by either thread: a literal cut by a piece's end,
+    // one in a piece's last bytes, and a file with none.
+    const huge = (name: string, at: number | null) => {
+      const bytes = Buffer.alloc(17 * 1024 * 1024, "x");
+      if (at !== null) bytes.write("zebra", at);
+      fs.writeFileSync(path.join(dir, name), bytes);
+    };
+    huge("huge-none.jsonl", null);
+    huge("huge-straddle.jsonl", 8 * 1024 * 1024 - 2);
+    huge("huge-end.jsonl", 17 * 1024 * 1024 - 5);
     const size = (name: string) => fs.statSync(path.join(dir, name)).size;
-    expect(Object.fromEntries([...ruled].map(([f, n]) => [path.basename(f), n]))).toEqual({
+    const expected = {
       "none.jsonl": size("none.jsonl"),
       "none.jsonl.deleted.2026-07-01T09-00-00.000Z": size("none.jsonl.deleted.2026-07-01T09-00-00.000Z"),
       "big-none.jsonl": 3 * 1024 * 1024,
-    });
+      "huge-none.jsonl": 17 * 1024 * 1024,
+    };
+    // The worker's program alone (it runs its own source text: nothing it names may be missing
+    // there), then the worker and the main thread taking files from one counter.
+    for (const workerAlone of [true, false]) {
+      const ruled = await startPrefilter([dir, path.join(dir, "missing")], "zebra", ["\\u"], { workerAlone }).finish();
+      expect(Object.fromEntries([...ruled].map(([f, n]) => [path.basename(f), n]))).toEqual(expected);
+    }
   });
 });

@@ -186,14 +186,30 @@ export type RememberSync = <T>(ref: TranscriptRef, what: string, compute: () => 
 
 const readThrough: RememberSync = (_ref, _what, compute) => compute();
 
-export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEnv, opts: FilesIndexOptions = {}): Promise<StoreIndex> {
+/**
+ * What every reading of a files store starts from: its entries, the walk of its sessions dir, each
+ * key's active transcript and attribution input, and a header reader that notes what it could not read.
+ */
+export interface WalkedStore {
+  status: StoreFileStatus;
+  entries: StoreEntry[];
+  /** The entries with a usable entry, in the store's order: the keys. */
+  loaded: StoreEntry[];
+  files: ClassifiedFile[];
+  present: Map<string, ClassifiedFile>;
+  /** What could not be read (path → cause): the dir, entries, transcript headers. */
+  unreadable: Map<string, string>;
+  actives: Map<string, ActiveTranscript | null>;
+  keyInputs: KeyInput[];
+  headerOf: (p: string) => TranscriptHeader | null;
+}
+
+export function walkStore(target: AgentTarget, env: NodeJS.ProcessEnv, opts: FilesIndexOptions = {}): WalkedStore {
   const { status, entries } = readStoreFile(target.storePath);
   const scanned = scanTree(target.sessionsDir, { ...(opts.seen ? { seen: opts.seen } : {}), listed: heapHold.storeListed });
   const files = scanned.files.filter((f) => !opts.skipFile?.(f));
   const present = new Map(files.map((f) => [f.path, f]));
-  /** What could not be read (path → cause): the dir, entries, transcript headers. */
   const unreadable = new Map(scanned.unreadable.map((u) => [u.path, u.cause]));
-  const listings = new Map<string, string[]>();
   const ctx = pathContext(target, env);
   const remember = opts.remember ?? readThrough;
 
@@ -225,6 +241,14 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     return headers.get(p)!;
   };
   const keyInputs = loaded.map((e) => keyInputOf(e, actives.get(e.sessionKey)));
+  return { status, entries, loaded, files, present, unreadable, actives, keyInputs, headerOf };
+}
+
+export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEnv, opts: FilesIndexOptions = {}): Promise<StoreIndex> {
+  const walk = walkStore(target, env, opts);
+  const { status, entries, loaded, files, present, unreadable, actives, keyInputs, headerOf } = walk;
+  const listings = new Map<string, string[]>();
+  const remember = opts.remember ?? readThrough;
   const { byFile, lineage, headerIds } = attributeKept(keyInputs, files, headerOf, (p) => !unreadable.has(p), opts.kept);
   const owned: Ownership = { present, headerIds, lineage, byKey: filesByKey(byFile), sideFilesById: sideFilesById(files) };
 
@@ -305,7 +329,7 @@ export interface Ownership {
   sideFilesById: Map<string, ClassifiedFile[]>;
 }
 
-function filesByKey(byFile: Attribution["byFile"]): Ownership["byKey"] {
+export function filesByKey(byFile: Attribution["byFile"]): Ownership["byKey"] {
   const byKey: Ownership["byKey"] = new Map();
   for (const [p, owners] of byFile) {
     for (const { key, evidence } of owners) {
@@ -337,14 +361,7 @@ export function sessionRecordOf(
 ): SessionRecord {
   const entry = e.entry!;
   const sessionId = typeof entry.sessionId === "string" ? entry.sessionId : null;
-  const active = resolved ?? {
-    path: "",
-    exists: false,
-    bytes: null,
-    candidates: [],
-    note: "the entry has no usable sessionId",
-    ref: null,
-  };
+  const active = activeOrNone(resolved);
   const { archives, related } = filesOfKey(e.sessionKey, owned);
   const lineage = lineageOldestFirst(owned.lineage.get(e.sessionKey) ?? [], sessionId, archives);
   return {
@@ -362,8 +379,13 @@ export function sessionRecordOf(
   };
 }
 
+/** A key's active transcript as its record holds it: none when its entry has no usable sessionId. */
+export function activeOrNone(resolved: ActiveTranscript | null | undefined): ActiveTranscript {
+  return resolved ?? { path: "", exists: false, bytes: null, candidates: [], note: "the entry has no usable sessionId", ref: null };
+}
+
 /** A key's attributed files, archives (oldest first) apart from the rest, plus its ids' locks and trajectories. */
-function filesOfKey(sessionKey: string, owned: Ownership): { archives: AttributedArchive[]; related: RelatedFile[] } {
+export function filesOfKey(sessionKey: string, owned: Ownership): { archives: AttributedArchive[]; related: RelatedFile[] } {
   const archives: AttributedArchive[] = [];
   const related: RelatedFile[] = [];
   for (const { path: p, evidence } of owned.byKey.get(sessionKey) ?? []) {

@@ -14,7 +14,9 @@
  * the index's racy window), and twice after the window has passed (the run that keeps the new
  * facts, and the run that reuses them). One index per store lives through all its changes.
  * Most stores get the index's text table after the first chunk (`index --rebuild`), so literal
- * `grep`s answer from it. OPENCLAW_SESSIONS_INDEX_RANDOM_N sets N (default 4),
+ * `grep`s answer from it. After each, a literal `grep` (only the transcripts its byte scan leaves in
+ * attributed) answers as the same search written as a regular expression (the whole scope).
+ * OPENCLAW_SESSIONS_INDEX_RANDOM_N sets N (default 4),
  * OPENCLAW_SESSIONS_INDEX_RANDOM_SEED the first seed (601). About 3–5 minutes a store.
  */
 import fs from "node:fs";
@@ -58,6 +60,29 @@ async function runAll(ctx, commands, { cache, xdgState }, plain) {
     out.push(clockNormalised(`$ ${argv.join(" ")}\nexit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`));
   }
   return out;
+}
+
+/**
+ * A literal grep, which attributes only the transcripts its byte scan leaves in, against the same
+ * search as a regular expression, which no byte scan narrows (the whole scope): one answer, but for
+ * the pattern each names. With and without `--no-deleted`. Null when they agree, else where not.
+ */
+async function scannedAgainstWhole(ctx, stateDir, word, xdgState) {
+  const literal = `the ${word}`;
+  const regex = `the ${word.slice(0, -1)}[${word.at(-1)}]`;
+  const run = async (argv, pattern) => {
+    const r = await ctx.cli([...argv, "--json", "--no-index", "--all-agents", "--state-dir", stateDir], {
+      env: { XDG_STATE_HOME: xdgState, TZ: "UTC" },
+    });
+    return `exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`.replaceAll(JSON.stringify(pattern), '"<pattern>"');
+  };
+  for (const extra of [[], ["--no-deleted"]]) {
+    const scanned = await run(["grep", "-F", literal, ...extra], literal);
+    const whole = await run(["grep", regex, ...extra], regex);
+    if (scanned !== whole)
+      return `\`grep -F "${literal}" ${extra.join(" ")}\` differs from \`grep "${regex}"\` at ${firstDifference(scanned, whole, ["scanned", "whole"])}`;
+  }
+  return null;
 }
 
 // ---- damage OpenClaw does not write (7.1 stores) --------------------------------------------
@@ -221,12 +246,15 @@ async function storeOne(ctx, seed) {
   const packageDir = era === "files" ? ctx.openclaw71Dir : ctx.openclaw96Dir;
   const keysOfPlan = [...new Set(plan.steps.map((s) => s.key))].sort();
   const words = plan.steps.map((s) => /the (\w+)/.exec(s.text ?? "")?.[1]).filter(Boolean);
-  const figures = { textTable: 0, plan: 0, config: 0, damage: 0, restore: 0, undo: 0, runs: 0 };
+  const figures = { textTable: 0, plan: 0, config: 0, damage: 0, restore: 0, undo: 0, runs: 0, scanned: 0 };
 
   const phase = async (kind, what) => {
     const keys = [0, 1].map(() => keysOfPlan[Math.floor(rand() * keysOfPlan.length)]);
-    const commands = commandsOf(stateDir, [...new Set(keys)], words[Math.floor(rand() * words.length)] ?? "the");
+    const word = words[Math.floor(rand() * words.length)] ?? "the";
+    const commands = commandsOf(stateDir, [...new Set(keys)], word);
     const truth = await runAll(ctx, commands, { cache: plainCache, xdgState: own.xdgState }, true);
+    const apart = await scannedAgainstWhole(ctx, stateDir, word, own.xdgState);
+    if (apart !== null) throw new Error(`seed ${seed} (${era}), after ${what}: ${apart}`);
     const runs = [];
     if (rand() < 0.7) runs.push(["at once", await runAll(ctx, commands, own, false)]);
     await sleep(PAST_RACY_MS);
@@ -240,6 +268,7 @@ async function storeOne(ctx, seed) {
           );
     figures[kind] += 1;
     figures.runs += truth.length * (runs.length + 1);
+    figures.scanned += 2;
   };
 
   const per = Math.ceil(plan.steps.length / CHUNKS);
@@ -286,6 +315,7 @@ export default async function (ctx) {
   );
   return (
     `${n} stores (${total.textTable} with the text table); after ${total.plan} chunks of OpenClaw's writes, ${total.config} config edits, ${total.damage} damages, ${total.restore} restores and ` +
-    `${total.undo} undos: ${total.runs} runs in all, each indexed one (at once, past the racy window, again) equal to --no-index`
+    `${total.undo} undos: ${total.runs} runs in all, each indexed one (at once, past the racy window, again) equal to --no-index; ` +
+    `${total.scanned} literal greps that attribute only what their byte scan leaves in, each equal to the same search as a regular expression`
   );
 }

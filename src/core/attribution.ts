@@ -154,15 +154,18 @@ export function attribute(keys: KeyInput[], files: ClassifiedFile[], headerOf: H
 }
 
 /**
- * `attribute`'s first round alone, for some of its candidates (candidatesOf, in the store's order):
- * each file's keys as that round finds them, from the keys and the file's own name and header. The
- * later rounds link only files this one left without an owner, so the owners it finds are final; a
- * file it leaves without one needs the whole store's attribution.
+ * `attribute`'s first round alone, for some of its candidates (candidatesOf, in the store's order),
+ * asked once: each file's keys as that round finds them, from the keys and the file's own name and
+ * header. The later rounds link only files this one left without an owner, so the owners it finds
+ * are final; a file it leaves without one needs the whole store's attribution. The keys' ids are
+ * gathered now, before the candidates are known.
  */
-export function directOwners(keys: KeyInput[], candidates: ClassifiedFile[], headerOf: HeaderLookup): Attribution["byFile"] {
+export function directOwners(keys: KeyInput[]): (candidates: ClassifiedFile[], headerOf: HeaderLookup) => Attribution["byFile"] {
   const links = idsOfKeys(keys);
-  linkDirectly(links, keys, candidates, headerOf);
-  return links.byFile;
+  return (candidates, headerOf) => {
+    linkDirectly(links, keys, candidates, headerOf);
+    return links.byFile;
+  };
 }
 
 /** The files attribution gives owners to: those that hold conversation lines, but no key's active transcript. */

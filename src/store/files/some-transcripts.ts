@@ -25,9 +25,28 @@ export interface SomeTranscripts {
   ruledOut: Array<{ path: string; bytes: number | null }>;
 }
 
-/** The first half, which needs no scan: the store's entries, its walk and its keys' active transcripts. */
-export function walkForSome(target: AgentTarget, env: NodeJS.ProcessEnv): { target: AgentTarget; walk: WalkedStore } {
-  return { target, walk: walkStore(target, env) };
+/** What the second half needs of a store, found before the scan's answer: its walk, its keys' ids, where its transcripts are. */
+export interface WalkedForSome {
+  target: AgentTarget;
+  walk: WalkedStore;
+  owners: ReturnType<typeof directOwners>;
+  /** Each key's active transcript as its record lists it. */
+  actives: CatalogueRecord[];
+  everyFile: ReturnType<typeof transcriptFilesOf>;
+}
+
+/** The first half, which needs no scan: the store's entries, its walk, its keys' active transcripts and ids. */
+export function walkForSome(target: AgentTarget, env: NodeJS.ProcessEnv): WalkedForSome {
+  const walk = walkStore(target, env);
+  const actives: CatalogueRecord[] = walk.loaded.map((e) => ({
+    sessionKey: e.sessionKey,
+    sessionId: typeof e.entry!.sessionId === "string" ? e.entry!.sessionId : null,
+    active: activeOrNone(walk.actives.get(e.sessionKey)),
+    archives: [],
+    related: [],
+  }));
+  const everyFile = transcriptFilesOf({ files: walk.files, sessions: actives, unattributed: [] });
+  return { target, walk, owners: directOwners(walk.keyInputs), actives, everyFile };
 }
 
 /**
@@ -36,17 +55,17 @@ export function walkForSome(target: AgentTarget, env: NodeJS.ProcessEnv): { targ
  * reason is its file's, whoever owns it).
  */
 export function someOf(
-  walked: { target: AgentTarget; walk: WalkedStore },
+  walked: WalkedForSome,
   mayHold: MayHold,
   counted: (reason: ArchiveReason | null) => boolean,
 ): SomeTranscripts | null {
-  const { target, walk } = walked;
-  const { status, files, present, unreadable, loaded, actives, keyInputs, headerOf } = walk;
+  const { target, walk, owners, actives, everyFile } = walked;
+  const { status, files, present, unreadable, keyInputs, headerOf } = walk;
   if (unreadable.size > 0) return null;
   const maybe = (p: string) => mayHold(p, present.get(p)?.bytes ?? null);
   const candidates = candidatesOf(keyInputs, files).filter((f) => maybe(f.path));
   const asked = new Set<string>();
-  const byFile = directOwners(keyInputs, candidates, (p) => {
+  const byFile = owners(candidates, (p) => {
     asked.add(p);
     return headerOf(p);
   });
@@ -60,17 +79,12 @@ export function someOf(
     else if (f.archive && header?.id && header.id !== f.sessionId) return null;
   }
   const owned: Ownership = { present, headerIds, lineage: new Map(), byKey: filesByKey(byFile), sideFilesById: new Map() };
-  const sessions: CatalogueRecord[] = loaded.map((e) => ({
-    sessionKey: e.sessionKey,
-    sessionId: typeof e.entry!.sessionId === "string" ? e.entry!.sessionId : null,
-    active: activeOrNone(actives.get(e.sessionKey)),
-    ...filesOfKey(e.sessionKey, owned),
-  }));
-  const catalogue = { files: files.filter((f) => maybe(f.path)), sessions, unattributed: [] };
-  const transcripts = transcriptsOf(catalogue, (t) => maybe(t.path) && counted(t.archiveReason));
+  const sessions = actives.map((s) => ({ ...s, ...filesOfKey(s.sessionKey, owned) }));
+  const transcripts = transcriptsOf(
+    { files: files.filter((f) => maybe(f.path)), sessions, unattributed: [] },
+    (t) => maybe(t.path) && counted(t.archiveReason),
+  );
   // The others by where they are alone (their owners were not looked for): each once, as in the whole catalogue.
-  const ruledOut = transcriptFilesOf({ ...catalogue, files })
-    .filter((t) => !maybe(t.path) && counted(t.archiveReason))
-    .map(({ path, bytes }) => ({ path, bytes }));
+  const ruledOut = everyFile.filter((t) => !maybe(t.path) && counted(t.archiveReason)).map(({ path, bytes }) => ({ path, bytes }));
   return { store: { location: locationOf(target), storeFile: status }, transcripts, ruledOut };
 }

@@ -528,7 +528,7 @@ function startPrefilterFor(
  * What a search looks through when its byte pre-filter scans every store's files: the transcripts
  * it leaves in, each as the whole scope names it (StoreSession.someTranscripts: only those are
  * attributed), and where the others are. Null when no such scan runs or a store needs its whole
- * attribution: the whole scope is derived.
+ * index (StoreSession.someTranscripts): the whole scope is derived.
  */
 async function scannedScope(
   opts: GrepOptions,

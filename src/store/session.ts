@@ -41,8 +41,8 @@ export interface StoreSession {
    * leaves in, each as `indexes` lists it and in its order, and where the others are; only those
    * are attributed (store/files/some-transcripts.ts). `scan` is told the located stores and starts
    * the scan; what it returns is called once the stores are walked, and settles to what may hold a
-   * match. Null when no scan runs, or the answer takes a whole store's attribution (a SQLite
-   * store, the vault, a file only a later round links, anything unreadable): ask `indexes`.
+   * match. Null when no scan runs, or the answer takes a whole store's index (a SQLite store, the
+   * vault, anything unreadable): ask `indexes`.
    */
   someTranscripts(
     sel: StoreSelection,

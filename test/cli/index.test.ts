@@ -302,7 +302,7 @@ describe("index", () => {
     expect(fs.existsSync(s.file)).toBe(false);
   });
 
-  it("a cache dir that cannot hold an index: index is exit 3; grep answers by scan with one warning line, exit 0", async () => {
+  it("a cache dir that cannot hold an index: index is exit 3; grep answers by scan with one warning line where it would use it, exit 0", async () => {
     const s = store();
     const blocked = path.join(tempDir("ocs-index-blocked-"), "a-file");
     fs.writeFileSync(blocked, "");
@@ -311,13 +311,19 @@ describe("index", () => {
     expect(ix.code).toBe(3);
     expect(ix.json().error.code).toBe("INDEX_UNUSABLE");
 
-    const scan = await cli(["grep", "buy milk", "--state-dir", s.stateDir, "--no-index"], { env });
-    const g = await cli(["grep", "buy milk", "--state-dir", s.stateDir], { env });
+    // A regular expression: the store is indexed whole, which would use the index.
+    const scan = await cli(["grep", "buy mil[k]", "--state-dir", s.stateDir, "--no-index"], { env });
+    const g = await cli(["grep", "buy mil[k]", "--state-dir", s.stateDir], { env });
     expect(g.code).toBe(0);
     expect(g.stdout).toBe(scan.stdout);
     const warnings = g.stderr.split("\n").filter((l) => l.includes("cannot use the index"));
     expect(warnings).toHaveLength(1);
     expect(g.stderr.replace(`${warnings[0]}\n`, "")).toBe(scan.stderr);
+    // A literal: its byte scan decides what is attributed, and the index is not asked for (no table to answer from).
+    const literal = await cli(["grep", "buy milk", "--state-dir", s.stateDir], { env });
+    expect(literal.code).toBe(0);
+    expect(literal.stdout).toBe(scan.stdout);
+    expect(literal.stderr).toBe((await cli(["grep", "buy milk", "--state-dir", s.stateDir, "--no-index"], { env })).stderr);
   });
 
   it("never puts the index inside the store", async () => {

@@ -427,12 +427,12 @@ function lineageOldestFirst(ids: string[], sessionId: string | null, archives: A
 }
 
 /** Transcript-bearing files no key owns and no key has as its active file, each with a bounded peek. */
-function unattributedFiles(
+export function unattributedFiles(
   files: ClassifiedFile[],
-  sessions: SessionRecord[],
+  sessions: ReadonlyArray<Pick<SessionRecord, "active">>,
   byFile: Attribution["byFile"],
   reason: string,
-  remember: RememberSync,
+  remember: RememberSync = readThrough,
 ): UnattributedFile[] {
   const activePaths = new Set(
     sessions.flatMap((s) => (s.active.exists ? [s.active.path] : s.active.unresolved ? [s.active.unresolved.path] : [])),

@@ -4,15 +4,25 @@
  * every other file, without the whole store's attribution (every archive's header read).
  *
  * Exact by construction or not at all: a kept file's owners are those attribution's first round
- * finds (directOwners), which no later round changes; a file that round leaves without an owner,
- * an archive whose id a later round could read from its header, or anything unreadable, and the
- * answer is null (the caller derives the whole index).
+ * finds (directOwners), which no later round changes. Where a kept file is one that round leaves
+ * without an owner, or an archive whose id a later round could read from its header, every round
+ * runs, on the files already walked. Anything unreadable, and the answer is null (the caller
+ * derives the whole index, which says what could not be read).
  */
 import { transcriptFilesOf, transcriptsOf, type CatalogueRecord, type Transcript } from "../../core/catalogue.js";
-import { candidatesOf, directOwners } from "../../core/attribution.js";
-import type { ArchiveReason, StoreIndex } from "../../core/model.js";
+import { attribute, candidatesOf, directOwners } from "../../core/attribution.js";
+import type { ArchiveReason, ClassifiedFile, StoreIndex, TranscriptHeader } from "../../core/model.js";
 import type { AgentTarget } from "../locate.js";
-import { activeOrNone, filesByKey, filesOfKey, locationOf, type Ownership, walkStore, type WalkedStore } from "./index.js";
+import {
+  activeOrNone,
+  filesByKey,
+  filesOfKey,
+  locationOf,
+  type Ownership,
+  unattributedFiles,
+  walkStore,
+  type WalkedStore,
+} from "./index.js";
 
 /** Whether a file may hold what is searched: false only where its bytes, at this size, cannot. */
 export type MayHold = (path: string, bytes: number | null) => boolean;
@@ -64,27 +74,37 @@ export function someOf(
   if (unreadable.size > 0) return null;
   const maybe = (p: string) => mayHold(p, present.get(p)?.bytes ?? null);
   const candidates = candidatesOf(keyInputs, files).filter((f) => maybe(f.path));
-  const asked = new Set<string>();
-  const byFile = owners(candidates, (p) => {
-    asked.add(p);
-    return headerOf(p);
-  });
-  const headerIds = new Map<string, string | null>();
-  for (const f of candidates) {
-    if (!byFile.has(f.path)) return null;
-    const header = headerOf(f.path);
-    if (unreadable.size > 0) return null;
-    // An archive's id is its header's when attribution read that header; only the first round's reads are known here.
-    if (asked.has(f.path)) headerIds.set(f.path, header?.id ?? null);
-    else if (f.archive && header?.id && header.id !== f.sessionId) return null;
+  const asked = new Map<string, TranscriptHeader | null>();
+  const ask = (p: string) => {
+    const header = headerOf(p);
+    asked.set(p, header);
+    return header;
+  };
+  let byFile = owners(candidates, ask);
+  // An archive's id is its header's when attribution read that header: one the first round did not
+  // read may be read by a later one.
+  const laterRound = (f: ClassifiedFile) =>
+    !byFile.has(f.path) || (!asked.has(f.path) && f.archive !== undefined && !sameId(headerOf(f.path)?.id, f.sessionId));
+  if (candidates.some(laterRound)) {
+    // Every round, as the whole index attributes the store (its files' headers asked as it asks).
+    asked.clear();
+    byFile = attribute(keyInputs, files, ask).byFile;
   }
+  if (unreadable.size > 0) return null;
+  const headerIds = new Map([...asked].map(([p, header]) => [p, header?.id ?? null]));
   const owned: Ownership = { present, headerIds, lineage: new Map(), byKey: filesByKey(byFile), sideFilesById: new Map() };
   const sessions = actives.map((s) => ({ ...s, ...filesOfKey(s.sessionKey, owned) }));
+  const unattributed = unattributedFiles(candidates, actives, byFile, "");
   const transcripts = transcriptsOf(
-    { files: files.filter((f) => maybe(f.path)), sessions, unattributed: [] },
+    { files: files.filter((f) => maybe(f.path)), sessions, unattributed },
     (t) => maybe(t.path) && counted(t.archiveReason),
   );
   // The others by where they are alone (their owners were not looked for): each once, as in the whole catalogue.
   const ruledOut = everyFile.filter((t) => !maybe(t.path) && counted(t.archiveReason)).map(({ path, bytes }) => ({ path, bytes }));
   return { store: { location: locationOf(target), storeFile: status }, transcripts, ruledOut };
+}
+
+/** A header's id that tells nothing other than the name's: none, or the same. */
+function sameId(headerId: string | null | undefined, nameId: string | null): boolean {
+  return !headerId || headerId === nameId;
 }

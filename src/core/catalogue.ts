@@ -5,6 +5,7 @@
  * kinds it reads and keeps its own order.
  */
 import {
+  activePathOf,
   type ArchiveReason,
   type AttributedArchive,
   type ClassifiedFile,
@@ -103,9 +104,8 @@ export function transcriptFilesOf(
   const byPath: FilesByPath = new Map(index.files.map((f) => [f.path, f]));
   const out = new Map<string, { path: string; bytes: number | null; archiveReason: ArchiveReason | null }>();
   for (const s of index.sessions) {
-    const { active } = s;
-    const p = active.exists && active.ref ? active.path : active.unresolved?.path;
-    if (p !== undefined && !out.has(p)) out.set(p, { path: p, bytes: byPath.get(p)?.bytes ?? null, archiveReason: null });
+    const p = activePathOf(s.active);
+    if (p !== null && !out.has(p)) out.set(p, { path: p, bytes: byPath.get(p)?.bytes ?? null, archiveReason: null });
   }
   for (const f of index.files)
     if (TRANSCRIPT_KINDS.has(f.kind) && !out.has(f.path))

@@ -307,6 +307,11 @@ export interface ActiveTranscript {
   ref: TranscriptRef | null;
 }
 
+/** Where a key's transcript file is: the existing one, else its copy here when unresolved; null when it has none. */
+export function activePathOf(active: ActiveTranscript | null | undefined): string | null {
+  return active?.exists ? active.path : (active?.unresolved?.path ?? null);
+}
+
 /** A key of the store with everything attributed to it. */
 export interface SessionRecord {
   agentId: string;

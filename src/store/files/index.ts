@@ -6,20 +6,21 @@
 import fs from "node:fs";
 import { isoTimeOrNull } from "../../core/format.js";
 import path from "node:path";
-import type {
-  ActiveTranscript,
-  Evidence,
-  AttributedArchive,
-  ClassifiedFile,
-  HistorySource,
-  RelatedFile,
-  SessionRecord,
-  StoreEntry,
-  StoreFileStatus,
-  StoreIndex,
-  TranscriptHeader,
-  TranscriptRef,
-  UnattributedFile,
+import {
+  activePathOf,
+  type ActiveTranscript,
+  type Evidence,
+  type AttributedArchive,
+  type ClassifiedFile,
+  type HistorySource,
+  type RelatedFile,
+  type SessionRecord,
+  type StoreEntry,
+  type StoreFileStatus,
+  type StoreIndex,
+  type TranscriptHeader,
+  type TranscriptRef,
+  type UnattributedFile,
 } from "../../core/model.js";
 import { ATTRIBUTABLE_KINDS, type Attribution, type KeyInput } from "../../core/attribution.js";
 import { interpretStore } from "../../core/store-load.js";
@@ -312,7 +313,8 @@ export function keyInputOf(e: StoreEntry, active: ActiveTranscript | null | unde
   const sessionId = typeof e.entry!.sessionId === "string" ? e.entry!.sessionId : null;
   const stored = typeof e.entry!.sessionFile === "string" ? path.basename(e.entry!.sessionFile) : null;
   const custom = stored && !parseGeneratedTranscriptName(stored) ? stored : null;
-  const activePaths = active?.exists ? [active.path] : active?.unresolved ? [active.unresolved.path] : [];
+  const activePath = activePathOf(active);
+  const activePaths = activePath === null ? [] : [activePath];
   return { sessionKey: e.sessionKey, sessionId, entry: e.entry!, sessionFileBasename: custom, activePaths };
 }
 
@@ -434,9 +436,7 @@ export function unattributedFiles(
   reason: string,
   remember: RememberSync = readThrough,
 ): UnattributedFile[] {
-  const activePaths = new Set(
-    sessions.flatMap((s) => (s.active.exists ? [s.active.path] : s.active.unresolved ? [s.active.unresolved.path] : [])),
-  );
+  const activePaths = new Set(sessions.map((s) => activePathOf(s.active)));
   const unattributed: UnattributedFile[] = [];
   for (const f of files) {
     if (!ATTRIBUTABLE_KINDS.has(f.kind) || activePaths.has(f.path) || byFile.has(f.path)) continue;

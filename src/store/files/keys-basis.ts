@@ -6,7 +6,7 @@
  * GC of that pass marked them again (a cold run 5–8 % slower, 15 MB more at its peak).
  */
 import path from "node:path";
-import type { ClassifiedFile, Evidence, SessionRecord } from "../../core/model.js";
+import { activePathOf, type ClassifiedFile, type Evidence, type SessionRecord } from "../../core/model.js";
 import { keyInputText, type KeyInput } from "../../core/attribution.js";
 
 /**
@@ -96,7 +96,7 @@ export function storeBasisText(
     const line = JSON.stringify(attribution);
     lines.push(line);
     const side = [...new Set(lineage)].flatMap((id) => (owned.sideFilesById.get(id) ?? []).map((f) => name(f.path)));
-    const active = s.active.exists ? s.active.path : (s.active.unresolved?.path ?? null);
+    const active = activePathOf(s.active);
     return [s.sessionKey, entryDigest(s.entry), active === null ? null : name(active), side, Buffer.byteLength(line) + 1, lineDigest(line)];
   });
   const store: StoreBasis = { store: storePath, dir, keys };

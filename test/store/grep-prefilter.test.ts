@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { blockCannotHold, startPrefilter } from "../../src/store/grep-prefilter.js";
+import { blockCannotHold, probeStartOf, startPrefilter } from "../../src/store/grep-prefilter.js";
 import { tempDir } from "../helpers/temp.js";
 
 const line = (text: string) => `${JSON.stringify({ type: "message", message: { role: "user", content: [{ type: "text", text }] } })}\n`;
@@ -15,6 +15,32 @@ describe("grep's byte pre-filter", () => {
     expect(blockCannotHold(Buffer.from(line("see docs/zq")), needle, escapes)).toBe(false);
     expect(blockCannotHold(Buffer.from(line("see docs/zq").replaceAll("/", "\\/")), needle, escapes)).toBe(false);
     expect(blockCannotHold(Buffer.from('{"a":"\\u0064ocs"}'), needle, escapes)).toBe(false);
+  });
+
+  it("blockCannotHold from any byte of the literal: true exactly where the block does not hold it", () => {
+    let seed = 20261207;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    const needle = Buffer.from("abcab");
+    for (let round = 0; round < 3000; round++) {
+      // Blocks of a, b and c: every cut of the literal, at the block's start and end, its tail alone,
+      // and (in the longer ones) more finds of the tail than are checked one by one.
+      const block = Buffer.from(Array.from({ length: 1 + next(round % 2 === 0 ? 24 : 400) }, () => "abc".charCodeAt(next(3))));
+      for (let probeAt = 0; probeAt <= needle.length - 2; probeAt++)
+        expect(blockCannotHold(block, needle, [], probeAt), `${block} from ${probeAt}`).toBe(!block.includes(needle));
+    }
+    expect(blockCannotHold(Buffer.from("cab"), needle, [], 3)).toBe(true);
+    expect(blockCannotHold(Buffer.from("x\\u0061bcab"), needle, [Buffer.from("\\u")], 2)).toBe(false);
+  });
+
+  it("probeStartOf: the literal's byte the sample holds least, the first of equals, four bytes left from it", () => {
+    const sample = Buffer.from("eeeeeeeee tttttt ooooo hhh rrr ppp w aaaa ssss dd");
+    expect(probeStartOf(Buffer.from("password"), sample)).toBe(4);
+    expect(probeStartOf(Buffer.from("heliotrope"), sample)).toBe(2);
+    expect(probeStartOf(Buffer.from("about the"), sample)).toBe(1);
+    expect(probeStartOf(Buffer.from("towe"), sample)).toBe(0);
+    expect(probeStartOf(Buffer.from("ew"), sample)).toBe(0);
+    expect(probeStartOf(Buffer.from("x"), sample)).toBe(0);
+    expect(probeStartOf(Buffer.from("zebra"), Buffer.alloc(0))).toBe(0);
   });
 
   it("the worker rules out exactly the plain files whose bytes cannot hold the literal, each with its size", async () => {
@@ -52,9 +78,11 @@ describe("grep's byte pre-filter", () => {
     };
     // The worker's program alone (it runs its own source text: nothing it names may be missing
     // there), then the worker and the main thread taking files from one counter.
-    for (const workerAlone of [true, false]) {
-      const ruled = await startPrefilter([dir, path.join(dir, "missing")], "zebra", ["\\u"], { workerAlone }).finish();
-      expect(Object.fromEntries([...ruled].map(([f, n]) => [path.basename(f), n]))).toEqual(expected);
-    }
+    // Its search started where a sample of the files says, and at every other byte it may start at.
+    for (const workerAlone of [true, false])
+      for (const probeAt of [undefined, 0, 1, 2, 3]) {
+        const ruled = await startPrefilter([dir, path.join(dir, "missing")], "zebra", ["\\u"], { workerAlone, probeAt }).finish();
+        expect(Object.fromEntries([...ruled].map(([f, n]) => [path.basename(f), n]))).toEqual(expected);
+      }
   });
 });

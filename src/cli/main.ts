@@ -4,7 +4,7 @@
  */
 import { openStderr, openStdout } from "./fd-stdout.js";
 import { VERSION } from "./version.js";
-import { wantsHeapHeldClose, wantsYoungGenerationHeld, youngSizedByUser } from "./young-generation.js";
+import { wantsHeapHeldClose, wantsHeapHeldFromStart, wantsYoungGenerationHeld, youngSizedByUser } from "./young-generation.js";
 import { heapHold } from "../store/process/streaming-memory.js";
 import type { IO } from "./output.js";
 
@@ -97,11 +97,12 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     ask,
   };
   const { run } = await import("./program.js");
-  // A store reader holds its young generation, `ls` its heap on a big store (young-generation.ts);
-  // both let go at the end: the bin writes its code cache at exit, and V8 refuses one made under
-  // other flags at the next start.
+  // A store reader holds its young generation, `ls` its heap on a big store, `grep` its heap from
+  // its start (young-generation.ts); all let go at the end: the bin writes its code cache at exit,
+  // and V8 refuses one made under other flags at the next start.
   if (wantsYoungGenerationHeld(argv, process.execArgv, process.env)) heapHold.young();
   if (wantsHeapHeldClose(argv)) heapHold.want({ young: !youngSizedByUser(process.execArgv, process.env) });
+  if (wantsHeapHeldFromStart(argv)) heapHold.close();
   try {
     // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
     process.exitCode = await run(argv, io);

@@ -34,6 +34,19 @@ export function wantsHeapHeldClose(argv: readonly string[]): boolean {
 }
 
 /**
+ * A store reader that holds its heap from its start (node:v8 is loaded for its young generation
+ * already): `grep`, whose literal search holds the walk of the whole store while its byte scan
+ * runs. V8 applies the setting at its next full GC, and a walk of a big store ran through two, the
+ * second at its peak: set once the store proved big (as `ls` does), it came too late.
+ */
+const HEAP_HELD_FROM_START = new Set(["grep"]);
+
+/** True when `argv` runs `grep` (heapHold.close). */
+export function wantsHeapHeldFromStart(argv: readonly string[]): boolean {
+  return HEAP_HELD_FROM_START.has(argv[0] ?? "") && !argv.includes("--help") && !argv.includes("-h");
+}
+
+/**
  * True when `argv` runs a store reader whose young generation the user has not sized
  * (youngSizedByUser).
  */

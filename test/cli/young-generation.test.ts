@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { wantsYoungGenerationHeld } from "../../src/cli/young-generation.js";
+import { wantsHeapHeldClose, wantsHeapHeldFromStart, wantsYoungGenerationHeld } from "../../src/cli/young-generation.js";
 import { BIN } from "../helpers/built-cli.js";
 import { scenarioDir } from "../helpers/corpus.js";
 import { homeNotMade, tempDir } from "../helpers/temp.js";
@@ -18,6 +18,20 @@ describe("wantsYoungGenerationHeld", () => {
     expect(wantsYoungGenerationHeld(["check", "--help"], [], {})).toBe(false);
     expect(wantsYoungGenerationHeld(["check"], ["--max-semi-space-size=4"], {})).toBe(false);
     expect(wantsYoungGenerationHeld(["check"], [], { NODE_OPTIONS: "--max-semi-space-size=8" })).toBe(false);
+  });
+});
+
+describe("wantsHeapHeldClose and wantsHeapHeldFromStart", () => {
+  it("ls holds its heap once its store proves big, grep from its start (never for its help), no other command", () => {
+    expect(wantsHeapHeldClose(["ls"])).toBe(true);
+    expect(wantsHeapHeldFromStart(["grep", "-F", "x"])).toBe(true);
+    expect(wantsHeapHeldFromStart(["grep", "--help"])).toBe(false);
+    for (const cmd of ["timeline", "check", "history", "restore", "--help"]) {
+      expect(wantsHeapHeldClose([cmd]), cmd).toBe(false);
+      expect(wantsHeapHeldFromStart([cmd]), cmd).toBe(false);
+    }
+    expect(wantsHeapHeldFromStart(["ls"])).toBe(false);
+    expect(wantsHeapHeldFromStart([])).toBe(false);
   });
 });
 

@@ -245,6 +245,12 @@ export const heapHold = {
     holdWanted = true;
     youngWanted = opts.young;
   },
+  /** Hold the heap close from now on, whatever the store (src/cli/young-generation.ts decides who). */
+  close(): void {
+    if (held) return;
+    held = true;
+    setFlags(HOLD_FLAGS);
+  },
   /** A store index is about to attribute `items` files (or database rows). */
   storeListed(items: number): void {
     if (!holdWanted) return;

@@ -102,7 +102,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   // and V8 refuses one made under other flags at the next start.
   if (wantsYoungGenerationHeld(argv, process.execArgv, process.env)) heapHold.young();
   if (wantsHeapHeldClose(argv)) heapHold.want({ young: !youngSizedByUser(process.execArgv, process.env) });
-  if (wantsHeapHeldFromStart(argv)) heapHold.close();
+  if (wantsHeapHeldFromStart(argv)) heapHold.now();
   try {
     // A closed stdout (`| head`) is handled by run(): commands stop, the exit code stays theirs.
     process.exitCode = await run(argv, io);

@@ -41,7 +41,7 @@ export function wantsHeapHeldClose(argv: readonly string[]): boolean {
  */
 const HEAP_HELD_FROM_START = new Set(["grep"]);
 
-/** True when `argv` runs `grep` (heapHold.close). */
+/** True when `argv` runs `grep` (heapHold.now). */
 export function wantsHeapHeldFromStart(argv: readonly string[]): boolean {
   return HEAP_HELD_FROM_START.has(argv[0] ?? "") && !argv.includes("--help") && !argv.includes("-h");
 }

@@ -246,7 +246,7 @@ export const heapHold = {
     youngWanted = opts.young;
   },
   /** Hold the heap close from now on, whatever the store (src/cli/young-generation.ts decides who). */
-  close(): void {
+  now(): void {
     if (held) return;
     held = true;
     setFlags(HOLD_FLAGS);

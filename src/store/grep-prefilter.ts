@@ -69,7 +69,10 @@ function sampleOf(files: readonly string[]): Buffer {
 }
 
 interface Job {
-  files: string[];
+  /** The files to test, by index: the main thread's own paths (the worker has `listed`). */
+  files?: string[];
+  /** The same files for the worker, whose copy of 100,000 paths (one string each) took 11 MB. */
+  listed: Listed;
   /** The next file to take, shared by every thread that tests them (Atomics). */
   next: Int32Array;
   /** Each file's size where it was ruled out, else -1: shared, so no thread posts its findings. */
@@ -80,6 +83,34 @@ interface Job {
   /** Where in the needle its search starts (probeStartOf). */
   probeAt: number;
   escapes: string[];
+}
+
+/** Paths as one text: file i is `dirs[dirOf[i]]` and `names.slice(starts[i], starts[i + 1])`. */
+interface Listed {
+  count: number;
+  dirs: string[];
+  names: string;
+  /** Shared: read as they are needed, never copied. */
+  starts: Int32Array;
+  dirOf: Int32Array;
+}
+
+/** The files named in `perDir` (each list the names in the dir of the same place in `prefixes`), as one text. */
+function listedOf(prefixes: readonly string[], perDir: readonly string[][]): Listed {
+  const count = perDir.reduce((n, names) => n + names.length, 0);
+  const starts = new Int32Array(new SharedArrayBuffer(4 * (count + 1)));
+  const dirOf = new Int32Array(new SharedArrayBuffer(4 * Math.max(count, 1)));
+  let i = 0;
+  let at = 0;
+  perDir.forEach((names, d) => {
+    for (const name of names) {
+      starts[i] = at;
+      dirOf[i++] = d;
+      at += name.length;
+    }
+  });
+  starts[count] = at;
+  return { count, dirs: [...prefixes], names: perDir.flat().join(""), starts, dirOf };
 }
 
 /**
@@ -132,6 +163,9 @@ function bigFiles(max = 64): BigFiles {
  */
 export function takeAndTest(job: Job, cannotHold: typeof blockCannotHold): void {
   const fs = process.getBuiltinModule("node:fs");
+  const { listed } = job;
+  const pathOf = (i: number): string =>
+    job.files?.[i] ?? listed.dirs[listed.dirOf[i]!]! + listed.names.slice(listed.starts[i], listed.starts[i + 1]);
   const needle = Buffer.from(job.needle, "utf8");
   const escapes = job.escapes.map((e) => Buffer.from(e, "utf8"));
   const overlap = Math.max(needle.length, ...escapes.map((e) => e.length)) - 1;
@@ -170,7 +204,7 @@ export function takeAndTest(job: Job, cannotHold: typeof blockCannotHold): void 
   const sizeIfRuledOut = (i: number): number | null => {
     let fd: number;
     try {
-      fd = fs.openSync(job.files[i]!, flags);
+      fd = fs.openSync(pathOf(i), flags);
     } catch {
       return null;
     }
@@ -191,14 +225,14 @@ export function takeAndTest(job: Job, cannotHold: typeof blockCannotHold): void 
       fs.closeSync(fd);
     }
   };
-  for (let i = Atomics.add(job.next, 0, 1); i < job.files.length; i = Atomics.add(job.next, 0, 1)) job.sizes[i] = sizeIfRuledOut(i) ?? -1;
+  for (let i = Atomics.add(job.next, 0, 1); i < listed.count; i = Atomics.add(job.next, 0, 1)) job.sizes[i] = sizeIfRuledOut(i) ?? -1;
   // No file left to take: help with the pieces of the big files published so far.
   const published = Math.min(Atomics.load(big.count, 0), big.max);
   for (let slot = 0; slot < published; slot++) {
     if (Atomics.load(big.ready, slot) !== 1 || Atomics.load(big.failed, slot) !== 0) continue;
     let fd: number;
     try {
-      fd = fs.openSync(job.files[big.file[slot]!]!, flags);
+      fd = fs.openSync(pathOf(big.file[slot]!), flags);
     } catch {
       continue; // gone: its opener tests the pieces it can; a piece left untested rules nothing out
     }
@@ -261,6 +295,8 @@ export function startPrefilter(
   opts: { workerAlone?: boolean; probeAt?: number } = {},
 ): Prefilter {
   const files: string[] = [];
+  const prefixes: string[] = [];
+  const perDir: string[][] = [];
   for (const dir of dirs) {
     let names: string[];
     try {
@@ -270,12 +306,16 @@ export function startPrefilter(
     }
     // A listed name is one plain segment: the dir normalised once, not a path.join per file.
     const prefix = path.join(dir, "x").slice(0, -1);
-    for (const name of names) if (name.includes(".jsonl") && !name.endsWith(".zst")) files.push(prefix + name);
+    const scanned = names.filter((name) => name.includes(".jsonl") && !name.endsWith(".zst"));
+    for (const name of scanned) files.push(prefix + name);
+    prefixes.push(prefix);
+    perDir.push(scanned);
   }
   const sizes = new Float64Array(new SharedArrayBuffer(8 * files.length)).fill(-1);
   const probeAt = opts.probeAt ?? probeStartOf(Buffer.from(needle, "utf8"), sampleOf(files));
-  const job: Job = {
-    files,
+  // The worker is sent the listing alone; the main thread opens the paths it holds anyway.
+  const forWorker: Job = {
+    listed: listedOf(prefixes, perDir),
     next: new Int32Array(new SharedArrayBuffer(4)),
     sizes,
     big: bigFiles(),
@@ -283,10 +323,12 @@ export function startPrefilter(
     probeAt,
     escapes: [...escapes],
   };
+  // The main thread's own: its paths, and not the names' one text, once the worker has its copy.
+  const job: Job = { ...forWorker, files, listed: { ...forWorker.listed, names: "" } };
   let worker: Worker | null = null;
   let posted: Promise<void> = Promise.resolve();
   try {
-    const started = new Worker(PROGRAM, { eval: true, workerData: job, stdout: false, stderr: true });
+    const started = new Worker(PROGRAM, { eval: true, workerData: forWorker, stdout: false, stderr: true });
     started.stderr?.resume(); // nothing is written there; never let it pile up
     posted = new Promise((resolve) => {
       started.once("message", () => resolve());

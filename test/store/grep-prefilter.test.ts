@@ -69,19 +69,24 @@ describe("grep's byte pre-filter", () => {
     huge("huge-none.jsonl", null);
     huge("huge-straddle.jsonl", 8 * 1024 * 1024 - 2);
     huge("huge-end.jsonl", 17 * 1024 * 1024 - 5);
+    // A second dir, whose names are not ASCII: the worker is sent every path as one text.
+    const other = tempDir("ocs-prefilter-");
+    fs.writeFileSync(path.join(other, "ünï-none.jsonl"), line("nothing here either"));
+    fs.writeFileSync(path.join(other, "ß-hit.jsonl"), line("one zebra"));
     const size = (name: string) => fs.statSync(path.join(dir, name)).size;
     const expected = {
       "none.jsonl": size("none.jsonl"),
       "none.jsonl.deleted.2026-07-01T09-00-00.000Z": size("none.jsonl.deleted.2026-07-01T09-00-00.000Z"),
       "big-none.jsonl": 3 * 1024 * 1024,
       "huge-none.jsonl": 17 * 1024 * 1024,
+      "ünï-none.jsonl": fs.statSync(path.join(other, "ünï-none.jsonl")).size,
     };
     // The worker's program alone (it runs its own source text: nothing it names may be missing
     // there), then the worker and the main thread taking files from one counter.
     // Its search started where a sample of the files says, and at every other byte it may start at.
     for (const workerAlone of [true, false])
       for (const probeAt of [undefined, 0, 1, 2, 3]) {
-        const ruled = await startPrefilter([dir, path.join(dir, "missing")], "zebra", ["\\u"], { workerAlone, probeAt }).finish();
+        const ruled = await startPrefilter([dir, path.join(dir, "missing"), other], "zebra", ["\\u"], { workerAlone, probeAt }).finish();
         expect(Object.fromEntries([...ruled].map(([f, n]) => [path.basename(f), n]))).toEqual(expected);
       }
   });

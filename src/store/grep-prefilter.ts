@@ -1,8 +1,8 @@
 /**
  * `grep`'s byte pre-filter, and a worker thread that runs it over whole transcript files while the
- * main thread builds the store index, joined by the main thread once that is built (the files are
- * handed out by a shared counter): on two cores a search that finds nothing costs about half their
- * sum. It only rules files out (their bytes cannot hold a match); every file it did not rule out,
+ * main thread walks the store (or builds its whole index), joined by the main thread once that is
+ * done (the files are handed out by a shared counter): on two cores a search that finds nothing
+ * costs about half their sum. It only rules files out (their bytes cannot hold a match); every file it did not rule out,
  * and every file it could not read, is searched as before, so what grep answers does not depend on it.
  */
 import fs from "node:fs";
@@ -11,8 +11,9 @@ import { Worker } from "node:worker_threads";
 
 /**
  * A literal JSON writes as itself can only be in a block that holds its bytes or one of the escapes
- * a writer may have used for its characters (core/grep.ts `Matcher.escapes`). The worker runs this
- * function's own text: it refers to nothing but its arguments and globals.
+ * a writer may have used for its characters (core/grep.ts `Matcher.escapes`). `probeAt`: where in
+ * the literal its search starts (probeStartOf); the answer is the same from any byte. The worker
+ * runs this function's own text: it refers to nothing but its arguments and globals.
  */
 export function blockCannotHold(raw: Uint8Array, needle: Uint8Array, escapes: readonly Uint8Array[], probeAt = 0): boolean {
   const buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);

@@ -383,13 +383,14 @@ function fishValue(v: ValueKind): string {
 /**
  * fish's own answer from the proof bash and zsh read: the same question, file and checks, with
  * fish's builtins and GNU `stat` (one fork); the keys printed, one a line (fish matches them against
- * the word itself). A question with other than ASCII is left to the tool: fish counts characters,
- * and the file is named by bytes.
+ * the word itself), only those that begin with the word when that leaves fish the same best
+ * matches. A question with other than ASCII is left to the tool: fish counts characters, and the
+ * file is named by bytes.
  */
 function fishKeptKeys(): string {
   const probes = KIND_TESTS.map(
     ([letters, test]) =>
-      `                        case ${letters}\n                            test ${test.replaceAll("&&", "-a").replaceAll("P", "$p")}`,
+      `                            case ${letters}\n                                test ${test.replaceAll("&&", "-a").replaceAll("P", "$p")}`,
   ).join("\n");
   return `function __openclaw_sessions_kept_keys
     # Keys without starting the tool: those its last Tab left, while all they came from is unchanged.
@@ -414,41 +415,62 @@ function fishKeptKeys(): string {
     end
     set file $file/openclaw-sessions/tab/keys-$bytes
     test -f $file -a -r $file; or return 1
-    # Split at each newline: a proof that ends with one (whole) ends with an empty element. (A fish
-    # whose string collect has no -N says so to no terminal, and asks the tool.)
-    set -l lines (string split \\n -- (string collect -N < $file 2>/dev/null))
-    test "$lines[1]" = ${q(TAB_FORMAT)} -a -z "$lines[-1]"; or return 1
-    # Each group after its count (1 to ${TAB_COUNT_DIGITS} digits: math says nothing; no more lines than are left), its lines in $group.
-    set -l total (count $lines)
-    set -l at 2
+    # One open: each group after its count (1 to ${TAB_COUNT_DIGITS} digits: math says nothing), its lines read one by
+    # one, then the keys as one text: fish pays for each word of a list each time it makes or passes
+    # one, and 5,000 keys as a list cost more than starting Node (docs/performance.md, stop 86).
+    set -l line
+    set -l n
+    set -l group
     set -l paths
-    for g in asked paths printed kinds keys
-        string match -qr '^[0-9]{1,${TAB_COUNT_DIGITS}}$' -- "$lines[$at]"; and test (math $at + $lines[$at]) -lt $total; or return 1
-        set -l group
-        # fish reads [5..4] as 5 then 4: a count of 0 is no lines.
-        test $lines[$at] -gt 0; and set group $lines[(math $at + 1)..(math $at + $lines[$at])]
-        set at (math $at + $lines[$at] + 1)
-        switch $g
-            case asked
-                __openclaw_sessions_same (count $asked) $asked $group; or return 1
-            case paths
-                set paths $group
-            case printed
-                __openclaw_sessions_same (count $group) $group (command stat -c ${q(TAB_STAT_FORMAT)} -- $paths 2>/dev/null); or return 1
-            case kinds
-                for line in $group
-                    set -l p (string sub -s 4 -- $line)
-                    switch (string sub -l 2 -- $line)
+    set -l keys
+    begin
+        read line; and test "$line" = ${q(TAB_FORMAT)}; or return 1
+        for g in asked paths printed kinds
+            read n; and string match -qr '^[0-9]{1,${TAB_COUNT_DIGITS}}$' -- "$n"; or return 1
+            set group
+            while test $n -gt 0
+                read line; or return 1
+                set -a group $line
+                set n (math $n - 1)
+            end
+            switch $g
+                case asked
+                    __openclaw_sessions_same (count $asked) $asked $group; or return 1
+                case paths
+                    set paths $group
+                case printed
+                    __openclaw_sessions_same (count $group) $group (command stat -c ${q(TAB_STAT_FORMAT)} -- $paths 2>/dev/null); or return 1
+                case kinds
+                    for line in $group
+                        set -l p (string sub -s 4 -- $line)
+                        switch (string sub -l 2 -- $line)
 ${probes}
-                        case '*'
-                            false
-                    end; or return 1
-                end
-            case keys
-                test $at -eq $total; or return 1
-                string join \\n -- $group
+                            case '*'
+                                false
+                        end; or return 1
+                    end
+            end
+        end
+        read n; and string match -qr '^[0-9]{1,${TAB_COUNT_DIGITS}}$' -- "$n"; or return 1
+        read -z keys
+    end < $file
+    # The rest is the keys: $n lines, each ended by its newline (a proof cut short is none). In
+    # runs of 1,000: PCRE2 copies a group once for each repeat it is given (past 65,535 runs it
+    # compiles none, and the tool answers).
+    string match -qr -- "^(?:(?:[^\\n]*+\\n){1000}){"(math --scale=0 $n / 1000)"}(?:[^\\n]*+\\n){"(math $n % 1000)"}\\z" $keys 2>/dev/null; or return 1
+    # Only the keys that begin with the word, when there are any: fish keeps only its best matches,
+    # and a prefix in any case is better than any other, so it offers the same, and matches 5,000
+    # keys no more. Only for a plain word and keys all ASCII, whose cases PCRE2 and fish fold alike
+    # (fish's icase takes a capital dotted I for an i, PCRE2 does not).
+    set -l word (commandline -ct)
+    if string match -qr '^[A-Za-z0-9:._@+-]+$' -- "$word"; and not string match -qr '[^\\x01-\\x7f]' -- $keys
+        set -l near (string match -rai -- "(?<![^\\n])"(string escape --style=regex -- $word 2>/dev/null)"[^\\n]*" $keys)
+        if set -q near[1]
+            printf '%s\\n' $near
+            return 0
         end
     end
+    printf %s $keys
 end
 # Whether the $argv[1] words after it are the rest, one for one.
 function __openclaw_sessions_same --argument-names n

@@ -437,6 +437,65 @@ describe.runIf(gnuStat && hasShell("fish"))("fish answers a Tab itself from the 
     expect(starts()).toBe(3);
   });
 
+  it("offers from the proof exactly what fish offers of the tool's every key, whatever the word", async () => {
+    const { stateDir, dir, env, script, tab, starts } = setUp();
+    const storePath = path.join(stateDir, "agents/main/sessions/sessions.json");
+    const addKeys = async (keys: string[]) => {
+      const entries = JSON.parse(fs.readFileSync(storePath, "utf8")) as Record<string, unknown>;
+      for (const k of keys) entries[k] = entries["agent:main:main"];
+      fs.writeFileSync(storePath, JSON.stringify(entries, null, 2));
+      await pastRacyWindow();
+      tab("openclaw-sessions history agent"); // leaves the proof of the keys as they are now
+    };
+    /** What fish offers when the tool prints every key: a cache with no proof, made anew each time. */
+    const fromTool = (line: string) => {
+      const cache = fs.mkdtempSync(path.join(dir, "no-proof-"));
+      const r = spawnSync("fish", ["--no-config", "-c", `source ${JSON.stringify(script)}; complete -C ${JSON.stringify(line)}`], {
+        env: { ...env, XDG_CACHE_HOME: cache },
+        encoding: "utf8",
+      });
+      fs.rmSync(cache, { recursive: true, force: true });
+      expect(r.stderr).toBe("");
+      return r.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split("\t")[0])
+        .sort();
+    };
+    const sameAsTool = (words: string[]) => {
+      const started = starts();
+      for (const word of words)
+        expect(tab(`openclaw-sessions history ${word}`), word).toEqual(fromTool(`openclaw-sessions history ${word}`));
+      expect(starts() - started).toBe(words.length); // fromTool's alone
+    };
+    // Keys fish matches in another case, by a substring, by a subsequence.
+    await addKeys(["agent:main:Telegram:direct:7", "AGENT:MAIN:telegram:direct:8", "agent:main:tele-x", "agent:main:te", "agent:main:xs"]);
+    sameAsTool([
+      "",
+      "agent:main:t",
+      "agent:main:T",
+      "AGENT:",
+      "agent:main:te",
+      "agent:main:s",
+      "tele",
+      "Tele",
+      "main:",
+      "zz",
+      "agent:main:t*",
+    ]);
+    expect(tab("openclaw-sessions history agent:main:t")).toEqual([
+      "AGENT:MAIN:telegram:direct:8",
+      "agent:main:Telegram:direct:7",
+      "agent:main:te",
+      "agent:main:tele-x",
+      "agent:main:telegram:direct:424242",
+    ]);
+    // Keys in other than ASCII: fish's icase takes \u0130 for an i, PCRE2 does not.
+    await addKeys(["agent:main:\u0130x", "agent:main:ix", "agent:main:t\u00e9l\u00e9:9"]);
+    sameAsTool(["agent:main:i", "agent:main:t", "agent:main:t\u00e9", "tele"]);
+    expect(tab("openclaw-sessions history agent:main:i")).toEqual(["agent:main:ix", "agent:main:\u0130x"]);
+  });
+
   it("a damaged proof is never trusted, and says nothing", async () => {
     const { dir, tab, starts, proofFile } = setUp();
     await pastRacyWindow();

@@ -406,10 +406,10 @@ _openclaw_sessions_keys`;
 describe.runIf(gnuStat && hasShell("fish"))("fish answers a Tab itself from the same proof", () => {
   function setUp() {
     const set = tabSetUp("fish");
-    /** The keys fish offers for a line (its own matching: the whole key). */
-    const tab = (line: string) => {
+    /** The keys fish offers for a line (its own matching: the whole key); `cacheHome` for another cache dir. */
+    const tab = (line: string, cacheHome = set.env.XDG_CACHE_HOME) => {
       const r = spawnSync("fish", ["--no-config", "-c", `source ${JSON.stringify(set.script)}; complete -C ${JSON.stringify(line)}`], {
-        env: set.env,
+        env: { ...set.env, XDG_CACHE_HOME: cacheHome },
         encoding: "utf8",
       });
       expect(r.stderr).toBe("");
@@ -438,7 +438,7 @@ describe.runIf(gnuStat && hasShell("fish"))("fish answers a Tab itself from the 
   });
 
   it("offers from the proof exactly what fish offers of the tool's every key, whatever the word", async () => {
-    const { stateDir, dir, env, script, tab, starts } = setUp();
+    const { stateDir, dir, tab, starts } = setUp();
     const storePath = path.join(stateDir, "agents/main/sessions/sessions.json");
     const addKeys = async (keys: string[]) => {
       const entries = JSON.parse(fs.readFileSync(storePath, "utf8")) as Record<string, unknown>;
@@ -450,17 +450,9 @@ describe.runIf(gnuStat && hasShell("fish"))("fish answers a Tab itself from the 
     /** What fish offers when the tool prints every key: a cache with no proof, made anew each time. */
     const fromTool = (line: string) => {
       const cache = fs.mkdtempSync(path.join(dir, "no-proof-"));
-      const r = spawnSync("fish", ["--no-config", "-c", `source ${JSON.stringify(script)}; complete -C ${JSON.stringify(line)}`], {
-        env: { ...env, XDG_CACHE_HOME: cache },
-        encoding: "utf8",
-      });
+      const offered = tab(line, cache);
       fs.rmSync(cache, { recursive: true, force: true });
-      expect(r.stderr).toBe("");
-      return r.stdout
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => l.split("\t")[0])
-        .sort();
+      return offered;
     };
     const sameAsTool = (words: string[]) => {
       const started = starts();

@@ -48,7 +48,7 @@ describe("which pager, and when", () => {
 const has = (program: string) => spawnSync("sh", ["-c", `command -v ${program}`]).status === 0;
 
 describe.skipIf(!has("script") || !has("less"))("through a real pty and less", () => {
-  const MESSAGES = 3000; // ~200 KB of text: more than a pipe holds, so the run is still writing when less quits
+  const MESSAGES = 20_000; // ~1.4 MB of text: far more than a pipe and what less reads ahead hold, so the run is still writing when less quits
   const { stateDir, root } = copyState("files", "reset-chain");
   const active = path.join(stateDir, "agents/main/sessions/7f5b078a-6f38-4a26-b32a-bf79b3b9728c.jsonl");
   let parent = "73a3a4ae";
@@ -67,6 +67,7 @@ describe.skipIf(!has("script") || !has("less"))("through a real pty and less", (
     const r = spawnSync("script", ["-qfec", command, "/dev/null"], {
       input: "q",
       encoding: "utf8",
+      maxBuffer: 64 << 20,
       // A guard so a broken pager never hangs the suite (spawnSync blocks the runner's own), past
       // anything a loaded machine takes; nothing is measured against it.
       timeout: 170_000,

@@ -39,9 +39,16 @@ let wholeBuffer = Buffer.alloc(0);
 const COLD = 0x43;
 const WARM = 0x57;
 
-// A Tab's keys, while the proof the last Tab left holds (src/cli/tab-keys.ts): the few KB of
-// dist/tab.js, none of the CLI. Anything else, or any failure, and the CLI answers as ever.
-if (!(args[0] === "__complete" && args[1] === "keys" && answeredFromTab())) runCli();
+// A Tab's keys, while the proof the last Tab left holds (src/cli/tab-keys.ts), and the listing of
+// an `ls --json` while its proof holds (src/cli/kept-ls.ts): the few KB of dist/tab.js, none of
+// the CLI. Anything else, or any failure, and the CLI answers as ever.
+const kept =
+  args[0] === "__complete" && args[1] === "keys"
+    ? (tab) => tab.tabKeys(args.slice(1), process.env, process.cwd())
+    : args[0] === "ls" && args.includes("--json")
+      ? (tab) => tab.keptLs(args, process.env, process.cwd())
+      : null;
+if (!(kept && answeredFromTab(kept))) runCli();
 
 /** The command, by the CLI's bundle. */
 function runCli() {
@@ -115,17 +122,17 @@ function readWhole(file) {
   }
 }
 
-/** Whether dist/tab.js answered `__complete keys` (and its lines went to stdout). */
-function answeredFromTab() {
-  let keys = null;
+/** Whether dist/tab.js answered (`kept` of its exports: the text or bytes to print, or null), and what it answered went to stdout. */
+function answeredFromTab(kept) {
+  let answer = null;
   try {
     const file = path.join(__dirname, "..", "dist", "tab.js");
-    keys = run(new vm.Script(fs.readFileSync(file, "latin1"), { filename: file }), file).tabKeys(args.slice(1), process.env, process.cwd());
+    answer = kept(run(new vm.Script(fs.readFileSync(file, "latin1"), { filename: file }), file));
   } catch {
     return false;
   }
-  if (keys === null) return false;
-  const bytes = Buffer.from(keys);
+  if (answer === null) return false;
+  const bytes = Buffer.from(answer);
   let done = 0;
   try {
     while (done < bytes.length) done += fs.writeSync(1, bytes, done);

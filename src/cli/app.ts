@@ -25,6 +25,8 @@ let storeLayer: typeof import("../store/session.js") | null = null;
 
 export interface App {
   io: IO;
+  /** The arguments the CLI was run with, after the program's name (program.ts run sets them). */
+  argv?: readonly string[];
   exitCode: number;
   /** True once stdout's reader has gone (EPIPE), or its writes failed (`guard` then says why): commands stop work. */
   outputClosed: boolean;

@@ -89,6 +89,7 @@ export async function run(argv: string[], io: IO): Promise<number> {
   // Bare invocation: the same help as --help (usage, commands, exit codes), on stdout.
   if (argv.length === 0) argv = ["--help"];
   const { program, app } = buildProgram(io, argv[0]);
+  app.argv = argv;
   watchStdout(io, app);
   try {
     await program.parseAsync(argv, { from: "user" });

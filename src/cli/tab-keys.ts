@@ -7,6 +7,8 @@
  * the CLI while nothing changed.
  */
 import { keptTabKeys, tabQuestion } from "../store/cache/tab-proof.js";
+// The bundle's other answer: `ls --json`'s kept listing.
+export { keptLs } from "./kept-ls.js";
 import { parseCompleteArgs, questionArgs } from "./complete-items.js";
 
 /** `argv`: the arguments after `__complete`. */

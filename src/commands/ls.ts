@@ -32,6 +32,8 @@ export interface LsKeyQuery {
 export interface LsOptions extends StoreSelection {
   key?: string;
   stats?: boolean;
+  /** Told what proves the listing (its kept reads) when it is a kept one (tab-proof-write.ts writeLsProof). */
+  provenWhenKept?: (reads: Buffer) => void;
 }
 
 export interface LsArchive {
@@ -360,7 +362,9 @@ export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResul
   const question = { key: opts.key ?? null, stats: opts.stats === true };
   // Derived whole after a turn too, not patched as the table is: on 5,000 keys its 16 MB of keys
   // parsed and written again cost what deriving it does (1.1 s, and 36 MB more at its peak).
-  return ctx.session.answer(opts, `ls/${LS_SCHEMA_VERSION}:${JSON.stringify(question)}`, () => listing(opts, ctx));
+  return ctx.session.answer(opts, `ls/${LS_SCHEMA_VERSION}:${JSON.stringify(question)}`, () => listing(opts, ctx), {
+    provenWhenKept: opts.provenWhenKept,
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import { ExitCode, usageError } from "../../core/errors.js";
 import { parseTimeBound } from "../../core/when.js";
 import { LS_HAS as HAS, LS_SORTS as SORTS, type LsHas, type LsSort } from "../../core/ls-query.js";
 import type { LsResult, LsTable } from "../../commands/ls.js";
+import type { App } from "../app.js";
 
 interface LsFlags extends CommonOptions {
   stats?: boolean;
@@ -75,8 +76,17 @@ With a filter, --sort or --limit, "showing N of M keys" goes to stderr (not with
     const sel = { ...selectionOf(flags, key), stats: flags.stats };
     // Every key as text is the table, kept as an answer of its own (not the listing's MBs).
     const asTable = !flags.json && key === undefined;
+    // A plain `ls --json` whose listing is a kept one leaves the bin its proof (src/cli/kept-ls.ts).
+    const question = flags.json && app.argv ? (await import("../kept-ls.js")).keptLsQuestion(app.argv, app.io.env, app.io.cwd) : null;
+    let proven: Buffer | null = null;
+    const provenWhenKept =
+      question === null
+        ? undefined
+        : (reads: Buffer) => {
+            proven = reads;
+          };
     const scan = async (): Promise<{ result: LsTable | LsResult; totalKeys: number | null }> => {
-      if (!asTable) return runLsQuery({ ...sel, key }, query, app.storeContext());
+      if (!asTable) return runLsQuery({ ...sel, key, provenWhenKept }, query, app.storeContext());
       const { table, totalKeys } = await runLsTable(sel, query, app.storeContext());
       return { result: table, totalKeys };
     };
@@ -90,6 +100,9 @@ With a filter, --sort or --limit, "showing N of M keys" goes to stderr (not with
     try {
       if ("rows" in result) await writeReport(app, await lsTableReporter(textContext()), result);
       else await writeReport(app, await pickReporter(LS_REPORTERS, flags, textContext), result);
+      // Only a listing that is all the run prints: no store problem or dropped entry said on stderr.
+      if (question !== null && proven !== null && !("rows" in result) && app.exitCode === 0 && !app.outputClosed)
+        if (result.storeProblems.length === 0 && result.droppedEntries.length === 0) await leaveLsProof(app, question, proven, result);
     } finally {
       // What the query left out: on stderr with the other context lines, in a pipe too.
       // Counted only then: a kept listing's keys are not parsed for it.
@@ -103,3 +116,13 @@ With a filter, --sort or --limit, "showing N of M keys" goes to stderr (not with
     }
   },
 });
+
+/** The listing as `--json` wrote it, and its proof, for the bin's next `ls --json` (store/cache/tab-proof-write.ts). */
+async function leaveLsProof(app: App, question: string, reads: Buffer, result: LsResult): Promise<void> {
+  const [{ jsonDocumentParts }, { writeLsProof }] = await Promise.all([
+    import("../../core/json-document.js"),
+    import("../../store/cache/tab-proof-write.js"),
+  ]);
+  const listing = () => Buffer.concat([...jsonDocumentParts(result)].map((part) => (typeof part === "string" ? Buffer.from(part) : part)));
+  writeLsProof(app.io.env, question, reads, listing);
+}

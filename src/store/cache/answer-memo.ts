@@ -52,6 +52,12 @@ export interface AnswerOptions<T = unknown> {
    */
   provenBy?: (reads: Buffer) => void;
   /**
+   * Told what proves the answer handed back when it is a kept one, not one derived now (provenBy
+   * joins a derivation's reads into one text: MBs on a big store). `ls --json` leaves the bin a
+   * proof of its listing with it.
+   */
+  provenWhenKept?: (reads: Buffer) => void;
+  /**
    * The answer is about one key (`timeline <key>`, the plan of `history <key>`): kept among the
    * answers of its kind (AnswerKind), so that reading key after key never pushes out the store-wide
    * answers (`ls`, `timeline`, `check`), each seconds to derive again on a big store.
@@ -149,6 +155,7 @@ export async function reuseAnswer<T>(
       if (opts.filesReadNext) cache.noteChecked(checked, checkedFrom, kept.reads.length);
       opts.keptAs?.(kept.identity);
       opts.provenBy?.(kept.reads);
+      opts.provenWhenKept?.(kept.reads);
       answersGiven.kept += 1;
       return value;
     } catch {

@@ -1,6 +1,7 @@
 /**
  * Writes the proof a bash Tab answers from (tab-proof.ts says what it is and why it is never
- * stale): what the kept answer's reads prove, looked at again now, and the keys.
+ * stale): what the kept answer's reads prove, looked at again now, and the keys; and the same
+ * proof of an `ls --json` listing, which the bin prints with none of the CLI loaded.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -8,9 +9,16 @@ import { listingOf, namesOf, nsOf, RACY_MS, seenOf } from "../read-set.js";
 import { bundleFile } from "./build-id.js";
 import { eachKeptRead } from "./kept-reads.js";
 import { readCacheFile } from "./location.js";
-import { statLine, TAB_FORMAT, tabProofFile } from "./tab-proof.js";
+import { LS_FORMAT, lsProofFile, statLine, TAB_FORMAT, tabProofFile } from "./tab-proof.js";
 
-/** How many proofs are kept (one per question: store options, working dir); the oldest written go first. */
+/**
+ * The most paths an `ls --json` proof names. The bin's check of each (a BigInt lstat, its line made
+ * and compared) costs about what the CLI's check of a kept listing does, whose start it saves
+ * (15 ms): past a thousand files (7,222 took the bin 118 ms, the CLI 107) the CLI answers.
+ */
+const LS_PROOF_MAX_PATHS = 1000;
+
+/** How many proofs of each kind are kept (one per question: store options, working dir); the oldest written go first. */
 const MAX_PROOFS = 16;
 
 /**
@@ -25,17 +33,45 @@ export function writeTabProof(env: NodeJS.ProcessEnv, question: string, reads: B
     const proof = bundle === null ? null : proofOf(reads, bundle);
     if (proof === null) return;
     const file = tabProofFile(env, question);
-    const group = (lines: readonly string[]) => [String(lines.length), ...lines];
-    const head = `${[TAB_FORMAT, ...[question.split("\n"), proof.paths, proof.printed, proof.kinds].flatMap(group)].join("\n")}\n`;
+    const head = headText(TAB_FORMAT, question, proof);
     const keys = byBytes(items);
     const text = `${head}${group(keys).join("\n")}\n`;
     // The file there already proves these keys (the same reads give the same keys), whole: a shell
     // that asks the tool every time (one that cannot check the proof itself) does not write them again.
     if (holds(file, head, Buffer.byteLength(text))) return;
-    writeFileReplacing(file, text);
+    writeFileReplacing(file, [text]);
   } catch {
     // no proof: the next Tab asks the tool
   }
+}
+
+/**
+ * Leave the bin the `ls --json` listing asked by `question` (`listing`: the bytes the CLI wrote,
+ * made only for a proof within LS_PROOF_MAX_PATHS) with its proof, `reads`: the same proof as
+ * writeTabProof's, the listing's size and the listing after it. Never throws: the listing is
+ * already written.
+ */
+export function writeLsProof(env: NodeJS.ProcessEnv, question: string, reads: Buffer, listing: () => Buffer, bundle = bundleFile()): void {
+  try {
+    // A store's reads past this name more paths than a proof may: none looked at again, no listing made.
+    if (reads.length > LS_PROOF_MAX_PATHS * 256) return;
+    const proof = bundle === null ? null : proofOf(reads, bundle);
+    if (proof === null || proof.paths.length > LS_PROOF_MAX_PATHS) return;
+    const file = lsProofFile(env, question);
+    const bytes = listing();
+    const head = `${headText(LS_FORMAT, question, proof)}${bytes.length}\n`;
+    if (holds(file, head, Buffer.byteLength(head) + bytes.length)) return;
+    writeFileReplacing(file, [head, bytes]);
+  } catch {
+    // no proof: the next `ls --json` runs the CLI
+  }
+}
+
+const group = (lines: readonly string[]) => [String(lines.length), ...lines];
+
+/** A proof's first groups: the format line, the question, the paths, what `stat` prints of them, the kind probes. */
+function headText(format: string, question: string, proof: Proof): string {
+  return `${[format, ...[question.split("\n"), proof.paths, proof.printed, proof.kinds].flatMap(group)].join("\n")}\n`;
 }
 
 /** Whether `file` is `bytes` long and begins with `head`: one read of the head's length. */
@@ -125,22 +161,31 @@ function addListedDir(proof: Proof, dir: string, listed: string, listing: (dir: 
   return true;
 }
 
-/** Through a temp (0600) renamed into place in the 0700 dir: a Tab reads the old proof or the new one; beyond MAX_PROOFS, the oldest go. */
-function writeFileReplacing(file: string, text: string): void {
+/**
+ * Through a temp (0600) renamed into place in the 0700 dir: a Tab reads the old proof or the new
+ * one; beyond MAX_PROOFS of its kind (its name before the dash), the oldest go.
+ */
+function writeFileReplacing(file: string, parts: ReadonlyArray<string | Buffer>): void {
   const dir = path.dirname(file);
   // `openclaw-sessions/` and `tab/` are made 0700 (mkdir's mode reaches only the last dir it makes).
   fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(temp, text, { mode: 0o600, flag: "wx" });
+    const fd = fs.openSync(temp, "wx", 0o600);
+    try {
+      for (const part of parts) fs.writeFileSync(fd, part);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(temp, file);
   } finally {
     fs.rmSync(temp, { force: true });
   }
+  const kind = path.basename(file).replace(/-\d+$/, "-");
   const kept = fs
     .readdirSync(dir)
-    .filter((n) => n.startsWith("keys-") && !n.endsWith(".tmp"))
+    .filter((n) => n.startsWith(kind) && !n.endsWith(".tmp"))
     .map((n) => ({ p: path.join(dir, n), at: fs.statSync(path.join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
     .sort((a, b) => b.at - a.at);
   for (const old of kept.slice(MAX_PROOFS)) fs.rmSync(old.p, { force: true });

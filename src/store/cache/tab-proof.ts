@@ -28,6 +28,13 @@ import { answerEnv } from "./answer-env.js";
 export const TAB_FORMAT = "openclaw-sessions tab 1";
 
 /**
+ * The first line of the proof of an `ls --json` listing (`tab/ls-<bytes of the question>`): the same
+ * groups but the keys, then the listing's size in bytes on a line and the listing, the bytes the
+ * CLI wrote. The bin prints it while the proof holds, with none of the CLI loaded (src/cli/kept-ls.ts).
+ */
+export const LS_FORMAT = "openclaw-sessions ls 1";
+
+/**
  * The most digits a group's count may have, in the tool's reader and in each shell's: a count no
  * shell evaluates past its integers, and more lines than any Tab's proof holds (a damaged proof's
  * 999999999 is no proof: bash read on past its end).
@@ -67,6 +74,11 @@ export function tabProofFile(env: NodeJS.ProcessEnv, question: string): string {
   return path.join(xdgBaseDir(env, "XDG_CACHE_HOME"), "openclaw-sessions", "tab", `keys-${Buffer.byteLength(question)}`);
 }
 
+/** Where the proof of the `ls --json` listing asked by `question` (tabQuestion's, of its arguments) is kept. */
+export function lsProofFile(env: NodeJS.ProcessEnv, question: string): string {
+  return path.join(path.dirname(tabProofFile(env, "")), `ls-${Buffer.byteLength(question)}`);
+}
+
 /** GNU `stat -c TAB_STAT_FORMAT` of `p`: mode in hex, dev, inode, size, mtime and ctime as seconds with 9 digits of ns, the path. */
 export function statLine(p: string, st: fs.BigIntStats): string | null {
   if (st.mtimeNs < 0n || st.ctimeNs < 0n) return null;
@@ -89,23 +101,51 @@ export function keptTabKeys(env: NodeJS.ProcessEnv, question: string): string[] 
   }
   const groups = groupsOf(text);
   if (groups?.length !== 6 || groups[0]![0] !== TAB_FORMAT) return null;
-  const [, asked, paths, printed, kinds, keys] = groups as [string[], string[], string[], string[], string[], string[]];
-  if (asked.join("\n") !== question) return null;
+  return holdsNow(groups, question) ? groups[5]! : null;
+}
+
+/**
+ * The listing kept with the proof of the `ls --json` asked by `question`, while all it names is
+ * as it was (keptTabKeys' checks); null for anything else, a file that is not such a proof whole too.
+ */
+export function keptLsListing(env: NodeJS.ProcessEnv, question: string): Buffer | null {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(lsProofFile(env, question));
+  } catch {
+    return null;
+  }
+  const head = headOf(bytes, 5);
+  if (head === null || head.groups[0]![0] !== LS_FORMAT) return null;
+  const end = bytes.indexOf(10, head.end);
+  const size = end < 0 ? "" : bytes.toString("latin1", head.end, end);
+  if (!COUNT.test(size) || end + 1 + Number(size) !== bytes.length) return null;
+  return holdsNow(head.groups, question) ? bytes.subarray(end + 1) : null;
+}
+
+/**
+ * Whether a proof's groups (its format line, the question, the paths, what `stat` prints of them
+ * and the kind probes, first) hold now: the same question, each path's lstat printed as it was,
+ * each probe finding the same kind of thing.
+ */
+function holdsNow(groups: readonly string[][], question: string): boolean {
+  const [, asked, paths, printed, kinds] = groups as [string[], string[], string[], string[], string[]];
+  if (asked.join("\n") !== question) return false;
   const now: string[] = [];
   for (const p of paths) {
     let st: fs.BigIntStats | undefined;
     try {
       st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
     } catch {
-      return null; // what cannot be looked at proves nothing; the tool names it
+      return false; // what cannot be looked at proves nothing; the tool names it
     }
     const line = st ? statLine(p, st) : null;
-    if (st && line === null) return null;
+    if (st && line === null) return false;
     if (line !== null) now.push(line);
   }
-  if (now.join("\n") !== printed.join("\n")) return null;
-  for (const kind of kinds) if (typeAt(kind.slice(3), kind[0] === "l" ? "l" : "s") !== kind.slice(0, 2)) return null;
-  return keys;
+  if (now.join("\n") !== printed.join("\n")) return false;
+  for (const kind of kinds) if (typeAt(kind.slice(3), kind[0] === "l" ? "l" : "s") !== kind.slice(0, 2)) return false;
+  return true;
 }
 
 /**
@@ -116,21 +156,21 @@ export function forgetTabProofs(env: NodeJS.ProcessEnv, root: string): string[] 
   const dir = path.dirname(tabProofFile(env, ""));
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((n) => n.startsWith("keys-"));
+    names = fs.readdirSync(dir).filter((n) => /^(?:keys|ls)-\d+$/.test(n));
   } catch {
     return [];
   }
   const removed: string[] = [];
   for (const name of names) {
     const file = path.join(dir, name);
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = fs.readFileSync(file, "utf8");
+      bytes = fs.readFileSync(file);
     } catch {
       continue; // gone since the listing, or no proof of this tool's
     }
-    const groups = groupsOf(text);
-    if (groups?.length !== 6 || groups[0]![0] !== TAB_FORMAT) continue;
+    const groups = headOf(bytes, 5)?.groups;
+    if (groups === undefined || (groups[0]![0] !== TAB_FORMAT && groups[0]![0] !== LS_FORMAT)) continue;
     const named = [...groups[2]!, ...groups[4]!.map((k) => k.slice(k.indexOf(" ") + 1))];
     if (!named.some((p) => isWithinDir(root, p))) continue;
     fs.rmSync(file, { force: true });
@@ -154,4 +194,34 @@ function groupsOf(text: string): string[][] | null {
     at += 1 + Number(lines[at]);
   }
   return groups;
+}
+
+/**
+ * The first `count` groups of a proof's bytes (the format line, then each group after its count)
+ * and where the rest begins; null unless it begins with that many, each line ended.
+ */
+function headOf(bytes: Buffer, count: number): { groups: string[][]; end: number } | null {
+  let at = 0;
+  const line = (): string | null => {
+    const end = bytes.indexOf(10, at);
+    if (end < 0) return null;
+    const text = bytes.toString("utf8", at, end);
+    at = end + 1;
+    return text;
+  };
+  const first = line();
+  if (first === null) return null;
+  const groups = [[first]];
+  while (groups.length < count) {
+    const n = line();
+    if (n === null || !COUNT.test(n)) return null;
+    const group: string[] = [];
+    for (let i = Number(n); i > 0; i--) {
+      const l = line();
+      if (l === null) return null;
+      group.push(l);
+    }
+    groups.push(group);
+  }
+  return { groups, end: at };
 }

@@ -26,7 +26,13 @@ function setUp(name = "reset-chain") {
   const env = { PATH: process.env.PATH, HOME: path.join(root, "home"), XDG_CACHE_HOME: cache, PWD: root };
   const ls = (...args: string[]) => {
     fs.rmSync(log, { force: true });
-    const r = spawnSync(process.execPath, ["--require", preload, BIN, "ls", ...args], { cwd: root, encoding: "utf8", env });
+    // A hang guard (a FIFO where a proof goes), nothing measured against it.
+    const r = spawnSync(process.execPath, ["--require", preload, BIN, "ls", ...args], {
+      cwd: root,
+      encoding: "utf8",
+      env,
+      timeout: 170_000,
+    });
     const read = fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n") : [];
     return {
       out: r.stdout,
@@ -150,6 +156,37 @@ describe("ls --json from the bin alone (src/cli/kept-ls.ts)", () => {
       ["ls", "--json", "--no-index"],
     ])
       expect(keptLsQuestion(argv, { HOME: "/h", PWD: "/" }, "/"), argv.join(" ")).toBeNull();
+  });
+
+  it("a FIFO or a symlink where a proof goes is none: no hang, the CLI answers (ls --json and a Tab's keys)", async () => {
+    const { stateDir, root, cache, ls, proofs } = setUp();
+    await pastRacyWindow();
+    const state = ["--json", "--state-dir", stateDir];
+    const listing = ls(...state, "--no-index").out;
+    ls(...state);
+    ls(...state);
+    const [name] = proofs();
+    const file = path.join(cache, "openclaw-sessions/tab", name!);
+    const keys = () =>
+      spawnSync(process.execPath, [BIN, "__complete", "keys", "--state-dir", stateDir], {
+        cwd: root,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, HOME: path.join(root, "home"), XDG_CACHE_HOME: cache, PWD: root },
+        timeout: 170_000, // a hang guard, nothing measured against it
+      });
+    expect(keys().stdout).toBe("agent:main:main\nagent:main:telegram:direct:424242\n"); // leaves a Tab's proof too
+    const tabProof = path.join(cache, "openclaw-sessions/tab", proofs().find((n) => n.startsWith("keys-"))!);
+    for (const proof of [file, tabProof]) {
+      fs.rmSync(proof);
+      expect(spawnSync("mkfifo", [proof]).status).toBe(0);
+    }
+    expect(ls(...state)).toMatchObject({ out: listing, code: 0, cli: true });
+    expect(keys()).toMatchObject({ status: 0, stdout: "agent:main:main\nagent:main:telegram:direct:424242\n" });
+    const elsewhere = path.join(root, "elsewhere");
+    fs.copyFileSync(path.join(root, "read"), elsewhere);
+    fs.rmSync(file, { force: true });
+    fs.symlinkSync(elsewhere, file);
+    expect(ls(...state)).toMatchObject({ out: listing, code: 0, cli: true });
   });
 
   it("never for a store whose listing comes with lines on stderr or another exit code", async () => {

@@ -33,13 +33,14 @@ export function answersDirOf(indexFile: string): string {
 }
 
 /**
- * `read` of a file of the cache's own, opened itself (a symlink put in its place is none), closed
- * after; `otherwise` when it cannot be opened or read: a cache file that is not there proves nothing.
+ * `read` of a file of the cache's own, opened itself (a symlink put in its place is none; a FIFO's
+ * open does not wait for a writer, and its read fails), closed after; `otherwise` when it cannot be
+ * opened or read: a cache file that is not there proves nothing.
  */
 export function readCacheFile<T>(file: string, read: (fd: number) => T, otherwise: T): T {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch {
     return otherwise;
   }

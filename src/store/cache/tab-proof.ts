@@ -93,12 +93,8 @@ export function statLine(p: string, st: fs.BigIntStats): string | null {
  * bin runs for `__complete keys` before any bundle of the CLI (src/cli/tab-keys.ts).
  */
 export function keptTabKeys(env: NodeJS.ProcessEnv, question: string): string[] | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(tabProofFile(env, question), "utf8");
-  } catch {
-    return null;
-  }
+  const text = proofBytes(tabProofFile(env, question))?.toString("utf8");
+  if (text === undefined) return null;
   const groups = groupsOf(text);
   if (groups?.length !== 6 || groups[0]![0] !== TAB_FORMAT) return null;
   return holdsNow(groups, question) ? groups[5]! : null;
@@ -109,18 +105,34 @@ export function keptTabKeys(env: NodeJS.ProcessEnv, question: string): string[] 
  * as it was (keptTabKeys' checks); null for anything else, a file that is not such a proof whole too.
  */
 export function keptLsListing(env: NodeJS.ProcessEnv, question: string): Buffer | null {
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(lsProofFile(env, question));
-  } catch {
-    return null;
-  }
+  const bytes = proofBytes(lsProofFile(env, question));
+  if (bytes === null) return null;
   const head = headOf(bytes, 5);
   if (head === null || head.groups[0]![0] !== LS_FORMAT) return null;
   const end = bytes.indexOf(10, head.end);
   const size = end < 0 ? "" : bytes.toString("latin1", head.end, end);
   if (!COUNT.test(size) || end + 1 + Number(size) !== bytes.length) return null;
   return holdsNow(head.groups, question) ? bytes.subarray(end + 1) : null;
+}
+
+/**
+ * A proof file's bytes: a regular file of its own (no symlink followed, nothing else opened so that
+ * it can block: a FIFO in its place is no proof); null for anything else.
+ */
+function proofBytes(file: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd) : null;
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
@@ -163,12 +175,8 @@ export function forgetTabProofs(env: NodeJS.ProcessEnv, root: string): string[] 
   const removed: string[] = [];
   for (const name of names) {
     const file = path.join(dir, name);
-    let bytes: Buffer;
-    try {
-      bytes = fs.readFileSync(file);
-    } catch {
-      continue; // gone since the listing, or no proof of this tool's
-    }
+    const bytes = proofBytes(file);
+    if (bytes === null) continue; // gone since the listing, or no proof of this tool's
     const groups = headOf(bytes, 5)?.groups;
     if (groups === undefined || (groups[0]![0] !== TAB_FORMAT && groups[0]![0] !== LS_FORMAT)) continue;
     const named = [...groups[2]!, ...groups[4]!.map((k) => k.slice(k.indexOf(" ") + 1))];

@@ -190,6 +190,8 @@ function lsRows(): void {
   const empty = path.join(OUT, "empty/state");
   fs.mkdirSync(path.join(empty, "agents/main/sessions"), { recursive: true });
   fs.writeFileSync(path.join(empty, "agents/main/sessions/sessions.json"), "{}");
+  // As every warm figure: a store changed in the last 2 s proves no kept answer yet.
+  sleepMs(SETTLE_MS);
   prime(cli(["ls", "--json", "--state-dir", empty]), "ls --json, empty store");
   const [lsEmpty, node0] = interleaved([cli(["ls", "--json", "--state-dir", empty]), NODE0], Math.max(RUNS, 15));
   ratioRow("ls --json, empty store", lsEmpty!, "node -e 0", node0!, { max: 1.3, on: "wall and CPU" });

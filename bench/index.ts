@@ -18,7 +18,7 @@
  *   npm run build && npx tsx bench/index.ts [--runs 5] [--big | --only big] [--big-store <name part>] [--keep] [--bin <bin/openclaw-sessions.js>]
  *
  * Times are medians of `--runs` runs (≥ 5), wall and CPU (user + sys of the command and its child
- * processes, GNU time's, as is peak RSS). Every CLI run gets a private XDG_CACHE_HOME under
+ * processes) from bash's `time`, to the ms (bench/util.ts once); peak RSS is GNU time's. Every CLI run gets a private XDG_CACHE_HOME under
  * bench/out/index/ (never the user's cache) and one fixed NODE_COMPILE_CACHE, so "cold" means no
  * index, not an empty compile cache. The index keeps no fact of a file changed in the last 2 s:
  * every warm figure follows a ≥ 2.1 s pause after the store last changed, and a warming run.
@@ -510,7 +510,7 @@ const commit = BIN.startsWith(`${ROOT}/`)
   ? `repo at ${spawnSync("git", ["-C", ROOT, "describe", "--always", "--dirty"], { encoding: "utf8" }).stdout.trim()}`
   : "outside this checkout";
 console.log(
-  `node ${process.version}; ${RUNS} runs each, interleaved; ${BIN} (${commit}); GNU time ${fs.existsSync("/usr/bin/time") ? "yes" : "no: no CPU or RSS figures"}; rg ${has("rg") ? "yes" : "no: rg rows skipped"}; stores under ${OUT}`,
+  `node ${process.version}; ${RUNS} runs each, interleaved; ${BIN} (${commit}); GNU time ${fs.existsSync("/usr/bin/time") ? "yes" : "no: no RSS figures"}; rg ${has("rg") ? "yes" : "no: rg rows skipped"}; stores under ${OUT}`,
 );
 try {
   if (!ONLY_BIG) {

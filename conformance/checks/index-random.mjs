@@ -11,8 +11,9 @@
  *
  * After each, every read command (store-wide ones with --all-agents) answers with the index
  * exactly as with `--no-index` (times pinned or normalised): at once (the changed files are inside
- * the index's racy window), and twice after the window has passed (the run that keeps the new
- * facts, and the run that reuses them). One index per store lives through all its changes.
+ * the index's racy window), and three times after the window has passed (the run that keeps the new
+ * facts, the run that reuses them, which leaves a plain `ls --json` its proof, and the run the bin
+ * answers that one from: src/cli/kept-ls.ts). One index per store lives through all its changes.
  * Most stores get the index's text table after the first chunk (`index --rebuild`), so literal
  * `grep`s answer from it. After each, a literal `grep` (only the transcripts its byte scan leaves in
  * attributed) answers as the same search written as a regular expression (the whole scope).
@@ -263,6 +264,7 @@ async function storeOne(ctx, seed) {
     await sleep(PAST_RACY_MS);
     runs.push(["past the racy window", await runAll(ctx, commands, own, false)]);
     runs.push(["again", await runAll(ctx, commands, own, false)]);
+    runs.push(["once more", await runAll(ctx, commands, own, false)]);
     for (const [when, outs] of runs)
       for (let i = 0; i < truth.length; i++)
         if (outs[i] !== truth[i])
@@ -318,7 +320,7 @@ export default async function (ctx) {
   );
   return (
     `${n} stores (${total.textTable} with the text table); after ${total.plan} chunks of OpenClaw's writes, ${total.config} config edits, ${total.damage} damages, ${total.restore} restores and ` +
-    `${total.undo} undos: ${total.runs} runs in all, each indexed one (at once, past the racy window, again) equal to --no-index; ` +
+    `${total.undo} undos: ${total.runs} runs in all, each indexed one (at once, past the racy window, again, once more) equal to --no-index; ` +
     `${total.scanned} literal greps that attribute only what their byte scan leaves in, each equal to the same search as a regular expression`
   );
 }

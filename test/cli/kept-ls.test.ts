@@ -119,6 +119,31 @@ describe("ls --json from the bin alone (src/cli/kept-ls.ts)", () => {
     expect(proofs()).toEqual([]);
   });
 
+  it("a key whose transcript is gone: the home dir OpenClaw would look in last, proven by there being nothing there", async () => {
+    const { stateDir, root, ls, proofs } = setUp("fallback-active-missing");
+    const state = ["--json", "--state-dir", stateDir];
+    await pastRacyWindow();
+    const before = ls(...state, "--no-index").out;
+    expect([ls(...state), ls(...state), ls(...state)].map((r) => [r.out === before, r.cli])).toEqual([
+      [true, true],
+      [true, true],
+      [true, false],
+    ]);
+    expect(proofs()).toHaveLength(1);
+    // That dir made (empty): what the listing was derived from changed, so the CLI answers (the same listing).
+    const home = path.join(root, "home", ".openclaw", "sessions");
+    fs.mkdirSync(home, { recursive: true });
+    expect(ls(...state)).toMatchObject({ out: before, code: 0, cli: true });
+    // The transcript turns up there: the CLI answers, and lists it.
+    fs.writeFileSync(
+      path.join(home, "cda622b0-9443-4aae-a288-df334d442ee0.jsonl"),
+      `${JSON.stringify({ type: "session", version: 3, id: "cda622b0-9443-4aae-a288-df334d442ee0" })}\n`,
+    );
+    const after = ls(...state, "--no-index").out;
+    expect(after).not.toBe(before);
+    expect(ls(...state)).toMatchObject({ out: after, code: 0, cli: true });
+  });
+
   it("only for `ls --json` and store options, whose run printed the listing alone", async () => {
     const { stateDir, ls, proofs } = setUp();
     await pastRacyWindow();

@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { listingOf, namesOf, nsOf, RACY_MS, seenOf } from "../read-set.js";
+import { listingOf, namesOf, nsOf, RACY_MS, seenOf, typeAt } from "../read-set.js";
 import { bundleFile } from "./build-id.js";
 import { eachKeptRead } from "./kept-reads.js";
 import { readCacheFile } from "./location.js";
@@ -125,6 +125,8 @@ function proofOf(reads: Buffer, bundle: string): Proof | null {
     if (how === "t") provable = /^[ls][dfy-]$/.test(found) && !p.includes("\n") && proof.kinds.push(`${found} ${p}`) > 0;
     // A file by its lstat, or its stat (a symlink's target: stat-ed here, lstat-ed by bash when it is no link).
     else if (how === "l" || how === "s") provable = add(proof, p, found, how);
+    // A dir the run found no listing of (OpenClaw's last candidate dir, `~/.openclaw/sessions`): by what is there now, as a location.
+    else if (found === "-") provable = addUnlisted(proof, p);
     // A dir by its own stat, taken before its listing is compared again.
     else provable = addListedDir(proof, p, found, how === "d" ? listingOf : namesOf, settledBefore);
   });
@@ -158,6 +160,17 @@ function addListedDir(proof: Proof, dir: string, listed: string, listing: (dir: 
   if (line === null) return false;
   proof.paths.push(dir);
   proof.printed.push(line);
+  return true;
+}
+
+/**
+ * A dir whose listing found nothing to list ("-": nothing there, or no dir), while that still holds:
+ * a probe of the kind of thing there, nothing or a regular file (a dir made there since is a change).
+ */
+function addUnlisted(proof: Proof, dir: string): boolean {
+  const kind = typeAt(dir, "s");
+  if ((kind !== "s-" && kind !== "sf") || dir.includes("\n")) return false;
+  proof.kinds.push(`${kind} ${dir}`);
   return true;
 }
 

@@ -93,11 +93,12 @@ export function statLine(p: string, st: fs.BigIntStats): string | null {
  * bin runs for `__complete keys` before any bundle of the CLI (src/cli/tab-keys.ts).
  */
 export function keptTabKeys(env: NodeJS.ProcessEnv, question: string): string[] | null {
-  const text = proofBytes(tabProofFile(env, question))?.toString("utf8");
-  if (text === undefined) return null;
-  const groups = groupsOf(text);
-  if (groups?.length !== 6 || groups[0]![0] !== TAB_FORMAT) return null;
-  return holdsNow(groups, question) ? groups[5]! : null;
+  const bytes = proofBytes(tabProofFile(env, question));
+  if (bytes === null) return null;
+  // Exactly its six groups, the last line ended where the file ends (a file cut short is none).
+  const head = headOf(bytes, 6);
+  if (head === null || head.end !== bytes.length || head.groups[0]![0] !== TAB_FORMAT) return null;
+  return holdsNow(head.groups, question) ? head.groups[5]! : null;
 }
 
 /**
@@ -185,23 +186,6 @@ export function forgetTabProofs(env: NodeJS.ProcessEnv, root: string): string[] 
     removed.push(file);
   }
   return removed;
-}
-
-/**
- * A proof's text as its groups (each after its count: 1 to TAB_COUNT_DIGITS digits, as the shells
- * read it), the format line first; null unless it is exactly such groups, each line ended (a file
- * cut short is none).
- */
-function groupsOf(text: string): string[][] | null {
-  if (!text.endsWith("\n")) return null;
-  const lines = text.slice(0, -1).split("\n");
-  const groups = [[lines[0]!]];
-  for (let at = 1; at < lines.length; ) {
-    if (!COUNT.test(lines[at]!) || at + 1 + Number(lines[at]) > lines.length) return null;
-    groups.push(lines.slice(at + 1, at + 1 + Number(lines[at])));
-    at += 1 + Number(lines[at]);
-  }
-  return groups;
 }
 
 /**

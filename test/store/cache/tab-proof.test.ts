@@ -114,6 +114,15 @@ describe.runIf(gnuStat)("writeTabProof: the keys, and what proves them to GNU st
     expect(keptTabKeys(env, "q")).toBeNull();
     fs.rmSync(path.join(root, "absent"));
     expect(keptTabKeys(env, "q")).toEqual(["a", "b"]);
+    // A proof cut inside its last key, or with a line past its last group, is none.
+    const file = tabProofFile(env, "q");
+    const whole = fs.readFileSync(file);
+    for (const damaged of [whole.subarray(0, -1), Buffer.concat([whole, Buffer.from("c\n")])]) {
+      fs.writeFileSync(file, damaged);
+      expect(keptTabKeys(env, "q")).toBeNull();
+    }
+    fs.writeFileSync(file, whole);
+    expect(keptTabKeys(env, "q")).toEqual(["a", "b"]);
     fs.appendFileSync(bundle, " "); // another build of the tool
     expect(keptTabKeys(env, "q")).toBeNull();
   });

@@ -136,4 +136,7 @@ const page = [
   "",
 ].join("\n");
 
-fs.writeFileSync(path.join(ROOT, `${NAME}.1`), page);
+// Whole or not at all (written beside it, then renamed over it): a reader beside a build never finds half a page.
+const file = path.join(ROOT, `${NAME}.1`);
+fs.writeFileSync(`${file}.${process.pid}.tmp`, page);
+fs.renameSync(`${file}.${process.pid}.tmp`, file);

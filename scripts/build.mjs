@@ -6,11 +6,17 @@
  * It ships minified (minify(), below): `npm run dev` runs the sources for a readable stack.
  * No runtime dependencies: scripts/check-dist.mjs, run after the build, fails it when dist/ loads
  * anything but Node's own modules.
+ *
+ * Each file of dist/ is replaced whole (written beside it, then renamed over it), never removed
+ * first: a run of the CLI beside a build (the suite's global setup and `npm run conformance` each
+ * build their checkout) reads the bundle before or the one after, never none or half of one.
  */
 import { build, transformSync } from "esbuild";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const pkg = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"));
@@ -79,7 +85,7 @@ const TARGET = `node${pkg.engines.node.replace(/^>=/, "")}`;
 /** What opens a bundle's body (the banner; the footer closes it): a function taking the CommonJS arguments. */
 const WRAPPER = "(function (exports, require, module, __filename, __dirname) {\n";
 
-fs.rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 const MAIN = "src/cli/main.ts";
 /**
@@ -93,10 +99,13 @@ const bundles = [{ entry: MAIN, outfile: "dist/cli.js", plugins: [] }, TAB];
 const used = new Set();
 for (const [name, list] of Object.entries(LEAN))
   bundles.push({ entry: MAIN, outfile: `dist/commands/${name}.js`, plugins: [commandList(list, used)] });
+/** Each bundle's text, by its path under the package root, as it is written. */
+const texts = new Map();
 for (const { entry, outfile, plugins } of bundles) {
-  await build({
+  const { outputFiles } = await build({
     entryPoints: [entry],
     outfile,
+    write: false,
     bundle: true,
     format: "cjs",
     platform: "node",
@@ -113,18 +122,28 @@ for (const { entry, outfile, plugins } of bundles) {
     define: { "import.meta.url": "__moduleUrl" },
     plugins: [lazyChildProcess, twoSpinners, ...plugins],
   });
-  finish(fileURLToPath(new URL(`../${outfile}`, import.meta.url)));
+  if (outputFiles.length !== 1) throw new Error(`${outfile}: esbuild made ${outputFiles.length} files, not one`);
+  texts.set(outfile, finish(outputFiles[0].text, outfile));
 }
 for (const list of Object.values(LEAN))
   if (!used.has(list)) throw new Error(`${list}: src/cli/program.ts no longer imports ./command-list.js`);
 
 // A module only node_modules has works from the clone and breaks the installed package.
-// Read before minify(), which renames the loader functions the check looks for (esbuild's __require).
-const check = spawnSync(process.execPath, [fileURLToPath(new URL("./check-dist.mjs", import.meta.url))], { stdio: "inherit" });
-if (check.status !== 0) process.exit(check.status ?? 1);
+// Checked before minify(), which renames the loader functions the check looks for (esbuild's
+// __require): on a copy of the package's code in a dir of its own, dist/ not yet touched.
+const staged = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-build-"));
+try {
+  fs.cpSync(path.join(ROOT, "bin"), path.join(staged, "bin"), { recursive: true });
+  for (const [outfile, text] of texts) writeWhole(path.join(staged, outfile), text);
+  const check = spawnSync(process.execPath, [fileURLToPath(new URL("./check-dist.mjs", import.meta.url)), staged], { stdio: "inherit" });
+  if (check.status !== 0) process.exit(check.status ?? 1);
+} finally {
+  fs.rmSync(staged, { recursive: true, force: true });
+}
 // `--no-minify`: names kept, for a profile that names functions.
-if (!process.argv.includes("--no-minify"))
-  for (const { outfile } of bundles) minify(fileURLToPath(new URL(`../${outfile}`, import.meta.url)));
+for (const [outfile, text] of texts)
+  writeWhole(path.join(ROOT, outfile), withId(process.argv.includes("--no-minify") ? text : minify(text, outfile)));
+removeStale(path.join(ROOT, "dist"), new Set([...texts.keys()].map((f) => path.join(ROOT, f))));
 
 // The man page, from the built CLI's own --help of every command (package.json "man").
 const man = spawnSync(process.execPath, [fileURLToPath(new URL("./build-man.mjs", import.meta.url))], { stdio: "inherit" });
@@ -141,11 +160,11 @@ if (man.status !== 0) process.exit(man.status ?? 1);
  * - esbuild's `__toESM`, which copies every export of a CommonJS module (a Node builtin: fs has
  *   about a hundred) into a new object for each module that imports it, makes one object per
  *   module that reads them through its prototype;
- * - its id (a hash of its content) on its first line (writeBundle).
+ * - its id (a hash of its content) on its first line (withId), once it is minified.
  */
-function finish(bundlePath) {
+function finish(text, bundlePath) {
   const TO_ESM = "var __toESM = (mod, isNodeMode, target) => ";
-  let bundle = fs.readFileSync(bundlePath, "utf8").replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  let bundle = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   const dynamicImport = /(?<![\w$.])import\(/.exec(bundle);
   if (dynamicImport)
     throw new Error(
@@ -165,7 +184,7 @@ var __toESM = (mod, isNodeMode) => {
 };
 var __toESMCopy = (mod, isNodeMode, target) => `,
   );
-  writeBundle(bundlePath, bundle);
+  return bundle;
 }
 
 /**
@@ -174,9 +193,8 @@ var __toESMCopy = (mod, isNodeMode, target) => `,
  * `ls` on an empty store, of the 25–30 it adds to Node's own start: docs/performance.md). The body is minified as
  * CommonJS: its `require`, `module` and `exports` are the wrapper's, never renamed.
  */
-function minify(bundlePath) {
-  const text = fs.readFileSync(bundlePath, "latin1");
-  const bundle = text.slice(text.indexOf("\n") + 1).trimEnd();
+function minify(text, bundlePath) {
+  const bundle = text.trimEnd();
   if (!bundle.startsWith(WRAPPER) || !bundle.endsWith("})")) throw new Error(`${bundlePath}: not the wrapped body the build writes`);
   const { code } = transformSync(bundle.slice(WRAPPER.length, -2), {
     minify: true,
@@ -187,12 +205,33 @@ function minify(bundlePath) {
     legalComments: "none",
   });
   if (/[^\x00-\x7f]/.test(code)) throw new Error(`${bundlePath}: minified, it is no longer ASCII`);
-  writeBundle(bundlePath, `${WRAPPER}${code}})\n`);
+  return `${WRAPPER}${code}})\n`;
 }
 
-/** Writes a bundle with its id (a hash of its content) on its first line: the bin keys its code cache on it. */
-function writeBundle(bundlePath, bundle) {
+/** A bundle with its id (a hash of its content) on its first line: the bin keys its code cache on it. */
+function withId(bundle) {
   // V8 checks only the length of the source a code cache was made from.
   const id = createHash("sha256").update(bundle).digest("hex").slice(0, 20);
-  fs.writeFileSync(bundlePath, `// openclaw-sessions bundle ${id}\n${bundle}`);
+  return `// openclaw-sessions bundle ${id}\n${bundle}`;
+}
+
+/** Writes `file` whole: beside it first, then renamed over it (a reader finds the old file or the new). */
+function writeWhole(file, text) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, text);
+  fs.renameSync(temp, file);
+}
+
+/**
+ * What an earlier build left in `dir` that this one did not write (a command's own bundle no
+ * longer built), and a temp file a killed build left (one a build beside this one may still
+ * be writing is younger than a minute).
+ */
+function removeStale(dir, written) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    if (!entry.isFile() || written.has(file)) continue;
+    if (!file.endsWith(".tmp") || Date.now() - fs.statSync(file).mtimeMs > 60_000) fs.rmSync(file, { force: true });
+  }
 }

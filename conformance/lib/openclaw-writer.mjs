@@ -40,7 +40,10 @@ const clock = FILES ? fixClock(plan.steps[0]?.at ?? Date.parse("2026-07-01T09:00
 
 process.env.OPENCLAW_STATE_DIR = stateDir;
 fs.mkdirSync(stateDir, { recursive: true });
-fs.writeFileSync(path.join(stateDir, "openclaw.json"), `${JSON.stringify(plan.config, null, 2)}\n`);
+// Written only when it says something else: a config rewritten at each chunk is a change no user's turn makes (every kept answer read it).
+const configFile = path.join(stateDir, "openclaw.json");
+const configText = `${JSON.stringify(plan.config, null, 2)}\n`;
+if (!fs.existsSync(configFile) || fs.readFileSync(configFile, "utf8") !== configText) fs.writeFileSync(configFile, configText);
 
 const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "ocs-writer-"));
 // 7.1 keeps every sessions.* method in one handler table; 9.6 splits them by method family.

@@ -6,7 +6,16 @@ import { findSessions } from "../core/lookup.js";
 import { isoTimeOrNull } from "../core/format.js";
 import path from "node:path";
 import type { ClassifiedFile, Evidence, StoreIndex } from "../core/model.js";
-import type { AnswerPatch, BasisParts, ChangedFiles, KeptBasis, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type {
+  AnswerPatch,
+  BasisParts,
+  ChangedFiles,
+  ChangedNames,
+  KeptBasis,
+  StoreContext,
+  StoreSelection,
+  StoreSession,
+} from "../store/index.js";
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
 import { finiteNumber } from "../core/coerce.js";
@@ -348,7 +357,8 @@ export async function runLsTable(
   let derivedFrom: readonly StoreIndex[] = [];
   const patch: AnswerPatch<LsTable> = {
     basis: () => ctx.session.keysBasis(derivedFrom),
-    apply: (kept, basis, changed) => tableAgain(opts, ctx, kept, basis, changed),
+    apply: (kept, basis, changed, names) => tableAgain(opts, ctx, kept, basis, changed, names),
+    followsNames: true,
   };
   const derive = async () => tableOf(await listing(opts, ctx, (indexes) => (derivedFrom = indexes)));
   const table = await ctx.session.answer(opts, `ls-table/${LS_TABLE_VERSION}:${JSON.stringify(question)}`, derive, { patch });
@@ -378,8 +388,9 @@ async function tableAgain(
   kept: LsTable,
   basis: KeptBasis,
   changed: ChangedFiles,
+  names: ChangedNames,
 ): Promise<{ value: LsTable; basis: BasisParts } | null> {
-  const again = ctx.session.keysAgain(opts, basis, changed);
+  const again = ctx.session.keysAgain(opts, basis, changed, names);
   if (again === null || again.indexes.length !== kept.stores.length || again.indexes.some((i) => i.storeFile.state !== "ok")) return null;
   const listed = tableOf(await listing(opts, ctx, undefined, again.indexes));
   const at = new Map(kept.rows.map((r, i) => [`${r.agentId}\n${r.sessionKey}`, i]));

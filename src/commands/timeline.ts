@@ -28,7 +28,16 @@ import {
   type TimelineEvent,
   type TimelineSegment,
 } from "../core/timeline/index.js";
-import type { AnswerPatch, BasisParts, ChangedFiles, KeptBasis, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type {
+  AnswerPatch,
+  BasisParts,
+  ChangedFiles,
+  ChangedNames,
+  KeptBasis,
+  StoreContext,
+  StoreSelection,
+  StoreSession,
+} from "../store/index.js";
 import { configPathFor, readConfig, type OpenClawConfig } from "../store/config.js";
 import { type AlsoRead, keySegments } from "./key-segments.js";
 import { keyCompactions } from "./compactions.js";
@@ -361,7 +370,8 @@ export async function runTimeline(opts: TimelineOptions, ctx: StoreContext): Pro
   let derivedFrom: readonly StoreIndex[] = [];
   const patch: AnswerPatch<TimelineSummaryResult> = {
     basis: () => ctx.session.keysBasis(derivedFrom),
-    apply: (kept, basis, changed) => summaryAgain(opts, ctx, env, kept, basis, changed),
+    apply: (kept, basis, changed, names) => summaryAgain(opts, ctx, env, kept, basis, changed, names),
+    followsNames: true,
   };
   const derive = () => summaryOf(opts, ctx, env, (indexes) => (derivedFrom = indexes));
   return ctx.session.answer(opts, `timeline/${TIMELINE_SCHEMA_VERSION}:${JSON.stringify(question)}`, derive, { patch });
@@ -499,8 +509,9 @@ async function summaryAgain(
   kept: TimelineSummaryResult,
   basis: KeptBasis,
   changed: ChangedFiles,
+  names: ChangedNames,
 ): Promise<{ value: TimelineSummaryResult; basis: BasisParts } | null> {
-  const again = ctx.session.keysAgain(opts, basis, changed);
+  const again = ctx.session.keysAgain(opts, basis, changed, names);
   if (again === null || again.indexes.length !== kept.stores.length) return null;
   env.keptZone(kept.timeZone);
   const headers = stores(again.indexes);

@@ -41,6 +41,12 @@ export const ATTRIBUTABLE_KINDS = new Set(["primary", "topic", "fork", "custom",
 
 const RESET_SUCCESSOR_WINDOW_MS = 2_000;
 
+/**
+ * The evidence kinds only the later rounds give (linkByHeadersAndTiming; an id they attach brings
+ * its files with its evidence): a file owned with none of them was linked in the first round.
+ */
+export const LATER_ROUND_KINDS: ReadonlySet<Evidence["kind"]> = new Set(["header-parent-session", "reset-successor"]);
+
 /** The non-empty strings of an array field. */
 function strings(v: unknown): string[] {
   return stringList(v).filter((x) => x !== "");
@@ -166,6 +172,30 @@ export function directOwners(keys: KeyInput[]): (candidates: ClassifiedFile[], h
     linkDirectly(links, keys, candidates, headerOf);
     return links.byFile;
   };
+}
+
+/**
+ * What the later rounds start from: the candidates the first round left without an owner (those
+ * with none now, or owned by later-round evidence alone), how many, and every sessionId they name
+ * (by name, header id, header parentSession), sorted. A patch that adds an id to a key knows from
+ * it whether the later rounds could link a file by that id (store/files/keys-again.ts). Their
+ * headers were all read by the first round.
+ */
+export function unownedAfterFirstRound(
+  candidates: ClassifiedFile[],
+  byFile: Attribution["byFile"],
+  headerOf: HeaderLookup,
+): { count: number; ids: string[] } {
+  const ids = new Set<string>();
+  let count = 0;
+  for (const f of candidates) {
+    const owners = byFile.get(f.path);
+    if (owners?.some((o) => o.evidence.some((e) => !LATER_ROUND_KINDS.has(e.kind)))) continue;
+    count += 1;
+    const header = headerOf(f.path);
+    for (const id of [f.sessionId, header?.id, parentIdOf(header)]) if (id) ids.add(id);
+  }
+  return { count, ids: [...ids].sort() };
 }
 
 /** The files attribution gives owners to: those that hold conversation lines, but no key's active transcript. */

@@ -6,10 +6,10 @@
 import type { StoreSelection } from "./locate.js";
 import type { IndexHooks, StorePlace, StoreSession } from "./session.js";
 import type { AnswerPatch, BasisParts, KeptBasis } from "./cache/answer-memo.js";
-import type { ChangedFiles } from "./read-set.js";
+import type { ChangedFiles, ChangedNames } from "./read-set.js";
 import type { SomeTranscripts } from "./files/some-transcripts.js";
 
-export type { AnswerPatch, BasisParts, ChangedFiles, IndexHooks, KeptBasis, SomeTranscripts, StoreSelection, StoreSession };
+export type { AnswerPatch, BasisParts, ChangedFiles, ChangedNames, IndexHooks, KeptBasis, SomeTranscripts, StoreSelection, StoreSession };
 
 export interface StoreContext extends StorePlace {
   /** The run's one way into the stores; opened and closed by the caller (the CLI's error boundary). */

@@ -24,6 +24,20 @@ export type Seen = string;
 export type ChangedFiles = ReadonlyMap<string, { was: Seen; now: Seen }>;
 
 /**
+ * How a dir's names changed since an answer was kept, the way a reset of OpenClaw's changes them
+ * (kept-reads.ts readsNow): the names gone, the names new with what their lstat found, and its
+ * names now (as namesOf gives them).
+ */
+export interface NamesChange {
+  removed: readonly string[];
+  added: ReadonlyMap<string, Seen>;
+  names: string;
+}
+
+/** Each dir whose names a reset changed (NamesChange). */
+export type ChangedNames = ReadonlyMap<string, NamesChange>;
+
+/**
  * A path changed this recently may still change within its timestamps' granularity without a
  * different stat: what was read of it proves nothing later (facts not kept, an answer not kept),
  * as git treats "racy" files.

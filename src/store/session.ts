@@ -19,7 +19,7 @@ import type { SqliteDb } from "./sqlite/driver.js";
 import { StoreCache } from "./cache/store-cache.js";
 import { ScanMemo } from "./scan-memo.js";
 import { type AnswerOptions, type BasisParts, reuseAnswer } from "./cache/answer-memo.js";
-import { type ChangedFiles, noteDoubt } from "./read-set.js";
+import { type ChangedFiles, type ChangedNames, noteDoubt } from "./read-set.js";
 import type { SnapshotPool } from "./sqlite/snapshots.js";
 
 /** What a caller may do between locating the stores and indexing them, and what it asks of the indexing. */
@@ -84,11 +84,17 @@ export interface StoreSession {
   /**
    * For each store `sel` selects, an index holding only the records of the keys whose entry or own
    * files changed since `basis` (keysBasis, as a kept answer holds it; no file, nothing
-   * unattributed), with the basis now; `changed`
-   * is each changed file and its lstats then and now. Null when a change is not one that can be followed key
-   * by key (store/files/keys-again.ts): the caller derives its answer whole.
+   * unattributed), with the basis now; `changed` is each changed file and its lstats then and now,
+   * `names` the dirs whose names a reset changed (none: a caller that does not follow them). Null
+   * when a change is not one that can be followed key by key (store/files/keys-again.ts): the
+   * caller derives its answer whole.
    */
-  keysAgain(sel: StoreSelection, basis: KeysBasis, changed: ChangedFiles): { indexes: StoreIndex[]; basis: BasisParts } | null;
+  keysAgain(
+    sel: StoreSelection,
+    basis: KeysBasis,
+    changed: ChangedFiles,
+    names?: ChangedNames,
+  ): { indexes: StoreIndex[]; basis: BasisParts } | null;
   /** The run's index (null-safe: off with --no-index, OPENCLAW_SESSIONS_INDEX=off or no usable cache dir). */
   readonly cache: StoreCache;
   /** Warnings about what was read (a schema newer than the tool was verified on), each once. */
@@ -207,10 +213,10 @@ export function openStoreSession(place: StorePlace): StoreSession {
       return reuseAnswer({ place, cache, warnings: () => notices.size }, sel, what, compute, opts);
     },
     keysBasis: (indexes) => keysBasisOf(indexes),
-    keysAgain(sel, basis, changed) {
+    keysAgain(sel, basis, changed, names = new Map()) {
       mustBeOpen();
       const seen = (p: string, st: BigIntStats) => cache.noteStat(p, st);
-      return keysAgainFrom(locateStores(sel, place.env, place.cwd), place.env, basis, changed, seen);
+      return keysAgainFrom(locateStores(sel, place.env, place.cwd), place.env, basis, { changed, names }, seen);
     },
     remember: (ref, what, compute, keep) => {
       mustBeOpen();

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { attribute, attributionInputs, headerFacts, lineageOf, type KeyInput } from "../../src/core/attribution.js";
 import type { ClassifiedFile, SessionEntry, TranscriptHeader } from "../../src/core/model.js";
-import { classifyName } from "../../src/core/names.js";
+import { classifiedByName } from "../helpers/classified.js";
 
 const DIR = "/s";
 const A = "11111111-1111-4111-8111-111111111111";
@@ -10,9 +10,7 @@ const B = "22222222-2222-4222-8222-222222222222";
 const C = "33333333-3333-4333-8333-333333333333";
 const D = "44444444-4444-4444-8444-444444444444";
 
-function file(name: string): ClassifiedFile {
-  return { path: `${DIR}/${name}`, relPath: name, name, bytes: 1, mtimeMs: 0, symlink: false, ...classifyName(name) };
-}
+const file = (name: string): ClassifiedFile => classifiedByName(DIR, name);
 function key(sessionKey: string, sessionId: string | null, entry: SessionEntry = {}, sessionFileBasename: string | null = null): KeyInput {
   return {
     sessionKey,

@@ -15,7 +15,7 @@ import path from "node:path";
 import { jsonDocumentParts, jsonSizeUpTo, keptDocument, type MemberSpan } from "../../core/json-document.js";
 import { bytesInMemory, decoded, type KeptBytes, parseSpan } from "../../core/kept-bytes.js";
 import { locateStores, type StoreSelection } from "../locate.js";
-import { type ChangedFiles, noting, RACY_MS, startReads, stopReads } from "../read-set.js";
+import { type ChangedFiles, type ChangedNames, noting, RACY_MS, startReads, stopReads } from "../read-set.js";
 import { unreadableNotesSoFar } from "../safe-read.js";
 import { answerEnv } from "./answer-env.js";
 import { answersGiven } from "./answers-given.js";
@@ -81,11 +81,17 @@ export interface AnswerPatch<T> {
   /** After the answer was derived: its basis (null: none, and the answer is never patched). */
   basis(): BasisParts | null;
   /**
-   * The kept answer (plain data) made what deriving it now would make, given its basis and the
-   * files whose lstat changed (what was there, what is there now), with its basis now; null when the patch
-   * cannot tell (then the answer is derived).
+   * The kept answer (plain data) made what deriving it now would make, given its basis, the files
+   * whose lstat changed (what was there, what is there now) and the dirs whose names a reset
+   * changed (only when it `followsNames`), with its basis now; null when the patch cannot tell
+   * (then the answer is derived).
    */
-  apply(kept: T, basis: KeptBasis, changed: ChangedFiles): Promise<{ value: T; basis: BasisParts } | null>;
+  apply(kept: T, basis: KeptBasis, changed: ChangedFiles, names: ChangedNames): Promise<{ value: T; basis: BasisParts } | null>;
+  /**
+   * Whether `apply` is told of files a reset of OpenClaw's renamed and made (kept-reads.ts
+   * readsNow); else such a change means the answer is derived, found before the lstat of each file.
+   */
+  followsNames?: boolean;
 }
 
 /**
@@ -221,16 +227,16 @@ async function patchedAnswer<T>(
   stillLocated: () => boolean,
 ): Promise<{ value: T; basis: BasisParts; reads: Iterable<string | Buffer> | null } | null> {
   const settledBefore = Date.now() - RACY_MS;
-  const before = readsNow(kept.reads, settledBefore);
-  if (before === null || before.changed.size === 0) return null;
-  const { changed } = before;
+  const before = readsNow(kept.reads, settledBefore, patch.followsNames === true);
+  if (before === null || (before.changed.size === 0 && before.names.size === 0)) return null;
+  const { changed, names } = before;
   const warned = deps.warnings();
   const unread = unreadableNotesSoFar();
   const noted = startReads(settledBefore);
   let patched: { value: T; basis: BasisParts } | null;
   try {
     const basis = kept.basis?.() ?? null;
-    patched = basis === null ? null : await patch.apply(plainData(keptValue(kept.answer)) as T, basis, changed);
+    patched = basis === null ? null : await patch.apply(plainData(keptValue(kept.answer)) as T, basis, changed, names);
   } catch {
     patched = null; // a kept answer or basis cut short or altered; a file that cannot be read (the derivation names it)
   } finally {
@@ -462,6 +468,42 @@ function tailInFile(fd: number, start: number, length: number): KeptTail {
         at += n;
         yield piece.subarray(0, n);
       }
+    },
+  };
+}
+
+/**
+ * A kept tail with its bytes [from, to) replaced by `bytes` (a patch's new line of one key), read
+ * from the kept one as it is written: never whole.
+ */
+export function splicedTail(tail: KeptTail, from: number, to: number, bytes: Buffer): KeptTail {
+  const end = from + bytes.length;
+  // Bytes [a, b) of the new tail: the kept ones before `from`, the new ones, the kept ones from `to` on.
+  const range = (a: number, b: number) => {
+    const parts: Buffer[] = [];
+    if (a < from) parts.push(tail.bytes(a, Math.min(b, from)));
+    if (a < end && b > from) parts.push(bytes.subarray(Math.max(a, from) - from, Math.min(b, end) - from));
+    if (b > end) parts.push(tail.bytes(Math.max(a, end) - end + to, b - end + to));
+    return Buffer.concat(parts);
+  };
+  return {
+    length: tail.length - (to - from) + bytes.length,
+    bytes: range,
+    *pieces() {
+      let at = 0;
+      let put = false;
+      for (const piece of tail.pieces()) {
+        const before = piece.subarray(0, Math.max(0, Math.min(piece.length, from - at)));
+        if (before.length > 0) yield before;
+        if (!put && at + piece.length >= from) {
+          put = true;
+          yield bytes;
+        }
+        const after = piece.subarray(Math.max(0, Math.min(piece.length, to - at)));
+        if (after.length > 0) yield after;
+        at += piece.length;
+      }
+      if (!put) yield bytes;
     },
   };
 }

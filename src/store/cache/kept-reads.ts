@@ -15,10 +15,12 @@
  * The check reads that text from its bytes one string at a time (core/json-bytes.ts): on 100,000
  * archives it is 26 MB, which as one string and an array of its 200,000 strings held 60 MB more.
  */
+import path from "node:path";
 import { JsonBytesCursor } from "../../core/json-bytes.js";
 import {
   changedAtOf,
   type ChangedFiles,
+  type ChangedNames,
   listingOf,
   lookAt,
   namesOf,
@@ -150,14 +152,25 @@ const STILL: Record<Exclude<KeptRead, "m">, (path: string, found: string) => boo
 /** A check of one section's pairs; `skips`: a pair whose value need not even be read (it holds). */
 type PairCheck = ((path: string, found: string) => boolean) & { skips?: (path: string) => boolean };
 
+/** A dir's names a reset changed (resetNames): the names gone and new, and its names now. */
+interface RenamedDir {
+  removed: string[];
+  added: string[];
+  names: string;
+}
+
 /**
  * The check of every kept read (STILL), but of the listings a dir's own lstat proves (dirStats:
  * such a dir is not listed again, nor its kept listing read), with the dirs so proven
  * (`unchanged`) and, for a read set settled before `settledBefore` (null: none kept), the dirs
  * listed again that their lstat now proves (`relisted`, taken before the listing). A dirStat that
- * differs proves nothing, and the dir is listed: it is never itself a change.
+ * differs proves nothing, and the dir is listed: it is never itself a change. Given `renamed`, a
+ * dir kept by its names whose names a reset changed (resetNames) holds too, and is put there.
  */
-function stillHolding(settledBefore: bigint | null): {
+function stillHolding(
+  settledBefore: bigint | null,
+  renamed?: Map<string, RenamedDir>,
+): {
   holds: (how: KeptRead) => PairCheck;
   unchanged: Map<string, Seen>;
   relisted: Map<string, Seen>;
@@ -175,7 +188,12 @@ function stillHolding(settledBefore: bigint | null): {
     if (how !== "d" && how !== "n") return still;
     const listedAgain = (dir: string, found: string) => {
       const before = settledBefore === null ? null : lookAt(dir, "l");
-      if (!still(dir, found)) return false;
+      if (how === "n" && renamed) {
+        const names = namesOf(dir);
+        const change = names === found ? null : resetNames(found, names);
+        if (names !== found && change === null) return false;
+        if (change !== null) renamed.set(dir, { ...change, names });
+      } else if (!still(dir, found)) return false;
       if (before !== null && provesListing(before, settledBefore!)) relisted.set(dir, before);
       return true;
     };
@@ -234,10 +252,29 @@ export function checkedReads(kept: Buffer): CheckedLstats | null {
   };
 }
 
+/**
+ * How a dir's names changed, when it is the way a reset of OpenClaw's changes them (openclaw-storage.md
+ * §5.3): one transcript (`*.jsonl`) gone, renamed to its reset archive (`<name>.reset.<stamp>`),
+ * and maybe transcripts made; else null. Whose files they are is for the patch to decide
+ * (store/files/keys-again.ts); anything else changed in a dir is derived whole, found before the
+ * lstat of every file.
+ */
+function resetNames(before: string, now: string): { removed: string[]; added: string[] } | null {
+  const had = new Set(before === "" ? [] : before.split("/"));
+  const has = new Set(now === "" ? [] : now.split("/"));
+  const removed = [...had].filter((name) => !has.has(name));
+  const added = [...has].filter((name) => !had.has(name));
+  const gone = removed[0];
+  if (removed.length !== 1 || !gone!.endsWith(".jsonl") || !added.some((name) => name.startsWith(`${gone}.reset.`))) return null;
+  return added.every((name) => name.startsWith(`${gone}.reset.`) || name.endsWith(".jsonl")) ? { removed, added } : null;
+}
+
 /** Kept reads as they hold now (readsNow): what a patch is told, and what keptReadsAgain writes again from. */
 export interface ReadsNow {
   /** Each regular file whose lstat changed since: what was there, and what is there now. */
   changed: ChangedFiles;
+  /** The dirs whose names a reset changed (asked for: readsNow's `followNames`), each file gone no longer among `kept`'s lstats. */
+  names: ChangedNames;
   /** The kept reads' text: every read it names holds now, but the lstats of `changed`. */
   kept: Buffer;
   /** The dirs' lstats that prove their listing now (ReadSet.dirStats): kept ones that still do, and dirs listed again whose lstat now does. */
@@ -247,28 +284,50 @@ export interface ReadsNow {
 /**
  * Kept reads as they hold now, when what no longer holds is only lstats of paths that were regular
  * files and still are: what a turn of OpenClaw's changes (transcripts appended to, sessions.json
- * replaced), which an answer may be brought up to date for (answer-memo.ts, AnswerPatch). Null
- * when anything else changed (a dir's entries, a file's kind), or the text is not kept reads.
- * Nothing of the kept text is held but the text: keptReadsAgain writes it again from its bytes.
+ * replaced), which an answer may be brought up to date for (answer-memo.ts, AnswerPatch). With
+ * `followNames`, also the names of a dir kept by its names changed as a reset changes them
+ * (resetNames): the transcript gone, its archive and any transcript made regular files. Null when
+ * anything else changed (a dir's entries, a file's kind), or the text is not kept reads. Nothing
+ * of the kept text is held but the text: keptReadsAgain writes it again from its bytes.
  */
-export function readsNow(kept: Buffer, settledBefore: number): ReadsNow | null {
+export function readsNow(kept: Buffer, settledBefore: number, followNames = false): ReadsNow | null {
   const changed = new Map<string, { was: Seen; now: Seen }>();
+  const renamed = new Map<string, RenamedDir>();
   // Every read but the lstats first (a few dozen dirs and paths): a file made, removed or renamed
-  // (a reset) is found before the lstat of every file (130 ms on 18,000), and the answer derived.
-  const still = stillHolding(nsOf(settledBefore));
+  // is found before the lstat of every file (130 ms on 18,000), and the answer derived; but a reset's.
+  const still = stillHolding(nsOf(settledBefore), followNames ? renamed : undefined);
   if (!everyRead(kept, (how) => (how === "l" ? null : still.holds(how)))) return null;
+  const gone = new Set<string>();
+  for (const [dir, { removed }] of renamed) for (const name of removed) gone.add(path.join(dir, name));
+  let goneSeen = 0;
   const held = everyRead(kept, (how) =>
     how !== "l"
       ? null
       : (p, seen) => {
           const found = lookAt(p, "l");
           if (found === seen) return true;
+          if (found === "-" && isRegular(seen) && gone.has(p)) {
+            goneSeen += 1;
+            return true;
+          }
           if (!isRegular(seen) || !isRegular(found)) return false;
           changed.set(p, { was: seen, now: found });
           return true;
         },
   );
-  return held ? { changed, kept, dirStats: new Map([...still.unchanged, ...still.relisted]) } : null;
+  // Each file gone was one the run looked at (a dir kept by its names: each of its files was), and each new one is a regular file.
+  if (!held || goneSeen !== gone.size) return null;
+  const names = new Map<string, { removed: string[]; added: Map<string, Seen>; names: string }>();
+  for (const [dir, change] of renamed) {
+    const added = new Map<string, Seen>();
+    for (const name of change.added) {
+      const found = lookAt(path.join(dir, name), "l");
+      if (!isRegular(found)) return null;
+      added.set(name, found);
+    }
+    names.set(dir, { removed: change.removed, added, names: change.names });
+  }
+  return { changed, names, kept, dirStats: new Map([...still.unchanged, ...still.relisted]) };
 }
 
 const isRegular = (seen: string) => seen.charCodeAt(0) === 0x66; /* f */
@@ -282,6 +341,7 @@ const isRegular = (seen: string) => seen.charCodeAt(0) === 0x66; /* f */
 export function keptReadsAgain(before: ReadsNow, noted: ReadSet): Iterable<string | Buffer> | null {
   if (noted.doubt !== null || noted.racy) return null;
   for (const { now } of before.changed.values()) if (!settledSeen(now, noted.settledBefore)) return null;
+  for (const { added } of before.names.values()) for (const now of added.values()) if (!settledSeen(now, noted.settledBefore)) return null;
   return readsAgainText(before, noted);
 }
 
@@ -295,8 +355,19 @@ export function keptReadsAgain(before: ReadsNow, noted: ReadSet): Iterable<strin
 function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | Buffer> {
   const c = new JsonBytesCursor(before.kept);
   const fresh = new Map<string, Seen>();
+  const gone = new Set<string>();
   for (const [p, { now }] of before.changed) fresh.set(p, now);
+  for (const [dir, { removed, added }] of before.names) {
+    for (const name of removed) gone.add(path.join(dir, name));
+    for (const [name, now] of added) fresh.set(path.join(dir, name), now);
+  }
   for (const [p, seen] of noted.lstats) fresh.set(p, seen);
+  yield* lstatsAgain(c, before.kept, fresh, gone);
+  yield* otherSectionsAgain(c, before, noted);
+}
+
+/** The lstats section again (readsAgainText): those `fresh` first, then each other kept pair, but those of files `gone`, as its bytes. */
+function* lstatsAgain(c: JsonBytesCursor, kept: Buffer, fresh: Map<string, Seen>, gone: Set<string>): Generator<string | Buffer> {
   // Each section's opening is known to be there: readsNow read the whole text as kept reads.
   c.literal(sectionOpening(0, SECTIONS[0]![0]));
   c.literal("[");
@@ -311,7 +382,7 @@ function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | B
     if (run < 0) return;
     if (!first) yield ",";
     first = false;
-    yield before.kept.subarray(run, runEnd);
+    yield kept.subarray(run, runEnd);
     run = -1;
   };
   if (!c.literal("]"))
@@ -320,7 +391,7 @@ function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | B
       const p = c.string()!;
       c.literal(",");
       c.skipString();
-      if (fresh.has(p)) yield* keptRun();
+      if (fresh.has(p) || gone.has(p)) yield* keptRun();
       else {
         if (run < 0) run = start;
         runEnd = c.pos;
@@ -330,6 +401,10 @@ function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | B
     }
   yield* keptRun();
   yield "]";
+}
+
+/** The sections after the lstats again (readsAgainText), from the cursor on. */
+function* otherSectionsAgain(c: JsonBytesCursor, before: ReadsNow, noted: ReadSet): Generator<string | Buffer> {
   // The rest, as maps of a few pairs: a kept value as its JSON bytes, a noted one as a string. The
   // dirs' lstats are readsNow's, not the kept ones.
   const rest = {} as Record<Exclude<KeptRead, "l" | "m">, Map<string, string | Buffer>>;
@@ -358,6 +433,7 @@ function* readsAgainText(before: ReadsNow, noted: ReadSet): Generator<string | B
     for (const [p, found] of theirs) mine.set(p, found);
     return mine;
   };
+  for (const [dir, { names }] of before.names) rest.n.set(dir, names);
   const named = merged(rest.n, noted.named);
   const found: Record<Exclude<KeptRead, "l">, Iterable<[string, string | Buffer]>> = {
     m: merged(new Map(before.dirStats), noted.dirStats),

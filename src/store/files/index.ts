@@ -22,7 +22,7 @@ import {
   type TranscriptRef,
   type UnattributedFile,
 } from "../../core/model.js";
-import { ATTRIBUTABLE_KINDS, type Attribution, type KeyInput } from "../../core/attribution.js";
+import { ATTRIBUTABLE_KINDS, type Attribution, candidatesOf, type KeyInput, unownedAfterFirstRound } from "../../core/attribution.js";
 import { interpretStore } from "../../core/store-load.js";
 import { orderResetArchives, readTargetSessionFile, transcriptCandidatePaths, type PathContext } from "../../core/transcript-path.js";
 import { parseGeneratedTranscriptName } from "../../core/names.js";
@@ -36,7 +36,7 @@ import { storeBasisText, type StoreBasisText } from "./keys-basis.js";
 import { scanTree } from "./scan.js";
 import { readStoreObject } from "./store-file.js";
 import { heapHold } from "../process/streaming-memory.js";
-import { noteDir, noteDirFailure, noteFile } from "../read-set.js";
+import { noteDir, noteDirFailure, noteFile, noteType } from "../read-set.js";
 
 export function fileRef(p: string): TranscriptRef & { kind: "file" } {
   return { kind: "file", path: p, compression: p.endsWith(".zst") ? "zstd" : "none" };
@@ -72,7 +72,8 @@ export function candidateProbe(): (p: string) => boolean {
     const dir = path.dirname(p);
     let known = dirExists.get(dir);
     if (known === undefined) {
-      noteFile(dir);
+      // Only its kind is read: its times change with each name made in it (each sessions.json OpenClaw writes).
+      noteType(dir, "s");
       try {
         known = fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
       } catch {
@@ -264,8 +265,11 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
 
   const index: StoreIndex = { location: locationOf(target, opts.legacy), storeFile: status, entries, files, sessions, unattributed };
   // What a later run needs to derive a few keys' records again (keys-again.ts): only where answers are kept.
-  if (opts.keysBasis && opts.kept && !opts.legacy && files.length <= MAX_FILES_FOLLOWED && unreadable.size === 0)
-    bases.set(index, storeBasisText(target.storePath, target.sessionsDir, sessions, keyInputs, owned));
+  if (opts.keysBasis && opts.kept && !opts.legacy && files.length <= MAX_FILES_FOLLOWED && unreadable.size === 0) {
+    // The headers it reads were read by attribution (or proven by the index): none is new.
+    const first = unownedAfterFirstRound(candidatesOf(keyInputs, files), byFile, headerOf);
+    if (unreadable.size === 0) bases.set(index, storeBasisText(target.storePath, target.sessionsDir, sessions, keyInputs, owned, first));
+  }
   return index;
 }
 

@@ -9,13 +9,16 @@
  * same for every key: its inputs are the dirs' names, each key's entry (its part: keyInputText,
  * compared for each key whose entry changed), and the headers of files that did not change. So
  * each changed key's record is derived by the build's own code (index.ts) from what attribution
- * decided for it, kept in the basis; anything else and the answer is derived whole.
+ * decided for it, kept in the basis. A reset of one key's renames its transcript and may make one:
+ * attribution then decides the same for every other key, and the reset key's decision is derived
+ * from its old one (core/reset-attribution.ts). Anything else and the answer is derived whole.
  */
 import { decoded } from "../../core/kept-bytes.js";
-import type { ClassifiedFile, Evidence, StoreIndex } from "../../core/model.js";
-import type { BasisParts, KeptBasis } from "../cache/answer-memo.js";
+import { activePathOf, type ClassifiedFile, type Evidence, type StoreEntry, type StoreIndex } from "../../core/model.js";
+import { type OwnedFile, resetDecided } from "../../core/reset-attribution.js";
+import { type BasisParts, type KeptBasis, splicedTail } from "../cache/answer-memo.js";
 import type { AgentTarget } from "../locate.js";
-import type { ChangedFiles } from "../read-set.js";
+import type { ChangedFiles, ChangedNames, NamesChange } from "../read-set.js";
 import type { UnreadableFile } from "../safe-read.js";
 import {
   candidateProbe,
@@ -36,11 +39,16 @@ import {
   nameIn,
   type FileName,
   type KeyAttribution,
-  type OwnedFile,
   pathIn,
   type StoreBasis,
   type StoreBasisText,
 } from "./keys-basis.js";
+
+/** What changed since a basis: regular files whose lstat did, and dirs whose names a reset changed (kept-reads.ts readsNow). */
+export interface ChangesSince {
+  changed: ChangedFiles;
+  names: ChangedNames;
+}
 
 /**
  * What the records of the stores' keys were derived from, as a kept answer's basis (answer-memo.ts
@@ -65,13 +73,15 @@ export function keysAgainFrom(
   targets: readonly AgentTarget[],
   env: NodeJS.ProcessEnv,
   basis: KeysBasis,
-  changed: ChangedFiles,
+  { changed, names }: ChangesSince,
   seen?: ScanOptions["seen"],
 ): { indexes: StoreIndex[]; basis: BasisParts } | null {
   const { head, tail } = basis;
   if (head.indexOf(0x0a) !== head.length - 1) return null;
   const stores = JSON.parse(decoded(head)) as StoreBasis[];
   if (!Array.isArray(stores) || stores.length !== targets.length) return null;
+  // One reset at a time, in a store's own dir.
+  if (names.size > 1 || [...names.keys()].some((dir) => !stores.some((s) => s.dir === dir))) return null;
   // Every changed file is one a store follows: its sessions.json, a key's own.
   const followed = stores.map((store) => followedOf(store, changed.keys()));
   for (const p of changed.keys()) if (!followed.some((f) => f.has(p))) return null;
@@ -80,6 +90,7 @@ export function keysAgainFrom(
   for (const store of stores) for (const k of store.keys) starts.push(starts[starts.length - 1]! + k[4]);
   if (starts[starts.length - 1] !== tail.length) return null;
   const indexes: StoreIndex[] = [];
+  let keptTail = tail;
   let at = 0;
   for (const [i, target] of targets.entries()) {
     const store = stores[i]!;
@@ -89,13 +100,15 @@ export function keysAgainFrom(
       const text = bytes.toString("utf8");
       return lineDigest(text) === store.keys[k]![5] ? (JSON.parse(text) as KeyAttribution) : null;
     };
-    const again = keysAgain(target, env, store, followed[i]!, attributionOf, changed, seen);
+    const again = keysAgain(target, env, store, followed[i]!, attributionOf, changed, names.get(store.dir), seen);
     if (again === null) return null;
-    indexes.push(again);
+    indexes.push(again.index);
+    // A reset key's line is its new one (its size and digest are the head's now); the others' are kept as they were.
+    if (again.line !== null)
+      keptTail = splicedTail(tail, starts[from + again.line.key]!, starts[from + again.line.key + 1]!, again.line.bytes);
     at += store.keys.length;
   }
-  // Only entry digests change: the keys' lines are kept as they were (a changed key's attribution input is the same, or no patch).
-  return { indexes, basis: { head: [Buffer.from(`${JSON.stringify(stores)}\n`)], tail } };
+  return { indexes, basis: { head: [Buffer.from(`${JSON.stringify(stores)}\n`)], tail: keptTail } };
 }
 
 /**
@@ -129,9 +142,10 @@ function followedOf(store: StoreBasis, paths: Iterable<string>): Map<string, num
 /**
  * The store's index with the records of the keys whose entry or own files changed (its sessions;
  * its files and unattributed lists are left empty: nothing else is derived), its basis' entry
- * digests made those of now; null when a change is not one this follows (a key added, removed or
- * moved in sessions.json, an entry whose attribution input changed, a file of a key gone or
- * unreadable).
+ * digests made those of now, and the new line of a key a reset renamed the transcript of
+ * (`renamed`: resetDecided); null when a change is not one this follows (a key added, removed or
+ * moved in sessions.json, an entry whose attribution input changed but by such a reset, a file of
+ * a key gone or unreadable).
  */
 function keysAgain(
   target: AgentTarget,
@@ -140,8 +154,9 @@ function keysAgain(
   follows: Map<string, number[]>,
   attributionOf: (key: number) => KeyAttribution | null,
   changed: ChangedFiles,
+  renamed: NamesChange | undefined,
   seen?: ScanOptions["seen"],
-): StoreIndex | null {
+): { index: StoreIndex; line: { key: number; bytes: Buffer } | null } | null {
   if (store.store !== target.storePath || store.dir !== target.sessionsDir || target.era !== "files") return null;
   const { status, entries } = readStoreFile(target.storePath);
   const loaded = entries.filter((e) => !e.dropped && e.entry);
@@ -153,6 +168,10 @@ function keysAgain(
     store.keys[i]![1] = digest;
   });
   for (const p of changed.keys()) for (const i of follows.get(p) ?? []) again.add(i);
+  // The key whose active transcript a reset renamed: its entry changed, as a reset writes it.
+  const resetKey = renamed === undefined ? -1 : store.keys.findIndex(([, , active]) => active === renamed.removed[0]);
+  if (renamed !== undefined && (resetKey < 0 || !again.has(resetKey))) return null;
+  let line: { key: number; bytes: Buffer } | null = null;
 
   const pathOf = pathIn(store.dir);
   const ctx = pathContext(target, env);
@@ -170,8 +189,25 @@ function keysAgain(
     const [key, , , side] = store.keys[i]!;
     const attribution = attributionOf(i);
     if (attribution === null) return null;
-    const [input, owned, lineage] = attribution;
     const resolved = resolveActive(key, e, ctx, inTree, probe);
+    let [input, owned, lineage] = attribution;
+    if (i === resetKey) {
+      const decided = resetDecided({
+        input: keyInputOf(e, resolved),
+        before: { owned, lineage, entryIds: attribution[3] },
+        dir: store.dir,
+        gone: renamed!.removed[0]!,
+        made: [...renamed!.added.keys()],
+        names: renamed!.names.split("/"),
+        namedElsewhere: namedByOthers(loaded, i),
+        unowned: store.unowned,
+        fileOf: (name) => inTree(pathOf(name)),
+      });
+      if (decided === null) return null;
+      ({ owned, lineage } = decided);
+      input = inputDigest(keyInputOf(e, resolved));
+      line = { key: i, bytes: lineAgain(store, i, [input, owned, lineage, decided.entryIds], activePathOf(resolved)) };
+    }
     if (inputDigest(keyInputOf(e, resolved)) !== input) return null;
     const ownership = ownershipOf(key, owned, lineage, side, (name) => inTree(pathOf(name)));
     if (ownership === null || unreadable.length > 0) return null;
@@ -179,8 +215,10 @@ function keysAgain(
     if (unreadable.length > 0) return null;
     sessions.push(record);
   }
-  return { location: locationOf(target), storeFile: status, entries, files: [], sessions, unattributed: [] };
+  const index: StoreIndex = { location: locationOf(target), storeFile: status, entries, files: [], sessions, unattributed: [] };
+  return { index, line };
 }
+
 /** What attribution decided for one key, its files as they are now (`fileOf` a name): null when one is gone or is no file. */
 function ownershipOf(
   key: string,
@@ -208,4 +246,28 @@ function ownershipOf(
     else sideFilesById.set(f.sessionId, [f]);
   }
   return { present, headerIds, lineage: new Map([[key, lineage]]), byKey: new Map([[key, files]]), sideFilesById };
+}
+
+/**
+ * The `key`th key's line of the basis' tail made again (a reset's), with what the head says of it:
+ * its active transcript now, the line's size and digest. Its side files are those of its ids,
+ * which the reset left as they were (it adds Y, which no file but its transcript names).
+ */
+function lineAgain(store: StoreBasis, key: number, attribution: KeyAttribution, active: string | null): Buffer {
+  const text = JSON.stringify(attribution);
+  const bytes = Buffer.from(`${text}\n`);
+  const basis = store.keys[key]!;
+  basis[2] = active === null ? null : nameIn(store.dir)(active);
+  basis[4] = bytes.length;
+  basis[5] = lineDigest(text);
+  return bytes;
+}
+
+/** Whether an entry of the store's but the `key`th names an id anywhere in it (each entry's text made once, when first asked). */
+function namedByOthers(loaded: readonly StoreEntry[], key: number): (id: string) => boolean {
+  let texts: string[] | undefined;
+  return (id) => {
+    texts ??= loaded.flatMap((e, i) => (i === key ? [] : [JSON.stringify(e.entry)]));
+    return texts.some((t) => t.includes(id));
+  };
 }

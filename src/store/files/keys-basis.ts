@@ -8,15 +8,13 @@
 import path from "node:path";
 import { activePathOf, type ClassifiedFile, type Evidence, type SessionRecord } from "../../core/model.js";
 import { keyInputText, type KeyInput } from "../../core/attribution.js";
+import { entryIdCount, type OwnedFile } from "../../core/reset-attribution.js";
 
 /**
  * A file as a basis names it: its path in the sessions dir, or its whole path when it is elsewhere
  * (an active transcript under another root). On 5,000 keys whole paths made the basis a third bigger.
  */
 export type FileName = string;
-
-/** A file attribution gave a key: its name, why, and its header's id when attribution read it. */
-export type OwnedFile = [file: FileName, evidence: Evidence[], headerId?: string | null];
 
 /**
  * A key as its record was derived: its sessionKey, its entry's digest, its active transcript (null:
@@ -26,14 +24,24 @@ export type OwnedFile = [file: FileName, evidence: Evidence[], headerId?: string
  */
 export type KeyBasis = [key: string, entry: string, active: FileName | null, side: FileName[], lineBytes: number, lineDigest: string];
 
-/** What attribution decided for a key: its input's digest, the files it gave the key, the key's lineage as it found it. */
-export type KeyAttribution = [input: string, owned: OwnedFile[], lineage: string[]];
+/** What attribution decided for a key (core/reset-attribution.ts KeyDecided), after its input's digest. */
+export type KeyAttribution = [input: string, owned: OwnedFile[], lineage: string[], entryIds: number];
 
-/** A files store's part of a basis' head: its sessions.json, the dir its files are named in, its keys. */
+/**
+ * What attribution's later rounds started from (core/attribution.ts unownedAfterFirstRound): how
+ * many files the first round left without an owner, and the sessionIds they name.
+ */
+export interface Unowned {
+  count: number;
+  ids: string[];
+}
+
+/** A files store's part of a basis' head: its sessions.json, the dir its files are named in, its keys, what its later rounds started from. */
 export interface StoreBasis {
   store: string;
   dir: string;
   keys: KeyBasis[];
+  unowned: Unowned;
 }
 
 /** A store's part of a basis, as text: its part of the head (StoreBasis), and its part of the tail, a line per key (KeyAttribution). */
@@ -84,6 +92,7 @@ export function storeBasisText(
   sessions: readonly SessionRecord[],
   keyInputs: readonly KeyInput[],
   owned: KeysOwnership,
+  unowned: Unowned,
 ): StoreBasisText {
   const name = nameIn(dir);
   const lines: string[] = [];
@@ -92,13 +101,13 @@ export function storeBasisText(
       ({ path: p, evidence }): OwnedFile => (owned.headerIds.has(p) ? [name(p), evidence, owned.headerIds.get(p)!] : [name(p), evidence]),
     );
     const lineage = owned.lineage.get(s.sessionKey) ?? [];
-    const attribution: KeyAttribution = [inputDigest(keyInputs[i]!), files, lineage];
+    const attribution: KeyAttribution = [inputDigest(keyInputs[i]!), files, lineage, entryIdCount(keyInputs[i]!)];
     const line = JSON.stringify(attribution);
     lines.push(line);
     const side = [...new Set(lineage)].flatMap((id) => (owned.sideFilesById.get(id) ?? []).map((f) => name(f.path)));
     const active = activePathOf(s.active);
     return [s.sessionKey, entryDigest(s.entry), active === null ? null : name(active), side, Buffer.byteLength(line) + 1, lineDigest(line)];
   });
-  const store: StoreBasis = { store: storePath, dir, keys };
+  const store: StoreBasis = { store: storePath, dir, keys, unowned };
   return { store: JSON.stringify(store), keys: Buffer.from(lines.length > 0 ? `${lines.join("\n")}\n` : "") };
 }

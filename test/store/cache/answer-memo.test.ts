@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTimeline } from "../../../src/commands/timeline.js";
-import { Checksum, keptValue, pruneKept, readKept } from "../../../src/store/cache/answer-memo.js";
+import { Checksum, type KeptTail, keptValue, pruneKept, readKept, splicedTail } from "../../../src/store/cache/answer-memo.js";
 import { jsonDocument, jsonDocumentParts } from "../../../src/core/json-document.js";
 import { statIdentity } from "../../../src/store/cache/store-cache.js";
 import { openStoreSession } from "../../../src/store/session.js";
@@ -486,5 +486,49 @@ describe("an answer's checksum", () => {
     const altered = Buffer.from(bytes);
     altered[500] = altered[500]! ^ 1;
     expect(new Checksum().update(altered).digest()).not.toBe(reference(bytes));
+  });
+});
+
+describe("a kept basis' tail with one key's line replaced (a reset's patch)", () => {
+  /** A tail over `text`, handed out in pieces of `size` bytes through one buffer, as an answer file's is. */
+  function tailOf(text: Buffer, size: number): KeptTail {
+    return {
+      length: text.length,
+      bytes: (from, to) => Buffer.from(text.subarray(from, to)),
+      *pieces() {
+        const piece = Buffer.alloc(size);
+        for (let at = 0; at < text.length; at += size) {
+          const n = text.copy(piece, 0, at, Math.min(text.length, at + size));
+          yield piece.subarray(0, n);
+        }
+      },
+    };
+  }
+
+  it("is the kept bytes around the new ones, written a piece at a time or read by range, wherever the line falls among the pieces", () => {
+    const text = Buffer.from("first line\nsecond, the reset key's\nthird\n");
+    const line = Buffer.from("second, as the patch made it again\n");
+    const from = text.indexOf("second");
+    const to = text.indexOf("third");
+    const whole = Buffer.concat([text.subarray(0, from), line, text.subarray(to)]);
+    for (const [a, b] of [
+      [0, text.indexOf("\n") + 1],
+      [from, to],
+      [to, text.length],
+    ]) {
+      for (const size of [1, 3, 7, 16, 64]) {
+        const spliced = splicedTail(tailOf(text, size), a!, b!, line);
+        const expected = Buffer.concat([text.subarray(0, a), line, text.subarray(b)]);
+        expect(spliced.length).toBe(expected.length);
+        // Each piece written before the next is read: copied as it comes.
+        const written: Buffer[] = [];
+        for (const piece of spliced.pieces()) written.push(Buffer.from(piece));
+        expect(Buffer.concat(written).toString()).toBe(expected.toString());
+        for (let x = 0; x <= expected.length; x += 2) {
+          for (let y = x; y <= expected.length; y += 3) expect(spliced.bytes(x, y).toString()).toBe(expected.subarray(x, y).toString());
+        }
+      }
+    }
+    expect(splicedTail(tailOf(text, 4), from, to, line).length).toBe(whole.length);
   });
 });

@@ -418,3 +418,79 @@ describe("kept reads written again after a patch", () => {
     expect(stillTrue(text)).toBe(false);
   });
 });
+
+describe("kept reads after a reset (a transcript renamed to its archive, maybe one made)", () => {
+  const ARCHIVE = "a.jsonl.reset.2026-07-02T09-00-00.000Z";
+  function walked(): { dir: string; kept: Buffer } {
+    const dir = tempDir("ocs-reads-reset-");
+    for (const n of ["a.jsonl", "b.jsonl", "sessions.json"]) fs.writeFileSync(path.join(dir, n), "x");
+    return { dir, kept: keptWalk(dir).kept };
+  }
+  const at = (dir: string, name: string) => path.join(dir, name);
+
+  it("tell the names gone and made, to a patch that follows them alone, the file gone no changed file", () => {
+    const { dir, kept } = walked();
+    fs.renameSync(at(dir, "a.jsonl"), at(dir, ARCHIVE));
+    fs.writeFileSync(at(dir, "y.jsonl"), "y");
+    fs.appendFileSync(at(dir, "b.jsonl"), "z");
+    expect(stillTrue(kept)).toBe(false);
+    expect(readsNow(kept, Date.now() + 60_000)).toBeNull();
+    const now = readsNow(kept, Date.now() + 60_000, true)!;
+    expect([...now.changed.keys()]).toEqual([at(dir, "b.jsonl")]);
+    expect([...now.names.keys()]).toEqual([dir]);
+    const change = now.names.get(dir)!;
+    expect(change.removed).toEqual(["a.jsonl"]);
+    expect(new Map(change.added)).toEqual(new Map([ARCHIVE, "y.jsonl"].map((n) => [n, lookAt(at(dir, n), "l")])));
+    expect(change.names).toBe([ARCHIVE, "b.jsonl", "sessions.json", "y.jsonl"].join("/"));
+    // Written again: no lstat of the name gone, those of the names made, the dir's names now; all of it holds.
+    const again = againText(now);
+    const lstats = again.lstats!.filter((_, i) => i % 2 === 0);
+    expect(lstats).not.toContain(at(dir, "a.jsonl"));
+    expect(lstats).toEqual(expect.arrayContaining([at(dir, ARCHIVE), at(dir, "y.jsonl"), at(dir, "b.jsonl")]));
+    expect(again.names).toEqual([dir, change.names]);
+    const text = Buffer.from(JSON.stringify(again));
+    expect(stillTrue(text)).toBe(true);
+    fs.appendFileSync(at(dir, "y.jsonl"), "z");
+    expect(stillTrue(text)).toBe(false);
+  });
+
+  it("are none when the names changed otherwise: what a reset does not do is derived whole", () => {
+    const changes: Record<string, (dir: string) => void> = {
+      "a file made, none gone": (dir) => fs.writeFileSync(at(dir, "y.jsonl"), ""),
+      "a transcript gone with no archive": (dir) => fs.rmSync(at(dir, "a.jsonl")),
+      "two transcripts gone": (dir) => {
+        fs.renameSync(at(dir, "a.jsonl"), at(dir, ARCHIVE));
+        fs.rmSync(at(dir, "b.jsonl"));
+      },
+      "a lock made beside the archive": (dir) => {
+        fs.renameSync(at(dir, "a.jsonl"), at(dir, ARCHIVE));
+        fs.writeFileSync(at(dir, "y.jsonl.lock"), "");
+      },
+      "the archive a symlink": (dir) => {
+        fs.rmSync(at(dir, "a.jsonl"));
+        fs.symlinkSync("b.jsonl", at(dir, ARCHIVE));
+      },
+      "the archive a dir": (dir) => {
+        fs.rmSync(at(dir, "a.jsonl"));
+        fs.mkdirSync(at(dir, ARCHIVE));
+      },
+      "sessions.json renamed to an archive": (dir) =>
+        fs.renameSync(at(dir, "sessions.json"), at(dir, "sessions.json.reset.2026-07-02T09-00-00.000Z")),
+    };
+    for (const [what, change] of Object.entries(changes)) {
+      const { dir, kept } = walked();
+      change(dir);
+      expect(readsNow(kept, Date.now() + 60_000, true), what).toBeNull();
+    }
+  });
+
+  it("are not kept again while a name made changed too recently for its lstat to prove it", () => {
+    const { dir, kept } = walked();
+    fs.renameSync(at(dir, "a.jsonl"), at(dir, ARCHIVE));
+    const now = readsNow(kept, Date.now() + 60_000, true)!;
+    expect(now.names.size).toBe(1);
+    const noted = startReads(Date.now() - 2000);
+    stopReads();
+    expect(keptReadsAgain(now, noted)).toBeNull();
+  });
+});

@@ -6,23 +6,15 @@ import crypto from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { attribute, type KeyInput } from "../../../src/core/attribution.js";
 import type { ClassifiedFile, TranscriptHeader } from "../../../src/core/model.js";
-import { classifyName } from "../../../src/core/names.js";
 import { attributeKept, type KeptDerivations, MAX_KEPT_CANDIDATES } from "../../../src/store/files/kept-attribution.js";
+import { classifiedByName } from "../../helpers/classified.js";
 
 const DIR = "/s";
 const A = "11111111-1111-4111-8111-111111111111";
 const B = "22222222-2222-4222-8222-222222222222";
 const C = "33333333-3333-4333-8333-333333333333";
 
-const file = (name: string): ClassifiedFile => ({
-  path: `${DIR}/${name}`,
-  relPath: name,
-  name,
-  bytes: 1,
-  mtimeMs: 0,
-  symlink: false,
-  ...classifyName(name),
-});
+const file = (name: string): ClassifiedFile => classifiedByName(DIR, name);
 const key = (sessionKey: string, sessionId: string, entry: Record<string, unknown> = {}): KeyInput => ({
   sessionKey,
   sessionId,

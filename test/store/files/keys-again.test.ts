@@ -93,6 +93,30 @@ const T = Date.parse("2026-07-02T09:00:00.000Z");
 const message = (id: string, role: string, text: string, at: number) =>
   `${JSON.stringify({ type: "message", id, parentId: null, timestamp: new Date(at).toISOString(), message: { role, content: [{ type: "text", text }], timestamp: at } })}\n`;
 
+/**
+ * Each case's store (made ready by `ready`) with its timeline kept, then changed by the case: the
+ * timeline is derived whole, and equals --no-index's.
+ */
+async function expectDerivedAfter(
+  cases: Array<{ what: string; scenario: string; change: (s: Store) => void }>,
+  ready?: (s: Store) => void,
+) {
+  const stores = cases.map((c) => {
+    const s = store(c.scenario);
+    ready?.(s);
+    return s;
+  });
+  await pastRacyWindow();
+  for (const s of stores) expect((await timeline(s)).given).toBe("derived");
+  for (const [i, c] of cases.entries()) c.change(stores[i]!);
+  await pastRacyWindow();
+  for (const [i, c] of cases.entries()) {
+    const after = await timeline(stores[i]!);
+    expect(after.given, c.what).toBe("derived");
+    expect(after.text, c.what).toBe((await timeline(stores[i]!, "plain")).text);
+  }
+}
+
 /** A turn of OpenClaw's: a question and its answer appended to the key's transcript, the entry's times and counts rewritten. */
 function turn(s: Store, key: string, file: string, n: number, extra: Record<string, unknown> = {}): void {
   fs.appendFileSync(
@@ -152,6 +176,18 @@ describe("a kept timeline after a turn of OpenClaw's", () => {
     expect(await timeline(s)).toEqual({ text: twice.text, given: "kept" });
   });
 
+  it("is patched after a turn beside a key whose transcript is not there (a bare /new's: its dir's kind is read, never its times)", async () => {
+    const s = store("topic-reset");
+    const key = "agent:main:telegram:group:-1001234567890:topic:42";
+    await pastRacyWindow();
+    expect((await timeline(s)).given).toBe("derived");
+    turn(s, key, activeByName(s, key), 1);
+    await pastRacyWindow();
+    const after = await timeline(s);
+    expect(after.given).toBe("patched");
+    expect(after.text).toBe((await timeline(s, "plain")).text);
+  });
+
   /** A turn a patch would follow, in a store whose kept answer file was edited first by `edit` (given the turned key). */
   const turnAfterEdit = (edit: (bytes: Buffer, key: string) => Buffer) => (s: Store) => {
     const file = keptFile(s);
@@ -188,14 +224,11 @@ describe("a kept timeline after a turn of OpenClaw's", () => {
       change: turnAfterEdit((bytes) => bytes.subarray(0, bytes.length - 3)),
     },
     {
-      what: "a reset (a new sessionId, the old transcript renamed to its archive)",
+      what: "a gateway reset (a new sessionId, the old transcript renamed to its archive, usageFamilySessionIds dropped)",
       scenario: "reset-chain",
       change: (s) => {
         const [[key, file]] = activeFiles(s) as [[string, string]];
-        fs.renameSync(file, `${file}.reset.2026-07-02T09-00-00.000Z`);
-        const all = entries(s);
-        all[key] = { ...all[key], sessionId: "0a0a0a0a-0000-4000-8000-000000000001", updatedAt: T };
-        writeEntries(s, all);
+        reset(s, key, file, { edit: (all) => delete all[key]!.usageFamilySessionIds });
       },
     },
     {
@@ -239,21 +272,178 @@ describe("a kept timeline after a turn of OpenClaw's", () => {
   ];
 
   it("is derived whole after each change a patch cannot follow, or with its basis altered or cut short, and equals --no-index's", async () => {
-    const stores = derivedAfter.map((c) => {
-      const s = store(c.scenario);
+    await expectDerivedAfter(derivedAfter, (s) => {
       // The config the last change rewrites is there first: its change is one of a file's content.
       fs.writeFileSync(path.join(s.stateDir, "openclaw.json"), '{"session":{"reset":{"mode":"idle","idleMinutes":30}}}');
-      return s;
     });
+  });
+});
+
+let resets = 0;
+
+/**
+ * A reset as OpenClaw 7.1's auto-reply path writes it (`/new`, `/reset`, a daily or idle rollover:
+ * openclaw-storage.md §3.2): the key's entry given a new sessionId Y, with the old one X and Y
+ * added to its usageFamilySessionIds (`edit` then changes the store's entries), sessions.json
+ * replaced, X's transcript renamed to its reset archive, and Y's made with its first turn (not by
+ * a bare `/new`: `successor` false). Y is returned.
+ */
+function reset(
+  s: Store,
+  key: string,
+  file: string,
+  opts: { successor?: boolean; edit?: (all: Record<string, Record<string, unknown>>, x: string, y: string) => void } = {},
+): string {
+  resets += 1;
+  const at = T + 60_000 * resets;
+  const x = entries(s)[key]!.sessionId as string;
+  const y = `0a0a0a0a-0000-4000-8000-${String(resets).padStart(12, "0")}`;
+  const all = entries(s);
+  const e = all[key]!;
+  const family = [...new Set([...(Array.isArray(e.usageFamilySessionIds) ? (e.usageFamilySessionIds as string[]) : []), x, y])];
+  all[key] = { ...e, sessionId: y, usageFamilySessionIds: family, updatedAt: at, sessionStartedAt: at, compactionCount: 0 };
+  if (typeof e.sessionFile === "string") all[key]!.sessionFile = e.sessionFile.replace(x, y);
+  opts.edit?.(all, x, y);
+  writeEntries(s, all);
+  fs.renameSync(file, `${file}.reset.${new Date(at).toISOString().replaceAll(":", "-")}`);
+  if (opts.successor !== false) {
+    const header = JSON.stringify({
+      type: "session",
+      version: 3,
+      id: y,
+      timestamp: new Date(at).toISOString(),
+      cwd: "/home/ana/.openclaw/workspace",
+    });
+    fs.writeFileSync(
+      path.join(path.dirname(file), path.basename(file).replace(x, y)),
+      `${header}\n${message(`r${resets}`, "user", "after the reset", at + 100)}`,
+    );
+  }
+  return y;
+}
+
+/** A key's active transcript by its entry's sessionFile name (a topic's too), when the file is there. */
+function activeByName(s: Store, key: string): string {
+  const file = path.join(s.sessions, path.basename(String(entries(s)[key]!.sessionFile)));
+  expect(fs.existsSync(file), file).toBe(true);
+  return file;
+}
+
+describe("a kept timeline after a reset of OpenClaw's", () => {
+  const patchedAfter: Array<{ what: string; scenario: string; key?: string; successor?: boolean }> = [
+    // Its first round's archives are older than the new one: the later rounds start from them, as before.
+    { what: "a rollover beside a chain of resets", scenario: "reset-chain" },
+    { what: "a bare /new (no new transcript yet)", scenario: "reset-chain", successor: false },
+    // No file was left without an owner: the later rounds never ran.
+    { what: "the store's first reset", scenario: "single-active" },
+    { what: "a reset beside the transcript's compaction backups", scenario: "manual-compact-bak" },
+    { what: "a topic's reset", scenario: "topic-reset", key: "agent:main:telegram:group:-1001234567890:topic:42" },
+  ];
+
+  it("is brought up to date for the reset key alone, the answers but check's, and equals --no-index's", async () => {
+    const stores = patchedAfter.map((c) => store(c.scenario));
     await pastRacyWindow();
-    for (const s of stores) expect((await timeline(s)).given).toBe("derived");
-    for (const [i, c] of derivedAfter.entries()) c.change(stores[i]!);
-    await pastRacyWindow();
-    for (const [i, c] of derivedAfter.entries()) {
-      const after = await timeline(stores[i]!);
-      expect(after.given, c.what).toBe("derived");
-      expect(after.text, c.what).toBe((await timeline(stores[i]!, "plain")).text);
+    for (const s of stores) for (const run of Object.values(ANSWERS)) expect((await answer(s, "indexed", run)).given).toBe("derived");
+    const turned: Array<{ key: string; file: string | null }> = [];
+    for (const [i, c] of patchedAfter.entries()) {
+      const s = stores[i]!;
+      const [key, file] = c.key ? [c.key, activeByName(s, c.key)] : activeFiles(s)[0]!;
+      const y = reset(s, key, file, { successor: c.successor ?? true });
+      turned.push({ key, file: c.successor === false ? null : file.replace(path.basename(file, ".jsonl").split("-topic-")[0]!, y) });
     }
+    await pastRacyWindow();
+    for (const [i, c] of patchedAfter.entries()) {
+      for (const [what, run] of Object.entries(ANSWERS)) {
+        const after = await answer(stores[i]!, "indexed", run);
+        expect(after.text, `${c.what}: ${what}`).toBe((await answer(stores[i]!, "plain", run)).text);
+        // check judges the archive (its age, its prune): derived whole.
+        expect(after.given, `${c.what}: ${what}`).toBe(what === "check" ? "derived" : "patched");
+      }
+    }
+    // The next turn, to the new transcript: patched from the patched answer; then, nothing changed, kept.
+    for (const [i, c] of patchedAfter.entries()) {
+      const { key, file } = turned[i]!;
+      if (file === null) continue;
+      turn(stores[i]!, key, file, 9);
+      await pastRacyWindow();
+      const after = await timeline(stores[i]!);
+      expect(after.given, c.what).toBe("patched");
+      expect(after.text, c.what).toBe((await timeline(stores[i]!, "plain")).text);
+      expect(await timeline(stores[i]!), c.what).toEqual({ text: after.text, given: "kept" });
+    }
+  });
+
+  const derivedAfter: Array<{ what: string; scenario: string; change: (s: Store) => void }> = [
+    {
+      what: "the old sessionId named by another key's entry too",
+      scenario: "reset-chain",
+      change: (s) => {
+        const [[key, file], [other]] = activeFiles(s) as [[string, string], [string, string]];
+        reset(s, key, file, { edit: (all, x) => void (all[other]!.usageFamilySessionIds = [x]) });
+      },
+    },
+    {
+      what: "the new sessionId named by another key's entry too",
+      scenario: "reset-chain",
+      change: (s) => {
+        const [[key, file], [other]] = activeFiles(s) as [[string, string], [string, string]];
+        reset(s, key, file, { edit: (all, _x, y) => void (all[other]!.previousSessionId = y) });
+      },
+    },
+    {
+      what: "an id dropped from the entry (its first round's files would lose their owner)",
+      scenario: "reset-chain",
+      change: (s) => {
+        const [[key, file]] = activeFiles(s) as [[string, string]];
+        reset(s, key, file, { edit: (all, x, y) => void (all[key]!.usageFamilySessionIds = [x, y]) });
+      },
+    },
+    {
+      // Its files left without an owner by the first round start from the key's oldest generation, the transcript renamed.
+      what: "the first reset in a store whose first round left files unowned",
+      scenario: "orphans",
+      change: (s) => {
+        const [[key, file]] = activeFiles(s) as [[string, string]];
+        reset(s, key, file);
+      },
+    },
+    {
+      what: "two keys reset at once",
+      scenario: "reset-chain",
+      change: (s) => {
+        for (const [key, file] of activeFiles(s)) reset(s, key, file);
+      },
+    },
+    {
+      what: "a lock made beside the new transcript",
+      scenario: "reset-chain",
+      change: (s) => {
+        const [[key, file]] = activeFiles(s) as [[string, string]];
+        const y = reset(s, key, file);
+        fs.writeFileSync(path.join(s.sessions, `${y}.jsonl.lock`), "{}");
+      },
+    },
+    {
+      what: "another transcript made beside the new one",
+      scenario: "reset-chain",
+      change: (s) => {
+        const [[key, file]] = activeFiles(s) as [[string, string]];
+        reset(s, key, file);
+        fs.writeFileSync(path.join(s.sessions, "0b0b0b0b-0000-4000-8000-000000000001.jsonl"), "");
+      },
+    },
+    {
+      what: "the archive copied, the transcript left in place",
+      scenario: "reset-chain",
+      change: (s) => {
+        const [[, file]] = activeFiles(s) as [[string, string]];
+        fs.copyFileSync(file, `${file}.reset.2026-07-02T10-00-00.000Z`);
+      },
+    },
+  ];
+
+  it("is derived whole after a reset a patch cannot follow, and equals --no-index's", async () => {
+    await expectDerivedAfter(derivedAfter);
   });
 });
 

@@ -1,0 +1,131 @@
+/**
+ * What attribution decides for a key after a reset of OpenClaw's, from what it decided before
+ * (store/files/keys-again.ts keeps that for each key, and derives a reset key's record again from
+ * this): the reset of the auto-reply path (openclaw-storage.md §3.2: `/new`, `/reset`, a daily or
+ * idle rollover), which renames the key's transcript X.jsonl to X.jsonl.reset.<stamp>, gives its
+ * entry a new sessionId Y with X kept in its lineage, and makes Y.jsonl at the next turn.
+ *
+ * Attribution's first round links each file by its own name and header and the keys' ids alone
+ * (attribution.ts directOwners); the later rounds link the files it left without an owner, from
+ * each key's oldest generation. So when the key's ids are the ones its entry named and Y, and no
+ * other entry, name or file the later rounds read holds Y (nor another entry X), every file but
+ * the new archive keeps its owners; the archive is the key's by its name's id; and when the later
+ * rounds start from the same (none ran, or the key's oldest generation is an archive stamped
+ * before the new one), they give the same. Only the key's first round is derived again.
+ */
+import path from "node:path";
+import { directOwners, type KeyInput, LATER_ROUND_KINDS, lineageOf } from "./attribution.js";
+import type { ClassifiedFile, Evidence } from "./model.js";
+import { classifyName, parseGeneratedTranscriptName } from "./names.js";
+import { byText } from "./order.js";
+
+/** A file attribution gave a key, by its name in the sessions dir (or its whole path elsewhere): why, and its header's id when attribution read it. */
+export type OwnedFile = [file: string, evidence: Evidence[], headerId?: string | null];
+
+/**
+ * What attribution decided for a key: the files it gave it (the first round's, in the walk's
+ * order, then the later rounds'), its lineage as attribute gives it (the ids its entry names but
+ * its sessionId, then those the later rounds added, then its sessionId), and how many of the
+ * lineage's first ids its entry names (entryIdCount).
+ */
+export interface KeyDecided {
+  owned: OwnedFile[];
+  lineage: string[];
+  entryIds: number;
+}
+
+/** How many ids a key's entry names besides its sessionId: its lineage's first ones (KeyDecided). */
+export function entryIdCount(k: KeyInput): number {
+  const ids = new Set(lineageOf(k.entry).map((l) => l.id));
+  ids.delete(k.sessionId ?? "");
+  return ids.size;
+}
+
+/** What a reset changed, as resetDecided is told it. */
+export interface ResetSeen {
+  /** The reset key's attribution input now: its new entry, its active transcript now. */
+  input: KeyInput;
+  /** What attribution decided for it before the reset. */
+  before: KeyDecided;
+  /** The sessions dir: the name gone, the names made, and its names now. */
+  dir: string;
+  gone: string;
+  made: readonly string[];
+  names: readonly string[];
+  /** Whether another key's entry names this id anywhere in it. */
+  namedElsewhere: (id: string) => boolean;
+  /** What the later rounds started from (attribution.ts unownedAfterFirstRound), before the reset. */
+  unowned: { count: number; ids: readonly string[] };
+  /** A file by its name, as the walk would find it now. */
+  fileOf: (name: string) => ClassifiedFile | undefined;
+}
+
+/**
+ * What attribution decides for the reset key now; null when the change is not such a reset, or
+ * when it could change what attribution decides for another key or file (then the caller derives
+ * the whole store's). Every other key's decision is the one it was.
+ */
+export function resetDecided(seen: ResetSeen): KeyDecided | null {
+  const { input, before, dir, gone, made, unowned } = seen;
+  const { owned, lineage, entryIds } = before;
+  const x = lineage.at(-1);
+  const y = input.sessionId;
+  if (y === null || x === undefined || y === x || lineage.includes(y) || parseGeneratedTranscriptName(gone)?.sessionId !== x) return null;
+  // The names made: the archive, and the key's new transcript when it has one; Y named by no other name.
+  const archives = made.filter((name) => name.startsWith(`${gone}.reset.`));
+  const archive = archives.length === 1 ? classifyName(archives[0]!).archive : undefined;
+  const stamp = archive?.reason === "reset" && archive.sourceName === gone && !archive.compressed ? archive.timestampMs : null;
+  if (stamp === null) return null;
+  const active = input.activePaths[0];
+  const transcript = active !== undefined && path.dirname(active) === dir ? path.basename(active) : null;
+  if (made.some((name) => name !== archives[0] && name !== transcript)) return null;
+  if (active !== undefined && (transcript === null || !made.includes(transcript))) return null;
+  const namingY = seen.names.filter((name) => name.includes(y));
+  if (namingY.length !== (transcript === null ? 0 : 1) || (transcript !== null && namingY[0] !== transcript)) return null;
+  if (unowned.ids.includes(y) || seen.namedElsewhere(x) || seen.namedElsewhere(y)) return null;
+  // Its entry names no id it did not (but Y), none by a custom sessionFile name. An id it no longer
+  // names leaves its files to the later rounds, unless another of its ids names them: the first
+  // round again below finds out.
+  const ids = new Set([y, ...lineageOf(input.entry).map((l) => l.id)]);
+  const had = new Set([...lineage.slice(0, entryIds), x, y]);
+  if (input.sessionFileBasename !== null || [...ids].some((id) => !had.has(id))) return null;
+  // Its files: the first round's (none of their evidence the later rounds'), then the later rounds'.
+  const ofFirstRound = (o: OwnedFile) => o[1].every((e) => !LATER_ROUND_KINDS.has(e.kind));
+  const first = owned.filter(ofFirstRound);
+  if (owned.slice(0, first.length).some((o) => !ofFirstRound(o))) return null;
+  if (
+    first.some(([name, evidence]) => name.includes("/") || name.includes(path.sep) || evidence.some((e) => e.kind === "session-file-name"))
+  )
+    return null;
+  // The later rounds start from the same: none ran, or the key's oldest generation is an archive stamped before this one.
+  const older = ([name]: OwnedFile) => {
+    const a = classifyName(name).archive;
+    return a !== undefined && a.reason !== "bak" && a.timestampMs !== null && a.timestampMs < stamp;
+  };
+  if (unowned.count > 0 && !first.some(older)) return null;
+  // The first round again, for its files and the archive, in the walk's order (a dir's names sorted), from the headers it read then.
+  const names = [...first.map(([name]) => name), archives[0]!].sort(byText);
+  const files = names.map(seen.fileOf);
+  if (files.some((f) => f === undefined)) return null;
+  const headerIds = new Map(first.filter((o) => o.length > 2).map(([name, , id]) => [name, id ?? null]));
+  let unread = false;
+  const byFile = directOwners([input])(files as ClassifiedFile[], (p) => {
+    const id = headerIds.get(path.basename(p));
+    if (id === undefined) unread = true;
+    return id ? { id, timestamp: null, version: null, parentSession: null, cwd: null } : null;
+  });
+  const again: OwnedFile[] = [];
+  for (const [i, name] of names.entries()) {
+    const owner = byFile.get(files[i]!.path)?.[0];
+    if (owner === undefined) return null;
+    const id = headerIds.get(name);
+    again.push(id === undefined ? [name, owner.evidence] : [name, owner.evidence, id]);
+  }
+  if (unread) return null;
+  const named = [...ids].filter((id) => id !== y);
+  return {
+    owned: [...again, ...owned.slice(first.length)],
+    lineage: [...named, ...lineage.slice(entryIds, -1), y],
+    entryIds: named.length,
+  };
+}

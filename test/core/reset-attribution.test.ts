@@ -1,0 +1,215 @@
+/**
+ * What attribution decides for a key after a reset, from what it decided before
+ * (src/core/reset-attribution.ts), held against `attribute` itself on the whole store after the
+ * reset: random stores of OpenClaw's shapes (rollovers, gateway resets that drop the usage family,
+ * bare `/new`s, orphan and deleted archives, `.bak` trims, compaction checkpoints, ids shared
+ * between keys, headers missing, an orphan that names the new id already), then one more reset,
+ * its entry sometimes losing ids it named or naming one more. Whenever resetDecided answers, its
+ * answer is the reset key's whole decision, and no other key's decision nor the files no key owns
+ * changed.
+ */
+import { describe, expect, it } from "vitest";
+import { attribute, candidatesOf, type KeyInput, unownedAfterFirstRound } from "../../src/core/attribution.js";
+import type { TranscriptHeader } from "../../src/core/model.js";
+import { entryIdCount, type KeyDecided, type OwnedFile, resetDecided } from "../../src/core/reset-attribution.js";
+import { classifiedByName } from "../helpers/classified.js";
+
+const DIR = "/state/agents/main/sessions";
+type Entry = Record<string, unknown> & { sessionId: string };
+
+/** A store as attribution sees it: each file's header by name (null: none readable), each key's entry. */
+interface World {
+  headers: Map<string, TranscriptHeader | null>;
+  entries: Map<string, Entry>;
+  keys: string[];
+  clock: number;
+}
+
+function randomOf(seed: number) {
+  let s = seed;
+  const next = () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s / 2147483648;
+  };
+  return { next, pick: <T>(a: readonly T[]) => a[Math.floor(next() * a.length)]! };
+}
+
+let ids = 0;
+const uuid = () => `aaaaaaaa-0000-4000-8000-${(++ids).toString(16).padStart(12, "0")}`;
+const stamp = (ms: number) => new Date(ms).toISOString().replaceAll(":", "-");
+const header = (id: string, at: number, parentSession?: string): TranscriptHeader => ({
+  id,
+  timestamp: new Date(at).toISOString(),
+  version: 3,
+  parentSession: parentSession ?? null,
+  cwd: null,
+});
+const family = (e: Entry) => (Array.isArray(e.usageFamilySessionIds) ? (e.usageFamilySessionIds as string[]) : []);
+
+/**
+ * A reset of `key`'s: `rollover` as the auto-reply path writes it (X and Y added to the usage
+ * family), else as a gateway reset does (the family dropped, Y's header at once); `successor`
+ * false: a bare `/new`, no Y.jsonl yet.
+ */
+function reset(w: World, key: string, opts: { rollover: boolean; successor: boolean; gap: number; y?: string }): { x: string; y: string } {
+  const e = w.entries.get(key)!;
+  const x = e.sessionId;
+  const y = opts.y ?? uuid();
+  w.clock += 1000 + opts.gap;
+  const was = w.headers.get(`${x}.jsonl`);
+  if (was !== undefined) {
+    w.headers.delete(`${x}.jsonl`);
+    w.headers.set(`${x}.jsonl.reset.${stamp(w.clock)}`, was);
+  }
+  if (opts.successor) w.headers.set(`${y}.jsonl`, header(y, w.clock + (opts.gap % 2500)));
+  const next: Entry = { ...e, sessionId: y };
+  if (opts.rollover) next.usageFamilySessionIds = [...new Set([...family(e), x, y])];
+  else delete next.usageFamilySessionIds;
+  w.entries.set(key, next);
+  return { x, y };
+}
+
+function worldOf(seed: number): { w: World; random: ReturnType<typeof randomOf> } {
+  const random = randomOf(seed);
+  const { next, pick } = random;
+  const w: World = { headers: new Map(), entries: new Map(), keys: [], clock: Date.parse("2026-07-01T00:00:00.000Z") };
+  w.keys = ["agent:main:main", "agent:main:a", "agent:main:b", "agent:main:c"].slice(0, 2 + Math.floor(next() * 3));
+  for (const key of w.keys) {
+    const id = uuid();
+    w.clock += Math.floor(next() * 5000);
+    const parent = next() < 0.15 && w.entries.size > 0 ? pick([...w.entries.values()]).sessionId : undefined;
+    w.headers.set(`${id}.jsonl`, next() < 0.1 ? null : header(id, w.clock, parent));
+    w.entries.set(key, { sessionId: id, ...(next() < 0.5 ? { usageFamilySessionIds: [id] } : {}) });
+  }
+  const steps = Math.floor(next() * 9);
+  for (let i = 0; i < steps; i++) {
+    const r = next();
+    const key = pick(w.keys);
+    const e = w.entries.get(key)!;
+    w.clock += next() < 0.5 ? Math.floor(next() * 1500) : Math.floor(next() * 100_000);
+    if (r < 0.45) reset(w, key, { rollover: next() < 0.6, successor: next() < 0.85, gap: next() < 0.6 ? 0 : Math.floor(next() * 4000) });
+    else if (r < 0.55) {
+      const id = uuid();
+      w.headers.set(`${id}.jsonl.reset.${stamp(w.clock)}`, next() < 0.2 ? null : header(id, w.clock - 5000));
+    } else if (r < 0.65) {
+      const id = uuid();
+      const parent = next() < 0.5 ? pick([...w.entries.values()]).sessionId : undefined;
+      w.headers.set(`${id}.jsonl.deleted.${stamp(w.clock)}`, header(id, w.clock - 9000, parent));
+    } else if (r < 0.75 && w.headers.has(`${e.sessionId}.jsonl`)) {
+      w.headers.set(`${e.sessionId}.jsonl.bak.${stamp(w.clock)}`, w.headers.get(`${e.sessionId}.jsonl`)!);
+    } else if (r < 0.85) {
+      // A compaction's checkpoint: its file, and the entry naming the id it holds.
+      const id = next() < 0.5 ? e.sessionId : uuid();
+      w.headers.set(`${id}.checkpoint.${uuid()}.jsonl`, header(id, w.clock - 2000));
+      const checkpoints = Array.isArray(e.compactionCheckpoints) ? e.compactionCheckpoints : [];
+      w.entries.set(key, { ...e, compactionCheckpoints: [...checkpoints, { preCompaction: { sessionId: id } }] });
+    } else {
+      // An id shared: this key's family names another key's.
+      const other = w.entries.get(pick(w.keys))!;
+      if (other !== e) w.entries.set(key, { ...e, usageFamilySessionIds: [...family(e), other.sessionId] });
+    }
+  }
+  return { w, random };
+}
+
+/** Attribution of the whole store, and what each key's decision is as a basis keeps it (keys-basis.ts). */
+function attributed(w: World) {
+  const names = [...w.headers.keys()].sort();
+  const files = names.map((name) => classifiedByName(DIR, name));
+  const keys: KeyInput[] = w.keys.map((sessionKey) => {
+    const entry = w.entries.get(sessionKey)!;
+    const active = `${entry.sessionId}.jsonl`;
+    return {
+      sessionKey,
+      sessionId: entry.sessionId,
+      entry,
+      sessionFileBasename: null,
+      activePaths: w.headers.has(active) ? [`${DIR}/${active}`] : [],
+    };
+  });
+  const asked = new Map<string, TranscriptHeader | null>();
+  const headerOf = (p: string) => {
+    const h = w.headers.get(p.slice(DIR.length + 1)) ?? null;
+    asked.set(p, h);
+    return h;
+  };
+  const a = attribute(keys, files, headerOf);
+  const decided = new Map<string, KeyDecided>();
+  for (const k of keys) {
+    const owned: OwnedFile[] = [];
+    for (const [p, owners] of a.byFile) {
+      const mine = owners.find((o) => o.key === k.sessionKey);
+      if (mine)
+        owned.push(
+          asked.has(p) ? [p.slice(DIR.length + 1), mine.evidence, asked.get(p)?.id ?? null] : [p.slice(DIR.length + 1), mine.evidence],
+        );
+    }
+    decided.set(k.sessionKey, { owned, lineage: a.lineage.get(k.sessionKey)!, entryIds: entryIdCount(k) });
+  }
+  const active = new Set(keys.flatMap((k) => k.activePaths));
+  const unattributed = files.filter((f) => !active.has(f.path) && !a.byFile.has(f.path)).map((f) => f.name);
+  const unowned = unownedAfterFirstRound(candidatesOf(keys, files), a.byFile, headerOf);
+  return { names, files, keys, decided, unattributed, unowned };
+}
+
+describe("a key's attribution after a reset, from its attribution before", () => {
+  it("is, whenever it is given, what attributing the whole store again gives, and no other key's nor unowned file's changed", () => {
+    let followed = 0;
+    let rollovers = 0;
+    let elsewhere = 0;
+    for (let seed = 1; seed <= 2500; seed++) {
+      ids = 0;
+      const { w, random } = worldOf(seed);
+      const key = random.pick(w.keys);
+      const gone = `${w.entries.get(key)!.sessionId}.jsonl`;
+      if (!w.headers.has(gone)) continue;
+      const rollover = random.next() < 0.85;
+      // Sometimes a file no key owns names the new sessionId already: as its parent, or as its own (a copy).
+      const next = uuid();
+      const naming = random.next();
+      if (naming < 0.1) {
+        const id = uuid();
+        w.headers.set(`${id}.jsonl.deleted.${stamp(w.clock)}`, naming < 0.05 ? header(id, w.clock, next) : header(next, w.clock));
+      }
+      const before = attributed(w);
+      const { x, y } = reset(w, key, { rollover, successor: random.next() < 0.7, gap: 0, y: next });
+      // Sometimes the entry loses an id it named (its checkpoints, all of its family but X and Y) or names one more (another key's).
+      const edit = random.next();
+      const e = w.entries.get(key)!;
+      if (edit < 0.1) delete e.compactionCheckpoints;
+      else if (edit < 0.2 && rollover) e.usageFamilySessionIds = [x, y];
+      else if (edit < 0.3) e.usageFamilySessionIds = [...family(e), w.entries.get(random.pick(w.keys))!.sessionId];
+      const after = attributed(w);
+      const input = after.keys.find((k) => k.sessionKey === key)!;
+      const made = after.names.filter((name) => !before.names.includes(name));
+      const others = w.keys.filter((k) => k !== key).map((k) => JSON.stringify(w.entries.get(k)));
+      const decided = resetDecided({
+        input,
+        before: before.decided.get(key)!,
+        dir: DIR,
+        gone,
+        made,
+        names: after.names,
+        namedElsewhere: (id) => others.some((t) => t.includes(id)),
+        unowned: before.unowned,
+        fileOf: (name) => after.files.find((f) => f.name === name),
+      });
+      const changedElsewhere =
+        w.keys.some((k) => k !== key && JSON.stringify(before.decided.get(k)) !== JSON.stringify(after.decided.get(k))) ||
+        JSON.stringify(before.unattributed) !== JSON.stringify(after.unattributed);
+      if (changedElsewhere) elsewhere += 1;
+      if (rollover) rollovers += 1;
+      if (decided === null) continue;
+      followed += 1;
+      const why = `seed ${seed}: ${key} reset from ${x} to ${y}`;
+      expect(changedElsewhere, why).toBe(false);
+      expect(decided, why).toEqual(after.decided.get(key));
+      // A basis' line is its JSON: the same text a whole derivation writes.
+      expect(JSON.stringify(decided), why).toBe(JSON.stringify(after.decided.get(key)));
+    }
+    // Most rollovers are followed; the resets that reach other keys are there, and none was followed.
+    expect(rollovers).toBeGreaterThan(1000);
+    expect(followed).toBeGreaterThan(rollovers / 3);
+    expect(elsewhere).toBeGreaterThan(50);
+  });
+});

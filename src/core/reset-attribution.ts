@@ -1,7 +1,7 @@
 /**
  * What attribution decides for a key after a reset of OpenClaw's, from what it decided before
  * (store/files/keys-again.ts keeps that for each key, and derives a reset key's record again from
- * this): the reset of the auto-reply path (openclaw-storage.md §3.2: `/new`, `/reset`, a daily or
+ * this): the reset of the auto-reply path (openclaw-storage.md §5.3: `/new`, `/reset`, a daily or
  * idle rollover), which renames the key's transcript X.jsonl to X.jsonl.reset.<stamp>, gives its
  * entry a new sessionId Y with X kept in its lineage, and makes Y.jsonl at the next turn.
  *
@@ -11,7 +11,8 @@
  * other entry, name or file the later rounds read holds Y (nor another entry X), every file but
  * the new archive keeps its owners; the archive is the key's by its name's id; and when the later
  * rounds start from the same (none ran, or the key's oldest generation is an archive stamped
- * before the new one), they give the same. Only the key's first round is derived again.
+ * before the new one), they give the same. Only the key's first round is derived again. Resets of
+ * several keys at once are each such a reset: none names another's ids, so each holds alone.
  */
 import path from "node:path";
 import { directOwners, type KeyInput, LATER_ROUND_KINDS, lineageOf } from "./attribution.js";
@@ -41,48 +42,75 @@ export function entryIdCount(k: KeyInput): number {
   return ids.size;
 }
 
-/** What a reset changed, as resetDecided is told it. */
-export interface ResetSeen {
-  /** The reset key's attribution input now: its new entry, its active transcript now. */
+/** A key a reset renamed the transcript of, as resetsDecided is told it. */
+export interface ResetKey {
+  /** Its attribution input now: its new entry, its active transcript now. */
   input: KeyInput;
   /** What attribution decided for it before the reset. */
   before: KeyDecided;
-  /** The sessions dir: the name gone, the names made, and its names now. */
-  dir: string;
+  /** The name of its transcript the reset renamed. */
   gone: string;
-  made: readonly string[];
-  names: readonly string[];
   /** Whether another key's entry names this id anywhere in it. */
   namedElsewhere: (id: string) => boolean;
-  /** What the later rounds started from (attribution.ts unownedAfterFirstRound), before the reset. */
+}
+
+/** How the sessions dir changed, as resetsDecided is told it. */
+export interface ResetDir {
+  dir: string;
+  /** The names made, and all its names now. */
+  made: readonly string[];
+  names: readonly string[];
+  /** What the later rounds started from (attribution.ts unownedAfterFirstRound), before the resets. */
   unowned: { count: number; ids: readonly string[] };
   /** A file by its name, as the walk would find it now. */
   fileOf: (name: string) => ClassifiedFile | undefined;
 }
 
 /**
- * What attribution decides for the reset key now; null when the change is not such a reset, or
- * when it could change what attribution decides for another key or file (then the caller derives
- * the whole store's). Every other key's decision is the one it was.
+ * What attribution decides for each key a reset renamed the transcript of (one or more: each a
+ * reset of its own), in their order; null when the change is not such resets, or when it could
+ * change what attribution decides for another key or file (then the caller derives the whole
+ * store's). Every other key's decision is the one it was. Each name made is a reset key's: its
+ * archive, or its new transcript.
  */
-export function resetDecided(seen: ResetSeen): KeyDecided | null {
-  const { input, before, dir, gone, made, unowned } = seen;
+export function resetsDecided(dir: ResetDir, keys: readonly ResetKey[]): KeyDecided[] | null {
+  const claimed = new Set<string>();
+  const decided: KeyDecided[] = [];
+  for (const key of keys) {
+    const transcript = transcriptIn(dir.dir, key.input);
+    const made = dir.made.filter((name) => name.startsWith(`${key.gone}.reset.`) || name === transcript);
+    for (const name of made) claimed.add(name);
+    const one = resetDecided(dir, key, made);
+    if (one === null) return null;
+    decided.push(one);
+  }
+  return claimed.size === dir.made.length ? decided : null;
+}
+
+/** A key's active transcript's name in the sessions dir `dir`; null when it has none, or it is elsewhere. */
+function transcriptIn(dir: string, input: KeyInput): string | null {
+  const active = input.activePaths[0];
+  return active !== undefined && path.dirname(active) === dir ? path.basename(active) : null;
+}
+
+/** resetsDecided for one key, given the names made that are its own (`made`). */
+function resetDecided(seen: ResetDir, key: ResetKey, made: readonly string[]): KeyDecided | null {
+  const { dir, unowned } = seen;
+  const { input, before, gone } = key;
   const { owned, lineage, entryIds } = before;
   const x = lineage.at(-1);
   const y = input.sessionId;
   if (y === null || x === undefined || y === x || lineage.includes(y) || parseGeneratedTranscriptName(gone)?.sessionId !== x) return null;
-  // The names made: the archive, and the key's new transcript when it has one; Y named by no other name.
+  // Its names made: the archive, and its new transcript when it has one; Y named by no other name.
   const archives = made.filter((name) => name.startsWith(`${gone}.reset.`));
   const archive = archives.length === 1 ? classifyName(archives[0]!).archive : undefined;
   const stamp = archive?.reason === "reset" && archive.sourceName === gone && !archive.compressed ? archive.timestampMs : null;
   if (stamp === null) return null;
-  const active = input.activePaths[0];
-  const transcript = active !== undefined && path.dirname(active) === dir ? path.basename(active) : null;
-  if (made.some((name) => name !== archives[0] && name !== transcript)) return null;
-  if (active !== undefined && (transcript === null || !made.includes(transcript))) return null;
+  const transcript = transcriptIn(dir, input);
+  if (input.activePaths.length > 0 && (transcript === null || !made.includes(transcript))) return null;
   const namingY = seen.names.filter((name) => name.includes(y));
   if (namingY.length !== (transcript === null ? 0 : 1) || (transcript !== null && namingY[0] !== transcript)) return null;
-  if (unowned.ids.includes(y) || seen.namedElsewhere(x) || seen.namedElsewhere(y)) return null;
+  if (unowned.ids.includes(y) || key.namedElsewhere(x) || key.namedElsewhere(y)) return null;
   // Its entry names no id it did not (but Y), none by a custom sessionFile name. An id it no longer
   // names leaves its files to the later rounds, unless another of its ids names them: the first
   // round again below finds out.

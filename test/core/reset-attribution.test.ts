@@ -3,15 +3,15 @@
  * (src/core/reset-attribution.ts), held against `attribute` itself on the whole store after the
  * reset: random stores of OpenClaw's shapes (rollovers, gateway resets that drop the usage family,
  * bare `/new`s, orphan and deleted archives, `.bak` trims, compaction checkpoints, ids shared
- * between keys, headers missing, an orphan that names the new id already), then one more reset,
- * its entry sometimes losing ids it named or naming one more. Whenever resetDecided answers, its
- * answer is the reset key's whole decision, and no other key's decision nor the files no key owns
- * changed.
+ * between keys, headers missing, an orphan that names a new id already), then one more reset or
+ * several at once, an entry sometimes losing ids it named or naming one more. Whenever
+ * resetsDecided answers, its answer is each reset key's whole decision, and no other key's
+ * decision nor the files no key owns changed.
  */
 import { describe, expect, it } from "vitest";
 import { attribute, candidatesOf, type KeyInput, unownedAfterFirstRound } from "../../src/core/attribution.js";
 import type { TranscriptHeader } from "../../src/core/model.js";
-import { entryIdCount, type KeyDecided, type OwnedFile, resetDecided } from "../../src/core/reset-attribution.js";
+import { entryIdCount, type KeyDecided, type OwnedFile, resetsDecided } from "../../src/core/reset-attribution.js";
 import { classifiedByName } from "../helpers/classified.js";
 
 const DIR = "/state/agents/main/sessions";
@@ -152,64 +152,77 @@ function attributed(w: World) {
   return { names, files, keys, decided, unattributed, unowned };
 }
 
-describe("a key's attribution after a reset, from its attribution before", () => {
+describe("the attribution of keys after their resets, from their attribution before", () => {
   it("is, whenever it is given, what attributing the whole store again gives, and no other key's nor unowned file's changed", () => {
     let followed = 0;
+    let together = 0;
     let rollovers = 0;
     let elsewhere = 0;
     for (let seed = 1; seed <= 2500; seed++) {
       ids = 0;
       const { w, random } = worldOf(seed);
-      const key = random.pick(w.keys);
-      const gone = `${w.entries.get(key)!.sessionId}.jsonl`;
-      if (!w.headers.has(gone)) continue;
-      const rollover = random.next() < 0.85;
-      // Sometimes a file no key owns names the new sessionId already: as its parent, or as its own (a copy).
-      const next = uuid();
+      // One key reset, or up to three at once (a morning's daily rollovers), each with a transcript to rename.
+      const count = random.next() < 0.6 ? 1 : 2 + Math.floor(random.next() * 2);
+      const resetKeys = [...new Set(Array.from({ length: count }, () => random.pick(w.keys)))].filter((k) =>
+        w.headers.has(`${w.entries.get(k)!.sessionId}.jsonl`),
+      );
+      if (resetKeys.length === 0) continue;
+      // Sometimes a file no key owns names a new sessionId already: as its parent, or as its own (a copy).
+      const nextIds = resetKeys.map(() => uuid());
       const naming = random.next();
       if (naming < 0.1) {
         const id = uuid();
-        w.headers.set(`${id}.jsonl.deleted.${stamp(w.clock)}`, naming < 0.05 ? header(id, w.clock, next) : header(next, w.clock));
+        const named = random.pick(nextIds);
+        w.headers.set(`${id}.jsonl.deleted.${stamp(w.clock)}`, naming < 0.05 ? header(id, w.clock, named) : header(named, w.clock));
       }
       const before = attributed(w);
-      const { x, y } = reset(w, key, { rollover, successor: random.next() < 0.7, gap: 0, y: next });
-      // Sometimes the entry loses an id it named (its checkpoints, all of its family but X and Y) or names one more (another key's).
-      const edit = random.next();
-      const e = w.entries.get(key)!;
-      if (edit < 0.1) delete e.compactionCheckpoints;
-      else if (edit < 0.2 && rollover) e.usageFamilySessionIds = [x, y];
-      else if (edit < 0.3) e.usageFamilySessionIds = [...family(e), w.entries.get(random.pick(w.keys))!.sessionId];
+      const gone = resetKeys.map((k) => `${w.entries.get(k)!.sessionId}.jsonl`);
+      const rollover = random.next() < 0.85;
+      for (const [n, key] of resetKeys.entries()) {
+        const { x, y } = reset(w, key, { rollover, successor: random.next() < 0.7, gap: 0, y: nextIds[n]! });
+        // Sometimes the entry loses an id it named (its checkpoints, all of its family but X and Y) or names one more (another key's).
+        const edit = random.next();
+        const e = w.entries.get(key)!;
+        if (edit < 0.1) delete e.compactionCheckpoints;
+        else if (edit < 0.2 && rollover) e.usageFamilySessionIds = [x, y];
+        else if (edit < 0.3) e.usageFamilySessionIds = [...family(e), w.entries.get(random.pick(w.keys))!.sessionId];
+      }
       const after = attributed(w);
-      const input = after.keys.find((k) => k.sessionKey === key)!;
-      const made = after.names.filter((name) => !before.names.includes(name));
-      const others = w.keys.filter((k) => k !== key).map((k) => JSON.stringify(w.entries.get(k)));
-      const decided = resetDecided({
-        input,
-        before: before.decided.get(key)!,
-        dir: DIR,
-        gone,
-        made,
-        names: after.names,
-        namedElsewhere: (id) => others.some((t) => t.includes(id)),
-        unowned: before.unowned,
-        fileOf: (name) => after.files.find((f) => f.name === name),
-      });
+      const decided = resetsDecided(
+        {
+          dir: DIR,
+          made: after.names.filter((name) => !before.names.includes(name)),
+          names: after.names,
+          unowned: before.unowned,
+          fileOf: (name) => after.files.find((f) => f.name === name),
+        },
+        resetKeys.map((key, n) => {
+          const others = w.keys.filter((k) => k !== key).map((k) => JSON.stringify(w.entries.get(k)));
+          return {
+            input: after.keys.find((k) => k.sessionKey === key)!,
+            before: before.decided.get(key)!,
+            gone: gone[n]!,
+            namedElsewhere: (id: string) => others.some((t) => t.includes(id)),
+          };
+        }),
+      );
       const changedElsewhere =
-        w.keys.some((k) => k !== key && JSON.stringify(before.decided.get(k)) !== JSON.stringify(after.decided.get(k))) ||
+        w.keys.some((k) => !resetKeys.includes(k) && JSON.stringify(before.decided.get(k)) !== JSON.stringify(after.decided.get(k))) ||
         JSON.stringify(before.unattributed) !== JSON.stringify(after.unattributed);
       if (changedElsewhere) elsewhere += 1;
       if (rollover) rollovers += 1;
       if (decided === null) continue;
       followed += 1;
-      const why = `seed ${seed}: ${key} reset from ${x} to ${y}`;
+      if (resetKeys.length > 1) together += 1;
+      const why = `seed ${seed}: ${resetKeys.join(", ")} reset`;
       expect(changedElsewhere, why).toBe(false);
-      expect(decided, why).toEqual(after.decided.get(key));
       // A basis' line is its JSON: the same text a whole derivation writes.
-      expect(JSON.stringify(decided), why).toBe(JSON.stringify(after.decided.get(key)));
+      expect(JSON.stringify(decided), why).toBe(JSON.stringify(resetKeys.map((k) => after.decided.get(k))));
     }
-    // Most rollovers are followed; the resets that reach other keys are there, and none was followed.
+    // Most rollovers are followed, several at once too; the resets that reach other keys are there, and none was followed.
     expect(rollovers).toBeGreaterThan(1000);
     expect(followed).toBeGreaterThan(rollovers / 3);
+    expect(together).toBeGreaterThan(100);
     expect(elsewhere).toBeGreaterThan(50);
   });
 });

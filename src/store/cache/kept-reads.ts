@@ -253,8 +253,8 @@ export function checkedReads(kept: Buffer): CheckedLstats | null {
 }
 
 /**
- * How a dir's names changed, when it is the way a reset of OpenClaw's changes them (openclaw-storage.md
- * §5.3): one transcript (`*.jsonl`) gone, renamed to its reset archive (`<name>.reset.<stamp>`),
+ * How a dir's names changed, when it is the way resets of OpenClaw's change them (openclaw-storage.md
+ * §5.3): transcripts (`*.jsonl`) gone, each renamed to its reset archive (`<name>.reset.<stamp>`),
  * and maybe transcripts made; else null. Whose files they are is for the patch to decide
  * (store/files/keys-again.ts); anything else changed in a dir is derived whole, found before the
  * lstat of every file.
@@ -264,9 +264,9 @@ function resetNames(before: string, now: string): { removed: string[]; added: st
   const has = new Set(now === "" ? [] : now.split("/"));
   const removed = [...had].filter((name) => !has.has(name));
   const added = [...has].filter((name) => !had.has(name));
-  const gone = removed[0];
-  if (removed.length !== 1 || !gone!.endsWith(".jsonl") || !added.some((name) => name.startsWith(`${gone}.reset.`))) return null;
-  return added.every((name) => name.startsWith(`${gone}.reset.`) || name.endsWith(".jsonl")) ? { removed, added } : null;
+  const archiveOf = (gone: string) => (name: string) => name.startsWith(`${gone}.reset.`);
+  if (removed.length === 0 || removed.some((gone) => !gone.endsWith(".jsonl") || !added.some(archiveOf(gone)))) return null;
+  return added.every((name) => name.endsWith(".jsonl") || removed.some((gone) => archiveOf(gone)(name))) ? { removed, added } : null;
 }
 
 /** Kept reads as they hold now (readsNow): what a patch is told, and what keptReadsAgain writes again from. */

@@ -9,13 +9,20 @@
  * same for every key: its inputs are the dirs' names, each key's entry (its part: keyInputText,
  * compared for each key whose entry changed), and the headers of files that did not change. So
  * each changed key's record is derived by the build's own code (index.ts) from what attribution
- * decided for it, kept in the basis. A reset of one key's renames its transcript and may make one:
- * attribution then decides the same for every other key, and the reset key's decision is derived
+ * decided for it, kept in the basis. A reset of a key's renames its transcript and may make one:
+ * attribution then decides the same for every other key, and each reset key's decision is derived
  * from its old one (core/reset-attribution.ts). Anything else and the answer is derived whole.
  */
 import { decoded } from "../../core/kept-bytes.js";
-import { activePathOf, type ClassifiedFile, type Evidence, type StoreEntry, type StoreIndex } from "../../core/model.js";
-import { type OwnedFile, resetDecided } from "../../core/reset-attribution.js";
+import {
+  type ActiveTranscript,
+  activePathOf,
+  type ClassifiedFile,
+  type Evidence,
+  type StoreEntry,
+  type StoreIndex,
+} from "../../core/model.js";
+import { type OwnedFile, resetsDecided } from "../../core/reset-attribution.js";
 import { type BasisParts, type KeptBasis, splicedTail } from "../cache/answer-memo.js";
 import type { AgentTarget } from "../locate.js";
 import type { ChangedFiles, ChangedNames, NamesChange } from "../read-set.js";
@@ -80,8 +87,8 @@ export function keysAgainFrom(
   if (head.indexOf(0x0a) !== head.length - 1) return null;
   const stores = JSON.parse(decoded(head)) as StoreBasis[];
   if (!Array.isArray(stores) || stores.length !== targets.length) return null;
-  // One reset at a time, in a store's own dir.
-  if (names.size > 1 || [...names.keys()].some((dir) => !stores.some((s) => s.dir === dir))) return null;
+  // Resets in a store's own dir.
+  if ([...names.keys()].some((dir) => !stores.some((s) => s.dir === dir))) return null;
   // Every changed file is one a store follows: its sessions.json, a key's own.
   const followed = stores.map((store) => followedOf(store, changed.keys()));
   for (const p of changed.keys()) if (!followed.some((f) => f.has(p))) return null;
@@ -90,7 +97,7 @@ export function keysAgainFrom(
   for (const store of stores) for (const k of store.keys) starts.push(starts[starts.length - 1]! + k[4]);
   if (starts[starts.length - 1] !== tail.length) return null;
   const indexes: StoreIndex[] = [];
-  let keptTail = tail;
+  const replaced: Array<{ from: number; to: number; bytes: Buffer }> = [];
   let at = 0;
   for (const [i, target] of targets.entries()) {
     const store = stores[i]!;
@@ -104,10 +111,11 @@ export function keysAgainFrom(
     if (again === null) return null;
     indexes.push(again.index);
     // A reset key's line is its new one (its size and digest are the head's now); the others' are kept as they were.
-    if (again.line !== null)
-      keptTail = splicedTail(tail, starts[from + again.line.key]!, starts[from + again.line.key + 1]!, again.line.bytes);
+    for (const line of again.lines) replaced.push({ from: starts[from + line.key]!, to: starts[from + line.key + 1]!, bytes: line.bytes });
     at += store.keys.length;
   }
+  // Spliced last first: each splice leaves the places before it where they were.
+  const keptTail = replaced.sort((a, b) => b.from - a.from).reduce((t, r) => splicedTail(t, r.from, r.to, r.bytes), tail);
   return { indexes, basis: { head: [Buffer.from(`${JSON.stringify(stores)}\n`)], tail: keptTail } };
 }
 
@@ -142,8 +150,8 @@ function followedOf(store: StoreBasis, paths: Iterable<string>): Map<string, num
 /**
  * The store's index with the records of the keys whose entry or own files changed (its sessions;
  * its files and unattributed lists are left empty: nothing else is derived), its basis' entry
- * digests made those of now, and the new line of a key a reset renamed the transcript of
- * (`renamed`: resetDecided); null when a change is not one this follows (a key added, removed or
+ * digests made those of now, and the new lines of the keys a reset renamed the transcript of
+ * (`renamed`: resetsDecided); null when a change is not one this follows (a key added, removed or
  * moved in sessions.json, an entry whose attribution input changed but by such a reset, a file of
  * a key gone or unreadable).
  */
@@ -156,7 +164,7 @@ function keysAgain(
   changed: ChangedFiles,
   renamed: NamesChange | undefined,
   seen?: ScanOptions["seen"],
-): { index: StoreIndex; line: { key: number; bytes: Buffer } | null } | null {
+): { index: StoreIndex; lines: Array<{ key: number; bytes: Buffer }> } | null {
   if (store.store !== target.storePath || store.dir !== target.sessionsDir || target.era !== "files") return null;
   const { status, entries } = readStoreFile(target.storePath);
   const loaded = entries.filter((e) => !e.dropped && e.entry);
@@ -168,10 +176,9 @@ function keysAgain(
     store.keys[i]![1] = digest;
   });
   for (const p of changed.keys()) for (const i of follows.get(p) ?? []) again.add(i);
-  // The key whose active transcript a reset renamed: its entry changed, as a reset writes it.
-  const resetKey = renamed === undefined ? -1 : store.keys.findIndex(([, , active]) => active === renamed.removed[0]);
-  if (renamed !== undefined && (resetKey < 0 || !again.has(resetKey))) return null;
-  let line: { key: number; bytes: Buffer } | null = null;
+  // The keys whose active transcript a reset renamed, each one's: their entries changed, as a reset writes them.
+  const resetKeys = (renamed?.removed ?? []).map((gone) => store.keys.findIndex(([, , active]) => active === gone));
+  if (resetKeys.some((k) => k < 0 || !again.has(k)) || new Set(resetKeys).size !== resetKeys.length) return null;
 
   const pathOf = pathIn(store.dir);
   const ctx = pathContext(target, env);
@@ -183,31 +190,45 @@ function keysAgain(
     if (!classifiedFiles.has(p)) classifiedFiles.set(p, classifyInTree(target.sessionsDir, p, unreadable, seen));
     return classifiedFiles.get(p) ?? undefined;
   };
-  const sessions = [];
-  for (const i of [...again].sort((a, b) => a - b)) {
-    const e = loaded[i]!;
-    const [key, , , side] = store.keys[i]!;
+  const keys = [...again].sort((a, b) => a - b);
+  const attributions = new Map<number, KeyAttribution>();
+  const actives = new Map<number, ActiveTranscript | null>();
+  for (const i of keys) {
     const attribution = attributionOf(i);
     if (attribution === null) return null;
-    const resolved = resolveActive(key, e, ctx, inTree, probe);
-    let [input, owned, lineage] = attribution;
-    if (i === resetKey) {
-      const decided = resetDecided({
-        input: keyInputOf(e, resolved),
-        before: { owned, lineage, entryIds: attribution[3] },
+    attributions.set(i, attribution);
+    actives.set(i, resolveActive(store.keys[i]![0], loaded[i]!, ctx, inTree, probe));
+  }
+  const lines: Array<{ key: number; bytes: Buffer }> = [];
+  if (renamed !== undefined) {
+    const decided = resetsDecided(
+      {
         dir: store.dir,
-        gone: renamed!.removed[0]!,
-        made: [...renamed!.added.keys()],
-        names: renamed!.names.split("/"),
-        namedElsewhere: namedByOthers(loaded, i),
+        made: [...renamed.added.keys()],
+        names: renamed.names.split("/"),
         unowned: store.unowned,
         fileOf: (name) => inTree(pathOf(name)),
-      });
-      if (decided === null) return null;
-      ({ owned, lineage } = decided);
-      input = inputDigest(keyInputOf(e, resolved));
-      line = { key: i, bytes: lineAgain(store, i, [input, owned, lineage, decided.entryIds], activePathOf(resolved)) };
+      },
+      resetKeys.map((i, n) => {
+        const [, owned, lineage, entryIds] = attributions.get(i)!;
+        const input = keyInputOf(loaded[i]!, actives.get(i));
+        return { input, before: { owned, lineage, entryIds }, gone: renamed.removed[n]!, namedElsewhere: namedByOthers(loaded, i) };
+      }),
+    );
+    if (decided === null) return null;
+    for (const [n, i] of resetKeys.entries()) {
+      const { owned, lineage, entryIds } = decided[n]!;
+      const attribution: KeyAttribution = [inputDigest(keyInputOf(loaded[i]!, actives.get(i))), owned, lineage, entryIds];
+      attributions.set(i, attribution);
+      lines.push({ key: i, bytes: lineAgain(store, i, attribution, activePathOf(actives.get(i))) });
     }
+  }
+  const sessions = [];
+  for (const i of keys) {
+    const e = loaded[i]!;
+    const [key, , , side] = store.keys[i]!;
+    const [input, owned, lineage] = attributions.get(i)!;
+    const resolved = actives.get(i)!;
     if (inputDigest(keyInputOf(e, resolved)) !== input) return null;
     const ownership = ownershipOf(key, owned, lineage, side, (name) => inTree(pathOf(name)));
     if (ownership === null || unreadable.length > 0) return null;
@@ -216,7 +237,7 @@ function keysAgain(
     sessions.push(record);
   }
   const index: StoreIndex = { location: locationOf(target), storeFile: status, entries, files: [], sessions, unattributed: [] };
-  return { index, line };
+  return { index, lines };
 }
 
 /** What attribution decided for one key, its files as they are now (`fileOf` a name): null when one is gone or is no file. */

@@ -458,7 +458,7 @@ describe("kept reads after a reset (a transcript renamed to its archive, maybe o
     const changes: Record<string, (dir: string) => void> = {
       "a file made, none gone": (dir) => fs.writeFileSync(at(dir, "y.jsonl"), ""),
       "a transcript gone with no archive": (dir) => fs.rmSync(at(dir, "a.jsonl")),
-      "two transcripts gone": (dir) => {
+      "a transcript renamed, another removed": (dir) => {
         fs.renameSync(at(dir, "a.jsonl"), at(dir, ARCHIVE));
         fs.rmSync(at(dir, "b.jsonl"));
       },
@@ -482,6 +482,16 @@ describe("kept reads after a reset (a transcript renamed to its archive, maybe o
       change(dir);
       expect(readsNow(kept, Date.now() + 60_000, true), what).toBeNull();
     }
+  });
+
+  it("tell several transcripts each renamed to its archive (resets of two keys)", () => {
+    const { dir, kept } = walked();
+    fs.renameSync(at(dir, "a.jsonl"), at(dir, ARCHIVE));
+    fs.renameSync(at(dir, "b.jsonl"), at(dir, "b.jsonl.reset.2026-07-02T09-00-01.000Z"));
+    fs.writeFileSync(at(dir, "y.jsonl"), "y");
+    const change = readsNow(kept, Date.now() + 60_000, true)!.names.get(dir)!;
+    expect([...change.removed].sort()).toEqual(["a.jsonl", "b.jsonl"]);
+    expect([...change.added.keys()].sort()).toEqual([ARCHIVE, "b.jsonl.reset.2026-07-02T09-00-01.000Z", "y.jsonl"]);
   });
 
   it("are not kept again while a name made changed too recently for its lstat to prove it", () => {

@@ -7,8 +7,9 @@
  * for key by key (store/files/keys-again.ts) instead of derived: index-random writes about eight
  * steps between two checks, so there a turn alone is rare. Here the plan's steps come minutes
  * apart (no daily reset between two), so a message on a key that has one is a turn; a key's first
- * message, commands, resets, deletes, compactions and trims come one at a time too, each derived
- * again as before.
+ * message, commands, resets, deletes, compactions and trims come one at a time too: a reset of the
+ * auto-reply path (`/new`, `/reset`) a kept `timeline` and `ls` table follow too where attribution
+ * cannot have changed for another key (core/reset-attribution.ts), the rest derived again.
  * OPENCLAW_SESSIONS_TURN_RANDOM_N sets how many stores (default 2),
  * OPENCLAW_SESSIONS_TURN_RANDOM_SEED the first seed (1701). About 3–5 minutes a store.
  */

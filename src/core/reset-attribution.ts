@@ -60,7 +60,7 @@ export interface ResetDir {
   /** The names made, and all its names now. */
   made: readonly string[];
   names: readonly string[];
-  /** What the later rounds started from (attribution.ts unownedAfterFirstRound), before the resets. */
+  /** What the later rounds started from (attribution.ts unownedAfterFirstRound: the ids their headers name), before the resets. */
   unowned: { count: number; ids: readonly string[] };
   /** A file by its name, as the walk would find it now. */
   fileOf: (name: string) => ClassifiedFile | undefined;
@@ -110,6 +110,7 @@ function resetDecided(seen: ResetDir, key: ResetKey, made: readonly string[]): K
   if (input.activePaths.length > 0 && (transcript === null || !made.includes(transcript))) return null;
   const namingY = seen.names.filter((name) => name.includes(y));
   if (namingY.length !== (transcript === null ? 0 : 1) || (transcript !== null && namingY[0] !== transcript)) return null;
+  // Nor does a file left to the later rounds in its header, nor another entry its X or Y.
   if (unowned.ids.includes(y) || key.namedElsewhere(x) || key.namedElsewhere(y)) return null;
   // Its entry names no id it did not (but Y), none by a custom sessionFile name. An id it no longer
   // names leaves its files to the later rounds, unless another of its ids names them: the first

@@ -23,6 +23,7 @@ import {
   type ChangedNames,
   listingOf,
   lookAt,
+  type NamesChange,
   namesOf,
   nsOf,
   provesListing,
@@ -317,7 +318,7 @@ export function readsNow(kept: Buffer, settledBefore: number, followNames = fals
   );
   // Each file gone was one the run looked at (a dir kept by its names: each of its files was), and each new one is a regular file.
   if (!held || goneSeen !== gone.size) return null;
-  const names = new Map<string, { removed: string[]; added: Map<string, Seen>; names: string }>();
+  const names = new Map<string, NamesChange>();
   for (const [dir, change] of renamed) {
     const added = new Map<string, Seen>();
     for (const name of change.added) {

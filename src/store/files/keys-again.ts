@@ -201,6 +201,7 @@ function keysAgain(
   }
   const lines: Array<{ key: number; bytes: Buffer }> = [];
   if (renamed !== undefined) {
+    const namedElsewhere = namedByOthers(loaded);
     const decided = resetsDecided(
       {
         dir: store.dir,
@@ -212,7 +213,7 @@ function keysAgain(
       resetKeys.map((i, n) => {
         const [, owned, lineage, entryIds] = attributions.get(i)!;
         const input = keyInputOf(loaded[i]!, actives.get(i));
-        return { input, before: { owned, lineage, entryIds }, gone: renamed.removed[n]!, namedElsewhere: namedByOthers(loaded, i) };
+        return { input, before: { owned, lineage, entryIds }, gone: renamed.removed[n]!, namedElsewhere: namedElsewhere(i) };
       }),
     );
     if (decided === null) return null;
@@ -284,11 +285,11 @@ function lineAgain(store: StoreBasis, key: number, attribution: KeyAttribution, 
   return bytes;
 }
 
-/** Whether an entry of the store's but the `key`th names an id anywhere in it (each entry's text made once, when first asked). */
-function namedByOthers(loaded: readonly StoreEntry[], key: number): (id: string) => boolean {
+/** For each key, whether an entry of the store's but that key's names an id anywhere in it (the entries' texts made once, when first asked). */
+function namedByOthers(loaded: readonly StoreEntry[]): (key: number) => (id: string) => boolean {
   let texts: string[] | undefined;
-  return (id) => {
-    texts ??= loaded.flatMap((e, i) => (i === key ? [] : [JSON.stringify(e.entry)]));
-    return texts.some((t) => t.includes(id));
+  return (key) => (id) => {
+    texts ??= loaded.map((e) => JSON.stringify(e.entry));
+    return texts.some((t, i) => i !== key && t.includes(id));
   };
 }

@@ -29,7 +29,7 @@ export type KeyAttribution = [input: string, owned: OwnedFile[], lineage: string
 
 /**
  * What attribution's later rounds started from (core/attribution.ts unownedAfterFirstRound): how
- * many files the first round left without an owner, and the sessionIds they name.
+ * many files the first round left without an owner, and the sessionIds their headers name.
  */
 export interface Unowned {
   count: number;

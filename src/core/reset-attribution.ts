@@ -42,14 +42,17 @@ export function entryIdCount(k: KeyInput): number {
   return ids.size;
 }
 
-/** A key a reset renamed the transcript of, as resetsDecided is told it. */
+/**
+ * A key a reset renamed the transcript of, or whose transcript was made (its first message since
+ * a bare `/new`: `gone` null), as resetsDecided is told it.
+ */
 export interface ResetKey {
   /** Its attribution input now: its new entry, its active transcript now. */
   input: KeyInput;
-  /** What attribution decided for it before the reset. */
+  /** What attribution decided for it before. */
   before: KeyDecided;
-  /** The name of its transcript the reset renamed. */
-  gone: string;
+  /** The name of its transcript the reset renamed; null when its transcript was made. */
+  gone: string | null;
   /** Whether another key's entry names this id anywhere in it. */
   namedElsewhere: (id: string) => boolean;
 }
@@ -68,19 +71,19 @@ export interface ResetDir {
 
 /**
  * What attribution decides for each key a reset renamed the transcript of (one or more: each a
- * reset of its own), in their order; null when the change is not such resets, or when it could
- * change what attribution decides for another key or file (then the caller derives the whole
- * store's). Every other key's decision is the one it was. Each name made is a reset key's: its
- * archive, or its new transcript.
+ * reset of its own) or whose transcript was made, in their order; null when the change is not
+ * such resets, or when it could change what attribution decides for another key or file (then the
+ * caller derives the whole store's). Every other key's decision is the one it was. Each name made
+ * is such a key's: a reset's archive, or its new transcript.
  */
 export function resetsDecided(dir: ResetDir, keys: readonly ResetKey[]): KeyDecided[] | null {
   const claimed = new Set<string>();
   const decided: KeyDecided[] = [];
   for (const key of keys) {
     const transcript = transcriptIn(dir.dir, key.input);
-    const made = dir.made.filter((name) => name.startsWith(`${key.gone}.reset.`) || name === transcript);
+    const made = dir.made.filter((name) => (key.gone !== null && name.startsWith(`${key.gone}.reset.`)) || name === transcript);
     for (const name of made) claimed.add(name);
-    const one = resetDecided(dir, key, made);
+    const one = key.gone === null ? startedDecided(dir, key, made) : resetDecided(dir, key, key.gone, made);
     if (one === null) return null;
     decided.push(one);
   }
@@ -93,10 +96,38 @@ function transcriptIn(dir: string, input: KeyInput): string | null {
   return active !== undefined && path.dirname(active) === dir ? path.basename(active) : null;
 }
 
-/** resetsDecided for one key, given the names made that are its own (`made`). */
-function resetDecided(seen: ResetDir, key: ResetKey, made: readonly string[]): KeyDecided | null {
+/**
+ * resetsDecided for a key whose transcript was made (its first message since a bare `/new`), given
+ * the names made that are its own: it is its active transcript, never a file attribution links, so
+ * the decision is the one it was while its entry names the same ids in the same order, no other
+ * entry names its sessionId (whose transcript it would be too), and the transcript's start cannot
+ * join the later rounds' index (none ran, or the key has a file whose generation ended).
+ */
+function startedDecided(seen: ResetDir, key: ResetKey, made: readonly string[]): KeyDecided | null {
+  const { input, before } = key;
+  const { owned, lineage, entryIds } = before;
+  const y = input.sessionId;
+  if (y === null || lineage.at(-1) !== y || made.length !== 1 || made[0] !== transcriptIn(seen.dir, input) || key.namedElsewhere(y))
+    return null;
+  const named = [...new Set(lineageOf(input.entry).map((l) => l.id))].filter((id) => id !== y);
+  if (input.sessionFileBasename !== null || JSON.stringify(named) !== JSON.stringify(lineage.slice(0, entryIds))) return null;
+  if (owned.some(([, evidence]) => evidence.some((e) => e.kind === "session-file-name"))) return null;
+  return seen.unowned.count === 0 || owned.some((o) => ofFirstRound(o) && endedAt(o[0]) !== null) ? before : null;
+}
+
+/** Whether attribution's first round gave a key this file: none of its evidence is the later rounds'. */
+const ofFirstRound = (o: OwnedFile) => o[1].every((e) => !LATER_ROUND_KINDS.has(e.kind));
+
+/** When a file's generation ended, by its name (attribution.ts endedAt): its reset or delete stamp; null when it has not ended. */
+function endedAt(name: string): number | null {
+  const a = classifyName(name).archive;
+  return a !== undefined && a.reason !== "bak" ? a.timestampMs : null;
+}
+
+/** resetsDecided for a key a reset renamed the transcript `gone` of, given the names made that are its own (`made`). */
+function resetDecided(seen: ResetDir, key: ResetKey, gone: string, made: readonly string[]): KeyDecided | null {
   const { dir, unowned } = seen;
-  const { input, before, gone } = key;
+  const { input, before } = key;
   const { owned, lineage, entryIds } = before;
   const x = lineage.at(-1);
   const y = input.sessionId;
@@ -118,8 +149,7 @@ function resetDecided(seen: ResetDir, key: ResetKey, made: readonly string[]): K
   const ids = new Set([y, ...lineageOf(input.entry).map((l) => l.id)]);
   const had = new Set([...lineage.slice(0, entryIds), x, y]);
   if (input.sessionFileBasename !== null || [...ids].some((id) => !had.has(id))) return null;
-  // Its files: the first round's (none of their evidence the later rounds'), then the later rounds'.
-  const ofFirstRound = (o: OwnedFile) => o[1].every((e) => !LATER_ROUND_KINDS.has(e.kind));
+  // Its files: the first round's, then the later rounds'.
   const first = owned.filter(ofFirstRound);
   if (owned.slice(0, first.length).some((o) => !ofFirstRound(o))) return null;
   if (
@@ -127,11 +157,7 @@ function resetDecided(seen: ResetDir, key: ResetKey, made: readonly string[]): K
   )
     return null;
   // The later rounds start from the same: none ran, or the key's oldest generation is an archive stamped before this one.
-  const older = ([name]: OwnedFile) => {
-    const a = classifyName(name).archive;
-    return a !== undefined && a.reason !== "bak" && a.timestampMs !== null && a.timestampMs < stamp;
-  };
-  if (unowned.count > 0 && !first.some(older)) return null;
+  if (unowned.count > 0 && !first.some(([name]) => (endedAt(name) ?? Infinity) < stamp)) return null;
   // The first round again, for its files and the archive, in the walk's order (a dir's names sorted), from the headers it read then.
   const names = [...first.map(([name]) => name), archives[0]!].sort(byText);
   const files = names.map(seen.fileOf);

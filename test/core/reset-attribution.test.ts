@@ -4,9 +4,10 @@
  * reset: random stores of OpenClaw's shapes (rollovers, gateway resets that drop the usage family,
  * bare `/new`s, orphan and deleted archives, `.bak` trims, compaction checkpoints, ids shared
  * between keys, headers missing, an orphan that names a new id already), then one more reset or
- * several at once, an entry sometimes losing ids it named or naming one more. Whenever
- * resetsDecided answers, its answer is each reset key's whole decision, and no other key's
- * decision nor the files no key owns changed.
+ * several at once, an entry sometimes losing ids it named or naming one more, and maybe the first
+ * message of keys a bare `/new` left without a transcript. Whenever resetsDecided answers, its
+ * answer is each such key's whole decision, and no other key's decision nor the files no key
+ * owns changed.
  */
 import { describe, expect, it } from "vitest";
 import { attribute, candidatesOf, type KeyInput, unownedAfterFirstRound } from "../../src/core/attribution.js";
@@ -152,10 +153,11 @@ function attributed(w: World) {
   return { names, files, keys, decided, unattributed, unowned };
 }
 
-describe("the attribution of keys after their resets, from their attribution before", () => {
+describe("the attribution of keys after their resets and first messages, from their attribution before", () => {
   it("is, whenever it is given, what attributing the whole store again gives, and no other key's nor unowned file's changed", () => {
     let followed = 0;
     let together = 0;
+    let firsts = 0;
     let rollovers = 0;
     let elsewhere = 0;
     for (let seed = 1; seed <= 2500; seed++) {
@@ -187,7 +189,18 @@ describe("the attribution of keys after their resets, from their attribution bef
         else if (edit < 0.2 && rollover) e.usageFamilySessionIds = [x, y];
         else if (edit < 0.3) e.usageFamilySessionIds = [...family(e), w.entries.get(random.pick(w.keys))!.sessionId];
       }
+      // And keys whose transcript was missing (a bare /new's) get their first message: the transcript made.
+      const started = w.keys.filter(
+        (k) => !resetKeys.includes(k) && !w.headers.has(`${w.entries.get(k)!.sessionId}.jsonl`) && random.next() < 0.5,
+      );
+      for (const key of started) {
+        const e = w.entries.get(key)!;
+        w.headers.set(`${e.sessionId}.jsonl`, header(e.sessionId, w.clock + 500));
+        // Sometimes its entry names one id more with it (another key's).
+        if (random.next() < 0.2) e.usageFamilySessionIds = [...family(e), w.entries.get(random.pick(w.keys))!.sessionId];
+      }
       const after = attributed(w);
+      const changing = [...resetKeys, ...started];
       const decided = resetsDecided(
         {
           dir: DIR,
@@ -196,33 +209,35 @@ describe("the attribution of keys after their resets, from their attribution bef
           unowned: before.unowned,
           fileOf: (name) => after.files.find((f) => f.name === name),
         },
-        resetKeys.map((key, n) => {
+        changing.map((key, n) => {
           const others = w.keys.filter((k) => k !== key).map((k) => JSON.stringify(w.entries.get(k)));
           return {
             input: after.keys.find((k) => k.sessionKey === key)!,
             before: before.decided.get(key)!,
-            gone: gone[n]!,
+            gone: gone[n] ?? null,
             namedElsewhere: (id: string) => others.some((t) => t.includes(id)),
           };
         }),
       );
       const changedElsewhere =
-        w.keys.some((k) => !resetKeys.includes(k) && JSON.stringify(before.decided.get(k)) !== JSON.stringify(after.decided.get(k))) ||
+        w.keys.some((k) => !changing.includes(k) && JSON.stringify(before.decided.get(k)) !== JSON.stringify(after.decided.get(k))) ||
         JSON.stringify(before.unattributed) !== JSON.stringify(after.unattributed);
       if (changedElsewhere) elsewhere += 1;
       if (rollover) rollovers += 1;
       if (decided === null) continue;
       followed += 1;
       if (resetKeys.length > 1) together += 1;
-      const why = `seed ${seed}: ${resetKeys.join(", ")} reset`;
+      if (started.length > 0) firsts += 1;
+      const why = `seed ${seed}: ${resetKeys.join(", ")} reset, ${started.join(", ")} started`;
       expect(changedElsewhere, why).toBe(false);
       // A basis' line is its JSON: the same text a whole derivation writes.
-      expect(JSON.stringify(decided), why).toBe(JSON.stringify(resetKeys.map((k) => after.decided.get(k))));
+      expect(JSON.stringify(decided), why).toBe(JSON.stringify(changing.map((k) => after.decided.get(k))));
     }
     // Most rollovers are followed, several at once too; the resets that reach other keys are there, and none was followed.
     expect(rollovers).toBeGreaterThan(1000);
     expect(followed).toBeGreaterThan(rollovers / 3);
     expect(together).toBeGreaterThan(100);
+    expect(firsts).toBeGreaterThan(20);
     expect(elsewhere).toBeGreaterThan(50);
   });
 });

@@ -186,6 +186,8 @@ function stillHolding(
         return true;
       };
     const still = STILL[how];
+    // A path a run found nothing at that a reset made since (a key's new transcript): its lstat now is the patch's.
+    if ((how === "s" || how === "t") && renamed) return (p, found) => still(p, found) || (found.endsWith("-") && madeBy(renamed, p));
     if (how !== "d" && how !== "n") return still;
     const listedAgain = (dir: string, found: string) => {
       const before = settledBefore === null ? null : lookAt(dir, "l");
@@ -253,12 +255,17 @@ export function checkedReads(kept: Buffer): CheckedLstats | null {
   };
 }
 
+/** Whether `p` is a name the reset in its dir made (`renamed`). */
+function madeBy(renamed: Map<string, RenamedDir>, p: string): boolean {
+  return renamed.get(path.dirname(p))?.added.includes(path.basename(p)) === true;
+}
+
 /**
  * How a dir's names changed, when it is the way resets of OpenClaw's change them (openclaw-storage.md
  * §5.3): transcripts (`*.jsonl`) gone, each renamed to its reset archive (`<name>.reset.<stamp>`),
- * and maybe transcripts made; else null. Whose files they are is for the patch to decide
- * (store/files/keys-again.ts); anything else changed in a dir is derived whole, found before the
- * lstat of every file.
+ * and transcripts made (a reset's next message, or the first since a bare `/new`); else null.
+ * Whose files they are is for the patch to decide (store/files/keys-again.ts); anything else
+ * changed in a dir is derived whole, found before the lstat of every file.
  */
 function resetNames(before: string, now: string): { removed: string[]; added: string[] } | null {
   const had = new Set(before === "" ? [] : before.split("/"));
@@ -266,7 +273,7 @@ function resetNames(before: string, now: string): { removed: string[]; added: st
   const removed = [...had].filter((name) => !has.has(name));
   const added = [...has].filter((name) => !had.has(name));
   const archiveOf = (gone: string) => (name: string) => name.startsWith(`${gone}.reset.`);
-  if (removed.length === 0 || removed.some((gone) => !gone.endsWith(".jsonl") || !added.some(archiveOf(gone)))) return null;
+  if (removed.some((gone) => !gone.endsWith(".jsonl") || !added.some(archiveOf(gone)))) return null;
   return added.every((name) => name.endsWith(".jsonl") || removed.some((gone) => archiveOf(gone)(name))) ? { removed, added } : null;
 }
 
@@ -434,7 +441,11 @@ function* otherSectionsAgain(c: JsonBytesCursor, before: ReadsNow, noted: ReadSe
     for (const [p, found] of theirs) mine.set(p, found);
     return mine;
   };
-  for (const [dir, { names }] of before.names) rest.n.set(dir, names);
+  for (const [dir, { names, added }] of before.names) {
+    rest.n.set(dir, names);
+    // Nothing was there when the run stat-ed a path a reset made since: its lstat now (lstatsAgain) says what is.
+    for (const name of added.keys()) for (const how of ["s", "t"] as const) rest[how].delete(path.join(dir, name));
+  }
   const named = merged(rest.n, noted.named);
   const found: Record<Exclude<KeptRead, "l">, Iterable<[string, string | Buffer]>> = {
     m: merged(new Map(before.dirStats), noted.dirStats),

@@ -201,6 +201,11 @@ function keysAgain(
   }
   const lines: Array<{ key: number; bytes: Buffer }> = [];
   if (renamed !== undefined) {
+    // And the keys whose transcript was made since (their first message after a bare /new): their active was none, and is a name made.
+    const made = new Set([...renamed.added.keys()].map(pathOf));
+    const started = keys.filter(
+      (i) => store.keys[i]![2] === null && !resetKeys.includes(i) && made.has(activePathOf(actives.get(i)) ?? ""),
+    );
     const namedElsewhere = namedByOthers(loaded);
     const decided = resetsDecided(
       {
@@ -210,14 +215,14 @@ function keysAgain(
         unowned: store.unowned,
         fileOf: (name) => inTree(pathOf(name)),
       },
-      resetKeys.map((i, n) => {
+      [...resetKeys, ...started].map((i, n) => {
         const [, owned, lineage, entryIds] = attributions.get(i)!;
         const input = keyInputOf(loaded[i]!, actives.get(i));
-        return { input, before: { owned, lineage, entryIds }, gone: renamed.removed[n]!, namedElsewhere: namedElsewhere(i) };
+        return { input, before: { owned, lineage, entryIds }, gone: renamed.removed[n] ?? null, namedElsewhere: namedElsewhere(i) };
       }),
     );
     if (decided === null) return null;
-    for (const [n, i] of resetKeys.entries()) {
+    for (const [n, i] of [...resetKeys, ...started].entries()) {
       const { owned, lineage, entryIds } = decided[n]!;
       const attribution: KeyAttribution = [inputDigest(keyInputOf(loaded[i]!, actives.get(i))), owned, lineage, entryIds];
       attributions.set(i, attribution);

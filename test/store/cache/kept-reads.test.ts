@@ -456,7 +456,7 @@ describe("kept reads after a reset (a transcript renamed to its archive, maybe o
 
   it("are none when the names changed otherwise: what a reset does not do is derived whole", () => {
     const changes: Record<string, (dir: string) => void> = {
-      "a file made, none gone": (dir) => fs.writeFileSync(at(dir, "y.jsonl"), ""),
+      "a file made that is no transcript": (dir) => fs.writeFileSync(at(dir, "notes.txt"), ""),
       "a transcript gone with no archive": (dir) => fs.rmSync(at(dir, "a.jsonl")),
       "a transcript renamed, another removed": (dir) => {
         fs.renameSync(at(dir, "a.jsonl"), at(dir, ARCHIVE));
@@ -482,6 +482,14 @@ describe("kept reads after a reset (a transcript renamed to its archive, maybe o
       change(dir);
       expect(readsNow(kept, Date.now() + 60_000, true), what).toBeNull();
     }
+  });
+
+  it("tell a transcript made alone (a key's first message since a bare /new)", () => {
+    const { dir, kept } = walked();
+    fs.writeFileSync(at(dir, "y.jsonl"), "y");
+    const change = readsNow(kept, Date.now() + 60_000, true)!.names.get(dir)!;
+    expect(change.removed).toEqual([]);
+    expect([...change.added.keys()]).toEqual(["y.jsonl"]);
   });
 
   it("tell several transcripts each renamed to its archive (resets of two keys)", () => {

@@ -346,15 +346,14 @@ describe("a kept timeline after a reset of OpenClaw's", () => {
     const stores = patchedAfter.map((c) => store(c.scenario));
     await pastRacyWindow();
     for (const s of stores) for (const run of Object.values(ANSWERS)) expect((await answer(s, "indexed", run)).given).toBe("derived");
-    const turned: Array<{ key: string; file: string | null }> = [];
+    const turned: Array<{ key: string; file: string; y: string }> = [];
     for (const [i, c] of patchedAfter.entries()) {
       const s = stores[i]!;
       const resets = c.key ? [[c.key, activeByName(s, c.key)] as const] : activeFiles(s).slice(0, c.every ? undefined : 1);
       if (c.every) expect(resets.length, c.what).toBeGreaterThan(1);
       for (const [key, file] of resets) {
         const y = reset(s, key, file, { successor: c.successor ?? true });
-        if (key === resets[0]![0])
-          turned.push({ key, file: c.successor === false ? null : file.replace(path.basename(file, ".jsonl").split("-topic-")[0]!, y) });
+        if (key === resets[0]![0]) turned.push({ key, file: file.replace(path.basename(file, ".jsonl").split("-topic-")[0]!, y), y });
       }
     }
     await pastRacyWindow();
@@ -366,10 +365,20 @@ describe("a kept timeline after a reset of OpenClaw's", () => {
         expect(after.given, `${c.what}: ${what}`).toBe(what === "check" ? "derived" : "patched");
       }
     }
-    // The next turn, to the new transcript: patched from the patched answer; then, nothing changed, kept.
+    // The next turn, to the new transcript (after a bare /new, its first message makes it): patched
+    // from the patched answer; then, nothing changed, kept.
     for (const [i, c] of patchedAfter.entries()) {
-      const { key, file } = turned[i]!;
-      if (file === null) continue;
+      const { key, file, y } = turned[i]!;
+      if (c.successor === false) {
+        const header = JSON.stringify({
+          type: "session",
+          version: 3,
+          id: y,
+          timestamp: new Date(T + 8000).toISOString(),
+          cwd: "/home/ana",
+        });
+        fs.writeFileSync(file, `${header}\n`);
+      }
       turn(stores[i]!, key, file, 9);
       await pastRacyWindow();
       const after = await timeline(stores[i]!);

@@ -1,9 +1,11 @@
 /**
  * A kept store-wide answer brought up to date key by key after a turn of OpenClaw's (issue 28):
- * real corpus copies in temp dirs, the answers that keep a basis (`timeline`, `ls`'s table, `check`). After
- * a turn (a line appended to a key's transcript, sessions.json rewritten) the answer is patched, not
- * derived, and equals --no-index's; after any change a patch cannot follow (a new file, a reset, a
- * changed archive, a key added, a sessionId moved) it is derived whole, and equals it too.
+ * real corpus copies in temp dirs, the answers that keep a basis (`timeline`, `ls`'s table,
+ * `check`). After a turn (a line appended to a key's transcript, sessions.json rewritten) the
+ * answer is patched, not derived, and equals --no-index's. So are `timeline` and `ls`'s table after
+ * a reset of OpenClaw's auto-reply path (of one key or several, then the first message after a bare
+ * /new). After any change a patch cannot follow (a new file, a gateway reset, a changed archive, a
+ * key added, a sessionId moved) the answer is derived whole, and equals it too.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -342,7 +344,7 @@ describe("a kept timeline after a reset of OpenClaw's", () => {
     { what: "two keys reset at once", scenario: "stale-locks", every: true },
   ];
 
-  it("is brought up to date for the reset key alone, the answers but check's, and equals --no-index's", async () => {
+  it("is brought up to date for the reset keys alone, the answers but check's, and equals --no-index's", async () => {
     const stores = patchedAfter.map((c) => store(c.scenario));
     await pastRacyWindow();
     for (const s of stores) for (const run of Object.values(ANSWERS)) expect((await answer(s, "indexed", run)).given).toBe("derived");

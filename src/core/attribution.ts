@@ -7,7 +7,7 @@
 import { stringList } from "./coerce.js";
 import { flat, isoTime } from "./format.js";
 import path from "node:path";
-import type { ClassifiedFile, Confidence, Evidence, SessionEntry, TranscriptHeader } from "./model.js";
+import type { ArchiveInfo, ClassifiedFile, Confidence, Evidence, SessionEntry, TranscriptHeader } from "./model.js";
 import { sessionIdOfTranscriptName } from "./names.js";
 
 export interface KeyInput {
@@ -348,9 +348,13 @@ interface KnownFile {
   startMs: number;
 }
 
-/** When a file's generation ended: its reset/deleted stamp; a live or `.bak` file has not ended. */
-function endedAt(f: ClassifiedFile | undefined): number {
-  return f?.archive && f.archive.reason !== "bak" && f.archive.timestampMs !== null ? f.archive.timestampMs : Infinity;
+/**
+ * When a file's generation ended, by its archive's name (none: a live file): its reset or delete
+ * stamp; a live or `.bak` file has not ended (Infinity). The later rounds index each key's oldest
+ * generation by it; core/reset-attribution.ts asks it to know that generation unchanged.
+ */
+export function generationEnd(archive: ArchiveInfo | undefined): number {
+  return archive && archive.reason !== "bak" && archive.timestampMs !== null ? archive.timestampMs : Infinity;
 }
 
 /** A key's oldest known generation's files, as found from its first `files` files (they only grow). */
@@ -392,7 +396,7 @@ function indexKnownFiles(
 }
 
 function oldestOfKey(key: string, paths: string[], fileByPath: ReadonlyMap<string, ClassifiedFile>, headerOf: HeaderLookup): OldestOfKey {
-  const ends = paths.map((p) => endedAt(fileByPath.get(p)));
+  const ends = paths.map((p) => generationEnd(fileByPath.get(p)?.archive));
   let first = Infinity;
   for (const e of ends) if (e < first) first = e;
   const mine: OldestOfKey = { files: paths.length, starts: [], parents: [] };

@@ -15,7 +15,7 @@
  * several keys at once are each such a reset: none names another's ids, so each holds alone.
  */
 import path from "node:path";
-import { directOwners, type KeyInput, LATER_ROUND_KINDS, lineageOf } from "./attribution.js";
+import { directOwners, generationEnd, type KeyInput, LATER_ROUND_KINDS, lineageOf } from "./attribution.js";
 import type { ClassifiedFile, Evidence } from "./model.js";
 import { classifyName, parseGeneratedTranscriptName } from "./names.js";
 import { byText } from "./order.js";
@@ -112,17 +112,14 @@ function startedDecided(seen: ResetDir, key: ResetKey, made: readonly string[]):
   const named = [...new Set(lineageOf(input.entry).map((l) => l.id))].filter((id) => id !== y);
   if (input.sessionFileBasename !== null || JSON.stringify(named) !== JSON.stringify(lineage.slice(0, entryIds))) return null;
   if (owned.some(([, evidence]) => evidence.some((e) => e.kind === "session-file-name"))) return null;
-  return seen.unowned.count === 0 || owned.some((o) => ofFirstRound(o) && endedAt(o[0]) !== null) ? before : null;
+  return seen.unowned.count === 0 || owned.some((o) => ofFirstRound(o) && endedAt(o[0]) < Infinity) ? before : null;
 }
 
 /** Whether attribution's first round gave a key this file: none of its evidence is the later rounds'. */
 const ofFirstRound = (o: OwnedFile) => o[1].every((e) => !LATER_ROUND_KINDS.has(e.kind));
 
-/** When a file's generation ended, by its name (attribution.ts endedAt): its reset or delete stamp; null when it has not ended. */
-function endedAt(name: string): number | null {
-  const a = classifyName(name).archive;
-  return a !== undefined && a.reason !== "bak" ? a.timestampMs : null;
-}
+/** When a file's generation ended, by its name (attribution.ts generationEnd: Infinity when it has not). */
+const endedAt = (name: string) => generationEnd(classifyName(name).archive);
 
 /** resetsDecided for a key a reset renamed the transcript `gone` of, given the names made that are its own (`made`). */
 function resetDecided(seen: ResetDir, key: ResetKey, gone: string, made: readonly string[]): KeyDecided | null {
@@ -157,7 +154,7 @@ function resetDecided(seen: ResetDir, key: ResetKey, gone: string, made: readonl
   )
     return null;
   // The later rounds start from the same: none ran, or the key's oldest generation is an archive stamped before this one.
-  if (unowned.count > 0 && !first.some(([name]) => (endedAt(name) ?? Infinity) < stamp)) return null;
+  if (unowned.count > 0 && !first.some(([name]) => endedAt(name) < stamp)) return null;
   // The first round again, for its files and the archive, in the walk's order (a dir's names sorted), from the headers it read then.
   const names = [...first.map(([name]) => name), archives[0]!].sort(byText);
   const files = names.map(seen.fileOf);

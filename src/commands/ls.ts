@@ -378,9 +378,10 @@ export async function runLs(opts: LsOptions, ctx: StoreContext): Promise<LsResul
 }
 
 /**
- * The kept table with the rows of the keys a turn changed (store/files/keys-again.ts) listed again,
- * and the parts of it that are the stores' own as they are now; null when the stores cannot tell
- * which keys changed, or a store is no longer one OpenClaw loads (its problem names every file).
+ * The kept table with the rows of the keys a turn changed or added (store/files/keys-again.ts)
+ * listed again, in the stores' order of keys, and the parts of it that are the stores' own as they
+ * are now; null when the stores cannot tell which keys changed, or a store is no longer one
+ * OpenClaw loads (its problem names every file).
  */
 async function tableAgain(
   opts: Omit<LsOptions, "key">,
@@ -393,13 +394,19 @@ async function tableAgain(
   const again = ctx.session.keysAgain(opts, basis, changed, names);
   if (again === null || again.indexes.length !== kept.stores.length || again.indexes.some((i) => i.storeFile.state !== "ok")) return null;
   const listed = tableOf(await listing(opts, ctx, undefined, again.indexes));
-  const at = new Map(kept.rows.map((r, i) => [`${r.agentId}\n${r.sessionKey}`, i]));
-  const rows = [...kept.rows];
-  for (const row of listed.rows) {
-    const i = at.get(`${row.agentId}\n${row.sessionKey}`);
-    if (i === undefined) return null;
-    rows[i] = row;
+  const rowOf = new Map(kept.rows.map((r) => [`${r.agentId}\n${r.sessionKey}`, r]));
+  for (const row of listed.rows) rowOf.set(`${row.agentId}\n${row.sessionKey}`, row);
+  // A row per key, as listing makes them: store by store, each in its keys' order (a key added takes its place).
+  const rows: LsTableRow[] = [];
+  for (const index of again.indexes) {
+    for (const e of index.entries) {
+      if (e.dropped || !e.entry) continue;
+      const row = rowOf.get(`${index.location.agentId}\n${e.sessionKey}`);
+      if (row === undefined) return null;
+      rows.push(row);
+    }
   }
+  if (rows.length !== rowOf.size) return null;
   const { stores, droppedEntries, storeProblems } = listed;
   return { value: { ...kept, stores, droppedEntries, storeProblems, rows }, basis: again.basis };
 }

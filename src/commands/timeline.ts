@@ -498,9 +498,10 @@ async function summaryOf(
 }
 
 /**
- * The kept summary with the rows of the keys whose entry or files changed derived again, and the
- * stores' headers (sessions.json's size); the other rows are the kept ones. Null when the stores
- * cannot tell which keys changed (StoreSession.keysAgain): the summary is then derived whole.
+ * The kept summary with the rows of the keys whose entry or files changed derived again, those of
+ * the keys added, and the stores' headers (sessions.json's size); the other rows are the kept ones.
+ * Null when the stores cannot tell which keys changed (StoreSession.keysAgain): the summary is then
+ * derived whole.
  */
 async function summaryAgain(
   opts: TimelineOptions,
@@ -520,9 +521,10 @@ async function summaryAgain(
   for (const index of again.indexes) {
     const settings = settingsOf(index, env);
     for (const s of index.sessions) {
+      const row = await summaryRowOf(index, s, env, headers, settings);
       const i = at.get(`${s.agentId}\n${s.sessionKey}`);
-      if (i === undefined) return null;
-      rows[i] = await summaryRowOf(index, s, env, headers, settings);
+      if (i === undefined) rows.push(row);
+      else rows[i] = row;
     }
   }
   const value = { ...kept, stores: headers, keys: sortedRows(rows, kept.sort) };

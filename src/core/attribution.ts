@@ -411,6 +411,25 @@ function oldestOfKey(key: string, paths: string[], fileByPath: ReadonlyMap<strin
   return mine;
 }
 
+/** Whether a file started at `startMs` is close enough after an archive stamped `archivedAt` to be its reset successor. */
+function successorWithin(archivedAt: number, startMs: number): boolean {
+  return startMs >= archivedAt && startMs - archivedAt <= RESET_SUCCESSOR_WINDOW_MS;
+}
+
+/**
+ * Whether a key's oldest generation starting with `header` could make the later rounds link a file
+ * they did not: by its parentSession (a file whose own id it names), or by its start, as the reset
+ * successor of an archive stamped at one of `resetStamps` (the dir's reset archives). A patch that
+ * adds a key asks it (core/reset-attribution.ts): its transcript joins their index.
+ */
+export function laterRoundsMayLink(header: TranscriptHeader | null, resetStamps: Iterable<number>): boolean {
+  if (parentIdOf(header) !== null) return true;
+  const start = headerMs(header);
+  if (start === null) return false;
+  for (const at of resetStamps) if (successorWithin(at, start)) return true;
+  return false;
+}
+
 /** A gateway reset stamps the archive and writes the successor's header at the same instant. */
 function resetSuccessor(f: ClassifiedFile, byStart: KnownFile[]): { key: string; evidence: Evidence } | null {
   const archivedAt = f.archive?.reason === "reset" ? f.archive.timestampMs : null;
@@ -424,7 +443,7 @@ function resetSuccessor(f: ClassifiedFile, byStart: KnownFile[]): { key: string;
     else hi = mid;
   }
   const next = byStart[lo];
-  if (!next || next.startMs - archivedAt > RESET_SUCCESSOR_WINDOW_MS) return null;
+  if (!next || !successorWithin(archivedAt, next.startMs)) return null;
   const gap = next.startMs - archivedAt;
   const confidence: Confidence = gap === 0 ? "strong" : "weak";
   return {

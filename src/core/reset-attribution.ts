@@ -15,8 +15,8 @@
  * several keys at once are each such a reset: none names another's ids, so each holds alone.
  */
 import path from "node:path";
-import { directOwners, generationEnd, type KeyInput, LATER_ROUND_KINDS, lineageOf } from "./attribution.js";
-import type { ClassifiedFile, Evidence } from "./model.js";
+import { directOwners, generationEnd, type KeyInput, LATER_ROUND_KINDS, laterRoundsMayLink, lineageOf } from "./attribution.js";
+import type { ClassifiedFile, Evidence, TranscriptHeader } from "./model.js";
 import { classifyName, parseGeneratedTranscriptName } from "./names.js";
 import { byText } from "./order.js";
 
@@ -44,13 +44,14 @@ export function entryIdCount(k: KeyInput): number {
 
 /**
  * A key a reset renamed the transcript of, or whose transcript was made (its first message since
- * a bare `/new`: `gone` null), as resetsDecided is told it.
+ * a bare `/new`: `gone` null), or one the store did not have (`before` null), as resetsDecided is
+ * told it.
  */
 export interface ResetKey {
   /** Its attribution input now: its new entry, its active transcript now. */
   input: KeyInput;
-  /** What attribution decided for it before. */
-  before: KeyDecided;
+  /** What attribution decided for it before; null for a key added since (its entry and transcript new). */
+  before: KeyDecided | null;
   /** The name of its transcript the reset renamed; null when its transcript was made. */
   gone: string | null;
   /** Whether another key's entry names this id anywhere in it. */
@@ -67,14 +68,16 @@ export interface ResetDir {
   unowned: { count: number; ids: readonly string[] };
   /** A file by its name, as the walk would find it now. */
   fileOf: (name: string) => ClassifiedFile | undefined;
+  /** A transcript's header by its name, read now (undefined: it cannot be read). Asked of a key added's. */
+  headerOf: (name: string) => TranscriptHeader | null | undefined;
 }
 
 /**
  * What attribution decides for each key a reset renamed the transcript of (one or more: each a
- * reset of its own) or whose transcript was made, in their order; null when the change is not
- * such resets, or when it could change what attribution decides for another key or file (then the
- * caller derives the whole store's). Every other key's decision is the one it was. Each name made
- * is such a key's: a reset's archive, or its new transcript.
+ * reset of its own), whose transcript was made, or that was added, in their order; null when the
+ * change is not such resets, or when it could change what attribution decides for another key or
+ * file (then the caller derives the whole store's). Every other key's decision is the one it was.
+ * Each name made is such a key's: a reset's archive, or its new transcript.
  */
 export function resetsDecided(dir: ResetDir, keys: readonly ResetKey[]): KeyDecided[] | null {
   const claimed = new Set<string>();
@@ -83,7 +86,13 @@ export function resetsDecided(dir: ResetDir, keys: readonly ResetKey[]): KeyDeci
     const transcript = transcriptIn(dir.dir, key.input);
     const made = dir.made.filter((name) => (key.gone !== null && name.startsWith(`${key.gone}.reset.`)) || name === transcript);
     for (const name of made) claimed.add(name);
-    const one = key.gone === null ? startedDecided(dir, key, made) : resetDecided(dir, key, key.gone, made);
+    const { before } = key;
+    const one =
+      before === null
+        ? addedDecided(dir, key, made)
+        : key.gone === null
+          ? startedDecided(dir, key, before, made)
+          : resetDecided(dir, key, before, key.gone, made);
     if (one === null) return null;
     decided.push(one);
   }
@@ -103,8 +112,8 @@ function transcriptIn(dir: string, input: KeyInput): string | null {
  * entry names its sessionId (whose transcript it would be too), and the transcript's start cannot
  * join the later rounds' index (none ran, or the key has a file whose generation ended).
  */
-function startedDecided(seen: ResetDir, key: ResetKey, made: readonly string[]): KeyDecided | null {
-  const { input, before } = key;
+function startedDecided(seen: ResetDir, key: ResetKey, before: KeyDecided, made: readonly string[]): KeyDecided | null {
+  const { input } = key;
   const { owned, lineage, entryIds } = before;
   const y = input.sessionId;
   if (y === null || lineage.at(-1) !== y || made.length !== 1 || made[0] !== transcriptIn(seen.dir, input) || key.namedElsewhere(y))
@@ -115,6 +124,40 @@ function startedDecided(seen: ResetDir, key: ResetKey, made: readonly string[]):
   return seen.unowned.count === 0 || owned.some((o) => ofFirstRound(o) && endedAt(o[0]) < Infinity) ? before : null;
 }
 
+/**
+ * resetsDecided for a key the store did not have, given the names made that are its own: its
+ * transcript, when it has one, is its active one, never a file attribution links, and its entry
+ * names no id but its sessionId Z, so the first round gives it nothing. Nothing else changes while
+ * no other entry, no other name, nor the header of a file the first round left unowned names Z
+ * (else the rounds link that file to it too), and its transcript's header cannot make the later
+ * rounds link a file (none ran, or it names no parentSession and starts more than their window
+ * after every reset archive's stamp). Entry alone (no transcript made): the dir's names are not at
+ * hand to tell that none names Z, so its caller derives the store (keys-again.ts).
+ */
+function addedDecided(seen: ResetDir, key: ResetKey, made: readonly string[]): KeyDecided | null {
+  const { input } = key;
+  const z = input.sessionId;
+  const transcript = transcriptIn(seen.dir, input);
+  if (z === null || transcript === null || made.length !== 1 || made[0] !== transcript) return null;
+  if (input.sessionFileBasename !== null || lineageOf(input.entry).some((l) => l.id !== z)) return null;
+  if (key.namedElsewhere(z) || seen.unowned.ids.includes(z) || seen.names.some((name) => name !== transcript && name.includes(z)))
+    return null;
+  if (seen.unowned.count > 0) {
+    const header = seen.headerOf(transcript);
+    if (header === undefined || laterRoundsMayLink(header, resetStamps(seen.names))) return null;
+  }
+  return { owned: [], lineage: [z], entryIds: 0 };
+}
+
+/** The stamps of the reset archives among `names`. */
+function* resetStamps(names: readonly string[]): Generator<number> {
+  for (const name of names) {
+    if (!name.includes(".reset.")) continue;
+    const archive = classifyName(name).archive;
+    if (archive?.reason === "reset" && archive.timestampMs !== null) yield archive.timestampMs;
+  }
+}
+
 /** Whether attribution's first round gave a key this file: none of its evidence is the later rounds'. */
 const ofFirstRound = (o: OwnedFile) => o[1].every((e) => !LATER_ROUND_KINDS.has(e.kind));
 
@@ -122,9 +165,9 @@ const ofFirstRound = (o: OwnedFile) => o[1].every((e) => !LATER_ROUND_KINDS.has(
 const endedAt = (name: string) => generationEnd(classifyName(name).archive);
 
 /** resetsDecided for a key a reset renamed the transcript `gone` of, given the names made that are its own (`made`). */
-function resetDecided(seen: ResetDir, key: ResetKey, gone: string, made: readonly string[]): KeyDecided | null {
+function resetDecided(seen: ResetDir, key: ResetKey, before: KeyDecided, gone: string, made: readonly string[]): KeyDecided | null {
   const { dir, unowned } = seen;
-  const { input, before } = key;
+  const { input } = key;
   const { owned, lineage, entryIds } = before;
   const x = lineage.at(-1);
   const y = input.sessionId;

@@ -4,10 +4,11 @@
  * reset: random stores of OpenClaw's shapes (rollovers, gateway resets that drop the usage family,
  * bare `/new`s, orphan and deleted archives, `.bak` trims, compaction checkpoints, ids shared
  * between keys, headers missing, an orphan that names a new id already), then one more reset or
- * several at once, an entry sometimes losing ids it named or naming one more, and maybe the first
- * message of keys a bare `/new` left without a transcript. Whenever resetsDecided answers, its
- * answer is each such key's whole decision, and no other key's decision nor the files no key
- * owns changed.
+ * several at once, an entry sometimes losing ids it named or naming one more, maybe the first
+ * message of keys a bare `/new` left without a transcript, and maybe keys added (some forks, some
+ * named by a file or entry already, some started just after a reset archive's stamp). Whenever
+ * resetsDecided answers, its answer is each such key's whole decision, and no other key's decision
+ * nor the files no key owns changed.
  */
 import { describe, expect, it } from "vitest";
 import { attribute, candidatesOf, type KeyInput, unownedAfterFirstRound } from "../../src/core/attribution.js";
@@ -153,22 +154,41 @@ function attributed(w: World) {
   return { names, files, keys, decided, unattributed, unowned };
 }
 
-describe("the attribution of keys after their resets and first messages, from their attribution before", () => {
+describe("the attribution of keys after their resets, first messages and keys added, from their attribution before", () => {
   it("is, whenever it is given, what attributing the whole store again gives, and no other key's nor unowned file's changed", () => {
     let followed = 0;
     let together = 0;
     let firsts = 0;
     let rollovers = 0;
     let elsewhere = 0;
-    for (let seed = 1; seed <= 2500; seed++) {
+    let adds = 0;
+    let addsBesideUnowned = 0;
+    for (let seed = 1; seed <= 3500; seed++) {
       ids = 0;
       const { w, random } = worldOf(seed);
       // One key reset, or up to three at once (a morning's daily rollovers), each with a transcript to rename.
       const count = random.next() < 0.6 ? 1 : 2 + Math.floor(random.next() * 2);
-      const resetKeys = [...new Set(Array.from({ length: count }, () => random.pick(w.keys)))].filter((k) =>
-        w.headers.has(`${w.entries.get(k)!.sessionId}.jsonl`),
+      // And keys added (a new chat's first message): one or two, sometimes with no reset beside them.
+      const adding = random.next() < 0.35 ? 1 + Math.floor(random.next() * 2) : 0;
+      const resetKeys = [...new Set(Array.from({ length: count }, () => random.pick(w.keys)))].filter(
+        (k) => w.headers.has(`${w.entries.get(k)!.sessionId}.jsonl`) && (adding === 0 || random.next() < 0.5),
       );
-      if (resetKeys.length === 0) continue;
+      if (resetKeys.length === 0 && adding === 0) continue;
+      // A key added: its id, its transcript's start, and what was there before it that may name it
+      // (an orphan's header, as its parent; an archive of its id), or that it may follow (a reset
+      // archive no key owns, stamped up to 3 s before its start).
+      const newKeys = Array.from({ length: adding }, (_, n) => {
+        const id = uuid();
+        const at = w.clock + 700 + Math.floor(random.next() * 3000);
+        const r = random.next();
+        const orphan = uuid();
+        if (r < 0.3) w.headers.set(`${orphan}.jsonl.reset.${stamp(at - Math.floor(random.next() * 3000))}`, header(orphan, at - 60_000));
+        else if (r < 0.4) w.headers.set(`${orphan}.jsonl.deleted.${stamp(w.clock)}`, header(orphan, w.clock - 1000, id));
+        else if (r > 0.6 && r < 0.65)
+          w.headers.set(`${id}.jsonl.deleted.${stamp(w.clock)}`, header(id, w.clock - 1000)); // its id's older copy
+        else if (r > 0.65 && r < 0.7) w.headers.set(`${orphan}.jsonl.deleted.${stamp(w.clock)}`, header(orphan, w.clock - 1000)); // its parent below
+        return { key: `agent:main:added-${n}`, id, at, r, orphan };
+      });
       // Sometimes a file no key owns names a new sessionId already: as its parent, or as its own (a copy).
       const nextIds = resetKeys.map(() => uuid());
       const naming = random.next();
@@ -199,8 +219,22 @@ describe("the attribution of keys after their resets and first messages, from th
         // Sometimes its entry names one id more with it (another key's).
         if (random.next() < 0.2) e.usageFamilySessionIds = [...family(e), w.entries.get(random.pick(w.keys))!.sessionId];
       }
+      for (const { key, id, at, r, orphan } of newKeys) {
+        // Sometimes a fork's (its header names a parent: a key's, or a file's no key owns), or its entry names another id, or another entry names its id.
+        const parent = r > 0.4 && r < 0.5 ? random.pick([...w.entries.values()]).sessionId : r > 0.65 && r < 0.7 ? orphan : undefined;
+        w.headers.set(`${id}.jsonl`, random.next() < 0.1 ? null : header(id, at, parent));
+        const entry: Entry = { sessionId: id, ...(random.next() < 0.5 ? { usageFamilySessionIds: [id] } : {}) };
+        if (r > 0.5 && r < 0.55) entry.previousSessionId = w.entries.get(random.pick(w.keys))!.sessionId;
+        if (r > 0.55 && r < 0.6) {
+          const other = random.pick(w.keys);
+          w.entries.set(other, { ...w.entries.get(other)!, usageFamilySessionIds: [...family(w.entries.get(other)!), id] });
+        }
+        w.entries.set(key, entry);
+        w.keys.splice(Math.floor(random.next() * (w.keys.length + 1)), 0, key);
+      }
+      const added = newKeys.map((k) => k.key);
       const after = attributed(w);
-      const changing = [...resetKeys, ...started];
+      const changing = [...resetKeys, ...started, ...added];
       const decided = resetsDecided(
         {
           dir: DIR,
@@ -208,12 +242,13 @@ describe("the attribution of keys after their resets and first messages, from th
           names: after.names,
           unowned: before.unowned,
           fileOf: (name) => after.files.find((f) => f.name === name),
+          headerOf: (name) => w.headers.get(name),
         },
         changing.map((key, n) => {
           const others = w.keys.filter((k) => k !== key).map((k) => JSON.stringify(w.entries.get(k)));
           return {
             input: after.keys.find((k) => k.sessionKey === key)!,
-            before: before.decided.get(key)!,
+            before: before.decided.get(key) ?? null,
             gone: gone[n] ?? null,
             namedElsewhere: (id: string) => others.some((t) => t.includes(id)),
           };
@@ -228,16 +263,20 @@ describe("the attribution of keys after their resets and first messages, from th
       followed += 1;
       if (resetKeys.length > 1) together += 1;
       if (started.length > 0) firsts += 1;
-      const why = `seed ${seed}: ${resetKeys.join(", ")} reset, ${started.join(", ")} started`;
+      if (added.length > 0) adds += 1;
+      if (added.length > 0 && before.unowned.count > 0) addsBesideUnowned += 1;
+      const why = `seed ${seed}: ${resetKeys.join(", ")} reset, ${started.join(", ")} started, ${added.join(", ")} added`;
       expect(changedElsewhere, why).toBe(false);
       // A basis' line is its JSON: the same text a whole derivation writes.
       expect(JSON.stringify(decided), why).toBe(JSON.stringify(changing.map((k) => after.decided.get(k))));
     }
-    // Most rollovers are followed, several at once too; the resets that reach other keys are there, and none was followed.
+    // Most rollovers are followed, several at once too, and keys added; the changes that reach other keys are there, and none was followed.
     expect(rollovers).toBeGreaterThan(1000);
-    expect(followed).toBeGreaterThan(rollovers / 3);
+    expect(followed).toBeGreaterThan(rollovers / 4);
     expect(together).toBeGreaterThan(100);
     expect(firsts).toBeGreaterThan(20);
+    expect(adds).toBeGreaterThan(180);
+    expect(addsBesideUnowned).toBeGreaterThan(100);
     expect(elsewhere).toBeGreaterThan(50);
   });
 });

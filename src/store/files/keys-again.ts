@@ -29,6 +29,7 @@ import type { ChangedFiles, ChangedNames, NamesChange } from "../read-set.js";
 import type { UnreadableFile } from "../safe-read.js";
 import {
   candidateProbe,
+  fileRef,
   keyInputOf,
   storeBasisTextOf,
   locationOf,
@@ -38,6 +39,7 @@ import {
   resolveActive,
   sessionRecordOf,
 } from "./index.js";
+import { headerRead } from "./peek.js";
 import { classifyInTree, type ScanOptions } from "./scan.js";
 import {
   entryDigest,
@@ -46,6 +48,7 @@ import {
   nameIn,
   type FileName,
   type KeyAttribution,
+  type KeyBasis,
   pathIn,
   type StoreBasis,
   type StoreBasisText,
@@ -98,6 +101,7 @@ export function keysAgainFrom(
   if (starts[starts.length - 1] !== tail.length) return null;
   const indexes: StoreIndex[] = [];
   const replaced: Array<{ from: number; to: number; bytes: Buffer }> = [];
+  const splice = (from: number, to: number, bytes: Buffer) => replaced.push({ from, to, bytes });
   let at = 0;
   for (const [i, target] of targets.entries()) {
     const store = stores[i]!;
@@ -107,15 +111,20 @@ export function keysAgainFrom(
       const text = bytes.toString("utf8");
       return lineDigest(text) === store.keys[k]![5] ? (JSON.parse(text) as KeyAttribution) : null;
     };
+    const count = store.keys.length;
     const again = keysAgain(target, env, store, followed[i]!, attributionOf, changed, names.get(store.dir), seen);
     if (again === null) return null;
     indexes.push(again.index);
-    // A reset key's line is its new one (its size and digest are the head's now); the others' are kept as they were.
-    for (const line of again.lines) replaced.push({ from: starts[from + line.key]!, to: starts[from + line.key + 1]!, bytes: line.bytes });
-    at += store.keys.length;
+    // A reset key's line is its new one (its size and digest are the head's now), a key added's goes
+    // before the kept line it comes before; the others' are kept as they were.
+    for (const line of again.lines) splice(starts[from + line.key]!, starts[from + line.key + 1]!, line.bytes);
+    for (const line of again.added) splice(starts[from + line.before]!, starts[from + line.before]!, line.bytes);
+    at += count;
   }
-  // Spliced last first: each splice leaves the places before it where they were.
-  const keptTail = replaced.sort((a, b) => b.from - a.from).reduce((t, r) => splicedTail(t, r.from, r.to, r.bytes), tail);
+  // Spliced last first: each splice leaves the places before it where they were. At one place, the
+  // line replaced there first, then the lines put in front of it, the last first.
+  const order = replaced.map((r, n) => ({ ...r, n })).sort((a, b) => b.from - a.from || b.to - a.to || b.n - a.n);
+  const keptTail = order.reduce((t, r) => splicedTail(t, r.from, r.to, r.bytes), tail);
   return { indexes, basis: { head: [Buffer.from(`${JSON.stringify(stores)}\n`)], tail: keptTail } };
 }
 
@@ -148,12 +157,13 @@ function followedOf(store: StoreBasis, paths: Iterable<string>): Map<string, num
 }
 
 /**
- * The store's index with the records of the keys whose entry or own files changed (its sessions;
- * its files and unattributed lists are left empty: nothing else is derived), its basis' entry
- * digests made those of now, and the new lines of the keys a reset renamed the transcript of
- * (`renamed`: resetsDecided); null when a change is not one this follows (a key added, removed or
- * moved in sessions.json, an entry whose attribution input changed but by such a reset, a file of
- * a key gone or unreadable).
+ * The store's index with the records of the keys whose entry or own files changed, and of the keys
+ * added (its sessions; its files and unattributed lists are left empty: nothing else is derived),
+ * its basis' keys made those of now, the new lines of the keys a reset renamed the transcript of
+ * (`renamed`: resetsDecided), and those of the keys added, each with the kept key it comes before;
+ * null when a change is not one this follows (a key removed or moved in sessions.json, an entry
+ * whose attribution input changed but by such a reset, a key added that resetsDecided does not
+ * follow, a file of a key gone or unreadable).
  */
 function keysAgain(
   target: AgentTarget,
@@ -164,21 +174,15 @@ function keysAgain(
   changed: ChangedFiles,
   renamed: NamesChange | undefined,
   seen?: ScanOptions["seen"],
-): { index: StoreIndex; lines: Array<{ key: number; bytes: Buffer }> } | null {
+): { index: StoreIndex; lines: Array<{ key: number; bytes: Buffer }>; added: Array<{ before: number; bytes: Buffer }> } | null {
   if (store.store !== target.storePath || store.dir !== target.sessionsDir || target.era !== "files") return null;
   const { status, entries } = readStoreFile(target.storePath);
   const loaded = entries.filter((e) => !e.dropped && e.entry);
-  if (loaded.length !== store.keys.length || loaded.some((e, i) => e.sessionKey !== store.keys[i]![0])) return null;
-  const again = new Set<number>();
-  loaded.forEach((e, i) => {
-    const digest = entryDigest(e.entry);
-    if (digest !== store.keys[i]![1]) again.add(i);
-    store.keys[i]![1] = digest;
-  });
-  for (const p of changed.keys()) for (const i of follows.get(p) ?? []) again.add(i);
-  // The keys whose active transcript a reset renamed, each one's: their entries changed, as a reset writes them.
-  const resetKeys = (renamed?.removed ?? []).map((gone) => store.keys.findIndex(([, , active]) => active === gone));
-  if (resetKeys.some((k) => k < 0 || !again.has(k)) || new Set(resetKeys).size !== resetKeys.length) return null;
+  const changes = keysChanged(loaded, store, follows, changed, renamed);
+  if (changes === null) return null;
+  const { keptAt, again, resetKeys, addedKeys } = changes;
+  const basisKeys = store.keys;
+  const basisOf = (i: number) => basisKeys[keptAt[i]!];
 
   const pathOf = pathIn(store.dir);
   const ctx = pathContext(target, env);
@@ -194,19 +198,25 @@ function keysAgain(
   const attributions = new Map<number, KeyAttribution>();
   const actives = new Map<number, ActiveTranscript | null>();
   for (const i of keys) {
-    const attribution = attributionOf(i);
-    if (attribution === null) return null;
-    attributions.set(i, attribution);
-    actives.set(i, resolveActive(store.keys[i]![0], loaded[i]!, ctx, inTree, probe));
+    if (keptAt[i]! >= 0) {
+      const attribution = attributionOf(keptAt[i]!);
+      if (attribution === null) return null;
+      attributions.set(i, attribution);
+    }
+    actives.set(i, resolveActive(loaded[i]!.sessionKey, loaded[i]!, ctx, inTree, probe));
   }
+  // Each key added comes into the basis with no side file (no name but its transcript names its id: resetsDecided).
+  const keysNow = loaded.map((e, i): KeyBasis => basisOf(i) ?? [e.sessionKey, entryDigest(e.entry), null, [], 0, ""]);
   const lines: Array<{ key: number; bytes: Buffer }> = [];
+  const added: Array<{ before: number; bytes: Buffer }> = [];
   if (renamed !== undefined) {
     // And the keys whose transcript was made since (their first message after a bare /new): their active was none, and is a name made.
     const made = new Set([...renamed.added.keys()].map(pathOf));
     const started = keys.filter(
-      (i) => store.keys[i]![2] === null && !resetKeys.includes(i) && made.has(activePathOf(actives.get(i)) ?? ""),
+      (i) => keptAt[i]! >= 0 && basisOf(i)![2] === null && !resetKeys.includes(i) && made.has(activePathOf(actives.get(i)) ?? ""),
     );
     const namedElsewhere = namedByOthers(loaded);
+    const decidedKeys = [...resetKeys, ...started, ...addedKeys];
     const decided = resetsDecided(
       {
         dir: store.dir,
@@ -214,25 +224,33 @@ function keysAgain(
         names: renamed.names.split("/"),
         unowned: store.unowned,
         fileOf: (name) => inTree(pathOf(name)),
+        headerOf: (name) => {
+          const read = headerRead(fileRef(pathOf(name)));
+          return read.unreadable === null ? read.header : undefined;
+        },
       },
-      [...resetKeys, ...started].map((i, n) => {
-        const [, owned, lineage, entryIds] = attributions.get(i)!;
+      decidedKeys.map((i, n) => {
+        const attribution = attributions.get(i);
         const input = keyInputOf(loaded[i]!, actives.get(i));
-        return { input, before: { owned, lineage, entryIds }, gone: renamed.removed[n] ?? null, namedElsewhere: namedElsewhere(i) };
+        const before = attribution ? { owned: attribution[1], lineage: attribution[2], entryIds: attribution[3] } : null;
+        return { input, before, gone: renamed.removed[n] ?? null, namedElsewhere: namedElsewhere(i) };
       }),
     );
     if (decided === null) return null;
-    for (const [n, i] of [...resetKeys, ...started].entries()) {
+    for (const [n, i] of decidedKeys.entries()) {
       const { owned, lineage, entryIds } = decided[n]!;
       const attribution: KeyAttribution = [inputDigest(keyInputOf(loaded[i]!, actives.get(i))), owned, lineage, entryIds];
       attributions.set(i, attribution);
-      lines.push({ key: i, bytes: lineAgain(store, i, attribution, activePathOf(actives.get(i))) });
+      const bytes = lineAgain(store.dir, keysNow[i]!, attribution, activePathOf(actives.get(i)));
+      if (keptAt[i]! >= 0) lines.push({ key: keptAt[i]!, bytes });
+      else added.push({ before: keptAt.slice(i).find((k) => k >= 0) ?? basisKeys.length, bytes });
     }
   }
+  store.keys = keysNow;
   const sessions = [];
   for (const i of keys) {
     const e = loaded[i]!;
-    const [key, , , side] = store.keys[i]!;
+    const [key, , , side] = keysNow[i]!;
     const [input, owned, lineage] = attributions.get(i)!;
     const resolved = actives.get(i)!;
     if (inputDigest(keyInputOf(e, resolved)) !== input) return null;
@@ -243,7 +261,57 @@ function keysAgain(
     sessions.push(record);
   }
   const index: StoreIndex = { location: locationOf(target), storeFile: status, entries, files: [], sessions, unattributed: [] };
-  return { index, lines };
+  return { index, lines, added };
+}
+
+/**
+ * Which of the store's keys (`loaded`, each by its index there) changed since the basis: their
+ * entry, one of their own files, or added since; their places in the basis (keptPlaces), the
+ * keys whose transcript a reset renamed and those added. Null when it is no change keysAgain
+ * follows. The basis' entry digests are made those of now.
+ */
+function keysChanged(
+  loaded: readonly StoreEntry[],
+  store: StoreBasis,
+  follows: Map<string, number[]>,
+  changed: ChangedFiles,
+  renamed: NamesChange | undefined,
+): { keptAt: number[]; again: Set<number>; resetKeys: number[]; addedKeys: number[] } | null {
+  const keptAt = keptPlaces(loaded, store.keys);
+  if (keptAt === null) return null;
+  const placeOf = new Map(keptAt.flatMap((k, i) => (k < 0 ? [] : [[k, i] as const])));
+  const again = new Set<number>();
+  loaded.forEach((e, i) => {
+    const digest = entryDigest(e.entry);
+    const k = keptAt[i]!;
+    if (k < 0 || digest !== store.keys[k]![1]) again.add(i);
+    if (k >= 0) store.keys[k]![1] = digest;
+  });
+  for (const p of changed.keys()) for (const k of follows.get(p) ?? []) again.add(placeOf.get(k)!);
+  // The keys whose active transcript a reset renamed, each one's: their entries changed, as a reset writes them.
+  const resetKeys = (renamed?.removed ?? []).map((gone) => placeOf.get(store.keys.findIndex(([, , active]) => active === gone)) ?? -1);
+  if (resetKeys.some((k) => k < 0 || !again.has(k)) || new Set(resetKeys).size !== resetKeys.length) return null;
+  const addedKeys = loaded.flatMap((_, i) => (keptAt[i]! < 0 ? [i] : []));
+  // A key added with no name made (its entry alone): the dir's names are not at hand to tell none names its id.
+  if (addedKeys.length > 0 && renamed === undefined) return null;
+  return { keptAt, again, resetKeys, addedKeys };
+}
+
+/**
+ * Each loaded key's place among the basis' keys, in the store's order, -1 for a key the basis does
+ * not have (added since); null when a key of the basis is gone or the kept keys' order changed.
+ */
+function keptPlaces(loaded: readonly StoreEntry[], keys: readonly KeyBasis[]): number[] | null {
+  const places: number[] = [];
+  let next = 0;
+  for (const e of loaded) {
+    if (next < keys.length && e.sessionKey === keys[next]![0]) places.push(next++);
+    else places.push(-1);
+  }
+  if (next !== keys.length) return null;
+  // A key of the basis found later than its place (moved) counts as added above: refused.
+  const known = new Set(keys.map(([key]) => key));
+  return loaded.some((e, i) => places[i]! < 0 && known.has(e.sessionKey)) ? null : places;
 }
 
 /** What attribution decided for one key, its files as they are now (`fileOf` a name): null when one is gone or is no file. */
@@ -276,15 +344,15 @@ function ownershipOf(
 }
 
 /**
- * The `key`th key's line of the basis' tail made again (a reset's), with what the head says of it:
- * its active transcript now, the line's size and digest. Its side files are those of its ids,
- * which the reset left as they were (it adds Y, which no file but its transcript names).
+ * A key's line of the basis' tail made again (a reset's, a key added's), with what the head says of
+ * it (`basis`, set in place): its active transcript now, the line's size and digest. Its side files
+ * are those of its ids, which the reset left as they were (it adds Y, which no file but its
+ * transcript names; a key added's id is named by none but its transcript).
  */
-function lineAgain(store: StoreBasis, key: number, attribution: KeyAttribution, active: string | null): Buffer {
+function lineAgain(dir: string, basis: KeyBasis, attribution: KeyAttribution, active: string | null): Buffer {
   const text = JSON.stringify(attribution);
   const bytes = Buffer.from(`${text}\n`);
-  const basis = store.keys[key]!;
-  basis[2] = active === null ? null : nameIn(store.dir)(active);
+  basis[2] = active === null ? null : nameIn(dir)(active);
   basis[4] = bytes.length;
   basis[5] = lineDigest(text);
   return bytes;

@@ -4,8 +4,9 @@
  * `check`). After a turn (a line appended to a key's transcript, sessions.json rewritten) the
  * answer is patched, not derived, and equals --no-index's. So are `timeline` and `ls`'s table after
  * a reset of OpenClaw's auto-reply path (of one key or several, then the first message after a bare
- * /new). After any change a patch cannot follow (a new file, a gateway reset, a changed archive, a
- * key added, a sessionId moved) the answer is derived whole, and equals it too.
+ * /new), and after keys added (a new chat's first turn). After any change a patch cannot follow (a
+ * new file, a gateway reset, a changed archive, a key added that names or follows a file, a
+ * sessionId moved) the answer is derived whole, and equals it too.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -253,7 +254,7 @@ describe("a kept timeline after a turn of OpenClaw's", () => {
       },
     },
     {
-      what: "a key added to sessions.json",
+      what: "a key added to sessions.json with another key's sessionId (its entry alone)",
       scenario: "single-active",
       change: (s) => {
         const all = entries(s);
@@ -453,6 +454,122 @@ describe("a kept timeline after a reset of OpenClaw's", () => {
   ];
 
   it("is derived whole after a reset a patch cannot follow, and equals --no-index's", async () => {
+    await expectDerivedAfter(derivedAfter);
+  });
+});
+
+let added = 0;
+
+/**
+ * A key added as OpenClaw writes a new chat's first turn: its entry (a new sessionId Z, or `sessionId`) put in
+ * sessions.json, at its end or `first`, and Z.jsonl made with its header (`startedAt`, a
+ * `parentSession` for a fork) and first message, unless `transcript` is false (its entry alone).
+ * Z's transcript is returned.
+ */
+function addKey(
+  s: Store,
+  key: string,
+  opts: { first?: boolean; transcript?: boolean; startedAt?: number; parentSession?: string; sessionId?: string } = {},
+): string {
+  added += 1;
+  const at = opts.startedAt ?? T + 3_600_000 + 60_000 * added;
+  const z = opts.sessionId ?? `0c0c0c0c-0000-4000-8000-${String(added).padStart(12, "0")}`;
+  const file = path.join(s.sessions, `${z}.jsonl`);
+  const entry = { sessionId: z, updatedAt: at, sessionStartedAt: at, sessionFile: file, chatType: "direct", compactionCount: 0 };
+  const all = entries(s);
+  writeEntries(s, opts.first ? { [key]: entry, ...all } : { ...all, [key]: entry });
+  if (opts.transcript !== false) {
+    const header = { type: "session", version: 3, id: z, timestamp: new Date(at).toISOString(), cwd: "/home/ana/.openclaw/workspace" };
+    const parent = opts.parentSession ? { parentSession: opts.parentSession } : {};
+    fs.writeFileSync(file, `${JSON.stringify({ ...header, ...parent })}\n${message(`n${added}`, "user", "a new chat", at + 100)}`);
+  }
+  return file;
+}
+
+/** A reset archive's stamp in `s`'s sessions dir (ms). */
+function aResetStamp(s: Store): number {
+  const name = fs.readdirSync(s.sessions).find((n) => /\.jsonl\.reset\.\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z$/.test(n))!;
+  const stamp = name.slice(name.indexOf(".reset.") + 7);
+  return Date.parse(`${stamp.slice(0, 13)}:${stamp.slice(14, 16)}:${stamp.slice(17)}`);
+}
+
+describe("a kept timeline after a key added by OpenClaw", () => {
+  const patchedAfter: Array<{ what: string; scenario: string; add: (s: Store) => Array<[key: string, file: string]> }> = [
+    {
+      what: "a new chat's first turn",
+      scenario: "reset-chain",
+      add: (s) => [["agent:main:telegram:direct:7", addKey(s, "agent:main:telegram:direct:7")]],
+    },
+    // The first round left files unowned: the later rounds ran, and the new transcript's start and parent join them.
+    {
+      what: "a key added beside files no key owns",
+      scenario: "orphans",
+      add: (s) => [["agent:main:cron:nightly", addKey(s, "agent:main:cron:nightly")]],
+    },
+    {
+      what: "two keys added at once, one first in sessions.json",
+      scenario: "stale-locks",
+      add: (s) => [
+        ["agent:main:a", addKey(s, "agent:main:a", { first: true })],
+        ["agent:main:z", addKey(s, "agent:main:z")],
+      ],
+    },
+  ];
+
+  it("is brought up to date with the keys added, the answers but check's, and equals --no-index's", async () => {
+    const stores = patchedAfter.map((c) => store(c.scenario));
+    await pastRacyWindow();
+    for (const s of stores) for (const run of Object.values(ANSWERS)) expect((await answer(s, "indexed", run)).given).toBe("derived");
+    const turned = patchedAfter.map((c, i) => c.add(stores[i]!)[0]!);
+    await pastRacyWindow();
+    for (const [i, c] of patchedAfter.entries()) {
+      for (const [what, run] of Object.entries(ANSWERS)) {
+        const after = await answer(stores[i]!, "indexed", run);
+        expect(after.text, `${c.what}: ${what}`).toBe((await answer(stores[i]!, "plain", run)).text);
+        // check does not follow a dir's names made: derived whole.
+        expect(after.given, `${c.what}: ${what}`).toBe(what === "check" ? "derived" : "patched");
+      }
+    }
+    // The key's next turn: patched from the patched answer, then kept.
+    for (const [i, c] of patchedAfter.entries()) {
+      const [key, file] = turned[i]!;
+      turn(stores[i]!, key, file, 11);
+      await pastRacyWindow();
+      const after = await timeline(stores[i]!);
+      expect(after.given, c.what).toBe("patched");
+      expect(after.text, c.what).toBe((await timeline(stores[i]!, "plain")).text);
+      expect(await timeline(stores[i]!), c.what).toEqual({ text: after.text, given: "kept" });
+    }
+  });
+
+  const derivedAfter: Array<{ what: string; scenario: string; change: (s: Store) => void }> = [
+    {
+      what: "a key added, its entry alone (no transcript yet)",
+      scenario: "reset-chain",
+      change: (s) => void addKey(s, "agent:main:x", { transcript: false }),
+    },
+    {
+      what: "a fork added beside files no key owns (its header's parentSession joins the later rounds)",
+      scenario: "orphans",
+      change: (s) => void addKey(s, "agent:main:fork", { parentSession: String(Object.values(entries(s))[0]!.sessionId) }),
+    },
+    {
+      what: "a key added beside files no key owns, started within 2 s of a reset archive's stamp (its successor, by timing)",
+      scenario: "orphans",
+      change: (s) => void addKey(s, "agent:main:next", { startedAt: aResetStamp(s) + 1500 }),
+    },
+    {
+      // Its id names an archive no key owned: the first round gives it to the key now.
+      what: "a key added whose sessionId an archive already names",
+      scenario: "orphans",
+      change: (s) => {
+        const archive = fs.readdirSync(s.sessions).find((n) => n.includes(".jsonl.reset."))!;
+        addKey(s, "agent:main:again", { sessionId: archive.slice(0, archive.indexOf(".jsonl")) });
+      },
+    },
+  ];
+
+  it("is derived whole after a key added a patch cannot follow, and equals --no-index's", async () => {
     await expectDerivedAfter(derivedAfter);
   });
 });

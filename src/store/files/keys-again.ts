@@ -182,7 +182,6 @@ function keysAgain(
   if (changes === null) return null;
   const { keptAt, again, resetKeys, addedKeys } = changes;
   const basisKeys = store.keys;
-  const basisOf = (i: number) => basisKeys[keptAt[i]!];
 
   const pathOf = pathIn(store.dir);
   const ctx = pathContext(target, env);
@@ -206,14 +205,16 @@ function keysAgain(
     actives.set(i, resolveActive(loaded[i]!.sessionKey, loaded[i]!, ctx, inTree, probe));
   }
   // Each key added comes into the basis with no side file (no name but its transcript names its id: resetsDecided).
-  const keysNow = loaded.map((e, i): KeyBasis => basisOf(i) ?? [e.sessionKey, entryDigest(e.entry), null, [], 0, ""]);
+  const keysNow = loaded.map(
+    (e, i): KeyBasis => (keptAt[i]! >= 0 ? basisKeys[keptAt[i]!]! : [e.sessionKey, entryDigest(e.entry), null, [], 0, ""]),
+  );
   const lines: Array<{ key: number; bytes: Buffer }> = [];
   const added: Array<{ before: number; bytes: Buffer }> = [];
   if (renamed !== undefined) {
     // And the keys whose transcript was made since (their first message after a bare /new): their active was none, and is a name made.
     const made = new Set([...renamed.added.keys()].map(pathOf));
     const started = keys.filter(
-      (i) => keptAt[i]! >= 0 && basisOf(i)![2] === null && !resetKeys.includes(i) && made.has(activePathOf(actives.get(i)) ?? ""),
+      (i) => keptAt[i]! >= 0 && keysNow[i]![2] === null && !resetKeys.includes(i) && made.has(activePathOf(actives.get(i)) ?? ""),
     );
     const namedElsewhere = namedByOthers(loaded);
     const decidedKeys = [...resetKeys, ...started, ...addedKeys];

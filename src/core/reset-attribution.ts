@@ -15,7 +15,15 @@
  * several keys at once are each such a reset: none names another's ids, so each holds alone.
  */
 import path from "node:path";
-import { directOwners, generationEnd, type KeyInput, LATER_ROUND_KINDS, laterRoundsMayLink, lineageOf } from "./attribution.js";
+import {
+  directOwners,
+  generationEnd,
+  headerFacts,
+  type KeyInput,
+  LATER_ROUND_KINDS,
+  laterRoundsMayLink,
+  lineageOf,
+} from "./attribution.js";
 import type { ClassifiedFile, Evidence, TranscriptHeader } from "./model.js";
 import { classifyName, parseGeneratedTranscriptName } from "./names.js";
 import { byText } from "./order.js";
@@ -33,6 +41,29 @@ export interface KeyDecided {
   owned: OwnedFile[];
   lineage: string[];
   entryIds: number;
+  /**
+   * When the key owns no file and the later rounds ran: what they read of its active transcript's
+   * header (headerFacts; null: it has none), its oldest generation then (activeHeaderOf). A first
+   * reset renames that transcript to its archive, which they index alike while its header is the
+   * same (resetDecided).
+   */
+  activeHeader?: HeaderFacts;
+}
+
+/** What attribution reads of a header (attribution.ts headerFacts). */
+export type HeaderFacts = ReturnType<typeof headerFacts>;
+
+/**
+ * A key's `activeHeader` (KeyDecided): its active transcript's header facts when it owns no file
+ * and the later rounds ran (the first round left `unownedCount` files unowned), else undefined.
+ * `header` reads it (undefined: the key has no active transcript).
+ */
+export function activeHeaderOf(
+  ownsFiles: boolean,
+  unownedCount: number,
+  header: (() => TranscriptHeader | null) | undefined,
+): HeaderFacts | undefined {
+  return ownsFiles || unownedCount === 0 || header === undefined ? undefined : headerFacts(header());
 }
 
 /** How many ids a key's entry names besides its sessionId: its lineage's first ones (KeyDecided). */
@@ -142,11 +173,10 @@ function addedDecided(seen: ResetDir, key: ResetKey, made: readonly string[]): K
   if (input.sessionFileBasename !== null || lineageOf(input.entry).some((l) => l.id !== z)) return null;
   if (key.namedElsewhere(z) || seen.unowned.ids.includes(z) || seen.names.some((name) => name !== transcript && name.includes(z)))
     return null;
-  if (seen.unowned.count > 0) {
-    const header = seen.headerOf(transcript);
-    if (header === undefined || laterRoundsMayLink(header, resetStamps(seen.names))) return null;
-  }
-  return { owned: [], lineage: [z], entryIds: 0 };
+  if (seen.unowned.count === 0) return { owned: [], lineage: [z], entryIds: 0 };
+  const header = seen.headerOf(transcript);
+  if (header === undefined || laterRoundsMayLink(header, resetStamps(seen.names))) return null;
+  return { owned: [], lineage: [z], entryIds: 0, activeHeader: activeHeaderOf(false, seen.unowned.count, () => header)! };
 }
 
 /** The stamps of the reset archives among `names`. */
@@ -156,6 +186,18 @@ function* resetStamps(names: readonly string[]): Generator<number> {
     const archive = classifyName(name).archive;
     if (archive?.reason === "reset" && archive.timestampMs !== null) yield archive.timestampMs;
   }
+}
+
+/**
+ * For a key whose reset renamed its oldest generation: when it owned no file, that was its active
+ * transcript alone, and it is the archive (`archive`, the same file renamed) alone, so the later
+ * rounds index it as before while the archive's header is the one they read of it. Then that
+ * header (they read it); else undefined.
+ */
+function oldestRenamed(seen: ResetDir, before: KeyDecided, archive: string): { header: TranscriptHeader | null } | undefined {
+  if (before.owned.length > 0 || before.activeHeader === undefined) return undefined;
+  const header = seen.headerOf(archive);
+  return header !== undefined && JSON.stringify(headerFacts(header)) === JSON.stringify(before.activeHeader) ? { header } : undefined;
 }
 
 /** Whether attribution's first round gave a key this file: none of its evidence is the later rounds'. */
@@ -196,13 +238,17 @@ function resetDecided(seen: ResetDir, key: ResetKey, before: KeyDecided, gone: s
     first.some(([name, evidence]) => name.includes("/") || name.includes(path.sep) || evidence.some((e) => e.kind === "session-file-name"))
   )
     return null;
-  // The later rounds start from the same: none ran, or the key's oldest generation is an archive stamped before this one.
-  if (unowned.count > 0 && !first.some(([name]) => endedAt(name) < stamp)) return null;
+  // The later rounds start from the same: none ran; or the key's oldest generation is an archive
+  // stamped before this one; or it owned no file, so its oldest was its transcript, the archive now.
+  const oldest = unowned.count > 0 && !first.some(([name]) => endedAt(name) < stamp) ? oldestRenamed(seen, before, archives[0]!) : null;
+  if (oldest === undefined) return null;
   // The first round again, for its files and the archive, in the walk's order (a dir's names sorted), from the headers it read then.
   const names = [...first.map(([name]) => name), archives[0]!].sort(byText);
   const files = names.map(seen.fileOf);
   if (files.some((f) => f === undefined)) return null;
   const headerIds = new Map(first.filter((o) => o.length > 2).map(([name, , id]) => [name, id ?? null]));
+  // The later rounds read the archive's header then (the first round links it by its name alone).
+  if (oldest !== null) headerIds.set(archives[0]!, oldest.header?.id ?? null);
   let unread = false;
   const byFile = directOwners([input])(files as ClassifiedFile[], (p) => {
     const id = headerIds.get(path.basename(p));

@@ -6,14 +6,15 @@
  * between keys, headers missing, an orphan that names a new id already), then one more reset or
  * several at once, an entry sometimes losing ids it named or naming one more, maybe the first
  * message of keys a bare `/new` left without a transcript, and maybe keys added (some forks, some
- * named by a file or entry already, some started just after a reset archive's stamp). Whenever
+ * named by a file or entry already, some started just after a reset archive's stamp); a reset
+ * key's transcript header sometimes written again before its rename (another start). Whenever
  * resetsDecided answers, its answer is each such key's whole decision, and no other key's decision
  * nor the files no key owns changed.
  */
 import { describe, expect, it } from "vitest";
 import { attribute, candidatesOf, type KeyInput, unownedAfterFirstRound } from "../../src/core/attribution.js";
 import type { TranscriptHeader } from "../../src/core/model.js";
-import { entryIdCount, type KeyDecided, type OwnedFile, resetsDecided } from "../../src/core/reset-attribution.js";
+import { activeHeaderOf, entryIdCount, type KeyDecided, type OwnedFile, resetsDecided } from "../../src/core/reset-attribution.js";
 import { classifiedByName } from "../helpers/classified.js";
 
 const DIR = "/state/agents/main/sessions";
@@ -136,6 +137,7 @@ function attributed(w: World) {
     return h;
   };
   const a = attribute(keys, files, headerOf);
+  const unowned = unownedAfterFirstRound(candidatesOf(keys, files), a.byFile, headerOf);
   const decided = new Map<string, KeyDecided>();
   for (const k of keys) {
     const owned: OwnedFile[] = [];
@@ -146,11 +148,17 @@ function attributed(w: World) {
           asked.has(p) ? [p.slice(DIR.length + 1), mine.evidence, asked.get(p)?.id ?? null] : [p.slice(DIR.length + 1), mine.evidence],
         );
     }
-    decided.set(k.sessionKey, { owned, lineage: a.lineage.get(k.sessionKey)!, entryIds: entryIdCount(k) });
+    const active = k.activePaths[0];
+    const activeHeader = activeHeaderOf(owned.length > 0, unowned.count, active === undefined ? undefined : () => headerOf(active));
+    decided.set(k.sessionKey, {
+      owned,
+      lineage: a.lineage.get(k.sessionKey)!,
+      entryIds: entryIdCount(k),
+      ...(activeHeader !== undefined ? { activeHeader } : {}),
+    });
   }
   const active = new Set(keys.flatMap((k) => k.activePaths));
   const unattributed = files.filter((f) => !active.has(f.path) && !a.byFile.has(f.path)).map((f) => f.name);
-  const unowned = unownedAfterFirstRound(candidatesOf(keys, files), a.byFile, headerOf);
   return { names, files, keys, decided, unattributed, unowned };
 }
 
@@ -163,6 +171,7 @@ describe("the attribution of keys after their resets, first messages and keys ad
     let elsewhere = 0;
     let adds = 0;
     let addsBesideUnowned = 0;
+    let firstResetsBesideUnowned = 0;
     for (let seed = 1; seed <= 3500; seed++) {
       ids = 0;
       const { w, random } = worldOf(seed);
@@ -208,6 +217,15 @@ describe("the attribution of keys after their resets, first messages and keys ad
         if (edit < 0.1) delete e.compactionCheckpoints;
         else if (edit < 0.2 && rollover) e.usageFamilySessionIds = [x, y];
         else if (edit < 0.3) e.usageFamilySessionIds = [...family(e), w.entries.get(random.pick(w.keys))!.sessionId];
+        // Sometimes its transcript's header was written again before the rename: another start, maybe
+        // just after a reset archive's stamp (the later rounds may then link that archive to it).
+        if (random.next() < 0.15) {
+          const archive = [...w.headers.keys()].find((name) => name.startsWith(`${x}.jsonl.reset.`))!;
+          const stamps = [...w.headers.keys()]
+            .filter((n) => n.includes(".reset."))
+            .map((n) => Date.parse(n.slice(n.indexOf(".reset.") + 7).replace(/T(\d\d)-(\d\d)-/, "T$1:$2:")));
+          w.headers.set(archive, header(x, random.next() < 0.5 ? random.pick(stamps) + 500 : w.clock - 7000));
+        }
       }
       // And keys whose transcript was missing (a bare /new's) get their first message: the transcript made.
       const started = w.keys.filter(
@@ -265,6 +283,7 @@ describe("the attribution of keys after their resets, first messages and keys ad
       if (started.length > 0) firsts += 1;
       if (added.length > 0) adds += 1;
       if (added.length > 0 && before.unowned.count > 0) addsBesideUnowned += 1;
+      if (resetKeys.some((k) => before.decided.get(k)!.owned.length === 0) && before.unowned.count > 0) firstResetsBesideUnowned += 1;
       const why = `seed ${seed}: ${resetKeys.join(", ")} reset, ${started.join(", ")} started, ${added.join(", ")} added`;
       expect(changedElsewhere, why).toBe(false);
       // A basis' line is its JSON: the same text a whole derivation writes.
@@ -277,6 +296,7 @@ describe("the attribution of keys after their resets, first messages and keys ad
     expect(firsts).toBeGreaterThan(20);
     expect(adds).toBeGreaterThan(180);
     expect(addsBesideUnowned).toBeGreaterThan(100);
+    expect(firstResetsBesideUnowned).toBeGreaterThan(50);
     expect(elsewhere).toBeGreaterThan(50);
   });
 });

@@ -268,7 +268,8 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
   if (opts.keysBasis && opts.kept && !opts.legacy && files.length <= MAX_FILES_FOLLOWED && unreadable.size === 0) {
     // The headers it reads were read by attribution (or proven by the index): none is new.
     const first = unownedAfterFirstRound(candidatesOf(keyInputs, files), byFile, headerOf);
-    if (unreadable.size === 0) bases.set(index, storeBasisText(target.storePath, target.sessionsDir, sessions, keyInputs, owned, first));
+    if (unreadable.size === 0)
+      bases.set(index, storeBasisText(target.storePath, target.sessionsDir, sessions, keyInputs, owned, first, headerOf));
   }
   return index;
 }

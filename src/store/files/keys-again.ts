@@ -22,7 +22,7 @@ import {
   type StoreEntry,
   type StoreIndex,
 } from "../../core/model.js";
-import { type OwnedFile, resetsDecided } from "../../core/reset-attribution.js";
+import { type KeyDecided, type OwnedFile, resetsDecided } from "../../core/reset-attribution.js";
 import { type BasisParts, type KeptBasis, splicedTail } from "../cache/answer-memo.js";
 import type { AgentTarget } from "../locate.js";
 import type { ChangedFiles, ChangedNames, NamesChange } from "../read-set.js";
@@ -233,14 +233,15 @@ function keysAgain(
       decidedKeys.map((i, n) => {
         const attribution = attributions.get(i);
         const input = keyInputOf(loaded[i]!, actives.get(i));
-        const before = attribution ? { owned: attribution[1], lineage: attribution[2], entryIds: attribution[3] } : null;
+        const before = attribution ? decidedOf(attribution) : null;
         return { input, before, gone: renamed.removed[n] ?? null, namedElsewhere: namedElsewhere(i) };
       }),
     );
     if (decided === null) return null;
     for (const [n, i] of decidedKeys.entries()) {
-      const { owned, lineage, entryIds } = decided[n]!;
+      const { owned, lineage, entryIds, activeHeader } = decided[n]!;
       const attribution: KeyAttribution = [inputDigest(keyInputOf(loaded[i]!, actives.get(i))), owned, lineage, entryIds];
+      if (activeHeader !== undefined) attribution.push(activeHeader);
       attributions.set(i, attribution);
       const bytes = lineAgain(store.dir, keysNow[i]!, attribution, activePathOf(actives.get(i)));
       if (keptAt[i]! >= 0) lines.push({ key: keptAt[i]!, bytes });
@@ -263,6 +264,11 @@ function keysAgain(
   }
   const index: StoreIndex = { location: locationOf(target), storeFile: status, entries, files: [], sessions, unattributed: [] };
   return { index, lines, added };
+}
+
+/** A key's line of the basis (KeyAttribution) as the decision it holds. */
+function decidedOf([, owned, lineage, entryIds, ...header]: KeyAttribution): KeyDecided {
+  return header.length > 0 ? { owned, lineage, entryIds, activeHeader: header[0] } : { owned, lineage, entryIds };
 }
 
 /**

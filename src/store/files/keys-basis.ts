@@ -7,8 +7,8 @@
  */
 import path from "node:path";
 import { activePathOf, type ClassifiedFile, type Evidence, type SessionRecord } from "../../core/model.js";
-import { keyInputText, type KeyInput } from "../../core/attribution.js";
-import { entryIdCount, type OwnedFile } from "../../core/reset-attribution.js";
+import { type HeaderLookup, keyInputText, type KeyInput } from "../../core/attribution.js";
+import { activeHeaderOf, entryIdCount, type HeaderFacts, type OwnedFile } from "../../core/reset-attribution.js";
 
 /**
  * A file as a basis names it: its path in the sessions dir, or its whole path when it is elsewhere
@@ -24,8 +24,8 @@ export type FileName = string;
  */
 export type KeyBasis = [key: string, entry: string, active: FileName | null, side: FileName[], lineBytes: number, lineDigest: string];
 
-/** What attribution decided for a key (core/reset-attribution.ts KeyDecided), after its input's digest. */
-export type KeyAttribution = [input: string, owned: OwnedFile[], lineage: string[], entryIds: number];
+/** What attribution decided for a key (core/reset-attribution.ts KeyDecided), after its input's digest; its activeHeader last, when it has one. */
+export type KeyAttribution = [input: string, owned: OwnedFile[], lineage: string[], entryIds: number, activeHeader?: HeaderFacts];
 
 /**
  * What attribution's later rounds started from (core/attribution.ts unownedAfterFirstRound): how
@@ -85,7 +85,10 @@ export function lineDigest(text: string): string {
   return digestOf(text);
 }
 
-/** The basis text of a store's records (`sessions`, each with its attribution input `keyInputs[i]`). */
+/**
+ * The basis text of a store's records (`sessions`, each with its attribution input `keyInputs[i]`),
+ * `headerOf` the headers attribution read (asked only of those it did).
+ */
 export function storeBasisText(
   storePath: string,
   dir: string,
@@ -93,6 +96,7 @@ export function storeBasisText(
   keyInputs: readonly KeyInput[],
   owned: KeysOwnership,
   unowned: Unowned,
+  headerOf: HeaderLookup,
 ): StoreBasisText {
   const name = nameIn(dir);
   const lines: string[] = [];
@@ -101,11 +105,13 @@ export function storeBasisText(
       ({ path: p, evidence }): OwnedFile => (owned.headerIds.has(p) ? [name(p), evidence, owned.headerIds.get(p)!] : [name(p), evidence]),
     );
     const lineage = owned.lineage.get(s.sessionKey) ?? [];
+    const active = activePathOf(s.active);
+    const activeHeader = activeHeaderOf(files.length > 0, unowned.count, active === null ? undefined : () => headerOf(active));
     const attribution: KeyAttribution = [inputDigest(keyInputs[i]!), files, lineage, entryIdCount(keyInputs[i]!)];
+    if (activeHeader !== undefined) attribution.push(activeHeader);
     const line = JSON.stringify(attribution);
     lines.push(line);
     const side = [...new Set(lineage)].flatMap((id) => (owned.sideFilesById.get(id) ?? []).map((f) => name(f.path)));
-    const active = activePathOf(s.active);
     return [s.sessionKey, entryDigest(s.entry), active === null ? null : name(active), side, Buffer.byteLength(line) + 1, lineDigest(line)];
   });
   const store: StoreBasis = { store: storePath, dir, keys, unowned };

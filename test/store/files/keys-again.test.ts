@@ -339,6 +339,8 @@ describe("a kept timeline after a reset of OpenClaw's", () => {
     { what: "a bare /new (no new transcript yet)", scenario: "reset-chain", successor: false },
     // No file was left without an owner: the later rounds never ran.
     { what: "the store's first reset", scenario: "single-active" },
+    // Files were left without one: the key owned no file, so the archive is its oldest generation as its transcript was.
+    { what: "a key's first reset beside files no key owns", scenario: "orphans" },
     { what: "a reset beside the transcript's compaction backups", scenario: "manual-compact-bak" },
     { what: "a topic's reset", scenario: "topic-reset", key: "agent:main:telegram:group:-1001234567890:topic:42" },
     // Each key's first message after 04:00 rolls it over: a morning's runs find several at once.
@@ -417,11 +419,17 @@ describe("a kept timeline after a reset of OpenClaw's", () => {
       },
     },
     {
-      // Its files left without an owner by the first round start from the key's oldest generation, the transcript renamed.
-      what: "the first reset in a store whose first round left files unowned",
+      // The later rounds index the key's oldest generation, the archive now: by its new start it follows a reset archive no key owns.
+      what: "a key's first reset beside files no key owns, its transcript's header written again before (another start)",
       scenario: "orphans",
       change: (s) => {
         const [[key, file]] = activeFiles(s) as [[string, string]];
+        const [first, ...rest] = fs.readFileSync(file, "utf8").split("\n");
+        const stamp = aResetStamp(s);
+        fs.writeFileSync(
+          file,
+          [JSON.stringify({ ...JSON.parse(first!), timestamp: new Date(stamp + 500).toISOString() }), ...rest].join("\n"),
+        );
         reset(s, key, file);
       },
     },

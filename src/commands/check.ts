@@ -5,6 +5,7 @@
  * to date after a turn of OpenClaw's (checkAgain); ages, locks and unfinished restores are judged
  * at each run (clockedFindings).
  */
+import path from "node:path";
 import { transcriptsOf, type Transcript } from "../core/catalogue.js";
 import { refPath, type SessionRecord, type StoreIndex, type TranscriptRef } from "../core/model.js";
 import { FINDING_CODES, fill, type Severity } from "../core/findings/codes.js";
@@ -37,7 +38,7 @@ import { leftoverStore, restoreLeftoverFindings, type LeftoverStore } from "../s
 import { knownRestores } from "../store/restore-known.js";
 import type { KnownRestore } from "../core/segments.js";
 import type { AnswerPatch, BasisParts, ChangedFiles, KeptBasis, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
-import { sizeOfSeen } from "../store/read-set.js";
+import { type ChangedNames, type Seen, sizeOfSeen } from "../store/read-set.js";
 import { isStrictlyInside } from "../core/path-within.js";
 import type { RawLine } from "../store/lines.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
@@ -173,6 +174,27 @@ async function sqliteStoreFindings(index: StoreIndex, session: StoreSession): Pr
 }
 
 type RetentionRow = CheckResult["retention"][number];
+
+/**
+ * What the body rules read before of a key's active transcript (`read`: the store's sums'), or
+ * nothing for a key added: its transcript one of the names `made`, and no kept finding of it (a
+ * key with one had no transcript: a bare /new's, whose missing transcript is a finding). Null when
+ * neither.
+ */
+function readOf(
+  read: Map<string, { lines: number; bytes: number }>,
+  location: StoreIndex["location"],
+  made: ReadonlyMap<string, Seen> | undefined,
+  findings: readonly Finding[],
+): (key: string, active: string) => { lines: number; bytes: number; added: boolean } | null {
+  const madePaths = new Set([...(made?.keys() ?? [])].map((name) => path.join(location.sessionsDir, name)));
+  return (key, active) => {
+    const before = read.get(key);
+    if (before) return { ...before, added: false };
+    if (!madePaths.has(active) || findings.some((f) => f.agentId === location.agentId && f.sessionKey === key)) return null;
+    return { lines: 0, bytes: 0, added: true };
+  };
+}
 
 /** One store's part of a check that depends on no clock and no live process, and what the rest needs. */
 interface StoreBasis {
@@ -433,7 +455,9 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
       const keys = derivedFrom && ctx.session.keysBasis(derivedFrom.indexes);
       return keys ? { head: [Buffer.from(`${JSON.stringify(derivedFrom!.sums)}\n`), ...keys.head], tail: keys.tail } : null;
     },
-    apply: (kept, basis, changed) => checkAgain(opts, ctx, open, kept, basis, changed),
+    apply: (kept, basis, changed, names) => checkAgain(opts, ctx, open, kept, basis, changed, names),
+    // Keys added make their transcripts (a reset's archive is refused by checkAgain).
+    followsNames: true,
   };
   // A caller that counts opens (deps.open) reads every transcript each time.
   const basis = deps.open
@@ -464,13 +488,15 @@ export async function runCheck(opts: CheckOptions, ctx: StoreContext, deps: Chec
 
 /**
  * The kept check made what deriving it now would make, after a turn of OpenClaw's (only
- * sessions.json and keys' own files changed, StoreSession.keysAgain): the changed keys' active
- * transcripts read again (an unchanged one's findings come from the index), the rules over
- * sessions.json and the stores' sums judged again (STORE_SUM_CODES: the disk total moved by the
- * changed files' sizes, the moved keys by the changed keys'), every other finding kept. Null, and
- * the check is derived whole, when a change reaches anything else: a key without its transcript (its
- * findings read the store's files), an empty summary (its hint numbers the key's compactions), a
- * database beside the files.
+ * sessions.json and keys' own files changed, StoreSession.keysAgain) or keys added (each with its
+ * transcript made): the changed keys' active transcripts read again (an unchanged one's findings
+ * come from the index), a key added's read and counted, the rules over sessions.json and the
+ * stores' sums judged again (STORE_SUM_CODES: the disk total moved by the changed and made files'
+ * sizes, the moved keys by the changed keys'), every other finding kept. Null, and the check is
+ * derived whole, when a change reaches anything else: a key without its transcript (its findings
+ * read the store's files), a transcript made for a key the kept findings name (its first message
+ * after a bare /new), a reset (its archive's age and prune are the clock's), an empty summary (its
+ * hint numbers the key's compactions), a database beside the files.
  */
 async function checkAgain(
   opts: CheckOptions,
@@ -479,11 +505,13 @@ async function checkAgain(
   kept: CheckBasis,
   basis: KeptBasis,
   changed: ChangedFiles,
+  names: ChangedNames,
 ): Promise<{ value: CheckBasis; basis: BasisParts } | null> {
+  if ([...names.values()].some((n) => n.removed.length > 0)) return null;
   // The head's first line is the stores' sums; the rest of it, and the tail, the keys' basis.
   const eol = basis.head.indexOf(0x0a);
   const sums = JSON.parse(basis.head.subarray(0, eol).toString("utf8")) as StoreSums[];
-  const again = ctx.session.keysAgain(opts, { head: basis.head.subarray(eol + 1), tail: basis.tail }, changed);
+  const again = ctx.session.keysAgain(opts, { head: basis.head.subarray(eol + 1), tail: basis.tail }, changed, names);
   if (again === null || again.indexes.length !== kept.perStore.length || sums.length !== kept.perStore.length) return null;
   const oversize = opts.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES;
   const claimed = new Set<string>();
@@ -510,10 +538,13 @@ async function checkAgain(
       if (stored !== null) moved.set(s.sessionKey, stored);
     }
     const read = new Map(sums[n]!.read.map(([key, lines, bytes]) => [key, { lines, bytes }]));
+    const made = names.get(location.sessionsDir)?.added;
+    const readBefore = readOf(read, location, made, kept.findings);
     for (const job of opts.fast ? [] : bodyJobs(index)) {
       if (job.activeOf === null) continue;
-      const before = read.get(job.activeOf);
-      if (!before) return null;
+      const before = readBefore(job.activeOf, job.target.path);
+      if (before === null) return null;
+      if (before.added) scanned.transcripts += 1;
       const body = await scanBody(job, open, oversize, null, ctx.session);
       readAgain.add(job.target.path);
       found.push(...body.findings);
@@ -523,6 +554,7 @@ async function checkAgain(
     }
     let used = sums[n]!.usedBytes;
     for (const [p, { was, now }] of changed) if (isStrictlyInside(location.sessionsDir, p)) used += sizeOfSeen(now) - sizeOfSeen(was);
+    for (const seen of made?.values() ?? []) used += sizeOfSeen(seen);
     // The keys' order is sessions.json's: the first moved key names the root.
     const order = new Map(index.entries.map((e, i) => [e.sessionKey, i]));
     if (order.size !== index.entries.length) return null;

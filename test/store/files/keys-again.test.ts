@@ -4,9 +4,9 @@
  * `check`). After a turn (a line appended to a key's transcript, sessions.json rewritten) the
  * answer is patched, not derived, and equals --no-index's. So are `timeline` and `ls`'s table after
  * a reset of OpenClaw's auto-reply path (of one key or several, then the first message after a bare
- * /new), and after keys added (a new chat's first turn). After any change a patch cannot follow (a
- * new file, a gateway reset, a changed archive, a key added that names or follows a file, a
- * sessionId moved) the answer is derived whole, and equals it too.
+ * /new), and all three after keys added (a new chat's first turn). After any change a patch cannot
+ * follow (a new file, a gateway reset, a changed archive, a key added that names or follows a file,
+ * a sessionId moved) the answer is derived whole, and equals it too.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -390,6 +390,13 @@ describe("a kept timeline after a reset of OpenClaw's", () => {
       expect(after.given, c.what).toBe("patched");
       expect(after.text, c.what).toBe((await timeline(stores[i]!, "plain")).text);
       expect(await timeline(stores[i]!), c.what).toEqual({ text: after.text, given: "kept" });
+      // check, whose answer after the reset was derived and kept: a turn patched. Derived: the first
+      // message after a bare /new (the key's missing transcript was a finding of it), and the
+      // topic's turn (its entry's sessionFile names another root's path: by OpenClaw's rules the
+      // key has no transcript here, and a changed key without one is derived).
+      const checked = await answer(stores[i]!, "indexed", ANSWERS.check!);
+      expect(checked.text, c.what).toBe((await answer(stores[i]!, "plain", ANSWERS.check!)).text);
+      expect(checked.given, c.what).toBe(c.successor === false || c.key !== undefined ? "derived" : "patched");
     }
   });
 
@@ -524,7 +531,7 @@ describe("a kept timeline after a key added by OpenClaw", () => {
     },
   ];
 
-  it("is brought up to date with the keys added, the answers but check's, and equals --no-index's", async () => {
+  it("is brought up to date with the keys added, every answer that keeps a basis, and equals --no-index's", async () => {
     const stores = patchedAfter.map((c) => store(c.scenario));
     await pastRacyWindow();
     for (const s of stores) for (const run of Object.values(ANSWERS)) expect((await answer(s, "indexed", run)).given).toBe("derived");
@@ -534,8 +541,7 @@ describe("a kept timeline after a key added by OpenClaw", () => {
       for (const [what, run] of Object.entries(ANSWERS)) {
         const after = await answer(stores[i]!, "indexed", run);
         expect(after.text, `${c.what}: ${what}`).toBe((await answer(stores[i]!, "plain", run)).text);
-        // check does not follow a dir's names made: derived whole.
-        expect(after.given, `${c.what}: ${what}`).toBe(what === "check" ? "derived" : "patched");
+        expect(after.given, `${c.what}: ${what}`).toBe("patched");
       }
     }
     // The key's next turn: patched from the patched answer, then kept.
@@ -675,6 +681,27 @@ describe("a kept check after a turn of OpenClaw's", () => {
     expect(fast.given).toBe("patched");
     expect(fast.text).toBe((await fastCheck(s, "plain")).text);
     expect(codes(fast.text).find((f) => f.code === "DISK_OVER_BUDGET")?.data.usedBytes).toBe(bytesIn(s.sessions));
+  });
+
+  it("counts a key added's transcript: read, and in the disk total a budget judges", async () => {
+    const s = store("reset-chain");
+    const used = bytesIn(s.sessions);
+    // A budget the new key's transcript passes (its entry in sessions.json too).
+    fs.writeFileSync(
+      path.join(s.stateDir, "openclaw.json"),
+      JSON.stringify({ session: { maintenance: { maxDiskBytes: used + 400, highWaterBytes: used + 300 } } }),
+    );
+    await pastRacyWindow();
+    const first = await check(s);
+    expect(first.given).toBe("derived");
+    expect(codes(first.text).some((f) => f.code.startsWith("DISK_"))).toBe(false);
+    addKey(s, "agent:main:telegram:direct:8");
+    await pastRacyWindow();
+    const after = await check(s);
+    expect(after.given).toBe("patched");
+    expect(after.text).toBe((await check(s, "plain")).text);
+    expect(codes(after.text).find((f) => f.code === "DISK_OVER_BUDGET")?.data.usedBytes).toBe(bytesIn(s.sessions));
+    expect(JSON.parse(after.text).scanned.transcripts).toBe(JSON.parse(first.text).scanned.transcripts + 1);
   });
 });
 

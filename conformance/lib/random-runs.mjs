@@ -39,7 +39,7 @@ export function firstDifference(a, b, [nameA, nameB]) {
  * The store-wide read commands both checks ask (with --all-agents), `word` one of the plan's words:
  * a listing narrowed by a key query first, then whole (kept as derived, not as narrowed), its
  * table the same way (dates absolute: no "5 minutes ago" turning over between two runs), and a
- * `check` measured against `now`.
+ * `check` (whole and `--fast`) measured against `now`.
  */
 export function storeWideReaders(word, now) {
   return [
@@ -51,6 +51,8 @@ export function storeWideReaders(word, now) {
     ["timeline", "--json"],
     ["timeline"],
     ["check", "--json", "--now", now],
+    // Its store rules alone: an answer of its own, patched after a turn or a key added as the whole check is.
+    ["check", "--fast", "--json", "--now", now],
     ["compactions", "--json"],
     ["usage", "--json"],
     ["usage"],

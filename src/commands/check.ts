@@ -176,24 +176,20 @@ async function sqliteStoreFindings(index: StoreIndex, session: StoreSession): Pr
 type RetentionRow = CheckResult["retention"][number];
 
 /**
- * What the body rules read before of a key's active transcript (`read`: the store's sums'), or
- * nothing for a key added: its transcript one of the names `made`, and no kept finding of it (a
- * key with one had no transcript: a bare /new's, whose missing transcript is a finding). Null when
- * neither.
+ * The files `made` in a store's sessions dir since its check was kept (names, with what their
+ * lstat found), by path: keys added's transcripts (checkAgain). Null when one is the transcript of
+ * a key a kept finding names: its first message after a bare /new, whose missing transcript was a
+ * finding of it.
  */
-function readOf(
-  read: Map<string, { lines: number; bytes: number }>,
-  location: StoreIndex["location"],
+function transcriptsMade(
+  index: StoreIndex,
   made: ReadonlyMap<string, Seen> | undefined,
   findings: readonly Finding[],
-): (key: string, active: string) => { lines: number; bytes: number; added: boolean } | null {
-  const madePaths = new Set([...(made?.keys() ?? [])].map((name) => path.join(location.sessionsDir, name)));
-  return (key, active) => {
-    const before = read.get(key);
-    if (before) return { ...before, added: false };
-    if (!madePaths.has(active) || findings.some((f) => f.agentId === location.agentId && f.sessionKey === key)) return null;
-    return { lines: 0, bytes: 0, added: true };
-  };
+): Map<string, Seen> | null {
+  const { sessionsDir, agentId } = index.location;
+  const paths = new Map([...(made ?? [])].map(([name, seen]) => [path.join(sessionsDir, name), seen]));
+  const named = (key: string) => findings.some((f) => f.agentId === agentId && f.sessionKey === key);
+  return index.sessions.some((s) => paths.has(s.active.path) && named(s.sessionKey)) ? null : paths;
 }
 
 /** One store's part of a check that depends on no clock and no live process, and what the rest needs. */
@@ -507,6 +503,7 @@ async function checkAgain(
   changed: ChangedFiles,
   names: ChangedNames,
 ): Promise<{ value: CheckBasis; basis: BasisParts } | null> {
+  // A reset's archive: its age and prune are the clock's facts, judged from the store's files.
   if ([...names.values()].some((n) => n.removed.length > 0)) return null;
   // The head's first line is the stores' sums; the rest of it, and the tail, the keys' basis.
   const eol = basis.head.indexOf(0x0a);
@@ -527,6 +524,8 @@ async function checkAgain(
     const policy = kept.perStore[n]!.policy;
     claimed.add(location.storePath);
     const moved = new Map(sums[n]!.moved);
+    const made = transcriptsMade(index, names.get(location.sessionsDir)?.added, kept.findings);
+    if (made === null) return null;
     for (const s of index.sessions) {
       if (!s.active.exists) return null;
       changedKeys.add(`${location.agentId}\n${s.sessionKey}`);
@@ -538,13 +537,13 @@ async function checkAgain(
       if (stored !== null) moved.set(s.sessionKey, stored);
     }
     const read = new Map(sums[n]!.read.map(([key, lines, bytes]) => [key, { lines, bytes }]));
-    const made = names.get(location.sessionsDir)?.added;
-    const readBefore = readOf(read, location, made, kept.findings);
     for (const job of opts.fast ? [] : bodyJobs(index)) {
       if (job.activeOf === null) continue;
-      const before = readBefore(job.activeOf, job.target.path);
-      if (before === null) return null;
-      if (before.added) scanned.transcripts += 1;
+      // A key added's transcript, read now for the first time: counted among those read.
+      const added = !read.has(job.activeOf) && made.has(job.target.path);
+      const before = added ? { lines: 0, bytes: 0 } : read.get(job.activeOf);
+      if (!before) return null;
+      if (added) scanned.transcripts += 1;
       const body = await scanBody(job, open, oversize, null, ctx.session);
       readAgain.add(job.target.path);
       found.push(...body.findings);
@@ -554,7 +553,7 @@ async function checkAgain(
     }
     let used = sums[n]!.usedBytes;
     for (const [p, { was, now }] of changed) if (isStrictlyInside(location.sessionsDir, p)) used += sizeOfSeen(now) - sizeOfSeen(was);
-    for (const seen of made?.values() ?? []) used += sizeOfSeen(seen);
+    for (const seen of made.values()) used += sizeOfSeen(seen);
     // The keys' order is sessions.json's: the first moved key names the root.
     const order = new Map(index.entries.map((e, i) => [e.sessionKey, i]));
     if (order.size !== index.entries.length) return null;

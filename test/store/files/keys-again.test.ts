@@ -48,6 +48,7 @@ const ANSWERS: Record<string, Answer> = {
   "ls --stats (its table)": async (sel, ctx) => (await runLsTable({ ...sel, stats: true }, {}, ctx)).table,
   // At one clock: the findings judged against it (ages, prunes) alike in every run.
   check: (sel, ctx) => runCheck({ ...sel, now: NOW }, ctx),
+  "check --fast": (sel, ctx) => runCheck({ ...sel, now: NOW, fast: true }, ctx),
 };
 
 /** An answer as JSON text, and how it was given: kept, patched or derived (answers-given.ts). */
@@ -367,7 +368,7 @@ describe("a kept timeline after a reset of OpenClaw's", () => {
         const after = await answer(stores[i]!, "indexed", run);
         expect(after.text, `${c.what}: ${what}`).toBe((await answer(stores[i]!, "plain", run)).text);
         // check judges the archive (its age, its prune): derived whole.
-        expect(after.given, `${c.what}: ${what}`).toBe(what === "check" ? "derived" : "patched");
+        expect(after.given, `${c.what}: ${what}`).toBe(what.startsWith("check") ? "derived" : "patched");
       }
     }
     // The next turn, to the new transcript (after a bare /new, its first message makes it): patched
@@ -394,9 +395,11 @@ describe("a kept timeline after a reset of OpenClaw's", () => {
       // message after a bare /new (the key's missing transcript was a finding of it), and the
       // topic's turn (its entry's sessionFile names another root's path: by OpenClaw's rules the
       // key has no transcript here, and a changed key without one is derived).
-      const checked = await answer(stores[i]!, "indexed", ANSWERS.check!);
-      expect(checked.text, c.what).toBe((await answer(stores[i]!, "plain", ANSWERS.check!)).text);
-      expect(checked.given, c.what).toBe(c.successor === false || c.key !== undefined ? "derived" : "patched");
+      for (const run of [ANSWERS.check!, ANSWERS["check --fast"]!]) {
+        const checked = await answer(stores[i]!, "indexed", run);
+        expect(checked.text, c.what).toBe((await answer(stores[i]!, "plain", run)).text);
+        expect(checked.given, c.what).toBe(c.successor === false || c.key !== undefined ? "derived" : "patched");
+      }
     }
   });
 
@@ -626,8 +629,7 @@ describe("a kept basis' tail (each key's attribution), read a line at a time", (
 describe("a kept check after a turn of OpenClaw's", () => {
   const check = (s: Store, how: "indexed" | "plain" = "indexed") => answer(s, how, ANSWERS.check!);
   /** `check --fast`: the store rules alone, no transcript read (its own kept answer). */
-  const fastCheck = (s: Store, how: "indexed" | "plain" = "indexed") =>
-    answer(s, how, (sel, ctx) => runCheck({ ...sel, now: NOW, fast: true }, ctx));
+  const fastCheck = (s: Store, how: "indexed" | "plain" = "indexed") => answer(s, how, ANSWERS["check --fast"]!);
   const codes = (text: string) => (JSON.parse(text) as { findings: Array<{ code: string; data: Record<string, unknown> }> }).findings;
   /** The bytes of the regular files of a dir and those under it, as OpenClaw's disk budget sums them. */
   const bytesIn = (dir: string): number =>

@@ -10,9 +10,13 @@
  * each key's oldest generation. So when the key's ids are the ones its entry named and Y, and no
  * other entry, name or file the later rounds read holds Y (nor another entry X), every file but
  * the new archive keeps its owners; the archive is the key's by its name's id; and when the later
- * rounds start from the same (none ran, or the key's oldest generation is an archive stamped
- * before the new one), they give the same. Only the key's first round is derived again. Resets of
- * several keys at once are each such a reset: none names another's ids, so each holds alone.
+ * rounds start from the same (none ran; the key's oldest generation is an archive stamped before
+ * the new one; or it owned no file, and the archive is its transcript renamed, with the header they
+ * read), they give the same. Only the key's first round is derived again. Resets of several keys
+ * at once are each such a reset: none names another's ids, so each holds alone. A key added (a new
+ * chat's first turn: its entry, its transcript) is decided from its entry and its transcript's
+ * header alone, while nothing else names its id and the header cannot make the later rounds link
+ * a file.
  */
 import path from "node:path";
 import {
@@ -99,7 +103,7 @@ export interface ResetDir {
   unowned: { count: number; ids: readonly string[] };
   /** A file by its name, as the walk would find it now. */
   fileOf: (name: string) => ClassifiedFile | undefined;
-  /** A transcript's header by its name, read now (undefined: it cannot be read). Asked of a key added's. */
+  /** A transcript's header by its name, read now (undefined: it cannot be read): a key added's, a first reset's archive. */
   headerOf: (name: string) => TranscriptHeader | null | undefined;
 }
 

@@ -9,9 +9,10 @@
  * same for every key: its inputs are the dirs' names, each key's entry (its part: keyInputText,
  * compared for each key whose entry changed), and the headers of files that did not change. So
  * each changed key's record is derived by the build's own code (index.ts) from what attribution
- * decided for it, kept in the basis. A reset of a key's renames its transcript and may make one:
- * attribution then decides the same for every other key, and each reset key's decision is derived
- * from its old one (core/reset-attribution.ts). Anything else and the answer is derived whole.
+ * decided for it, kept in the basis. A reset of a key's renames its transcript and may make one,
+ * and a key added makes its entry and its transcript: attribution then decides the same for every
+ * other key, and each such key's decision is derived from its old one, or for a key added from its
+ * entry and header alone (core/reset-attribution.ts). Anything else and the answer is derived whole.
  */
 import { decoded } from "../../core/kept-bytes.js";
 import {

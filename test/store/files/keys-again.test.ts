@@ -132,6 +132,16 @@ function turn(s: Store, key: string, file: string, n: number, extra: Record<stri
   writeEntries(s, all);
 }
 
+/** A turn on `key` (its transcript `file`): the kept timeline patched and equal to --no-index's, then kept. */
+async function expectTurnPatched(s: Store, key: string, file: string, n: number, what: string): Promise<void> {
+  turn(s, key, file, n);
+  await pastRacyWindow();
+  const after = await timeline(s);
+  expect(after.given, what).toBe("patched");
+  expect(after.text, what).toBe((await timeline(s, "plain")).text);
+  expect(await timeline(s), what).toEqual({ text: after.text, given: "kept" });
+}
+
 describe("a kept timeline after a turn of OpenClaw's", () => {
   it("is brought up to date key by key, on every corpus store, and equals --no-index's", async () => {
     const names = fileScenarios();
@@ -385,12 +395,7 @@ describe("a kept timeline after a reset of OpenClaw's", () => {
         });
         fs.writeFileSync(file, `${header}\n`);
       }
-      turn(stores[i]!, key, file, 9);
-      await pastRacyWindow();
-      const after = await timeline(stores[i]!);
-      expect(after.given, c.what).toBe("patched");
-      expect(after.text, c.what).toBe((await timeline(stores[i]!, "plain")).text);
-      expect(await timeline(stores[i]!), c.what).toEqual({ text: after.text, given: "kept" });
+      await expectTurnPatched(stores[i]!, key, file, 9, c.what);
       // check, whose answer after the reset was derived and kept: a turn patched. Derived: the first
       // message after a bare /new (the key's missing transcript was a finding of it), and the
       // topic's turn (its entry's sessionFile names another root's path: by OpenClaw's rules the
@@ -550,12 +555,7 @@ describe("a kept timeline after a key added by OpenClaw", () => {
     // The key's next turn: patched from the patched answer, then kept.
     for (const [i, c] of patchedAfter.entries()) {
       const [key, file] = turned[i]!;
-      turn(stores[i]!, key, file, 11);
-      await pastRacyWindow();
-      const after = await timeline(stores[i]!);
-      expect(after.given, c.what).toBe("patched");
-      expect(after.text, c.what).toBe((await timeline(stores[i]!, "plain")).text);
-      expect(await timeline(stores[i]!), c.what).toEqual({ text: after.text, given: "kept" });
+      await expectTurnPatched(stores[i]!, key, file, 11, c.what);
     }
   });
 

@@ -30,7 +30,7 @@ import {
   withoutUnstartedEmpties,
   type ClockFacts,
 } from "../core/findings/store-rules.js";
-import { parseGeneratedTranscriptName } from "../core/names.js";
+import { classifyName, parseGeneratedTranscriptName } from "../core/names.js";
 import { configPathFor, readConfig } from "../store/config.js";
 import { inspectLocks } from "../store/files/locks.js";
 import { fileStepShapes } from "../store/files/restore-apply.js";
@@ -122,7 +122,10 @@ function readsBody(t: Transcript): boolean {
 function expectedIdOf(t: Transcript): string | null {
   if (t.ref.kind === "sqlite") return t.ref.sessionId;
   const f = t.file;
-  return f ? (parseGeneratedTranscriptName(f.archive?.sourceName ?? f.name)?.sessionId ?? null) : null;
+  // A patch's index lists no files (store/files/keys-again.ts): the name is its path's, read as the walk reads it.
+  const own = f ? null : t.ref.kind === "file" ? path.basename(t.ref.path) : null;
+  const name = f ? (f.archive?.sourceName ?? f.name) : own === null ? null : (classifyName(own).archive?.sourceName ?? own);
+  return name === null ? null : (parseGeneratedTranscriptName(name)?.sessionId ?? null);
 }
 
 /** Every transcript of a store the body rules read, each once. */

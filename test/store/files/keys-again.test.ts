@@ -707,6 +707,25 @@ describe("a kept check after a turn of OpenClaw's", () => {
   });
 });
 
+describe("a kept check of a transcript's own findings", () => {
+  const check = (s: Store, how: "indexed" | "plain" = "indexed") => answer(s, how, ANSWERS.check!);
+  const codes = (text: string) => (JSON.parse(text) as { findings: Array<{ code: string; path: string | null }> }).findings;
+  it("keeps the findings a changed transcript's name decides: a header id its name does not promise", async () => {
+    const s = store("reset-chain");
+    const [key, file] = activeFiles(s)[0]!;
+    const [head, ...rest] = fs.readFileSync(file, "utf8").split("\n");
+    fs.writeFileSync(file, [JSON.stringify({ ...JSON.parse(head!), id: "copied-from-another" }), ...rest].join("\n"));
+    await pastRacyWindow();
+    expect(codes((await check(s)).text).filter((f) => f.code === "HEADER_ID_MISMATCH" && f.path === file)).toHaveLength(1);
+    turn(s, key, file, 1);
+    await pastRacyWindow();
+    const after = await check(s);
+    expect(after.given).toBe("patched");
+    expect(after.text).toBe((await check(s, "plain")).text);
+    expect(codes(after.text).filter((f) => f.code === "HEADER_ID_MISMATCH" && f.path === file)).toHaveLength(1);
+  });
+});
+
 describe("a kept timeline without a basis (a store past 32,768 files keeps none)", () => {
   it("is derived after a turn from its file's first bytes alone, as an answer that cannot be patched always was", async () => {
     const s = store("reset-chain");

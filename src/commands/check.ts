@@ -11,7 +11,14 @@ import { refPath, type SessionRecord, type StoreIndex, type TranscriptRef } from
 import { FINDING_CODES, fill, type Severity } from "../core/findings/codes.js";
 import { finding, sortFindings, summarize, type Finding } from "../core/findings/finding.js";
 import { legacyImportFinding } from "../core/findings/legacy.js";
-import { BodyScanner, bodyFindings, DEFAULT_OVERSIZE_BYTES, isHeaderOnly, type BodyTarget } from "../core/findings/body.js";
+import {
+  BodyScanner,
+  bodyFindings,
+  DEFAULT_OVERSIZE_BYTES,
+  isHeaderOnly,
+  type BodyCheckpoint,
+  type BodyTarget,
+} from "../core/findings/body.js";
 import { forEachLine } from "../core/transcript/scan.js";
 import { retentionPolicy, type RetentionPolicy } from "../core/findings/retention.js";
 import {
@@ -264,16 +271,21 @@ interface BodyResult {
 /**
  * The one pass over one transcript: every body rule reads from its scanner; beside a database,
  * the transcript's entry ids are compared with its window's. Reused from the index while the
- * transcript is unchanged (the findings depend on the transcript and the job only).
+ * transcript is unchanged (the findings depend on the transcript and the job only); a big
+ * transcript that only grew is read from where the last pass stopped, from its scanner's state
+ * then (`rememberGrowing`: the state depends on the transcript and `oversize` only).
  */
 function scanBody(job: Job, open: Open, oversize: number, windows: Map<string, TranscriptRef> | null, session: StoreSession) {
-  const pass = async (): Promise<BodyResult> => {
-    const scanner = new BodyScanner(oversize);
+  const pass = async (lines: AsyncIterable<RawLine>, saved: string | null, save: boolean) => {
+    const scanner = new BodyScanner(oversize, saved === null ? undefined : (JSON.parse(saved) as BodyCheckpoint));
     const ids = windows ? new Set<string>() : null;
-    await forEachLine(open(job.ref), (line) => {
+    let stopped = false;
+    await forEachLine(lines, (line) => {
       scanner.line(line);
+      if (line.readError !== undefined) stopped = true;
       if (ids) collectEntryId(line.text, ids);
     });
+    const state = save && !stopped ? JSON.stringify(scanner.checkpoint()) : null;
     const facts = scanner.finish();
     const findings: Finding[] = [];
     const sessionId = facts.header?.header.id ?? job.target.expectedId;
@@ -284,20 +296,28 @@ function scanBody(job: Job, open: Open, oversize: number, windows: Map<string, T
       findings.push(legacyImportFinding({ agentId, sessionKey, path, sessionId, fileIds: ids, sqliteIds }));
     }
     findings.push(...bodyFindings(facts, job.target, oversize));
-    return {
+    const value: BodyResult = {
       findings,
       linesRead: facts.linesRead,
       bytesRead: facts.bytesRead,
       headerOnly: isHeaderOnly(facts),
       readError: facts.readError !== null,
     };
+    return { value, saved: state };
   };
   // Beside a database the findings depend on a window too: read each time.
-  if (windows) return pass();
+  if (windows) return pass(open(job.ref), null, false).then((r) => r.value);
   // The fact's source is the transcript: the name carries the rest of the job, not its path again
   // (a warm run holds one name per transcript: about 290 bytes with the path, 170 without).
   const { path: _source, ...rest } = job.target;
-  return session.remember(job.ref, `check-body/2:${oversize}:${JSON.stringify(rest)}`, pass, (v) => !v.readError);
+  const growing = { name: `check-body-state/1:${oversize}`, read: pass };
+  return session.rememberGrowing(
+    job.ref,
+    `check-body/2:${oversize}:${JSON.stringify(rest)}`,
+    growing,
+    () => open(job.ref),
+    (v) => !v.readError,
+  );
 }
 
 /**

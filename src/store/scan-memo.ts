@@ -22,10 +22,10 @@ import fs from "node:fs";
 import type { TranscriptRef } from "../core/model.js";
 import { Diagnostics } from "../core/transcript/diagnostics.js";
 import { scanOfRecord, scanRecordOf, scanTranscript, type ScanRecord, type ScanResult, type Scanner } from "../core/transcript/scan.js";
-import { identitySize, sourceOf, statIdentity, type StoreCache } from "./cache/store-cache.js";
+import { BIG_TRANSCRIPT_BYTES, identitySize, sourceOf, statIdentity, type StoreCache } from "./cache/store-cache.js";
 import { noteFile } from "./read-set.js";
 
-const MIN_BYTES = 4 * 1024 * 1024;
+const MIN_BYTES = BIG_TRANSCRIPT_BYTES;
 /** A window's size is known only once read: about `MIN_BYTES` of typical lines (1 KiB each). */
 const MIN_LINES = 4096;
 const MAX_SCANS = 8;

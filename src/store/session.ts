@@ -67,6 +67,11 @@ export interface StoreSession {
    */
   remember<T>(ref: TranscriptRef, what: string, compute: () => Promise<T>, keep?: (value: T) => boolean): Promise<T>;
   /**
+   * `remember` for a derivation a later run may carry on where a big file only grew (its new lines
+   * read from a checkpoint's state; StoreCache.rememberGrowing). `fresh` opens the lines of a whole read.
+   */
+  rememberGrowing: StoreCache["rememberGrowing"];
+  /**
    * A value derived from several transcripts (`refs`) and `inputs` (all else it read, as one
    * string; both asked for only when the index is), about `name` in the store whose sessions dir is
    * `dir`: reused from the index while every transcript is unchanged and the inputs are equal
@@ -218,14 +223,7 @@ export function openStoreSession(place: StorePlace): StoreSession {
       const seen = (p: string, st: BigIntStats) => cache.noteStat(p, st);
       return keysAgainFrom(locateStores(sel, place.env, place.cwd), place.env, basis, { changed, names }, seen);
     },
-    remember: (ref, what, compute, keep) => {
-      mustBeOpen();
-      return cache.remember(ref, what, compute, keep);
-    },
-    rememberAcross: (dir, name, refs, inputs, what, compute, keep) => {
-      mustBeOpen();
-      return cache.rememberAcross(dir, name, refs, inputs, what, compute, keep);
-    },
+    ...remembering(cache, mustBeOpen),
     cache,
     lines,
     openTranscript(ref) {
@@ -240,6 +238,24 @@ export function openStoreSession(place: StorePlace): StoreSession {
       cache.close();
       for (const db of snapshots.values()) db.close();
       snapshots.clear();
+    },
+  };
+}
+
+/** The session's ways into the index's per-transcript facts, each refused once the session is closed. */
+function remembering(cache: StoreCache, mustBeOpen: () => void): Pick<StoreSession, "remember" | "rememberGrowing" | "rememberAcross"> {
+  return {
+    remember: (ref, what, compute, keep) => {
+      mustBeOpen();
+      return cache.remember(ref, what, compute, keep);
+    },
+    rememberGrowing: (ref, what, growing, fresh, keep) => {
+      mustBeOpen();
+      return cache.rememberGrowing(ref, what, growing, fresh, keep);
+    },
+    rememberAcross: (dir, name, refs, inputs, what, compute, keep) => {
+      mustBeOpen();
+      return cache.rememberAcross(dir, name, refs, inputs, what, compute, keep);
     },
   };
 }

@@ -6,7 +6,9 @@
 import { Diagnostics, type Issue } from "../transcript/diagnostics.js";
 import { parseLine, type HeaderRecord, type TranscriptLine } from "../transcript/parse.js";
 import { noteLine } from "../transcript/scan.js";
-import { TreeBuilder, type EntryTree } from "../transcript/tree.js";
+import { TreeBuilder, type EntryTree, type TreeCheckpoint } from "../transcript/tree.js";
+import type { NodeTable } from "../transcript/node-table.js";
+import type { NodePath } from "../transcript/node-path.js";
 import { resultCallId, toolCallIds, toolCallNames } from "../transcript/text.js";
 import { finding, type Finding } from "./finding.js";
 import { fallbackOf, summaryFlagOf } from "../compactions/fallbacks.js";
@@ -42,9 +44,39 @@ export interface BodyFacts {
   readError: { line: number; message: string } | null;
 }
 
+/**
+ * A scanner's state between two lines as plain data (`BodyScanner.checkpoint`): what a later read
+ * of the same file, grown, carries on from. Of the tool lines it keeps only how the tool calls
+ * paired along the active branch up to its leaf (`pairing`): a later read whose branch runs on
+ * from that leaf through new lines only pairs on from there (else it reads the file whole).
+ */
+export interface BodyCheckpoint {
+  diag: ReturnType<Diagnostics["toJSON"]>;
+  tree: TreeCheckpoint;
+  header: HeaderRecord | null;
+  sawRecord: boolean;
+  missingHeaderLine: number | null;
+  linesRead: number;
+  bytesRead: number;
+  blankLines: number;
+  firstBlankLine: number | null;
+  oversized: BodyFacts["oversized"];
+  pairing: CarriedPairing;
+  emptySummaries: BodyFacts["emptySummaries"];
+}
+
+/** The tool calls' pairing along a branch up to `leaf` (-1: none), with the `nodes` the tree had then. */
+interface CarriedPairing extends Pairing {
+  leaf: number;
+  nodes: number;
+}
+
+/** Issues a scanner keeps (the rest are counted). */
+const MAX_ISSUES = 5000;
+
 export class BodyScanner {
-  private readonly diag = new Diagnostics(5000);
-  private readonly builder = new TreeBuilder(this.diag);
+  private readonly diag: Diagnostics = new Diagnostics(MAX_ISSUES);
+  private readonly builder: TreeBuilder;
   private header: HeaderRecord | null = null;
   private sawRecord = false;
   private missingHeaderLine: number | null = null;
@@ -57,7 +89,68 @@ export class BodyScanner {
   private readonly emptySummaries: BodyFacts["emptySummaries"] = [];
   private readError: BodyFacts["readError"] = null;
 
-  constructor(private readonly oversizeBytes = DEFAULT_OVERSIZE_BYTES) {}
+  /** `from`: a checkpoint of the same file's first lines, read with the same `oversizeBytes`; throws on data that is not one. */
+  constructor(
+    private readonly oversizeBytes = DEFAULT_OVERSIZE_BYTES,
+    from?: BodyCheckpoint,
+  ) {
+    if (from === undefined) {
+      this.builder = new TreeBuilder(this.diag);
+      return;
+    }
+    const count = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
+    const line = (n: unknown) => n === null || count(n);
+    const fine =
+      typeof from === "object" &&
+      from !== null &&
+      count(from.linesRead) &&
+      count(from.bytesRead) &&
+      count(from.blankLines) &&
+      line(from.missingHeaderLine) &&
+      line(from.firstBlankLine) &&
+      typeof from.sawRecord === "boolean" &&
+      (from.header === null || (typeof from.header === "object" && from.header.kind === "header")) &&
+      Array.isArray(from.oversized) &&
+      Array.isArray(from.emptySummaries) &&
+      isCarriedPairing(from.pairing);
+    if (!fine) throw new Error("not a body checkpoint");
+    this.diag = Diagnostics.fromJSON(from.diag, MAX_ISSUES);
+    this.builder = new TreeBuilder(this.diag, from.tree);
+    this.header = from.header;
+    this.sawRecord = from.sawRecord;
+    this.missingHeaderLine = from.missingHeaderLine;
+    this.linesRead = from.linesRead;
+    this.bytesRead = from.bytesRead;
+    this.blankLines = from.blankLines;
+    this.firstBlankLine = from.firstBlankLine;
+    this.oversized.push(...from.oversized);
+    this.emptySummaries.push(...from.emptySummaries);
+    this.carried = from.pairing;
+  }
+
+  /** How the tool calls paired up to a checkpoint's leaf, when this scanner carries on from one (it holds only the tool lines after it). */
+  private readonly carried: CarriedPairing | null = null;
+
+  /** The state after the lines read so far (none of them a read error), before `finish`. */
+  checkpoint(): BodyCheckpoint {
+    if (this.readError !== null) throw new Error("internal: a checkpoint after a read error");
+    const { nodes, path, leaf } = this.builder.pathNow();
+    const pairing = { ...this.pairing(nodes, path), leaf, nodes: nodes.length };
+    return {
+      diag: this.diag.toJSON(),
+      tree: this.builder.checkpoint(),
+      header: this.header,
+      sawRecord: this.sawRecord,
+      missingHeaderLine: this.missingHeaderLine,
+      linesRead: this.linesRead,
+      bytesRead: this.bytesRead,
+      blankLines: this.blankLines,
+      firstBlankLine: this.firstBlankLine,
+      oversized: this.oversized,
+      pairing,
+      emptySummaries: this.emptySummaries,
+    };
+  }
 
   /** Feed one raw line (a `RawLine` with `readError` ends the file). */
   line(line: TranscriptLine & { readError?: string }): void {
@@ -112,9 +205,26 @@ export class BodyScanner {
     }
   }
 
+  /**
+   * The tool calls paired along `path` (before the last turn's open calls count as unanswered):
+   * from the start, or on from the carried pairing when the path runs through its leaf and on
+   * through new lines only. Throws when it does not (`rememberGrowing` then reads the file whole).
+   */
+  private pairing(nodes: NodeTable, path: NodePath): Pairing {
+    const carried = this.carried;
+    if (carried === null) return pairAlong(nodes, path, 0, this.tools, { open: [], unanswered: [], orphanResults: [] });
+    const from = carried.leaf < 0 ? 0 : path.indexOf(carried.leaf) + 1;
+    if ((carried.leaf >= 0 && from === 0) || (from < path.length && path.at(from) < carried.nodes))
+      throw new Error("the active branch leaves the checkpoint's: read whole");
+    const copy = { open: [...carried.open], unanswered: [...carried.unanswered], orphanResults: [...carried.orphanResults] };
+    return pairAlong(nodes, path, from, this.tools, copy);
+  }
+
   finish(): BodyFacts {
     const tree = this.builder.finish();
-    const { unanswered, orphanResults } = pairTools(tree, this.tools);
+    const pairing = this.pairing(tree.nodes, tree.path);
+    const unanswered = [...pairing.unanswered, ...pairing.open.map((c) => ({ line: c.line, callId: c.id, tool: c.name }))];
+    const orphanResults = pairing.orphanResults;
     const lineCodes = new Set(["malformed", "not-object", "too-long", "invalid-utf8", "extra-header"]);
     const treeCodes = new Set(["broken-chain", "self-parent", "cycle", "leaf-unknown-target"]);
     return {
@@ -136,35 +246,57 @@ export class BodyScanner {
   }
 }
 
+/** Is `p` a checkpoint's pairing (`CarriedPairing`)? */
+function isCarriedPairing(p: unknown): p is CarriedPairing {
+  if (typeof p !== "object" || p === null) return false;
+  const { leaf, nodes, open, unanswered, orphanResults } = p as Record<string, unknown>;
+  const line = (x: unknown) => Number.isInteger(x) && (x as number) > 0;
+  const text = (x: unknown) => typeof x === "string";
+  return (
+    Number.isInteger(leaf) &&
+    Number.isInteger(nodes) &&
+    (leaf as number) >= -1 &&
+    (leaf as number) < (nodes as number) &&
+    Array.isArray(open) &&
+    open.every((c) => line(c?.line) && text(c.id) && text(c.name)) &&
+    Array.isArray(unanswered) &&
+    unanswered.every((c) => line(c?.line) && text(c.callId) && text(c.tool)) &&
+    Array.isArray(orphanResults) &&
+    orphanResults.every((c) => line(c?.line) && text(c.callId))
+  );
+}
+
 /** A transcript read to its end that holds a session header and nothing else (no entry, no bad line). */
 export function isHeaderOnly(facts: BodyFacts): boolean {
   return facts.header !== null && facts.tree.nodes.length === 0 && facts.problems.length === 0 && facts.readError === null;
 }
 
-/** Tool pairing per assistant turn along the active branch (transcript-format.md §7.4). */
-function pairTools(tree: EntryTree, tools: Map<number, ToolInfo>) {
-  const unanswered: BodyFacts["unanswered"] = [];
-  const orphanResults: BodyFacts["orphanResults"] = [];
-  let open: Array<{ id: string; name: string; line: number }> = [];
-  const flush = () => {
-    for (const c of open) unanswered.push({ line: c.line, callId: c.id, tool: c.name });
-    open = [];
-  };
-  for (const i of tree.path) {
-    const node = tree.nodes.at(i);
-    const t = tools.get(node.lineNo);
+/** Tool calls paired along a branch so far: the last turn's calls still open, and what is settled. */
+interface Pairing {
+  open: Array<{ id: string; name: string; line: number }>;
+  unanswered: BodyFacts["unanswered"];
+  orphanResults: BodyFacts["orphanResults"];
+}
+
+/**
+ * Tool pairing per assistant turn along the active branch (transcript-format.md §7.4), from the
+ * path's position `from` on, added to `state` (an assistant line closes the turn before it).
+ */
+function pairAlong(nodes: NodeTable, path: NodePath, from: number, tools: Map<number, ToolInfo>, state: Pairing): Pairing {
+  for (let p = from; p < path.length; p++) {
+    const lineNo = nodes.lineNoOf(path.at(p));
+    const t = tools.get(lineNo);
     if (!t) continue;
     if (t.role === "assistant") {
-      flush();
-      open = (t.calls ?? []).map((c) => ({ ...c, line: node.lineNo }));
+      for (const c of state.open) state.unanswered.push({ line: c.line, callId: c.id, tool: c.name });
+      state.open = (t.calls ?? []).map((c) => ({ ...c, line: lineNo }));
     } else {
-      const k = t.resultId === null || t.resultId === undefined ? -1 : open.findIndex((c) => c.id === t.resultId);
-      if (k >= 0) open.splice(k, 1);
-      else orphanResults.push({ line: node.lineNo, callId: t.resultId ?? "(no id)" });
+      const k = t.resultId === null || t.resultId === undefined ? -1 : state.open.findIndex((c) => c.id === t.resultId);
+      if (k >= 0) state.open.splice(k, 1);
+      else state.orphanResults.push({ line: lineNo, callId: t.resultId ?? "(no id)" });
     }
   }
-  flush();
-  return { unanswered, orphanResults };
+  return state;
 }
 
 export interface BodyTarget {

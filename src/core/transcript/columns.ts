@@ -56,6 +56,27 @@ export class Column<T extends Typed> {
     return n > SMALL_MAX ? this.mask + 1 : Math.min(n, this.mask + 1);
   }
 
+  /**
+   * The first `length` values as base64 of their bytes (this machine's byte order: what is packed
+   * is a cache of this machine's), for a checkpoint (core/transcript/tree.ts).
+   */
+  pack(length: number): string {
+    const values = this.make(length);
+    for (let i = 0; i < length; i++) values[i] = this.get(i);
+    return Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString("base64");
+  }
+
+  /** Sets the values `pack` made into positions 0, 1, …; returns how many. Throws on text that is not such values. */
+  unpack(text: string): number {
+    const bytes = Buffer.from(text, "base64");
+    const per = this.make(0).BYTES_PER_ELEMENT;
+    if (bytes.length % per !== 0 || bytes.toString("base64") !== text) throw new Error("not a packed column");
+    const values = this.make(bytes.length / per);
+    new Uint8Array(values.buffer).set(bytes);
+    for (let i = 0; i < values.length; i++) this.set(i, values[i]!);
+    return values.length;
+  }
+
   /** Bytes of the chunks allocated (address space; only pages written are resident). */
   get allocatedBytes(): number {
     let n = 0;

@@ -137,6 +137,20 @@ export class IdLookup {
     return i;
   }
 
+  /** The first hash of each position's id, packed (the second is the id checks' column): what `restored` reads back. */
+  hashes(): string {
+    return this.hashA.pack(this.count);
+  }
+
+  /** The lookup `hashes()` was taken from, over the id checks of the same positions (`hashB`); throws on text that is not such hashes. */
+  static restored(hashes: unknown, hashB: Column<Uint16Array>): IdLookup {
+    if (typeof hashes !== "string") throw new Error("not an id lookup record");
+    const lookup = new IdLookup(hashB);
+    lookup.count = lookup.hashA.unpack(hashes);
+    lookup.rebuildBloom();
+    return lookup;
+  }
+
   get(id: string): number | undefined {
     const [a, b] = hashId(id);
     const b16 = b & 0xffff;
@@ -186,7 +200,9 @@ export class IdLookup {
 
   /** Doubles the filter once it would fall under BLOOM_BITS_PER_ID bits an id (so 20–40 bits an id). */
   private rebuildBloom(): void {
-    const words = Math.max(1024, this.bloom.length * 2);
+    let words = Math.max(1024, this.bloom.length * 2);
+    // A lookup restored whole (`restored`) sizes its filter for all its ids at once.
+    while (Math.floor((words * 32) / BLOOM_BITS_PER_ID) < this.count) words *= 2;
     this.bloomCapacity = Math.floor((words * 32) / BLOOM_BITS_PER_ID);
     this.bloom = new Uint32Array(words);
     for (let i = 0; i < this.count; i++) this.bloomAdd(this.hashA.get(i), this.hashB.get(i));

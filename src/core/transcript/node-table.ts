@@ -74,6 +74,9 @@ export interface NodeTableRecord {
   firstKept: Array<[number, string]>;
 }
 
+/** A table before its seal as plain data: `checks` is empty, and every entry's id check is packed instead. */
+export type OpenNodeTableRecord = NodeTableRecord & { idChecks: string };
+
 /** The non-zero values of a column, as flat pairs. */
 function nonZero(col: Column<Uint8Array>, length: number): number[] {
   const out: number[] = [];
@@ -162,9 +165,21 @@ export class NodeTable {
   /** The sealed table as plain data (`NodeTable.fromRecord` reads it back). */
   toRecord(): NodeTableRecord {
     if (this.sampledChecks === null) throw new Error("internal: NodeTable.toRecord before seal()");
+    return this.recordWith([...this.sampledChecks]);
+  }
+
+  /**
+   * The table before `seal()` as plain data, every entry's id check packed (pass 1's id lookup
+   * shares them): a later read of the same file, grown, carries pass 1 on from it (`fromOpenRecord`).
+   */
+  toOpenRecord(): OpenNodeTableRecord {
+    return { ...this.recordWith([]), idChecks: this.idChecks.pack(this.length) };
+  }
+
+  private recordWith(checks: number[]): NodeTableRecord {
     return {
       length: this.length,
-      checks: [...this.sampledChecks],
+      checks,
       types: [...this.types],
       typeCodes: nonZero(this.typeCode, this.length),
       flags: nonZero(this.flags, this.length),
@@ -178,17 +193,31 @@ export class NodeTable {
 
   /** A sealed table from `toRecord`'s data; throws on data that is not such a record. */
   static fromRecord(r: NodeTableRecord): NodeTable {
+    return NodeTable.fromRecordOf(r, false);
+  }
+
+  /** A table still open to `push` from `toOpenRecord`'s data; throws on data that is not such a record. */
+  static fromOpenRecord(r: OpenNodeTableRecord): NodeTable {
+    return NodeTable.fromRecordOf(r, true);
+  }
+
+  private static fromRecordOf(r: NodeTableRecord, open: boolean): NodeTable {
     const n = r.length;
     const bad = () => new Error("not a node table record");
     if (!Number.isInteger(n) || n < 0) throw bad();
     const ints = (a: unknown, len: number) => Array.isArray(a) && a.length === len && a.every((x) => Number.isInteger(x));
-    if (!ints(r.checks, Math.ceil(n / CHECK_EVERY)) || !Array.isArray(r.types) || r.types[0] !== "message") throw bad();
+    if (!ints(r.checks, open ? 0 : Math.ceil(n / CHECK_EVERY)) || !Array.isArray(r.types) || r.types[0] !== "message") throw bad();
     if (!ints(r.lineFrom, r.lineFrom?.length ?? -1) || !ints(r.lineShift, r.lineFrom.length)) throw bad();
     if (n > 0 && (r.lineFrom.length === 0 || r.lineFrom[0] !== 0)) throw bad();
     const t = new NodeTable();
     t.length = n;
-    t.wideChecks = null;
-    t.sampledChecks = Uint16Array.from(r.checks);
+    if (open) {
+      const idChecks = (r as Partial<OpenNodeTableRecord>).idChecks;
+      if (typeof idChecks !== "string" || t.wideChecks!.unpack(idChecks) !== n) throw bad();
+    } else {
+      t.wideChecks = null;
+      t.sampledChecks = Uint16Array.from(r.checks);
+    }
     t.types.length = 0;
     t.typeCodes.clear();
     for (const type of r.types) {

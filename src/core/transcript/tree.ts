@@ -8,7 +8,7 @@ import { Diagnostics } from "./diagnostics.js";
 import { uint8Column } from "./columns.js";
 import { idCheck, IdLookup } from "./id-index.js";
 import { NodePath } from "./node-path.js";
-import { NodeTable, type NewNode, type Reparent } from "./node-table.js";
+import { NodeTable, type NewNode, type OpenNodeTableRecord, type Reparent } from "./node-table.js";
 import { isKnownEntryType, KNOWN_TYPE_NAMES, type EntryRecord } from "./parse.js";
 
 /** The type a node records for a row (known names shared, so a node costs no string of its own). */
@@ -37,10 +37,28 @@ interface LeafRowLink {
   parent: number;
 }
 
+/**
+ * A builder's state between two lines as plain data (`TreeBuilder.checkpoint`): a later read of
+ * the same file, grown, carries pass 1 on from it instead of reading every line again.
+ */
+export interface TreeCheckpoint {
+  /** The table before its seal: every entry's id check. */
+  nodes: OpenNodeTableRecord;
+  /** The first hash of each entry's id (`IdLookup.hashes`). */
+  hashes: string;
+  /** The entries that descend from the latest reset, as runs: [from, to), … flat. */
+  underReset: number[];
+  firstKeptIds: string[];
+  leafRowLinks: Array<[string, number]>;
+  leaf: number;
+  lastReset: number;
+  leafRows: number;
+}
+
 export class TreeBuilder {
-  private readonly nodes = new NodeTable();
+  private readonly nodes: NodeTable = new NodeTable();
   /** Pass-1 only (dropped with the builder): ids, and which nodes descend from the latest reset. */
-  private readonly byId = new IdLookup(this.nodes.idChecks);
+  private readonly byId: IdLookup = new IdLookup(this.nodes.idChecks);
   private readonly underReset = uint8Column();
   private readonly firstKeptIds = new Set<string>();
   private readonly leafRowsById = new Map<string, LeafRowLink>();
@@ -48,7 +66,63 @@ export class TreeBuilder {
   private lastReset = -1;
   private leafRows = 0;
 
-  constructor(private readonly diag: Diagnostics = new Diagnostics()) {}
+  /** `from`: a checkpoint of the same file's first lines, to add its next lines to; throws on data that is not one. */
+  constructor(
+    private readonly diag: Diagnostics = new Diagnostics(),
+    from?: TreeCheckpoint,
+  ) {
+    if (from === undefined) return;
+    this.nodes = NodeTable.fromOpenRecord(from.nodes);
+    const n = this.nodes.length;
+    this.byId = IdLookup.restored(from.hashes, this.nodes.idChecks);
+    const node = (i: unknown) => Number.isInteger(i) && (i as number) >= -1 && (i as number) < n;
+    const runs = from.underReset;
+    const fine =
+      this.byId.size === n &&
+      node(from.leaf) &&
+      node(from.lastReset) &&
+      Number.isInteger(from.leafRows) &&
+      from.leafRows >= 0 &&
+      Array.isArray(runs) &&
+      runs.length % 2 === 0 &&
+      runs.every((x, k) => Number.isInteger(x) && x >= 0 && x <= n && (k === 0 || x >= runs[k - 1]!)) &&
+      Array.isArray(from.firstKeptIds) &&
+      from.firstKeptIds.every((id) => typeof id === "string") &&
+      Array.isArray(from.leafRowLinks) &&
+      from.leafRowLinks.every((l) => Array.isArray(l) && typeof l[0] === "string" && node(l[1]));
+    if (!fine) throw new Error("not a tree checkpoint");
+    for (let k = 0; k < runs.length; k += 2) for (let i = runs[k]!; i < runs[k + 1]!; i++) this.underReset.set(i, 1);
+    for (const id of from.firstKeptIds) this.firstKeptIds.add(id);
+    for (const [id, parent] of from.leafRowLinks) this.leafRowsById.set(id, { parent });
+    this.leaf = from.leaf;
+    this.lastReset = from.lastReset;
+    this.leafRows = from.leafRows;
+  }
+
+  /** The nodes so far and the active path now (what `finish` will give, before it seals the table). */
+  pathNow(): { nodes: NodeTable; path: NodePath; leaf: number } {
+    return { nodes: this.nodes, path: pathTo(this.nodes, this.leaf), leaf: this.leaf };
+  }
+
+  /** The state after the lines added so far, before `finish` (which seals the table). */
+  checkpoint(): TreeCheckpoint {
+    const underReset: number[] = [];
+    for (let i = 0; i < this.nodes.length; i++) {
+      if (this.underReset.get(i) !== 1) continue;
+      if (underReset.length > 0 && underReset[underReset.length - 1] === i) underReset[underReset.length - 1] = i + 1;
+      else underReset.push(i, i + 1);
+    }
+    return {
+      nodes: this.nodes.toOpenRecord(),
+      hashes: this.byId.hashes(),
+      underReset,
+      firstKeptIds: [...this.firstKeptIds],
+      leafRowLinks: [...this.leafRowsById].map(([id, l]) => [id, l.parent]),
+      leaf: this.leaf,
+      lastReset: this.lastReset,
+      leafRows: this.leafRows,
+    };
+  }
 
   add(rec: EntryRecord): void {
     this.diag.entries += 1;

@@ -289,6 +289,18 @@ export class IndexDb {
   }
 
   /**
+   * The fact `what` of `s.source` derived from whatever content it had, with the identity it was
+   * derived at; undefined when none is kept. For a fact its reader proves it may carry on from itself
+   * (a checkpoint of a file that only grew: StoreCache.rememberGrowing).
+   */
+  factOfAnyContent(source: string, what: string): { identity: string; value: string } | undefined {
+    const pending = this.#pending.get(source)?.find((p) => p.what === what);
+    if (pending) return (pending.held?.() ?? true) ? { identity: pending.s.identity, value: pending.value } : undefined;
+    const row = this.#factSql.get(what, source) as [identity: string, value: string] | undefined;
+    return row === undefined ? undefined : { identity: row[0], value: row[1] };
+  }
+
+  /**
    * Every kept fact of one kind, read in one query once more than ASKED_ONE_BY_ONE of them were
    * asked for: a store-wide command asks for thousands, and one scan costs less than as many lookups.
    */

@@ -19,6 +19,8 @@ import type { CheckedLstats } from "./kept-reads.js";
 import { indexDisabledByEnv, indexFileFor } from "./location.js";
 import { fileIdentityOf, noteFile, noteLstat, nsOf, RACY_MS } from "../read-set.js";
 import { freeLetGo } from "../process/streaming-memory.js";
+import type { RawLine } from "../lines.js";
+import { hashesOf, linesAfter, onlyGrew, watchedLines, type LinesEnd } from "./grown.js";
 
 /** The root a located store is indexed under: its state dir, else its bare sessions dir (one index per root). */
 export const indexRootOf = (t: AgentTarget): string => t.stateDir ?? t.sessionsDir;
@@ -369,6 +371,42 @@ export class StoreCache {
   }
 
   /**
+   * `remember` for a derivation a later run may carry on from where this one stopped (`growing`):
+   * of a big plain file (BIG_TRANSCRIPT_BYTES) it keeps, beside the value, a checkpoint (its state
+   * at the end of the last complete line, where that was, and the hashes grown.ts proves a file
+   * only grew by), and a later run whose file only grew since reads its new lines only, from that
+   * state. A checkpoint is kept only when the file held its identity through the read and the
+   * hashing (asked when written), so its hashes are of the bytes its state was read from. A
+   * carried-on read that meets a read error, or a checkpoint the derivation cannot read, is read
+   * whole again: its answer is a whole read's, to the line.
+   */
+  async rememberGrowing<T>(
+    ref: TranscriptRef,
+    what: string,
+    growing: GrowingRead<T>,
+    fresh: () => AsyncIterable<RawLine>,
+    keep: (value: T) => boolean = () => true,
+  ): Promise<T> {
+    const look = this.#lookUp<T>(ref, what);
+    if (look.hit) return look.value;
+    const unread = unreadableNotesSoFar();
+    const { db, before } = look;
+    const file = db && before && ref.kind === "file" && ref.compression === "none" && !ref.omitIdsOf ? ref.path : null;
+    const big = file !== null && identitySize(before!.identity) >= BIG_TRANSCRIPT_BYTES;
+    const from = big ? checkpointOf(db!, before!, file!, growing.name) : null;
+    const read = (from && (await carriedOn(growing, file!, from))) || (await readWhole(growing, fresh(), big));
+    this.#keep(look, ref, what, read.value, unread, keep);
+    const end = read.end;
+    if (!big || end === null || read.saved === null || (from?.same && end.bytes === from.bytes)) return read.value;
+    if (unreadableNotesSoFar() !== unread) return read.value;
+    const hashes = hashesOf(file!, end.bytes);
+    const readAt = this.#now();
+    const text = `${JSON.stringify({ bytes: end.bytes, lines: end.lines, ...hashes })}\n${read.saved}`;
+    db!.keepFact(before!, growing.name, text, () => this.#heldStill(ref, before!, readAt));
+    return read.value;
+  }
+
+  /**
    * A value derived by this build from several transcripts and from `inputs` (what else the
    * derivation read, as one string: the caller's record of a key, its settings; both made only
    * when the index is asked): from the index while every transcript is unchanged and the inputs
@@ -601,6 +639,71 @@ export class StoreCache {
  */
 function derivationHash() {
   return process.getBuiltinModule("node:crypto").createHash("sha256").update(`${buildId()}\n${process.version}\n`);
+}
+
+/** A transcript this big keeps more in the index: its first pass (store/scan-memo.ts), checkpoints (`rememberGrowing`). */
+export const BIG_TRANSCRIPT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A derivation over a transcript's lines that a later read may carry on (`rememberGrowing`): from
+ * `saved`, a checkpoint's state (null: from the first line), to its value and, when `save` asks,
+ * its state after the last line it read (null when it has none to give).
+ */
+export interface GrowingRead<T> {
+  /** The checkpoint's name in the index: its layout and what else it was read with. */
+  name: string;
+  read(lines: AsyncIterable<RawLine>, saved: string | null, save: boolean): Promise<{ value: T; saved: string | null }>;
+}
+
+interface GrowingResult<T> {
+  value: T;
+  saved: string | null;
+  end: LinesEnd | null;
+}
+
+/** The checkpoint of `name` kept for the file at `file` when the file is the one it was read from, or only grew since; else null. */
+function checkpointOf(
+  db: IndexDb,
+  before: SourceIdentity,
+  file: string,
+  name: string,
+): (LinesEnd & { state: string; same: boolean }) | null {
+  const row = db.factOfAnyContent(before.source, name);
+  if (row === undefined) return null;
+  const nl = row.value.indexOf("\n");
+  let head: unknown;
+  try {
+    head = JSON.parse(row.value.slice(0, nl));
+  } catch {
+    return null;
+  }
+  const { bytes, lines, head: h, tail } = (head ?? {}) as Record<string, unknown>;
+  if (!Number.isSafeInteger(bytes) || !Number.isSafeInteger(lines) || typeof h !== "string" || typeof tail !== "string") return null;
+  const end = { identity: row.identity, bytes: bytes as number, head: h, tail };
+  const same = row.identity === before.identity;
+  if (nl < 0 || (bytes as number) > identitySize(before.identity) || (!same && !onlyGrew(file, before.identity, end))) return null;
+  return { bytes: bytes as number, lines: lines as number, state: row.value.slice(nl + 1), same };
+}
+
+/** The derivation carried on from `from` over the file's lines after it; null when it cannot be (the file is then read whole). */
+async function carriedOn<T>(growing: GrowingRead<T>, file: string, from: LinesEnd & { state: string }): Promise<GrowingResult<T> | null> {
+  const watched = watchedLines(linesAfter(file, from), from);
+  let read: { value: T; saved: string | null };
+  try {
+    read = await growing.read(watched.lines, from.state, true);
+  } catch {
+    return null;
+  }
+  // A read error's place and what came before it are a whole read's to tell.
+  return watched.readError() ? null : { ...read, end: watched.end() };
+}
+
+async function readWhole<T>(growing: GrowingRead<T>, lines: AsyncIterable<RawLine>, save: boolean): Promise<GrowingResult<T>> {
+  // A small file keeps no checkpoint: its lines are read as they come (a store-wide run reads thousands).
+  if (!save) return { ...(await growing.read(lines, null, false)), end: null };
+  const watched = watchedLines(lines, { bytes: 0, lines: 0 });
+  const read = await growing.read(watched.lines, null, save);
+  return { ...read, end: watched.end() };
 }
 
 /**

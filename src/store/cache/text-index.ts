@@ -15,14 +15,13 @@ import type { StoreLocation, TranscriptRef } from "../../core/model.js";
 import { forEachLine } from "../../core/transcript/scan.js";
 import { fileLinesFrom, type RawLine } from "../lines.js";
 import { nsOf, RACY_MS } from "../read-set.js";
-import { openRegularSync, UnreadableLog, unreadableNotesSoFar } from "../safe-read.js";
+import { UnreadableLog, unreadableNotesSoFar } from "../safe-read.js";
+import { hashesOf, onlyGrew } from "./grown.js";
 import type { StoreSession } from "../session.js";
 import { indexFileFor } from "./location.js";
 import type { IndexDb, TextEnd, TextGlance, TextState } from "./index-db.js";
 import { sourceOf, statIdentity, type StoreCache } from "./store-cache.js";
 
-/** Bytes hashed at a file's head and before the table's end of it: what must still be there to read on. */
-const HASHED = 4096;
 /** Text written per transaction: another run waits for one batch at most, never for a whole file. */
 const BATCH_CHARS = 4 * 1024 * 1024;
 
@@ -360,43 +359,11 @@ function textOf(raw: string): string | null {
   return text.includes("\0") ? text.replaceAll("\0", " ") : text;
 }
 
-/**
- * May the table read on in this file from where it stopped? Only a plain file that only grew:
- * the same file (device, inode), larger than when it was read, whose first bytes and the bytes
- * before the table's end are unchanged. A same-size rewrite, a rename over it or a truncation is
- * read whole.
- */
+/** May the table read on in this file from where it stopped? Only a plain file that only grew (grown.ts). */
 function readsOn(ref: Extract<TranscriptRef, { kind: "file" }>, seen: TextState, st: fs.BigIntStats): boolean {
   if (ref.compression !== "none" || seen.head === null || seen.tail === null) return false;
-  const old = seen.identity.replace(/^racy:/, "").split(":");
-  if (old.length !== 5 || old[0] !== String(st.dev) || old[1] !== String(st.ino)) return false;
-  if (!(st.size > BigInt(old[2]!) && st.size >= BigInt(seen.bytes))) return false;
-  try {
-    const now = hashesOf(ref.path, seen.bytes);
-    return now.head === seen.head && now.tail === seen.tail;
-  } catch {
-    return false;
-  }
-}
-
-/** sha256 of a file's first bytes and of those before `end` (HASHED each, within [0, end)). */
-function hashesOf(file: string, end: number): { head: string; tail: string } {
-  const fd = openRegularSync(file);
-  try {
-    const read = (from: number, to: number) => {
-      const buf = Buffer.alloc(to - from);
-      let got = 0;
-      while (got < buf.length) {
-        const n = fs.readSync(fd, buf, got, buf.length - got, from + got);
-        if (n === 0) break;
-        got += n;
-      }
-      return crypto.createHash("sha256").update(buf.subarray(0, got)).digest("hex");
-    };
-    return { head: read(0, Math.min(HASHED, end)), tail: read(Math.max(0, end - HASHED), end) };
-  } finally {
-    fs.closeSync(fd);
-  }
+  const end = { identity: seen.identity.replace(/^racy:/, ""), bytes: seen.bytes, head: seen.head, tail: seen.tail };
+  return onlyGrew(ref.path, statIdentity(st), end);
 }
 
 function statOrNull(p: string): fs.BigIntStats | null {

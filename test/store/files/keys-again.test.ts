@@ -10,15 +10,17 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { runCheck } from "../../../src/commands/check.js";
 import { runLsTable } from "../../../src/commands/ls.js";
 import { runTimeline } from "../../../src/commands/timeline.js";
 import type { StoreContext, StoreSelection } from "../../../src/store/index.js";
 import { answersGiven } from "../../../src/store/cache/answers-given.js";
+import { BIG_TRANSCRIPT_BYTES } from "../../../src/store/cache/store-cache.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState, fileScenarios } from "../../helpers/corpus.js";
-import { keptAnswerFile, pastRacyWindow, readsOfFile } from "../../helpers/index-cache.js";
+import { indexFileOf, keptAnswerFile, pastRacyWindow, readsOfFile } from "../../helpers/index-cache.js";
 import { homeNotMade, tempDir } from "../../helpers/temp.js";
 
 interface Store {
@@ -710,6 +712,19 @@ describe("a kept check after a turn of OpenClaw's", () => {
 describe("a kept check of a transcript's own findings", () => {
   const check = (s: Store, how: "indexed" | "plain" = "indexed") => answer(s, how, ANSWERS.check!);
   const codes = (text: string) => (JSON.parse(text) as { findings: Array<{ code: string; path: string | null }> }).findings;
+  /** OpenClaw's lines of a turn on `file`: each a child of the one before, the first of the file's last entry. */
+  function chainedTurn(file: string, lines: number, text: string): void {
+    const last = fs.readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!;
+    let parentId = (JSON.parse(last) as { id: string }).id;
+    let out = "";
+    for (let i = 0; i < lines; i++) {
+      const id = `${parentId.slice(0, 8)}-${i}-${out.length}`;
+      out += `${JSON.stringify({ type: "message", id, parentId, timestamp: new Date(T + i).toISOString(), message: { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text }] } })}\n`;
+      parentId = id;
+    }
+    fs.appendFileSync(file, out);
+  }
+
   it("keeps the findings a changed transcript's name decides: a header id its name does not promise", async () => {
     const s = store("reset-chain");
     const [key, file] = activeFiles(s)[0]!;
@@ -723,6 +738,41 @@ describe("a kept check of a transcript's own findings", () => {
     expect(after.given).toBe("patched");
     expect(after.text).toBe((await check(s, "plain")).text);
     expect(codes(after.text).filter((f) => f.code === "HEADER_ID_MISMATCH" && f.path === file)).toHaveLength(1);
+  });
+
+  it("reads a big transcript that only grew from where the last read stopped, and equals --no-index's", async () => {
+    const s = store("reset-chain");
+    const [key, file] = activeFiles(s)[0]!;
+    chainedTurn(file, 4400, "x".repeat(1000));
+    expect(fs.statSync(file).size).toBeGreaterThan(BIG_TRANSCRIPT_BYTES);
+    await pastRacyWindow();
+    const first = await check(s);
+    expect(first.given).toBe("derived");
+    const grow = async (n: number) => {
+      chainedTurn(file, 2, `turn ${n}`);
+      const all = entries(s);
+      all[key] = { ...all[key], updatedAt: T + n * 1000 };
+      writeEntries(s, all);
+      await pastRacyWindow();
+    };
+    await grow(1);
+    const after = await check(s);
+    expect(after.given).toBe("patched");
+    expect(after.text).toBe((await check(s, "plain")).text);
+    // What proves the read carried on: the checkpoint's count of lines, altered, is what the next answer counts.
+    const index = indexFileOf(s.stateDir, s.env.XDG_CACHE_HOME!);
+    const db = new DatabaseSync(index);
+    const row = db.prepare("SELECT what, value FROM facts WHERE what LIKE 'check-body-state/%'").get() as { what: string; value: string };
+    const nl = row.value.indexOf("\n");
+    const state = JSON.parse(row.value.slice(nl + 1)) as { linesRead: number };
+    db.prepare("UPDATE facts SET value = ? WHERE what = ?").run(
+      `${row.value.slice(0, nl + 1)}${JSON.stringify({ ...state, linesRead: state.linesRead + 1000 })}`,
+      row.what,
+    );
+    db.close();
+    await grow(2);
+    const lines = (text: string) => (JSON.parse(text) as { scanned: { lines: number } }).scanned.lines;
+    expect(lines((await check(s)).text)).toBe(lines((await check(s, "plain")).text) + 1000);
   });
 });
 

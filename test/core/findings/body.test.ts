@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import { BodyScanner, bodyFindings, type BodyFacts, type BodyTarget } from "../../../src/core/findings/body.js";
+
+/** A small oversize limit, so some random lines are oversized. */
+const OVERSIZE = 300;
+const target: BodyTarget = { agentId: "main", sessionKey: "agent:main:main", path: "/s/s1.jsonl", expectedId: "s1", bytes: null };
+
+/** mulberry32: neighbouring seeds give unrelated streams from their first draw. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/**
+ * A random transcript: mostly a linear conversation with tool calls and results, with now and then
+ * a branch (a parent further back), a leaf row, a reset, a compaction (some with empty summaries),
+ * a parentless, self-parented or broken row, a duplicate id, a blank, malformed or oversized line,
+ * an extra header, and a header that is missing.
+ */
+function transcript(rand: () => number): string[] {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const lines: string[] = [];
+  if (rand() < 0.9)
+    lines.push(JSON.stringify({ type: "session", version: 3, id: rand() < 0.8 ? "s1" : "other", timestamp: "t", cwd: "/w" }));
+  const ids: string[] = [];
+  let open: string[] = [];
+  const n = 5 + Math.floor(rand() * 60);
+  for (let k = 0; k < n; k++) {
+    const id = rand() < 0.03 && ids.length > 0 ? pick(ids) : `e${k}`;
+    const last = ids.at(-1) ?? null;
+    const r = rand();
+    const parentId = r < 0.08 && ids.length > 0 ? pick(ids) : r < 0.1 ? "gone" : r < 0.11 ? undefined : r < 0.12 ? id : last;
+    const base = { id, ...(parentId === undefined ? {} : { parentId }), timestamp: "t" };
+    const x = rand();
+    let line: string;
+    if (x < 0.03) line = "";
+    else if (x < 0.06) line = "{not json";
+    else if (x < 0.08)
+      line = JSON.stringify({ type: "leaf", id: `l${k}`, parentId: last, targetId: rand() < 0.2 ? null : ids.length ? pick(ids) : "none" });
+    else if (x < 0.1) line = JSON.stringify({ type: "reset", ...base, firstKeptEntryId: ids.length ? pick(ids) : null });
+    else if (x < 0.13)
+      line = JSON.stringify({ type: "compaction", ...base, summary: rand() < 0.5 ? "" : "what happened", firstKeptEntryId: last });
+    else if (x < 0.14) line = JSON.stringify({ type: "session", version: 3, id: "s1", timestamp: "t", cwd: "/w" });
+    else if (x < 0.16) line = JSON.stringify({ type: "message", ...base, message: { role: "user", content: "x".repeat(OVERSIZE) } });
+    else if (x < 0.45) {
+      open = Array.from({ length: Math.floor(rand() * 3) }, (_, c) => `c${k}.${c}`);
+      const content = open.map((cid) => ({ type: "toolCall", id: cid, name: pick(["exec", "read", "web"]) }));
+      line = JSON.stringify({ type: "message", ...base, message: { role: "assistant", content: content.length ? content : "ok" } });
+    } else if (x < 0.7) {
+      const answers = rand() < 0.85 && open.length > 0 ? open.shift()! : rand() < 0.5 ? "stray" : undefined;
+      line = JSON.stringify({
+        type: "message",
+        ...base,
+        message: { role: "toolResult", ...(answers ? { toolCallId: answers } : {}), content: "r" },
+      });
+    } else line = JSON.stringify({ type: "message", ...base, message: { role: "user", content: "hi" } });
+    lines.push(line);
+    if (!line.startsWith('{"type":"session"') && line.includes('"id"')) ids.push(id);
+  }
+  return lines;
+}
+
+function feed(scanner: BodyScanner, lines: readonly string[], from: number, to: number): void {
+  let offset = 0;
+  for (let i = 0; i < to; i++) {
+    const text = lines[i]!;
+    const bytes = Buffer.byteLength(text);
+    if (i >= from) scanner.line({ lineNo: i + 1, text, bytes, offset });
+    offset += bytes + 1;
+  }
+}
+
+/** What a finished scan holds, as plain data (its tree's table and path as arrays). */
+function plain(facts: BodyFacts) {
+  const { tree, ...rest } = facts;
+  return {
+    ...rest,
+    nodes: [...tree.nodes],
+    path: [...tree.path],
+    keptIds: [...tree.keptIds],
+    leaf: tree.leaf,
+    leafRule: tree.leafRule,
+    leafRows: tree.leafRows,
+  };
+}
+
+/** A scanner carried on from a checkpoint taken after line `at` (through JSON, as the index keeps it). */
+function carriedOn(scanner: BodyScanner): BodyScanner {
+  return new BodyScanner(OVERSIZE, JSON.parse(JSON.stringify(scanner.checkpoint())));
+}
+
+describe("a body scan carried on from a checkpoint", () => {
+  it("finds what a whole read finds, or refuses when the active branch leaves the checkpoint's", () => {
+    let same = 0;
+    let refused = 0;
+    let twice = 0;
+    for (let seed = 1; seed <= 1500; seed++) {
+      const rand = rng(seed);
+      const lines = transcript(rand);
+      const whole = new BodyScanner(OVERSIZE);
+      feed(whole, lines, 0, lines.length);
+      const expected = whole.finish();
+      const cut = Math.floor(rand() * (lines.length + 1));
+      const second = cut + Math.floor(rand() * (lines.length - cut + 1));
+      const first = new BodyScanner(OVERSIZE);
+      feed(first, lines, 0, cut);
+      let got: BodyFacts;
+      try {
+        let resumed = carriedOn(first);
+        feed(resumed, lines, cut, second);
+        // Half of them carried on twice: the second checkpoint is a carried-on scanner's.
+        if (seed % 2 === 0) {
+          resumed = carriedOn(resumed);
+          twice += 1;
+        }
+        feed(resumed, lines, second, lines.length);
+        got = resumed.finish();
+      } catch (err) {
+        expect((err as Error).message).toMatch(/active branch leaves the checkpoint's/);
+        refused += 1;
+        continue;
+      }
+      expect(plain(got), `seed ${seed}, cut at ${cut} and ${second}`).toEqual(plain(expected));
+      expect(bodyFindings(got, target, OVERSIZE)).toEqual(bodyFindings(expected, target, OVERSIZE));
+      same += 1;
+    }
+    // Most carry on; the branch leaves the checkpoint's in some (a leaf row or a parent further back).
+    expect(same).toBeGreaterThan(600);
+    expect(refused).toBeGreaterThan(100);
+    expect(twice).toBeGreaterThan(300);
+  });
+
+  it("a transcript that only grew along its branch is carried on, its calls paired across the cut", () => {
+    const call = (id: string, parentId: string | null, callId: string) =>
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId,
+        timestamp: "t",
+        message: { role: "assistant", content: [{ type: "toolCall", id: callId, name: "exec" }] },
+      });
+    const result = (id: string, parentId: string, callId: string) =>
+      JSON.stringify({ type: "message", id, parentId, timestamp: "t", message: { role: "toolResult", toolCallId: callId, content: "r" } });
+    const lines = [
+      JSON.stringify({ type: "session", version: 3, id: "s1", timestamp: "t", cwd: "/w" }),
+      call("a", null, "c1"),
+      result("b", "a", "c1"),
+      call("c", "b", "c2"),
+    ];
+    const grown = [...lines, result("d", "c", "c2"), call("e", "d", "c3")];
+    const first = new BodyScanner(OVERSIZE);
+    feed(first, grown, 0, lines.length);
+    const resumed = carriedOn(first);
+    feed(resumed, grown, lines.length, grown.length);
+    const facts = resumed.finish();
+    expect(facts.unanswered).toEqual([{ line: 6, callId: "c3", tool: "exec" }]);
+    expect(facts.orphanResults).toEqual([]);
+    expect(facts.linesRead).toBe(6);
+  });
+
+  it("a checkpoint that is not one is refused", () => {
+    const cp = new BodyScanner(OVERSIZE).checkpoint();
+    expect(() => new BodyScanner(OVERSIZE, { ...cp, linesRead: -1 })).toThrow(/not a body checkpoint/);
+    expect(() => new BodyScanner(OVERSIZE, { ...cp, pairing: { ...cp.pairing, leaf: 3 } })).toThrow(/not a body checkpoint/);
+    expect(() => new BodyScanner(OVERSIZE, { ...cp, tree: { ...cp.tree, hashes: "!" } })).toThrow();
+  });
+});

@@ -191,13 +191,13 @@ function tailOf(file: string): { id: string | null; role: string | null } {
  * active transcripts (`{"type":"message","id","parentId":<last id>,"timestamp","message":{role,
  * content,…}}`, user and assistant in turn), then sessions.json rewritten (temp + rename) with
  * those keys' updatedAt, as the gateway does after a turn. `text`, when given, goes into each user
- * message. Returns the keys touched.
+ * message; `only`, when given, names the keys instead. Returns the keys touched.
  */
-export function appendTurns(sessionsDir: string, count: number, rand: () => number, text?: string): string[] {
+export function appendTurns(sessionsDir: string, count: number, rand: () => number, text?: string, only?: readonly string[]): string[] {
   const entries = readEntries(sessionsDir);
   const keys = Object.keys(entries);
-  const picked = new Set<string>();
-  while (picked.size < Math.min(count, keys.length)) picked.add(keys[Math.floor(rand() * keys.length)]!);
+  const picked = new Set<string>(only);
+  while (only === undefined && picked.size < Math.min(count, keys.length)) picked.add(keys[Math.floor(rand() * keys.length)]!);
   const now = Date.now();
   for (const key of picked) {
     const file = path.join(sessionsDir, `${entries[key]!.sessionId}.jsonl`);

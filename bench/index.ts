@@ -290,6 +290,21 @@ function scaleRows(): void {
   );
   ratioRow("timeline, after appends to 1 % of transcripts", tlApp!, grepName, g2!, { max: 3, on: "wall and CPU" });
   ratioRow("check, after appends to 1 % of transcripts", ckApp!, grepName, g2!, { max: 3, on: "wall and CPU" });
+  // A turn in the store's biggest transcript (its first key's, 300 MiB): a busy chat's, the one
+  // that gets every turn, which the random appends above rarely reach. No goal in issue 28.
+  const bigKey = Object.keys(JSON.parse(fs.readFileSync(path.join(s.sessionsDir, "sessions.json"), "utf8")))[0]!;
+  const afterBigTurn = (a: string[], what: string) => () => {
+    prime(cli(a), `${what} catch-up run`);
+    appendTurns(s.sessionsDir, 1, rand, undefined, [bigKey]);
+    sleepMs(SETTLE_MS);
+    return undefined;
+  };
+  const [tlBig, ckBig, g3] = interleaved(
+    [{ ...cli(timeline), setup: afterBigTurn(timeline, "timeline") }, { ...cli(check), setup: afterBigTurn(check, "check") }, grepNone],
+    RUNS,
+  );
+  ratioRow("timeline, after a turn in its 300 MiB transcript", tlBig!, grepName, g3!, null);
+  ratioRow("check, after a turn in its 300 MiB transcript", ckBig!, grepName, g3!, null);
 
   section("grep");
   grepRows(s);

@@ -279,13 +279,12 @@ function scanBody(job: Job, open: Open, oversize: number, windows: Map<string, T
   const pass = async (lines: AsyncIterable<RawLine>, saved: string | null, save: boolean) => {
     const scanner = new BodyScanner(oversize, saved === null ? undefined : (JSON.parse(saved) as BodyCheckpoint));
     const ids = windows ? new Set<string>() : null;
-    let stopped = false;
     await forEachLine(lines, (line) => {
       scanner.line(line);
-      if (line.readError !== undefined) stopped = true;
       if (ids) collectEntryId(line.text, ids);
     });
-    const state = save && !stopped ? JSON.stringify(scanner.checkpoint()) : null;
+    const checkpoint = save ? scanner.checkpoint() : null;
+    const state = checkpoint === null ? null : JSON.stringify(checkpoint);
     const facts = scanner.finish();
     const findings: Finding[] = [];
     const sessionId = facts.header?.header.id ?? job.target.expectedId;

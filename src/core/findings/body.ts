@@ -131,9 +131,9 @@ export class BodyScanner {
   /** How the tool calls paired up to a checkpoint's leaf, when this scanner carries on from one (it holds only the tool lines after it). */
   private readonly carried: CarriedPairing | null = null;
 
-  /** The state after the lines read so far (none of them a read error), before `finish`. */
-  checkpoint(): BodyCheckpoint {
-    if (this.readError !== null) throw new Error("internal: a checkpoint after a read error");
+  /** The state after the lines read so far, before `finish`; null once a read error ended them (a later read reads the file whole). */
+  checkpoint(): BodyCheckpoint | null {
+    if (this.readError !== null) return null;
     const { nodes, path, leaf } = this.builder.pathNow();
     const pairing = { ...this.pairing(nodes, path), leaf, nodes: nodes.length };
     return {

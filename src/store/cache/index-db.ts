@@ -289,7 +289,7 @@ export class IndexDb {
   }
 
   /**
-   * The fact `what` of `s.source` derived from whatever content it had, with the identity it was
+   * The fact `what` of `source` derived from whatever content it had, with the identity it was
    * derived at; undefined when none is kept. For a fact its reader proves it may carry on from itself
    * (a checkpoint of a file that only grew: StoreCache.rememberGrowing).
    */

@@ -671,6 +671,7 @@ function checkpointOf(
   const row = db.factOfAnyContent(before.source, name);
   if (row === undefined) return null;
   const nl = row.value.indexOf("\n");
+  if (nl < 0) return null;
   let head: unknown;
   try {
     head = JSON.parse(row.value.slice(0, nl));
@@ -681,7 +682,7 @@ function checkpointOf(
   if (!Number.isSafeInteger(bytes) || !Number.isSafeInteger(lines) || typeof h !== "string" || typeof tail !== "string") return null;
   const end = { identity: row.identity, bytes: bytes as number, head: h, tail };
   const same = row.identity === before.identity;
-  if (nl < 0 || (bytes as number) > identitySize(before.identity) || (!same && !onlyGrew(file, before.identity, end))) return null;
+  if ((bytes as number) > identitySize(before.identity) || (!same && !onlyGrew(file, before.identity, end))) return null;
   return { bytes: bytes as number, lines: lines as number, state: row.value.slice(nl + 1), same };
 }
 

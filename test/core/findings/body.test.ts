@@ -163,8 +163,16 @@ describe("a body scan carried on from a checkpoint", () => {
     expect(facts.linesRead).toBe(6);
   });
 
+  it("none is taken once a read error ended the lines (a later read reads the file whole)", () => {
+    const scanner = new BodyScanner(OVERSIZE);
+    feed(scanner, ['{"type":"session","version":3,"id":"s1","timestamp":"t","cwd":"/w"}'], 0, 1);
+    expect(scanner.checkpoint()).not.toBeNull();
+    scanner.line({ lineNo: 2, text: null, bytes: 0, offset: 60, readError: "EIO" });
+    expect(scanner.checkpoint()).toBeNull();
+  });
+
   it("a checkpoint that is not one is refused", () => {
-    const cp = new BodyScanner(OVERSIZE).checkpoint();
+    const cp = new BodyScanner(OVERSIZE).checkpoint()!;
     expect(() => new BodyScanner(OVERSIZE, { ...cp, linesRead: -1 })).toThrow(/not a body checkpoint/);
     expect(() => new BodyScanner(OVERSIZE, { ...cp, pairing: { ...cp.pairing, leaf: 3 } })).toThrow(/not a body checkpoint/);
     expect(() => new BodyScanner(OVERSIZE, { ...cp, tree: { ...cp.tree, hashes: "!" } })).toThrow();

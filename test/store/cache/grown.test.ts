@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { RawLine } from "../../../src/store/lines.js";
+import { fileLines, type RawLine } from "../../../src/store/lines.js";
 import { BIG_TRANSCRIPT_BYTES, StoreCache, type GrowingRead } from "../../../src/store/cache/store-cache.js";
 import { fileRef } from "../../../src/store/files/index.js";
 import { factsIn, indexFileOf } from "../../helpers/index-cache.js";
@@ -61,7 +61,6 @@ function setup(lines = LINES) {
     });
     cache.addRoot(root, []);
     let whole = 0;
-    const { fileLines } = await import("../../../src/store/lines.js");
     try {
       return {
         value: await cache.rememberGrowing(fileRef(file), what, growing, () => {

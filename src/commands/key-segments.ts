@@ -4,8 +4,17 @@
  * is its copy. `timeline`, `history --archived`, `export --archived`, `context-pack` and
  * `restore --key K --segment n` all call `keySegments`; none counts segments itself.
  */
-import { numberSegments, readStretches, wholeRef, type KeySegment, type SecondPass, type TranscriptRead } from "../core/key-segments.js";
+import {
+  numberSegments,
+  readStretchesGrowing,
+  wholeRef,
+  type KeySegment,
+  type SecondPass,
+  type StretchCheckpoint,
+  type TranscriptRead,
+} from "../core/key-segments.js";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
+import type { TranscriptLine } from "../core/transcript/parse.js";
 import { segmentsOf, type KnownRestore, type Segment } from "../core/segments.js";
 import type { StoreSession } from "../store/index.js";
 import { knownRestores } from "../store/restore-known.js";
@@ -22,15 +31,33 @@ async function readTranscript(t: Segment, session: StoreSession, also?: AlsoRead
   return { stretches, own: { messages: whole.reduce((n, s) => n + s.messages, 0), firstMessageId: whole[0]?.firstMessageId ?? null } };
 }
 
-function stretchesAt(ref: Segment["ref"], session: StoreSession, also?: SecondPass) {
-  return session.remember(ref, "stretches/1", async () => {
-    const source = session.openTranscript(ref);
-    try {
-      return await readStretches(() => source.lines(), also, session.scanner(ref));
-    } finally {
-      await source.close();
-    }
-  });
+/**
+ * Reused from the index while the transcript is unchanged; a big one that only grew is read from
+ * where the last read stopped, from its state then (`rememberGrowing`; `also` is then not fed).
+ */
+async function stretchesAt(ref: Segment["ref"], session: StoreSession, also?: SecondPass) {
+  let source = null as ReturnType<StoreSession["openTranscript"]> | null;
+  const fresh = () => {
+    source ??= session.openTranscript(ref);
+    return source.lines();
+  };
+  const read = async (lines: AsyncIterable<TranscriptLine>, saved: string | null, save: boolean) => {
+    // The lines handed in first (the new ones, or all of them), the file's again for a second pass.
+    let first: AsyncIterable<TranscriptLine> | null = lines;
+    const open = () => {
+      const given = first ?? fresh();
+      first = null;
+      return given;
+    };
+    const from = saved === null ? null : (JSON.parse(saved) as StretchCheckpoint);
+    const r = await readStretchesGrowing(open, from, save, also, session.scanner(ref));
+    return { value: r.stretches, saved: r.checkpoint && JSON.stringify(r.checkpoint) };
+  };
+  try {
+    return await session.rememberGrowing(ref, "stretches/1", { name: "stretches-state/1", read }, fresh);
+  } finally {
+    await source?.close();
+  }
 }
 
 /**

@@ -12,14 +12,15 @@ import { isCurrentTranscript, type KeySegment } from "../core/key-segments.js";
 import { segmentsOf, type KnownRestore, type Segment } from "../core/segments.js";
 import { knownRestores } from "../store/restore-known.js";
 import { localZoneSource } from "../store/local-zone.js";
-import { parseLine } from "../core/transcript/parse.js";
-import { forEachLine } from "../core/transcript/scan.js";
+import { parseLine, type TranscriptLine } from "../core/transcript/parse.js";
+import { endOfLines, forEachLine } from "../core/transcript/scan.js";
 import {
   buildTimeline,
   describePolicy,
   resolveResetPolicy,
   emptyStretch,
   TranscriptFacts,
+  type FactsCheckpoint,
   type BakFile,
   type CompactionCountReport,
   type ResetPolicy,
@@ -176,45 +177,61 @@ function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
 type FactsRead = { stretches: StretchFacts[]; problems: TranscriptFacts["problems"]; readError: string | null };
 
 /** The facts of a transcript as the numbering's second pass read them, by ref: read once, used once. */
-type EarlyFacts = WeakMap<TranscriptRef, { cuts: ReadonlySet<number>; read: () => FactsRead }>;
+type EarlyFacts = WeakMap<
+  TranscriptRef,
+  { cuts: ReadonlySet<number>; facts: TranscriptFacts; readError: string | null; last: TranscriptLine | null }
+>;
 
 /** Reads the timeline's facts in the pass that numbers the segments (a cold run reads each transcript once less). */
 function factsAlongside(early: EarlyFacts): AlsoRead {
   return (ref) => (cuts) => {
-    const facts = new TranscriptFacts(cuts);
-    let readError: string | null = null;
-    early.set(ref, { cuts, read: () => ({ stretches: facts.finish(), problems: facts.problems, readError }) });
+    const read = { cuts, facts: new TranscriptFacts(cuts), readError: null as string | null, last: null as TranscriptLine | null };
+    early.set(ref, read);
     return (line, rec) => {
+      read.last = line;
       if (line.readError) {
-        readError = line.readError;
+        read.readError = line.readError;
         if (line.text === null) return;
       }
-      facts.add(rec);
+      read.facts.add(rec);
     };
   };
 }
 
-/** Stream one transcript through the parser into the timeline's facts, cut where the numbering cut it. */
+/**
+ * Stream one transcript through the parser into the timeline's facts, cut where the numbering cut
+ * it. Reused from the index while the transcript is unchanged; a big one that only grew is read
+ * from where the last read stopped, from its facts then (`rememberGrowing`).
+ */
 function factsOf(seg: Segment, numbered: readonly KeySegment[], session: StoreSession, early: EarlyFacts): Promise<FactsRead> {
   const cuts = numbered.flatMap((k) => (k.startReset ? [k.startReset.lineNo] : []));
-  return session.remember(
+  const cutAt = new Set(cuts);
+  const read = async (lines: AsyncIterable<TranscriptLine>, saved: string | null, save: boolean) => {
+    const done = (facts: TranscriptFacts, readError: string | null) => ({
+      value: { stretches: facts.finish(), problems: facts.problems, readError },
+      saved: save && readError === null ? JSON.stringify(facts.checkpoint()) : null,
+    });
+    const alongside = early.get(seg.ref);
+    early.delete(seg.ref);
+    // Read whole in the numbering's pass, to where its lines ended.
+    if (alongside && alongside.cuts.size === cutAt.size && cuts.every((c) => alongside.cuts.has(c)))
+      return { ...done(alongside.facts, alongside.readError), end: endOfLines(alongside.last, { bytes: 0, lines: 0 }) };
+    const facts = saved === null ? new TranscriptFacts(cutAt) : TranscriptFacts.carriedOn(JSON.parse(saved) as FactsCheckpoint, cutAt);
+    let readError: string | null = null;
+    await forEachLine(lines, (line) => {
+      if (line.readError) {
+        readError = line.readError;
+        if (line.text === null) return;
+      }
+      facts.add(parseLine(line));
+    });
+    return done(facts, readError);
+  };
+  return session.rememberGrowing(
     seg.ref,
     `timeline-facts/1:${cuts.join(",")}`,
-    async () => {
-      const read = early.get(seg.ref);
-      early.delete(seg.ref);
-      if (read && read.cuts.size === cuts.length && cuts.every((c) => read.cuts.has(c))) return read.read();
-      const facts = new TranscriptFacts(new Set(cuts));
-      let readError: string | null = null;
-      await forEachLine(session.lines(seg.ref), (line) => {
-        if (line.readError) {
-          readError = line.readError;
-          if (line.text === null) return;
-        }
-        facts.add(parseLine(line));
-      });
-      return { stretches: facts.finish(), problems: facts.problems, readError };
-    },
+    { name: "timeline-facts-state/1", read },
+    () => session.lines(seg.ref),
     (v) => v.readError === null,
   );
 }

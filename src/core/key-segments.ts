@@ -11,10 +11,11 @@ import { isoTime } from "./format.js";
 import { usageError } from "./errors.js";
 import type { SessionRecord, TranscriptRef } from "./model.js";
 import type { Segment, SegmentRestore } from "./segments.js";
-import { entryId, type EntryRecord } from "./transcript/parse.js";
-import { scanTranscript, walkEntries, type EveryLine, type OpenLines, type Scanner } from "./transcript/scan.js";
+import { Diagnostics } from "./transcript/diagnostics.js";
+import { entryId, parseLine, type EntryRecord, type TranscriptLine } from "./transcript/parse.js";
+import { forEachLine, scanTranscript, walkEntries, type EveryLine, type OpenLines, type Scanner } from "./transcript/scan.js";
 import { float64Column, uint8Column } from "./transcript/columns.js";
-import { nodeType } from "./transcript/tree.js";
+import { nodeType, TreeBuilder, type TreeCheckpoint } from "./transcript/tree.js";
 import { toEpochMs } from "./when.js";
 
 /** A `reset` row on the active path: where one segment ends and the next begins. */
@@ -137,8 +138,14 @@ function pathEntryOf(rec: EntryRecord): PathEntry {
 
 /** The stretches of the active path, its entries added in order, cut at each reset row. */
 class StretchFold {
-  private readonly done: TranscriptStretch[] = [];
-  private cur = emptyStretch(null);
+  private readonly done: TranscriptStretch[];
+  private cur: TranscriptStretch;
+
+  /** `from`: the stretches of the path's first entries, to add the next ones to. */
+  constructor(from: readonly TranscriptStretch[] = []) {
+    this.done = from.slice(0, -1);
+    this.cur = from.length > 0 ? { ...from[from.length - 1]! } : emptyStretch(null);
+  }
 
   add(e: PathEntry): void {
     if (e.reset) {
@@ -235,6 +242,21 @@ const MAX_HELD_ENTRIES = 4_000_000;
 const sameSet = (a: ReadonlySet<number>, b: ReadonlySet<number>) => a.size === b.size && [...a].every((x) => b.has(x));
 
 /**
+ * A read's state after its last line, for a later read of the same file grown to carry on from
+ * (`readStretchesGrowing`): the tree's, and the active path's stretches then.
+ */
+export interface StretchCheckpoint {
+  tree: TreeCheckpoint;
+  stretches: TranscriptStretch[];
+}
+
+export interface StretchesRead {
+  stretches: TranscriptStretch[];
+  /** The state after the last line, when the read was asked to save it (null when it has none to give). */
+  checkpoint: StretchCheckpoint | null;
+}
+
+/**
  * Reads one transcript's active path and cuts it at its reset rows. Never throws on content:
  * unreadable lines are skipped, a read error ends the transcript. `also` reads every line too
  * (timeline's facts), never in a pass of its own; `scanner` gives pass 1 (the store layer's keeps
@@ -253,16 +275,31 @@ export async function readStretches(
   scanner: Scanner = scanTranscript,
   maxHeld = MAX_HELD_ENTRIES,
 ): Promise<TranscriptStretch[]> {
+  return (await readWhole(open, also, scanner, maxHeld, false)).stretches;
+}
+
+async function readWhole(
+  open: OpenLines,
+  also: SecondPass | undefined,
+  scanner: Scanner,
+  maxHeld: number,
+  save: boolean,
+): Promise<StretchesRead> {
   let held: HeldEntries | null = new HeldEntries();
   const resetsSeen = new Set<number>();
   const early = also?.(resetsSeen);
-  const scan = await scanner(open, undefined, (line, rec) => {
+  const every: EveryLine = (line, rec) => {
     if (rec.kind === "entry" && rec.type !== "leaf") {
       if (nodeType(rec) === "reset") resetsSeen.add(rec.lineNo);
       if (held !== null && held.length >= maxHeld) held = null;
       held?.add(rec);
     }
     early?.(line, rec);
+  };
+  const scan = await scanner(open, undefined, every, save);
+  const saved = (stretches: TranscriptStretch[]) => ({
+    stretches,
+    checkpoint: scan.checkpoint ? { tree: scan.checkpoint, stretches } : null,
   });
   const { tree } = scan;
   const resetLines = new Set<number>();
@@ -272,14 +309,84 @@ export async function readStretches(
     const fold = new StretchFold();
     for (const i of tree.path) fold.add(held.entry(i, tree.nodes.lineNoOf(i)));
     const stretches = fold.finish();
-    if (stretches) return stretches;
+    if (stretches) return saved(stretches);
   }
   held = null;
   const fold = new StretchFold();
   for await (const w of walkEntries(open, tree, tree.path, scan.diagnostics, alsoHolds ? undefined : also!(resetLines))) {
     fold.add(pathEntryOf(w.rec));
   }
-  return fold.finish()!;
+  return saved(fold.finish()!);
+}
+
+/**
+ * `readStretches` for a read a later one may carry on (StoreCache.rememberGrowing): from `from`,
+ * the state after a file's first lines, over its lines after them (`open` gives those), or from
+ * the first line when it is null; with `save`, the state after the last line too. Carried on, the
+ * new lines are read once and `also` is not fed. Throws when the active branch does not run
+ * through the checkpoint's leaf and on through new entries only (the file is then read whole), or
+ * on a checkpoint that is not one.
+ */
+export async function readStretchesGrowing(
+  open: OpenLines,
+  from: StretchCheckpoint | null,
+  save: boolean,
+  also?: SecondPass,
+  scanner: Scanner = scanTranscript,
+): Promise<StretchesRead> {
+  if (from === null) return readWhole(open, also, scanner, MAX_HELD_ENTRIES, save);
+  if (!isStretchList(from.stretches)) throw new Error("not a stretches checkpoint");
+  const builder = new TreeBuilder(new Diagnostics(), from.tree);
+  const before = builder.pathNow();
+  const base = before.nodes.length;
+  const held = new HeldEntries();
+  await forEachLine(open(), (line: TranscriptLine) => {
+    const rec = parseLine(line);
+    if (rec.kind !== "entry") return;
+    builder.add(rec);
+    if (rec.type !== "leaf" && held.length < MAX_HELD_ENTRIES) held.add(rec);
+  });
+  const tree = save ? builder.checkpoint() : null;
+  const { nodes, path } = builder.finish();
+  const at = before.leaf < 0 ? 0 : path.indexOf(before.leaf) + 1;
+  if ((before.leaf >= 0 && at === 0) || (at < path.length && path.at(at) < base) || held.length !== nodes.length - base)
+    throw new Error("the active branch leaves the checkpoint's: read whole");
+  const fold = new StretchFold(from.stretches);
+  for (let k = at; k < path.length; k++) fold.add(held.entry(path.at(k) - base, nodes.lineNoOf(path.at(k))));
+  const stretches = fold.finish();
+  if (stretches === null) throw new Error("a stretch ends with a message whose id was not held: read whole");
+  return { stretches, checkpoint: tree && { tree, stretches } };
+}
+
+/** Is `x` a read's stretches (a checkpoint's, read back from the index)? */
+function isStretchList(x: unknown): x is TranscriptStretch[] {
+  const time = (t: unknown) => t === null || typeof t === "number";
+  const id = (t: unknown) => t === null || typeof t === "string";
+  const cut = (c: unknown) => {
+    if (c === null) return true;
+    const r = c as Partial<ResetCut> | undefined;
+    return typeof r === "object" && typeof r.entryId === "string" && Number.isInteger(r.lineNo) && id(r.reason) && time(r.time);
+  };
+  // Every stretch but the first opens at a reset row, every one but the last ends at one.
+  const cutsWhere = (s: Partial<TranscriptStretch>, k: number, n: number) =>
+    k > 0 === (s.startReset !== null) && k < n - 1 === (s.endReset !== null);
+  return (
+    Array.isArray(x) &&
+    x.length > 0 &&
+    x.every((s: Partial<TranscriptStretch> | null, k) => {
+      if (typeof s !== "object" || s === null || !cutsWhere(s, k, x.length)) return false;
+      const counted = Number.isInteger(s.messages) && s.messages! >= 0;
+      return (
+        counted &&
+        cut(s.startReset) &&
+        cut(s.endReset) &&
+        time(s.startedAt) &&
+        time(s.endedAt) &&
+        id(s.firstMessageId) &&
+        id(s.lastMessageId)
+      );
+    })
+  );
 }
 
 /** A ref read whole: without the entries it leaves to earlier segments (a restored copy, a `.bak` trim). */

@@ -86,10 +86,10 @@ export class ScanMemo {
         return proven && { id: proven.identity };
       };
     else return scanTranscript;
-    return async (open, diag, every) => {
+    return async (open, diag, every, checkpoint) => {
       const before = identify();
-      // A reader that wants every line reads the transcript (and leaves its scan for the next one).
-      if (before && before.big !== false && !every) {
+      // A reader that wants every line, or the tree's state, reads the transcript (and leaves its scan for the next one).
+      if (before && before.big !== false && !every && !checkpoint) {
         const hit = this.kept.get(key);
         if (hit?.identity === before.id) {
           // Most recently used last: the oldest is the one let go.
@@ -105,7 +105,7 @@ export class ScanMemo {
       }
       // Only a fresh reader's diagnostics are the scan's alone.
       const fresh = diag === undefined || (diag.linesRead === 0 && diag.issues.length === 0);
-      const scan = await scanTranscript(open, diag, every);
+      const scan = await scanTranscript(open, diag, every, checkpoint);
       const after = identify();
       if (!fresh || !before || !after || before.id !== after.id) return scan;
       if (!(before.big ?? scan.diagnostics.linesRead >= MIN_LINES)) return scan;

@@ -1,9 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { numberSegments, readStretches, segmentNumbered, type TranscriptRead } from "../../src/core/key-segments.js";
+import {
+  numberSegments,
+  readStretches,
+  readStretchesGrowing,
+  segmentNumbered,
+  type StretchCheckpoint,
+  type TranscriptRead,
+  type TranscriptStretch,
+} from "../../src/core/key-segments.js";
 import { ToolError } from "../../src/core/errors.js";
 import type { SessionRecord } from "../../src/core/model.js";
 import type { Segment } from "../../src/core/segments.js";
 import { linesFromEvents } from "../../src/core/transcript/parse.js";
+import type { OpenLines } from "../../src/core/transcript/scan.js";
+import { randomTranscript, rng } from "../helpers/random-transcript.js";
 
 const msg = (id: string, parentId: string | null, role: string, t: string) => ({
   type: "message",
@@ -175,5 +185,80 @@ describe("segmentNumbered", () => {
     }
     expect(err).toBeInstanceOf(ToolError);
     expect(err).toMatchObject({ code: "SEGMENT_OUT_OF_RANGE", exitCode: 2, message: "k has 2 segments; there is no segment 9" });
+  });
+});
+
+/** Lines [from, to) of `lines`, numbered and placed as a whole read of them numbers and places them. */
+function linesBetween(lines: readonly string[], from: number, to: number): OpenLines {
+  return async function* () {
+    let offset = 0;
+    for (let i = 0; i < to; i++) {
+      const bytes = Buffer.byteLength(lines[i]!);
+      if (i >= from) yield { lineNo: i + 1, text: lines[i]!, bytes, offset };
+      offset += bytes + 1;
+    }
+  };
+}
+
+/** A checkpoint as the index keeps it: through JSON. */
+const kept = (c: StretchCheckpoint | null): StretchCheckpoint => JSON.parse(JSON.stringify(c)) as StretchCheckpoint;
+
+describe("readStretchesGrowing: a read carried on from a checkpoint", () => {
+  it("numbers what a whole read numbers, or refuses when the active branch leaves the checkpoint's", async () => {
+    let same = 0;
+    let refused = 0;
+    let twice = 0;
+    for (let seed = 1; seed <= 1500; seed++) {
+      const rand = rng(seed);
+      const lines = randomTranscript(rand, { times: true });
+      const expected = await readStretches(linesBetween(lines, 0, lines.length));
+      const cut = Math.floor(rand() * (lines.length + 1));
+      const second = cut + Math.floor(rand() * (lines.length - cut + 1));
+      const first = await readStretchesGrowing(linesBetween(lines, 0, cut), null, true);
+      expect(first.stretches).toEqual(await readStretches(linesBetween(lines, 0, cut)));
+      let got: TranscriptStretch[];
+      try {
+        let from = kept(first.checkpoint);
+        // Half of them carried on twice: the second checkpoint is a carried-on read's.
+        if (seed % 2 === 0) {
+          from = kept((await readStretchesGrowing(linesBetween(lines, cut, second), from, true)).checkpoint);
+          twice += 1;
+        }
+        got = (await readStretchesGrowing(linesBetween(lines, seed % 2 === 0 ? second : cut, lines.length), from, false)).stretches;
+      } catch (err) {
+        expect((err as Error).message).toMatch(/active branch leaves the checkpoint's|not held/);
+        refused += 1;
+        continue;
+      }
+      expect(got, `seed ${seed}, cut at ${cut} and ${second}`).toEqual(expected);
+      same += 1;
+    }
+    expect(same).toBeGreaterThan(600);
+    expect(refused).toBeGreaterThan(100);
+    expect(twice).toBeGreaterThan(300);
+  });
+
+  it("carries the last stretch on across the cut, and a reset row after it opens the next", async () => {
+    const grown = [...window, { type: "reset", id: "r2", parentId: "d", timestamp: "2026-07-01T10:03:00.000Z", reason: "idle" }];
+    grown.push(msg("e", "r2", "user", "2026-07-01T10:03:01.000Z"));
+    const lines = grown.map((e) => JSON.stringify(e));
+    const first = await readStretchesGrowing(linesBetween(lines, 0, window.length), null, true);
+    const carried = await readStretchesGrowing(linesBetween(lines, window.length, lines.length), kept(first.checkpoint), true);
+    expect(carried.stretches.map((s) => [s.firstMessageId, s.lastMessageId, s.messages, s.endReset?.reason ?? null])).toEqual([
+      ["a", "b", 2, "new"],
+      ["c", "d", 2, "idle"],
+      ["e", "e", 1, null],
+    ]);
+    expect(carried.checkpoint?.stretches).toEqual(carried.stretches);
+    expect(carried.stretches).toEqual(await readStretches(linesBetween(lines, 0, lines.length)));
+  });
+
+  it("a checkpoint that is not one is refused", async () => {
+    const lines = window.map((e) => JSON.stringify(e));
+    const cp = kept((await readStretchesGrowing(linesBetween(lines, 0, 3), null, true)).checkpoint);
+    const carry = (from: unknown) => readStretchesGrowing(linesBetween(lines, 3, lines.length), from as StretchCheckpoint, false);
+    await expect(carry({ ...cp, stretches: [] })).rejects.toThrow(/not a stretches checkpoint/);
+    await expect(carry({ ...cp, stretches: [{ ...cp.stretches[0], messages: -1 }] })).rejects.toThrow(/not a stretches checkpoint/);
+    await expect(carry({ ...cp, tree: { ...cp.tree, leaf: 99 } })).rejects.toThrow(/not a tree checkpoint/);
   });
 });

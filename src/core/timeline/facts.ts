@@ -106,6 +106,16 @@ export function emptyStretch(startReset: ResetRowFact | null): StretchFacts {
   };
 }
 
+/** The facts' state after a transcript's first lines (`TranscriptFacts.checkpoint`), for a later read of it grown. */
+export interface FactsCheckpoint {
+  /** The cuts it was read with (null: every reset row). */
+  cuts: number[] | null;
+  /** The line number of the last record added. */
+  lastLine: number;
+  stretches: StretchFacts[];
+  problems: number;
+}
+
 /**
  * Feed it every parsed record of one transcript in order; `finish()` gives the stretches. `cutAt`:
  * the line numbers of the reset rows that cut it (the numbering's, core/key-segments.ts: those on
@@ -114,14 +124,42 @@ export function emptyStretch(startReset: ResetRowFact | null): StretchFacts {
 export class TranscriptFacts {
   private stretches: StretchFacts[] = [emptyStretch(null)];
   problems = 0;
+  private lastLine = 0;
 
   constructor(private readonly cutAt: ReadonlySet<number> | null = null) {}
+
+  /**
+   * Facts carried on from `from`, a checkpoint of the transcript's first lines, cut at `cutAt`:
+   * throws when those lines are not cut there as they were (the transcript is then read whole),
+   * or on a checkpoint that is not one.
+   */
+  static carriedOn(from: FactsCheckpoint, cutAt: ReadonlySet<number> | null): TranscriptFacts {
+    if (!isFactsCheckpoint(from)) throw new Error("not a facts checkpoint");
+    const was = from.cuts === null ? null : new Set(from.cuts);
+    const same =
+      was === null || cutAt === null
+        ? was === cutAt
+        : [...was].every((c) => cutAt.has(c)) && [...cutAt].every((c) => c > from.lastLine || was.has(c));
+    if (!same) throw new Error("the transcript's first lines are cut elsewhere now: read whole");
+    const facts = new TranscriptFacts(cutAt);
+    facts.stretches = from.stretches;
+    facts.problems = from.problems;
+    facts.lastLine = from.lastLine;
+    return facts;
+  }
+
+  /** The state after the records added so far. */
+  checkpoint(): FactsCheckpoint {
+    const cuts = this.cutAt === null ? null : [...this.cutAt];
+    return { cuts, lastLine: this.lastLine, stretches: this.stretches, problems: this.problems };
+  }
 
   private get cur(): StretchFacts {
     return this.stretches[this.stretches.length - 1]!;
   }
 
   add(rec: ParsedRecord): void {
+    this.lastLine = rec.lineNo;
     if (rec.kind === "problem") {
       if (rec.code !== "blank") this.problems += 1;
       return;
@@ -221,4 +259,33 @@ export class TranscriptFacts {
   finish(): StretchFacts[] {
     return this.stretches;
   }
+}
+
+/** Is `x` a facts checkpoint (read back from the index)? Its stretches' shape, not every field's value. */
+function isFactsCheckpoint(x: unknown): x is FactsCheckpoint {
+  const c = x as Partial<FactsCheckpoint> | null;
+  const count = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
+  const time = (t: unknown) => t === null || typeof t === "number";
+  const row = (r: unknown) => r === null || (typeof r === "object" && count((r as ResetRowFact).lineNo));
+  const stretch = (s: Partial<StretchFacts> | null) =>
+    typeof s === "object" &&
+    s !== null &&
+    count(s.messages) &&
+    [s.headerTime, s.firstEntryTime, s.lastEntryTime, s.firstMessageTime, s.lastActivityTime, s.lastUserTime].every(time) &&
+    (s.headerId === null || typeof s.headerId === "string") &&
+    row(s.startReset) &&
+    row(s.endReset) &&
+    (s.firstUser === null || typeof s.firstUser?.text === "string") &&
+    [s.compactions, s.branchSummaries, s.errors].every(Array.isArray) &&
+    (s.tailError === null || Array.isArray(s.tailError));
+  return (
+    typeof c === "object" &&
+    c !== null &&
+    (c.cuts === null || (Array.isArray(c.cuts) && c.cuts.every(count))) &&
+    count(c.lastLine) &&
+    count(c.problems) &&
+    Array.isArray(c.stretches) &&
+    c.stretches.length > 0 &&
+    c.stretches.every(stretch)
+  );
 }

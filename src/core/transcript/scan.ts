@@ -8,7 +8,23 @@ import { idCheck } from "./id-index.js";
 import { entryId, parseLine, type EntryRecord, type HeaderRecord, type ParsedRecord, type TranscriptLine } from "./parse.js";
 import { NodePath } from "./node-path.js";
 import { NodeTable, type NodeTableRecord, type TreeNode } from "./node-table.js";
-import { nodeType, TreeBuilder, type EntryTree, type LeafRule } from "./tree.js";
+import { nodeType, TreeBuilder, type EntryTree, type LeafRule, type TreeCheckpoint } from "./tree.js";
+
+/** Where a read stopped: the end of its last complete line (byte offset) and how many lines came before it. */
+export interface LinesEnd {
+  bytes: number;
+  lines: number;
+}
+
+/**
+ * Where lines read to their end stop, `last` the last of them (null: none after `from`); null
+ * when a read error stopped them, or their last line has no line end yet (a write under way).
+ */
+export function endOfLines(last: TranscriptLine | null, from: LinesEnd): LinesEnd | null {
+  if (last === null) return from;
+  if (last.readError !== undefined || last.unterminated) return null;
+  return { bytes: last.offset + last.bytes + (last.crlf ? 2 : 1), lines: last.lineNo };
+}
 
 /** Opens the transcript from its first line. Views may call it twice (two passes). */
 export type OpenLines = () => AsyncIterable<TranscriptLine>;
@@ -18,6 +34,8 @@ export interface ScanResult {
   header: HeaderRecord | null;
   tree: EntryTree;
   diagnostics: Diagnostics;
+  /** The tree's state after the last line (`TreeBuilder.checkpoint`), when the reader asked for it. */
+  checkpoint?: TreeCheckpoint;
 }
 
 /** A first pass as plain data: what the index keeps of a big transcript (store/scan-memo.ts). */
@@ -110,15 +128,22 @@ export function noteLine(rec: ParsedRecord, diag: Diagnostics): void {
 /**
  * How a reader gets its pass 1: `scanTranscript` itself, or the store layer's, which hands a big
  * file's scan to the next reader of the unchanged file (store/scan-memo.ts). With `every`, the
- * file is always read, and every line is handed to it as the scan parses it.
+ * file is always read, and every line is handed to it as the scan parses it; `checkpoint` then
+ * asks for the tree's state too.
  */
-export type Scanner = (open: OpenLines, diag?: Diagnostics, every?: EveryLine) => Promise<ScanResult>;
+export type Scanner = (open: OpenLines, diag?: Diagnostics, every?: EveryLine, checkpoint?: boolean) => Promise<ScanResult>;
 
 /**
  * Pass 1: header, tree and diagnostics; memory proportional to the number of entries. `every`
  * sees each line with its parsed record, so a reader that wants more of each line reads it here.
+ * `checkpoint`: the result holds the tree's state too, for a later read of the file grown.
  */
-export async function scanTranscript(open: OpenLines, diag: Diagnostics = new Diagnostics(), every?: EveryLine): Promise<ScanResult> {
+export async function scanTranscript(
+  open: OpenLines,
+  diag: Diagnostics = new Diagnostics(),
+  every?: EveryLine,
+  checkpoint = false,
+): Promise<ScanResult> {
   const builder = new TreeBuilder(diag);
   let header: HeaderRecord | null = null;
   let sawRecord = false;
@@ -138,7 +163,8 @@ export async function scanTranscript(open: OpenLines, diag: Diagnostics = new Di
     sawRecord = true;
     builder.add(rec);
   });
-  return { header, tree: builder.finish(), diagnostics: diag };
+  const state = checkpoint ? { checkpoint: builder.checkpoint() } : {};
+  return { header, tree: builder.finish(), diagnostics: diag, ...state };
 }
 
 export interface WalkedEntry {

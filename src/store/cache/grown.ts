@@ -8,7 +8,7 @@
  * is written to a new file and renamed over the path.
  */
 import fs from "node:fs";
-import { lineBatches } from "../../core/transcript/scan.js";
+import { endOfLines, lineBatches, type LinesEnd } from "../../core/transcript/scan.js";
 import { fileLinesFrom, lineStream, type LineStream, type RawLine } from "../lines.js";
 import { openRegularSync } from "../safe-read.js";
 
@@ -59,12 +59,6 @@ export function hashesOf(file: string, end: number): { head: string; tail: strin
   }
 }
 
-/** Where a read stopped: the end of its last complete line (byte offset) and how many lines came before it. */
-export interface LinesEnd {
-  bytes: number;
-  lines: number;
-}
-
 /** The lines of a plain file after `from`, numbered and placed as a whole read of it numbers and places them. */
 export function linesAfter(file: string, from: LinesEnd): LineStream {
   return lineStream(async function* () {
@@ -97,12 +91,7 @@ export function watchedLines(
       }
       done = true;
     }),
-    end() {
-      if (!done) return null;
-      if (last === null) return from;
-      if (last.readError !== undefined || last.unterminated) return null;
-      return { bytes: last.offset + last.bytes + (last.crlf ? 2 : 1), lines: last.lineNo };
-    },
+    end: () => (done ? endOfLines(last, from) : null),
     /** Whether a read error stopped them. */
     readError: () => last?.readError !== undefined,
   };

@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { TranscriptRef } from "../../core/model.js";
+import { lineBatches, type LinesEnd } from "../../core/transcript/scan.js";
 import { isWithinDir } from "../../core/path-within.js";
 import type { AgentTarget } from "../locate.js";
 import { realPath } from "../real-path.js";
@@ -19,8 +20,8 @@ import type { CheckedLstats } from "./kept-reads.js";
 import { indexDisabledByEnv, indexFileFor } from "./location.js";
 import { fileIdentityOf, noteFile, noteLstat, nsOf, RACY_MS } from "../read-set.js";
 import { freeLetGo } from "../process/streaming-memory.js";
-import type { RawLine } from "../lines.js";
-import { hashesOf, linesAfter, onlyGrew, watchedLines, type LinesEnd } from "./grown.js";
+import { lineStream, type LineStream, type RawLine } from "../lines.js";
+import { hashesOf, linesAfter, onlyGrew, watchedLines } from "./grown.js";
 
 /** The root a located store is indexed under: its state dir, else its bare sessions dir (one index per root). */
 export const indexRootOf = (t: AgentTarget): string => t.stateDir ?? t.sessionsDir;
@@ -394,7 +395,7 @@ export class StoreCache {
     const file = db && before && ref.kind === "file" && ref.compression === "none" && !ref.omitIdsOf ? ref.path : null;
     const big = file !== null && identitySize(before!.identity) >= BIG_TRANSCRIPT_BYTES;
     const from = big ? checkpointOf(db!, before!, file!, growing.name) : null;
-    const read = (from && (await carriedOn(growing, file!, from))) || (await readWhole(growing, fresh(), big));
+    const read = (from && (await carriedOn(growing, file!, from))) || (await readWhole(growing, openedWhenRead(fresh), big));
     this.#keep(look, ref, what, read.value, unread, keep);
     const end = read.end;
     if (!big || end === null || read.saved === null || (from?.same && end.bytes === from.bytes)) return read.value;
@@ -647,12 +648,18 @@ export const BIG_TRANSCRIPT_BYTES = 4 * 1024 * 1024;
 /**
  * A derivation over a transcript's lines that a later read may carry on (`rememberGrowing`): from
  * `saved`, a checkpoint's state (null: from the first line), to its value and, when `save` asks,
- * its state after the last line it read (null when it has none to give).
+ * its state after the last line it read (null when it has none to give). A read that took its
+ * value from a whole read made earlier in the run, not from `lines`, says where that read's lines
+ * ended (`end`, `endOfLines`).
  */
 export interface GrowingRead<T> {
   /** The checkpoint's name in the index: its layout and what else it was read with. */
   name: string;
-  read(lines: AsyncIterable<RawLine>, saved: string | null, save: boolean): Promise<{ value: T; saved: string | null }>;
+  read(
+    lines: AsyncIterable<RawLine>,
+    saved: string | null,
+    save: boolean,
+  ): Promise<{ value: T; saved: string | null; end?: LinesEnd | null }>;
 }
 
 interface GrowingResult<T> {
@@ -689,14 +696,19 @@ function checkpointOf(
 /** The derivation carried on from `from` over the file's lines after it; null when it cannot be (the file is then read whole). */
 async function carriedOn<T>(growing: GrowingRead<T>, file: string, from: LinesEnd & { state: string }): Promise<GrowingResult<T> | null> {
   const watched = watchedLines(linesAfter(file, from), from);
-  let read: { value: T; saved: string | null };
+  let read: Awaited<ReturnType<GrowingRead<T>["read"]>>;
   try {
     read = await growing.read(watched.lines, from.state, true);
   } catch {
     return null;
   }
   // A read error's place and what came before it are a whole read's to tell.
-  return watched.readError() ? null : { ...read, end: watched.end() };
+  return watched.readError() ? null : { ...read, end: read.end ?? watched.end() };
+}
+
+/** `open`'s lines, opened when first read: a derivation whose value was read earlier in the run opens nothing. */
+function openedWhenRead(open: () => AsyncIterable<RawLine>): LineStream {
+  return lineStream(() => lineBatches(open()) as AsyncIterable<RawLine[]>);
 }
 
 async function readWhole<T>(growing: GrowingRead<T>, lines: AsyncIterable<RawLine>, save: boolean): Promise<GrowingResult<T>> {
@@ -704,7 +716,7 @@ async function readWhole<T>(growing: GrowingRead<T>, lines: AsyncIterable<RawLin
   if (!save) return { ...(await growing.read(lines, null, false)), end: null };
   const watched = watchedLines(lines, { bytes: 0, lines: 0 });
   const read = await growing.read(watched.lines, null, save);
-  return { ...read, end: watched.end() };
+  return { ...read, end: read.end ?? watched.end() };
 }
 
 /**

@@ -1,69 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { BodyScanner, bodyFindings, type BodyFacts, type BodyTarget } from "../../../src/core/findings/body.js";
+import { randomTranscript, rng } from "../../helpers/random-transcript.js";
 
 /** A small oversize limit, so some random lines are oversized. */
 const OVERSIZE = 300;
 const target: BodyTarget = { agentId: "main", sessionKey: "agent:main:main", path: "/s/s1.jsonl", expectedId: "s1", bytes: null };
-
-/** mulberry32: neighbouring seeds give unrelated streams from their first draw. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
-/**
- * A random transcript: mostly a linear conversation with tool calls and results, with now and then
- * a branch (a parent further back), a leaf row, a reset, a compaction (some with empty summaries),
- * a parentless, self-parented or broken row, a duplicate id, a blank, malformed or oversized line,
- * an extra header, and a header that is missing.
- */
-function transcript(rand: () => number): string[] {
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-  const lines: string[] = [];
-  if (rand() < 0.9)
-    lines.push(JSON.stringify({ type: "session", version: 3, id: rand() < 0.8 ? "s1" : "other", timestamp: "t", cwd: "/w" }));
-  const ids: string[] = [];
-  let open: string[] = [];
-  const n = 5 + Math.floor(rand() * 60);
-  for (let k = 0; k < n; k++) {
-    const id = rand() < 0.03 && ids.length > 0 ? pick(ids) : `e${k}`;
-    const last = ids.at(-1) ?? null;
-    const r = rand();
-    const parentId = r < 0.08 && ids.length > 0 ? pick(ids) : r < 0.1 ? "gone" : r < 0.11 ? undefined : r < 0.12 ? id : last;
-    const base = { id, ...(parentId === undefined ? {} : { parentId }), timestamp: "t" };
-    const x = rand();
-    let line: string;
-    if (x < 0.03) line = "";
-    else if (x < 0.06) line = "{not json";
-    else if (x < 0.08)
-      line = JSON.stringify({ type: "leaf", id: `l${k}`, parentId: last, targetId: rand() < 0.2 ? null : ids.length ? pick(ids) : "none" });
-    else if (x < 0.1) line = JSON.stringify({ type: "reset", ...base, firstKeptEntryId: ids.length ? pick(ids) : null });
-    else if (x < 0.13)
-      line = JSON.stringify({ type: "compaction", ...base, summary: rand() < 0.5 ? "" : "what happened", firstKeptEntryId: last });
-    else if (x < 0.14) line = JSON.stringify({ type: "session", version: 3, id: "s1", timestamp: "t", cwd: "/w" });
-    else if (x < 0.16) line = JSON.stringify({ type: "message", ...base, message: { role: "user", content: "x".repeat(OVERSIZE) } });
-    else if (x < 0.45) {
-      open = Array.from({ length: Math.floor(rand() * 3) }, (_, c) => `c${k}.${c}`);
-      const content = open.map((cid) => ({ type: "toolCall", id: cid, name: pick(["exec", "read", "web"]) }));
-      line = JSON.stringify({ type: "message", ...base, message: { role: "assistant", content: content.length ? content : "ok" } });
-    } else if (x < 0.7) {
-      const answers = rand() < 0.85 && open.length > 0 ? open.shift()! : rand() < 0.5 ? "stray" : undefined;
-      line = JSON.stringify({
-        type: "message",
-        ...base,
-        message: { role: "toolResult", ...(answers ? { toolCallId: answers } : {}), content: "r" },
-      });
-    } else line = JSON.stringify({ type: "message", ...base, message: { role: "user", content: "hi" } });
-    lines.push(line);
-    if (!line.startsWith('{"type":"session"') && line.includes('"id"')) ids.push(id);
-  }
-  return lines;
-}
 
 function feed(scanner: BodyScanner, lines: readonly string[], from: number, to: number): void {
   let offset = 0;
@@ -101,7 +42,7 @@ describe("a body scan carried on from a checkpoint", () => {
     let twice = 0;
     for (let seed = 1; seed <= 1500; seed++) {
       const rand = rng(seed);
-      const lines = transcript(rand);
+      const lines = randomTranscript(rand, { oversize: OVERSIZE });
       const whole = new BodyScanner(OVERSIZE);
       feed(whole, lines, 0, lines.length);
       const expected = whole.finish();

@@ -709,21 +709,63 @@ describe("a kept check after a turn of OpenClaw's", () => {
   });
 });
 
+/** OpenClaw's lines of a turn on `file`: each a child of the one before, the first of the file's last entry. */
+function chainedTurn(file: string, lines: number, text: string): void {
+  const last = fs.readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!;
+  let parentId = (JSON.parse(last) as { id: string }).id;
+  let out = "";
+  for (let i = 0; i < lines; i++) {
+    const id = `${parentId.slice(0, 8)}-${i}-${out.length}`;
+    out += `${JSON.stringify({ type: "message", id, parentId, timestamp: new Date(T + i).toISOString(), message: { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text }] } })}\n`;
+    parentId = id;
+  }
+  fs.appendFileSync(file, out);
+}
+
+/** A store whose first key's active transcript is past BIG_TRANSCRIPT_BYTES (4,400 lines of a KB), with that key and file. */
+function bigTranscriptStore(): { s: Store; key: string; file: string } {
+  const s = store("reset-chain");
+  const [key, file] = activeFiles(s)[0]!;
+  chainedTurn(file, 4400, "x".repeat(1000));
+  expect(fs.statSync(file).size).toBeGreaterThan(BIG_TRANSCRIPT_BYTES);
+  return { s, key, file };
+}
+
+/** A turn of two lines on the big transcript, its entry rewritten, past the racy window. */
+async function bigTurn({ s, key, file }: { s: Store; key: string; file: string }, n: number): Promise<void> {
+  chainedTurn(file, 2, `turn ${n}`);
+  const all = entries(s);
+  all[key] = { ...all[key], updatedAt: T + n * 1000 };
+  writeEntries(s, all);
+  await pastRacyWindow();
+}
+
+/** The checkpoint of `what` the index keeps (its one row), altered by `alter`: what proves a later read carried on from it. */
+function alterCheckpoint(s: Store, what: string, alter: (state: Record<string, unknown>) => Record<string, unknown>): void {
+  const db = new DatabaseSync(indexFileOf(s.stateDir, s.env.XDG_CACHE_HOME!));
+  try {
+    const rows = db.prepare("SELECT what, source, value FROM facts WHERE what = ?").all(what) as Array<{
+      what: string;
+      source: string;
+      value: string;
+    }>;
+    expect(rows).toHaveLength(1);
+    const { source, value } = rows[0]!;
+    const nl = value.indexOf("\n");
+    const state = alter(JSON.parse(value.slice(nl + 1)) as Record<string, unknown>);
+    db.prepare("UPDATE facts SET value = ? WHERE what = ? AND source = ?").run(
+      `${value.slice(0, nl + 1)}${JSON.stringify(state)}`,
+      what,
+      source,
+    );
+  } finally {
+    db.close();
+  }
+}
+
 describe("a kept check of a transcript's own findings", () => {
   const check = (s: Store, how: "indexed" | "plain" = "indexed") => answer(s, how, ANSWERS.check!);
   const codes = (text: string) => (JSON.parse(text) as { findings: Array<{ code: string; path: string | null }> }).findings;
-  /** OpenClaw's lines of a turn on `file`: each a child of the one before, the first of the file's last entry. */
-  function chainedTurn(file: string, lines: number, text: string): void {
-    const last = fs.readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!;
-    let parentId = (JSON.parse(last) as { id: string }).id;
-    let out = "";
-    for (let i = 0; i < lines; i++) {
-      const id = `${parentId.slice(0, 8)}-${i}-${out.length}`;
-      out += `${JSON.stringify({ type: "message", id, parentId, timestamp: new Date(T + i).toISOString(), message: { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text }] } })}\n`;
-      parentId = id;
-    }
-    fs.appendFileSync(file, out);
-  }
 
   it("keeps the findings a changed transcript's name decides: a header id its name does not promise", async () => {
     const s = store("reset-chain");
@@ -741,38 +783,59 @@ describe("a kept check of a transcript's own findings", () => {
   });
 
   it("reads a big transcript that only grew from where the last read stopped, and equals --no-index's", async () => {
-    const s = store("reset-chain");
-    const [key, file] = activeFiles(s)[0]!;
-    chainedTurn(file, 4400, "x".repeat(1000));
-    expect(fs.statSync(file).size).toBeGreaterThan(BIG_TRANSCRIPT_BYTES);
+    const big = bigTranscriptStore();
+    const { s } = big;
     await pastRacyWindow();
     const first = await check(s);
     expect(first.given).toBe("derived");
-    const grow = async (n: number) => {
-      chainedTurn(file, 2, `turn ${n}`);
-      const all = entries(s);
-      all[key] = { ...all[key], updatedAt: T + n * 1000 };
-      writeEntries(s, all);
-      await pastRacyWindow();
-    };
-    await grow(1);
+    await bigTurn(big, 1);
     const after = await check(s);
     expect(after.given).toBe("patched");
     expect(after.text).toBe((await check(s, "plain")).text);
     // What proves the read carried on: the checkpoint's count of lines, altered, is what the next answer counts.
-    const index = indexFileOf(s.stateDir, s.env.XDG_CACHE_HOME!);
-    const db = new DatabaseSync(index);
-    const row = db.prepare("SELECT what, value FROM facts WHERE what LIKE 'check-body-state/%'").get() as { what: string; value: string };
-    const nl = row.value.indexOf("\n");
-    const state = JSON.parse(row.value.slice(nl + 1)) as { linesRead: number };
-    db.prepare("UPDATE facts SET value = ? WHERE what = ?").run(
-      `${row.value.slice(0, nl + 1)}${JSON.stringify({ ...state, linesRead: state.linesRead + 1000 })}`,
-      row.what,
-    );
-    db.close();
-    await grow(2);
+    alterCheckpoint(s, "check-body-state/1:131072", (state) => ({ ...state, linesRead: (state.linesRead as number) + 1000 }));
+    await bigTurn(big, 2);
     const lines = (text: string) => (JSON.parse(text) as { scanned: { lines: number } }).scanned.lines;
     expect(lines((await check(s)).text)).toBe(lines((await check(s, "plain")).text) + 1000);
+  });
+});
+
+describe("a kept timeline after a turn in a big transcript", () => {
+  it("numbers its segments and reads its facts from where the last read stopped, and equals --no-index's", async () => {
+    const big = bigTranscriptStore();
+    const { s, key } = big;
+    await pastRacyWindow();
+    expect((await timeline(s)).given).toBe("derived");
+    for (const n of [1, 2]) {
+      await bigTurn(big, n);
+      const after = await timeline(s);
+      expect(after.given).toBe("patched");
+      expect(after.text).toBe((await timeline(s, "plain")).text);
+    }
+    // What proves each read carried on: a compaction more in the facts' checkpoint, then another
+    // first message in the numbering's, are what the next answers show.
+    const row = (text: string) =>
+      (JSON.parse(text) as { keys: Array<{ sessionKey: string; segments: number; compactions: number }> }).keys.find(
+        (k) => k.sessionKey === key,
+      )!;
+    const rows = async () => [row((await timeline(s)).text), row((await timeline(s, "plain")).text)] as const;
+    alterCheckpoint(s, "timeline-facts-state/1", (state) => {
+      const [head, ...rest] = state.stretches as Array<{ compactions: unknown[] }>;
+      const compaction = { entryId: "c", time: null, lineNo: 2, tokensBefore: null, tokensAfter: null, firstKeptEntryId: null };
+      const more = { ...compaction, summaryPreview: "x", summaryChars: 1, summaryFlag: null, fromHook: false };
+      return { ...state, stretches: [{ ...head!, compactions: [...head!.compactions, more] }, ...rest] };
+    });
+    await bigTurn(big, 3);
+    const [facts, plainFacts] = await rows();
+    expect(facts.compactions).toBe(plainFacts.compactions + 1);
+    alterCheckpoint(s, "stretches-state/1", (state) => {
+      const [head, ...rest] = state.stretches as Array<Record<string, unknown>>;
+      return { ...state, stretches: [{ ...head!, firstMessageId: "altered-in-the-checkpoint" }, ...rest] };
+    });
+    await bigTurn(big, 4);
+    const ofKey: Answer = (sel, ctx) => runTimeline({ ...sel, key }, ctx);
+    expect((await answer(s, "indexed", ofKey)).text).toContain('"firstMessageId":"altered-in-the-checkpoint"');
+    expect((await answer(s, "plain", ofKey)).text).not.toContain("altered-in-the-checkpoint");
   });
 });
 

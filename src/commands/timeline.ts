@@ -262,11 +262,15 @@ function byTranscript(numbered: readonly KeySegment[]): Array<{ seg: Segment; nu
   return out;
 }
 
-/** One stretch per numbered segment, even when a reset row the numbering read was not met again (the file changed). */
-function padded(stretches: StretchFacts[], count: number): StretchFacts[] {
-  const out = stretches.slice(0, Math.max(count, 1));
-  while (out.length < count) out.push(emptyStretch(null));
-  return out;
+/**
+ * One stretch per numbered segment, even when a reset row the numbering read was not met again
+ * (the file changed between the reads): each stretch but the last then ends at the numbering's row.
+ */
+function padded(stretches: StretchFacts[], own: readonly KeySegment[]): StretchFacts[] {
+  const row = (cut: KeySegment["endReset"]) => cut && { ...cut, firstKeptEntryId: null };
+  const out = stretches.slice(0, Math.max(own.length, 1));
+  while (out.length < own.length) out.push(emptyStretch(row(own[out.length]!.startReset)));
+  return out.map((s, k) => (k < own.length - 1 && s.endReset === null ? { ...s, endReset: row(own[k]!.endReset) } : s));
 }
 
 /**
@@ -310,7 +314,7 @@ async function timelineOf(index: StoreIndex, s: SessionRecord, env: Env, stores:
       source: seg.source,
       archive: seg.archive,
       current: isCurrentTranscript(s, seg, i === segs.length - 1),
-      stretches: padded(facts.stretches, own.length),
+      stretches: padded(facts.stretches, own),
       problems: facts.problems,
       readError: facts.readError,
       numbered: own,

@@ -836,6 +836,18 @@ describe("a kept timeline after a turn in a big transcript", () => {
     const ofKey: Answer = (sel, ctx) => runTimeline({ ...sel, key }, ctx);
     expect((await answer(s, "indexed", ofKey)).text).toContain('"firstMessageId":"altered-in-the-checkpoint"');
     expect((await answer(s, "plain", ofKey)).text).not.toContain("altered-in-the-checkpoint");
+    // A numbering its facts do not match (a reset row they do not meet: a file changed between the
+    // reads) is shown with the numbering's rows, not a stack trace.
+    alterCheckpoint(s, "stretches-state/1", (state) => {
+      const [head, ...rest] = state.stretches as Array<Record<string, unknown>>;
+      const cut = { entryId: "r", lineNo: 2, reason: "new", time: null };
+      const opening = { ...head!, endReset: cut, messages: 0, firstMessageId: null, lastMessageId: null };
+      return { ...state, stretches: [opening, { ...head!, startReset: cut }, ...rest] };
+    });
+    await bigTurn(big, 5);
+    const [split, plainSplit] = await rows();
+    expect(split.segments).toBe(plainSplit.segments + 1);
+    expect((await answer(s, "indexed", ofKey)).text).toContain('"entryId":"r"');
   });
 });
 

@@ -373,7 +373,8 @@ export class StoreCache {
 
   /**
    * `remember` for a derivation a later run may carry on from where this one stopped (`growing`):
-   * of a big plain file (BIG_TRANSCRIPT_BYTES) it keeps, beside the value, a checkpoint (its state
+   * of a big plain file (BIG_TRANSCRIPT_BYTES), in a run that found facts in the index (not its
+   * first), it keeps, beside the value, a checkpoint (its state
    * at the end of the last complete line, where that was, and the hashes grown.ts proves a file
    * only grew by), and a later run whose file only grew since reads its new lines only, from that
    * state. A checkpoint is kept only when the file held its identity through the read and the
@@ -393,7 +394,9 @@ export class StoreCache {
     const unread = unreadableNotesSoFar();
     const { db, before } = look;
     const file = db && before && ref.kind === "file" && ref.compression === "none" && !ref.omitIdsOf ? ref.path : null;
-    const big = file !== null && identitySize(before!.identity) >= BIG_TRANSCRIPT_BYTES;
+    // An index's first run keeps no checkpoint: it pays only in a run after a change, as a key's row
+    // does (rememberAcross), and a cold run writes every transcript's facts already.
+    const big = file !== null && !db!.factless && identitySize(before!.identity) >= BIG_TRANSCRIPT_BYTES;
     const from = big ? checkpointOf(db!, before!, file!, growing.name) : null;
     const read = (from && (await carriedOn(growing, file!, from))) || (await readWhole(growing, openedWhenRead(fresh), big));
     this.#keep(look, ref, what, read.value, unread, keep);

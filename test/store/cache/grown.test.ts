@@ -46,13 +46,18 @@ const counting: GrowingRead<Counted> = {
   },
 };
 
-function setup(lines = LINES) {
+/**
+ * A big file `a.jsonl` (or of `lines` lines) and its runs. `primed`: an earlier run kept a fact of a
+ * small file beside it, so the first run of the big one is not its index's first (which keeps no
+ * checkpoint).
+ */
+function setup(lines = LINES, primed = true) {
   const root = tempDir("ocs-grown-");
   const file = path.join(root, "a.jsonl");
   fs.writeFileSync(file, LINE.repeat(lines));
   const cacheHome = tempDir("ocs-grown-home-");
   /** One run: its cache, the derivation remembered, the cache closed (its facts written). */
-  const run = async (what = "count/1", growing: GrowingRead<Counted> = counting) => {
+  const run = async (what = "count/1", growing: GrowingRead<Counted> = counting, of = file) => {
     const cache = new StoreCache({
       env: { XDG_CACHE_HOME: cacheHome },
       sqliteProof: () => null,
@@ -63,9 +68,9 @@ function setup(lines = LINES) {
     let whole = 0;
     try {
       return {
-        value: await cache.rememberGrowing(fileRef(file), what, growing, () => {
+        value: await cache.rememberGrowing(fileRef(of), what, growing, () => {
           whole += 1;
-          return fileLines(file);
+          return fileLines(of);
         }),
         whole,
       };
@@ -74,7 +79,14 @@ function setup(lines = LINES) {
     }
   };
   const checkpoints = () => factsIn(indexFileOf(root, cacheHome)).filter((f) => f.what === counting.name);
-  return { file, run, checkpoints };
+  return { file, run, checkpoints, primed: primed ? primeIndex(root, run) : Promise.resolve() };
+}
+
+/** A small file's fact kept in the index of `root`: the index's first run is over. */
+async function primeIndex(root: string, run: (what: string, growing: GrowingRead<Counted>, of: string) => Promise<unknown>) {
+  const small = path.join(root, "small.jsonl");
+  fs.writeFileSync(small, LINE);
+  await run("count/1", counting, small);
 }
 
 /** What a whole read of the file counts now. */
@@ -86,7 +98,8 @@ function counted(file: string) {
 
 describe("a big file that only grew", () => {
   it("is read on from where the last read stopped, its lines numbered and placed as a whole read's", async () => {
-    const { file, run, checkpoints } = setup();
+    const { file, run, checkpoints, primed } = setup();
+    await primed;
     const first = await run();
     expect(first.whole).toBe(1);
     expect(checkpoints()).toHaveLength(1);
@@ -119,7 +132,8 @@ describe("a big file that only grew", () => {
       ],
     ];
     for (const [what, change] of changes) {
-      const { file, run } = setup();
+      const { file, run, primed } = setup();
+      await primed;
       await run();
       change(file);
       const again = await run();
@@ -129,7 +143,8 @@ describe("a big file that only grew", () => {
   });
 
   it("keeps no checkpoint while its last line is unfinished, and reads on once it is", async () => {
-    const { file, run, checkpoints } = setup();
+    const { file, run, checkpoints, primed } = setup();
+    await primed;
     fs.appendFileSync(file, LINE.slice(0, 20));
     expect((await run()).value.lines).toBe(LINES + 1);
     expect(checkpoints()).toEqual([]);
@@ -140,7 +155,8 @@ describe("a big file that only grew", () => {
   });
 
   it("is read whole when the derivation cannot read its checkpoint", async () => {
-    const { file, run } = setup();
+    const { file, run, primed } = setup();
+    await primed;
     const broken: GrowingRead<Counted> = {
       name: counting.name,
       read: (lines, saved, save) => (saved === null ? counting.read(lines, saved, save) : Promise.reject(new Error("not mine"))),
@@ -150,8 +166,20 @@ describe("a big file that only grew", () => {
     expect(await run("count/1", broken)).toMatchObject({ whole: 1, value: { ...counted(file), from: null } });
   });
 
+  it("keeps no checkpoint in its index's first run: the next run after a change reads it whole and keeps one", async () => {
+    const { file, run, checkpoints } = setup(LINES, false);
+    expect((await run()).value).toMatchObject({ ...counted(file), from: null });
+    expect(checkpoints()).toEqual([]);
+    fs.appendFileSync(file, LINE);
+    expect(await run()).toMatchObject({ whole: 1, value: { ...counted(file), from: null } });
+    expect(checkpoints()).toHaveLength(1);
+    fs.appendFileSync(file, LINE);
+    expect(await run()).toMatchObject({ whole: 0, value: { ...counted(file), given: [LINES + 2] } });
+  });
+
   it("a small file keeps no checkpoint", async () => {
-    const { file, run, checkpoints } = setup(10);
+    const { file, run, checkpoints, primed } = setup(10);
+    await primed;
     await run();
     expect(checkpoints()).toEqual([]);
     fs.appendFileSync(file, LINE);

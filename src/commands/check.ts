@@ -307,12 +307,18 @@ function scanBody(job: Job, open: Open, oversize: number, windows: Map<string, T
   // Beside a database the findings depend on a window too: read each time.
   if (windows) return pass(open(job.ref), null, false).then((r) => r.value);
   // The fact's source is the transcript: the name carries the rest of the job, not its path again
-  // (a warm run holds one name per transcript: about 290 bytes with the path, 170 without).
-  const { path: _source, ...rest } = job.target;
+  // (a warm run holds one name per transcript: about 290 bytes with the path, 170 without). Nor a
+  // plain file's size: a name per size left a row in the index for each size a transcript was
+  // checked at, a busy chat's every turn one more. The identity holds the size (a fact is used
+  // only at it), and the findings read it only to tell a file empty, which no line read tells of a
+  // plain file as well (a compressed one's size is not its lines', and it never grows).
+  const { path: _source, bytes, ...rest } = job.target;
+  const plain = job.ref.kind === "file" && job.ref.compression === "none";
+  const named = plain ? rest : { ...rest, bytes };
   const growing = { name: `check-body-state/1:${oversize}`, read: pass };
   return session.rememberGrowing(
     job.ref,
-    `check-body/2:${oversize}:${JSON.stringify(rest)}`,
+    `check-body/3:${oversize}:${JSON.stringify(named)}`,
     growing,
     () => open(job.ref),
     (v) => !v.readError,

@@ -20,7 +20,7 @@ import { answersGiven } from "../../../src/store/cache/answers-given.js";
 import { BIG_TRANSCRIPT_BYTES } from "../../../src/store/cache/store-cache.js";
 import { openStoreSession } from "../../../src/store/session.js";
 import { copyState, fileScenarios } from "../../helpers/corpus.js";
-import { indexFileOf, keptAnswerFile, pastRacyWindow, readsOfFile } from "../../helpers/index-cache.js";
+import { factsIn, indexFileOf, keptAnswerFile, pastRacyWindow, readsOfFile } from "../../helpers/index-cache.js";
 import { homeNotMade, tempDir } from "../../helpers/temp.js";
 
 interface Store {
@@ -766,6 +766,22 @@ function alterCheckpoint(s: Store, what: string, alter: (state: Record<string, u
 describe("a kept check of a transcript's own findings", () => {
   const check = (s: Store, how: "indexed" | "plain" = "indexed") => answer(s, how, ANSWERS.check!);
   const codes = (text: string) => (JSON.parse(text) as { findings: Array<{ code: string; path: string | null }> }).findings;
+
+  it("keeps one body fact of a transcript however often it grew (the size is its identity's, not the fact's name)", async () => {
+    const s = store("reset-chain");
+    const [key, file] = activeFiles(s)[0]!;
+    await pastRacyWindow();
+    await check(s);
+    for (const n of [1, 2, 3]) {
+      turn(s, key, file, n);
+      await pastRacyWindow();
+      expect((await check(s)).given).toBe("patched");
+    }
+    const bodyFacts = factsIn(indexFileOf(s.stateDir, s.env.XDG_CACHE_HOME!)).filter(
+      (f) => f.source === `file:none:${file}` && f.what.startsWith("check-body/"),
+    );
+    expect(bodyFacts).toHaveLength(1);
+  });
 
   it("keeps the findings a changed transcript's name decides: a header id its name does not promise", async () => {
     const s = store("reset-chain");

@@ -337,8 +337,9 @@ async function indexTarget(
 ): Promise<StoreIndex[]> {
   const remember: RememberSync = (ref, what, compute, keep) => cache.rememberSync(ref, what, compute, keep);
   const seen = (p: string, st: BigIntStats) => cache.noteStat(p, st);
+  const dirWalked = (dir: string) => cache.noteDirWalked(dir);
   if (target.era !== "sqlite")
-    return [await buildFilesIndex(target, place.env, { remember, seen, kept: keptDerivations(cache, target), keysBasis })];
+    return [await buildFilesIndex(target, place.env, { remember, seen, dirWalked, kept: keptDerivations(cache, target), keysBasis })];
   if (!target.legacyStorePath) return [await indexSqliteTarget(target, database)];
   const legacy = { ...target, era: "files" as const, storePath: target.legacyStorePath, sqlitePath: null, legacyStorePath: null };
   return [
@@ -348,6 +349,7 @@ async function indexTarget(
       legacy: true,
       remember,
       seen,
+      dirWalked,
       kept: keptDerivations(cache, legacy),
     }),
   ];

@@ -18,6 +18,9 @@ export const INDEX_FORMAT = 2;
 /** How long a run waits for another run's write before going on without the index (ms). */
 const BUSY_MS = 3000;
 
+/** How often a run that listed a store's files drops the facts no run can use again (IndexDb.pruneFacts). */
+const PRUNE_EVERY_MS = 24 * 60 * 60 * 1000;
+
 /** A transcript as the index knows it: its stable name and what proves its content now. */
 export interface SourceIdentity {
   source: string;
@@ -613,6 +616,33 @@ export class IndexDb {
       }
     }
     return out;
+  }
+
+  /**
+   * Drops the facts no run can use again, at most once a PRUNE_EVERY_MS (a read of every row's
+   * key): `judge` tells, of each source, whether it is gone (null: every fact of it dropped), its
+   * identity now (the facts derived from other content dropped, a checkpoint aside: a later read of
+   * the file grown carries on from it), or nothing it can tell (undefined: kept). Returns the rows
+   * dropped, or null when it was not time yet.
+   */
+  pruneFacts(now: number, judge: (source: string) => string | null | undefined, isCheckpoint: (what: string) => boolean): number | null {
+    const last = Number(this.#meta("factsPrunedAt") ?? this.#meta("builtAt") ?? 0);
+    if (now - last < PRUNE_EVERY_MS) return null;
+    const rows = this.#db.prepare("SELECT what, source, identity FROM facts");
+    rows.setReturnArrays(true);
+    const dropped: Array<[string, string]> = [];
+    const judged = new Map<string, string | null | undefined>();
+    for (const [what, source, identity] of rows.iterate() as Iterable<[string, string, string]>) {
+      if (!judged.has(source)) judged.set(source, judge(source));
+      const current = judged.get(source);
+      if (current === null || (current !== undefined && identity !== current && !isCheckpoint(what))) dropped.push([what, source]);
+    }
+    this.write(() => {
+      const drop = this.#db.prepare("DELETE FROM facts WHERE what = ? AND source = ?");
+      for (const [what, source] of dropped) drop.run(what, source);
+      this.#db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('factsPrunedAt', ?)").run(String(now));
+    });
+    return dropped.length;
   }
 
   // ---- status -------------------------------------------------------------------------------

@@ -49,6 +49,13 @@ export function sourceOf(ref: TranscriptRef): string | null {
   return `archive:${ref.dbPath}#${ref.archiveName}`;
 }
 
+/** The path of a file's source (`sourceOf`); null for any other source. */
+function fileOfSource(source: string): string | null {
+  if (!source.startsWith("file:")) return null;
+  const at = source.indexOf(":", 5);
+  return at < 0 ? null : source.slice(at + 1);
+}
+
 /** Where the index keeps a value derived across transcripts (rememberAcross): a source that is no transcript. */
 const ACROSS = "across:";
 
@@ -148,6 +155,8 @@ export class StoreCache {
   forgetIdentities(): void {
     this.#identities.clear();
     this.#walked.clear();
+    this.#walkedOther.clear();
+    this.#dirsWalked.clear();
     this.#checked = null;
     this.#walkedSince = null;
     this.#walkedStore = false;
@@ -164,12 +173,23 @@ export class StoreCache {
   noteStat(p: string, st: fs.BigIntStats): void {
     this.#walkedStore = true;
     if (!st.isFile()) {
+      this.#walkedOther.add(p);
       noteLstat(p, st);
       return;
     }
     const identity = statIdentity(st);
     this.#noteWalked(p, identity, this.#now());
     noteLstat(p, st, identity); // what a whole answer read (store/read-set.ts)
+  }
+
+  /** What the walk lstat-ed that is no regular file (a symlink, a FIFO): there, its identity not the walk's to tell. */
+  readonly #walkedOther = new Set<string>();
+  /** The dirs the walk listed whole, each entry told to noteStat (noteDirWalked). */
+  readonly #dirsWalked = new Set<string>();
+
+  /** The walk listed `dir` whole and told noteStat of every entry: the facts of files not there are the index's to drop (#pruneFacts). */
+  noteDirWalked(dir: string): void {
+    this.#dirsWalked.add(dir);
   }
 
   #noteWalked(p: string, identity: string, since: number): void {
@@ -541,6 +561,35 @@ export class StoreCache {
   }
 
   /** A damaged page (or a value that is no longer JSON) found only now: the run goes on without this index. */
+  /**
+   * In each index, at most once a PRUNE_EVERY_MS, the facts of the files in a dir this run listed
+   * whole that no run can use again: of a file no longer there (deleted, renamed, removed by
+   * OpenClaw's retention), or derived from content the file no longer has. Without it an index
+   * keeps every transcript it ever saw. A prune that cannot be written waits for the next run.
+   */
+  #pruneFacts(): void {
+    if (this.#dirsWalked.size === 0) return;
+    const dirsOf = new Map<string, Set<string>>();
+    for (const dir of this.#dirsWalked) {
+      const root = this.#rootHolding(dir);
+      dirsOf.set(root, (dirsOf.get(root) ?? new Set()).add(dir));
+    }
+    for (const [root, dirs] of dirsOf) {
+      const db = this.#open.get(root);
+      if (!db) continue;
+      const judge = (source: string) => {
+        const file = fileOfSource(source);
+        if (file === null || !dirs.has(path.dirname(file))) return undefined;
+        return this.#walked.get(file) ?? (this.#walkedOther.has(file) ? undefined : null);
+      };
+      try {
+        db.pruneFacts(this.#now(), judge, isCheckpointName);
+      } catch {
+        // busy or unwritable: the facts stay (each still proven by its identity), the next run prunes
+      }
+    }
+  }
+
   #retire(db: IndexDb, err: unknown): void {
     this.#cannotUse(db.file, err);
     for (const [root, open] of this.#open) if (open === db) this.#open.set(root, null);
@@ -626,6 +675,7 @@ export class StoreCache {
 
   /** Write what the run learned and close every index; one that could not be written is a warning (what the next run reads again). */
   close(): void {
+    this.#pruneFacts();
     for (const db of [...this.#open.values(), ...this.#retired.splice(0)]) {
       db?.close();
       if (db?.writeFailure)
@@ -656,13 +706,19 @@ export const BIG_TRANSCRIPT_BYTES = 4 * 1024 * 1024;
  * ended (`end`, `endOfLines`).
  */
 export interface GrowingRead<T> {
-  /** The checkpoint's name in the index: its layout and what else it was read with. */
+  /** The checkpoint's name in the index: its layout and what else it was read with; its kind ends in `-state` (isCheckpointName). */
   name: string;
   read(
     lines: AsyncIterable<RawLine>,
     saved: string | null,
     save: boolean,
   ): Promise<{ value: T; saved: string | null; end?: LinesEnd | null }>;
+}
+
+/** A checkpoint's name (GrowingRead.name: `<kind>-state/<n>…`): kept by a prune whatever content it was read from. */
+function isCheckpointName(what: string): boolean {
+  const slash = what.indexOf("/");
+  return slash > 0 && what.slice(0, slash).endsWith("-state");
 }
 
 interface GrowingResult<T> {

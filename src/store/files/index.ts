@@ -177,6 +177,8 @@ export interface FilesIndexOptions {
   remember?: RememberSync;
   /** Each listed file's lstat, as the walk of the sessions dir made it (StoreCache.noteStat). */
   seen?: (path: string, st: fs.BigIntStats) => void;
+  /** Told once the sessions dir was listed whole and each of its files told to `seen` (StoreCache.noteDirWalked). */
+  dirWalked?: (dir: string) => void;
   /** Where attribution is kept across runs (kept-attribution.ts). */
   kept?: KeptDerivations;
   /** The caller keeps a basis of the records (keys-basis.ts): made while attribution is at hand. */
@@ -208,7 +210,12 @@ export interface WalkedStore {
 
 export function walkStore(target: AgentTarget, env: NodeJS.ProcessEnv, opts: FilesIndexOptions = {}): WalkedStore {
   const { status, entries } = readStoreFile(target.storePath);
-  const scanned = scanTree(target.sessionsDir, { ...(opts.seen ? { seen: opts.seen } : {}), listed: heapHold.storeListed });
+  const dirWalked = opts.dirWalked;
+  const scanned = scanTree(target.sessionsDir, {
+    ...(opts.seen ? { seen: opts.seen } : {}),
+    ...(dirWalked ? { rootWalked: () => dirWalked(target.sessionsDir) } : {}),
+    listed: heapHold.storeListed,
+  });
   const files = scanned.files.filter((f) => !opts.skipFile?.(f));
   const present = new Map(files.map((f) => [f.path, f]));
   const unreadable = new Map(scanned.unreadable.map((u) => [u.path, u.cause]));

@@ -66,6 +66,8 @@ export interface ScanOptions {
   seen?: (path: string, st: fs.BigIntStats) => void;
   /** Told how many entries the root holds, once listed and before any is looked at. */
   listed?: (entries: number) => void;
+  /** Told once every entry of the root, listed whole, was looked at (each file told to `seen`). */
+  rootWalked?: () => void;
 }
 
 export function scanTree(root: string, opts: ScanOptions = {}): ScannedTree {
@@ -94,6 +96,7 @@ export function scanTree(root: string, opts: ScanOptions = {}): ScannedTree {
       if (file) out.push(file);
     }
     types?.done();
+    if (depth === 0 && listed) opts.rootWalked?.();
   };
   walk(root, "", 0, opts.kind ?? null);
   return { files: out, unreadable };

@@ -358,3 +358,31 @@ describe("facts written as a run goes", () => {
     }
   });
 });
+
+describe("IndexDb.pruneFacts", () => {
+  it("drops a gone source's facts and those of other content, keeps checkpoints and what it cannot judge, once a day", () => {
+    const dir = tempDir("ocs-prune-db-");
+    const db = IndexDb.open(path.join(dir, "index", "x.sqlite"), dir);
+    try {
+      const at = (source: string, identity: string) => ({ source, identity });
+      db.keepFact(at("file:none:/s/a.jsonl", "old"), "stretches/1", "1");
+      db.keepFact(at("file:none:/s/a.jsonl", "old"), "stretches-state/1", "2");
+      db.keepFact(at("file:none:/s/b.jsonl", "new"), "stretches/1", "3");
+      db.keepFact(at("file:none:/s/gone.jsonl", "x"), "header/1", "4");
+      db.keepFact(at("window:/db#w", "p"), "header/1", "5");
+      db.flush();
+      const judge = (source: string) =>
+        ({ "file:none:/s/a.jsonl": "new", "file:none:/s/b.jsonl": "new", "file:none:/s/gone.jsonl": null })[source];
+      const isCheckpoint = (what: string) => what.startsWith("stretches-state/");
+      // Within a day of the index's making: not yet.
+      expect(db.pruneFacts(Date.now(), judge, isCheckpoint)).toBeNull();
+      const later = Date.now() + 25 * 60 * 60 * 1000;
+      expect(db.pruneFacts(later, judge, isCheckpoint)).toBe(2);
+      expect(db.pruneFacts(later + 1000, judge, isCheckpoint)).toBeNull();
+    } finally {
+      db.close();
+    }
+    const kept = factsIn(path.join(dir, "index", "x.sqlite")).map((f) => `${f.source} ${f.what}`);
+    expect(kept).toEqual(["file:none:/s/a.jsonl stretches-state/1", "file:none:/s/b.jsonl stretches/1", "window:/db#w header/1"]);
+  });
+});

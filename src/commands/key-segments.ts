@@ -49,7 +49,9 @@ async function stretchesAt(ref: Segment["ref"], session: StoreSession, also?: Se
       first = null;
       return given;
     };
-    const from = saved === null ? null : (JSON.parse(saved) as StretchCheckpoint);
+    const from = saved === null ? null : (JSON.parse(saved) as StretchCheckpoint | null);
+    // A checkpoint that is none (a row altered to `null`) must not read the new lines as a whole file.
+    if (saved !== null && (typeof from !== "object" || from === null)) throw new Error("not a stretches checkpoint");
     const r = await readStretchesGrowing(open, from, save, also, session.scanner(ref));
     return { value: r.stretches, saved: r.checkpoint && JSON.stringify(r.checkpoint) };
   };

@@ -864,6 +864,10 @@ describe("a kept timeline after a turn in a big transcript", () => {
     const [split, plainSplit] = await rows();
     expect(split.segments).toBe(plainSplit.segments + 1);
     expect((await answer(s, "indexed", ofKey)).text).toContain('"entryId":"r"');
+    // A checkpoint altered to none at all reads the file whole.
+    alterCheckpoint(s, "stretches-state/1", () => null as never);
+    await bigTurn(big, 6);
+    expect((await answer(s, "indexed", ofKey)).text).toBe((await answer(s, "plain", ofKey)).text);
   });
 });
 

@@ -13,7 +13,7 @@ import type { SessionRecord } from "../../src/core/model.js";
 import type { Segment } from "../../src/core/segments.js";
 import { linesFromEvents } from "../../src/core/transcript/parse.js";
 import type { OpenLines } from "../../src/core/transcript/scan.js";
-import { randomTranscript, rng } from "../helpers/random-transcript.js";
+import { numberedLines, randomTranscript, rng } from "../helpers/random-transcript.js";
 
 const msg = (id: string, parentId: string | null, role: string, t: string) => ({
   type: "message",
@@ -191,12 +191,7 @@ describe("segmentNumbered", () => {
 /** Lines [from, to) of `lines`, numbered and placed as a whole read of them numbers and places them. */
 function linesBetween(lines: readonly string[], from: number, to: number): OpenLines {
   return async function* () {
-    let offset = 0;
-    for (let i = 0; i < to; i++) {
-      const bytes = Buffer.byteLength(lines[i]!);
-      if (i >= from) yield { lineNo: i + 1, text: lines[i]!, bytes, offset };
-      offset += bytes + 1;
-    }
+    yield* numberedLines(lines, from, to);
   };
 }
 

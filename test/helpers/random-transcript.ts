@@ -3,7 +3,19 @@
  * read (the body checks', the segments' numbering's, the timeline's facts).
  */
 
+import type { TranscriptLine } from "../../src/core/transcript/parse.js";
+
 const T0 = Date.parse("2026-07-01T10:00:00.000Z");
+
+/** Lines [from, to) of a transcript's `lines`, numbered and placed as a whole read of them numbers and places them. */
+export function* numberedLines(lines: readonly string[], from: number, to: number): Generator<TranscriptLine> {
+  let offset = 0;
+  for (let i = 0; i < to; i++) {
+    const bytes = Buffer.byteLength(lines[i]!);
+    if (i >= from) yield { lineNo: i + 1, text: lines[i]!, bytes, offset };
+    offset += bytes + 1;
+  }
+}
 
 /** mulberry32: neighbouring seeds give unrelated streams from their first draw. */
 export function rng(seed: number) {

@@ -1,19 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { BodyScanner, bodyFindings, type BodyFacts, type BodyTarget } from "../../../src/core/findings/body.js";
-import { randomTranscript, rng } from "../../helpers/random-transcript.js";
+import { numberedLines, randomTranscript, rng } from "../../helpers/random-transcript.js";
 
 /** A small oversize limit, so some random lines are oversized. */
 const OVERSIZE = 300;
 const target: BodyTarget = { agentId: "main", sessionKey: "agent:main:main", path: "/s/s1.jsonl", expectedId: "s1", bytes: null };
 
 function feed(scanner: BodyScanner, lines: readonly string[], from: number, to: number): void {
-  let offset = 0;
-  for (let i = 0; i < to; i++) {
-    const text = lines[i]!;
-    const bytes = Buffer.byteLength(text);
-    if (i >= from) scanner.line({ lineNo: i + 1, text, bytes, offset });
-    offset += bytes + 1;
-  }
+  for (const line of numberedLines(lines, from, to)) scanner.line(line);
 }
 
 /** What a finished scan holds, as plain data (its tree's table and path as arrays). */

@@ -5,12 +5,14 @@
  * The transcripts are the catalogue's (`transcriptsOf`, as `grep` and `check` read them), each
  * once, a key's own first; a message several of them hold is counted once, in the first that
  * holds it (core/usage.ts says what "the same message" is). Each transcript's facts go through
- * the run's index (`usage/1`).
+ * the run's index (`usage/1`); a big one that only grew is read on from its facts then
+ * (`usage-state/1`).
  */
 import { transcriptsOf, type Transcript } from "../core/catalogue.js";
 import { sessionNotFound, sessionsWithKey } from "../core/lookup.js";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import type { TranscriptLine } from "../core/transcript/parse.js";
+import { endOfLines } from "../core/transcript/scan.js";
 import type { KnownRestore } from "../core/segments.js";
 import { resolveTimeZone } from "../core/format.js";
 import {
@@ -19,6 +21,7 @@ import {
   emptyTotals,
   messageIdentity,
   roundedTotals,
+  isUsageFact,
   tableListsTranscripts,
   usageFactOf,
   type UsageFact,
@@ -121,8 +124,8 @@ interface TranscriptFacts {
   tooLong: number;
 }
 
-/** Facts read in the numbering's second pass (`factsAlongside`), by transcript: read once, used once. */
-type EarlyFacts = Map<string, TranscriptFacts>;
+/** Facts read in the numbering's second pass (`factsAlongside`), by transcript, with the last line read: read once, used once. */
+type EarlyFacts = Map<string, { facts: TranscriptFacts; last: TranscriptLine | null }>;
 
 /** One transcript's line, into its facts; false once a read error ended it. */
 function takeLine(into: TranscriptFacts, line: TranscriptLine): boolean {
@@ -140,30 +143,61 @@ function takeLine(into: TranscriptFacts, line: TranscriptLine): boolean {
 function factsAlongside(early: EarlyFacts): AlsoRead {
   return (ref) => () => {
     const source = sourceOf(ref);
-    const into: TranscriptFacts = { facts: [], cut: null, tooLong: 0 };
-    if (source !== null) early.set(source, into);
+    const read = { facts: noFacts(), last: null as TranscriptLine | null };
+    if (source !== null) early.set(source, read);
     let reading = source !== null;
     return (line) => {
-      if (reading) reading = takeLine(into, line);
+      if (!reading) return;
+      read.last = line;
+      reading = takeLine(read.facts, line);
     };
   };
 }
 
+function noFacts(): TranscriptFacts {
+  return { facts: [], cut: null, tooLong: 0 };
+}
+
+/**
+ * One transcript's facts, through the index. A big one that only grew is read from where the last
+ * read stopped, on from the facts it had then: a line's fact is the line's alone, so its facts are
+ * the checkpoint (`stateIsValue`), and the same as a whole read's, to the line.
+ */
 function transcriptFacts(ref: TranscriptRef, session: StoreSession, early: EarlyFacts): Promise<TranscriptFacts> {
-  return session.remember(
+  const source = sourceOf(ref);
+  const read = async (lines: AsyncIterable<TranscriptLine>, saved: string | null, save: boolean) => {
+    const alongside = source !== null ? early.get(source) : undefined;
+    // Read whole in the numbering's pass, to where its lines ended.
+    if (alongside) {
+      const { facts, last } = alongside;
+      return { value: facts, saved: save ? JSON.stringify(facts) : null, end: endOfLines(last, { bytes: 0, lines: 0 }) };
+    }
+    const into = saved === null ? noFacts() : savedFacts(saved);
+    let took = false;
+    for await (const line of lines) {
+      took = true;
+      if (!takeLine(into, line)) break;
+    }
+    // No new line (the file as it was): the checkpoint's text is the state again, not made anew.
+    return { value: into, saved: !save || into.cut !== null ? null : took || saved === null ? JSON.stringify(into) : saved };
+  };
+  const growing = { name: "usage-state/1", stateIsValue: true, read };
+  return session.rememberGrowing(
     ref,
     "usage/1",
-    async () => {
-      const source = sourceOf(ref);
-      const read = source !== null ? early.get(source) : undefined;
-      if (read) return read;
-      const facts: UsageFact[] = [];
-      const into: TranscriptFacts = { facts, cut: null, tooLong: 0 };
-      for await (const line of session.lines(ref)) if (!takeLine(into, line)) break;
-      return into;
-    },
+    growing,
+    () => session.lines(ref),
     (v) => v.cut === null,
   );
+}
+
+/** A checkpoint's facts; throws on one that is not (the file is then read whole). */
+function savedFacts(saved: string): TranscriptFacts {
+  const v = JSON.parse(saved) as Partial<TranscriptFacts> | null;
+  const count = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
+  if (typeof v !== "object" || v === null || v.cut !== null || !count(v.tooLong) || !Array.isArray(v.facts) || !v.facts.every(isUsageFact))
+    throw new Error("not a usage checkpoint");
+  return v as TranscriptFacts;
 }
 
 function classOf(t: Transcript): UsageClass {

@@ -35,6 +35,23 @@ export interface UsageFact {
   cost: number | null;
 }
 
+/** Is `x` a UsageFact (one read back from the index)? */
+export function isUsageFact(x: unknown): x is UsageFact {
+  if (typeof x !== "object" || x === null) return false;
+  const f = x as Record<keyof UsageFact, unknown>;
+  const text = (v: unknown) => v === null || typeof v === "string";
+  const num = (v: unknown) => typeof v === "number";
+  return (
+    text(f.id) &&
+    Number.isSafeInteger(f.lineNo) &&
+    (f.time === null || num(f.time)) &&
+    text(f.provider) &&
+    text(f.model) &&
+    [f.input, f.output, f.cacheRead, f.cacheWrite, f.totalTokens].every(num) &&
+    (f.cost === null || num(f.cost))
+  );
+}
+
 /** Sums over some messages. */
 export interface UsageTotals {
   messages: number;

@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import { runCheck } from "../../../src/commands/check.js";
 import { runLsTable } from "../../../src/commands/ls.js";
 import { runTimeline } from "../../../src/commands/timeline.js";
+import { runUsage } from "../../../src/commands/usage.js";
 import type { StoreContext, StoreSelection } from "../../../src/store/index.js";
 import { answersGiven } from "../../../src/store/cache/answers-given.js";
 import { BIG_TRANSCRIPT_BYTES } from "../../../src/store/cache/store-cache.js";
@@ -868,6 +869,43 @@ describe("a kept timeline after a turn in a big transcript", () => {
     alterCheckpoint(s, "stretches-state/1", () => null as never);
     await bigTurn(big, 6);
     expect((await answer(s, "indexed", ofKey)).text).toBe((await answer(s, "plain", ofKey)).text);
+  });
+});
+
+describe("usage after a turn in a big transcript", () => {
+  const usage = (s: Store, how: "indexed" | "plain" = "indexed", opts: { key?: string } = {}) =>
+    answer(s, how, (sel, ctx) => runUsage({ ...sel, ...opts }, ctx));
+  const outputTokens = (text: string) => (JSON.parse(text) as { totals: { output: number } }).totals.output;
+
+  it("reads its turns on from the facts the last read had, kept once as its checkpoint, and equals --no-index's", async () => {
+    const big = bigTranscriptStore();
+    const { s, key, file } = big;
+    await pastRacyWindow();
+    await usage(s);
+    for (const n of [1, 2]) {
+      await bigTurn(big, n);
+      expect((await usage(s)).text).toBe((await usage(s, "plain")).text);
+    }
+    // The facts are kept once: as the checkpoint, with no value of the file as it is beside it.
+    const rows = factsIn(indexFileOf(s.stateDir, s.env.XDG_CACHE_HOME!)).filter((f) => f.source === `file:none:${file}`);
+    const checkpoint = rows.filter((f) => f.what === "usage-state/1");
+    expect(checkpoint).toHaveLength(1);
+    expect(rows.filter((f) => f.what === "usage/1" && f.identity === checkpoint[0]!.identity)).toEqual([]);
+    // The file as it was (another question: one key's): its facts read from the checkpoint, no line again.
+    expect((await usage(s, "indexed", { key })).text).toBe((await usage(s, "plain", { key })).text);
+
+    // What proves the read carried on: a turn more in the checkpoint's facts is counted by the next answer.
+    const more = { id: "in-the-checkpoint", lineNo: 1, time: null, provider: null, model: null, input: 0, output: 1000 };
+    alterCheckpoint(s, "usage-state/1", (state) => ({
+      ...state,
+      facts: [...(state.facts as unknown[]), { ...more, cacheRead: 0, cacheWrite: 0, totalTokens: 1000, cost: null }],
+    }));
+    await bigTurn(big, 3);
+    expect(outputTokens((await usage(s)).text)).toBe(outputTokens((await usage(s, "plain")).text) + 1000);
+    // A checkpoint whose facts are not facts reads the file whole.
+    alterCheckpoint(s, "usage-state/1", (state) => ({ ...state, facts: [...(state.facts as unknown[]), { ...more, output: "many" }] }));
+    await bigTurn(big, 4);
+    expect((await usage(s)).text).toBe((await usage(s, "plain")).text);
   });
 });
 

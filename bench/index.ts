@@ -257,11 +257,12 @@ function scaleRows(): void {
   ratioRow("check, 5,000 keys, warm", ckWarm!, grepName, g1!, { max: 2, on: "wall and CPU" });
   // One key's answers, and usage's (no goal in issue 28: shown beside the store-wide ones), each warmed first.
   const key = usualKey(s);
+  const usageAll = ["usage", "--json", ...state];
   const keyed = [
     ["timeline", key, "--json", ...state],
     ["history", key, "--archived", "--json", ...state],
     ["export", key, "--archived", "--format", "md", ...state],
-    ["usage", "--json", ...state],
+    usageAll,
   ];
   for (const argv of keyed) prime(cli(argv), `${argv[0]} warming run`);
   const [tlKey, hiKey, exKey, usage, g1k] = interleaved([...keyed.map((argv) => cli(argv)), grepNone], RUNS);
@@ -299,12 +300,18 @@ function scaleRows(): void {
     sleepMs(SETTLE_MS);
     return undefined;
   };
-  const [tlBig, ckBig, g3] = interleaved(
-    [{ ...cli(timeline), setup: afterBigTurn(timeline, "timeline") }, { ...cli(check), setup: afterBigTurn(check, "check") }, grepNone],
+  const [tlBig, ckBig, usBig, g3] = interleaved(
+    [
+      { ...cli(timeline), setup: afterBigTurn(timeline, "timeline") },
+      { ...cli(check), setup: afterBigTurn(check, "check") },
+      { ...cli(usageAll), setup: afterBigTurn(usageAll, "usage") },
+      grepNone,
+    ],
     RUNS,
   );
   ratioRow("timeline, after a turn in its 300 MiB transcript", tlBig!, grepName, g3!, null);
   ratioRow("check, after a turn in its 300 MiB transcript", ckBig!, grepName, g3!, null);
+  ratioRow("usage --json, after a turn in its 300 MiB transcript", usBig!, grepName, g3!, null);
 
   section("grep");
   grepRows(s);

@@ -19,9 +19,9 @@ import {
   addFact,
   dayOf,
   emptyTotals,
+  isUsageFact,
   messageIdentity,
   roundedTotals,
-  isUsageFact,
   tableListsTranscripts,
   usageFactOf,
   type UsageFact,
@@ -154,6 +154,7 @@ function factsAlongside(early: EarlyFacts): AlsoRead {
   };
 }
 
+/** A transcript's facts before its first line. */
 function noFacts(): TranscriptFacts {
   return { facts: [], cut: null, tooLong: 0 };
 }

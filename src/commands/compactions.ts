@@ -13,6 +13,7 @@ import type { KnownRestore, Segment } from "../core/segments.js";
 import { toolCommand } from "../core/restore-target.js";
 import { projectContext } from "../core/transcript/context.js";
 import { toEpochMs } from "../core/when.js";
+import { isCompactionsCheckpoint, readCompactionsGrowing } from "../core/compactions/growing.js";
 import {
   contextRefOf,
   readCompactions,
@@ -127,22 +128,42 @@ function readOnce(
   };
 }
 
-/** One transcript's compactions (read whole: a trimmed copy's or a restored copy's rows too), through the index. */
-function transcriptCompactions(ref: TranscriptRef, session: StoreSession): Promise<TranscriptCompactions & { cut: boolean }> {
-  return session.remember(
-    ref,
-    "compactions/1",
-    async () => {
-      const r = readOnce(session, ref);
-      try {
-        const { compactions, offPath } = await readCompactions(r.open, { scanner: session.scanner(ref) });
-        return { compactions, offPath, cut: r.cut() };
-      } finally {
-        await r.close();
-      }
-    },
-    (v) => !v.cut,
-  );
+/**
+ * One transcript's compactions (read whole: a trimmed copy's or a restored copy's rows too),
+ * through the index; a big one that only grew is read from where the last read stopped, on from
+ * its compactions then (core/compactions/growing.ts).
+ */
+async function transcriptCompactions(ref: TranscriptRef, session: StoreSession): Promise<TranscriptCompactions & { cut: boolean }> {
+  let source = null as ReturnType<StoreSession["openTranscript"]> | null;
+  let cut = false;
+  const noted = async function* (lines: AsyncIterable<RawLine>) {
+    for await (const line of lines) {
+      if (line.readError) cut = true;
+      yield line;
+    }
+  };
+  const fresh = () => {
+    source ??= session.openTranscript(ref);
+    return source.lines();
+  };
+  const read = async (lines: AsyncIterable<RawLine>, saved: string | null, save: boolean) => {
+    // The lines handed in first (the new ones, or all of them), the file's again for a later pass.
+    let first: AsyncIterable<RawLine> | null = lines;
+    const open = () => {
+      const given = first ?? fresh();
+      first = null;
+      return noted(given);
+    };
+    const from = saved === null ? null : (JSON.parse(saved) as unknown);
+    if (from !== null && !isCompactionsCheckpoint(from)) throw new Error("not a compactions checkpoint");
+    const { facts, checkpoint } = await readCompactionsGrowing(open, from, save, session.scanner(ref));
+    return { value: { ...facts, cut }, saved: checkpoint && !cut ? JSON.stringify(checkpoint) : null };
+  };
+  try {
+    return await session.rememberGrowing(ref, "compactions/1", { name: "compactions-state/1", read }, fresh, (v) => !v.cut);
+  } finally {
+    await source?.close();
+  }
 }
 
 /** The context of a `.bak` at its leaf (what the model saw just before the trim), through the index. */

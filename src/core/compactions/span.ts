@@ -19,8 +19,9 @@ import { finiteNumber, isRecord, stringOrNull } from "../coerce.js";
 import { toEpochMs } from "../when.js";
 import { contextItemOf, type ContextItem } from "../transcript/context.js";
 import { ResetKeptFilter } from "../transcript/history.js";
-import { entryId, type EntryRecord } from "../transcript/parse.js";
+import { entryId, type EntryRecord, type TranscriptLine } from "../transcript/parse.js";
 import { pathPosition, scanTranscript, walkEntries, type OpenLines, type ScanResult, type Scanner } from "../transcript/scan.js";
+import type { EntryTree } from "../transcript/tree.js";
 
 /** One end of a span: the entry, where it is, who spoke and when. */
 export interface SpanEnd {
@@ -101,7 +102,8 @@ export interface ReadResult extends TranscriptCompactions {
   span: SpanItem[] | null;
 }
 
-interface Boundary {
+/** A compaction or reset row on the active path (a span's bounds). */
+export interface Boundary {
   pos: number;
   type: "compaction" | "reset";
   lineNo: number;
@@ -132,8 +134,8 @@ function emptyTally(): SpanTally {
   return { items: 0, byRole: {}, first: null, last: null, chars: 0 };
 }
 
-function boundariesOf(scan: ScanResult): { boundaries: Boundary[]; offPath: number } {
-  const { tree } = scan;
+/** The boundaries on the tree's active path, in path order, and how many compaction rows are off it. */
+export function boundariesOf(tree: EntryTree): { boundaries: Boundary[]; offPath: number } {
   const boundaries: Boundary[] = [];
   let onPath = 0;
   let p = 0;
@@ -179,7 +181,7 @@ function worksOf(boundaries: readonly Boundary[], collect: number | undefined): 
 }
 
 /** Tokens the model was sent on an assistant turn: input plus cache reads and writes, when usage says so. */
-function promptTokens(rec: EntryRecord): number | null {
+export function promptTokens(rec: EntryRecord): number | null {
   const m = rec.message;
   if (m?.role !== "assistant" || !isRecord(m.usage)) return null;
   const input = finiteNumber(m.usage.input);
@@ -247,7 +249,7 @@ function factOf(w: Work, tree: ScanResult["tree"]): CompactionFact {
 
 /** Whether any line could be a compaction row (its type written as JSON); a false positive only costs the full read. */
 async function mentionsCompaction(open: OpenLines): Promise<boolean> {
-  for await (const line of open()) if (line.text?.includes('"compaction"')) return true;
+  for await (const line of open()) if (mentionsCompactionRow(line)) return true;
   return false;
 }
 
@@ -258,9 +260,18 @@ async function mentionsCompaction(open: OpenLines): Promise<boolean> {
 export async function readCompactions(open: OpenLines, opts: ReadOptions = {}): Promise<ReadResult> {
   // Most transcripts hold no compaction row: one look at the raw lines, no parse, no tree.
   if (!(await mentionsCompaction(open))) return { compactions: [], offPath: 0, span: null };
-  const scan = await (opts.scanner ?? scanTranscript)(open);
-  const { boundaries, offPath } = boundariesOf(scan);
-  const works = worksOf(boundaries, opts.collect);
+  return compactionsOfScan(open, await (opts.scanner ?? scanTranscript)(open), opts.collect);
+}
+
+/** Whether a line could be a compaction row (its type written as JSON); a false positive only costs a full read. */
+export function mentionsCompactionRow(line: TranscriptLine): boolean {
+  return line.text?.includes('"compaction"') === true;
+}
+
+/** readCompactions after its first pass (`scan`): the walk of the path that tallies each compaction's span. */
+export async function compactionsOfScan(open: OpenLines, scan: ScanResult, collect?: number): Promise<ReadResult> {
+  const { boundaries, offPath } = boundariesOf(scan.tree);
+  const works = worksOf(boundaries, collect);
   if (works.length === 0) return { compactions: [], offPath, span: null };
   const start = Math.min(...works.map((w) => w.lo));
   const at = new Map(works.map((w) => [w.c.pos, w]));

@@ -13,6 +13,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { runCheck } from "../../../src/commands/check.js";
+import { runCompactions } from "../../../src/commands/compactions.js";
 import { runLsTable } from "../../../src/commands/ls.js";
 import { runTimeline } from "../../../src/commands/timeline.js";
 import { runUsage } from "../../../src/commands/usage.js";
@@ -906,6 +907,77 @@ describe("usage after a turn in a big transcript", () => {
     alterCheckpoint(s, "usage-state/1", (state) => ({ ...state, facts: [...(state.facts as unknown[]), { ...more, output: "many" }] }));
     await bigTurn(big, 4);
     expect((await usage(s)).text).toBe((await usage(s, "plain")).text);
+  });
+});
+
+describe("compactions after a turn in a big transcript", () => {
+  const compactions = (s: Store, how: "indexed" | "plain" = "indexed") => answer(s, how, (sel, ctx) => runCompactions(sel, ctx));
+  type Listed = {
+    sessionKey: string;
+    offPath: number;
+    compactions: Array<{ summary: string | null; tokensAfter: { value: number | null; source: string | null } }>;
+  };
+  const listed = (text: string, key: string) => (JSON.parse(text) as { keys: Listed[] }).keys.find((k) => k.sessionKey === key)!;
+  /** A turn of `rows` on the big transcript, each a child of the one before, its entry rewritten, past the racy window. */
+  const turnOf = async ({ s, key, file }: { s: Store; key: string; file: string }, n: number, rows: Array<Record<string, unknown>>) => {
+    for (const [i, row] of rows.entries()) {
+      const parentId = (JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!) as { id: string }).id;
+      fs.appendFileSync(
+        file,
+        `${JSON.stringify({ id: `n${n}-${i}`, parentId, timestamp: new Date(T + n * 1000 + i).toISOString(), ...row })}\n`,
+      );
+    }
+    const all = entries(s);
+    all[key] = { ...all[key], updatedAt: T + n * 1000 };
+    writeEntries(s, all);
+    await pastRacyWindow();
+  };
+  const compactionRow = (summary: string) => ({ type: "compaction", summary, firstKeptEntryId: null, tokensBefore: 9000 });
+  const assistant = (usage?: Record<string, number>) => ({
+    type: "message",
+    message: { role: "assistant", content: [{ type: "text", text: "ok" }], ...(usage ? { usage } : {}) },
+  });
+
+  it("reads on from the compactions the last read had, and equals --no-index's", async () => {
+    const big = bigTranscriptStore();
+    const { s, key } = big;
+    await turnOf(big, 1, [compactionRow("what happened"), assistant()]);
+    await compactions(s);
+    await bigTurn(big, 2);
+    expect((await compactions(s)).text).toBe((await compactions(s, "plain")).text);
+    // The compaction's first turn with the tokens the model was sent: found among the new lines.
+    await turnOf(big, 3, [assistant({ input: 1234, cacheRead: 6 })]);
+    const after = await compactions(s);
+    expect(after.text).toBe((await compactions(s, "plain")).text);
+    expect(listed(after.text, key).compactions.map((c) => c.tokensAfter)).toMatchObject([{ value: 1240, source: "next-turn" }]);
+    // What proves the read carried on: a summary altered in the checkpoint is the next answer's.
+    alterCheckpoint(s, "compactions-state/1", (state) => {
+      const facts = state.facts as { compactions: Array<Record<string, unknown>> };
+      return { ...state, facts: { ...facts, compactions: [{ ...facts.compactions[0], summary: "altered in the checkpoint" }] } };
+    });
+    await bigTurn(big, 4);
+    expect(listed((await compactions(s)).text, key).compactions[0]!.summary).toBe("altered in the checkpoint");
+    // A compaction among the new lines: its window reaches back before them, so the file is read whole.
+    await turnOf(big, 5, [compactionRow("and then"), assistant()]);
+    const whole = await compactions(s);
+    expect(whole.text).toBe((await compactions(s, "plain")).text);
+    expect(listed(whole.text, key).compactions.map((c) => c.summary)).toEqual(["what happened", "and then"]);
+  });
+
+  it("reads on a transcript with no compaction row while its new lines hold none either", async () => {
+    const big = bigTranscriptStore();
+    const { s, key } = big;
+    await pastRacyWindow();
+    await compactions(s);
+    await bigTurn(big, 1);
+    expect((await compactions(s)).text).toBe((await compactions(s, "plain")).text);
+    alterCheckpoint(s, "compactions-state/1", (state) => ({ ...state, facts: { compactions: [], offPath: 3 } }));
+    await bigTurn(big, 2);
+    expect(listed((await compactions(s)).text, key).offPath).toBe(3);
+    await turnOf(big, 3, [compactionRow("at last"), assistant()]);
+    const whole = await compactions(s);
+    expect(whole.text).toBe((await compactions(s, "plain")).text);
+    expect(listed(whole.text, key)).toMatchObject({ offPath: 0, compactions: [{ summary: "at last" }] });
   });
 });
 

@@ -300,11 +300,13 @@ function scaleRows(): void {
     sleepMs(SETTLE_MS);
     return undefined;
   };
-  const [tlBig, ckBig, usBig, g3] = interleaved(
+  const compactionsAll = ["compactions", "--json", ...state];
+  const [tlBig, ckBig, usBig, coBig, g3] = interleaved(
     [
       { ...cli(timeline), setup: afterBigTurn(timeline, "timeline") },
       { ...cli(check), setup: afterBigTurn(check, "check") },
       { ...cli(usageAll), setup: afterBigTurn(usageAll, "usage") },
+      { ...cli(compactionsAll), setup: afterBigTurn(compactionsAll, "compactions") },
       grepNone,
     ],
     RUNS,
@@ -312,6 +314,7 @@ function scaleRows(): void {
   ratioRow("timeline, after a turn in its 300 MiB transcript", tlBig!, grepName, g3!, null);
   ratioRow("check, after a turn in its 300 MiB transcript", ckBig!, grepName, g3!, null);
   ratioRow("usage --json, after a turn in its 300 MiB transcript", usBig!, grepName, g3!, null);
+  ratioRow("compactions --json, after a turn in its 300 MiB transcript", coBig!, grepName, g3!, null);
 
   section("grep");
   grepRows(s);

@@ -8,7 +8,7 @@ import { usageError } from "../core/errors.js";
 import { isoTimeOrNull } from "../core/format.js";
 import { findSession } from "../core/lookup.js";
 import { wholeRef, type KeySegment } from "../core/key-segments.js";
-import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
+import { loadedEntries, type SessionRecord, type StoreIndex, type TranscriptRef } from "../core/model.js";
 import type { KnownRestore, Segment } from "../core/segments.js";
 import { toolCommand } from "../core/restore-target.js";
 import { projectContext } from "../core/transcript/context.js";
@@ -34,7 +34,8 @@ import {
   type CompactionSource,
   type SpanMessage,
 } from "../core/compactions/list.js";
-import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { AnswerPatch, BasisParts, ChangedFiles, KeptBasis, StoreContext, StoreSelection, StoreSession } from "../store/index.js";
+import type { ChangedNames } from "../store/read-set.js";
 import type { RawLine } from "../store/lines.js";
 import { knownRestores } from "../store/restore-known.js";
 import { keySegments } from "./key-segments.js";
@@ -425,7 +426,6 @@ export async function openCompactions(opts: CompactionsOptions, ctx: StoreContex
     throw usageError("MISSING_ARGUMENT", "--show needs a key", "`openclaw-sessions compactions <key> --show <n>`");
   if (opts.show !== undefined && opts.show < 1) throw usageError("BAD_ARGUMENT", `--show must be at least 1, got ${opts.show}`);
   const summary = emptySummary();
-  const session = ctx.session;
   const { key: name, show } = opts;
   if (name !== undefined) {
     const { stores, key } = await oneKeyCompactions(opts, name, show, ctx, "run `openclaw-sessions compactions` to list every key's");
@@ -438,10 +438,31 @@ export async function openCompactions(opts: CompactionsOptions, ctx: StoreContex
       },
     };
   }
-  // Every key's, kept as a store-wide answer: derived whole (1.4 MB of JSON on 5,000 keys), handed
-  // out key by key as before.
-  const everyKey = async () => {
-    const indexes = await session.indexes(opts);
+  const { stores, keys } = await everyKeyCompactions(opts, ctx);
+  return {
+    stores,
+    summary,
+    async *keys() {
+      for (const key of keys) {
+        count(summary, key);
+        yield key;
+      }
+    },
+  };
+}
+
+type EveryKey = { stores: StoreHeader[]; keys: KeyCompactions[] };
+
+/**
+ * Every key's, kept as a store-wide answer (1.4 MB of JSON on 5,000 keys), handed out key by key:
+ * after a turn of OpenClaw's, the kept list with the keys it changed listed again.
+ */
+function everyKeyCompactions(opts: CompactionsOptions, ctx: StoreContext): Promise<EveryKey> {
+  const { session } = ctx;
+  let derivedFrom: readonly StoreIndex[] = [];
+  const everyKey = async (): Promise<EveryKey> => {
+    const indexes = await session.indexes(opts, { keysBasis: true });
+    derivedFrom = indexes;
     const total = indexes.reduce((n, i) => n + i.sessions.length, 0);
     const keys: KeyCompactions[] = [];
     for (const index of indexes) {
@@ -453,18 +474,48 @@ export async function openCompactions(opts: CompactionsOptions, ctx: StoreContex
     }
     return { stores: indexes.map(storeHeader), keys };
   };
-  const question = `compactions/${COMPACTIONS_SCHEMA_VERSION}:${JSON.stringify({ key: null, show: null })}`;
-  const { stores, keys } = await session.answer(opts, question, everyKey);
-  return {
-    stores,
-    summary,
-    async *keys() {
-      for (const key of keys) {
-        count(summary, key);
-        yield key;
-      }
-    },
+  const patch: AnswerPatch<EveryKey> = {
+    basis: () => session.keysBasis(derivedFrom),
+    apply: (kept, basis, changed, names) => compactionsAgain(opts, ctx, kept, basis, changed, names),
+    followsNames: true,
   };
+  const question = `compactions/${COMPACTIONS_SCHEMA_VERSION}:${JSON.stringify({ key: null, show: null })}`;
+  return session.answer(opts, question, everyKey, { patch });
+}
+
+/**
+ * The kept list with the keys whose entry or own files changed listed again and the keys added
+ * listed, in their entries' order, the others as they were; null (the list is derived whole) when
+ * the stores cannot tell which keys changed (StoreSession.keysAgain).
+ */
+async function compactionsAgain(
+  opts: CompactionsOptions,
+  ctx: StoreContext,
+  kept: EveryKey,
+  basis: KeptBasis,
+  changed: ChangedFiles,
+  names: ChangedNames,
+): Promise<{ value: EveryKey; basis: BasisParts } | null> {
+  const again = ctx.session.keysAgain(opts, basis, changed, names);
+  if (again === null || again.indexes.length !== kept.stores.length) return null;
+  const keptKeys = new Map(kept.keys.map((k) => [`${k.agentId}\n${k.sessionKey}`, k]));
+  const keys: KeyCompactions[] = [];
+  for (const index of again.indexes) {
+    const { agentId, storePath } = index.location;
+    const restores = knownRestores(ctx.env, storePath);
+    const listed = new Map<string, KeyCompactions>();
+    for (const record of index.sessions) listed.set(record.sessionKey, await keyCompactions(record, index, ctx.session, ctx.env, restores));
+    // The store's keys in the order a whole list lists them (its records'): each listed again, or as kept.
+    for (const { sessionKey } of loadedEntries(index.entries)) {
+      const key = listed.get(sessionKey) ?? keptKeys.get(`${agentId}\n${sessionKey}`);
+      if (key === undefined) return null;
+      keys.push(key);
+    }
+  }
+  // Every kept key is in the list again (none of another store, none gone).
+  const added = keys.filter((k) => !keptKeys.has(`${k.agentId}\n${k.sessionKey}`)).length;
+  if (keys.length - added !== kept.keys.length) return null;
+  return { value: { stores: again.indexes.map(storeHeader), keys }, basis: again.basis };
 }
 
 /** The whole result in memory (tests; one key). */

@@ -107,6 +107,11 @@ export interface StoreEntry {
   notes: LoadNote[];
 }
 
+/** The entries OpenClaw's loader keeps, in sessions.json's order: a files store's keys, each a record of its index. */
+export function loadedEntries(entries: readonly StoreEntry[]): StoreEntry[] {
+  return entries.filter((e) => !e.dropped && e.entry);
+}
+
 export type ArchiveReason = "reset" | "deleted" | "bak";
 
 export type FileKind =

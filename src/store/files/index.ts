@@ -13,6 +13,7 @@ import {
   type AttributedArchive,
   type ClassifiedFile,
   type HistorySource,
+  loadedEntries,
   type RelatedFile,
   type SessionRecord,
   type StoreEntry,
@@ -222,7 +223,7 @@ export function walkStore(target: AgentTarget, env: NodeJS.ProcessEnv, opts: Fil
   const ctx = pathContext(target, env);
   const remember = opts.remember ?? readThrough;
 
-  const loaded = entries.filter((e) => !e.dropped && e.entry);
+  const loaded = loadedEntries(entries);
   const actives = new Map<string, ActiveTranscript | null>();
   const probe = candidateProbe();
   const walkedFile: WalkedFile = (p) => present.get(p);

@@ -20,6 +20,7 @@ import {
   activePathOf,
   type ClassifiedFile,
   type Evidence,
+  loadedEntries,
   type StoreEntry,
   type StoreIndex,
 } from "../../core/model.js";
@@ -178,7 +179,7 @@ function keysAgain(
 ): { index: StoreIndex; lines: Array<{ key: number; bytes: Buffer }>; added: Array<{ before: number; bytes: Buffer }> } | null {
   if (store.store !== target.storePath || store.dir !== target.sessionsDir || target.era !== "files") return null;
   const { status, entries } = readStoreFile(target.storePath);
-  const loaded = entries.filter((e) => !e.dropped && e.entry);
+  const loaded = loadedEntries(entries);
   const changes = keysChanged(loaded, store, follows, changed, renamed);
   if (changes === null) return null;
   const { keptAt, again, resetKeys, addedKeys } = changes;

@@ -42,7 +42,7 @@ const NOW = Date.parse("2026-07-10T00:00:00.000Z");
 /** A store-wide answer that keeps a basis, as a run of the command gives it. */
 type Answer = (sel: StoreSelection, ctx: StoreContext) => Promise<unknown>;
 
-/** The answers a patch brings up to date: `timeline`, and `ls`'s table (with `--stats` too). */
+/** The answers a patch brings up to date: `timeline`, `ls`'s table (with `--stats` too), `check` and `compactions`. */
 const ANSWERS: Record<string, Answer> = {
   timeline: (sel, ctx) => runTimeline(sel, ctx),
   // Its zone named by what decides it (no TZ: /etc/localtime), and one given: a patch takes the kept answer's.
@@ -50,6 +50,7 @@ const ANSWERS: Record<string, Answer> = {
   "timeline --tz Asia/Kolkata": (sel, ctx) => runTimeline({ ...sel, tz: "Asia/Kolkata" }, ctx),
   "ls (its table)": async (sel, ctx) => (await runLsTable(sel, {}, ctx)).table,
   "ls --stats (its table)": async (sel, ctx) => (await runLsTable({ ...sel, stats: true }, {}, ctx)).table,
+  compactions: (sel, ctx) => runCompactions(sel, ctx),
   // At one clock: the findings judged against it (ages, prunes) alike in every run.
   check: (sel, ctx) => runCheck({ ...sel, now: NOW }, ctx),
   "check --fast": (sel, ctx) => runCheck({ ...sel, now: NOW, fast: true }, ctx),

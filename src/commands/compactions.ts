@@ -12,6 +12,7 @@ import { loadedEntries, type SessionRecord, type StoreIndex, type TranscriptRef 
 import type { KnownRestore, Segment } from "../core/segments.js";
 import { toolCommand } from "../core/restore-target.js";
 import { projectContext } from "../core/transcript/context.js";
+import { linesThenAgain } from "../core/transcript/scan.js";
 import { toEpochMs } from "../core/when.js";
 import { isCompactionsCheckpoint, readCompactionsGrowing } from "../core/compactions/growing.js";
 import {
@@ -149,12 +150,8 @@ async function transcriptCompactions(ref: TranscriptRef, session: StoreSession):
   };
   const read = async (lines: AsyncIterable<RawLine>, saved: string | null, save: boolean) => {
     // The lines handed in first (the new ones, or all of them), the file's again for a later pass.
-    let first: AsyncIterable<RawLine> | null = lines;
-    const open = () => {
-      const given = first ?? fresh();
-      first = null;
-      return noted(given);
-    };
+    const given = linesThenAgain(lines, fresh);
+    const open = () => noted(given());
     const from = saved === null ? null : (JSON.parse(saved) as unknown);
     if (from !== null && !isCompactionsCheckpoint(from)) throw new Error("not a compactions checkpoint");
     const { facts, checkpoint } = await readCompactionsGrowing(open, from, save, session.scanner(ref));

@@ -15,6 +15,7 @@ import {
 } from "../core/key-segments.js";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import type { TranscriptLine } from "../core/transcript/parse.js";
+import { linesThenAgain } from "../core/transcript/scan.js";
 import { segmentsOf, type KnownRestore, type Segment } from "../core/segments.js";
 import type { StoreSession } from "../store/index.js";
 import { knownRestores } from "../store/restore-known.js";
@@ -43,12 +44,7 @@ async function stretchesAt(ref: Segment["ref"], session: StoreSession, also?: Se
   };
   const read = async (lines: AsyncIterable<TranscriptLine>, saved: string | null, save: boolean) => {
     // The lines handed in first (the new ones, or all of them), the file's again for a second pass.
-    let first: AsyncIterable<TranscriptLine> | null = lines;
-    const open = () => {
-      const given = first ?? fresh();
-      first = null;
-      return given;
-    };
+    const open = linesThenAgain(lines, fresh);
     const from = saved === null ? null : (JSON.parse(saved) as StretchCheckpoint | null);
     // A checkpoint that is none (a row altered to `null`) must not read the new lines as a whole file.
     if (saved !== null && (typeof from !== "object" || from === null)) throw new Error("not a stretches checkpoint");

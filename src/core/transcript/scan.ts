@@ -29,6 +29,19 @@ export function endOfLines(last: TranscriptLine | null, from: LinesEnd): LinesEn
 /** Opens the transcript from its first line. Views may call it twice (two passes). */
 export type OpenLines = () => AsyncIterable<TranscriptLine>;
 
+/**
+ * Opens `lines` the first time, `again()` each time after: a read carried on from a checkpoint is
+ * handed the new lines for its first pass, and reads the whole file for a later one.
+ */
+export function linesThenAgain(lines: AsyncIterable<TranscriptLine>, again: OpenLines): OpenLines {
+  let first: AsyncIterable<TranscriptLine> | null = lines;
+  return () => {
+    const given = first ?? again();
+    first = null;
+    return given;
+  };
+}
+
 export interface ScanResult {
   /** The header, when the first readable record is one. */
   header: HeaderRecord | null;

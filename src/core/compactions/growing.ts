@@ -134,7 +134,7 @@ export function isCompactionsCheckpoint(x: unknown): x is CompactionsCheckpoint 
   const facts = c.facts as Partial<TranscriptCompactions> | null | undefined;
   const count = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
   return (
-    (c.tree === null || (typeof c.tree === "object" && c.tree !== undefined)) &&
+    typeof c.tree === "object" &&
     Array.isArray(c.boundaries) &&
     c.boundaries.every(isBoundary) &&
     typeof facts === "object" &&

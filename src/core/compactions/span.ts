@@ -247,7 +247,7 @@ function factOf(w: Work, tree: ScanResult["tree"]): CompactionFact {
   };
 }
 
-/** Whether any line could be a compaction row (its type written as JSON); a false positive only costs the full read. */
+/** Whether any line could be a compaction row (mentionsCompactionRow). */
 async function mentionsCompaction(open: OpenLines): Promise<boolean> {
   for await (const line of open()) if (mentionsCompactionRow(line)) return true;
   return false;

@@ -561,7 +561,6 @@ export class StoreCache {
     }
   }
 
-  /** A damaged page (or a value that is no longer JSON) found only now: the run goes on without this index. */
   /**
    * In each index, at most once a PRUNE_EVERY_MS, the facts of the files in a dir this run listed
    * whole that no run can use again: of a file no longer there (deleted, renamed, removed by
@@ -591,6 +590,7 @@ export class StoreCache {
     }
   }
 
+  /** A damaged page (or a value that is no longer JSON) found only now: the run goes on without this index. */
   #retire(db: IndexDb, err: unknown): void {
     this.#cannotUse(db.file, err);
     for (const [root, open] of this.#open) if (open === db) this.#open.set(root, null);

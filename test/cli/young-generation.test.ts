@@ -22,11 +22,14 @@ describe("wantsYoungGenerationHeld", () => {
 });
 
 describe("wantsHeapHeldClose and wantsHeapHeldFromStart", () => {
-  it("ls holds its heap once its store proves big, grep from its start (never for its help), no other command", () => {
+  it("ls holds its heap once its store proves big, every store reader from its start (never for its help), no other command", () => {
     expect(wantsHeapHeldClose(["ls"])).toBe(true);
-    expect(wantsHeapHeldFromStart(["grep", "-F", "x"])).toBe(true);
-    expect(wantsHeapHeldFromStart(["grep", "--help"])).toBe(false);
-    for (const cmd of ["timeline", "check", "history", "restore", "--help"]) {
+    for (const cmd of ["history", "timeline", "compactions", "check", "grep", "export", "context-pack", "verify-import", "index", "usage"]) {
+      expect(wantsHeapHeldFromStart([cmd, "x"]), cmd).toBe(true);
+      expect(wantsHeapHeldFromStart([cmd, "--help"]), cmd).toBe(false);
+      expect(wantsHeapHeldClose([cmd]), cmd).toBe(false);
+    }
+    for (const cmd of ["restore", "completion", "skill", "--help"]) {
       expect(wantsHeapHeldClose([cmd]), cmd).toBe(false);
       expect(wantsHeapHeldFromStart([cmd]), cmd).toBe(false);
     }

@@ -279,6 +279,7 @@ export async function buildFilesIndex(target: AgentTarget, env: NodeJS.ProcessEn
     if (unreadable.size === 0)
       bases.set(index, storeBasisText(target.storePath, target.sessionsDir, sessions, keyInputs, owned, first, headerOf));
   }
+  heapHold.storeBuilt(files.length);
   return index;
 }
 

@@ -50,6 +50,7 @@ export async function indexSqliteAgent(opts: IndexSqliteAgentOptions): Promise<S
     if (!opts.db) db.close();
   }
   const { entries, sessions, unattributed } = attributed;
+  heapHold.storeBuilt(itemsOf(rows));
   return {
     location: {
       agentId,
@@ -93,8 +94,13 @@ function readDbRows(db: SqliteDb, dbPath: string): DbRows {
   } catch (err) {
     throw unreadable(err, dbPath);
   }
-  heapHold.storeListed(rows.nodes.length + rows.windows.length + rows.archives.length + rows.colds.length);
+  heapHold.storeListed(itemsOf(rows));
   return rows;
+}
+
+/** The rows a store's model is made of, counted as a files store's files are (heapHold). */
+function itemsOf(rows: DbRows): number {
+  return rows.nodes.length + rows.windows.length + rows.archives.length + rows.colds.length;
 }
 
 function dbFileStatus(dbPath: string): StoreFileStatus {

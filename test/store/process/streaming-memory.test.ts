@@ -1,19 +1,18 @@
 /**
  * The V8 measures of store/process/streaming-memory.ts that a test can see from inside the process:
- * the young-generation GCs a reader of fresh Buffers asks for (piecesRead), as Node's own `gc`
- * performance entries report them, and how long a forced full GC waits for the next (paceFor,
+ * the young-generation GCs a reader of fresh Buffers asks for (piecesRead) and the full GC after a
+ * big store's build (heapHold.storeBuilt), as Node's own `gc` performance entries report them, and how long a forced full GC waits for the next (paceFor,
  * mayWaitLonger).
  */
 import { constants, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
-import { mayWaitLonger, paceFor, piecesRead } from "../../../src/store/process/streaming-memory.js";
+import { heapHold, mayWaitLonger, paceFor, piecesRead } from "../../../src/store/process/streaming-memory.js";
 
-/** The young-generation GCs V8 ran while `work` ran (entries are delivered on a later tick). */
-async function minorGcsDuring(work: () => void): Promise<number> {
-  let minor = 0;
+/** The GCs of `kind` (young generation, or full) V8 ran while `work` ran (entries are delivered on a later tick). */
+async function gcsDuring(kind: number, work: () => void): Promise<number> {
+  let seen = 0;
   const observer = new PerformanceObserver((list) => {
-    for (const e of list.getEntries() as Array<PerformanceEntry & { detail?: { kind?: number } }>)
-      if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) minor += 1;
+    for (const e of list.getEntries() as Array<PerformanceEntry & { detail?: { kind?: number } }>) if (e.detail?.kind === kind) seen += 1;
   });
   observer.observe({ entryTypes: ["gc"] });
   try {
@@ -22,8 +21,10 @@ async function minorGcsDuring(work: () => void): Promise<number> {
   } finally {
     observer.disconnect();
   }
-  return minor;
+  return seen;
 }
+
+const minorGcsDuring = (work: () => void) => gcsDuring(constants.NODE_PERFORMANCE_GC_MINOR, work);
 
 describe("piecesRead: a GC of the young generation after each 16 MB of pieces read", () => {
   it("runs one per 16 MB read (none would run otherwise: nothing else is allocated)", async () => {
@@ -34,6 +35,15 @@ describe("piecesRead: a GC of the young generation after each 16 MB of pieces re
         for (let i = 0; i < 512; i++) piecesRead(256 * 1024);
       }),
     ).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe("heapHold.storeBuilt: one full GC once a big store's model is built", () => {
+  const majorGcsDuring = (work: () => void) => gcsDuring(constants.NODE_PERFORMANCE_GC_MAJOR, work);
+  it("runs one for a store of 10,000 files or rows, none for a smaller one (nothing else allocated)", async () => {
+    expect(await majorGcsDuring(() => heapHold.storeBuilt(9_999))).toBe(0);
+    expect(await majorGcsDuring(() => heapHold.storeBuilt(10_000))).toBe(1);
+    expect(await majorGcsDuring(() => heapHold.storeBuilt(101_111))).toBe(1);
   });
 });
 

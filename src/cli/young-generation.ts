@@ -39,7 +39,7 @@ export function wantsHeapHeldClose(argv: readonly string[]): boolean {
  * from its start (node:v8 is loaded for its young generation already). V8 applies the setting at its
  * next full GC, and a walk of a big store runs through two, the second at its peak: set once the
  * store proved big (as `ls` does), it came too late. Measured on a store with a 120 MB sessions.json,
- * a cold `check` 187–219 → 160–171 MB peak with the full GC after the store's build
+ * a cold `check` 184–219 → 161–176 MB peak with the full GC after the store's build
  * (heapHold.storeBuilt), its CPU and a patched `timeline`'s on 5,000 keys as before.
  */
 export function wantsHeapHeldFromStart(argv: readonly string[]): boolean {

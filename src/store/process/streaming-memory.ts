@@ -271,7 +271,7 @@ export const heapHold = {
    * waited paceFor(the model) times this one's cost, and `history --jsonl` of a 300 MB transcript
    * beside 5,000 keys peaked 10 MB higher; unnoted, it comes at the stream's first BUDGET, as before.
    * Measured on a store with a 120 MB sessions.json (18,000 files), cold, with the heap held from the
-   * start (young-generation.ts): `check` 182–219 → 160–171 MB peak, `timeline` 194–217 → 176–190.
+   * start (young-generation.ts): `check` 184–219 → 161–176 MB peak, `timeline` 183–205 → 175–188.
    */
   storeBuilt(items: number): void {
     if (items >= BIG_STORE_ITEMS) freeLetGo();

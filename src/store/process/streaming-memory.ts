@@ -264,14 +264,16 @@ export const heapHold = {
     }
   },
   /**
-   * A store's model was just built of `items` files (or database rows). On a big store the build's
-   * own garbage (the walk's listing, attribution's tables, a streamed sessions.json's entries) is
-   * dead now and the model alone is live: one full GC before the reads that follow add their own.
+   * A store's model (or the walk a literal search scans beside) was just built of `items` files or
+   * database rows. On a big store the build's own garbage (the walk's listing, attribution's
+   * tables, a streamed sessions.json's entries) is dead now and the model alone is live: one full GC
+   * before the reads that follow add their own.
    * Not noted for the pacing (pacedGc): noted, the first forced GC of a transcript streamed next
    * waited paceFor(the model) times this one's cost, and `history --jsonl` of a 300 MB transcript
    * beside 5,000 keys peaked 10 MB higher; unnoted, it comes at the stream's first BUDGET, as before.
    * Measured on a store with a 120 MB sessions.json (18,000 files), cold, with the heap held from the
-   * start (young-generation.ts): `check` 184–219 → 161–176 MB peak, `timeline` 183–205 → 175–188.
+   * start (young-generation.ts): `check` 184–219 → 161–176 MB peak, `timeline` 183–205 → 175–188;
+   * a cold `grep -F` of 57k files 190–193 → 187–188 MB, of 100,000 archives 244–266 → 238–239.
    */
   storeBuilt(items: number): void {
     if (items >= BIG_STORE_ITEMS) freeLetGo();

@@ -8,7 +8,7 @@ import { usageError } from "../core/errors.js";
 import { isoTimeOrNull } from "../core/format.js";
 import { findSession } from "../core/lookup.js";
 import { wholeRef, type KeySegment } from "../core/key-segments.js";
-import { loadedEntries, type SessionRecord, type StoreIndex, type TranscriptRef } from "../core/model.js";
+import { rowsInEntryOrder, type SessionRecord, type StoreIndex, type TranscriptRef } from "../core/model.js";
 import type { KnownRestore, Segment } from "../core/segments.js";
 import { toolCommand } from "../core/restore-target.js";
 import { projectContext } from "../core/transcript/context.js";
@@ -495,23 +495,14 @@ async function compactionsAgain(
 ): Promise<{ value: EveryKey; basis: BasisParts } | null> {
   const again = ctx.session.keysAgain(opts, basis, changed, names);
   if (again === null || again.indexes.length !== kept.stores.length) return null;
-  const keptKeys = new Map(kept.keys.map((k) => [`${k.agentId}\n${k.sessionKey}`, k]));
-  const keys: KeyCompactions[] = [];
+  const listed: KeyCompactions[] = [];
   for (const index of again.indexes) {
-    const { agentId, storePath } = index.location;
-    const restores = knownRestores(ctx.env, storePath);
-    const listed = new Map<string, KeyCompactions>();
-    for (const record of index.sessions) listed.set(record.sessionKey, await keyCompactions(record, index, ctx.session, ctx.env, restores));
-    // The store's keys in the order a whole list lists them (its records'): each listed again, or as kept.
-    for (const { sessionKey } of loadedEntries(index.entries)) {
-      const key = listed.get(sessionKey) ?? keptKeys.get(`${agentId}\n${sessionKey}`);
-      if (key === undefined) return null;
-      keys.push(key);
-    }
+    const restores = knownRestores(ctx.env, index.location.storePath);
+    for (const record of index.sessions) listed.push(await keyCompactions(record, index, ctx.session, ctx.env, restores));
   }
-  // Every kept key is in the list again (none of another store, none gone).
-  const added = keys.filter((k) => !keptKeys.has(`${k.agentId}\n${k.sessionKey}`)).length;
-  if (keys.length - added !== kept.keys.length) return null;
+  // The keys in the order a whole list lists them (its records'): each listed again, or as kept.
+  const keys = rowsInEntryOrder(again.indexes, kept.keys, listed);
+  if (keys === null) return null;
   return { value: { stores: again.indexes.map(storeHeader), keys }, basis: again.basis };
 }
 

@@ -5,7 +5,7 @@
 import { findSessions } from "../core/lookup.js";
 import { isoTimeOrNull } from "../core/format.js";
 import path from "node:path";
-import type { ClassifiedFile, Evidence, StoreIndex } from "../core/model.js";
+import { type ClassifiedFile, type Evidence, rowsInEntryOrder, type StoreIndex } from "../core/model.js";
 import type {
   AnswerPatch,
   BasisParts,
@@ -394,19 +394,9 @@ async function tableAgain(
   const again = ctx.session.keysAgain(opts, basis, changed, names);
   if (again === null || again.indexes.length !== kept.stores.length || again.indexes.some((i) => i.storeFile.state !== "ok")) return null;
   const listed = tableOf(await listing(opts, ctx, undefined, again.indexes));
-  const rowOf = new Map(kept.rows.map((r) => [`${r.agentId}\n${r.sessionKey}`, r]));
-  for (const row of listed.rows) rowOf.set(`${row.agentId}\n${row.sessionKey}`, row);
   // A row per key, as listing makes them: store by store, each in its keys' order (a key added takes its place).
-  const rows: LsTableRow[] = [];
-  for (const index of again.indexes) {
-    for (const e of index.entries) {
-      if (e.dropped || !e.entry) continue;
-      const row = rowOf.get(`${index.location.agentId}\n${e.sessionKey}`);
-      if (row === undefined) return null;
-      rows.push(row);
-    }
-  }
-  if (rows.length !== rowOf.size) return null;
+  const rows = rowsInEntryOrder(again.indexes, kept.rows, listed.rows);
+  if (rows === null) return null;
   const { stores, droppedEntries, storeProblems } = listed;
   return { value: { ...kept, stores, droppedEntries, storeProblems, rows }, basis: again.basis };
 }

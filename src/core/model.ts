@@ -112,6 +112,30 @@ export function loadedEntries(entries: readonly StoreEntry[]): StoreEntry[] {
   return entries.filter((e) => !e.dropped && e.entry);
 }
 
+/**
+ * A store-wide list of one row a key, brought up to date key by key: each store's keys in their
+ * entries' order (a whole list's), each row as `listed` again or else as `kept`. Null where a key
+ * has neither, or a row is no key's now (a kept key gone, or of another store): the list is then
+ * derived whole.
+ */
+export function rowsInEntryOrder<R extends { agentId: string; sessionKey: string }>(
+  indexes: readonly Pick<StoreIndex, "location" | "entries">[],
+  kept: readonly R[],
+  listed: readonly R[],
+): R[] | null {
+  const rowOf = new Map(kept.map((r) => [`${r.agentId}\n${r.sessionKey}`, r]));
+  for (const r of listed) rowOf.set(`${r.agentId}\n${r.sessionKey}`, r);
+  const rows: R[] = [];
+  for (const index of indexes) {
+    for (const { sessionKey } of loadedEntries(index.entries)) {
+      const row = rowOf.get(`${index.location.agentId}\n${sessionKey}`);
+      if (row === undefined) return null;
+      rows.push(row);
+    }
+  }
+  return rows.length === rowOf.size ? rows : null;
+}
+
 export type ArchiveReason = "reset" | "deleted" | "bak";
 
 export type FileKind =

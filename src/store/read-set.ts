@@ -45,7 +45,11 @@ export type ChangedNames = ReadonlyMap<string, NamesChange>;
 export const RACY_MS = 2000;
 
 export interface ReadSet {
-  /** Dir → its entries (`listing`), "-" when absent, "!" + code when it could not be listed. */
+  /**
+   * Dir → its entries (`listing`), "-" when absent, "!" + code when it could not be listed. A dir
+   * kept by its names alone (`named`) is no longer here: its typed listing is never used again, and
+   * held to the run's end it was a second copy of every name (100,000 archives: 7.7 MB).
+   */
   readonly dirs: Map<string, string>;
   /** Path → what its lstat found, when first asked. */
   readonly lstats: Map<string, Seen>;
@@ -58,9 +62,9 @@ export interface ReadSet {
    */
   readonly types: Map<string, string>;
   /**
-   * Dir (one of `dirs`) → its names alone (namesOf), when an lstat in `lstats` found each entry the
-   * type its listing gave (entryTypes): a later check proves the types by those lstats, and lists
-   * the dir without a Dirent per name.
+   * Dir (listed into `dirs`, and taken out of it) → its names alone (namesOf), when an lstat in
+   * `lstats` found each entry the type its listing gave (entryTypes): a later check proves the types
+   * by those lstats, and lists the dir without a Dirent per name.
    */
   readonly named: Map<string, string>;
   /**
@@ -293,10 +297,15 @@ const LOOK = { bigint: true, throwIfNoEntry: false } as const;
 
 /** A dir the run listed, with what it found. */
 export function noteDir(dir: string, entries: readonly fs.Dirent[]): void {
-  if (recording === null || gaveUp(recording) || recording.dirs.has(dir)) return;
+  if (recording === null || gaveUp(recording) || noted(recording, dir)) return;
   recording.dirs.set(dir, listing(entries));
   recording.listedFrom.add(entries);
   noteDirStat(recording, dir);
+}
+
+/** Whether the run noted `dir`'s listing already: by its entries, or by its names alone. */
+function noted(set: ReadSet, dir: string): boolean {
+  return set.dirs.has(dir) || set.named.has(dir);
 }
 
 /** What `dir`'s own lstat finds, right after its listing (ReadSet.dirStats), when it proves the listing. */
@@ -342,13 +351,14 @@ export function entryTypes(dir: string, entries: readonly fs.Dirent[]): EntryTyp
     done() {
       if (proven !== entries.length || gaveUp(set) || !set.listedFrom.has(entries)) return;
       set.named.set(dir, namesText(entries.map((d) => d.name)));
+      set.dirs.delete(dir);
     },
   };
 }
 
 /** A dir the run could not list. */
 export function noteDirFailure(dir: string, err: unknown): void {
-  if (recording === null || gaveUp(recording) || recording.dirs.has(dir)) return;
+  if (recording === null || gaveUp(recording) || noted(recording, dir)) return;
   recording.dirs.set(dir, failure(err));
 }
 

@@ -248,6 +248,23 @@ describe("a dir kept by its names alone", () => {
     }
   });
 
+  it("is held by its names alone, not its typed listing beside them, nor again once a later reader lists it", () => {
+    const dir = tempDir("ocs-kept-names-held-");
+    for (const n of ["b.jsonl", "a.jsonl"]) fs.writeFileSync(path.join(dir, n), "x");
+    const reads = startReads(Date.now() + 60_000);
+    try {
+      scanTree(dir);
+      noteDir(dir, fs.readdirSync(dir, { withFileTypes: true }));
+    } finally {
+      stopReads();
+    }
+    expect([...reads.named]).toEqual([[dir, "a.jsonl/b.jsonl"]]);
+    expect([...reads.dirs.keys()]).toEqual([]);
+    const parsed = JSON.parse([...keptReads(reads)!].join("")) as Record<string, string[]>;
+    expect(parsed.dirs).toEqual([]);
+    expect(parsed.names).toEqual([dir, "a.jsonl/b.jsonl"]);
+  });
+
   it("is not one with an entry the walk did not lstat, nor one listed otherwise before the walk: that dir keeps its typed listing", () => {
     const dir = tempDir("ocs-kept-typed-");
     fs.writeFileSync(path.join(dir, "a.jsonl"), "x");

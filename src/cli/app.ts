@@ -3,7 +3,7 @@ import { colorLevel, outputSink, type IO, type OutputSink } from "./output.js";
 import { loadColours, makeStyle, type Style } from "../render/style.js";
 import type { CommonOptions } from "./options.js";
 import { pathsNamedBy, reportError, writeMessage } from "./boundary.js";
-import { resolveTimeZone } from "../core/format.js";
+import { resolveZone } from "../store/local-zone.js";
 import type { TextContext } from "../render/common.js";
 import { outputWidth } from "../render/table.js";
 
@@ -77,11 +77,11 @@ export function createApp(io: IO): App {
     textContext(opts) {
       // The zone when a renderer first asks (Intl's first use is 15–30 ms; JSON output never asks),
       // except a --tz given, checked at once: a usage error comes before any work.
-      let tz = opts.tz === undefined ? null : resolveTimeZone(opts.tz, io.env);
+      let tz = opts.tz === undefined ? null : resolveZone(opts.tz, io.env);
       return {
         style: app.styleFor("stdout", opts),
         get tz() {
-          tz ??= resolveTimeZone(opts.tz, io.env);
+          tz ??= resolveZone(opts.tz, io.env);
           return tz;
         },
         now: Date.now(),

@@ -5,13 +5,13 @@
 import { findSession } from "../core/lookup.js";
 import fs from "node:fs";
 import path from "node:path";
-import { formatInstant, resolveTimeZone } from "../core/format.js";
+import { formatInstant } from "../core/format.js";
 import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js";
 import { usageError } from "../core/errors.js";
 import { isCurrentTranscript, type KeySegment } from "../core/key-segments.js";
 import { segmentsOf, type KnownRestore, type Segment } from "../core/segments.js";
 import { knownRestores } from "../store/restore-known.js";
-import { localZoneSource } from "../store/local-zone.js";
+import { localZoneSource, resolveZone } from "../store/local-zone.js";
 import { parseLine, type TranscriptLine } from "../core/transcript/parse.js";
 import { endOfLines, forEachLine } from "../core/transcript/scan.js";
 import {
@@ -132,8 +132,8 @@ interface Env {
 
 function envOf(opts: TimelineOptions, ctx: StoreContext): Env {
   // Resolved when first used (a kept answer holds it): --tz is checked at once, a usage error before any read.
-  let timeZone = opts.tz === undefined ? null : resolveTimeZone(opts.tz, ctx.env);
-  const zone = () => (timeZone ??= resolveTimeZone(opts.tz, ctx.env));
+  let timeZone = opts.tz === undefined ? null : resolveZone(opts.tz, ctx.env);
+  const zone = () => (timeZone ??= resolveZone(opts.tz, ctx.env));
   let explicit: OpenClawConfig | null = null;
   let explicitConfig: string | null = null;
   if (opts.config !== undefined) {

@@ -14,7 +14,6 @@ import type { SessionRecord, StoreIndex, TranscriptRef } from "../core/model.js"
 import type { TranscriptLine } from "../core/transcript/parse.js";
 import { endOfLines } from "../core/transcript/scan.js";
 import type { KnownRestore } from "../core/segments.js";
-import { resolveTimeZone } from "../core/format.js";
 import {
   addFact,
   dayOf,
@@ -30,7 +29,7 @@ import {
 import { isSpanBeforeNow, parseTimeBound } from "../core/when.js";
 import type { StoreContext, StoreSelection, StoreSession } from "../store/index.js";
 import { knownRestores } from "../store/restore-known.js";
-import { localZoneSource } from "../store/local-zone.js";
+import { localZoneSource, resolveZone } from "../store/local-zone.js";
 import { sourceOf } from "../store/cache/store-cache.js";
 import { type AlsoRead, keySegments } from "./key-segments.js";
 import { storeHeader, type StoreHeader } from "./store-header.js";
@@ -376,8 +375,8 @@ export function usageTableOf(r: UsageResult): UsageResult {
 export async function runUsage(opts: UsageOptions, ctx: StoreContext, view: "document" | "table" = "document"): Promise<UsageResult> {
   const since = opts.since !== undefined ? parseTimeBound(opts.since, opts.now ?? Date.now(), "--since") : null;
   // Resolved when first used, as timeline's is: a kept answer holds its name (a bad --tz is still a usage error before any read).
-  let tz = opts.tz === undefined ? null : resolveTimeZone(opts.tz, ctx.env);
-  const zone = () => (tz ??= resolveTimeZone(opts.tz, ctx.env));
+  let tz = opts.tz === undefined ? null : resolveZone(opts.tz, ctx.env);
+  const zone = () => (tz ??= resolveZone(opts.tz, ctx.env));
   const derive = async () => {
     const r = await usageOf(opts, ctx, since, zone());
     return view === "table" ? usageTableOf(r) : r;

@@ -1,11 +1,11 @@
 /** Text reporter for `compactions`: each key's compactions, numbered, with what each lost; `--show` adds the span. */
 import type { CompactionsSummary, KeyCompactions } from "../commands/compactions.js";
 import type { Compaction, LostSpan, SpanMessage } from "../core/compactions/list.js";
-import { formatInstant } from "../core/format.js";
+import { formatInstant, groupedNumber } from "../core/format.js";
 import { oneLine, safeLine, safeText } from "../core/safe-text.js";
 import { displayPath, type TextContext } from "./common.js";
 
-const tokens = (n: number | null): string => (n === null ? "?" : n.toLocaleString("en-US"));
+const tokens = (n: number | null): string => (n === null ? "?" : groupedNumber(n));
 
 function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? "" : "s"}`;

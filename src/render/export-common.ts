@@ -1,7 +1,7 @@
 /** Wording shared by the Markdown and HTML export reporters, and their one shape. */
 import type { ExportEvent, ExportHeader, ExportItem, ExportSegmentInfo } from "../commands/export.js";
 import type { StreamReporter } from "./reporter.js";
-import { formatInstant } from "../core/format.js";
+import { formatInstant, groupedNumber } from "../core/format.js";
 import { safeLine } from "../core/safe-text.js";
 
 /** An export format: the document's head from the header, each segment event as it is read, its foot. */
@@ -77,8 +77,7 @@ export function sliceLabel(h: ExportHeader, tz = "UTC"): string | null {
 export function sliceCountLabel(h: ExportHeader): string | null {
   const c = h.sliceCounts;
   if (!c) return null;
-  const n = (v: number) => v.toLocaleString("en-US");
-  return `this slice shows ${n(c.count)} of ${n(c.totalCount)} messages; the export without the slice options holds them all`;
+  return `this slice shows ${groupedNumber(c.count)} of ${groupedNumber(c.totalCount)} messages; the export without the slice options holds them all`;
 }
 
 export function viewLabel(h: ExportHeader): string {
@@ -115,9 +114,8 @@ export function toolCallViews(item: Pick<ExportItem, "toolCalls" | "toolCallArgs
 
 /** " · 48,231 → 3,000 tokens", " · 48,231 tokens before", or "" when unknown. */
 export function compactionTokens(item: Pick<ExportItem, "tokensBefore" | "tokensAfter">): string {
-  const n = (v: number) => v.toLocaleString("en-US");
   if (item.tokensBefore === undefined) return "";
   return item.tokensAfter !== undefined
-    ? ` · ${n(item.tokensBefore)} → ${n(item.tokensAfter)} tokens`
-    : ` · ${n(item.tokensBefore)} tokens before`;
+    ? ` · ${groupedNumber(item.tokensBefore)} → ${groupedNumber(item.tokensAfter)} tokens`
+    : ` · ${groupedNumber(item.tokensBefore)} tokens before`;
 }

@@ -10,7 +10,7 @@ import type { OverviewData, OverviewQuery, OverviewRow } from "../commands/serve
 import type { SearchData, SearchHit, SearchQuery } from "../commands/serve-read.js";
 import type { StoreHeader } from "../commands/store-header.js";
 import type { CheckFinding } from "../commands/check.js";
-import { formatBytes, isoTimeOrNull } from "../core/format.js";
+import { formatBytes, groupedNumber, isoTimeOrNull } from "../core/format.js";
 import { safeLine, safeText } from "../core/safe-text.js";
 import { readableTime } from "./export-common.js";
 import { escapeHtml } from "./export-html.js";
@@ -129,7 +129,7 @@ function overviewFilters(f: Frame, d: OverviewData, q: OverviewQuery): string {
 
 function overviewRow(f: Frame, r: OverviewRow): string {
   const link = href(f, "key", { k: r.sessionKey, agent: r.agentId });
-  return `<tr><td class="key"><a href="${link}">${esc(r.sessionKey)}</a></td><td>${esc(r.agentId)}</td><td>${esc(r.channel ?? "-")}</td><td>${time(f, r.lastActivityAt)}</td><td class="num">${r.segments}</td><td class="num">${r.resets}</td><td class="num">${r.archives}${r.deletes ? ` (${r.deletes} deleted)` : ""}</td><td class="num">${esc(formatBytes(r.bytes))}</td><td class="num">${r.tokens === null ? "-" : r.tokens.toLocaleString("en-US")}</td></tr>`;
+  return `<tr><td class="key"><a href="${link}">${esc(r.sessionKey)}</a></td><td>${esc(r.agentId)}</td><td>${esc(r.channel ?? "-")}</td><td>${time(f, r.lastActivityAt)}</td><td class="num">${r.segments}</td><td class="num">${r.resets}</td><td class="num">${r.archives}${r.deletes ? ` (${r.deletes} deleted)` : ""}</td><td class="num">${esc(formatBytes(r.bytes))}</td><td class="num">${r.tokens === null ? "-" : groupedNumber(r.tokens)}</td></tr>`;
 }
 
 /** Where a finding applies: its key's page, or the file (at its line) when it names one. */

@@ -9,6 +9,7 @@ import type { HistoryMessage, HistorySegment } from "../commands/history.js";
 import type { TimelineResult } from "../commands/timeline.js";
 import type { RestoreResult } from "../commands/restore.js";
 import type { SqliteRestoreResult } from "../commands/restore-sqlite.js";
+import { groupedNumber } from "../core/format.js";
 import type { TimelineSegment } from "../core/timeline/index.js";
 import { compactionTokens, readableTime, roleLabel, toolCallViews } from "./export-common.js";
 import { esc, escText, href, page, pager, time, type Frame } from "./serve-html.js";
@@ -105,7 +106,7 @@ function eventRows(f: Frame, t: TimelineResult): string {
       const reason = e.reason as { kind?: string; confidence?: string } | undefined;
       const what =
         e.type === "compaction"
-          ? `compaction${typeof e.tokensBefore === "number" ? `: ${e.tokensBefore.toLocaleString("en-US")} tokens before` : ""}`
+          ? `compaction${typeof e.tokensBefore === "number" ? `: ${groupedNumber(e.tokensBefore)} tokens before` : ""}`
           : ["reset", "reset-row", "window", "deleted"].includes(e.type)
             ? `${boundaryClass(e)}: ${reason?.kind ?? "unknown"} (${reason?.confidence ?? "?"} confidence)`
             : e.type;

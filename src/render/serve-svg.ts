@@ -9,6 +9,7 @@ import type { TimelineResult } from "../commands/timeline.js";
 import type { TimelineEvent, TimelineSegment } from "../core/timeline/index.js";
 import { readableTime } from "./export-common.js";
 import { escapeHtml } from "./export-html.js";
+import { groupedNumber } from "../core/format.js";
 import { safeLine } from "../core/safe-text.js";
 
 const W = 1000;
@@ -103,14 +104,14 @@ function boundaryShape(ev: TimelineEvent, x: number, tz: string, labelled: boole
 /** A compaction: a diamond on its segment's bar, its `tokensBefore` below when there is room (`labelled`). */
 function compactionShape(ev: TimelineEvent, x: number, tz: string, labelled: boolean): string {
   const before = num(ev.tokensBefore);
-  const tokens = before === null ? "tokens before unknown" : `${before.toLocaleString("en-US")} tokens before`;
+  const tokens = before === null ? "tokens before unknown" : `${groupedNumber(before)} tokens before`;
   const flag = typeof ev.summaryFlag === "string" && ev.summaryFlag ? `; summary: ${ev.summaryFlag}` : "";
   const when = ev.time !== null ? ` at ${readableTime(ev.time, tz)}` : "";
   const y = BAR_Y + BAR_H / 2;
   const d = `M${x.toFixed(1)} ${y - 7}l6 7-6 7-6-7z`;
   const label =
     labelled && before !== null
-      ? `<text class="comp-label" x="${Math.min(W - PAD - 40, Math.max(PAD + 40, x)).toFixed(1)}" y="${COMP_Y}">${esc(`${before.toLocaleString("en-US")} tok`)}</text>`
+      ? `<text class="comp-label" x="${Math.min(W - PAD - 40, Math.max(PAD + 40, x)).toFixed(1)}" y="${COMP_Y}">${esc(`${groupedNumber(before)} tok`)}</text>`
       : "";
   return `<g class="compaction" data-segment="${ev.segment + 1}"><title>${esc(`Compaction in segment ${ev.segment + 1}${when}: ${tokens}${flag}`)}</title><path d="${d}"/>${label}</g>`;
 }

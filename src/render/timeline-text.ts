@@ -2,7 +2,7 @@
 import { formatDistanceStrict } from "date-fns/formatDistanceStrict";
 import type { TimelineResult, TimelineSummaryResult } from "../commands/timeline.js";
 import type { TimelineEvent, TimelineSegment } from "../core/timeline/build.js";
-import { displayedSeconds, formatInstant } from "../core/format.js";
+import { displayedSeconds, formatInstant, groupedNumber } from "../core/format.js";
 import type { Style } from "./style.js";
 import { displayPath, relativeTime, shortId, truncate, type TextContext } from "./common.js";
 import { safeLine } from "../core/safe-text.js";
@@ -17,7 +17,7 @@ function when(ms: number | null, tz: string): string {
 }
 
 function tokens(n: unknown): string {
-  return typeof n === "number" ? n.toLocaleString("en-US") : "?";
+  return typeof n === "number" ? groupedNumber(n) : "?";
 }
 
 function reasonText(kind: string, confidence: string, style: Style): string {

@@ -4,11 +4,10 @@
  * without a recorded cost.
  */
 import type { KeyUsage, UsageClass, UsageResult } from "../commands/usage.js";
+import { groupedNumber } from "../core/format.js";
 import { addTotals, emptyTotals, tableListsTranscripts, type UsageTotals } from "../core/usage.js";
 import { displayPath, type TextContext } from "./common.js";
 import { renderTable, type Cell, type Column } from "./table.js";
-
-const count = (n: number): string => n.toLocaleString("en-US");
 
 /** USD as recorded: four decimals below $100 (turns cost fractions of a cent), two above. */
 export function formatCost(usd: number): string {
@@ -17,7 +16,7 @@ export function formatCost(usd: number): string {
 }
 
 function plural(n: number, what: string): string {
-  return `${count(n)} ${what}${n === 1 ? "" : "s"}`;
+  return `${groupedNumber(n)} ${what}${n === 1 ? "" : "s"}`;
 }
 
 const right = (head: string): Column => ({ head, align: "right", cut: "none" });
@@ -48,14 +47,14 @@ function keyTable(r: UsageResult, ctx: TextContext): string {
     addTotals(rest, c.other);
     return [
       agents && k.sessionKey === null ? `${keyName(k)} [${k.agentId}]` : keyName(k),
-      count(k.totals.messages),
-      count(k.totals.totalTokens),
+      groupedNumber(k.totals.messages),
+      groupedNumber(k.totals.totalTokens),
       costOrDash(k.totals),
       costOrDash(c.current),
       costOrDash(c.reset),
       costOrDash(c.deleted),
       costOrDash(rest),
-      count(k.totals.messagesWithoutCost),
+      groupedNumber(k.totals.messagesWithoutCost),
     ];
   });
   return renderTable(columns, rows, ctx);
@@ -77,10 +76,10 @@ function transcriptTable(k: KeyUsage, base: string, ctx: TextContext): string {
   const rows: Cell[][] = k.transcripts.map((t) => [
     t.segments.length === 0 ? "-" : t.segments.length === 1 ? String(t.segments[0]) : `${t.segments[0]}–${t.segments.at(-1)}`,
     CLASS_LABEL[t.class],
-    count(t.messages),
-    count(t.totalTokens),
+    groupedNumber(t.messages),
+    groupedNumber(t.totalTokens),
     costOrDash(t),
-    count(t.duplicates),
+    groupedNumber(t.duplicates),
     displayPath(t.path, base),
   ]);
   return renderTable(columns, rows, ctx);
@@ -90,10 +89,10 @@ function dayTable(r: UsageResult, ctx: TextContext): string {
   const columns: Column[] = [{ head: `DAY (${r.tz})`, cut: "none" }, right("TURNS"), right("TOKENS"), right("COST"), right("NO COST")];
   const rows: Cell[][] = r.days.map((d) => [
     d.day ?? "(no time)",
-    count(d.messages),
-    count(d.totalTokens),
+    groupedNumber(d.messages),
+    groupedNumber(d.totalTokens),
     formatCost(d.cost),
-    count(d.messagesWithoutCost),
+    groupedNumber(d.messagesWithoutCost),
   ]);
   return renderTable(columns, rows, ctx);
 }
@@ -110,10 +109,10 @@ function modelTable(r: UsageResult, ctx: TextContext): string {
   const rows: Cell[][] = r.models.map((m) => [
     m.provider ?? "-",
     m.model ?? "-",
-    count(m.messages),
-    count(m.totalTokens),
+    groupedNumber(m.messages),
+    groupedNumber(m.totalTokens),
     formatCost(m.cost),
-    count(m.messagesWithoutCost),
+    groupedNumber(m.messagesWithoutCost),
   ]);
   return renderTable(columns, rows, ctx);
 }
@@ -122,21 +121,23 @@ function modelTable(r: UsageResult, ctx: TextContext): string {
 function summaryLines(r: UsageResult): string[] {
   const t = r.totals;
   const since = r.since ? ` since ${r.since.iso}` : "";
-  const out = [`total${since}: ${plural(t.messages, "assistant turn")}, ${count(t.totalTokens)} tokens, ${formatCost(t.cost)} recorded`];
+  const out = [
+    `total${since}: ${plural(t.messages, "assistant turn")}, ${groupedNumber(t.totalTokens)} tokens, ${formatCost(t.cost)} recorded`,
+  ];
   const left = r.notInOpenClawUsage;
   if (left.messages > 0) {
     const parts = (["reset", "deleted", "bak", "other"] as const)
       .filter((c) => r.byClass[c].messages > 0)
       .map((c) => `${CLASS_LABEL[c]} ${formatCost(r.byClass[c].cost)}`);
     out.push(
-      `not in OpenClaw's /usage (the current session of each key only): ${formatCost(left.cost)}, ${count(left.totalTokens)} tokens in ${plural(left.messages, "turn")} (${parts.join(", ")})`,
+      `not in OpenClaw's /usage (the current session of each key only): ${formatCost(left.cost)}, ${groupedNumber(left.totalTokens)} tokens in ${plural(left.messages, "turn")} (${parts.join(", ")})`,
     );
   } else if (t.messages > 0) out.push("not in OpenClaw's /usage: nothing (every turn is in a current session)");
   if (t.messagesWithoutCost > 0)
     out.push(`${plural(t.messagesWithoutCost, "turn")} had no recorded cost: counted in tokens only (no price is looked up)`);
   if (r.duplicates > 0)
     out.push(
-      `${count(r.duplicates)} ${r.duplicates === 1 ? "copy" : "copies"} of a turn another transcript also holds (.bak, checkpoint, restored or imported copy): counted once`,
+      `${groupedNumber(r.duplicates)} ${r.duplicates === 1 ? "copy" : "copies"} of a turn another transcript also holds (.bak, checkpoint, restored or imported copy): counted once`,
     );
   return out;
 }

@@ -1,6 +1,6 @@
 /** The one wall-clock formatter: the zone asked for, whatever zone the process runs in. */
 import { afterEach, describe, expect, it } from "vitest";
-import { displayedSeconds, flat, formatInstant, isoTime, isoTimeOrNull, resolveTimeZone } from "../../src/core/format.js";
+import { displayedSeconds, flat, formatInstant, groupedNumber, isoTime, isoTimeOrNull, resolveTimeZone } from "../../src/core/format.js";
 
 const processTz = process.env.TZ;
 /** Node re-reads TZ when it is assigned, so `new Date(y, m, …)` then builds dates in that zone. */
@@ -95,9 +95,45 @@ describe("formatInstant", () => {
 });
 
 describe("resolveTimeZone", () => {
-  it("takes --tz, then a valid $TZ; an unknown name is a usage error", () => {
-    expect(resolveTimeZone("Asia/Kathmandu", { TZ: "UTC" })).toBe("Asia/Kathmandu");
-    expect(resolveTimeZone(undefined, { TZ: "Europe/Berlin" })).toBe("Europe/Berlin");
-    expect(() => resolveTimeZone("Mars/Olympus", {})).toThrow(expect.objectContaining({ code: "BAD_TIME_ZONE" }));
+  it("takes --tz, then a valid $TZ, then the machine's zone (asked only then); an unknown name is a usage error", () => {
+    const asked: string[] = [];
+    const machine = (zone: string) => () => {
+      asked.push(zone);
+      return zone;
+    };
+    expect(resolveTimeZone("Asia/Kathmandu", { TZ: "UTC" }, machine("Europe/Paris"))).toBe("Asia/Kathmandu");
+    expect(resolveTimeZone(undefined, { TZ: "Europe/Berlin" }, machine("Europe/Paris"))).toBe("Europe/Berlin");
+    expect(asked).toEqual([]);
+    expect(resolveTimeZone(undefined, { TZ: "" }, machine("Europe/Paris"))).toBe("Europe/Paris");
+    expect(resolveTimeZone(undefined, { TZ: "Mars/Olympus" }, machine("UTC"))).toBe("UTC");
+    expect(asked).toEqual(["Europe/Paris", "UTC"]);
+    expect(() => resolveTimeZone("Mars/Olympus", {}, machine("UTC"))).toThrow(expect.objectContaining({ code: "BAD_TIME_ZONE" }));
+    expect(() => resolveTimeZone(undefined, {}, machine("Etc/Unknown"))).toThrow(expect.objectContaining({ code: "BAD_TIME_ZONE" }));
+  });
+});
+
+describe("groupedNumber", () => {
+  it("writes every number as en-US's toLocaleString does: whole ones grouped by threes, any other as it writes it", () => {
+    const numbers = [
+      0,
+      -0,
+      7,
+      -7,
+      999,
+      1000,
+      -1000,
+      12_345,
+      999_999,
+      1_000_000,
+      48_231,
+      -1_234_567,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+    ];
+    numbers.push(2 ** 53, 1e21, 0.5, 1234.5678, -0.0004, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY);
+    let seed = 11;
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (let i = 0; i < 2000; i++) numbers.push(Math.round((rand() - 0.3) * 10 ** Math.floor(rand() * 16)));
+    for (const n of numbers) expect(groupedNumber(n), String(n)).toBe(n.toLocaleString("en-US"));
   });
 });

@@ -2,12 +2,14 @@
  * What decides the machine's own zone, told without Intl: the store-wide timeline keys its kept
  * answer on it, so a warm run never loads ICU, and the answer it hands back names the zone Intl gives.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runTimeline, type TimelineSummaryResult } from "../../src/commands/timeline.js";
-import { localZoneSource } from "../../src/store/local-zone.js";
+import { localZoneSource, machineTimeZone } from "../../src/store/local-zone.js";
 import type { StoreSession } from "../../src/store/index.js";
 import { openStoreSession } from "../../src/store/session.js";
+import { BIN } from "../helpers/built-cli.js";
 import { copyState } from "../helpers/corpus.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
 import { homeNotMade, tempDir } from "../helpers/temp.js";
@@ -15,6 +17,15 @@ import { homeNotMade, tempDir } from "../helpers/temp.js";
 const linked = (() => {
   try {
     return fs.readlinkSync("/etc/localtime").includes("/zoneinfo/");
+  } catch {
+    return false;
+  }
+})();
+
+/** This machine's /etc/localtime links to zoneinfo's UTC or Etc/UTC (a container's usual zone). */
+const utcLinked = (() => {
+  try {
+    return /\/zoneinfo\/(Etc\/)?UTC$/.test(fs.readlinkSync("/etc/localtime"));
   } catch {
     return false;
   }
@@ -45,6 +56,47 @@ describe("localZoneSource", () => {
       process.versions.icu ?? null,
       process.versions.tz ?? null,
     ]);
+  });
+});
+
+describe("machineTimeZone", () => {
+  const intlZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+  it("names the zone Intl names, TZ set or not", () => {
+    expect(machineTimeZone({})).toBe(intlZone());
+    process.env.TZ = "Asia/Kathmandu";
+    expect(machineTimeZone({ TZ: "Asia/Kathmandu" })).toBe(intlZone()); // ICU's own spelling: Asia/Katmandu
+    process.env.TZ = ""; // ICU's Etc/Unknown: UTC, as Node's Date keeps it
+    expect(machineTimeZone({ TZ: "" })).toBe("UTC");
+  });
+
+  it.runIf(utcLinked)("names UTC without Intl where /etc/localtime links to zoneinfo's UTC (ICU's data never loaded for it)", () => {
+    const formats = vi.spyOn(Intl, "DateTimeFormat");
+    try {
+      expect(machineTimeZone({})).toBe("UTC");
+      expect(formats).not.toHaveBeenCalled();
+    } finally {
+      formats.mockRestore();
+    }
+    expect(intlZone()).toBe("UTC");
+  });
+});
+
+describe("a run with TZ set to the empty string", () => {
+  it("shows and reckons its times in UTC, as OpenClaw's Date does there, not a usage error (the shipped entry)", () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const env = { ...process.env, TZ: "", HOME: homeNotMade(), XDG_CACHE_HOME: tempDir("ocs-zone-empty-") };
+    const json = spawnSync(process.execPath, [BIN, "timeline", "--json", "--state-dir", stateDir], { env, encoding: "utf8" });
+    expect(json.stderr).toBe("");
+    expect(json.status).toBe(0);
+    expect((JSON.parse(json.stdout) as TimelineSummaryResult).timeZone).toBe("UTC");
+    const text = spawnSync(process.execPath, [BIN, "history", "agent:main:telegram:direct:424242", "--state-dir", stateDir], {
+      env,
+      encoding: "utf8",
+    });
+    expect(text.status).toBe(0);
+    expect(text.stderr).toContain("times in UTC");
+    expect(text.stdout).toContain("user 2026-07-01 09:15:22\n"); // 09:15:22Z
   });
 });
 

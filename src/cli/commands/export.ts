@@ -131,9 +131,9 @@ directory as the target is a usage error (exit 2). Times in md/html follow --tz 
     // Loaded when the command runs: start-up only pays for what this invocation uses.
     const { checkOutputPath, prepareExport, writeExport } = await import("../../commands/export.js");
     const { EXPORT_REPORTERS, exportText } = await import("../../render/export-reporters.js");
-    const { resolveTimeZone } = await import("../../core/format.js");
+    const { resolveZone } = await import("../../store/local-zone.js");
     // Documents default to UTC (they travel); --tz names another zone.
-    const tz = flags.tz === undefined ? "UTC" : resolveTimeZone(flags.tz, app.io.env);
+    const tz = flags.tz === undefined ? "UTC" : resolveZone(flags.tz, app.io.env);
     const ctx = app.storeContext();
     const { header, storeDirs } = await prepareExport(
       {

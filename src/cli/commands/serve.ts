@@ -7,7 +7,6 @@ import type { App } from "../app.js";
 import { defineCommand } from "../define-command.js";
 import { addVaultOption, integerOption, selectionOf, type CommonOptions } from "../options.js";
 import { environmentError, usageError } from "../../core/errors.js";
-import { resolveTimeZone } from "../../core/format.js";
 import type { StoreContext, StoreSelection } from "../../store/index.js";
 import type { SnapshotPool } from "../../store/sqlite/snapshots.js";
 
@@ -79,7 +78,8 @@ async function serveUntilStopped(
   const { startServer } = await import("../serve/server.js");
   const { routes } = await import("../serve/routes.js");
   const { SnapshotPool } = await import("../../store/sqlite/snapshots.js");
-  const tz = resolveTimeZone(flags.tz, app.io.env);
+  const { resolveZone } = await import("../../store/local-zone.js");
+  const tz = resolveZone(flags.tz, app.io.env);
   const snapshots = new SnapshotPool();
   try {
     // Through the server's pool: a database copied here serves the first request while it is unchanged.

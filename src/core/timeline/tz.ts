@@ -51,10 +51,18 @@ export function isValidTimeZone(tz: string): boolean {
   }
 }
 
-/** The process's own zone (TZ env or the system setting). */
+/**
+ * The process's own zone (TZ env or the system setting), by Intl. A zone ICU could not find is UTC:
+ * ICU names the one of a TZ set to "" "Etc/Unknown" (and none for a name it does not know), and
+ * Node's Date then keeps UTC, as OpenClaw's daily reset does (it reads the Date's local hours).
+ */
 export function localTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return zone && zone !== UNKNOWN ? zone : UTC;
 }
+
+/** ICU's name for the zone it could not find (UCAL_UNKNOWN_ZONE_ID), which no Intl takes as a time zone. */
+const UNKNOWN = "Etc/Unknown";
 
 export function wallTimeByIntl(ms: number, tz: string): WallTime {
   const parts: Record<string, number> = {};

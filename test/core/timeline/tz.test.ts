@@ -1,6 +1,6 @@
 /** Wall-clock times in a zone: the cached offsets agree with Intl for every instant. */
-import { describe, expect, it } from "vitest";
-import { instantOf, latestBoundary, wallTime, wallTimeByIntl } from "../../../src/core/timeline/tz.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { instantOf, latestBoundary, localTimeZone, wallTime, wallTimeByIntl } from "../../../src/core/timeline/tz.js";
 
 const ZONES = [
   "UTC",
@@ -66,5 +66,25 @@ describe("instantOf and latestBoundary", () => {
     );
     expect(new Date(latestBoundary(Date.UTC(2026, 2, 9, 8, 0), atHour, "America/New_York")).toISOString()).toBe("2026-03-09T08:00:00.000Z");
     expect(new Date(latestBoundary(Date.UTC(2026, 2, 7, 12), atHour, "America/New_York")).toISOString()).toBe("2026-03-07T09:00:00.000Z");
+  });
+});
+
+describe("localTimeZone", () => {
+  const processTz = process.env.TZ;
+  afterEach(() => {
+    if (processTz === undefined) delete process.env.TZ;
+    else process.env.TZ = processTz;
+  });
+
+  it('is UTC where ICU finds no zone (TZ set to "": Etc/Unknown; a name it does not know), as Node\'s Date then is', () => {
+    const summer = new Date(Date.UTC(2026, 6, 1, 12));
+    for (const tz of ["", "Mars/Olympus"]) {
+      process.env.TZ = tz; // Node tells V8 and ICU at once
+      expect(localTimeZone(), JSON.stringify(tz)).toBe("UTC");
+      expect(summer.getTimezoneOffset(), JSON.stringify(tz)).toBe(0);
+    }
+    process.env.TZ = "Europe/Berlin";
+    expect(localTimeZone()).toBe("Europe/Berlin");
+    expect(summer.getTimezoneOffset()).toBe(-120);
   });
 });

@@ -52,13 +52,19 @@ export function isValidTimeZone(tz: string): boolean {
 }
 
 /**
- * The process's own zone (TZ env or the system setting), by Intl. A zone ICU could not find is UTC:
- * ICU names the one of a TZ set to "" "Etc/Unknown" (and none for a name it does not know), and
- * Node's Date then keeps UTC, as OpenClaw's daily reset does (it reads the Date's local hours).
+ * The process's own zone (TZ env or the system setting), by Intl. Where ICU names none (a TZ set to
+ * "" it names "Etc/Unknown"; a POSIX rule such as "UTC+3", or a name it does not know, it leaves
+ * unnamed), the zone is the offset Node's Date keeps, which OpenClaw's daily reset reads (the
+ * Date's local hours): "-03:00" for "UTC+3", as V8 names a fixed offset; UTC for none, and for an
+ * offset that changes within the year (no name says it).
  */
-export function localTimeZone(): string {
+export function localTimeZone(year = new Date().getUTCFullYear()): string {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return zone && zone !== UNKNOWN ? zone : UTC;
+  if (zone && zone !== UNKNOWN) return zone;
+  const west = new Date(year, 0, 1).getTimezoneOffset();
+  if (west === 0 || west !== new Date(year, 6, 1).getTimezoneOffset()) return UTC;
+  const east = Math.abs(west);
+  return `${west > 0 ? "-" : "+"}${String(Math.floor(east / 60)).padStart(2, "0")}:${String(east % 60).padStart(2, "0")}`;
 }
 
 /** ICU's name for the zone it could not find (UCAL_UNKNOWN_ZONE_ID), which no Intl takes as a time zone. */

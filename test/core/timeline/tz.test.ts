@@ -87,4 +87,27 @@ describe("localTimeZone", () => {
     expect(localTimeZone()).toBe("Europe/Berlin");
     expect(summer.getTimezoneOffset()).toBe(-120);
   });
+
+  it("is the fixed offset Node's Date keeps where ICU names none (a POSIX TZ such as UTC+3): its wall times are the Date's", () => {
+    for (const [tz, zone] of [
+      ["UTC+3", "-03:00"],
+      ["XYZ-2", "+02:00"],
+    ] as const) {
+      process.env.TZ = tz;
+      expect(localTimeZone(), tz).toBe(zone);
+      for (const ms of [Date.UTC(2026, 0, 1, 1, 30), Date.UTC(2026, 6, 1, 23, 59, 59)]) {
+        const d = new Date(ms);
+        const local = {
+          year: d.getFullYear(),
+          month: d.getMonth() + 1,
+          day: d.getDate(),
+          hour: d.getHours(),
+          minute: d.getMinutes(),
+          second: d.getSeconds(),
+        };
+        expect(wallTime(ms, zone), `${tz} ${d.toISOString()}`).toEqual(local);
+        expect(wallTimeByIntl(ms, zone), `${tz} ${d.toISOString()}`).toEqual(local);
+      }
+    }
+  });
 });

@@ -1,10 +1,9 @@
 /**
- * What decides this machine's own time zone (core/format.ts resolveTimeZone's last resort), told
- * without Intl: Intl's first use loads ICU's data, 15–30 ms of a run that reuses a kept answer
- * and never formats a time. With TZ unset, ICU takes the zone from the path /etc/localtime links to
- * (the part after "/zoneinfo/", on Linux and macOS alike), so that link, its target and ICU's own
- * version decide it. Null where something else may: TZ set (the caller resolves it, "UTC" without
- * Intl), /etc/localtime a plain file or missing (ICU then reads its content), Windows.
+ * This machine's own time zone (core/format.ts resolveTimeZone's last resort), and what decides it,
+ * told without Intl where that can be: Intl's first use maps ICU's data (6 MB) and takes 15–30 ms
+ * of a run that reuses a kept answer or never formats a time. With TZ unset, ICU takes the zone from
+ * the path /etc/localtime links to (the part after the first "/zoneinfo/", on Linux and macOS
+ * alike), so that link, its target and ICU's own version decide it.
  */
 import fs from "node:fs";
 import { resolveTimeZone } from "../core/format.js";
@@ -13,6 +12,11 @@ import { localTimeZone } from "../core/timeline/tz.js";
 const LOCALTIME = "/etc/localtime";
 const ZONEINFO = "/zoneinfo/";
 
+/**
+ * What decides the machine's zone, for a kept answer's question: the link, its target and ICU's
+ * versions. Null where something else may: TZ set (the caller resolves it, "UTC" without Intl),
+ * /etc/localtime a plain file or missing (ICU then reads its content), Windows.
+ */
 export function localZoneSource(env: NodeJS.ProcessEnv): string | null {
   const link = localtimeLink(env);
   return link === null ? null : JSON.stringify([link.link, link.target, process.versions.icu ?? null, process.versions.tz ?? null]);
@@ -24,10 +28,9 @@ export function localZoneSource(env: NodeJS.ProcessEnv): string | null {
  * zone): V8 names both "UTC", and ICU's data, loaded for nothing then, is 6 MB more peak RSS.
  */
 export function machineTimeZone(env: NodeJS.ProcessEnv): string {
-  const link = localtimeLink(env)?.link;
-  // ICU takes the name after the link's first "/zoneinfo/".
-  const at = link === undefined ? -1 : link.indexOf(ZONEINFO);
-  return at >= 0 && UTC_LINKS.has(link!.slice(at + ZONEINFO.length)) ? "UTC" : localTimeZone();
+  const link = localtimeLink(env)?.link ?? "";
+  const at = link.indexOf(ZONEINFO);
+  return at >= 0 && UTC_LINKS.has(link.slice(at + ZONEINFO.length)) ? "UTC" : localTimeZone();
 }
 
 /** The zone to show times in (resolveTimeZone), this machine's told by machineTimeZone. */

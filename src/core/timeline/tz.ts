@@ -58,9 +58,10 @@ export function isValidTimeZone(tz: string): boolean {
  * Date's local hours): "-03:00" for "UTC+3", as V8 names a fixed offset; UTC for none, and for an
  * offset that changes within the year (no name says it).
  */
-export function localTimeZone(year = new Date().getUTCFullYear()): string {
+export function localTimeZone(): string {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (zone && zone !== UNKNOWN) return zone;
+  const year = new Date().getFullYear();
   const west = new Date(year, 0, 1).getTimezoneOffset();
   if (west === 0 || west !== new Date(year, 6, 1).getTimezoneOffset()) return UTC;
   const east = Math.abs(west);

@@ -11,6 +11,7 @@ import { BIN } from "../helpers/built-cli.js";
 import { copyState, ROOT, scenarioDir } from "../helpers/corpus.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
 import { homeNotMade, tempDir } from "../helpers/temp.js";
+import { utcLinked } from "../helpers/local-zone.js";
 
 /**
  * Writes the built-ins the process loaded (`process.moduleLoadList`), one a line, to $OCS_BUILTINS_FILE at exit.
@@ -122,15 +123,6 @@ describe("start-up of a warm store reader", () => {
  * first use of any maps ICU's data (6–7 MB of peak RSS) and takes 15–20 ms.
  */
 const INTL_PROBE = `data:text/javascript,const fs = process.getBuiltinModule("node:fs"); const used = new Set(); const watch = (o, k, name) => { o[k] = new Proxy(o[k], { apply(f, self, a) { used.add(name); return Reflect.apply(f, self, a); }, construct(f, a, nt) { used.add(name); return Reflect.construct(f, a, nt); } }); }; watch(Intl, "DateTimeFormat", "Intl.DateTimeFormat"); watch(Intl, "NumberFormat", "Intl.NumberFormat"); watch(Number.prototype, "toLocaleString", "Number.prototype.toLocaleString"); watch(Date.prototype, "toLocaleString", "Date.prototype.toLocaleString"); process.on("exit", () => fs.writeFileSync(process.env.OCS_INTL_FILE, [...used].join("\\n")));`;
-
-/** This machine's /etc/localtime links to zoneinfo's UTC or Etc/UTC (store/local-zone.ts takes it as UTC without Intl). */
-const utcLinked = (() => {
-  try {
-    return /\/zoneinfo\/(Etc\/)?UTC$/.test(fs.readlinkSync("/etc/localtime"));
-  } catch {
-    return false;
-  }
-})();
 
 describe("Intl in a text run", () => {
   it.runIf(utcLinked)("is never asked on a UTC machine with TZ unset, for its times nor its counts; a zone named otherwise asks it", () => {

@@ -13,19 +13,11 @@ import { BIN } from "../helpers/built-cli.js";
 import { copyState } from "../helpers/corpus.js";
 import { pastRacyWindow } from "../helpers/index-cache.js";
 import { homeNotMade, tempDir } from "../helpers/temp.js";
+import { utcLinked } from "../helpers/local-zone.js";
 
 const linked = (() => {
   try {
     return fs.readlinkSync("/etc/localtime").includes("/zoneinfo/");
-  } catch {
-    return false;
-  }
-})();
-
-/** This machine's /etc/localtime links to zoneinfo's UTC or Etc/UTC (a container's usual zone). */
-const utcLinked = (() => {
-  try {
-    return /\/zoneinfo\/(Etc\/)?UTC$/.test(fs.readlinkSync("/etc/localtime"));
   } catch {
     return false;
   }

@@ -201,6 +201,53 @@ describe("remember", () => {
     expect(factsIn(s.index()).map((r) => [r.what, r.identity, r.value])).toEqual([["count/1", identity(s.file), "5"]]);
   });
 
+  it("an index's first run looks nothing up in it (it holds only what the run wrote): a fact asked again is derived again, and the next run reads the last back", async () => {
+    const s = setup();
+    const ref = fileRef(s.file);
+    const cache = s.open();
+    try {
+      expect(await cache.remember(ref, "count/1", async () => 1)).toBe(1);
+      expect(await cache.remember(ref, "count/1", async () => 2)).toBe(2);
+    } finally {
+      cache.close();
+    }
+    expect(await remembered(s.open(), ref, () => 3)).toEqual({ value: 2, computed: 0 });
+  });
+
+  it("a file read with parts of others left out, in a run that looked the file up whole: derived, never the whole file's fact, nothing kept for it", async () => {
+    const s = setup();
+    const ref = fileRef(s.file);
+    expect(await remembered(s.open(), ref, () => 1)).toEqual({ value: 1, computed: 1 });
+    const cache = s.open();
+    try {
+      expect(await cache.remember(ref, "count/1", async () => 2)).toBe(1);
+      const part: TranscriptRef = { ...ref, omitIdsOf: [fileRef(path.join(s.root, "b.jsonl"))] };
+      expect(await cache.remember(part, "count/1", async () => 3)).toBe(3);
+    } finally {
+      cache.close();
+    }
+    expect(factsIn(s.index()).map((r) => [r.what, r.value])).toEqual([["count/1", "1"]]);
+  });
+
+  it("a root located later in the run that holds a file's dir: the file's facts go to that root's index from then on", async () => {
+    const s = setup();
+    const inner = path.join(s.root, "agents", "main");
+    fs.mkdirSync(inner, { recursive: true });
+    const file = path.join(inner, "b.jsonl");
+    fs.writeFileSync(file, LINE);
+    const ref = fileRef(file);
+    const cache = s.open();
+    try {
+      expect(await cache.remember(ref, "count/1", async () => 1)).toBe(1);
+      cache.addRoot(inner, []);
+      expect(await cache.remember(ref, "other/1", async () => 2)).toBe(2);
+    } finally {
+      cache.close();
+    }
+    expect(factsIn(s.index()).map((r) => r.what)).toEqual(["count/1"]);
+    expect(factsIn(indexFileOf(inner, s.cacheHome)).map((r) => r.what)).toEqual(["other/1"]);
+  });
+
   it("a file the run's walk listed is looked up by the walk's lstat (no stat of its own): a change after the walk is one snapshot with it, and what was read after the change is never reused; a symlink's own lstat stands for nothing", async () => {
     const s = setup();
     const ref = fileRef(s.file);

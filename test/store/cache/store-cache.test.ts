@@ -39,6 +39,16 @@ function setup() {
   return { root, file, cacheHome, warnings, open, index: () => indexFileOf(root, cacheHome) };
 }
 
+/** One run (a cache `open` makes) doing `body`; closed (its facts written) before it returns. */
+async function inOneRun(open: () => StoreCache, body: (cache: StoreCache) => Promise<void>): Promise<void> {
+  const cache = open();
+  try {
+    await body(cache);
+  } finally {
+    cache.close();
+  }
+}
+
 /** One run's `remember` of a counted derivation; closed (its facts written) before it returns. */
 async function remembered(cache: StoreCache, ref: TranscriptRef, compute: () => number = () => 1, keep?: (v: number) => boolean) {
   let computed = 0;
@@ -171,14 +181,11 @@ describe("remember", () => {
   it("a file that changes after it was read, before the run ends: nothing read from it is kept (its facts are checked when written)", async () => {
     const s = setup();
     const ref = fileRef(s.file);
-    const cache = s.open();
-    try {
+    await inOneRun(s.open, async (cache) => {
       expect(await cache.remember(ref, "count/1", async () => 1)).toBe(1);
       expect(await cache.remember(ref, "other/1", async () => 2)).toBe(2);
       fs.appendFileSync(s.file, LINE);
-    } finally {
-      cache.close();
-    }
+    });
     expect(factsIn(s.index())).toEqual([]);
     expect(await remembered(s.open(), ref, () => 3)).toEqual({ value: 3, computed: 1 });
   });
@@ -187,30 +194,24 @@ describe("remember", () => {
     const s = setup();
     const ref = fileRef(s.file);
     expect(await remembered(s.open(), ref, () => 1)).toEqual({ value: 1, computed: 1 });
-    const cache = s.open();
-    try {
+    await inOneRun(s.open, async (cache) => {
       expect(await cache.remember(ref, "count/1", async () => 2)).toBe(1);
       fs.appendFileSync(s.file, LINE);
       expect(await cache.remember(ref, "count/1", async () => 3)).toBe(1); // one snapshot: as the run first saw it
       expect(await cache.remember(ref, "other/1", async () => 4)).toBe(4); // read after the change: not kept under the old identity
       cache.forgetIdentities();
       expect(await cache.remember(ref, "count/1", async () => 5)).toBe(5);
-    } finally {
-      cache.close();
-    }
+    });
     expect(factsIn(s.index()).map((r) => [r.what, r.identity, r.value])).toEqual([["count/1", identity(s.file), "5"]]);
   });
 
   it("an index's first run looks nothing up in it (it holds only what the run wrote): a fact asked again is derived again, and the next run reads the last back", async () => {
     const s = setup();
     const ref = fileRef(s.file);
-    const cache = s.open();
-    try {
+    await inOneRun(s.open, async (cache) => {
       expect(await cache.remember(ref, "count/1", async () => 1)).toBe(1);
       expect(await cache.remember(ref, "count/1", async () => 2)).toBe(2);
-    } finally {
-      cache.close();
-    }
+    });
     expect(await remembered(s.open(), ref, () => 3)).toEqual({ value: 2, computed: 0 });
   });
 
@@ -218,14 +219,11 @@ describe("remember", () => {
     const s = setup();
     const ref = fileRef(s.file);
     expect(await remembered(s.open(), ref, () => 1)).toEqual({ value: 1, computed: 1 });
-    const cache = s.open();
-    try {
+    await inOneRun(s.open, async (cache) => {
       expect(await cache.remember(ref, "count/1", async () => 2)).toBe(1);
       const part: TranscriptRef = { ...ref, omitIdsOf: [fileRef(path.join(s.root, "b.jsonl"))] };
       expect(await cache.remember(part, "count/1", async () => 3)).toBe(3);
-    } finally {
-      cache.close();
-    }
+    });
     expect(factsIn(s.index()).map((r) => [r.what, r.value])).toEqual([["count/1", "1"]]);
   });
 
@@ -236,14 +234,11 @@ describe("remember", () => {
     const file = path.join(inner, "b.jsonl");
     fs.writeFileSync(file, LINE);
     const ref = fileRef(file);
-    const cache = s.open();
-    try {
+    await inOneRun(s.open, async (cache) => {
       expect(await cache.remember(ref, "count/1", async () => 1)).toBe(1);
       cache.addRoot(inner, []);
       expect(await cache.remember(ref, "other/1", async () => 2)).toBe(2);
-    } finally {
-      cache.close();
-    }
+    });
     expect(factsIn(s.index()).map((r) => r.what)).toEqual(["count/1"]);
     expect(factsIn(indexFileOf(inner, s.cacheHome)).map((r) => r.what)).toEqual(["other/1"]);
   });
@@ -254,14 +249,11 @@ describe("remember", () => {
     expect(await remembered(s.open(), ref, () => 1)).toEqual({ value: 1, computed: 1 });
     const walked = fs.lstatSync(s.file, { bigint: true });
     fs.appendFileSync(s.file, LINE);
-    const cache = s.open();
-    try {
+    await inOneRun(s.open, async (cache) => {
       cache.noteStat(s.file, walked);
       expect(await cache.remember(ref, "count/1", async () => 2)).toBe(1); // as the walk saw it
       expect(await cache.remember(ref, "other/1", async () => 3)).toBe(3); // read after the change
-    } finally {
-      cache.close();
-    }
+    });
     // The walk saw the file settled, so what was read after it is kept under the walk's identity
     // with no stat of its own; the change moved the file's ctime, so that identity never comes back.
     expect(factsIn(s.index()).find((r) => r.what === "other/1")?.identity).toBe(statIdentity(walked));

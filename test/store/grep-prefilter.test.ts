@@ -2,8 +2,21 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { blockCannotHold, probeStartOf, startPrefilter } from "../../src/store/grep-prefilter.js";
+import {
+  blockCannotHold,
+  literalScanModule,
+  probeStartOf,
+  scanBlockOf,
+  scanPlacesOf,
+  startPrefilter,
+} from "../../src/store/grep-prefilter.js";
 import { tempDir } from "../helpers/temp.js";
+
+/** Seeded draws in [0, n), from a generator's high bits (its low bits repeat within a few draws). */
+function draws(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => Math.floor(((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * n);
+}
 
 const line = (text: string) => `${JSON.stringify({ type: "message", message: { role: "user", content: [{ type: "text", text }] } })}\n`;
 
@@ -18,8 +31,7 @@ describe("grep's byte pre-filter", () => {
   });
 
   it("blockCannotHold from any byte of the literal: true exactly where the block does not hold it", () => {
-    let seed = 20261207;
-    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    const next = draws(20261207);
     const needle = Buffer.from("abcab");
     for (let round = 0; round < 3000; round++) {
       // Blocks of a, b and c: every cut of the literal, at the block's start and end, its tail alone,
@@ -30,6 +42,50 @@ describe("grep's byte pre-filter", () => {
     }
     expect(blockCannotHold(Buffer.from("cab"), needle, [], 3)).toBe(true);
     expect(blockCannotHold(Buffer.from("x\\u0061bcab"), needle, [Buffer.from("\\u")], 2)).toBe(false);
+  });
+
+  it("scanBlockOf: true exactly where the block holds neither the literal nor an escape, whichever places are compared first", () => {
+    const module = literalScanModule();
+    expect(module).not.toBeNull();
+    const next = draws(20261208);
+    for (let round = 0; round < 1500; round++) {
+      // Literals of 1 to 9 bytes and blocks of a, b and c, some past 64 bytes (the 64-place steps,
+      // the literal cut by a step's end, by the block's end); bytes left from a longer block after
+      // the end must not count.
+      const needle = Buffer.from(Array.from({ length: 1 + next(9) }, () => "abc".charCodeAt(next(3))));
+      const anEscape = Buffer.from(Array.from({ length: 1 + next(3) }, () => "bc".charCodeAt(next(2))));
+      const places = [next(needle.length), next(needle.length), next(needle.length)];
+      const withEscape = round % 4 === 0;
+      const scan = scanBlockOf(module!, needle, places, withEscape ? [anEscape] : [], 1024);
+      scan.block.fill("a".charCodeAt(0));
+      const block = Buffer.from(Array.from({ length: next(round % 2 === 0 ? 40 : 600) }, () => "abc".charCodeAt(next(3))));
+      if (round % 3 === 0) {
+        // Mostly other bytes, with the literal (or all of it but one byte) at one place: no other
+        // place of the 64 in a step holds the bytes compared first.
+        block.fill("x".charCodeAt(0));
+        const at = next(Math.max(1, block.length - needle.length + 1));
+        needle.copy(block, at);
+        if (next(2) === 0) block[Math.min(block.length - 1, at + next(needle.length))] = "y".charCodeAt(0);
+      }
+      block.copy(scan.block);
+      const holds = block.includes(needle) || (withEscape && block.includes(anEscape));
+      expect(scan.cannotHold(block.length), `${needle} at ${places} in ${block}`).toBe(!holds);
+    }
+    // An empty literal is in every block; a block shorter than the literal holds none.
+    expect(scanBlockOf(module!, Buffer.alloc(0), [0, 0, 0], [], 64).cannotHold(10)).toBe(false);
+    const short = scanBlockOf(module!, Buffer.from("abc"), [0, 2, 1], [], 64);
+    short.block.write("abc");
+    expect(short.cannotHold(2)).toBe(true);
+    expect(short.cannotHold(3)).toBe(false);
+  });
+
+  it("scanPlacesOf: the rarest byte, the literal's end farther from it, the rarest of the rest", () => {
+    const sample = Buffer.from("eeeeeeeee tttttt ooooo hhh rrr ppp w aaaa ssss dd");
+    expect(scanPlacesOf(Buffer.from("password"), sample)).toEqual([4, 0, 7]);
+    expect(scanPlacesOf(Buffer.from("heliotrope"), sample)).toEqual([2, 9, 3]);
+    expect(scanPlacesOf(Buffer.from("ew"), sample)).toEqual([1, 0, 1]);
+    expect(scanPlacesOf(Buffer.from("x"), sample)).toEqual([0, 0, 0]);
+    expect(scanPlacesOf(Buffer.from("zebra"), Buffer.alloc(0))).toEqual([0, 4, 1]);
   });
 
   it("probeStartOf: the literal's byte the sample holds least, the first of equals, four bytes left from it", () => {
@@ -82,12 +138,19 @@ describe("grep's byte pre-filter", () => {
       "ünï-none.jsonl": fs.statSync(path.join(other, "ünï-none.jsonl")).size,
     };
     // The worker's program alone (it runs its own source text: nothing it names may be missing
-    // there), then the worker and the main thread taking files from one counter.
-    // Its search started where a sample of the files says, and at every other byte it may start at.
+    // there), then the worker and the main thread taking files from one counter. Blocks tested by
+    // the literal scan, at places a sample of the files says and others; and without it, its
+    // search started where the sample says and at every other byte it may start at.
+    const tests = [
+      { places: undefined },
+      { places: [4, 0, 2] },
+      { places: [1, 1, 1] },
+      ...[undefined, 0, 1, 2, 3].map((probeAt) => ({ literalScan: false, probeAt })),
+    ];
     for (const workerAlone of [true, false])
-      for (const probeAt of [undefined, 0, 1, 2, 3]) {
-        const ruled = await startPrefilter([dir, path.join(dir, "missing"), other], "zebra", ["\\u"], { workerAlone, probeAt }).finish();
-        expect(Object.fromEntries([...ruled].map(([f, n]) => [path.basename(f), n]))).toEqual(expected);
+      for (const test of tests) {
+        const ruled = await startPrefilter([dir, path.join(dir, "missing"), other], "zebra", ["\\u"], { workerAlone, ...test }).finish();
+        expect(Object.fromEntries([...ruled].map(([f, n]) => [path.basename(f), n])), JSON.stringify(test)).toEqual(expected);
       }
   });
 });

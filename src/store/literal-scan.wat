@@ -1,0 +1,83 @@
+;; grep's literal scan (grep-prefilter.ts): where a block of bytes holds a literal, 64 places at a
+;; time. `npm run make:literal-scan` compiles this file into literal-scan-wasm.ts; a test checks
+;; the two agree. The caller grows the memory and puts the block and the literal in it.
+(module
+  (memory (export "memory") 1)
+
+  ;; The first p in [p, end - len] where bytes [p, p + len) are those at [lit, lit + len), else -1.
+  ;; `len` is at least 1. Three of the literal's bytes (at offsets a, b and c in it) are compared
+  ;; first, 16 places to a SIMD compare: a block of text holds all three at once far more rarely
+  ;; than any one (the caller picks rare bytes, and two at the literal's ends). Each place that
+  ;; holds them is compared whole. No byte outside [p, end) or the literal is read.
+  (func (export "find")
+    (param $p i32) (param $end i32) (param $lit i32) (param $len i32)
+    (param $a i32) (param $b i32) (param $c i32)
+    (result i32)
+    (local $byteA i32) (local $byteB i32) (local $byteC i32)
+    (local $allA v128) (local $allB v128) (local $allC v128)
+    (local $stop i32) (local $j i32)
+    (if (i32.gt_u (i32.add (local.get $p) (local.get $len)) (local.get $end))
+      (then (return (i32.const -1))))
+    (local.set $byteA (i32.load8_u (i32.add (local.get $lit) (local.get $a))))
+    (local.set $byteB (i32.load8_u (i32.add (local.get $lit) (local.get $b))))
+    (local.set $byteC (i32.load8_u (i32.add (local.get $lit) (local.get $c))))
+    (local.set $allA (i8x16.splat (local.get $byteA)))
+    (local.set $allB (i8x16.splat (local.get $byteB)))
+    (local.set $allC (i8x16.splat (local.get $byteC)))
+    (loop $places
+      ;; 64 places at a time, while the literal would end inside the block at each of them.
+      (block $someHold
+        (loop $sixtyFour
+          (br_if $someHold
+            (i32.gt_u (i32.add (i32.add (local.get $p) (i32.const 64)) (local.get $len)) (local.get $end)))
+          (br_if $someHold
+            (v128.any_true
+              (v128.or
+                (v128.or
+                  (v128.and
+                    (v128.and
+                      (i8x16.eq (v128.load (i32.add (local.get $p) (local.get $a))) (local.get $allA))
+                      (i8x16.eq (v128.load (i32.add (local.get $p) (local.get $b))) (local.get $allB)))
+                    (i8x16.eq (v128.load (i32.add (local.get $p) (local.get $c))) (local.get $allC)))
+                  (v128.and
+                    (v128.and
+                      (i8x16.eq (v128.load offset=16 (i32.add (local.get $p) (local.get $a))) (local.get $allA))
+                      (i8x16.eq (v128.load offset=16 (i32.add (local.get $p) (local.get $b))) (local.get $allB)))
+                    (i8x16.eq (v128.load offset=16 (i32.add (local.get $p) (local.get $c))) (local.get $allC))))
+                (v128.or
+                  (v128.and
+                    (v128.and
+                      (i8x16.eq (v128.load offset=32 (i32.add (local.get $p) (local.get $a))) (local.get $allA))
+                      (i8x16.eq (v128.load offset=32 (i32.add (local.get $p) (local.get $b))) (local.get $allB)))
+                    (i8x16.eq (v128.load offset=32 (i32.add (local.get $p) (local.get $c))) (local.get $allC)))
+                  (v128.and
+                    (v128.and
+                      (i8x16.eq (v128.load offset=48 (i32.add (local.get $p) (local.get $a))) (local.get $allA))
+                      (i8x16.eq (v128.load offset=48 (i32.add (local.get $p) (local.get $b))) (local.get $allB)))
+                    (i8x16.eq (v128.load offset=48 (i32.add (local.get $p) (local.get $c))) (local.get $allC)))))))
+          (local.set $p (i32.add (local.get $p) (i32.const 64)))
+          (br $sixtyFour)))
+      ;; One place at a time: the next 64 (some hold the three bytes), or the block's last ones.
+      (local.set $stop (i32.add (local.get $p) (i32.const 64)))
+      (loop $each
+        (if (i32.gt_u (i32.add (local.get $p) (local.get $len)) (local.get $end))
+          (then (return (i32.const -1))))
+        (if (i32.ge_u (local.get $p) (local.get $stop))
+          (then (br $places)))
+        (block $notHere
+          (br_if $notHere (i32.ne (i32.load8_u (i32.add (local.get $p) (local.get $a))) (local.get $byteA)))
+          (br_if $notHere (i32.ne (i32.load8_u (i32.add (local.get $p) (local.get $b))) (local.get $byteB)))
+          (br_if $notHere (i32.ne (i32.load8_u (i32.add (local.get $p) (local.get $c))) (local.get $byteC)))
+          (local.set $j (i32.const 0))
+          (loop $compare
+            (if (i32.ge_u (local.get $j) (local.get $len))
+              (then (return (local.get $p))))
+            (br_if $notHere
+              (i32.ne
+                (i32.load8_u (i32.add (local.get $p) (local.get $j)))
+                (i32.load8_u (i32.add (local.get $lit) (local.get $j)))))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $compare)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $each)))
+    (i32.const -1)))

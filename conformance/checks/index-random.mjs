@@ -66,9 +66,10 @@ async function runAll(ctx, commands, { cache, xdgState }, plain) {
 /**
  * A literal grep, which attributes only the transcripts its byte scan leaves in, against the same
  * search as a regular expression, which no byte scan narrows (the whole scope): one answer, but for
- * the pattern each names. With and without `--no-deleted`; for a word of the plan (few files hold
- * it) and for "about the", which every user turn holds (so every file with one is left in, however
- * attribution links it). Null when they agree, else where not.
+ * the pattern each names. With and without `--no-deleted`, and with `-i` for the literal in other
+ * cases; for a word of the plan (few files hold it) and for "about the", which every user turn
+ * holds (so every file with one is left in, however attribution links it). Null when they agree,
+ * else where not.
  */
 async function scannedAgainstWhole(ctx, stateDir, word, xdgState) {
   const run = async (argv, pattern) => {
@@ -77,9 +78,15 @@ async function scannedAgainstWhole(ctx, stateDir, word, xdgState) {
     });
     return `exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`.replaceAll(JSON.stringify(pattern), '"<pattern>"');
   };
-  for (const literal of [`the ${word}`, "about the"]) {
-    const regex = `${literal.slice(0, -1)}[${literal.at(-1)}]`;
-    for (const extra of [[], ["--no-deleted"]]) {
+  for (const lower of [`the ${word}`, "about the"]) {
+    // Case-insensitive too, for the literal in other cases (the scan folds ASCII letters).
+    for (const [literal, extra] of [
+      [lower, []],
+      [lower, ["--no-deleted"]],
+      [lower.toUpperCase(), ["-i"]],
+      [`${lower.slice(0, 3).toUpperCase()}${lower.slice(3)}`, ["-i", "--no-deleted"]],
+    ]) {
+      const regex = `${literal.slice(0, -1)}[${literal.at(-1)}]`;
       const scanned = await run(["grep", "-F", literal, ...extra], literal);
       const whole = await run(["grep", regex, ...extra], regex);
       if (scanned !== whole)
@@ -273,7 +280,7 @@ async function storeOne(ctx, seed) {
           );
     figures[kind] += 1;
     figures.runs += truth.length * (runs.length + 1);
-    figures.scanned += 4;
+    figures.scanned += 8;
   };
 
   const per = Math.ceil(plan.steps.length / CHUNKS);
@@ -321,6 +328,6 @@ export default async function (ctx) {
   return (
     `${n} stores (${total.textTable} with the text table); after ${total.plan} chunks of OpenClaw's writes, ${total.config} config edits, ${total.damage} damages, ${total.restore} restores and ` +
     `${total.undo} undos: ${total.runs} runs in all, each indexed one (at once, past the racy window, again, once more) equal to --no-index; ` +
-    `${total.scanned} literal greps that attribute only what their byte scan leaves in, each equal to the same search as a regular expression`
+    `${total.scanned} literal greps that attribute only what their byte scan leaves in, each equal to the same search as a regular expression (half of them -i)`
   );
 }

@@ -9,6 +9,7 @@ import { transcriptsOf, type Transcript, type TranscriptSource } from "../core/c
 import type { ArchiveReason, StoreIndex, TranscriptRef } from "../core/model.js";
 import { sessionNotFound, sessionsWithKey } from "../core/lookup.js";
 import {
+  asciiCaseOnly,
   compileMatcher,
   firstHit,
   lineMayMatch,
@@ -22,7 +23,7 @@ import {
 import { parseTimeBound } from "../core/when.js";
 import { parseLine } from "../core/transcript/parse.js";
 import { byteRange, plainTextBlocks, type LongLine } from "../store/blocks.js";
-import { blockCannotHold, startPrefilter, type Prefilter, type RuledOut } from "../store/grep-prefilter.js";
+import { blockCannotHold, foldedBlockTest, startPrefilter, type Prefilter, type RuledOut } from "../store/grep-prefilter.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../store/lines.js";
 import { causeOf, noteUnreadable } from "../store/safe-read.js";
 import type { IndexDb } from "../store/cache/index-db.js";
@@ -135,15 +136,17 @@ const MESSAGE_PREFIX = Buffer.from('{"type":"message"');
 const MESSAGE_KEY = Buffer.from('"message"');
 
 /**
- * A byte-level pre-filter for case-sensitive literals JSON writes verbatim: a block that holds
- * neither the literal's bytes nor an escape that can write its characters (`\u`, `\/`) cannot
- * match, and need not even be decoded.
+ * A byte-level pre-filter for literals JSON writes verbatim: a block that holds neither the
+ * literal's bytes nor an escape that can write its characters (`\u`, `\/`) cannot match, and need
+ * not even be decoded. Case-insensitive, for an ASCII literal where the literal scan runs: a block
+ * must then hold it with its letters in either case.
  */
 export function byteSkipFor(m: Matcher, ignoreCase: boolean): ((raw: Buffer) => boolean) | undefined {
-  if (!m.escapeFree || ignoreCase || m.literal === null) return undefined;
+  if (!m.escapeFree || m.literal === null) return undefined;
   const needle = Buffer.from(m.literal, "utf8");
   const escapes = m.escapes.map((e) => Buffer.from(e));
-  return (raw) => blockCannotHold(raw, needle, escapes);
+  if (!ignoreCase) return (raw) => blockCannotHold(raw, needle, escapes);
+  return (asciiCaseOnly(m.literal) && foldedBlockTest(needle, escapes)) || undefined;
 }
 
 interface Filters {
@@ -521,7 +524,11 @@ function startPrefilterFor(
   const answered = (dir: string) => narrows && ctx.session.cache.indexForDir(dir)?.textBuilt() === true;
   const all = [...new Set(stores.map((s) => s.sessionsDir))];
   const dirs = all.filter((d) => !answered(d));
-  return dirs.length > 0 ? { ...startPrefilter(dirs, literal, filters.matcher.escapes), whole: dirs.length === all.length } : null;
+  if (dirs.length === 0) return null;
+  return {
+    ...startPrefilter(dirs, literal, filters.matcher.escapes, { foldCase: opts.ignoreCase === true }),
+    whole: dirs.length === all.length,
+  };
 }
 
 /**

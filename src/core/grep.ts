@@ -58,6 +58,16 @@ export function compileMatcher(pattern: string, opts: MatchOptions = {}): Matche
   return { re, rawSafe, escapeFree, escapes, literal: literal ? pattern : null };
 }
 
+/**
+ * Whether every text `grep -i` finds for `literal` holds, byte for byte, the literal with some of
+ * its ASCII letters in the other case: true for an ASCII literal. RegExp's `i` without `u` compares
+ * characters by their toUpperCase, and never takes a non-ASCII one to an ASCII one (not `ſ` to
+ * `S`, nor the Kelvin sign to `K`).
+ */
+export function asciiCaseOnly(literal: string): boolean {
+  return /^[\u0000-\u007f]*$/.test(literal);
+}
+
 const SIMPLE_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", '"': '"', "\\": "\\", "/": "/" };
 
 /**

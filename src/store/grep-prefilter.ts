@@ -51,18 +51,24 @@ export function probeStartOf(needle: Uint8Array, sample: Uint8Array): number {
 /**
  * The three places in the literal whose bytes the literal scan compares first (literal-scan.wat):
  * the byte the sample holds least, the literal's end farther from it, and the rarest of the
- * others. Bytes apart are seldom found together where the literal is not: on the bench store,
- * `heliotrope` by its bytes 0, 2 and 3 scanned 421 MB in 53–62 ms, by 0, 2 and 9 in 24–36 ms.
+ * others; with `foldCase`, a letter counted in both cases. Bytes apart are seldom found together
+ * where the literal is not: on the bench store, `heliotrope` by its bytes 0, 2 and 3 scanned 421 MB
+ * in 53–62 ms, by 0, 2 and 9 in 24–36 ms.
  */
-export function scanPlacesOf(needle: Uint8Array, sample: Uint8Array): [number, number, number] {
+export function scanPlacesOf(needle: Uint8Array, sample: Uint8Array, foldCase = false): [number, number, number] {
   const counts = byteCounts(sample);
-  const rarer = (k: number, than: number) => than < 0 || counts[needle[k]!]! < counts[needle[than]!]!;
+  const count = (byte: number) => (foldCase && isAsciiLetter(byte) ? counts[byte | 0x20]! + counts[byte & ~0x20]! : counts[byte]!);
+  const rarer = (k: number, than: number) => than < 0 || count(needle[k]!) < count(needle[than]!);
   let rarest = 0;
   for (let k = 1; k < needle.length; k++) if (rarer(k, rarest)) rarest = k;
   const farEnd = rarest < needle.length / 2 ? needle.length - 1 : 0;
   let third = -1;
   for (let k = 0; k < needle.length; k++) if (k !== rarest && k !== farEnd && rarer(k, third)) third = k;
   return [rarest, farEnd, third < 0 ? rarest : third];
+}
+
+function isAsciiLetter(byte: number): boolean {
+  return ((byte | 0x20) - 0x61) >>> 0 < 26;
 }
 
 function byteCounts(sample: Uint8Array): Uint32Array {
@@ -104,8 +110,9 @@ export interface ScanBlock {
 /**
  * blockCannotHold run by the literal scan (literal-scan.wat), whose memory holds the block and each
  * literal: a file is read straight into `block`, and no byte is copied to be scanned. `places`: the
- * needle's (scanPlacesOf); an escape is compared first at its ends and middle. In Node's own search
- * a literal with no rare byte stops at each place its first byte is: `heliotrope` took 210 ms in
+ * needle's (scanPlacesOf); an escape is compared first at its ends and middle. With `foldCase`,
+ * the needle's ASCII letters match in either case (an escape's never do). In Node's own search a
+ * literal with no rare byte stops at each place its first byte is: `heliotrope` took 210 ms in
  * 421 MB of transcripts, 25 ms here. The worker runs this function's own text (see blockCannotHold).
  */
 export function scanBlockOf(
@@ -114,24 +121,56 @@ export function scanBlockOf(
   places: readonly number[],
   escapes: readonly Uint8Array[],
   blockBytes: number,
+  foldCase = false,
 ): ScanBlock {
   const { exports } = new (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly.Instance(module);
   const memory = exports.memory as { buffer: ArrayBuffer; grow(pages: number): number };
-  const find = exports.find as (from: number, end: number, lit: number, len: number, a: number, b: number, c: number) => number;
+  const find = exports.find as (
+    from: number,
+    end: number,
+    lit: number,
+    len: number,
+    a: number,
+    b: number,
+    c: number,
+    fold: number,
+  ) => number;
   const literals = [needle, ...escapes];
   const pages = Math.ceil((blockBytes + literals.reduce((n, l) => n + l.length, 0)) / 65536);
   memory.grow(Math.max(0, pages - memory.buffer.byteLength / 65536));
   const tests: Array<(end: number) => boolean> = [];
   let at = blockBytes;
   for (const [k, lit] of literals.entries()) {
-    new Uint8Array(memory.buffer).set(lit, at);
+    const fold = k === 0 && foldCase ? 1 : 0;
+    // Folded, the literal is held in lowercase (literal-scan.wat compares a block's letters so).
+    const held = new Uint8Array(memory.buffer, at, lit.length);
+    held.set(lit);
+    if (fold === 1) for (let i = 0; i < held.length; i++) if ((held[i]! - 0x41) >>> 0 < 26) held[i]! |= 0x20;
     const [a, b, c] = k === 0 ? places : [0, lit.length >> 1, lit.length - 1];
     const from = at;
     // An empty literal is in every block.
-    tests.push((end) => lit.length > 0 && find(0, end, from, lit.length, a!, b!, c!) < 0);
+    tests.push((end) => lit.length > 0 && find(0, end, from, lit.length, a!, b!, c!, fold) < 0);
     at += lit.length;
   }
   return { block: Buffer.from(memory.buffer, 0, blockBytes), cannotHold: (length) => tests.every((t) => t(length)) };
+}
+
+/**
+ * A block test for a literal whose ASCII letters match in either case (`grep -i` of an ASCII
+ * literal, which no other byte can match: core/grep.ts asciiCaseOnly), by the literal scan; each
+ * block is copied into its memory. Null where Node runs no WebAssembly.
+ */
+export function foldedBlockTest(needle: Uint8Array, escapes: readonly Uint8Array[]): ((raw: Uint8Array) => boolean) | null {
+  const module = literalScanModule();
+  if (module === null) return null;
+  const places = scanPlacesOf(needle, new Uint8Array(0), true);
+  let scan: ScanBlock | null = null;
+  return (raw) => {
+    if (scan === null || scan.block.length < raw.length)
+      scan = scanBlockOf(module, needle, places, escapes, Math.max(raw.length, 1024 * 1024), true);
+    scan.block.set(raw);
+    return scan.cannotHold(raw.length);
+  };
 }
 
 /** Up to 64 KiB from the first of `files` that are regular files: what the bytes searched hold. */
@@ -172,6 +211,8 @@ interface Job {
   /** The literal scan (scanBlockOf), null where blockCannotHold tests each block; and the needle's places in it. */
   scan: CompiledScan | null;
   places: number[];
+  /** The needle's ASCII letters match in either case: only the literal scan tests that. */
+  foldCase: boolean;
   escapes: string[];
 }
 
@@ -260,9 +301,11 @@ export function takeAndTest(job: Job, cannotHold: typeof blockCannotHold, scanBl
   const escapes = job.escapes.map((e) => Buffer.from(e, "utf8"));
   const overlap = Math.max(needle.length, ...escapes.map((e) => e.length)) - 1;
   const blockBytes = 1024 * 1024;
-  const scan = job.scan === null ? null : scanBlock(job.scan, needle, job.places, escapes, blockBytes);
+  const scan = job.scan === null ? null : scanBlock(job.scan, needle, job.places, escapes, blockBytes, job.foldCase);
   const buf = scan?.block ?? Buffer.allocUnsafe(blockBytes);
-  const blockClean = (end: number) => (scan ? scan.cannotHold(end) : cannotHold(buf.subarray(0, end), needle, escapes, job.probeAt));
+  // Case folded and no literal scan: no block is ruled out.
+  const blockClean = (end: number) =>
+    scan ? scan.cannotHold(end) : !job.foldCase && cannotHold(buf.subarray(0, end), needle, escapes, job.probeAt);
   const { big } = job;
   // O_NONBLOCK: a FIFO must not wait for a writer; O_NOFOLLOW: a symlink is left to the main
   // thread, which decides whether it may be read (it may point out of the store) and says so.
@@ -381,13 +424,15 @@ export interface Prefilter {
  * (unless `workerAlone`: the worker's own program, tested as it runs). Each block is tested by the
  * literal scan where this Node runs WebAssembly (`literalScan: false`: never), at `places` in the
  * needle, else where a sample of the files says (scanPlacesOf); else by blockCannotHold from
- * `probeAt`, else from where the sample says (probeStartOf).
+ * `probeAt`, else from where the sample says (probeStartOf). `foldCase`: the needle's ASCII letters
+ * match in either case (the caller checks that no other byte can match it, core/grep.ts
+ * asciiCaseOnly); with no literal scan, no file is ruled out then.
  */
 export function startPrefilter(
   dirs: readonly string[],
   needle: string,
   escapes: readonly string[],
-  opts: { workerAlone?: boolean; literalScan?: boolean; places?: number[]; probeAt?: number } = {},
+  opts: { workerAlone?: boolean; foldCase?: boolean; literalScan?: boolean; places?: number[]; probeAt?: number } = {},
 ): Prefilter {
   const files: string[] = [];
   const prefixes: string[] = [];
@@ -418,7 +463,8 @@ export function startPrefilter(
     needle,
     probeAt: opts.probeAt ?? probeStartOf(bytes, sample),
     scan: opts.literalScan === false ? null : literalScanModule(),
-    places: opts.places ?? scanPlacesOf(bytes, sample),
+    places: opts.places ?? scanPlacesOf(bytes, sample, opts.foldCase),
+    foldCase: opts.foldCase === true,
     escapes: [...escapes],
   };
   // The main thread's own: its paths, and not the names' one text, once the worker has its copy.

@@ -327,4 +327,28 @@ describe("grep's byte pre-filter in a worker", () => {
     const some = await runGrep({ stateDir, pattern: "buy milk", fixed: true }, ctx());
     expect(some.matches.length).toBe(2);
   });
+
+  it("case-insensitive: rules out only files without the literal in either case (nor an escape), as the regex finds", async () => {
+    const { stateDir } = copyState("files", "reset-chain");
+    const dir = path.join(stateDir, "agents/main/sessions");
+    const plain = fs.readdirSync(dir).filter((n) => n.includes(".jsonl") && !n.endsWith(".zst"));
+    const plainBytes = plain.reduce((n, name) => n + fs.statSync(path.join(dir, name)).size, 0);
+    // One line writes a letter as \u0043: only its escape says it may match.
+    const escaped = '{"type":"message","id":"esc1","parentId":null,"message":{"role":"user","content":"zebra \\u0043rossing"}}\n';
+    fs.appendFileSync(path.join(dir, plain.find((n) => n.endsWith(".jsonl"))!), escaped);
+    const before = bytesRead();
+    const none = await runGrep({ stateDir, pattern: "ZEBRA-NOWHERE", fixed: true, ignoreCase: true }, ctx());
+    expect(none.matches).toEqual([]);
+    expect(bytesRead() - before).toBeLessThan(plainBytes);
+    const texts = (r: Awaited<ReturnType<typeof runGrep>>) => r.matches.map((m) => `${m.path}:${m.lineNo} ${m.snippet}`);
+    for (const [literal, regex] of [
+      ["BUY Milk", "BUY Mil[k]"],
+      ["Zebra crossing", "Zebra crossin[g]"],
+    ] as const) {
+      const scanned = await runGrep({ stateDir, pattern: literal, fixed: true, ignoreCase: true }, ctx());
+      const whole = await runGrep({ stateDir, pattern: regex, ignoreCase: true }, ctx());
+      expect(scanned.matches.length, literal).toBeGreaterThan(0);
+      expect(texts(scanned), literal).toEqual(texts(whole));
+    }
+  });
 });

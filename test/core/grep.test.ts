@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { compileMatcher, lineMayMatch, makeSnippet, messageLineHint, searchableOf, unescapeJsonLine } from "../../src/core/grep.js";
+import {
+  asciiCaseOnly,
+  compileMatcher,
+  lineMayMatch,
+  makeSnippet,
+  messageLineHint,
+  searchableOf,
+  unescapeJsonLine,
+} from "../../src/core/grep.js";
 import { parseLine } from "../../src/core/transcript/parse.js";
 import { ToolError } from "../../src/core/errors.js";
 
@@ -80,6 +88,23 @@ describe("lineMayMatch (raw pre-filter) is never wrong when it says no", () => {
   });
   it("unescapeJsonLine decodes every escape", () => {
     expect(unescapeJsonLine('a\\"b\\\\c\\nd\\u00e9\\/')).toBe('a"b\\c\nd\u00e9/');
+  });
+});
+
+describe("asciiCaseOnly", () => {
+  it("an ASCII literal, whose case-insensitive matches are its ASCII case variants alone", () => {
+    expect(asciiCaseOnly("Buy milk / 42")).toBe(true);
+    expect(asciiCaseOnly("Straße")).toBe(false);
+    // What makes the rule hold: `i` without `u` takes no other character to an ASCII letter.
+    const ascii = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c));
+    for (let c = 128; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      const re = new RegExp(`[${ch.replace(/[\\\]^-]/g, "\\$&")}]`, "i");
+      expect(
+        ascii.some((a) => re.test(a)),
+        `U+${c.toString(16)}`,
+      ).toBe(false);
+    }
   });
 });
 

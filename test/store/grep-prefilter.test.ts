@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   blockCannotHold,
+  foldedBlockTest,
   literalScanModule,
   probeStartOf,
   scanBlockOf,
@@ -79,6 +80,44 @@ describe("grep's byte pre-filter", () => {
     expect(short.cannotHold(3)).toBe(false);
   });
 
+  it("scanBlockOf folding case: true exactly where no block text holds the literal with its ASCII letters in either case", () => {
+    const module = literalScanModule();
+    const next = draws(20261209);
+    // Letters in both cases, and bytes one bit (0x20) from each other that are no letters: `[` and
+    // `{`, `@` and a backquote, `1` and `\x11`.
+    const alphabet = "aAbB[{@`1\x11";
+    const lower = (b: Buffer) =>
+      Buffer.from(
+        b.toString("latin1").replace(/[A-Z]/g, (c) => c.toLowerCase()),
+        "latin1",
+      );
+    for (let round = 0; round < 1500; round++) {
+      const pick = () => alphabet.charCodeAt(next(alphabet.length));
+      const needle = Buffer.from(Array.from({ length: 1 + next(6) }, pick));
+      const places = [next(needle.length), next(needle.length), next(needle.length)];
+      const scan = scanBlockOf(module!, needle, places, [Buffer.from("\\u")], 1024, true);
+      const block = Buffer.from(Array.from({ length: next(round % 2 === 0 ? 40 : 400) }, pick));
+      if (round % 3 === 0) {
+        block.fill("x".charCodeAt(0));
+        const variant = Buffer.from(needle.map((c) => (next(2) === 0 ? c : c ^ 0x20)));
+        variant.copy(block, next(Math.max(1, block.length - needle.length + 1)));
+      }
+      block.copy(scan.block);
+      const holds = lower(block).includes(lower(needle));
+      expect(scan.cannotHold(block.length), `${needle} at ${places} in ${block}`).toBe(!holds);
+    }
+    // The escape is never folded: `\U` is no JSON escape.
+    const cannotHold = foldedBlockTest(Buffer.from("zebra"), [Buffer.from("\\u")])!;
+    expect(cannotHold(Buffer.from('"ZeBrA"'))).toBe(false);
+    expect(cannotHold(Buffer.from('"zebr\\u0061"'))).toBe(false);
+    expect(cannotHold(Buffer.from('"zebr\\U0061"'))).toBe(true);
+    // Blocks longer than the first: a larger memory.
+    const long = Buffer.alloc(3 * 1024 * 1024, "y");
+    long.write("ZEBRA", long.length - 5);
+    expect(cannotHold(long)).toBe(false);
+    expect(cannotHold(Buffer.from("zebr"))).toBe(true);
+  });
+
   it("scanPlacesOf: the rarest byte, the literal's end farther from it, the rarest of the rest", () => {
     const sample = Buffer.from("eeeeeeeee tttttt ooooo hhh rrr ppp w aaaa ssss dd");
     expect(scanPlacesOf(Buffer.from("password"), sample)).toEqual([4, 0, 7]);
@@ -86,6 +125,9 @@ describe("grep's byte pre-filter", () => {
     expect(scanPlacesOf(Buffer.from("ew"), sample)).toEqual([1, 0, 1]);
     expect(scanPlacesOf(Buffer.from("x"), sample)).toEqual([0, 0, 0]);
     expect(scanPlacesOf(Buffer.from("zebra"), Buffer.alloc(0))).toEqual([0, 4, 1]);
+    // Folding case, a letter is counted in both: `P` alone is rarer than `w`, with `p` it is not.
+    expect(scanPlacesOf(Buffer.from("Pw"), Buffer.from("Ppppwww"))).toEqual([0, 1, 0]);
+    expect(scanPlacesOf(Buffer.from("Pw"), Buffer.from("Ppppwww"), true)).toEqual([1, 0, 1]);
   });
 
   it("probeStartOf: the literal's byte the sample holds least, the first of equals, four bytes left from it", () => {
@@ -103,6 +145,7 @@ describe("grep's byte pre-filter", () => {
     const dir = tempDir("ocs-prefilter-");
     const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
     write("none.jsonl", line("nothing to see") + line("still nothing"));
+    write("upper.jsonl", line("a ZeBrA-crossing"));
     write("hit.jsonl", line("a zebra-crossing"));
     write("escaped.jsonl.reset.2026-07-01T09-00-00.000Z", '{"type":"message","message":{"content":"\\u007a"}}\n');
     write("none.jsonl.deleted.2026-07-01T09-00-00.000Z", line("gone"));
@@ -132,6 +175,7 @@ describe("grep's byte pre-filter", () => {
     const size = (name: string) => fs.statSync(path.join(dir, name)).size;
     const expected = {
       "none.jsonl": size("none.jsonl"),
+      "upper.jsonl": size("upper.jsonl"),
       "none.jsonl.deleted.2026-07-01T09-00-00.000Z": size("none.jsonl.deleted.2026-07-01T09-00-00.000Z"),
       "big-none.jsonl": 3 * 1024 * 1024,
       "huge-none.jsonl": 17 * 1024 * 1024,
@@ -151,6 +195,13 @@ describe("grep's byte pre-filter", () => {
       for (const test of tests) {
         const ruled = await startPrefilter([dir, path.join(dir, "missing"), other], "zebra", ["\\u"], { workerAlone, ...test }).finish();
         expect(Object.fromEntries([...ruled].map(([f, n]) => [path.basename(f), n])), JSON.stringify(test)).toEqual(expected);
+      }
+    // Folding case, a file with the literal in other cases is left in; with no literal scan, every file.
+    const { "upper.jsonl": _upper, ...folded } = expected;
+    for (const workerAlone of [true, false])
+      for (const literalScan of [true, false]) {
+        const ruled = await startPrefilter([dir, other], "zebra", ["\\u"], { workerAlone, foldCase: true, literalScan }).finish();
+        expect(Object.fromEntries([...ruled].map(([f, n]) => [path.basename(f), n]))).toEqual(literalScan ? folded : {});
       }
   });
 });

@@ -10,7 +10,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { unescapeJsonLine } from "../../core/grep.js";
+import { asciiCaseOnly, unescapeJsonLine } from "../../core/grep.js";
 import type { StoreLocation, TranscriptRef } from "../../core/model.js";
 import { forEachLine } from "../../core/transcript/scan.js";
 import { fileLinesFrom, type RawLine } from "../lines.js";
@@ -32,7 +32,7 @@ const BATCH_CHARS = 4 * 1024 * 1024;
  */
 export function narrowingLiteral(literal: string | null, ignoreCase: boolean): string | null {
   if (literal === null || [...literal].length < 3 || literal.includes("\0")) return null;
-  if (ignoreCase && !/^[\u0000-\u007f]*$/.test(literal)) return null;
+  if (ignoreCase && !asciiCaseOnly(literal)) return null;
   return literal;
 }
 

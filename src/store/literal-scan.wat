@@ -1,6 +1,7 @@
 ;; grep's literal scan (grep-prefilter.ts): where a block of bytes holds a literal, 64 places at a
-;; time, exactly or with ASCII letters in either case. `npm run make:literal-scan` compiles this file into literal-scan-wasm.ts; a test checks
-;; the two agree. The caller grows the memory and puts the block and the literal in it.
+;; time, exactly or with ASCII letters in either case. `node scripts/make-literal-scan.mjs`
+;; compiles this file into literal-scan-wasm.ts; a test checks the two agree. The caller grows the
+;; memory and puts the block and the literals in it.
 (module
   (memory (export "memory") 1)
 
@@ -25,7 +26,7 @@
     (local $foldA i32) (local $foldB i32) (local $foldC i32)
     (local $allA v128) (local $allB v128) (local $allC v128)
     (local $orA v128) (local $orB v128) (local $orC v128)
-    (local $stop i32) (local $j i32) (local $litByte i32)
+    (local $pA i32) (local $pB i32) (local $pC i32) (local $stop i32) (local $j i32) (local $litByte i32)
     (if (i32.gt_u (i32.add (local.get $p) (local.get $len)) (local.get $end))
       (then (return (i32.const -1))))
     (local.set $byteA (i32.load8_u (i32.add (local.get $lit) (local.get $a))))
@@ -46,31 +47,34 @@
         (loop $sixtyFour
           (br_if $someHold
             (i32.gt_u (i32.add (i32.add (local.get $p) (i32.const 64)) (local.get $len)) (local.get $end)))
+          (local.set $pA (i32.add (local.get $p) (local.get $a)))
+          (local.set $pB (i32.add (local.get $p) (local.get $b)))
+          (local.set $pC (i32.add (local.get $p) (local.get $c)))
           (br_if $someHold
             (v128.any_true
               (v128.or
                 (v128.or
                   (v128.and
                     (v128.and
-                      (i8x16.eq (v128.or (v128.load (i32.add (local.get $p) (local.get $a))) (local.get $orA)) (local.get $allA))
-                      (i8x16.eq (v128.or (v128.load (i32.add (local.get $p) (local.get $b))) (local.get $orB)) (local.get $allB)))
-                    (i8x16.eq (v128.or (v128.load (i32.add (local.get $p) (local.get $c))) (local.get $orC)) (local.get $allC)))
+                      (i8x16.eq (v128.or (v128.load (local.get $pA)) (local.get $orA)) (local.get $allA))
+                      (i8x16.eq (v128.or (v128.load (local.get $pB)) (local.get $orB)) (local.get $allB)))
+                    (i8x16.eq (v128.or (v128.load (local.get $pC)) (local.get $orC)) (local.get $allC)))
                   (v128.and
                     (v128.and
-                      (i8x16.eq (v128.or (v128.load offset=16 (i32.add (local.get $p) (local.get $a))) (local.get $orA)) (local.get $allA))
-                      (i8x16.eq (v128.or (v128.load offset=16 (i32.add (local.get $p) (local.get $b))) (local.get $orB)) (local.get $allB)))
-                    (i8x16.eq (v128.or (v128.load offset=16 (i32.add (local.get $p) (local.get $c))) (local.get $orC)) (local.get $allC))))
+                      (i8x16.eq (v128.or (v128.load offset=16 (local.get $pA)) (local.get $orA)) (local.get $allA))
+                      (i8x16.eq (v128.or (v128.load offset=16 (local.get $pB)) (local.get $orB)) (local.get $allB)))
+                    (i8x16.eq (v128.or (v128.load offset=16 (local.get $pC)) (local.get $orC)) (local.get $allC))))
                 (v128.or
                   (v128.and
                     (v128.and
-                      (i8x16.eq (v128.or (v128.load offset=32 (i32.add (local.get $p) (local.get $a))) (local.get $orA)) (local.get $allA))
-                      (i8x16.eq (v128.or (v128.load offset=32 (i32.add (local.get $p) (local.get $b))) (local.get $orB)) (local.get $allB)))
-                    (i8x16.eq (v128.or (v128.load offset=32 (i32.add (local.get $p) (local.get $c))) (local.get $orC)) (local.get $allC)))
+                      (i8x16.eq (v128.or (v128.load offset=32 (local.get $pA)) (local.get $orA)) (local.get $allA))
+                      (i8x16.eq (v128.or (v128.load offset=32 (local.get $pB)) (local.get $orB)) (local.get $allB)))
+                    (i8x16.eq (v128.or (v128.load offset=32 (local.get $pC)) (local.get $orC)) (local.get $allC)))
                   (v128.and
                     (v128.and
-                      (i8x16.eq (v128.or (v128.load offset=48 (i32.add (local.get $p) (local.get $a))) (local.get $orA)) (local.get $allA))
-                      (i8x16.eq (v128.or (v128.load offset=48 (i32.add (local.get $p) (local.get $b))) (local.get $orB)) (local.get $allB)))
-                    (i8x16.eq (v128.or (v128.load offset=48 (i32.add (local.get $p) (local.get $c))) (local.get $orC)) (local.get $allC)))))))
+                      (i8x16.eq (v128.or (v128.load offset=48 (local.get $pA)) (local.get $orA)) (local.get $allA))
+                      (i8x16.eq (v128.or (v128.load offset=48 (local.get $pB)) (local.get $orB)) (local.get $allB)))
+                    (i8x16.eq (v128.or (v128.load offset=48 (local.get $pC)) (local.get $orC)) (local.get $allC)))))))
           (local.set $p (i32.add (local.get $p) (i32.const 64)))
           (br $sixtyFour)))
       ;; One place at a time: the next 64 (some hold the three bytes), or the block's last ones.
@@ -81,9 +85,12 @@
         (if (i32.ge_u (local.get $p) (local.get $stop))
           (then (br $places)))
         (block $notHere
-          (br_if $notHere (i32.ne (i32.or (i32.load8_u (i32.add (local.get $p) (local.get $a))) (local.get $foldA)) (local.get $byteA)))
-          (br_if $notHere (i32.ne (i32.or (i32.load8_u (i32.add (local.get $p) (local.get $b))) (local.get $foldB)) (local.get $byteB)))
-          (br_if $notHere (i32.ne (i32.or (i32.load8_u (i32.add (local.get $p) (local.get $c))) (local.get $foldC)) (local.get $byteC)))
+          (br_if $notHere
+            (i32.ne (i32.or (i32.load8_u (i32.add (local.get $p) (local.get $a))) (local.get $foldA)) (local.get $byteA)))
+          (br_if $notHere
+            (i32.ne (i32.or (i32.load8_u (i32.add (local.get $p) (local.get $b))) (local.get $foldB)) (local.get $byteB)))
+          (br_if $notHere
+            (i32.ne (i32.or (i32.load8_u (i32.add (local.get $p) (local.get $c))) (local.get $foldC)) (local.get $byteC)))
           (local.set $j (i32.const 0))
           (loop $compare
             (if (i32.ge_u (local.get $j) (local.get $len))

@@ -23,7 +23,7 @@ import {
 import { parseTimeBound } from "../core/when.js";
 import { parseLine } from "../core/transcript/parse.js";
 import { byteRange, plainTextBlocks, type LongLine } from "../store/blocks.js";
-import { blockCannotHold, foldedBlockTest, startPrefilter, type Prefilter, type RuledOut } from "../store/grep-prefilter.js";
+import { blockCannotHold, copiedBlockTest, startPrefilter, type Prefilter, type RuledOut } from "../store/grep-prefilter.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../store/lines.js";
 import { causeOf, noteUnreadable } from "../store/safe-read.js";
 import type { IndexDb } from "../store/cache/index-db.js";
@@ -145,8 +145,8 @@ export function byteSkipFor(m: Matcher, ignoreCase: boolean): ((raw: Buffer) => 
   if (!m.escapeFree || m.literal === null) return undefined;
   const needle = Buffer.from(m.literal, "utf8");
   const escapes = m.escapes.map((e) => Buffer.from(e));
-  if (!ignoreCase) return (raw) => blockCannotHold(raw, needle, escapes);
-  return (asciiCaseOnly(m.literal) && foldedBlockTest(needle, escapes)) || undefined;
+  if (!ignoreCase) return copiedBlockTest(needle, escapes, false) ?? ((raw) => blockCannotHold(raw, needle, escapes));
+  return (asciiCaseOnly(m.literal) && copiedBlockTest(needle, escapes, true)) || undefined;
 }
 
 interface Filters {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   blockCannotHold,
-  foldedBlockTest,
+  copiedBlockTest,
   literalScanModule,
   probeStartOf,
   scanBlockOf,
@@ -107,7 +107,7 @@ describe("grep's byte pre-filter", () => {
       expect(scan.cannotHold(block.length), `${needle} at ${places} in ${block}`).toBe(!holds);
     }
     // The escape is never folded: `\U` is no JSON escape.
-    const cannotHold = foldedBlockTest(Buffer.from("zebra"), [Buffer.from("\\u")])!;
+    const cannotHold = copiedBlockTest(Buffer.from("zebra"), [Buffer.from("\\u")], true)!;
     expect(cannotHold(Buffer.from('"ZeBrA"'))).toBe(false);
     expect(cannotHold(Buffer.from('"zebr\\u0061"'))).toBe(false);
     expect(cannotHold(Buffer.from('"zebr\\U0061"'))).toBe(true);
@@ -116,6 +116,11 @@ describe("grep's byte pre-filter", () => {
     long.write("ZEBRA", long.length - 5);
     expect(cannotHold(long)).toBe(false);
     expect(cannotHold(Buffer.from("zebr"))).toBe(true);
+    // Not folding: only the literal's own bytes, or the escape.
+    const exact = copiedBlockTest(Buffer.from("zebra"), [Buffer.from("\\u")], false)!;
+    expect(exact(Buffer.from('"ZeBrA"'))).toBe(true);
+    expect(exact(Buffer.from('"a zebra"'))).toBe(false);
+    expect(exact(Buffer.from('"\\u005aebra"'))).toBe(false);
   });
 
   it("scanPlacesOf: the rarest byte, the literal's end farther from it, the rarest of the rest", () => {

@@ -157,9 +157,11 @@ export function scanBlockOf(
 
 /**
  * blockCannotHold by the literal scan for blocks in memory of their own (a file read by lines, not
- * into the scan's memory): each is copied into it first (1 MiB in about 0.05 ms). `foldCase`: the
- * needle's ASCII letters match in either case (`grep -i` of an ASCII literal, which no other byte
- * can match: core/grep.ts asciiCaseOnly). Null where Node runs no WebAssembly.
+ * into the scan's memory): each is copied into it first (1 MiB in about 0.05 ms), a longer one (a
+ * line of many MB) a piece at a time, the pieces overlapping by a literal's length, so the scan's
+ * memory stays the size of one piece. `foldCase`: the needle's ASCII letters match in either case
+ * (`grep -i` of an ASCII literal, which no other byte can match: core/grep.ts asciiCaseOnly).
+ * Null where Node runs no WebAssembly.
  */
 export function copiedBlockTest(
   needle: Uint8Array,
@@ -168,13 +170,16 @@ export function copiedBlockTest(
 ): ((raw: Uint8Array) => boolean) | null {
   const module = literalScanModule();
   if (module === null) return null;
-  const places = scanPlacesOf(needle, new Uint8Array(0), foldCase);
-  let scan: ScanBlock | null = null;
+  const overlap = Math.max(needle.length, ...escapes.map((e) => e.length)) - 1;
+  const pieceBytes = Math.max(1024 * 1024, 2 * (overlap + 1));
+  const scan = scanBlockOf(module, needle, scanPlacesOf(needle, new Uint8Array(0), foldCase), escapes, pieceBytes, foldCase);
   return (raw) => {
-    if (scan === null || scan.block.length < raw.length)
-      scan = scanBlockOf(module, needle, places, escapes, Math.max(raw.length, 1024 * 1024), foldCase);
-    scan.block.set(raw);
-    return scan.cannotHold(raw.length);
+    for (let from = 0; ; from += pieceBytes - overlap) {
+      const piece = raw.subarray(from, from + pieceBytes);
+      scan.block.set(piece);
+      if (!scan.cannotHold(piece.length)) return false;
+      if (from + pieceBytes >= raw.length) return true;
+    }
   };
 }
 

@@ -111,10 +111,14 @@ describe("grep's byte pre-filter", () => {
     expect(cannotHold(Buffer.from('"ZeBrA"'))).toBe(false);
     expect(cannotHold(Buffer.from('"zebr\\u0061"'))).toBe(false);
     expect(cannotHold(Buffer.from('"zebr\\U0061"'))).toBe(true);
-    // Blocks longer than the first: a larger memory.
+    // A block longer than the scan's memory, tested in overlapping pieces: the literal at its end,
+    // cut by the first piece's end, or nowhere.
     const long = Buffer.alloc(3 * 1024 * 1024, "y");
     long.write("ZEBRA", long.length - 5);
     expect(cannotHold(long)).toBe(false);
+    long.fill("y").write("ZEBRA", 1024 * 1024 - 2);
+    expect(cannotHold(long)).toBe(false);
+    expect(cannotHold(long.fill("y"))).toBe(true);
     expect(cannotHold(Buffer.from("zebr"))).toBe(true);
     // Not folding: only the literal's own bytes, or the escape.
     const exact = copiedBlockTest(Buffer.from("zebra"), [Buffer.from("\\u")], false)!;
